@@ -1,0 +1,708 @@
+package emu
+
+import (
+	"math/bits"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+func init() {
+	binders[isa.OpBra] = bindBra
+	binders[isa.OpBrx] = bindBrx
+	binders[isa.OpCall] = bindCall
+	binders[isa.OpRet] = bindRetExit
+	binders[isa.OpExit] = bindRetExit
+	binders[isa.OpBar] = bindBar
+	binders[isa.OpBarrier] = bindBar
+	binders[isa.OpBarWarpSync] = bindBarWarpSync
+	binders[isa.OpMembar] = bindFence
+	binders[isa.OpFence] = bindFence
+	binders[isa.OpNanosleep] = bindNanosleep
+	binders[isa.OpTrap] = bindTrap
+	binders[isa.OpBrkpt] = bindTrap
+	binders[isa.OpPmevent] = bindPmevent
+}
+
+// advance moves the top entry past the current instruction.
+func (w *Warp) advance() {
+	top := &w.stack[len(w.stack)-1]
+	top.PC++
+	if top.PC == top.RPC {
+		w.unwind()
+	}
+}
+
+// ---- branches ----
+
+func bindBra(b *binder) {
+	b.Flag(isa.FUni)
+	if !b.Want(1, 1) {
+		return
+	}
+	b.Label(0)
+	b.op.Ctrl = true
+	b.op.Exec = execBra
+}
+
+func execBra(w *Warp, op *Op, emask uint32) *Fault {
+	i := len(w.stack) - 1
+	top := &w.stack[i]
+	not := top.Mask &^ emask
+	switch {
+	case emask == 0:
+		top.PC++
+	case not == 0:
+		top.PC = op.Target
+	default:
+		w.diverge(op.Reconv, []int32{top.PC + 1, op.Target}, []uint32{not, emask})
+		return nil
+	}
+	if top.PC == top.RPC {
+		w.unwind()
+	}
+	return nil
+}
+
+// diverge splits the top entry: it waits at rpc while each group of lanes
+// runs from its pc (the last group first).
+func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
+	i := len(w.stack) - 1
+	w.stack[i].PC = rpc
+	if w.m.obs != nil && len(masks) == 2 {
+		w.m.event(Event{Kind: EvDiverge, PC: int(rpc), Mask: masks[1], Other: masks[0]})
+	}
+	for k := range pcs {
+		w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k]})
+	}
+	w.unwind()
+}
+
+func bindBrx(b *binder) {
+	b.Flag(isa.FUni)
+	if !b.Want(2, 2) {
+		return
+	}
+	b.op.A = b.Src(0, isa.U32)
+	o := b.opd(1)
+	if o == nil || o.Kind != ptx.OpdName {
+		b.operr(1, "brx.idx needs the name of a .branchtargets list")
+		return
+	}
+	b.errorf("brx.idx with .branchtargets lists is not supported by the emulator")
+}
+
+// ---- calls ----
+
+func bindCall(b *binder) {
+	b.Flag(isa.FUni)
+	ops := b.ins.Operands
+	i := 0
+	ci := CallInfo{Indirect: -1}
+	var retOps, argOps []*ptx.Operand
+	if i < len(ops) && ops[i].Kind == ptx.OpdList {
+		retOps = ops[i].Elems
+		i++
+	}
+	if i >= len(ops) || ops[i].Kind != ptx.OpdName {
+		b.errorf("expects a function name or address")
+		return
+	}
+	target := ops[i]
+	i++
+	if i < len(ops) && ops[i].Kind == ptx.OpdList {
+		argOps = ops[i].Elems
+		i++
+	}
+	if i < len(ops) {
+		if ops[i].Kind != ptx.OpdName {
+			b.operr(i, "expects a .callprototype label or a function table")
+			return
+		}
+		i++
+	}
+	if i != len(ops) {
+		b.errorf("too many operands")
+		return
+	}
+	s := b.c.lookup(target.Name)
+	switch {
+	case s != nil && s.kind == symFunc:
+		ci.Callee = s.fn
+		if s.fn.Kind == ptx.KindEntry {
+			b.c.errorf(target.Span, "%s: cannot call kernel %s", b.name, target.Name)
+			b.failed = true
+			return
+		}
+		fd := s.fdecl
+		if np := countNames(fd.Params); np != len(argOps) {
+			b.c.errorf(target.Span, "%s: %s takes %d arguments, %d given", b.name, target.Name, np, len(argOps))
+			b.failed = true
+			return
+		}
+		if nr := countNames(fd.Rets); nr != len(retOps) {
+			b.c.errorf(target.Span, "%s: %s returns %d values, %d destinations given", b.name, target.Name, nr, len(retOps))
+			b.failed = true
+			return
+		}
+	case s != nil && s.kind == symReg:
+		ci.Indirect = s.reg
+	default:
+		b.c.errorf(target.Span, "%s: undefined function %s", b.name, target.Name)
+		b.failed = true
+		return
+	}
+	conv := func(o *ptx.Operand, write bool) (CallArg, bool) {
+		switch o.Kind {
+		case ptx.OpdName:
+			if s := b.c.lookup(o.Name); s != nil {
+				switch s.kind {
+				case symVar:
+					if s.space != isa.Local {
+						break
+					}
+					return CallArg{Reg: -1, Addr: s.addr, Size: max(s.size, 0)}, true
+				case symReg:
+					return CallArg{Reg: s.reg, Size: max(s.typ.Size(), 1)}, true
+				case symPred:
+					return CallArg{Reg: s.reg, Pred: true, Size: 1}, true
+				}
+			}
+			b.c.errorf(o.Span, "%s: %s is not a parameter variable or register", b.name, o.Name)
+		case ptx.OpdImm:
+			if !write {
+				v, err := ptx.Eval(o.Expr, nil)
+				if err == nil {
+					return CallArg{Reg: b.c.constant(v.Int), Size: 8}, true
+				}
+			}
+			b.c.errorf(o.Span, "%s: bad call operand", b.name)
+		default:
+			b.c.errorf(o.Span, "%s: bad call operand", b.name)
+		}
+		b.failed = true
+		return CallArg{}, false
+	}
+	for _, o := range argOps {
+		a, ok := conv(o, false)
+		if !ok {
+			return
+		}
+		ci.Args = append(ci.Args, a)
+	}
+	for _, o := range retOps {
+		a, ok := conv(o, true)
+		if !ok {
+			return
+		}
+		ci.Rets = append(ci.Rets, a)
+	}
+	b.c.prog.Calls = append(b.c.prog.Calls, ci)
+	b.op.Aux = int32(len(b.c.prog.Calls) - 1)
+	b.op.Ctrl = true
+	b.op.Exec = execCall
+}
+
+func countNames(ds []*ptx.VarDecl) int {
+	n := 0
+	for _, d := range ds {
+		n += len(d.Names)
+	}
+	return n
+}
+
+func execCall(w *Warp, op *Op, emask uint32) *Fault {
+	top := &w.stack[len(w.stack)-1]
+	if emask == 0 {
+		w.advance()
+		return nil
+	}
+	m := w.m
+	ci := &m.prog.Calls[op.Aux]
+	fn := ci.Callee
+	if fn == nil {
+		lane := firstLane(emask)
+		a := w.regs[int(ci.Indirect)*32+lane]
+		for l := 0; l < 32; l++ {
+			if emask>>l&1 != 0 && w.regs[int(ci.Indirect)*32+l] != a {
+				return w.fault(FaultIllegal, l, "indirect call with different targets across lanes (0x%x and 0x%x) is not supported", a, w.regs[int(ci.Indirect)*32+l])
+			}
+		}
+		idx := (a - FuncAddrBase) / 16
+		if a < FuncAddrBase || (a-FuncAddrBase)%16 != 0 || idx >= uint64(len(m.prog.Funcs)) || !m.prog.Funcs[idx].HasBody || m.prog.Funcs[idx].Kind == ptx.KindEntry {
+			return w.faultAddr(FaultIllegal, lane, a, "indirect call to 0x%x, which is not a function", a)
+		}
+		fn = m.prog.Funcs[idx]
+		if len(fn.Params) != len(ci.Args) || len(fn.Rets) != len(ci.Rets) {
+			return w.fault(FaultIllegal, lane, "indirect call to %s with %d arguments and %d results; it takes %d and returns %d", fn.Name, len(ci.Args), len(ci.Rets), len(fn.Params), len(fn.Rets))
+		}
+	}
+	if !fn.HasBody {
+		return w.fault(FaultIllegal, firstLane(emask), "call to %s, which has no body in this module", fn.Name)
+	}
+	if len(w.frames) >= MaxCallDepth {
+		return w.fault(FaultStack, firstLane(emask), "call depth exceeds %d (unbounded recursion?)", MaxCallDepth)
+	}
+	fr := frame{fn: fn, call: ci}
+	// A function already active on this warp's call stack is being
+	// re-entered: save its registers and local memory for the return.
+	for k := range w.frames {
+		if w.frames[k].fn == fn {
+			fr.saved = append([]uint64(nil), w.regs[int(fn.RegBase)*32:int(fn.RegBase+fn.RegCount)*32]...)
+			fr.savedP = append([]uint32(nil), w.preds[fn.PredBase:fn.PredBase+fn.PredCount]...)
+			fr.savedLoc = w.saveLocal(fn)
+			break
+		}
+	}
+	// Arguments.
+	var buf [8]byte
+	for l := 0; l < 32; l++ {
+		if emask>>l&1 == 0 {
+			continue
+		}
+		for i, a := range ci.Args {
+			p := &fn.Params[i]
+			if f := w.copyParam(l, a, p, buf[:]); f != nil {
+				return f
+			}
+		}
+	}
+	top.PC++
+	fr.base = len(w.stack)
+	w.frames = append(w.frames, fr)
+	w.stack = append(w.stack, StackEntry{PC: int32(fn.Entry), RPC: -1, Mask: emask})
+	if m.obs != nil {
+		m.event(Event{Kind: EvCall, PC: fn.Entry, Mask: emask})
+	}
+	return nil
+}
+
+// copyParam copies a caller argument to a callee parameter for lane.
+func (w *Warp) copyParam(l int, a CallArg, p *Param, scratch []byte) *Fault {
+	size := p.Size
+	if a.Reg >= 0 {
+		var v uint64
+		if a.Pred {
+			v = uint64(w.preds[a.Reg] >> l & 1)
+		} else {
+			v = w.regs[int(a.Reg)*32+l]
+		}
+		return w.writeParam(l, p, v, nil)
+	}
+	src, f := w.localBytes(l, a.Addr, min(size, a.Size))
+	if f != nil {
+		return f
+	}
+	if p.Reg >= 0 {
+		return w.writeParam(l, p, getLE(src), nil)
+	}
+	return w.writeParam(l, p, 0, src)
+}
+
+func (w *Warp) writeParam(l int, p *Param, v uint64, src []byte) *Fault {
+	if p.Reg >= 0 {
+		if p.Pred {
+			if v&1 != 0 {
+				w.preds[p.Reg] |= 1 << l
+			} else {
+				w.preds[p.Reg] &^= 1 << l
+			}
+		} else {
+			w.regs[int(p.Reg)*32+l] = v
+		}
+		return nil
+	}
+	dst, f := w.localBytes(l, uint64(p.Offset), p.Size)
+	if f != nil {
+		return f
+	}
+	if src != nil {
+		clear(dst)
+		copy(dst, src)
+	} else {
+		var b [8]byte
+		putLE(b[:], v)
+		clear(dst)
+		copy(dst, b[:min(8, len(dst))])
+	}
+	return nil
+}
+
+func (w *Warp) localBytes(l int, addr uint64, size int) ([]byte, *Fault) {
+	b, _, f := w.spaceBytes(isa.Local, l, addr, size, 0)
+	return b, f
+}
+
+func (w *Warp) saveLocal(fn *Function) []byte {
+	ls := w.m.prog.LocalSize
+	out := make([]byte, 0, 32*fn.LocalLen)
+	for l := 0; l < 32; l++ {
+		t := w.linearTid(l)
+		if t*ls >= len(w.cta.local) {
+			break
+		}
+		out = append(out, w.cta.local[t*ls+fn.LocalBase:t*ls+fn.LocalBase+fn.LocalLen]...)
+	}
+	return out
+}
+
+func (w *Warp) restoreLocal(fn *Function, saved []byte) {
+	ls := w.m.prog.LocalSize
+	for l := 0; l < 32 && len(saved) >= fn.LocalLen; l++ {
+		t := w.linearTid(l)
+		if t*ls >= len(w.cta.local) {
+			break
+		}
+		copy(w.cta.local[t*ls+fn.LocalBase:t*ls+fn.LocalBase+fn.LocalLen], saved[:fn.LocalLen])
+		saved = saved[fn.LocalLen:]
+	}
+}
+
+// finishCall completes the innermost call once all its lanes returned.
+func (w *Warp) finishCall() {
+	fr := w.frames[len(w.frames)-1]
+	w.frames = w.frames[:len(w.frames)-1]
+	fn := fr.fn
+	// Read the results before restoring a re-entered callee's state.
+	type val struct {
+		v   uint64
+		mem []byte
+	}
+	var rets [][]val
+	if len(fr.call.Rets) > 0 && fr.retMask != 0 {
+		rets = make([][]val, 32)
+		for l := 0; l < 32; l++ {
+			if fr.retMask>>l&1 == 0 {
+				continue
+			}
+			for i := range fr.call.Rets {
+				p := &fn.Rets[i]
+				var x val
+				switch {
+				case p.Reg >= 0 && p.Pred:
+					x.v = uint64(w.preds[p.Reg] >> l & 1)
+				case p.Reg >= 0:
+					x.v = w.regs[int(p.Reg)*32+l]
+				default:
+					b, f := w.localBytes(l, uint64(p.Offset), p.Size)
+					if f == nil {
+						x.mem = append([]byte(nil), b...)
+					}
+				}
+				rets[l] = append(rets[l], x)
+			}
+		}
+	}
+	if fr.saved != nil {
+		copy(w.regs[int(fn.RegBase)*32:], fr.saved)
+		copy(w.preds[fn.PredBase:], fr.savedP)
+		w.restoreLocal(fn, fr.savedLoc)
+	}
+	for l := range rets {
+		for i, x := range rets[l] {
+			a := fr.call.Rets[i]
+			switch {
+			case a.Reg >= 0 && a.Pred:
+				v := x.v
+				if x.mem != nil {
+					v = getLE(x.mem[:min(8, len(x.mem))])
+				}
+				if v&1 != 0 {
+					w.preds[a.Reg] |= 1 << l
+				} else {
+					w.preds[a.Reg] &^= 1 << l
+				}
+			case a.Reg >= 0:
+				v := x.v
+				if x.mem != nil {
+					v = getLE(x.mem[:min(8, len(x.mem))])
+				}
+				w.regs[int(a.Reg)*32+l] = v
+			default:
+				dst, f := w.localBytes(l, a.Addr, a.Size)
+				if f != nil {
+					continue
+				}
+				if x.mem != nil {
+					copy(dst, x.mem)
+				} else {
+					var b [8]byte
+					putLE(b[:], x.v)
+					copy(dst, b[:])
+				}
+			}
+		}
+	}
+	if w.m.obs != nil {
+		w.m.event(Event{Kind: EvReturn, Mask: fr.retMask})
+	}
+}
+
+func bindRetExit(b *binder) {
+	b.Flag(isa.FUni)
+	if !b.Want(0, 0) {
+		return
+	}
+	b.op.Ctrl = true
+	if b.op.Code == isa.OpExit {
+		b.op.Exec = execExit
+	} else {
+		b.op.Exec = execRet
+	}
+}
+
+func execExit(w *Warp, op *Op, emask uint32) *Fault {
+	if emask == 0 {
+		w.advance()
+		return nil
+	}
+	w.exited |= emask
+	w.removeLanes(emask, 0)
+	if w.m.obs != nil {
+		w.m.event(Event{Kind: EvExit, Mask: emask})
+	}
+	top := &w.stack[len(w.stack)-1]
+	if top.Mask != 0 {
+		top.PC++
+	}
+	w.unwind()
+	return nil
+}
+
+func execRet(w *Warp, op *Op, emask uint32) *Fault {
+	if len(w.frames) == 0 {
+		return execExit(w, op, emask)
+	}
+	if emask == 0 {
+		w.advance()
+		return nil
+	}
+	fr := &w.frames[len(w.frames)-1]
+	fr.retMask |= emask
+	w.removeLanes(emask, fr.base)
+	top := &w.stack[len(w.stack)-1]
+	if top.Mask != 0 {
+		top.PC++
+	}
+	w.unwind()
+	return nil
+}
+
+// ---- barriers ----
+
+func bindBar(b *binder) {
+	b.Flag(isa.FAligned)
+	form := b.Sub()
+	if form == isa.SubNone {
+		form = isa.SubSync // "barrier a" is not valid PTX, but bar.cta forms spell the sync
+	}
+	op := b.op
+	op.Ctrl = true
+	op.Exec = execBar
+	op.Sub = form
+	switch form {
+	case isa.SubSync, isa.SubArrive:
+		lo := 1
+		if form == isa.SubArrive {
+			lo = 2
+		}
+		if !b.Want(lo, 2) {
+			return
+		}
+		op.A = b.Src(0, isa.U32)
+		if b.N() == 2 {
+			op.B = b.Src(1, isa.U32)
+		}
+	case isa.SubRed:
+		op.Sub2 = b.Sub()
+		t := b.Type()
+		switch op.Sub2 {
+		case isa.SubPopc:
+			if t != isa.U32 {
+				b.errorf("bar.red.popc needs .u32")
+				return
+			}
+		case isa.SubAnd, isa.SubOr:
+			if t != isa.Pred {
+				b.errorf("bar.red.%s needs .pred", op.Sub2)
+				return
+			}
+		default:
+			b.errorf("bar.red needs .popc, .and or .or")
+			return
+		}
+		if !b.Want(3, 4) {
+			return
+		}
+		op.D = b.Dst(0, t)
+		op.A = b.Src(1, isa.U32)
+		if b.N() == 4 {
+			op.B = b.Src(2, isa.U32)
+		}
+		op.C = b.SrcPred(b.N()-1, 2)
+	default:
+		b.errorf("unknown barrier form .%s", form)
+	}
+}
+
+func execBar(w *Warp, op *Op, emask uint32) *Fault {
+	if emask == 0 {
+		w.advance()
+		return nil
+	}
+	lane := firstLane(emask)
+	id := w.regs[int(op.A)*32+lane]
+	if id >= 16 {
+		return w.fault(FaultIllegal, lane, "barrier id %d out of range (0-15)", id)
+	}
+	cnt := 0
+	if op.B >= 0 {
+		c := w.regs[int(op.B)*32+lane] & 0xffffffff
+		if c == 0 || c%32 != 0 || c > MaxBlockThreads {
+			return w.fault(FaultIllegal, lane, "barrier thread count %d must be a positive multiple of 32 (at most %d)", c, MaxBlockThreads)
+		}
+		cnt = int(c)
+	}
+	c := w.cta
+	bar := &c.bars[id]
+	if bar.arrived == 0 {
+		bar.redAnd, bar.redOr, bar.redPopc = true, false, 0
+	}
+	if cnt > 0 {
+		bar.expected = cnt
+	}
+	bar.arrived += bits.OnesCount32(w.valid &^ w.exited)
+	if op.Sub == isa.SubRed {
+		p := w.preds[op.C]
+		if op.Neg&4 != 0 {
+			p = ^p
+		}
+		p &= emask
+		bar.redPopc += uint32(bits.OnesCount32(p))
+		bar.redAnd = bar.redAnd && p == emask
+		bar.redOr = bar.redOr || p != 0
+	}
+	w.advance()
+	if op.Sub != isa.SubArrive && w.State == WarpReady {
+		w.State = WarpBarrier
+		w.barID = int(id)
+		w.barOp = op
+		bar.waiting = append(bar.waiting, w)
+	}
+	if w.m.obs != nil {
+		exp := bar.expected
+		if exp == 0 {
+			exp = c.liveThreads()
+		}
+		w.m.event(Event{Kind: EvBarrierArrive, ID: int(id), Count: bar.arrived, Expected: exp})
+	}
+	w.m.checkBarrier(c, int(id))
+	return nil
+}
+
+// checkBarrier releases barrier id of c once enough threads arrived.
+func (m *Machine) checkBarrier(c *CTA, id int) {
+	bar := &c.bars[id]
+	exp := bar.expected
+	if exp == 0 {
+		exp = c.liveThreads()
+	}
+	if bar.arrived < exp {
+		return
+	}
+	for _, w := range bar.waiting {
+		if w.State == WarpBarrier {
+			w.State = WarpReady
+		}
+		if op := w.barOp; op != nil && op.Sub == isa.SubRed {
+			switch op.Sub2 {
+			case isa.SubPopc:
+				r := w.r(op.D)
+				for l := range r {
+					r[l] = uint64(bar.redPopc)
+				}
+			case isa.SubAnd:
+				w.preds[op.D] = 0
+				if bar.redAnd {
+					w.preds[op.D] = ^uint32(0)
+				}
+			case isa.SubOr:
+				w.preds[op.D] = 0
+				if bar.redOr {
+					w.preds[op.D] = ^uint32(0)
+				}
+			}
+		}
+		w.barOp = nil
+	}
+	*bar = barrier{waiting: bar.waiting[:0]}
+	m.released = true
+	if m.obs != nil {
+		m.event(Event{Kind: EvBarrierRelease, ID: id})
+	}
+}
+
+func bindBarWarpSync(b *binder) {
+	if !b.Want(1, 1) {
+		return
+	}
+	b.op.A = b.Src(0, isa.B32)
+	b.op.Exec = execNop
+}
+
+func execNop(w *Warp, op *Op, mask uint32) *Fault { return nil }
+
+func bindFence(b *binder) {
+	// membar.{cta,gl,sys}, fence{.sc,.acq_rel}.scope, fence.proxy.*: ordering
+	// points only; the emulator is sequentially consistent.
+	b.Want(0, 0)
+	b.AllTypes()
+	b.Space()
+	b.Sub()
+	b.Flag(isa.FAsync)
+	b.op.Exec = execNop
+}
+
+func bindNanosleep(b *binder) {
+	if t := b.Type(); t != isa.U32 {
+		b.errorf("needs .u32")
+		return
+	}
+	if !b.Want(1, 1) {
+		return
+	}
+	b.op.A = b.Src(0, isa.U32)
+	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+		t := w.regs[int(op.A)*32+firstLane(mask)] & 0xffffffff
+		w.m.sleptNS += int64(min(t, 1000000))
+		return nil
+	}
+}
+
+func bindTrap(b *binder) {
+	if !b.Want(0, 0) {
+		return
+	}
+	if b.op.Code == isa.OpTrap {
+		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+			return w.fault(FaultTrap, firstLane(mask), "trap executed")
+		}
+		return
+	}
+	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+		w.m.brkpt = true
+		return nil
+	}
+}
+
+func bindPmevent(b *binder) {
+	b.Flag(isa.FAll)
+	b.AllTypes()
+	if !b.Want(1, 1) {
+		return
+	}
+	if _, ok := b.Imm(0); !ok {
+		return
+	}
+	b.op.Exec = execNop
+}

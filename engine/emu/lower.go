@@ -1,0 +1,286 @@
+package emu
+
+import (
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// maxParamBytes bounds a single kernel or function parameter list.
+const maxParamBytes = 32 << 10
+
+func (c *compiler) lookup(name string) *sym {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if s, ok := c.scopes[i][name]; ok {
+			return s
+		}
+	}
+	return c.global[name]
+}
+
+func (c *compiler) lowerFunc(f *ptx.Func) {
+	s := c.global[f.Name]
+	if s.fdecl != f && s.fdecl.Body != nil {
+		return
+	}
+	fn := s.fn
+	if fn.HasBody {
+		return
+	}
+	fn.HasBody = true
+	c.fn = fn
+	for i, g := range c.prog.Funcs {
+		if g == fn {
+			c.fnIdx = int32(i)
+		}
+	}
+	c.labels = map[string]int32{}
+	c.fixups = nil
+	c.protos = map[string]*ptx.CallProto{}
+	c.scopes = []map[string]*sym{{}}
+	fn.RegBase, fn.PredBase = int32(len(c.prog.Regs)), int32(len(c.prog.Preds))
+	fn.LocalBase = c.localOff
+	c.declareParams(f, fn)
+	for _, d := range f.Directives {
+		var dst *[3]int
+		switch d.Name {
+		case "reqntid":
+			dst = &fn.ReqNTID
+		case "maxntid":
+			dst = &fn.MaxNTID
+		}
+		if dst != nil {
+			for i, a := range d.Args {
+				if i < 3 {
+					if v, err := ptx.Eval(a, nil); err == nil {
+						dst[i] = int(v.Int)
+					}
+				}
+			}
+		}
+	}
+	fn.Entry = len(c.prog.Ops)
+	c.collectLabels(f.Body, len(c.prog.Ops))
+	c.lowerBlock(f.Body, false)
+	// Falling off the end of a function returns.
+	if n := len(c.prog.Ops); n == fn.Entry || !c.prog.Ops[n-1].Ctrl || c.prog.Ops[n-1].Code == isa.OpCall || c.prog.Ops[n-1].Guard >= 0 {
+		end := f.Body.Span
+		end.Start = end.End - 1
+		c.emit(Op{Code: isa.OpRet, Ctrl: true, Exec: execRet, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1}, end)
+	}
+	fn.End = len(c.prog.Ops)
+	for _, fx := range c.fixups {
+		pc, ok := c.labels[fx.label]
+		if !ok {
+			c.errorf(fx.span, "undefined label %s", fx.label)
+			continue
+		}
+		if fx.table >= 0 {
+			c.prog.Tables[fx.table][fx.elem] = pc
+		} else {
+			c.prog.Ops[fx.pc].Target = pc
+		}
+	}
+	fn.RegCount = int32(len(c.prog.Regs)) - fn.RegBase
+	fn.PredCount = int32(len(c.prog.Preds)) - fn.PredBase
+	fn.LocalLen = c.localOff - fn.LocalBase
+	computeReconvergence(c.prog, fn)
+	c.scopes = nil
+	c.fn = nil
+}
+
+func (c *compiler) declareParams(f *ptx.Func, fn *Function) {
+	scope := c.scopes[0]
+	if f.Kind == ptx.KindEntry {
+		off := 0
+		for _, d := range f.Params {
+			for _, n := range d.Names {
+				al := d.Align
+				if al == 0 {
+					al = max(d.Type.Size(), 1)
+				}
+				size := varSize(d, n)
+				if size < 0 {
+					c.errorf(n.Span, "kernel parameter %s needs a size", n.Name)
+					size = 0
+				}
+				off = align(off, al)
+				if c.redeclared(scope, n.Name, n.Span) {
+					continue
+				}
+				scope[n.Name] = &sym{kind: symVar, name: n.Name, typ: d.Type, space: isa.Param, addr: uint64(off), size: size, align: al, span: n.Span}
+				fn.Params = append(fn.Params, Param{Name: n.Name, Type: d.Type, Size: size, Align: al, Offset: off, Reg: -1, PtrSpace: d.PtrSpace})
+				off += size
+			}
+		}
+		fn.ParamSize = off
+		if off > maxParamBytes {
+			c.errorf(f.NameSpan, "kernel parameters take %d bytes (the limit is %d)", off, maxParamBytes)
+		}
+		return
+	}
+	decl := func(list []*ptx.VarDecl, out *[]Param) {
+		for _, d := range list {
+			for _, n := range d.Names {
+				if d.Space == isa.Reg {
+					c.declareReg(d, n, scope)
+					if s := scope[n.Name]; s != nil {
+						*out = append(*out, Param{Name: n.Name, Type: d.Type, Size: max(d.Type.Size(), 1), Reg: s.reg, Pred: s.kind == symPred})
+					}
+					continue
+				}
+				c.declareVar(&ptx.VarDecl{Span: d.Span, Space: isa.Param, Align: d.Align, Vec: d.Vec, Type: d.Type}, n, scope, false)
+				if s := scope[n.Name]; s != nil && s.kind == symVar {
+					*out = append(*out, Param{Name: n.Name, Type: d.Type, Size: max(s.size, 0), Align: s.align, Offset: int(s.addr), Reg: -1})
+				}
+			}
+		}
+	}
+	decl(f.Rets, &fn.Rets)
+	decl(f.Params, &fn.Params)
+}
+
+func (c *compiler) collectLabels(b *ptx.Block, pc int) {
+	// Labels are resolved after lowering through fixups; nothing to do up
+	// front except diagnose duplicates, which lowerBlock does.
+}
+
+func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
+	if push {
+		c.scopes = append(c.scopes, map[string]*sym{})
+		defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
+	}
+	scope := c.scopes[len(c.scopes)-1]
+	for _, st := range b.Stmts {
+		if c.diags.Full() {
+			return
+		}
+		switch st := st.(type) {
+		case *ptx.VarDecl:
+			c.declareVars(st, scope, false)
+		case *ptx.Label:
+			if _, dup := c.labels[st.Name]; dup {
+				c.errorf(st.Span, "label %s defined twice", st.Name)
+				continue
+			}
+			c.labels[st.Name] = int32(len(c.prog.Ops))
+		case *ptx.Block:
+			c.lowerBlock(st, true)
+		case *ptx.Instr:
+			c.lowerInstr(st)
+		case *ptx.CallProto:
+			c.protos[st.Name] = st
+			scope[st.Name] = &sym{kind: symProto, name: st.Name, proto: st, span: st.Span}
+		case *ptx.Directive:
+			// .pragma and friends inside bodies carry no semantics here.
+		}
+	}
+}
+
+func (c *compiler) emit(op Op, span ptx.Span) int {
+	c.prog.Ops = append(c.prog.Ops, op)
+	c.prog.Spans = append(c.prog.Spans, span)
+	return len(c.prog.Ops) - 1
+}
+
+// Mods holds an instruction's modifiers decoded by kind.
+type Mods struct {
+	Types  []isa.Type
+	Space  isa.Space
+	HasSp  bool
+	Rnd    isa.Rnd
+	Cmp    isa.Cmp
+	Subs   []isa.SubOp
+	Vec    int
+	Flags  isa.Flags
+	Shapes []string
+	spans  []ptx.Span
+}
+
+// bindFn checks an instruction's modifiers and operands and fills in op.
+type bindFn func(b *binder)
+
+// binders holds the binder of every supported opcode; instruction families
+// register theirs in init functions.
+var binders [isa.NumOpcodes]bindFn
+
+func (c *compiler) lowerInstr(ins *ptx.Instr) {
+	words := make([]string, len(ins.Mods))
+	for i, m := range ins.Mods {
+		words[i] = m.Name
+	}
+	code, used := isa.Lookup(ins.Opcode, words)
+	if code == isa.OpInvalid {
+		if isa.Known(ins.Opcode) {
+			c.errorf(ins.OpSpan, "unknown form of instruction %s", fullName(ins))
+		} else {
+			c.errorf(ins.OpSpan, "unknown instruction %s", ins.Opcode)
+		}
+		return
+	}
+	info := &isa.Info[code]
+	op := Op{Code: code, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Reconv: -1}
+	if ins.Guard != nil {
+		s := c.lookup(ins.Guard.Pred)
+		switch {
+		case s == nil:
+			c.errorf(ins.Guard.Span, "undefined predicate %s", ins.Guard.Pred)
+			return
+		case s.kind != symPred:
+			c.errorf(ins.Guard.Span, "guard %s is not a predicate register", ins.Guard.Pred)
+			return
+		}
+		op.Guard, op.GuardNeg = s.reg, ins.Guard.Neg
+	}
+	if info.Status != isa.Supported || binders[code] == nil {
+		what := "is not supported by the emulator"
+		switch {
+		case info.Status == isa.Planned && info.Family == isa.FamTensor:
+			what = "is not supported yet (tensor-core instructions are planned)"
+		case info.Status == isa.Planned:
+			what = "is not supported yet (Hopper instructions are planned)"
+		}
+		c.diags.Warnf(ins.OpSpan, "%s %s; the launch faults if a thread reaches it", info.Name, what)
+		msg := info.Name + " " + what
+		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+			return w.fault(FaultIllegal, firstLane(mask), "%s", msg)
+		}
+		c.emit(op, ins.Span)
+		return
+	}
+	b := &binder{c: c, ins: ins, op: &op, name: fullName(ins)}
+	b.decodeMods(ins.Mods[used:])
+	binders[code](b)
+	if b.failed {
+		return
+	}
+	b.checkUnused()
+	if b.failed {
+		return
+	}
+	if op.Exec == nil {
+		c.errorf(ins.OpSpan, "%s: this form is not supported by the emulator", b.name)
+		return
+	}
+	pc := c.emit(op, ins.Span)
+	for _, fx := range b.fixups {
+		fx.pc = pc
+		c.fixups = append(c.fixups, fx)
+	}
+}
+
+func fullName(ins *ptx.Instr) string {
+	n := ins.Opcode
+	for _, m := range ins.Mods {
+		n += "." + m.Name
+	}
+	return n
+}
+
+func firstLane(mask uint32) int {
+	for i := 0; i < 32; i++ {
+		if mask>>i&1 != 0 {
+			return i
+		}
+	}
+	return 0
+}

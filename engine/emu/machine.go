@@ -1,0 +1,688 @@
+package emu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync/atomic"
+)
+
+// Config describes a launch.
+type Config struct {
+	Grid  [3]int
+	Block [3]int
+	// DynamicSharedBytes is the dynamic shared memory per CTA.
+	DynamicSharedBytes int
+	// MaxWarpInstructions stops the launch with StopLimit after this many
+	// warp-instructions (0: no limit).
+	MaxWarpInstructions int64
+	// ResidentCTAs is how many CTAs are resident (scheduled) at once; the
+	// rest wait in linear order. 0 means DefaultResidentCTAs.
+	ResidentCTAs int
+}
+
+// Limits of a launch.
+const (
+	DefaultResidentCTAs = 4
+	MaxBlockThreads     = 1024
+	MaxSharedBytes      = 228 << 10 // per CTA, as on Hopper
+	MaxCallDepth        = 256
+	MaxGridCTAs         = 1 << 31
+)
+
+// StopReason tells why Step or Run returned.
+type StopReason uint8
+
+const (
+	StopStepped     StopReason = iota // the requested step completed
+	StopDone                          // every thread of the grid exited
+	StopFault                         // a fault stopped the launch (see Fault)
+	StopBreakpoint                    // a warp reached a breakpoint (before executing it)
+	StopLimit                         // the warp-instruction budget is spent
+	StopInterrupted                   // Interrupt was called or the context ended
+)
+
+var stopNames = []string{"stepped", "done", "fault", "breakpoint", "limit", "interrupted"}
+
+func (s StopReason) String() string { return stopNames[s] }
+
+// Granularity of Step.
+type Granularity uint8
+
+const (
+	StepWarpInstruction Granularity = iota // one warp-instruction, from the scheduler's next warp
+	StepRound                              // one instruction of every ready warp
+	StepToBarrier                          // until a barrier releases its warps (or the launch stops)
+)
+
+// Stats counts executed work.
+type Stats struct {
+	WarpInstructions   int64 `json:"warpInstructions"`
+	ThreadInstructions int64 `json:"threadInstructions"`
+}
+
+// Machine runs one launch of a kernel. It is not safe for concurrent use:
+// one goroutine owns it (Interrupt may be called from any goroutine).
+type Machine struct {
+	prog   *Program
+	fn     *Function
+	cfg    Config
+	Global GlobalMem
+
+	constMem []byte
+	params   []byte
+
+	ctas     []*CTA  // resident CTAs
+	warps    []*Warp // warps of resident CTAs, in scheduling order
+	cursor   int
+	nextCTA  int
+	numCTAs  int
+	finished int
+
+	stats     Stats
+	sleptNS   int64
+	fault     *Fault
+	done      bool
+	interrupt atomic.Bool
+	bp        []bool
+	bpResume  bool
+	released  bool // a barrier released during the current step
+	brkpt     bool // a brkpt instruction executed
+
+	obs  Observer
+	info StepInfo
+}
+
+// NewMachine prepares a launch of entry with cfg. Buffers are allocated
+// with m.Global.Alloc and parameters set with SetParams before running.
+func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
+	fn := p.Function(entry)
+	if fn == nil || fn.Kind != 0 || !fn.HasBody {
+		names := ""
+		for _, e := range p.Entries() {
+			if names != "" {
+				names += ", "
+			}
+			names += e.Name
+		}
+		return nil, fmt.Errorf("no kernel named %q (kernels: %s)", entry, names)
+	}
+	for i := range 3 {
+		if cfg.Grid[i] == 0 {
+			cfg.Grid[i] = 1
+		}
+		if cfg.Block[i] == 0 {
+			cfg.Block[i] = 1
+		}
+		if cfg.Grid[i] < 0 || cfg.Block[i] < 0 {
+			return nil, errors.New("grid and block dimensions must be positive")
+		}
+	}
+	nt := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
+	if nt > MaxBlockThreads || cfg.Block[2] > 64 {
+		return nil, fmt.Errorf("block of %d threads exceeds the limit of %d (and z <= 64)", nt, MaxBlockThreads)
+	}
+	if r := fn.ReqNTID; r[0] > 0 && (r[0] != cfg.Block[0] || max(r[1], 1) != cfg.Block[1] || max(r[2], 1) != cfg.Block[2]) {
+		return nil, fmt.Errorf("kernel %s requires a block of %dx%dx%d threads (.reqntid)", entry, r[0], max(r[1], 1), max(r[2], 1))
+	}
+	if r := fn.MaxNTID; r[0] > 0 && nt > r[0]*max(r[1], 1)*max(r[2], 1) {
+		return nil, fmt.Errorf("kernel %s allows at most %d threads per block (.maxntid)", entry, r[0]*max(r[1], 1)*max(r[2], 1))
+	}
+	n := int64(cfg.Grid[0]) * int64(cfg.Grid[1]) * int64(cfg.Grid[2])
+	if n > MaxGridCTAs || cfg.Grid[1] > 65535 || cfg.Grid[2] > 65535 {
+		return nil, errors.New("grid too large")
+	}
+	if cfg.DynamicSharedBytes < 0 || p.DynSharedBase+cfg.DynamicSharedBytes > MaxSharedBytes {
+		return nil, fmt.Errorf("shared memory of %d bytes exceeds the limit of %d", p.DynSharedBase+cfg.DynamicSharedBytes, MaxSharedBytes)
+	}
+	if cfg.ResidentCTAs <= 0 {
+		cfg.ResidentCTAs = DefaultResidentCTAs
+	}
+	m := &Machine{prog: p, fn: fn, cfg: cfg, numCTAs: int(n)}
+	m.constMem = append([]byte(nil), p.ConstImg...)
+	m.params = make([]byte, fn.ParamSize)
+	g := m.Global.Alloc("module globals", len(p.GlobalImg), 256)
+	copy(g.Data, p.GlobalImg)
+	if g.Base != GlobalBase {
+		return nil, errors.New("internal: global segment misplaced")
+	}
+	m.bp = make([]bool, len(p.Ops))
+	return m, nil
+}
+
+// Program returns the program being run.
+func (m *Machine) Program() *Program { return m.prog }
+
+// Kernel returns the function being launched.
+func (m *Machine) Kernel() *Function { return m.fn }
+
+// Config returns the launch configuration.
+func (m *Machine) Config() Config { return m.cfg }
+
+// Params returns the kernel parameter buffer (write it before running).
+func (m *Machine) Params() []byte { return m.params }
+
+// SetParams copies b into the kernel parameter buffer.
+func (m *Machine) SetParams(b []byte) error {
+	if len(b) != len(m.params) {
+		return fmt.Errorf("kernel %s takes %d bytes of parameters, got %d", m.fn.Name, len(m.params), len(b))
+	}
+	copy(m.params, b)
+	return nil
+}
+
+// ConstMem returns the constant bank.
+func (m *Machine) ConstMem() []byte { return m.constMem }
+
+// SetObserver installs o (nil removes it); o is called after every warp-instruction.
+func (m *Machine) SetObserver(o Observer) { m.obs = o }
+
+// SetBreakpoint sets or clears a breakpoint at pc.
+func (m *Machine) SetBreakpoint(pc int, on bool) {
+	if pc >= 0 && pc < len(m.bp) {
+		m.bp[pc] = on
+	}
+}
+
+// ClearBreakpoints removes every breakpoint.
+func (m *Machine) ClearBreakpoints() { clear(m.bp) }
+
+// Interrupt asks a running Run to stop; safe from any goroutine.
+func (m *Machine) Interrupt() { m.interrupt.Store(true) }
+
+// Fault returns the fault that stopped the launch, or nil.
+func (m *Machine) Fault() *Fault { return m.fault }
+
+// Done reports whether every thread exited.
+func (m *Machine) Done() bool { return m.done }
+
+// Stats returns the work done so far.
+func (m *Machine) Stats() Stats { return m.stats }
+
+// Stopped reports whether the launch can make no more progress.
+func (m *Machine) Stopped() bool { return m.done || m.fault != nil }
+
+// CTAs returns the resident CTAs.
+func (m *Machine) CTAs() []*CTA { return m.ctas }
+
+// Warps returns the warps of the resident CTAs in scheduling order.
+func (m *Machine) Warps() []*Warp { return m.warps }
+
+// CTAsFinished returns how many CTAs have completed.
+func (m *Machine) CTAsFinished() int { return m.finished }
+
+// NumCTAs returns the number of CTAs in the grid.
+func (m *Machine) NumCTAs() int { return m.numCTAs }
+
+func (m *Machine) ctaIndex(lin int) [3]int {
+	g := m.cfg.Grid
+	return [3]int{lin % g[0], lin / g[0] % g[1], lin / (g[0] * g[1])}
+}
+
+// fill makes CTAs resident until ResidentCTAs are, or the grid is exhausted.
+func (m *Machine) fill() {
+	changed := false
+	for len(m.ctas) < m.cfg.ResidentCTAs && m.nextCTA < m.numCTAs {
+		m.ctas = append(m.ctas, m.newCTA(m.nextCTA))
+		m.nextCTA++
+		changed = true
+	}
+	if changed {
+		m.rebuildWarps()
+	}
+}
+
+func (m *Machine) rebuildWarps() {
+	m.warps = m.warps[:0]
+	for _, c := range m.ctas {
+		m.warps = append(m.warps, c.Warps...)
+	}
+	if m.cursor >= len(m.warps) {
+		m.cursor = 0
+	}
+}
+
+func (m *Machine) newCTA(lin int) *CTA {
+	p := m.prog
+	b := m.cfg.Block
+	nt := b[0] * b[1] * b[2]
+	c := &CTA{Idx: m.ctaIndex(lin), Linear: lin}
+	c.shared = make([]byte, p.DynSharedBase+m.cfg.DynamicSharedBytes)
+	c.local = make([]byte, p.LocalSize*nt)
+	nw := (nt + 31) / 32
+	for i := 0; i < nw; i++ {
+		w := &Warp{m: m, cta: c, ID: i, barDst: -1}
+		w.regs = make([]uint64, len(p.Regs)*32)
+		w.preds = make([]uint32, len(p.Preds))
+		n := min(32, nt-i*32)
+		w.valid = uint32(1<<n - 1)
+		if n == 32 {
+			w.valid = ^uint32(0)
+		}
+		for _, k := range p.Consts {
+			r := w.r(k.Reg)
+			for l := range r {
+				r[l] = k.Val
+			}
+		}
+		for j, pi := range p.Preds {
+			if pi.Kind == RegConst && pi.Name == "true" {
+				w.preds[j] = ^uint32(0)
+			}
+		}
+		for _, s := range p.Specials {
+			m.fillSpecial(w, s)
+		}
+		w.stack = append(w.stack, StackEntry{PC: int32(m.fn.Entry), RPC: -1, Mask: w.valid})
+		c.Warps = append(c.Warps, w)
+	}
+	return c
+}
+
+func (m *Machine) fillSpecial(w *Warp, s SpecialReg) {
+	r := w.r(s.Reg)
+	c := w.cta
+	for l := 0; l < 32; l++ {
+		t := w.tid(l)
+		var v uint64
+		switch s.SR {
+		case SRTidX, SRTidY, SRTidZ:
+			v = uint64(t[s.SR-SRTidX])
+		case SRNtidX, SRNtidY, SRNtidZ:
+			v = uint64(m.cfg.Block[s.SR-SRNtidX])
+		case SRLaneid:
+			v = uint64(l)
+		case SRWarpid:
+			v = uint64(w.ID)
+		case SRNwarpid:
+			v = 64
+		case SRCtaidX, SRCtaidY, SRCtaidZ, SRClusteridX, SRClusteridY, SRClusteridZ:
+			v = uint64(c.Idx[(s.SR-SRCtaidX)%3])
+			if s.SR >= SRClusteridX {
+				v = uint64(c.Idx[s.SR-SRClusteridX])
+			}
+		case SRNctaidX, SRNctaidY, SRNctaidZ:
+			v = uint64(m.cfg.Grid[s.SR-SRNctaidX])
+		case SRNclusteridX, SRNclusteridY, SRNclusteridZ:
+			v = uint64(m.cfg.Grid[s.SR-SRNclusteridX])
+		case SRClusterNctaidX, SRClusterNctaidY, SRClusterNctaidZ, SRClusterNctarank:
+			v = 1
+		case SRSmid:
+			v = uint64(c.Linear % 132)
+		case SRNsmid:
+			v = 132
+		case SRGridid:
+			v = 1
+		case SRLanemaskEq:
+			v = 1 << l
+		case SRLanemaskLe:
+			v = uint64(uint32(1<<(l+1) - 1))
+		case SRLanemaskLt:
+			v = 1<<l - 1
+		case SRLanemaskGe:
+			v = uint64(^uint32(1<<l - 1))
+		case SRLanemaskGt:
+			v = uint64(^uint32(1<<(l+1) - 1))
+		case SRDynamicSmemSize:
+			v = uint64(m.cfg.DynamicSharedBytes)
+		case SRTotalSmemSize, SRAggrSmemSize:
+			v = uint64(len(c.shared))
+		}
+		r[l] = v
+	}
+}
+
+// refreshDyn updates the dynamic special registers of w.
+func (m *Machine) refreshDyn(w *Warp) {
+	clk := uint64(m.stats.WarpInstructions)
+	t := clk + uint64(m.sleptNS)
+	for _, s := range m.prog.Specials {
+		var v uint64
+		switch s.SR {
+		case SRClock:
+			v = clk & 0xffffffff
+		case SRClockHi:
+			v = clk >> 32
+		case SRClock64:
+			v = clk
+		case SRGlobaltimer:
+			v = t
+		case SRGlobaltimerLo:
+			v = t & 0xffffffff
+		case SRGlobaltimerHi:
+			v = t >> 32
+		default:
+			continue
+		}
+		r := w.r(s.Reg)
+		for l := range r {
+			r[l] = v
+		}
+	}
+}
+
+// ---- scheduling ----
+
+// Step advances the launch by one unit of g.
+func (m *Machine) Step(g Granularity) StopReason {
+	if r, stop := m.stopped(); stop {
+		return r
+	}
+	switch g {
+	case StepWarpInstruction:
+		return m.issueNext(false)
+	case StepRound:
+		m.fill()
+		n := 0
+		for _, w := range m.warps {
+			if w.State == WarpReady {
+				n++
+			}
+		}
+		for i := 0; i < max(n, 1); i++ {
+			if r := m.issueNext(i > 0); r != StopStepped {
+				return r
+			}
+		}
+		return StopStepped
+	default:
+		m.released = false
+		for !m.released {
+			if r := m.issueNext(true); r != StopStepped {
+				return r
+			}
+		}
+		return StopStepped
+	}
+}
+
+// Run runs until the launch completes, faults, reaches a breakpoint, spends
+// its budget, or is interrupted (by Interrupt or ctx).
+func (m *Machine) Run(ctx context.Context) StopReason {
+	if r, stop := m.stopped(); stop {
+		return r
+	}
+	m.interrupt.Store(false)
+	done := ctx.Done()
+	for i := 0; ; i++ {
+		if i&1023 == 1023 {
+			if m.interrupt.Load() {
+				return StopInterrupted
+			}
+			select {
+			case <-done:
+				return StopInterrupted
+			default:
+			}
+		}
+		if r := m.issueNext(true); r != StopStepped {
+			return r
+		}
+	}
+}
+
+func (m *Machine) stopped() (StopReason, bool) {
+	switch {
+	case m.fault != nil:
+		return StopFault, true
+	case m.done:
+		return StopDone, true
+	}
+	return 0, false
+}
+
+// issueNext issues one warp-instruction from the next ready warp in
+// round-robin order. checkBP makes a breakpoint at the warp's pc stop first.
+func (m *Machine) issueNext(checkBP bool) StopReason {
+	if m.fault != nil {
+		return StopFault
+	}
+	if m.cfg.MaxWarpInstructions > 0 && m.stats.WarpInstructions >= m.cfg.MaxWarpInstructions {
+		return StopLimit
+	}
+	for {
+		if len(m.warps) == 0 {
+			m.fill()
+			if len(m.warps) == 0 {
+				m.done = true
+				return StopDone
+			}
+		}
+		n := len(m.warps)
+		for k := 0; k < n; k++ {
+			i := m.cursor + k
+			if i >= n {
+				i -= n
+			}
+			w := m.warps[i]
+			if w.State != WarpReady {
+				continue
+			}
+			pc := w.stack[len(w.stack)-1].PC
+			if m.bp[pc] {
+				if m.bpResume {
+					m.bpResume = false
+				} else {
+					m.cursor = i
+					m.bpResume = true
+					return StopBreakpoint
+				}
+			}
+			m.bpResume = false
+			m.cursor = i + 1
+			if m.cursor >= n {
+				m.cursor = 0
+			}
+			m.exec(w)
+			if m.fault != nil {
+				return StopFault
+			}
+			if m.brkpt {
+				m.brkpt = false
+				return StopBreakpoint
+			}
+			return StopStepped
+		}
+		// No ready warp: retire finished CTAs, detect deadlocks.
+		if !m.retire() {
+			return StopFault
+		}
+	}
+}
+
+// retire removes finished CTAs and refills; it reports false on deadlock.
+func (m *Machine) retire() bool {
+	kept := m.ctas[:0]
+	for _, c := range m.ctas {
+		live, blocked := 0, 0
+		for _, w := range c.Warps {
+			switch w.State {
+			case WarpReady:
+				live++
+			case WarpBarrier:
+				blocked++
+			}
+		}
+		switch {
+		case live == 0 && blocked == 0:
+			c.done = true
+			m.finished++
+			continue
+		case live == 0:
+			m.deadlock(c)
+			return false
+		}
+		kept = append(kept, c)
+	}
+	m.ctas = kept
+	m.rebuildWarps()
+	m.fill()
+	if len(m.warps) == 0 {
+		m.done = true
+	}
+	return true
+}
+
+func (m *Machine) deadlock(c *CTA) {
+	var w0 *Warp
+	msg := ""
+	for id := range c.bars {
+		b := &c.bars[id]
+		if len(b.waiting) == 0 {
+			continue
+		}
+		if w0 == nil {
+			w0 = b.waiting[0]
+		}
+		exp := b.expected
+		if exp == 0 {
+			exp = c.liveThreads()
+		}
+		ws := ""
+		for _, w := range b.waiting {
+			if ws != "" {
+				ws += ","
+			}
+			ws += itoa(w.ID)
+		}
+		if msg != "" {
+			msg += "; "
+		}
+		msg += fmt.Sprintf("barrier %d has %d of %d threads (warps %s waiting)", id, b.arrived, exp, ws)
+	}
+	f := &Fault{Kind: FaultDeadlock, Message: "barrier deadlock: every live warp is waiting and no barrier can complete: " + msg, PC: -1, CTA: c.Idx}
+	if w0 != nil {
+		f.PC = w0.lastPC()
+		f.Warp = w0.ID
+		f.Thread = w0.tid(firstLane(w0.valid &^ w0.exited))
+		f.Lane = firstLane(w0.valid &^ w0.exited)
+	}
+	m.setFault(f)
+}
+
+// lastPC is the pc of the instruction a warp last issued (a warp at a
+// barrier has already advanced past it).
+func (w *Warp) lastPC() int {
+	if w.barOp != nil {
+		for pc := range w.m.prog.Ops {
+			if &w.m.prog.Ops[pc] == w.barOp {
+				return pc
+			}
+		}
+	}
+	return w.pc()
+}
+
+func (c *CTA) liveThreads() int {
+	n := 0
+	for _, w := range c.Warps {
+		n += bits.OnesCount32(w.valid &^ w.exited)
+	}
+	return n
+}
+
+func (m *Machine) setFault(f *Fault) {
+	if m.fault == nil {
+		m.fault = f
+	}
+	for _, c := range m.ctas {
+		for _, w := range c.Warps {
+			if w.cta.Idx == f.CTA && w.ID == f.Warp && w.State != WarpExited {
+				w.State = WarpFaulted
+			}
+		}
+	}
+}
+
+// exec issues the instruction at w's pc.
+func (m *Machine) exec(w *Warp) {
+	top := &w.stack[len(w.stack)-1]
+	pc := top.PC
+	op := &m.prog.Ops[pc]
+	mask := top.Mask
+	emask := mask
+	if op.Guard >= 0 {
+		p := w.preds[op.Guard]
+		if op.GuardNeg {
+			p = ^p
+		}
+		emask &= p
+	}
+	if op.Dyn {
+		m.refreshDyn(w)
+	}
+	if m.obs != nil {
+		m.beginStep(w, int(pc), mask, emask)
+	}
+	m.stats.WarpInstructions++
+	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
+	var f *Fault
+	if op.Ctrl {
+		f = op.Exec(w, op, emask)
+	} else {
+		if emask != 0 {
+			f = op.Exec(w, op, emask)
+		}
+		if f == nil {
+			top.PC++
+			if top.PC == top.RPC {
+				w.unwind()
+			}
+		}
+	}
+	if f != nil {
+		if f.PC < 0 {
+			f.PC = int(pc)
+		}
+		m.setFault(f)
+		if m.obs != nil {
+			m.info.Fault = f
+		}
+	}
+	if m.obs != nil {
+		m.endStep(w)
+	}
+}
+
+// unwind pops stack entries that reconverged or emptied, completing calls
+// whose lanes all returned; an empty stack means the warp exited.
+func (w *Warp) unwind() {
+	for len(w.stack) > 0 {
+		i := len(w.stack) - 1
+		t := w.stack[i]
+		if t.Mask != 0 && (t.PC != t.RPC || t.PC < 0 || i == 0) {
+			return
+		}
+		if nf := len(w.frames); nf > 0 && i == w.frames[nf-1].base {
+			if t.Mask != 0 {
+				return
+			}
+			w.stack = w.stack[:i]
+			w.finishCall()
+			continue
+		}
+		w.stack = w.stack[:i]
+		if t.Mask != 0 && w.m.obs != nil {
+			w.m.event(Event{Kind: EvReconverge, PC: int(t.PC), Mask: t.Mask})
+		}
+	}
+	w.State = WarpExited
+	w.m.warpExited(w)
+}
+
+func (m *Machine) warpExited(w *Warp) {
+	// Barriers that wait for every live thread may now be complete.
+	for id := range w.cta.bars {
+		if len(w.cta.bars[id].waiting) > 0 {
+			m.checkBarrier(w.cta, id)
+		}
+	}
+}
+
+// removeLanes takes lanes out of stack entries from index from upward.
+func (w *Warp) removeLanes(lanes uint32, from int) {
+	for i := from; i < len(w.stack); i++ {
+		w.stack[i].Mask &^= lanes
+	}
+}

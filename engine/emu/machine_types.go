@@ -1,0 +1,198 @@
+package emu
+
+import (
+	"fmt"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// Address-space layout of the emulated GPU. State-space addresses of
+// .shared, .local, .const and .param start at 0; their generic addresses
+// live in fixed windows. Global addresses are generic addresses.
+const (
+	GenericShared uint64 = 0x0000_1000_0000_0000 // + shared address (the executing CTA's shared memory)
+	GenericLocal  uint64 = 0x0000_2000_0000_0000 // + local address (the executing thread's local memory)
+	GenericConst  uint64 = 0x0000_3000_0000_0000 // + constant-bank address
+	GenericParam  uint64 = 0x0000_4000_0000_0000 // + kernel-parameter address
+	WindowSize    uint64 = 0x0000_0001_0000_0000 // 4 GiB per window
+	GlobalBase    uint64 = 0x0000_7f00_0000_0000 // the module's .global segment; buffers follow it
+)
+
+// FaultKind classifies faults.
+type FaultKind string
+
+const (
+	FaultOutOfBounds   FaultKind = "out-of-bounds"
+	FaultMisaligned    FaultKind = "misaligned"
+	FaultReadOnly      FaultKind = "read-only"
+	FaultDeadlock      FaultKind = "barrier-deadlock"
+	FaultTrap          FaultKind = "trap"
+	FaultStack         FaultKind = "call-stack-overflow"
+	FaultIllegal       FaultKind = "illegal-instruction"
+	FaultDivideByZero  FaultKind = "divide-by-zero" // not raised for PTX div (whose result is undefined); reserved
+	FaultInvalidMember FaultKind = "invalid-membermask"
+)
+
+// Fault stops a launch: what happened, where, and to whom.
+type Fault struct {
+	Kind    FaultKind
+	Message string
+	PC      int    // -1 if not tied to an instruction
+	CTA     [3]int // block index
+	Thread  [3]int // thread index within the block
+	Lane    int
+	Warp    int    // warp index within its CTA
+	Addr    uint64 // faulting address, if HasAddr
+	HasAddr bool
+}
+
+func (f *Fault) Error() string { return string(f.Kind) + ": " + f.Message }
+
+// WarpState is the scheduling state of a warp.
+type WarpState uint8
+
+const (
+	WarpReady WarpState = iota
+	WarpBarrier
+	WarpExited
+	WarpFaulted
+)
+
+var warpStateNames = []string{"ready", "barrier", "exited", "faulted"}
+
+func (s WarpState) String() string { return warpStateNames[s] }
+
+// StackEntry is one entry of a warp's reconvergence stack: the lanes in
+// Mask execute from PC until they reach RPC (their reconvergence point),
+// where the entry is popped. RPC -1 never reconverges by pc (function exit).
+type StackEntry struct {
+	PC   int32
+	RPC  int32
+	Mask uint32
+}
+
+// frame is an active call.
+type frame struct {
+	fn       *Function
+	call     *CallInfo
+	base     int      // index of the callee's first stack entry
+	retMask  uint32   // lanes that executed ret
+	saved    []uint64 // callee registers saved because it was already active (recursion)
+	savedP   []uint32
+	savedLoc []byte
+}
+
+// Warp is 32 lanes executing in lock step. Registers are register-major:
+// slot r of lane l is regs[r*32+l].
+type Warp struct {
+	m      *Machine
+	cta    *CTA
+	ID     int // warp index within the CTA
+	regs   []uint64
+	preds  []uint32 // one bit per lane
+	stack  []StackEntry
+	frames []frame
+	valid  uint32 // lanes that exist (a partial last warp has fewer)
+	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
+	exited uint32
+	State  WarpState
+	barID  int   // barrier waited on, when State == WarpBarrier
+	barDst int32 // bar.red destination predicate/register slot, -1 if none
+	barOp  *Op
+}
+
+// r returns the 32 lanes of value slot i.
+func (w *Warp) r(i int32) *[32]uint64 { return (*[32]uint64)(w.regs[int(i)*32:]) }
+
+// tid returns the thread index (x, y, z) of a lane within the CTA.
+func (w *Warp) tid(lane int) [3]int {
+	t := w.ID*32 + lane
+	b := w.m.cfg.Block
+	return [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}
+}
+
+// linearTid returns the linear thread index of lane within the CTA.
+func (w *Warp) linearTid(lane int) int { return w.ID*32 + lane }
+
+// fault builds a fault at the warp's current pc for lane.
+func (w *Warp) fault(kind FaultKind, lane int, format string, args ...any) *Fault {
+	f := &Fault{Kind: kind, Message: fmt.Sprintf(format, args...), PC: w.pc(), CTA: w.cta.Idx, Lane: lane, Warp: w.ID}
+	if lane >= 0 {
+		f.Thread = w.tid(lane)
+	}
+	return f
+}
+
+// faultAddr builds a memory fault for lane at addr.
+func (w *Warp) faultAddr(kind FaultKind, lane int, addr uint64, format string, args ...any) *Fault {
+	f := w.fault(kind, lane, format, args...)
+	f.Addr, f.HasAddr = addr, true
+	return f
+}
+
+// pc returns the pc of the warp's current stack top, or -1.
+func (w *Warp) pc() int {
+	if len(w.stack) == 0 {
+		return -1
+	}
+	return int(w.stack[len(w.stack)-1].PC)
+}
+
+// activeMask returns the active lanes at the top of the stack.
+func (w *Warp) activeMask() uint32 {
+	if len(w.stack) == 0 {
+		return 0
+	}
+	return w.stack[len(w.stack)-1].Mask
+}
+
+// CTA is a resident thread block.
+type CTA struct {
+	Idx    [3]int
+	Linear int
+	Warps  []*Warp
+	shared []byte
+	local  []byte // LocalSize bytes per thread
+	bars   [16]barrier
+	done   bool
+}
+
+type barrier struct {
+	arrived  int // threads arrived
+	expected int // 0: every non-exited thread of the CTA
+	waiting  []*Warp
+	redAnd   bool
+	redOr    bool
+	redPopc  uint32
+	redInit  bool
+}
+
+// AccessKind classifies a memory access.
+type AccessKind uint8
+
+const (
+	AccessLoad AccessKind = iota
+	AccessStore
+	AccessAtomic
+)
+
+// Access is one instruction's memory access across the warp, as reported to
+// observers: the address each lane touched in Space, and for stores and
+// atomics the value held there before (so an undo log can restore it).
+type Access struct {
+	Kind  AccessKind
+	Space isa.Space // the resolved space (generic accesses are resolved)
+	Size  int       // bytes per lane
+	Lanes uint32
+	Addr  [32]uint64
+	Old   [32][16]byte // previous bytes (stores and atomics), Size bytes per lane (at most 16)
+}
+
+// noteAccess records a lane's access for the observer; it costs a nil check
+// when nobody observes.
+func (w *Warp) noteAccess(kind AccessKind, space isa.Space, lane int, addr uint64, buf []byte) {
+	if w.m.obs == nil {
+		return
+	}
+	w.m.recordAccess(kind, space, lane, addr, buf)
+}

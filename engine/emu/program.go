@@ -1,0 +1,180 @@
+// Package emu lowers a parsed PTX module to an immutable Program of flat,
+// decoded operations and runs it on a pausable, warp-wide SIMT machine.
+package emu
+
+import (
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Program is the immutable result of lowering a module. It is safe to share
+// between machines and goroutines.
+type Program struct {
+	Src       *ptx.Source
+	Module    *ptx.Module
+	Ops       []Op       // the whole module's code; functions are ranges of it
+	Spans     []ptx.Span // Spans[pc] is the source span of Ops[pc]
+	Funcs     []*Function
+	Regs      []RegInfo // one per value-register slot
+	Preds     []RegInfo // one per predicate-register slot
+	Consts    []ConstReg
+	Specials  []SpecialReg // value slots holding special registers
+	Calls     []CallInfo   // call sites (Op.Aux of OpCall)
+	Tables    [][]int32    // branch target lists (Op.Aux of brx.idx)
+	Globals   []Symbol     // module-scope variables, in declaration order
+	GlobalImg []byte       // initial image of the module's .global segment (at GlobalBase)
+	ConstImg  []byte       // initial image of the .const bank
+	// SharedStatic is the size of statically declared shared memory;
+	// dynamic shared memory (.extern .shared arrays) starts at DynSharedBase.
+	SharedStatic  int
+	DynSharedBase int
+	LocalSize     int // per-thread local memory (every function's .local and call parameters)
+	funcByName    map[string]*Function
+}
+
+// Function is a lowered .entry or .func.
+type Function struct {
+	Name      string
+	Kind      ptx.FuncKind
+	Entry     int // first pc
+	End       int // one past the last pc
+	Params    []Param
+	Rets      []Param
+	ParamSize int // kernels: size of the .param buffer
+	// Register slots owned by this function (saved and restored around
+	// recursive calls), and its per-thread local memory region.
+	RegBase, RegCount   int32
+	PredBase, PredCount int32
+	LocalBase, LocalLen int
+	ReqNTID, MaxNTID    [3]int
+	HasBody             bool
+	Span                ptx.Span
+}
+
+// Param is a parameter of a function. For kernels Offset is in the .param
+// buffer; for device functions it is a local-memory address or, for
+// register parameters, Reg is the slot (>= 0).
+type Param struct {
+	Name   string
+	Type   isa.Type
+	Size   int
+	Align  int
+	Offset int
+	Reg    int32 // register parameter slot, or -1
+	Pred   bool  // Reg is a predicate slot
+	// PtrSpace is the state space of a pointer parameter (.ptr .global), if given.
+	PtrSpace isa.Space
+}
+
+// Function returns the function named name, or nil.
+func (p *Program) Function(name string) *Function { return p.funcByName[name] }
+
+// Entries returns the kernels of the program.
+func (p *Program) Entries() []*Function {
+	var out []*Function
+	for _, f := range p.Funcs {
+		if f.Kind == ptx.KindEntry && f.HasBody {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// RegKind tells what a register slot holds.
+type RegKind uint8
+
+const (
+	RegUser    RegKind = iota // declared with .reg (or a register parameter)
+	RegConst                  // an immediate operand
+	RegSpecial                // a special register (%tid.x, ...)
+)
+
+// RegInfo describes a register slot for inspection.
+type RegInfo struct {
+	Name string
+	Type isa.Type
+	Kind RegKind
+	Func int32 // index in Program.Funcs, -1 for module scope
+}
+
+// ConstReg is a value slot that holds an immediate, broadcast to all lanes.
+type ConstReg struct {
+	Reg int32
+	Val uint64
+}
+
+// SpecialReg is a value slot holding a special register.
+type SpecialReg struct {
+	Reg int32
+	SR  Special
+}
+
+// Symbol is a variable with an address in a state space.
+type Symbol struct {
+	Name  string
+	Space isa.Space
+	Type  isa.Type
+	Addr  uint64 // address in Space (global: a global address)
+	Size  int
+	Align int
+	Span  ptx.Span
+}
+
+// CallInfo describes a call site. Arguments and return values are matched
+// with the callee's parameters by position when the call executes, so
+// direct and indirect calls work alike.
+type CallInfo struct {
+	Callee   *Function // nil for an indirect call
+	Indirect int32     // value slot holding the callee address (indirect calls), or -1
+	Args     []CallArg // caller-side argument values
+	Rets     []CallArg // caller-side return destinations
+}
+
+// CallArg is a caller-side call operand: a value slot (Reg >= 0, a
+// predicate slot if Pred) or a .param variable in per-thread local memory.
+type CallArg struct {
+	Reg  int32
+	Pred bool
+	Addr uint64
+	Size int
+}
+
+// An execFn executes one warp-instruction for the lanes in mask (the
+// warp's active lanes whose guard predicate holds). Non-control operations
+// do not touch the pc; the machine advances it.
+type execFn func(w *Warp, op *Op, mask uint32) *Fault
+
+// Op is one lowered instruction: a union of every operation's fields, with
+// operands resolved to register slots. Immediates and special registers are
+// read-only value slots too, so every source operand is a slot index.
+type Op struct {
+	Exec  execFn
+	Code  isa.Opcode
+	Type  isa.Type // the instruction type (cvt: destination type)
+	Type2 isa.Type // a second type (cvt: source type; set: source type; dp4a: b type)
+	Space isa.Space
+	Rnd   isa.Rnd
+	Cmp   isa.Cmp
+	Sub   isa.SubOp // operation/mode selector
+	Sub2  isa.SubOp // setp/set boolean combiner
+	Vec   uint8     // vector width of ld/st (0 or 1: scalar)
+	Ctrl  bool      // control operation: Exec manages the pc itself
+	Dyn   bool      // reads a dynamic special register (refreshed before Exec)
+	Flags isa.Flags
+	Guard int32 // predicate slot of the guard, or -1
+	// GuardNeg negates the guard (@!p).
+	GuardNeg bool
+	// Neg holds negation bits for predicate source operands: bit 0 for A,
+	// 1 for B, 2 for C, 3 for E.
+	Neg uint8
+	// D and D2 are destinations; A, B, C, E sources. Each is a slot index in
+	// the value file, or in the predicate file where the operand is a
+	// predicate; -1 when absent.
+	D, D2, A, B, C, E int32
+	Off               int64   // address offset (memory operands: address = A + Off, or Off alone when A < 0)
+	Imm               uint64  // an immediate that selects behaviour (lop3 table, cp.async size, ...)
+	Target            int32   // branch target pc
+	Reconv            int32   // reconvergence pc of a branch (its immediate post-dominator), -1: function exit
+	Regs              []int32 // vector operand slots (ld/st .v2/.v4/.v8, cp.async, ...)
+	Aux               int32   // index into Program.Calls or Program.Tables
+}

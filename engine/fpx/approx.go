@@ -1,0 +1,232 @@
+package fpx
+
+import "math"
+
+// Approximate instructions (.approx, div.full).
+//
+// The hardware evaluates these with the multi-function unit, whose exact
+// results are not documented. Here they are computed in float64 with the Go
+// math package and rounded once to the destination format, so the error is
+// at most about 0.5 ulp of the destination plus ~1 ulp of float64 — far
+// inside the bounds the PTX ISA gives (e.g. sin/cos absolute error
+// 2^-20.5, lg2 2^-22, ex2/rcp/rsqrt/sqrt a couple of ulp, tanh relative
+// 2^-11). Results that are exactly representable are returned exactly.
+// Special values follow the ISA tables; NaN results are canonical.
+// With ftz, subnormal inputs are flushed to signed zero before the
+// computation (so e.g. rcp.approx.ftz(subnormal) = ±Inf) and subnormal
+// results are flushed after it; without ftz subnormals are handled as
+// ordinary values.
+
+// out32 rounds a float64 result to f32 and applies NaN canonicalisation
+// and ftz.
+func out32(v float64, ftz bool) uint32 {
+	z := b32(float32(v))
+	if isNaN32(z) {
+		return NaN32
+	}
+	if ftz {
+		z = FlushF32(z)
+	}
+	return z
+}
+
+func in32(x uint32, ftz bool) float64 {
+	if ftz {
+		x = FlushF32(x)
+	}
+	return float64(f32(x))
+}
+
+// SinApproxF32 implements sin.approx{.ftz}.f32: sin(±0) = ±0,
+// sin(±Inf) = NaN.
+func SinApproxF32(x uint32, ftz bool) uint32 {
+	v := in32(x, ftz)
+	if math.IsInf(v, 0) || v != v {
+		return NaN32
+	}
+	return out32(math.Sin(v), ftz)
+}
+
+// CosApproxF32 implements cos.approx{.ftz}.f32: cos(±0) = 1,
+// cos(±Inf) = NaN.
+func CosApproxF32(x uint32, ftz bool) uint32 {
+	v := in32(x, ftz)
+	if math.IsInf(v, 0) || v != v {
+		return NaN32
+	}
+	return out32(math.Cos(v), ftz)
+}
+
+// Lg2ApproxF32 implements lg2.approx{.ftz}.f32 (log base 2):
+// lg2(±0) = -Inf, lg2(x<0) = NaN (including -Inf), lg2(+Inf) = +Inf.
+func Lg2ApproxF32(x uint32, ftz bool) uint32 {
+	v := in32(x, ftz)
+	switch {
+	case v != v, v < 0:
+		return NaN32
+	case v == 0:
+		return 0xFF800000
+	}
+	return out32(math.Log2(v), ftz)
+}
+
+// Ex2ApproxF32 implements ex2.approx{.ftz}.f32 (2^x): ex2(-Inf) = +0,
+// ex2(+Inf) = +Inf, ex2(±0) = 1; integral inputs give exact powers of two.
+func Ex2ApproxF32(x uint32, ftz bool) uint32 {
+	v := in32(x, ftz)
+	if v != v {
+		return NaN32
+	}
+	return out32(math.Exp2(v), ftz)
+}
+
+// RcpApproxF32 implements rcp.approx{.ftz}.f32 (1/x): rcp(±0) = ±Inf,
+// rcp(±Inf) = ±0. The result is the correctly rounded reciprocal (float64
+// division rounded to f32 is innocuous double rounding).
+func RcpApproxF32(x uint32, ftz bool) uint32 {
+	return out32(1/in32(x, ftz), ftz)
+}
+
+// RsqrtApproxF32 implements rsqrt.approx{.ftz}.f32 (1/sqrt(x)):
+// rsqrt(+0) = +Inf, rsqrt(-0) = -Inf, rsqrt(x<0) = NaN, rsqrt(+Inf) = +0.
+func RsqrtApproxF32(x uint32, ftz bool) uint32 {
+	v := in32(x, ftz)
+	switch {
+	case v != v, v < 0:
+		return NaN32
+	case v == 0:
+		return uint32(x&sign32) | 0x7F800000
+	}
+	return out32(1/math.Sqrt(v), ftz)
+}
+
+// SqrtApproxF32 implements sqrt.approx{.ftz}.f32: sqrt(-0) = -0,
+// sqrt(x<0) = NaN, sqrt(+Inf) = +Inf; the result is correctly rounded.
+func SqrtApproxF32(x uint32, ftz bool) uint32 { return SqrtF32(x, RN, ftz) }
+
+// TanhApproxF32 implements tanh.approx.f32 (sm_75+): tanh(±0) = ±0,
+// tanh(±Inf) = ±1. ftz is accepted for symmetry (PTX has no .ftz form).
+func TanhApproxF32(x uint32, ftz bool) uint32 {
+	v := in32(x, ftz)
+	if v != v {
+		return NaN32
+	}
+	return out32(math.Tanh(v), ftz)
+}
+
+// DivApproxF32 implements div.approx{.ftz}.f32 d, a, b, which PTX defines
+// as a * (1/b): the reciprocal of b (rounded to f32) times a, rounded to
+// nearest. Following the ISA, for 2^126 < |b| < 2^128 the result is 0
+// (sign of a*b), or NaN if a is infinite.
+func DivApproxF32(a, b uint32, ftz bool) uint32 {
+	if ftz {
+		a, b = FlushF32(a), FlushF32(b)
+	}
+	if isNaN32(a) || isNaN32(b) {
+		return NaN32
+	}
+	if mb := b &^ sign32; mb > 0x7E800000 && mb < 0x7F800000 {
+		if a&^sign32 == 0x7F800000 {
+			return NaN32
+		}
+		return (a ^ b) & sign32
+	}
+	rb := float32(1 / float64(f32(b)))
+	return post32(b32(f32(a)*rb), ftz)
+}
+
+// DivFullF32 implements div.full{.ftz}.f32 d, a, b: a full-range division
+// the ISA bounds at 2 ulp; the correctly rounded (RN) quotient is returned.
+func DivFullF32(a, b uint32, ftz bool) uint32 { return DivF32(a, b, RN, ftz) }
+
+// ---- f64 ----
+
+// out64 canonicalises NaN results.
+func out64(v float64) uint64 { return post64(b64(v)) }
+
+// RcpApproxF64 computes an approximate f64 reciprocal with subnormal
+// support (the correctly rounded 1/x): rcp(±0) = ±Inf, rcp(±Inf) = ±0.
+func RcpApproxF64(x uint64) uint64 { return out64(1 / f64(x)) }
+
+// RcpApproxFtzF64 implements rcp.approx.ftz.f64: a subnormal input is
+// treated as ±0 (result ±Inf), a subnormal result is flushed to ±0, and
+// input NaNs map to the canonical NaN (as the ISA states for this
+// instruction). The value is the correctly rounded 1/x; the hardware's
+// MUFU-based approximation may differ in the low bits.
+func RcpApproxFtzF64(x uint64) uint64 {
+	return flushF64(out64(1 / f64(flushF64(x))))
+}
+
+// RsqrtApproxF64 implements rsqrt.approx.f64 (1/sqrt(x)): rsqrt(±0) = ±Inf,
+// rsqrt(x<0) = NaN, rsqrt(+Inf) = +0; powers of four give exact results
+// (rsqrt(0.25) = 2).
+func RsqrtApproxF64(x uint64) uint64 {
+	v := f64(x)
+	switch {
+	case v != v, v < 0:
+		return NaN64
+	case v == 0:
+		return x&sign64 | 0x7FF0000000000000
+	}
+	return out64(1 / math.Sqrt(v))
+}
+
+// RsqrtApproxFtzF64 implements rsqrt.approx.ftz.f64: as RsqrtApproxF64
+// with a subnormal input treated as ±0.
+func RsqrtApproxFtzF64(x uint64) uint64 { return RsqrtApproxF64(flushF64(x)) }
+
+// ---- f16 / bf16 ----
+
+func approxHalf(f *format, h uint16, ftz bool, fn func(float64) float64) uint16 {
+	if ftz {
+		h = flushH(f, h)
+	}
+	u := unpack(f, uint64(h))
+	if u.cls == clsNaN {
+		return 0x7FFF
+	}
+	var v float64
+	if f == fmtF16 {
+		v = f64(F16ToF64(h))
+	} else {
+		v = f64(BF16ToF64(h))
+	}
+	z, _ := packUnp(f, unpackF64v(fn(v)), RN)
+	if ftz {
+		return flushH(f, uint16(z))
+	}
+	return uint16(z)
+}
+
+// TanhApproxF16 implements tanh.approx.f16 (sm_75+).
+func TanhApproxF16(h uint16) uint16 { return approxHalf(fmtF16, h, false, math.Tanh) }
+
+// TanhApproxBF16 implements tanh.approx.bf16 (sm_90+).
+func TanhApproxBF16(h uint16) uint16 { return approxHalf(fmtBF16, h, false, math.Tanh) }
+
+// Ex2ApproxF16 implements ex2.approx.f16 (2^x): ex2(-Inf) = +0.
+func Ex2ApproxF16(h uint16) uint16 { return approxHalf(fmtF16, h, false, math.Exp2) }
+
+// Ex2ApproxBF16 implements ex2.approx.ftz.bf16: subnormal inputs and
+// results are flushed.
+func Ex2ApproxBF16(h uint16) uint16 { return approxHalf(fmtBF16, h, true, math.Exp2) }
+
+// TanhApproxF16x2 implements tanh.approx.f16x2, per half.
+func TanhApproxF16x2(a uint32) uint32 {
+	return Pack2(TanhApproxF16(uint16(a)), TanhApproxF16(uint16(a>>16)))
+}
+
+// TanhApproxBF16x2 implements tanh.approx.bf16x2, per half.
+func TanhApproxBF16x2(a uint32) uint32 {
+	return Pack2(TanhApproxBF16(uint16(a)), TanhApproxBF16(uint16(a>>16)))
+}
+
+// Ex2ApproxF16x2 implements ex2.approx.f16x2, per half.
+func Ex2ApproxF16x2(a uint32) uint32 {
+	return Pack2(Ex2ApproxF16(uint16(a)), Ex2ApproxF16(uint16(a>>16)))
+}
+
+// Ex2ApproxBF16x2 implements ex2.approx.ftz.bf16x2, per half.
+func Ex2ApproxBF16x2(a uint32) uint32 {
+	return Pack2(Ex2ApproxBF16(uint16(a)), Ex2ApproxBF16(uint16(a>>16)))
+}

@@ -1,0 +1,241 @@
+package isa
+
+// Rnd is a rounding modifier.
+type Rnd uint8
+
+const (
+	RndNone Rnd = iota
+	RN          // .rn  round to nearest even
+	RZ          // .rz  round toward zero
+	RM          // .rm  round toward -inf
+	RP          // .rp  round toward +inf
+	RNA         // .rna round to nearest, ties away from zero (cvt to tf32)
+	RNI         // .rni integer rounding, nearest even
+	RZI         // .rzi integer rounding toward zero
+	RMI         // .rmi integer rounding toward -inf
+	RPI         // .rpi integer rounding toward +inf
+	RS          // .rs  stochastic rounding (cvt with a random operand)
+	NumRnd
+)
+
+var rndNames = [NumRnd]string{"", "rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "rs"}
+
+func (r Rnd) String() string { return rndNames[r] }
+
+// IsInt reports whether r is an integer rounding mode (.rni, .rzi, .rmi, .rpi).
+func (r Rnd) IsInt() bool { return r >= RNI && r <= RPI }
+
+// Cmp is a comparison operator of set/setp/slct.
+type Cmp uint8
+
+const (
+	CmpNone Cmp = iota
+	EQ
+	NE
+	LT
+	LE
+	GT
+	GE
+	LO
+	LS
+	HI
+	HS
+	EQU
+	NEU
+	LTU
+	LEU
+	GTU
+	GEU
+	NUM
+	NAN
+	NumCmp
+)
+
+var cmpNames = [NumCmp]string{"", "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"}
+
+func (c Cmp) String() string { return cmpNames[c] }
+
+// SubOp is a mutually exclusive operation selector: the operation of atom,
+// red and bar.red, the boolean combiner of setp, the mode of shfl, vote and
+// prmt, the class of testp.
+type SubOp uint8
+
+const (
+	SubNone SubOp = iota
+	// atom / red / redux / bar.red / setp boolean operators
+	SubAdd
+	SubMin
+	SubMax
+	SubInc
+	SubDec
+	SubAnd
+	SubOr
+	SubXor
+	SubExch
+	SubCas
+	SubPopc
+	// shfl modes
+	SubUp
+	SubDown
+	SubBfly
+	SubIdx
+	// vote modes (.uni is the flag FUni)
+	SubAll
+	SubAny
+	SubBallot
+	// prmt modes
+	SubF4E
+	SubB4E
+	SubRC8
+	SubECL
+	SubECR
+	SubRC16
+	// testp classes
+	SubFinite
+	SubInfinite
+	SubNumber
+	SubNotANumber
+	SubNormal
+	SubSubnormal
+	// bar / barrier forms
+	SubArrive
+	SubRed
+	SubSync
+	NumSubOps
+)
+
+var subNames = [NumSubOps]string{"", "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", "popc",
+	"up", "down", "bfly", "idx", "all", "any", "ballot", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16",
+	"finite", "infinite", "number", "notanumber", "normal", "subnormal", "arrive", "red", "sync"}
+
+func (s SubOp) String() string { return subNames[s] }
+
+// Flag is a boolean modifier; a set of them is a Flags bitset.
+type Flag uint8
+
+const (
+	FFtz Flag = iota
+	FSat
+	FApprox
+	FFull
+	FWide
+	FHi
+	FLo
+	FCC
+	FUni
+	FSync
+	FAligned
+	FRelu
+	FSatfinite
+	FNaN
+	FXorsign
+	FAbs
+	FShiftAmt
+	FClamp
+	FWrap
+	FL // shf.l
+	FR // shf.r
+	FNoftz
+	FPack
+	FAll // redux/fence forms that carry .all (match.all)
+	FVolatile
+	FNC // ld.global.nc
+	FTrans
+	FShared // cvta.to / isspacep target space markers are spaces, not flags; this is .shared in bar.red? unused
+	FTo     // cvta.to
+	FAsync
+	NumFlags
+)
+
+var flagNames = [NumFlags]string{"ftz", "sat", "approx", "full", "wide", "hi", "lo", "cc", "uni", "sync", "aligned",
+	"relu", "satfinite", "NaN", "xorsign", "abs", "shiftamt", "clamp", "wrap", "l", "r", "noftz", "pack", "all",
+	"volatile", "nc", "trans", "shared", "to", "async"}
+
+func (f Flag) String() string { return flagNames[f] }
+
+// Flags is a set of Flag.
+type Flags uint64
+
+// Has reports whether f is in the set.
+func (s Flags) Has(f Flag) bool { return s&(1<<f) != 0 }
+
+// With returns the set with f added.
+func (s Flags) With(f Flag) Flags { return s | 1<<f }
+
+// ModKind classifies a modifier word.
+type ModKind uint8
+
+const (
+	ModUnknown ModKind = iota
+	ModType            // a Type (value: Type)
+	ModSpace           // a Space (value: Space)
+	ModRnd             // a Rnd
+	ModCmp             // a Cmp
+	ModSub             // a SubOp
+	ModFlag            // a Flag
+	ModVec             // .v2 .v4 .v8 (value: the width)
+	ModHint            // a hint with no effect on results in the emulator: cache operators, eviction priorities, memory-order and scope qualifiers
+	ModShape           // a matrix shape (.m16n8k16, .x4, .row, .col ...): used by tensor-core instructions
+)
+
+// Mod is a decoded modifier: its kind and its value (a Type, Space, Rnd,
+// Cmp, SubOp, Flag or vector width depending on Kind).
+type Mod struct {
+	Kind  ModKind
+	Value uint8
+}
+
+var modTable = func() map[string]Mod {
+	m := map[string]Mod{}
+	for t := Type(1); t < NumTypes; t++ {
+		m[t.String()] = Mod{ModType, uint8(t)}
+	}
+	for name, s := range SpaceByName {
+		m[name] = Mod{ModSpace, uint8(s)}
+	}
+	for r := Rnd(1); r < NumRnd; r++ {
+		m[r.String()] = Mod{ModRnd, uint8(r)}
+	}
+	for c := Cmp(1); c < NumCmp; c++ {
+		m[c.String()] = Mod{ModCmp, uint8(c)}
+	}
+	for s := SubOp(1); s < NumSubOps; s++ {
+		m[s.String()] = Mod{ModSub, uint8(s)}
+	}
+	for f := Flag(0); f < NumFlags; f++ {
+		if f == FShared { // ".shared" is a space
+			continue
+		}
+		m[f.String()] = Mod{ModFlag, uint8(f)}
+	}
+	m["v2"], m["v4"], m["v8"] = Mod{ModVec, 2}, Mod{ModVec, 4}, Mod{ModVec, 8}
+	for _, h := range []string{
+		"ca", "cg", "cs", "lu", "cv", "wb", "wt", "weak", "relaxed", "acquire", "release", "acq_rel", "sc", "mmio",
+		"cta", "gpu", "sys", "cluster", "gl", "unified", "level::cache_hint", "L2::cache_hint", "L1::evict_normal",
+		"L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
+		"L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B", "proxy", "alias", "async_proxy",
+		"noinc", "mbarrier", "expect_tx", "complete_tx", "bytes", "global_to_shared", "read", "write",
+		"noreturn", "shared::cta", "level::eviction_priority", "level::prefetch_size",
+	} {
+		if _, ok := m[h]; !ok {
+			m[h] = Mod{ModHint, 0}
+		}
+	}
+	for _, s := range []string{
+		"row", "col", "x1", "x2", "x4", "m8n8", "m16n16", "m8n16", "m16n8", "b16", "trans",
+		"m8n8k4", "m8n8k16", "m8n8k32", "m8n8k128", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32", "m16n8k64",
+		"m16n8k128", "m16n8k256", "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", "tile", "im2col",
+		"1d", "2d", "3d", "4d", "5d",
+	} {
+		if _, ok := m[s]; !ok {
+			m[s] = Mod{ModShape, 0}
+		}
+	}
+	return m
+}()
+
+// LookupMod decodes a modifier word (without its dot).
+func LookupMod(name string) (Mod, bool) {
+	m, ok := modTable[name]
+	return m, ok
+}

@@ -1,0 +1,171 @@
+package ptx
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Span is a half-open byte range [Start, End) in a source file. Line and
+// column are computed only when a diagnostic is reported (see Source.Position).
+type Span struct {
+	Start, End int32
+}
+
+// Join returns the smallest span covering s and t.
+func (s Span) Join(t Span) Span {
+	if t.Start < s.Start {
+		s.Start = t.Start
+	}
+	if t.End > s.End {
+		s.End = t.End
+	}
+	return s
+}
+
+// Severity of a diagnostic.
+type Severity uint8
+
+const (
+	SevError Severity = iota
+	SevWarning
+	SevNote
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SevWarning:
+		return "warning"
+	case SevNote:
+		return "note"
+	}
+	return "error"
+}
+
+// Diagnostic is one message about a span of a source file. It is data: it is
+// rendered as text for the CLI (file:line:col: error: message) and as JSON
+// (Message) for the editor, from the same value.
+type Diagnostic struct {
+	Severity Severity
+	Span     Span
+	Message  string
+}
+
+// Source is a named PTX text with a lazily built line index.
+type Source struct {
+	Name  string
+	Text  []byte
+	lines []int32 // byte offset of the start of each line
+}
+
+// NewSource returns a Source for text.
+func NewSource(name string, text []byte) *Source {
+	return &Source{Name: name, Text: text}
+}
+
+// Pos is a 1-based line and column (columns count bytes, as in go/token).
+type Pos struct {
+	Line, Col int
+}
+
+// Position converts a byte offset to a 1-based line and column.
+func (s *Source) Position(off int32) Pos {
+	if s.lines == nil {
+		s.lines = append(s.lines, 0)
+		for i, c := range s.Text {
+			if c == '\n' {
+				s.lines = append(s.lines, int32(i+1))
+			}
+		}
+	}
+	if off < 0 {
+		off = 0
+	}
+	if int(off) > len(s.Text) {
+		off = int32(len(s.Text))
+	}
+	i := sort.Search(len(s.lines), func(i int) bool { return s.lines[i] > off }) - 1
+	return Pos{Line: i + 1, Col: int(off-s.lines[i]) + 1}
+}
+
+// Message is the JSON shape of a diagnostic shared by the CLI (--json), the
+// web editor and the websocket protocol.
+type Message struct {
+	Severity string `json:"severity"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	EndLine  int    `json:"endLine"`
+	EndCol   int    `json:"endCol"`
+	Message  string `json:"message"`
+}
+
+// Message converts d to its JSON shape using src for positions.
+func (d Diagnostic) ToMessage(src *Source) Message {
+	p, e := src.Position(d.Span.Start), src.Position(d.Span.End)
+	return Message{Severity: d.Severity.String(), File: src.Name, Line: p.Line, Col: p.Col,
+		EndLine: e.Line, EndCol: e.Col, Message: d.Message}
+}
+
+// Format renders d as "file:line:col: error: message".
+func (d Diagnostic) Format(src *Source) string {
+	p := src.Position(d.Span.Start)
+	return fmt.Sprintf("%s:%d:%d: %s: %s", src.Name, p.Line, p.Col, d.Severity, d.Message)
+}
+
+// MaxErrors is the number of errors after which parsing and checking stop
+// collecting (the list then ends with a "too many errors" note).
+const MaxErrors = 50
+
+// DiagList collects diagnostics, counting errors and stopping at MaxErrors.
+type DiagList struct {
+	Diags  []Diagnostic
+	Errors int
+}
+
+// Errorf adds an error at span. It reports whether the cap has been reached.
+func (l *DiagList) Errorf(span Span, format string, args ...any) bool {
+	if l.Errors >= MaxErrors {
+		return true
+	}
+	l.Errors++
+	l.Diags = append(l.Diags, Diagnostic{Severity: SevError, Span: span, Message: fmt.Sprintf(format, args...)})
+	if l.Errors == MaxErrors {
+		l.Diags = append(l.Diags, Diagnostic{Severity: SevNote, Span: span, Message: fmt.Sprintf("too many errors (stopped after %d)", MaxErrors)})
+		return true
+	}
+	return false
+}
+
+// Warnf adds a warning at span.
+func (l *DiagList) Warnf(span Span, format string, args ...any) {
+	l.Diags = append(l.Diags, Diagnostic{Severity: SevWarning, Span: span, Message: fmt.Sprintf(format, args...)})
+}
+
+// Full reports whether the error cap has been reached.
+func (l *DiagList) Full() bool { return l.Errors >= MaxErrors }
+
+// Sort orders diagnostics by position (stable, so equal spans keep their order).
+func (l *DiagList) Sort() {
+	sort.SliceStable(l.Diags, func(i, j int) bool { return l.Diags[i].Span.Start < l.Diags[j].Span.Start })
+}
+
+// Format renders every diagnostic, one per line.
+func FormatAll(src *Source, diags []Diagnostic) string {
+	var b strings.Builder
+	for _, d := range diags {
+		b.WriteString(d.Format(src))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// HasErrors reports whether diags holds an error.
+func HasErrors(diags []Diagnostic) bool {
+	for _, d := range diags {
+		if d.Severity == SevError {
+			return true
+		}
+	}
+	return false
+}

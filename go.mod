@@ -1,0 +1,3 @@
+module github.com/ptxplayground/ptxplay
+
+go 1.26
