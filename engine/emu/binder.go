@@ -316,6 +316,14 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 	if o == nil {
 		return -1
 	}
+	if o.Kind == ptx.OpdVec && len(o.Elems) == 1 {
+		// "{ %r1 }": a one-element vector (Triton writes these) is its element.
+		saved := b.ins.Operands
+		b.ins.Operands = o.Elems
+		r := b.reg(0, t, write, relaxed)
+		b.ins.Operands = saved
+		return r
+	}
 	switch o.Kind {
 	case ptx.OpdSink:
 		if !write {

@@ -99,6 +99,29 @@ type compiler struct {
 	maxDynAl  int
 	inits     []pendingInit
 	protos    map[string]*ptx.CallProto
+	// presetShared holds the symbols of function-scope shared variables,
+	// laid out before bodies are lowered.
+	presetShared map[*ptx.VarName]*sym
+}
+
+func (c *compiler) scanShared(b *ptx.Block) {
+	for _, st := range b.Stmts {
+		switch st := st.(type) {
+		case *ptx.Block:
+			c.scanShared(st)
+		case *ptx.VarDecl:
+			if st.Space != isa.Shared && st.Space != isa.SharedCluster {
+				continue
+			}
+			for _, n := range st.Names {
+				scope := map[string]*sym{}
+				c.declareVar(st, n, scope, false)
+				if s := scope[n.Name]; s != nil {
+					c.presetShared[n] = s
+				}
+			}
+		}
+	}
 }
 
 type pendingInit struct {
@@ -125,7 +148,15 @@ func (c *compiler) run() {
 			c.declareFunc(d)
 		}
 	}
-	// Dynamic shared memory starts after all static shared memory.
+	// Shared variables declared inside functions are laid out now too, so
+	// that dynamic shared memory can start after all static shared memory
+	// before any body is lowered.
+	c.presetShared = map[*ptx.VarName]*sym{}
+	for _, d := range m.Decls {
+		if f, ok := d.(*ptx.Func); ok && f.Body != nil {
+			c.scanShared(f.Body)
+		}
+	}
 	c.finishShared()
 	for _, p := range c.inits {
 		c.initVar(p)
@@ -207,6 +238,10 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		return
 	}
 	if c.redeclared(scope, n.Name, n.Span) {
+		return
+	}
+	if s, ok := c.presetShared[n]; ok {
+		scope[n.Name] = s
 		return
 	}
 	al := d.Align

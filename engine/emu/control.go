@@ -163,7 +163,7 @@ func bindCall(b *binder) {
 					}
 					return CallArg{Reg: -1, Addr: s.addr, Size: max(s.size, 0)}, true
 				case symReg:
-					return CallArg{Reg: s.reg, Size: max(s.typ.Size(), 1)}, true
+					return CallArg{Reg: s.reg, Count: max(s.size, 1), Size: max(s.typ.Size(), 1)}, true
 				case symPred:
 					return CallArg{Reg: s.reg, Pred: true, Size: 1}, true
 				}
@@ -280,6 +280,12 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 // copyParam copies a caller argument to a callee parameter for lane.
 func (w *Warp) copyParam(l int, a CallArg, p *Param, scratch []byte) *Fault {
 	size := p.Size
+	if a.Reg >= 0 && !a.Pred && p.Reg >= 0 && !p.Pred && (a.Count > 1 || p.Count > 1) {
+		for k := 0; k < min(max(a.Count, 1), max(p.Count, 1)); k++ {
+			w.regs[int(p.Reg+int32(k))*32+l] = w.regs[int(a.Reg+int32(k))*32+l]
+		}
+		return nil
+	}
 	if a.Reg >= 0 {
 		var v uint64
 		if a.Pred {
@@ -366,6 +372,7 @@ func (w *Warp) finishCall() {
 	// Read the results before restoring a re-entered callee's state.
 	type val struct {
 		v   uint64
+		vs  []uint64 // vector register results
 		mem []byte
 	}
 	var rets [][]val
@@ -381,6 +388,10 @@ func (w *Warp) finishCall() {
 				switch {
 				case p.Reg >= 0 && p.Pred:
 					x.v = uint64(w.preds[p.Reg] >> l & 1)
+				case p.Reg >= 0 && p.Count > 1:
+					for k := 0; k < p.Count; k++ {
+						x.vs = append(x.vs, w.regs[int(p.Reg+int32(k))*32+l])
+					}
 				case p.Reg >= 0:
 					x.v = w.regs[int(p.Reg)*32+l]
 				default:
@@ -411,6 +422,10 @@ func (w *Warp) finishCall() {
 					w.preds[a.Reg] |= 1 << l
 				} else {
 					w.preds[a.Reg] &^= 1 << l
+				}
+			case a.Reg >= 0 && x.vs != nil:
+				for k := 0; k < min(len(x.vs), max(a.Count, 1)); k++ {
+					w.regs[int(a.Reg+int32(k))*32+l] = x.vs[k]
 				}
 			case a.Reg >= 0:
 				v := x.v
@@ -492,9 +507,13 @@ func execRet(w *Warp, op *Op, emask uint32) *Fault {
 
 func bindBar(b *binder) {
 	b.Flag(isa.FAligned)
-	form := b.Sub()
-	if form == isa.SubNone {
-		form = isa.SubSync // "barrier a" is not valid PTX, but bar.cta forms spell the sync
+	form := isa.SubSync
+	if !b.Flag(isa.FSync) {
+		form = b.Sub()
+		if form == isa.SubNone {
+			b.errorf("expects .sync, .arrive or .red")
+			return
+		}
 	}
 	op := b.op
 	op.Ctrl = true
@@ -696,7 +715,6 @@ func bindTrap(b *binder) {
 }
 
 func bindPmevent(b *binder) {
-	b.Flag(isa.FAll)
 	b.AllTypes()
 	if !b.Want(1, 1) {
 		return

@@ -124,7 +124,7 @@ func (c *compiler) declareParams(f *ptx.Func, fn *Function) {
 				if d.Space == isa.Reg {
 					c.declareReg(d, n, scope)
 					if s := scope[n.Name]; s != nil {
-						*out = append(*out, Param{Name: n.Name, Type: d.Type, Size: max(d.Type.Size(), 1), Reg: s.reg, Pred: s.kind == symPred})
+						*out = append(*out, Param{Name: n.Name, Type: d.Type, Size: max(d.Type.Size(), 1), Reg: s.reg, Count: max(s.size, 1), Pred: s.kind == symPred})
 					}
 					continue
 				}

@@ -74,6 +74,7 @@ type Machine struct {
 	params   []byte
 
 	ctas     []*CTA  // resident CTAs
+	free     []*CTA  // retired CTAs whose memory is reused
 	warps    []*Warp // warps of resident CTAs, in scheduling order
 	cursor   int
 	nextCTA  int
@@ -247,14 +248,31 @@ func (m *Machine) newCTA(lin int) *CTA {
 	p := m.prog
 	b := m.cfg.Block
 	nt := b[0] * b[1] * b[2]
-	c := &CTA{Idx: m.ctaIndex(lin), Linear: lin}
-	c.shared = make([]byte, p.DynSharedBase+m.cfg.DynamicSharedBytes)
-	c.local = make([]byte, p.LocalSize*nt)
 	nw := (nt + 31) / 32
-	for i := 0; i < nw; i++ {
-		w := &Warp{m: m, cta: c, ID: i, barDst: -1}
-		w.regs = make([]uint64, len(p.Regs)*32)
-		w.preds = make([]uint32, len(p.Preds))
+	var c *CTA
+	if n := len(m.free); n > 0 {
+		// Reuse a retired CTA's memory: it has the same shape.
+		c = m.free[n-1]
+		m.free = m.free[:n-1]
+		clear(c.shared)
+		clear(c.local)
+		c.bars = [16]barrier{}
+		c.done = false
+	} else {
+		c = &CTA{}
+		c.shared = make([]byte, p.DynSharedBase+m.cfg.DynamicSharedBytes)
+		c.local = make([]byte, p.LocalSize*nt)
+		c.Warps = make([]*Warp, nw)
+		for i := range c.Warps {
+			c.Warps[i] = &Warp{regs: make([]uint64, len(p.Regs)*32), preds: make([]uint32, len(p.Preds))}
+		}
+	}
+	c.Idx, c.Linear = m.ctaIndex(lin), lin
+	for i, w := range c.Warps {
+		regs, preds, stack := w.regs, w.preds, w.stack[:0]
+		clear(regs)
+		clear(preds)
+		*w = Warp{m: m, cta: c, ID: i, barDst: -1, regs: regs, preds: preds, stack: stack}
 		n := min(32, nt-i*32)
 		w.valid = uint32(1<<n - 1)
 		if n == 32 {
@@ -271,20 +289,30 @@ func (m *Machine) newCTA(lin int) *CTA {
 				w.preds[j] = ^uint32(0)
 			}
 		}
-		for _, s := range p.Specials {
-			m.fillSpecial(w, s)
-		}
+		m.fillSpecials(w)
 		w.stack = append(w.stack, StackEntry{PC: int32(m.fn.Entry), RPC: -1, Mask: w.valid})
-		c.Warps = append(c.Warps, w)
 	}
 	return c
 }
 
-func (m *Machine) fillSpecial(w *Warp, s SpecialReg) {
+func (m *Machine) fillSpecials(w *Warp) {
+	if len(m.prog.Specials) == 0 {
+		return
+	}
+	var tids [32][3]int
+	for l := range tids {
+		tids[l] = w.tid(l)
+	}
+	for _, s := range m.prog.Specials {
+		m.fillSpecial(w, s, &tids)
+	}
+}
+
+func (m *Machine) fillSpecial(w *Warp, s SpecialReg, tids *[32][3]int) {
 	r := w.r(s.Reg)
 	c := w.cta
 	for l := 0; l < 32; l++ {
-		t := w.tid(l)
+		t := tids[l]
 		var v uint64
 		switch s.SR {
 		case SRTidX, SRTidY, SRTidZ:
@@ -508,6 +536,9 @@ func (m *Machine) retire() bool {
 		case live == 0 && blocked == 0:
 			c.done = true
 			m.finished++
+			if m.obs == nil {
+				m.free = append(m.free, c)
+			}
 			continue
 		case live == 0:
 			m.deadlock(c)

@@ -185,7 +185,7 @@ type Access struct {
 	Size  int       // bytes per lane
 	Lanes uint32
 	Addr  [32]uint64
-	Old   [32][16]byte // previous bytes (stores and atomics), Size bytes per lane (at most 16)
+	Old   [32][32]byte // previous bytes (stores and atomics), Size bytes per lane (at most 32)
 }
 
 // noteAccess records a lane's access for the observer; it costs a nil check

@@ -61,6 +61,7 @@ type Param struct {
 	Align  int
 	Offset int
 	Reg    int32 // register parameter slot, or -1
+	Count  int   // consecutive register slots (vector register parameters), at least 1
 	Pred   bool  // Reg is a predicate slot
 	// PtrSpace is the state space of a pointer parameter (.ptr .global), if given.
 	PtrSpace isa.Space
@@ -133,8 +134,9 @@ type CallInfo struct {
 // CallArg is a caller-side call operand: a value slot (Reg >= 0, a
 // predicate slot if Pred) or a .param variable in per-thread local memory.
 type CallArg struct {
-	Reg  int32
-	Pred bool
+	Reg   int32
+	Count int // consecutive value slots of a vector register operand (0 or 1: one)
+	Pred  bool
 	Addr uint64
 	Size int
 }

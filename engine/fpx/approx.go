@@ -144,8 +144,10 @@ func DivFullF32(a, b uint32, ftz bool) uint32 { return DivF32(a, b, RN, ftz) }
 // out64 canonicalises NaN results.
 func out64(v float64) uint64 { return post64(b64(v)) }
 
-// RcpApproxF64 computes an approximate f64 reciprocal with subnormal
-// support (the correctly rounded 1/x): rcp(±0) = ±Inf, rcp(±Inf) = ±0.
+// RcpApproxF64 is an approximate f64 reciprocal that keeps subnormal
+// inputs and results (PTX itself only defines the .ftz form, see
+// RcpApproxFtzF64). It returns the correctly rounded 1/x:
+// rcp(±0) = ±Inf, rcp(±Inf) = ±0, NaN gives NaN64.
 func RcpApproxF64(x uint64) uint64 { return out64(1 / f64(x)) }
 
 // RcpApproxFtzF64 implements rcp.approx.ftz.f64: a subnormal input is

@@ -50,10 +50,8 @@ func halfPost(f *format, z uint64, st status, m Mod) uint16 {
 	return h
 }
 
-func halfBin(f *format, op int, a, b uint16, m Mod) uint16 {
-	if m&FTZ != 0 {
-		a, b = flushH(f, a), flushH(f, b)
-	}
+// halfBinSoft computes add/sub/mul with the exact soft-float core.
+func halfBinSoft(f *format, op int, a, b uint16, m Mod) uint16 {
 	ua, ub := unpack(f, uint64(a)), unpack(f, uint64(b))
 	var z uint64
 	var st status
@@ -69,11 +67,64 @@ func halfBin(f *format, op int, a, b uint16, m Mod) uint16 {
 	return halfPost(f, z, st, m)
 }
 
+// halfToF64 widens an f16/bf16 encoding exactly (NaN -> a NaN).
+func halfToF64(f *format, h uint16) float64 {
+	if f == fmtF16 {
+		return float64(f32(F16ToF32(h)))
+	}
+	return float64(f32(uint32(h) << 16))
+}
+
+// twoSumErr returns the rounding error of s = x + y: 0 when the float64
+// addition was exact, NaN when an operand is infinite.
+func twoSumErr(x, y, s float64) float64 {
+	bv := s - x
+	av := s - bv
+	return (x - av) + (y - bv)
+}
+
+// halfBin computes add/sub/mul. The fast path evaluates in float64, where
+// the product of two half values is always exact, and checks with TwoSum
+// that the sum was exact; the single rounding to the half format is then
+// done by round. Inexact float64 sums (exponents far apart) and infinite
+// operands take the exact soft-float path.
+func halfBin(f *format, op int, a, b uint16, m Mod) uint16 {
+	if m&FTZ != 0 {
+		a, b = flushH(f, a), flushH(f, b)
+	}
+	x, y := halfToF64(f, a), halfToF64(f, b)
+	var s float64
+	switch op {
+	case opMul:
+		s = x * y
+	case opSub:
+		y = -y
+		fallthrough
+	default:
+		s = x + y
+		if twoSumErr(x, y, s) != 0 {
+			return halfBinSoft(f, op, a, b, m)
+		}
+	}
+	z, st := packUnp(f, unpackF64v(s), RN)
+	return halfPost(f, z, st, m)
+}
+
+// halfFMA computes a*b+c with a single rounding: the product is exact in
+// float64; when the float64 sum is exact as well, rounding it is the single
+// rounding, otherwise the exact soft-float FMA is used.
 func halfFMA(f *format, a, b, c uint16, m Mod) uint16 {
 	if m&FTZ != 0 {
 		a, b, c = flushH(f, a), flushH(f, b), flushH(f, c)
 	}
-	z, st := softFMA(f, unpack(f, uint64(a)), unpack(f, uint64(b)), unpack(f, uint64(c)), RN)
+	x, y, w := halfToF64(f, a), halfToF64(f, b), halfToF64(f, c)
+	p := float64(x * y)
+	s := p + w
+	if twoSumErr(p, w, s) != 0 {
+		z, st := softFMA(f, unpack(f, uint64(a)), unpack(f, uint64(b)), unpack(f, uint64(c)), RN)
+		return halfPost(f, z, st, m)
+	}
+	z, st := packUnp(f, unpackF64v(s), RN)
 	return halfPost(f, z, st, m)
 }
 

@@ -137,7 +137,7 @@ const (
 	FR // shf.r
 	FNoftz
 	FPack
-	FAll // redux/fence forms that carry .all (match.all)
+	FAll // unused: ".all" decodes as SubAll
 	FVolatile
 	FNC // ld.global.nc
 	FTrans
@@ -202,8 +202,10 @@ var modTable = func() map[string]Mod {
 	for s := SubOp(1); s < NumSubOps; s++ {
 		m[s.String()] = Mod{ModSub, uint8(s)}
 	}
+	// ".sync" is always the flag FSync (shfl.sync, vote.sync, bar.sync ...);
+	// ".all" is always the sub-operation SubAll (vote.all, match.all).
 	for f := Flag(0); f < NumFlags; f++ {
-		if f == FShared { // ".shared" is a space
+		if f == FShared || f == FAll { // ".shared" is a space; ".all" a SubOp
 			continue
 		}
 		m[f.String()] = Mod{ModFlag, uint8(f)}

@@ -164,13 +164,13 @@ type Mod struct {
 type OperandKind uint8
 
 const (
-	OpdName  OperandKind = iota // a register, variable, label, function or special register: "%r1", "%tid.x", "smem", "$L__BB0_1"
-	OpdImm                      // a constant expression: "1", "-4", "0f3F800000", "(N*4)"
-	OpdAddr                     // "[base]", "[base+imm]", "[imm]", "var[imm]" (normalized to Base="var", Offset=imm)
-	OpdVec                      // "{a, b, c, d}" (elements may be names, immediates or "_")
-	OpdList                     // "(a, b)" parenthesized argument list of call
-	OpdSink                     // "_"
-	OpdPair                     // "p|q" (setp, vote destinations): Elems holds the two names
+	OpdName OperandKind = iota // a register, variable, label, function or special register: "%r1", "%tid.x", "smem", "$L__BB0_1"
+	OpdImm                     // a constant expression: "1", "-4", "0f3F800000", "(N*4)"
+	OpdAddr                    // "[base]", "[base+imm]", "[imm]", "var[imm]" (normalized to Base="var", Offset=imm)
+	OpdVec                     // "{a, b, c, d}" (elements may be names, immediates or "_")
+	OpdList                    // "(a, b)" parenthesized argument list of call
+	OpdSink                    // "_"
+	OpdPair                    // "p|q" (setp, vote destinations): Elems holds the two names
 )
 
 // Operand is one instruction operand.

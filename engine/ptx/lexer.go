@@ -125,7 +125,11 @@ type lexer struct {
 }
 
 func newLexer(src []byte, diags *DiagList) *lexer {
-	return &lexer{src: src, diags: diags, first: true}
+	lx := &lexer{src: src, diags: diags, first: true}
+	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
+		lx.pos = 3 // skip a UTF-8 byte order mark
+	}
+	return lx
 }
 
 func (lx *lexer) errorf(start, end int, format string, args ...any) {

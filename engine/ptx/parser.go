@@ -28,6 +28,74 @@ type parser struct {
 	strs      map[string]string // interned identifiers and modifiers
 	depth     int
 	deepError bool // the nesting error was reported for this statement
+
+	// Slabs: AST nodes are carved out of chunks to keep allocation cheap.
+	instrSlab []Instr
+	opSlab    []Operand
+	exprSlab  []Expr
+	opPtrSlab []*Operand
+	modSlab   []Mod
+	// Stacks collecting operands and modifiers before they get their
+	// exact-size slices (shared by nested lists).
+	opStack  []*Operand
+	modStack []Mod
+}
+
+const slabSize = 512
+
+// slabNew returns a pointer to a fresh zero T carved from *slab.
+func slabNew[T any](slab *[]T) *T {
+	if len(*slab) == 0 {
+		*slab = make([]T, slabSize)
+	}
+	x := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return x
+}
+
+// slabCopy returns a copy of src in a slice carved from *slab (with
+// capacity equal to its length, so appends by users reallocate).
+func slabCopy[T any](slab *[]T, src []T) []T {
+	n := len(src)
+	if n == 0 {
+		return nil
+	}
+	if n > slabSize/8 {
+		return append([]T(nil), src...)
+	}
+	if len(*slab) < n {
+		*slab = make([]T, slabSize)
+	}
+	r := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	copy(r, src)
+	return r
+}
+
+func (p *parser) newOperand(o Operand) *Operand {
+	x := slabNew(&p.opSlab)
+	*x = o
+	return x
+}
+
+func (p *parser) newExpr(e Expr) *Expr {
+	x := slabNew(&p.exprSlab)
+	*x = e
+	return x
+}
+
+// dropOperands discards the operands pushed on opStack since base.
+func (p *parser) dropOperands(base int) {
+	clear(p.opStack[base:])
+	p.opStack = p.opStack[:base]
+}
+
+// popOperands returns the operands pushed on opStack since base.
+func (p *parser) popOperands(base int) []*Operand {
+	ops := slabCopy(&p.opPtrSlab, p.opStack[base:])
+	clear(p.opStack[base:])
+	p.opStack = p.opStack[:base]
+	return ops
 }
 
 // Parse parses a whole PTX module. It never panics; syntax errors are
@@ -93,6 +161,8 @@ func (p *parser) isDir(name string) bool {
 	return p.tok.Kind == TokDirective && string(p.tokText(p.tok)) == name
 }
 
+// intern returns b as a string, sharing one copy per distinct name
+// (registers, modifiers and opcodes repeat a lot).
 func (p *parser) intern(b []byte) string {
 	if s, ok := p.strs[string(b)]; ok {
 		return s
@@ -106,9 +176,20 @@ func (p *parser) errorf(span Span, format string, args ...any) {
 	p.diags.Errorf(span, format, args...)
 }
 
-// errorExpected reports "expected X, found Y" at the current token.
+// errorExpected reports "expected X, found Y" at the current token, or at
+// the end of the previous line when the current token starts a new line
+// (the line is what is incomplete).
 func (p *parser) errorExpected(what string) {
+	if p.tok.NL && p.ntok > 1 {
+		p.errorf(Span{p.prevEnd, p.prevEnd}, "expected %s, found newline", what)
+		return
+	}
 	p.errorf(p.tok.Span, "expected %s, found %s", what, describeTok(p.text, p.tok))
+}
+
+// errorAtTok reports an error at the current token.
+func (p *parser) errorAtTok(format string, args ...any) {
+	p.errorf(p.tok.Span, format, args...)
 }
 
 func (p *parser) got(k TokKind) bool {
@@ -178,12 +259,11 @@ func (p *parser) syncStmt() {
 	}
 }
 
-// syncTop skips a broken module-level statement: past the next ';' or a
-// balanced "{...}", or up to a directive at a line start that begins a
-// module-level statement.
-func (p *parser) syncTop() {
+// syncTop skips a broken module-level statement that began at start: past
+// the next ';' or a balanced "{...}", or up to a later directive at a line
+// start that begins a module-level statement.
+func (p *parser) syncTop(start int32) {
 	p.deepError = false
-	first := true
 	for {
 		switch p.tok.Kind {
 		case TokEOF:
@@ -198,11 +278,10 @@ func (p *parser) syncTop() {
 			p.next()
 			return
 		case TokDirective:
-			if !first && p.tok.NL && p.topLevelDirective() {
+			if p.tok.Span.Start > start && p.tok.NL && p.topLevelDirective() {
 				return
 			}
 		}
-		first = false
 		p.next()
 	}
 }
@@ -228,10 +307,18 @@ func (p *parser) skipBalanced() {
 	}
 }
 
-// skipLine skips the current token and the rest of its line (.loc, .file).
+// skipLine skips the current token and the rest of its line (.loc and
+// .file have no ';'), stopping early after a ';' or before a brace.
 func (p *parser) skipLine() {
 	p.next()
 	for p.tok.Kind != TokEOF && !p.tok.NL {
+		switch p.tok.Kind {
+		case TokSemi:
+			p.next()
+			return
+		case TokLBrace, TokRBrace:
+			return
+		}
 		p.next()
 	}
 }
@@ -324,8 +411,8 @@ func (p *parser) parseTop(m *Module) {
 		return
 	case TokDirective:
 	default:
-		p.errorExpected("directive")
-		p.syncTop()
+		p.errorAtTok("expected directive, found %s", describeTok(p.text, p.tok))
+		p.syncTop(p.tok.Span.Start)
 		return
 	}
 	start := p.tok.Span.Start
@@ -338,14 +425,14 @@ func (p *parser) parseTop(m *Module) {
 			p.next()
 		} else {
 			p.errorExpected("version number")
-			p.syncTop()
+			p.syncTop(start)
 		}
 	case ".target":
 		p.next()
 		for {
 			if p.tok.Kind != TokIdent {
 				p.errorExpected("target name")
-				p.syncTop()
+				p.syncTop(start)
 				return
 			}
 			m.Target = append(m.Target, p.intern(p.tokText(p.tok)))
@@ -366,7 +453,7 @@ func (p *parser) parseTop(m *Module) {
 			p.next()
 		} else {
 			p.errorExpected("address size")
-			p.syncTop()
+			p.syncTop(start)
 		}
 	case ".file", ".loc":
 		p.skipLine()
@@ -376,10 +463,10 @@ func (p *parser) parseTop(m *Module) {
 		if d := p.parseDirective(); d != nil {
 			m.Directives = append(m.Directives, d)
 		} else {
-			p.syncTop()
+			p.syncTop(start)
 		}
 	case ".entry", ".func":
-		if f := p.parseFunc(LinkNone, start); f != nil {
+		if f := p.parseFunc(LinkNone, start); f.Name != "" {
 			m.Decls = append(m.Decls, f)
 		}
 	default:
@@ -389,7 +476,7 @@ func (p *parser) parseTop(m *Module) {
 			if p.tok.Kind == TokDirective {
 				switch string(p.tokText(p.tok)) {
 				case ".entry", ".func":
-					if f := p.parseFunc(link, start); f != nil {
+					if f := p.parseFunc(link, start); f.Name != "" {
 						m.Decls = append(m.Decls, f)
 					}
 					return
@@ -407,7 +494,7 @@ func (p *parser) parseTop(m *Module) {
 		} else {
 			p.errorf(p.tok.Span, "unknown directive %s", describeTok(p.text, p.tok))
 		}
-		p.syncTop()
+		p.syncTop(start)
 	}
 }
 
@@ -416,7 +503,8 @@ func (p *parser) skipSection() {
 	sec := p.tok.Span
 	p.next()
 	for p.tok.Kind != TokLBrace {
-		if p.tok.Kind == TokEOF || p.tok.Kind == TokSemi {
+		if p.tok.Kind == TokEOF || p.tok.Kind == TokSemi ||
+			(p.tok.NL && p.tok.Kind == TokDirective && p.topLevelDirective()) {
 			p.errorf(sec, "expected '{' after .section")
 			p.got(TokSemi)
 			return
@@ -472,12 +560,15 @@ func (p *parser) stringExpr() *Expr {
 			s = s[:n-1]
 		}
 	}
-	return &Expr{Kind: ExprString, Span: p.tok.Span, Str: s}
+	return p.newExpr(Expr{Kind: ExprString, Span: p.tok.Span, Str: s})
 }
 
 // ---- functions ----
 
 // parseFunc parses an .entry or .func starting at the current directive.
+// After an error in the header the function is still returned (with the
+// body, if one follows), except that its Name is empty if it had none; the
+// caller drops such functions.
 func (p *parser) parseFunc(link Linkage, start int32) *Func {
 	f := &Func{Linkage: link, Kind: KindEntry}
 	if p.isDir(".func") {
@@ -685,6 +776,15 @@ func (p *parser) parseDeclSpec(d *VarDecl) bool {
 		full := p.tokText(p.tok)
 		name := full[1:]
 		switch string(name) {
+		case "attribute":
+			// ".global .attribute(.managed) .s32 g;": skipped.
+			p.next()
+			if p.tok.Kind != TokLParen {
+				p.errorExpected("'(' after .attribute")
+				return false
+			}
+			p.skipParens()
+			continue
 		case "align":
 			p.next()
 			n, ok := p.parseSmallInt("alignment", false)
@@ -763,10 +863,10 @@ func (p *parser) parseVarDecl(link Linkage, start int32) *VarDecl {
 			break
 		}
 	}
-	d.Span = Span{start, p.prevEnd}
 	if !p.expectSemi() {
 		return nil
 	}
+	d.Span = Span{start, p.prevEnd} // with the ';' (if present)
 	return d
 }
 
@@ -962,7 +1062,9 @@ func (p *parser) parseStmt() Stmt {
 		case ".loc", ".file":
 			p.skipLine()
 			return nil
-		case ".pragma":
+		case ".pragma", ".branchtargets", ".calltargets":
+			// ".branchtargets" and ".calltargets" follow a label:
+			// "$L_brx_0: .branchtargets $L1, $L2;".
 			if d := p.parseDirective(); d != nil {
 				return d
 			}
@@ -989,7 +1091,7 @@ func (p *parser) parseStmt() Stmt {
 	case TokRBrace:
 		return nil // handled by the caller
 	}
-	p.errorExpected("statement")
+	p.errorAtTok("expected statement, found %s", describeTok(p.text, p.tok))
 	p.syncStmt()
 	return nil
 }
@@ -1037,10 +1139,10 @@ func (p *parser) parseCallProto(name string, start int32) Stmt {
 	for p.isDir(".noreturn") {
 		p.next()
 	}
-	cp.Span = Span{start, p.prevEnd}
 	if !p.expectSemi() {
 		return nil
 	}
+	cp.Span = Span{start, p.prevEnd}
 	return cp
 }
 
@@ -1069,7 +1171,8 @@ func noOperandOpcode(op string) bool {
 
 // parseInstr parses "[@[!]p] opcode[.mod...] [operand, ...];".
 func (p *parser) parseInstr() Stmt {
-	in := &Instr{Span: p.tok.Span}
+	in := slabNew(&p.instrSlab)
+	in.Span = p.tok.Span
 	if p.tok.Kind == TokAt {
 		g := &Guard{Span: p.tok.Span}
 		p.next()
@@ -1095,11 +1198,14 @@ func (p *parser) parseInstr() Stmt {
 	in.Opcode = p.intern(p.tokText(p.tok))
 	in.OpSpan = p.tok.Span
 	p.next()
+	mods := p.modStack[:0]
 	for p.tok.Kind == TokDirective && p.tok.Span.Start == in.OpSpan.End {
-		in.Mods = append(in.Mods, Mod{Span: p.tok.Span, Name: p.intern(p.tokText(p.tok)[1:])})
+		mods = append(mods, Mod{Span: p.tok.Span, Name: p.intern(p.tokText(p.tok)[1:])})
 		in.OpSpan.End = p.tok.Span.End
 		p.next()
 	}
+	in.Mods = slabCopy(&p.modSlab, mods)
+	p.modStack = mods[:0]
 	if p.tok.Kind == TokDirective && !p.tok.NL {
 		p.errorf(p.tok.Span, "modifier %s must follow the opcode without spaces", describeTok(p.text, p.tok))
 		p.syncStmt()
@@ -1112,26 +1218,30 @@ func (p *parser) parseInstr() Stmt {
 			in.Span.End = p.prevEnd
 			return in
 		}
+		base := len(p.opStack)
 		for {
 			if p.tok.NL && p.stmtStart() {
-				if len(in.Operands) == 0 {
+				if len(p.opStack) == base {
 					p.errorf(Span{p.prevEnd, p.prevEnd}, "missing ';' at end of statement")
 					in.Span.End = p.prevEnd
 					return in
 				}
 				p.errorf(Span{p.prevEnd, p.prevEnd}, "expected operand after ','")
+				p.dropOperands(base)
 				return nil
 			}
 			op := p.parseOperand(isCall)
 			if op == nil {
+				p.dropOperands(base)
 				p.syncStmt()
 				return nil
 			}
-			in.Operands = append(in.Operands, op)
+			p.opStack = append(p.opStack, op)
 			if !p.got(TokComma) {
 				break
 			}
 		}
+		in.Operands = p.popOperands(base)
 	}
 	in.Span.End = p.prevEnd
 	if p.tok.Kind == TokSemi {
@@ -1174,7 +1284,7 @@ func (p *parser) parseOperand(isCall bool) *Operand {
 			break
 		}
 		if string(text) == "_" {
-			op := &Operand{Kind: OpdSink, Span: p.tok.Span}
+			op := p.newOperand(Operand{Kind: OpdSink, Span: p.tok.Span})
 			p.next()
 			if p.tok.Kind == TokPipe {
 				return p.parsePair(op)
@@ -1205,12 +1315,12 @@ func (p *parser) parseOperand(isCall bool) *Operand {
 		case TokPlus, TokMinus, TokStar, TokSlash, TokPercent, TokShl, TokShr, TokAmp, TokCaret,
 			TokAndAnd, TokOrOr, TokEq, TokNe, TokLt, TokGt, TokLe, TokGe, TokQuestion:
 			// "a+4": a constant expression over a symbol.
-			x := &Expr{Kind: ExprName, Span: op.Span, Name: op.Name}
+			x := p.newExpr(Expr{Kind: ExprName, Span: op.Span, Name: op.Name})
 			e := p.parseTernaryRest(p.parseBinary(x, 1))
 			if e == nil {
 				return nil
 			}
-			return &Operand{Kind: OpdImm, Span: e.Span, Expr: e}
+			return p.newOperand(Operand{Kind: OpdImm, Span: e.Span, Expr: e})
 		}
 		return op
 	case TokBang:
@@ -1242,7 +1352,7 @@ func (p *parser) parseOperand(isCall bool) *Operand {
 	if e == nil {
 		return nil
 	}
-	return &Operand{Kind: OpdImm, Span: e.Span, Expr: e}
+	return p.newOperand(Operand{Kind: OpdImm, Span: e.Span, Expr: e})
 }
 
 // parseNameOperand parses an identifier operand with an optional adjacent
@@ -1258,7 +1368,7 @@ func (p *parser) parseNameOperand() *Operand {
 		t.Span.End = p.tok.Span.End
 		p.next()
 	}
-	return &Operand{Kind: OpdName, Span: t.Span, Name: p.intern(p.tokText(t))}
+	return p.newOperand(Operand{Kind: OpdName, Span: t.Span, Name: p.intern(p.tokText(t))})
 }
 
 // parsePair parses the rest of "p|q" after the first operand.
@@ -1267,7 +1377,7 @@ func (p *parser) parsePair(first *Operand) *Operand {
 	var second *Operand
 	switch {
 	case p.tok.Kind == TokIdent && string(p.tokText(p.tok)) == "_":
-		second = &Operand{Kind: OpdSink, Span: p.tok.Span}
+		second = p.newOperand(Operand{Kind: OpdSink, Span: p.tok.Span})
 		p.next()
 	case p.tok.Kind == TokIdent:
 		second = p.parseNameOperand()
@@ -1278,14 +1388,19 @@ func (p *parser) parsePair(first *Operand) *Operand {
 		p.errorExpected("predicate after '|'")
 		return nil
 	}
-	return &Operand{Kind: OpdPair, Span: first.Span.Join(second.Span), Elems: []*Operand{first, second}}
+	return p.newOperand(Operand{Kind: OpdPair, Span: first.Span.Join(second.Span), Elems: slabCopy(&p.opPtrSlab, []*Operand{first, second})})
 }
 
 // parseAddress parses "[base]", "[base+off]", "[base-off]", "[imm]" and
 // texture/surface forms "[tex, {coords}]" (the operands after the first
 // go in Elems).
 func (p *parser) parseAddress() *Operand {
-	op := &Operand{Kind: OpdAddr, Span: p.tok.Span}
+	if !p.enter() {
+		p.leave()
+		return nil
+	}
+	defer p.leave()
+	op := p.newOperand(Operand{Kind: OpdAddr, Span: p.tok.Span})
 	p.next() // '['
 	if p.tok.Kind == TokIdent && string(p.tokText(p.tok)) != "WARP_SZ" && p.peek(1).Kind != TokLParen {
 		base := p.parseNameOperand()
@@ -1307,11 +1422,11 @@ func (p *parser) parseAddress() *Operand {
 			}
 			switch {
 			case off == nil && opTok.Kind == TokMinus:
-				off = &Expr{Kind: ExprUnary, Span: opTok.Span.Join(term.Span), Op: "-", X: term}
+				off = p.newExpr(Expr{Kind: ExprUnary, Span: opTok.Span.Join(term.Span), Op: "-", X: term})
 			case off == nil:
 				off = term
 			default:
-				off = &Expr{Kind: ExprBinary, Span: off.Span.Join(term.Span), Op: binOpName(opTok.Kind), X: off, Y: term}
+				off = p.newExpr(Expr{Kind: ExprBinary, Span: off.Span.Join(term.Span), Op: binOpName(opTok.Kind), X: off, Y: term})
 			}
 		}
 		op.Expr = off
@@ -1326,18 +1441,35 @@ func (p *parser) parseAddress() *Operand {
 		}
 		op.Expr = e
 	}
-	for p.got(TokComma) {
-		el := p.parseOperand(false)
-		if el == nil {
+	if p.got(TokComma) {
+		elems, ok := p.parseOperandSeq()
+		if !ok {
 			return nil
 		}
-		op.Elems = append(op.Elems, el)
+		op.Elems = elems
 	}
 	op.Span.End = p.tok.Span.End
 	if !p.expect(TokRBrack) {
 		return nil
 	}
 	return op
+}
+
+// parseOperandSeq parses "operand {, operand}".
+func (p *parser) parseOperandSeq() ([]*Operand, bool) {
+	base := len(p.opStack)
+	for {
+		el := p.parseOperand(false)
+		if el == nil {
+			p.dropOperands(base)
+			return nil, false
+		}
+		p.opStack = append(p.opStack, el)
+		if !p.got(TokComma) {
+			break
+		}
+	}
+	return p.popOperands(base), true
 }
 
 // parseVector parses "{a, b, c, d}".
@@ -1347,18 +1479,13 @@ func (p *parser) parseVector() *Operand {
 		return nil
 	}
 	defer p.leave()
-	op := &Operand{Kind: OpdVec, Span: p.tok.Span}
+	op := p.newOperand(Operand{Kind: OpdVec, Span: p.tok.Span})
 	p.next()
-	for {
-		el := p.parseOperand(false)
-		if el == nil {
-			return nil
-		}
-		op.Elems = append(op.Elems, el)
-		if !p.got(TokComma) {
-			break
-		}
+	elems, ok := p.parseOperandSeq()
+	if !ok {
+		return nil
 	}
+	op.Elems = elems
 	op.Span.End = p.tok.Span.End
 	if !p.expect(TokRBrace) {
 		return nil
@@ -1373,19 +1500,14 @@ func (p *parser) parseList() *Operand {
 		return nil
 	}
 	defer p.leave()
-	op := &Operand{Kind: OpdList, Span: p.tok.Span, Elems: []*Operand{}}
+	op := p.newOperand(Operand{Kind: OpdList, Span: p.tok.Span})
 	p.next()
 	if p.tok.Kind != TokRParen {
-		for {
-			el := p.parseOperand(false)
-			if el == nil {
-				return nil
-			}
-			op.Elems = append(op.Elems, el)
-			if !p.got(TokComma) {
-				break
-			}
+		elems, ok := p.parseOperandSeq()
+		if !ok {
+			return nil
 		}
+		op.Elems = elems
 	}
 	op.Span.End = p.tok.Span.End
 	if !p.expect(TokRParen) {
@@ -1506,7 +1628,7 @@ func (p *parser) parseTernaryRest(x *Expr) *Expr {
 	if z == nil {
 		return nil
 	}
-	return &Expr{Kind: ExprCond, Span: x.Span.Join(z.Span), X: x, Y: y, Z: z}
+	return p.newExpr(Expr{Kind: ExprCond, Span: x.Span.Join(z.Span), X: x, Y: y, Z: z})
 }
 
 // parseBinary parses binary operators of precedence >= minPrec after the
@@ -1529,7 +1651,7 @@ func (p *parser) parseBinary(x *Expr, minPrec int) *Expr {
 		if y == nil {
 			return nil
 		}
-		x = &Expr{Kind: ExprBinary, Span: x.Span.Join(y.Span), Op: binOpName(opTok.Kind), X: x, Y: y}
+		x = p.newExpr(Expr{Kind: ExprBinary, Span: x.Span.Join(y.Span), Op: binOpName(opTok.Kind), X: x, Y: y})
 	}
 	return x
 }
@@ -1575,7 +1697,7 @@ func (p *parser) parseUnary() *Expr {
 	if x == nil {
 		return nil
 	}
-	return &Expr{Kind: ExprUnary, Span: Span{start, x.Span.End}, Op: op, X: x}
+	return p.newExpr(Expr{Kind: ExprUnary, Span: Span{start, x.Span.End}, Op: op, X: x})
 }
 
 // parsePrimary parses a literal, a name, a call "generic(a)", a mask
@@ -1586,14 +1708,14 @@ func (p *parser) parsePrimary() *Expr {
 	case TokInt:
 		v, unsigned, _ := decodeInt(p.tokText(t))
 		p.next()
-		e := &Expr{Kind: ExprInt, Span: t.Span, Int: v, Unsigned: unsigned}
+		e := p.newExpr(Expr{Kind: ExprInt, Span: t.Span, Int: v, Unsigned: unsigned})
 		if p.tok.Kind == TokLParen {
 			return p.parseCall(e, p.intern(p.tokText(t)))
 		}
 		return e
 	case TokFloat:
 		text := p.tokText(t)
-		e := &Expr{Kind: ExprFloat, Span: t.Span}
+		e := p.newExpr(Expr{Kind: ExprFloat, Span: t.Span})
 		if len(text) > 1 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D') {
 			e.Float, e.F32, _ = decodeHexFloat(text)
 		} else {
@@ -1602,7 +1724,7 @@ func (p *parser) parsePrimary() *Expr {
 		p.next()
 		return e
 	case TokIdent:
-		e := &Expr{Kind: ExprName, Span: t.Span, Name: p.intern(p.tokText(t))}
+		e := p.newExpr(Expr{Kind: ExprName, Span: t.Span, Name: p.intern(p.tokText(t))})
 		p.next()
 		if p.tok.Kind == TokLParen {
 			return p.parseCall(e, e.Name)
@@ -1640,7 +1762,7 @@ func (p *parser) parseCall(f *Expr, name string) *Expr {
 		return nil
 	}
 	defer p.leave()
-	e := &Expr{Kind: ExprCall, Span: f.Span, Name: name}
+	e := p.newExpr(Expr{Kind: ExprCall, Span: f.Span, Name: name})
 	p.next() // '('
 	if p.tok.Kind != TokRParen {
 		for {

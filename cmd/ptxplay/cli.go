@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); when
+// empty the module version or VCS revision from the build info is used.
+var version = ""
+
+// Exit codes.
+const (
+	exitOK      = 0 // success
+	exitFail    = 1 // check: a file has errors; run: fault or limit
+	exitInvalid = 2 // usage error; run: invalid spec or PTX
+)
+
+const usageText = `ptxplay - PTX Playground: PTX on an emulated NVIDIA GPU
+
+Usage:
+  ptxplay check [--json] FILE.ptx...
+        Parse and compile PTX files and print their diagnostics as
+        file:line:col: severity: message (--json: one JSON array of
+        {severity, file, line, col, endLine, endCol, message}).
+        Exit 0 if no file has errors (warnings are allowed), 1 if one has.
+  ptxplay run [--json-compact] [--max-buffer-bytes N] SPEC.json
+        Run the launch described by SPEC.json ("-": standard input; its
+        "ptx" path is relative to the spec file) and print the result JSON.
+        Exit 0 if every thread finished, 1 on a fault or when
+        maxWarpInstructions is spent, 2 if the spec or the PTX is invalid
+        (diagnostics on standard error).
+  ptxplay version
+        Print the version.
+  ptxplay help
+        Print this text.
+
+Exit status 2 means a usage error. The launch spec and result formats are
+documented in docs/launch-spec.md.
+`
+
+// run is the whole command line: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usageText)
+		return exitInvalid
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "check":
+		return cmdCheck(rest, stdin, stdout, stderr)
+	case "run":
+		return cmdRun(ctx, rest, stdin, stdout, stderr)
+	case "version":
+		if len(rest) > 0 {
+			fmt.Fprintln(stderr, "ptxplay version: takes no arguments")
+			return exitInvalid
+		}
+		fmt.Fprintf(stdout, "ptxplay %s (%s, %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return exitOK
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usageText)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "ptxplay: unknown command %q\n\n%s", cmd, usageText)
+	return exitInvalid
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel " + rev
+}
+
+// newFlags returns a flag set for a subcommand whose usage prints synopsis.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("ptxplay "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: ptxplay %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses flags anywhere on the command line (before "--");
+// it returns the positional arguments.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagExit converts a flag parsing error to an exit status (-h is success).
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitInvalid
+}
+
+func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "[--json] FILE.ptx...", stderr)
+	asJSON := fs.Bool("json", false, "print the diagnostics as one JSON array")
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "ptxplay check: no PTX files given")
+		fs.Usage()
+		return exitInvalid
+	}
+	msgs := []ptx.Message{}
+	failed := false
+	for _, file := range files {
+		text, name, err := readInput(file, stdin)
+		if err != nil {
+			failed = true
+			if *asJSON {
+				msgs = append(msgs, ptx.Message{Severity: "error", File: name, Message: err.Error()})
+			} else {
+				fmt.Fprintf(stdout, "%s: error: %v\n", name, err)
+			}
+			continue
+		}
+		_, src, diags := launch.Compile(name, text)
+		if ptx.HasErrors(diags) {
+			failed = true
+		}
+		if *asJSON {
+			for _, d := range diags {
+				msgs = append(msgs, d.ToMessage(src))
+			}
+		} else {
+			fmt.Fprint(stdout, ptx.FormatAll(src, diags))
+		}
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(msgs, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", b)
+	}
+	if failed {
+		return exitFail
+	}
+	return exitOK
+}
+
+// readInput reads a file, or standard input for "-".
+func readInput(file string, stdin io.Reader) ([]byte, string, error) {
+	if file == "-" {
+		b, err := io.ReadAll(stdin)
+		return b, "<stdin>", err
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, file, fmt.Errorf("cannot read: %v", err)
+	}
+	return b, file, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("run", "[--json-compact] [--max-buffer-bytes N] SPEC.json|-", stderr)
+	compact := fs.Bool("json-compact", false, "print the result JSON on one line")
+	maxBytes := fs.Int64("max-buffer-bytes", launch.DefaultLimits.MaxBufferBytes, "limit on the total size of the spec's buffers")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "ptxplay run: want exactly one launch spec (a file, or - for standard input)")
+		fs.Usage()
+		return exitInvalid
+	}
+	specText, specName, err := readInput(pos[0], stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", specName, err)
+		return exitInvalid
+	}
+	spec, err := launch.ParseSpecLimits(specText, launch.Limits{MaxBufferBytes: *maxBytes})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: invalid spec: %v\n", specName, err)
+		return exitInvalid
+	}
+	baseDir := "."
+	if pos[0] != "-" {
+		baseDir = filepath.Dir(pos[0])
+	}
+	text, name, err := spec.Load(baseDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", specName, err)
+		return exitInvalid
+	}
+	prog, src, diags := launch.Compile(name, text)
+	fmt.Fprint(stderr, ptx.FormatAll(src, diags))
+	if prog == nil {
+		return exitInvalid
+	}
+	l, err := launch.Prepare(prog, spec)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", specName, err)
+		return exitInvalid
+	}
+	res, err := l.Run(ctx)
+	if werr := res.WriteJSON(stdout, !*compact); werr != nil {
+		fmt.Fprintf(stderr, "ptxplay: %v\n", werr)
+		return exitFail
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay: run interrupted: %v\n", err)
+	}
+	if res.Status != launch.StatusOK {
+		return exitFail
+	}
+	return exitOK
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs the command line in-process and returns the exit status and
+// what it wrote.
+func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb strings.Builder
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// resultOf decodes a result printed by `ptxplay run`.
+func resultOf(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	return m
+}
+
+// values returns the values of a result buffer as JSON text.
+func values(t *testing.T, m map[string]any, name string) string {
+	t.Helper()
+	b, ok := m["buffers"].(map[string]any)[name].(map[string]any)
+	if !ok {
+		t.Fatalf("no buffer %s in %v", name, m)
+	}
+	v, _ := json.Marshal(b["values"])
+	return string(v)
+}
+
+func TestUsage(t *testing.T) {
+	code, out, errs := cli(t, "")
+	if code != 2 || out != "" || !strings.Contains(errs, "Usage:") {
+		t.Errorf("no arguments: %d %q %q", code, out, errs)
+	}
+	for _, h := range []string{"-h", "--help", "help"} {
+		code, out, _ = cli(t, "", h)
+		if code != 0 || !strings.Contains(out, "ptxplay check [--json] FILE.ptx...") || !strings.Contains(out, "ptxplay run [--json-compact]") {
+			t.Errorf("%s: %d %q", h, code, out)
+		}
+	}
+	code, _, errs = cli(t, "", "frobnicate")
+	if code != 2 || !strings.Contains(errs, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: %d %q", code, errs)
+	}
+	code, out, _ = cli(t, "", "version")
+	if code != 0 || !strings.HasPrefix(out, "ptxplay ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	if code, _, _ = cli(t, "", "version", "x"); code != 2 {
+		t.Errorf("version x: %d", code)
+	}
+	code, _, errs = cli(t, "", "check", "-h")
+	if code != 0 || !strings.Contains(errs, "usage: ptxplay check") {
+		t.Errorf("check -h: %d %q", code, errs)
+	}
+	code, _, errs = cli(t, "", "run", "--nope", "x.json")
+	if code != 2 || !strings.Contains(errs, "flag provided but not defined: -nope") {
+		t.Errorf("run --nope: %d %q", code, errs)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	all := filepath.Join("testdata", "all.ptx")
+	bad := filepath.Join("testdata", "bad.ptx")
+	warn := filepath.Join("testdata", "warn.ptx")
+
+	code, out, errs := cli(t, "", "check", all)
+	if code != 0 || out != "" || errs != "" {
+		t.Errorf("check all.ptx: %d %q %q", code, out, errs)
+	}
+	code, out, _ = cli(t, "", "check", bad)
+	if code != 1 || !strings.HasPrefix(out, bad+":8:") || !strings.Contains(out, ": error: ") || !strings.Contains(out, "%nope") {
+		t.Errorf("check bad.ptx: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "check", warn)
+	if code != 0 || !strings.HasPrefix(out, warn+":5:") || !strings.Contains(out, ": warning: ") {
+		t.Errorf("check warn.ptx: %d %q", code, out)
+	}
+	// Several files: one with errors makes the status 1.
+	code, out, _ = cli(t, "", "check", warn, bad, all)
+	if code != 1 || !strings.Contains(out, "warning") || !strings.Contains(out, "error") {
+		t.Errorf("check three files: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "check", filepath.Join("testdata", "missing.ptx"))
+	if code != 1 || !strings.Contains(out, "missing.ptx: error: cannot read") {
+		t.Errorf("check missing.ptx: %d %q", code, out)
+	}
+	code, _, errs = cli(t, "", "check")
+	if code != 2 || !strings.Contains(errs, "no PTX files") {
+		t.Errorf("check without files: %d %q", code, errs)
+	}
+	// Standard input.
+	text, _ := os.ReadFile(bad)
+	code, out, _ = cli(t, string(text), "check", "-")
+	if code != 1 || !strings.HasPrefix(out, "<stdin>:8:") {
+		t.Errorf("check -: %d %q", code, out)
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	bad := filepath.Join("testdata", "bad.ptx")
+	warn := filepath.Join("testdata", "warn.ptx")
+	// The flag may follow the files.
+	code, out, _ := cli(t, "", "check", warn, bad, "--json")
+	if code != 1 {
+		t.Errorf("status %d", code)
+	}
+	var msgs []map[string]any
+	if err := json.Unmarshal([]byte(out), &msgs); err != nil {
+		t.Fatalf("not a JSON array: %v\n%s", err, out)
+	}
+	if len(msgs) < 2 {
+		t.Fatalf("messages: %v", msgs)
+	}
+	if msgs[0]["severity"] != "warning" || msgs[0]["file"] != warn || msgs[0]["line"] != 5.0 {
+		t.Errorf("first message %v", msgs[0])
+	}
+	last := msgs[len(msgs)-1]
+	for _, k := range []string{"severity", "file", "line", "col", "endLine", "endCol", "message"} {
+		if _, ok := last[k]; !ok {
+			t.Errorf("message lacks %q: %v", k, last)
+		}
+	}
+	if last["severity"] != "error" || last["file"] != bad {
+		t.Errorf("last message %v", last)
+	}
+	code, out, _ = cli(t, "", "check", "--json", filepath.Join("testdata", "all.ptx"))
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("clean file: %d %q", code, out)
+	}
+}
+
+// TestRunAll runs a spec with every init kind and every parameter kind.
+func TestRunAll(t *testing.T) {
+	code, out, errs := cli(t, "", "run", filepath.Join("testdata", "all.json"))
+	if code != 0 {
+		t.Fatalf("status %d\n%s%s", code, out, errs)
+	}
+	m := resultOf(t, out)
+	if m["status"] != "ok" {
+		t.Fatalf("result %v", m)
+	}
+	want := map[string]string{
+		"a":   `[1,2.5,-1,2]`,
+		"b":   `[100,110,120,130]`,
+		"c":   `[1.5,1.5,1.5,1.5]`,
+		"d":   `[0,1,2,3]`,
+		"r":   `[4,0,-3,-4]`, // SplitMix64 seeded with 42, in [-5, 5]
+		"out": `[226,237,248,259]`,
+		"e":   `[2.5,5.5,-1.5,4.5]`,
+		"g":   `[15872,15872,15872,15872]`,
+		"h":   `[4,0,-3,-4]`,
+	}
+	for name, w := range want {
+		if got := values(t, m, name); got != w {
+			t.Errorf("%s = %s, want %s", name, got, w)
+		}
+	}
+	// Buffers appear in spec order.
+	order := []string{`"a":`, `"b":`, `"c":`, `"d":`, `"r":`, `"out":`, `"e":`, `"g":`, `"h":`}
+	last := -1
+	for _, k := range order {
+		i := strings.Index(out, k)
+		if i < last {
+			t.Errorf("buffer %s out of order", k)
+		}
+		last = i
+	}
+	if strings.Count(out, "\n") < 5 {
+		t.Errorf("default output is not indented:\n%s", out)
+	}
+	st := m["stats"].(map[string]any)
+	if st["warpInstructions"].(float64) <= 0 || st["threadInstructions"].(float64) != 4*st["warpInstructions"].(float64) {
+		t.Errorf("stats %v", st)
+	}
+
+	// --json-compact (after the spec) prints one line.
+	code, out, _ = cli(t, "", "run", filepath.Join("testdata", "all.json"), "--json-compact")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, `{"status":"ok","buffers":{"a":{"type":"f32","values":[1,2.5,-1,2],`) {
+		t.Errorf("compact: %d %q", code, out)
+	}
+}
+
+func TestRunFault(t *testing.T) {
+	code, out, _ := cli(t, "", "run", filepath.Join("testdata", "fault.json"))
+	if code != 1 {
+		t.Fatalf("status %d\n%s", code, out)
+	}
+	m := resultOf(t, out)
+	f, _ := m["fault"].(map[string]any)
+	if m["status"] != "fault" || f == nil {
+		t.Fatalf("result %v", m)
+	}
+	// Threads 4..7 read b[4..7], past the end of b (4 elements).
+	if f["kind"] != "out-of-bounds" || f["line"] != 31.0 || f["instruction"] != "ld.global.u32 %r2, [%rd4];" {
+		t.Errorf("fault %v", f)
+	}
+	if a, _ := f["address"].(string); !strings.HasPrefix(a, "0x") {
+		t.Errorf("address %v", f["address"])
+	}
+	if th := f["thread"].([]any); th[0].(float64) < 4 {
+		t.Errorf("thread %v", th)
+	}
+}
+
+func TestRunStdinAndLimit(t *testing.T) {
+	spec := `{"source": ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry spin()\n{\nL: bra.uni L;\n}\n",
+		"block": [64], "maxWarpInstructions": 50}`
+	code, out, _ := cli(t, spec, "run", "-")
+	if code != 1 {
+		t.Fatalf("status %d\n%s", code, out)
+	}
+	m := resultOf(t, out)
+	if m["status"] != "limit" || m["stats"].(map[string]any)["warpInstructions"] != 50.0 {
+		t.Errorf("result %v", m)
+	}
+	spec = `{"source": ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"}`
+	code, out, _ = cli(t, spec, "run", "--json-compact", "-")
+	if code != 0 || out != `{"status":"ok","buffers":{},"stats":{"warpInstructions":1,"threadInstructions":1}}`+"\n" {
+		t.Errorf("ret kernel: %d %q", code, out)
+	}
+}
+
+func TestRunInvalid(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bad, _ := os.ReadFile(filepath.Join("testdata", "bad.ptx"))
+	write("bad.ptx", string(bad))
+	cases := []struct {
+		name, spec, want string
+	}{
+		{"unknown-field.json", `{"ptx": "bad.ptx", "blocks": [1]}`, `invalid spec: unknown field "blocks"`},
+		{"syntax.json", "{\n  \"ptx\": \"bad.ptx\",\n}", "invalid spec: invalid JSON at line 3, column 1"},
+		{"no-ptx.json", `{"ptx": "nothere.ptx"}`, "cannot read the PTX file"},
+		{"bad-ptx.json", `{"ptx": "bad.ptx", "params": [{"u64": 0}]}`, "bad.ptx:8:"},
+		{"params.json", `{"source": ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 n)\n{\nret;\n}\n", "params": [{"u64": 1}]}`,
+			"params[0]: parameter n of kernel k (.u32 n): a u64 value gives 8 bytes, the parameter has 4"},
+		{"big.json", `{"ptx": "bad.ptx", "buffers": [{"name": "x", "type": "u8", "count": 2000}]}`, "exceed the limit of 1000 bytes"},
+	}
+	for _, c := range cases {
+		path := write(c.name, c.spec)
+		code, out, errs := cli(t, "", "run", "--max-buffer-bytes", "1000", path)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want 2 and %q", c.name, code, out, errs, c.want)
+		}
+	}
+	code, _, errs := cli(t, "", "run")
+	if code != 2 || !strings.Contains(errs, "want exactly one launch spec") {
+		t.Errorf("run without spec: %d %q", code, errs)
+	}
+	code, _, errs = cli(t, "", "run", filepath.Join(dir, "none.json"))
+	if code != 2 || !strings.Contains(errs, "cannot read") {
+		t.Errorf("missing spec: %d %q", code, errs)
+	}
+}

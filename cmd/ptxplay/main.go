@@ -1,0 +1,22 @@
+// Command ptxplay is PTX Playground: it checks PTX files, runs launch specs
+// on the emulated GPU and prints the results.
+//
+// Usage:
+//
+//	ptxplay check [--json] FILE.ptx...
+//	ptxplay run [--json-compact] [--max-buffer-bytes N] SPEC.json | -
+//	ptxplay version
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := runContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

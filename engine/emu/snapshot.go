@@ -1,0 +1,102 @@
+package emu
+
+// Snapshot is a copy of a machine's execution state: every resident CTA
+// (registers, predicates, reconvergence stacks, call frames, barriers,
+// shared and local memory) and the scheduler. Global memory is included only
+// when asked for: a debugger keeps an undo log of global writes (from the
+// observer's Access.Old bytes) between snapshots instead.
+type Snapshot struct {
+	ctas     []*CTA
+	cursor   int
+	nextCTA  int
+	finished int
+	stats    Stats
+	sleptNS  int64
+	fault    *Fault
+	done     bool
+	bpResume bool
+	global   [][]byte // per allocation, when taken with global memory
+	size     int
+}
+
+// Stats returns the machine's counters at the time of the snapshot.
+func (s *Snapshot) Stats() Stats { return s.stats }
+
+// Size returns the approximate number of bytes the snapshot holds.
+func (s *Snapshot) Size() int { return s.size }
+
+// HasGlobal reports whether the snapshot holds global memory.
+func (s *Snapshot) HasGlobal() bool { return s.global != nil }
+
+// Snapshot copies the machine's state (and global memory if withGlobal).
+func (m *Machine) Snapshot(withGlobal bool) *Snapshot {
+	s := &Snapshot{cursor: m.cursor, nextCTA: m.nextCTA, finished: m.finished, stats: m.stats,
+		sleptNS: m.sleptNS, fault: m.fault, done: m.done, bpResume: m.bpResume}
+	for _, c := range m.ctas {
+		cc, n := cloneCTA(c, m)
+		s.ctas = append(s.ctas, cc)
+		s.size += n
+	}
+	if withGlobal {
+		for _, a := range m.Global.allocs {
+			s.global = append(s.global, append([]byte(nil), a.Data...))
+			s.size += len(a.Data)
+		}
+	}
+	return s
+}
+
+// Restore puts the machine back in the state of s (which stays reusable).
+// A snapshot without global memory leaves global memory as it is.
+func (m *Machine) Restore(s *Snapshot) {
+	m.ctas = m.ctas[:0]
+	for _, c := range s.ctas {
+		cc, _ := cloneCTA(c, m)
+		m.ctas = append(m.ctas, cc)
+	}
+	m.rebuildWarps()
+	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
+	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
+	m.released, m.brkpt = false, false
+	if s.global != nil {
+		for i, a := range m.Global.allocs {
+			if i < len(s.global) {
+				copy(a.Data, s.global[i])
+			}
+		}
+	}
+}
+
+func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
+	n := &CTA{Idx: c.Idx, Linear: c.Linear, done: c.done}
+	n.shared = append([]byte(nil), c.shared...)
+	n.local = append([]byte(nil), c.local...)
+	size := len(n.shared) + len(n.local)
+	byID := make(map[int]*Warp, len(c.Warps))
+	for _, w := range c.Warps {
+		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry,
+			State: w.State, barID: w.barID, barDst: w.barDst, barOp: w.barOp}
+		nw.regs = append([]uint64(nil), w.regs...)
+		nw.preds = append([]uint32(nil), w.preds...)
+		nw.stack = append([]StackEntry(nil), w.stack...)
+		for _, f := range w.frames {
+			f.saved = append([]uint64(nil), f.saved...)
+			f.savedP = append([]uint32(nil), f.savedP...)
+			f.savedLoc = append([]byte(nil), f.savedLoc...)
+			nw.frames = append(nw.frames, f)
+			size += 8*len(f.saved) + 4*len(f.savedP) + len(f.savedLoc)
+		}
+		size += 8*len(nw.regs) + 4*len(nw.preds) + 12*len(nw.stack) + 64
+		n.Warps = append(n.Warps, nw)
+		byID[w.ID] = nw
+	}
+	for i := range c.bars {
+		b := c.bars[i]
+		b.waiting = nil
+		for _, w := range c.bars[i].waiting {
+			b.waiting = append(b.waiting, byID[w.ID])
+		}
+		n.bars[i] = b
+	}
+	return n, size
+}

@@ -1,0 +1,337 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Compile parses and lowers one PTX file: exactly what `ptxplay check`
+// does. prog is nil when there are errors; diags holds every diagnostic
+// (errors and warnings) in source order.
+func Compile(name string, text []byte) (prog *emu.Program, src *ptx.Source, diags []ptx.Diagnostic) {
+	src = ptx.NewSource(name, text)
+	prog, diags = emu.CompileSource(src)
+	return prog, src, diags
+}
+
+// Launch is a prepared launch: a machine with its buffers allocated and
+// initialised and its parameters set, ready to Run or to be stepped.
+type Launch struct {
+	spec  *Spec
+	prog  *emu.Program
+	m     *emu.Machine
+	bufs  []*emu.Alloc
+	types []isa.Type
+}
+
+// Prepare builds the machine for s on prog: it picks the kernel, allocates
+// the buffers in spec order (each 256-byte aligned, zero-filled, then
+// initialised) and packs the parameters, checking their number and sizes
+// against the kernel's parameters.
+func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
+	lim := DefaultLimits
+	if s.limits != nil {
+		lim = *s.limits
+	}
+	if err := s.Validate(lim); err != nil {
+		return nil, err
+	}
+	entry := s.Entry
+	if entry == "" {
+		ks := prog.Entries()
+		switch len(ks) {
+		case 1:
+			entry = ks[0].Name
+		case 0:
+			return nil, errors.New("the module has no kernel (.entry with a body)")
+		default:
+			names := make([]string, len(ks))
+			for i, k := range ks {
+				names[i] = k.Name
+			}
+			return nil, fmt.Errorf("the module has %d kernels; choose one with \"entry\": %s", len(ks), strings.Join(names, ", "))
+		}
+	}
+	m, err := emu.NewMachine(prog, entry, emu.Config{
+		Grid:                s.Grid,
+		Block:               s.Block,
+		DynamicSharedBytes:  s.DynamicSharedBytes,
+		MaxWarpInstructions: s.MaxWarpInstructions,
+	})
+	if err != nil {
+		return nil, err
+	}
+	l := &Launch{spec: s, prog: prog, m: m}
+	for i := range s.Buffers {
+		b := &s.Buffers[i]
+		t, _ := lookupType(b.Type)
+		a := m.Global.Alloc(b.Name, b.Count*t.Size(), 256)
+		if err := fillBuffer(b, t, a.Data); err != nil {
+			return nil, fmt.Errorf("%s: init: %v", bufWhere(i, b.Name), err)
+		}
+		l.bufs = append(l.bufs, a)
+		l.types = append(l.types, t)
+	}
+	if err := l.packParams(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// packParams writes the spec's parameters into the kernel parameter buffer.
+func (l *Launch) packParams() error {
+	k := l.m.Kernel()
+	ps := l.spec.Params
+	if len(ps) != len(k.Params) {
+		var names []string
+		for _, p := range k.Params {
+			names = append(names, describeParam(p))
+		}
+		list := "none"
+		if len(names) > 0 {
+			list = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("kernel %s takes %d parameters (%s); the spec gives %d", k.Name, len(k.Params), list, len(ps))
+	}
+	buf := l.m.Params()
+	for i, p := range ps {
+		kp := k.Params[i]
+		where := fmt.Sprintf("params[%d]: parameter %s of kernel %s (%s)", i, kp.Name, k.Name, describeParam(kp))
+		dst := buf[kp.Offset : kp.Offset+kp.Size]
+		switch {
+		case p.Buffer != "":
+			j := l.bufferIndex(p.Buffer)
+			a := l.bufs[j]
+			if kp.Size != 8 {
+				return fmt.Errorf("%s: is not 8 bytes wide, so it cannot hold the address of buffer %q", where, p.Buffer)
+			}
+			if p.Offset > int64(len(a.Data)) {
+				return fmt.Errorf("%s: offset %d is past the end of buffer %q (%d bytes)", where, p.Offset, p.Buffer, len(a.Data))
+			}
+			putElem(dst, 0, 8, a.Base+uint64(p.Offset))
+		case p.Bytes != nil:
+			raw, err := decodeHex(*p.Bytes)
+			if err != nil {
+				return fmt.Errorf("%s: bytes: %v", where, err)
+			}
+			if len(raw) != kp.Size {
+				return fmt.Errorf("%s: %d bytes given, the parameter has %d", where, len(raw), kp.Size)
+			}
+			copy(dst, raw)
+		default:
+			t, err := lookupType(p.Type)
+			if err != nil {
+				return fmt.Errorf("%s: %v", where, err)
+			}
+			if n := len(p.Values) * t.Size(); n != kp.Size {
+				what := fmt.Sprintf("a %s value gives %d bytes", p.Type, n)
+				if len(p.Values) > 1 {
+					what = fmt.Sprintf("%d %s values give %d bytes", len(p.Values), p.Type, n)
+				}
+				return fmt.Errorf("%s: %s, the parameter has %d", where, what, kp.Size)
+			}
+			for j, v := range p.Values {
+				x, err := encodeValue(v, t)
+				if err != nil {
+					return fmt.Errorf("%s: %v", where, err)
+				}
+				putElem(dst, j, t.Size(), x)
+			}
+		}
+	}
+	return nil
+}
+
+// describeParam renders a kernel parameter as ".u64 %name" style text.
+func describeParam(p emu.Param) string {
+	if p.Type.Size() > 0 && p.Size != p.Type.Size() {
+		return fmt.Sprintf(".%s %s[%d] (%d bytes)", p.Type, p.Name, p.Size/p.Type.Size(), p.Size)
+	}
+	return fmt.Sprintf(".%s %s", p.Type, p.Name)
+}
+
+func (l *Launch) bufferIndex(name string) int {
+	for i, b := range l.spec.Buffers {
+		if b.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Machine returns the prepared machine (run it, or step it).
+func (l *Launch) Machine() *emu.Machine { return l.m }
+
+// Spec returns the launch's spec.
+func (l *Launch) Spec() *Spec { return l.spec }
+
+// Program returns the program being launched.
+func (l *Launch) Program() *emu.Program { return l.prog }
+
+// Buffer returns the allocation of the named buffer, or nil.
+func (l *Launch) Buffer(name string) *emu.Alloc {
+	if i := l.bufferIndex(name); i >= 0 {
+		return l.bufs[i]
+	}
+	return nil
+}
+
+// Run runs the machine until the launch completes, faults, spends its
+// budget or ctx ends (brkpt instructions and breakpoints do not stop it),
+// and returns the result. The error is ctx's when the run was cut short.
+func (l *Launch) Run(ctx context.Context) (*Result, error) {
+	for {
+		r := l.m.Run(ctx)
+		if r == emu.StopBreakpoint {
+			continue
+		}
+		if r == emu.StopInterrupted {
+			if err := ctx.Err(); err != nil {
+				return l.Result(), err
+			}
+			return l.Result(), errors.New("interrupted")
+		}
+		return l.Result(), nil
+	}
+}
+
+// Run prepares s on prog (see Prepare) and runs it to the end.
+func Run(ctx context.Context, prog *emu.Program, s *Spec) (*Result, error) {
+	l, err := Prepare(prog, s)
+	if err != nil {
+		return nil, err
+	}
+	return l.Run(ctx)
+}
+
+// Status of a result.
+type Status string
+
+const (
+	StatusOK          Status = "ok"          // every thread exited
+	StatusFault       Status = "fault"       // a fault stopped the launch
+	StatusLimit       Status = "limit"       // maxWarpInstructions was spent
+	StatusInterrupted Status = "interrupted" // stopped from outside (not finished)
+)
+
+// Result is the outcome of a launch: its status, the fault if any, the
+// contents of the buffers (in spec order) and the work done.
+type Result struct {
+	Status Status
+	// Message explains a "limit" or "interrupted" status.
+	Message string
+	Fault   *FaultInfo
+	Buffers []BufferData
+	Stats   emu.Stats
+}
+
+// FaultInfo is a fault mapped back to the source.
+type FaultInfo struct {
+	Kind    string
+	Message string
+	// PC is the faulting instruction (-1 if none); Line and Col its
+	// position in the source (0 if none) and Instruction the text of its
+	// line, trimmed.
+	PC          int
+	Line, Col   int
+	Instruction string
+	Address     uint64
+	HasAddress  bool
+	CTA, Thread [3]int
+	Warp, Lane  int
+}
+
+// BufferData is a buffer's contents after the launch. Data aliases the
+// machine's memory: copy it to keep a snapshot while the machine runs on.
+type BufferData struct {
+	Name string
+	Type string // the element type as named in the spec
+	Data []byte
+	elem isa.Type
+}
+
+// Len returns the number of elements.
+func (b *BufferData) Len() int { return len(b.Data) / b.elem.Size() }
+
+// Bits returns the raw bits of element i.
+func (b *BufferData) Bits(i int) uint64 { return getElem(b.Data, i, b.elem.Size()) }
+
+// BitsHex returns the raw bits of element i as lowercase hex of the
+// element's width.
+func (b *BufferData) BitsHex(i int) string { return string(appendBitsHex(nil, b.Bits(i), b.elem)) }
+
+// ValueJSON returns element i as JSON: a number, or "NaN", "Inf", "-Inf"
+// (as JSON strings).
+func (b *BufferData) ValueJSON(i int) string { return string(appendValueJSON(nil, b.Bits(i), b.elem)) }
+
+// Result reports the launch's current state: call it after running.
+func (l *Launch) Result() *Result {
+	m := l.m
+	r := &Result{Stats: m.Stats()}
+	switch {
+	case m.Fault() != nil:
+		r.Status = StatusFault
+		r.Fault = l.faultInfo(m.Fault())
+	case m.Done():
+		r.Status = StatusOK
+	case m.Config().MaxWarpInstructions > 0 && r.Stats.WarpInstructions >= m.Config().MaxWarpInstructions:
+		r.Status = StatusLimit
+		r.Message = fmt.Sprintf("stopped after %d warp-instructions (maxWarpInstructions)", r.Stats.WarpInstructions)
+	default:
+		r.Status = StatusInterrupted
+		r.Message = fmt.Sprintf("stopped after %d warp-instructions before the launch finished", r.Stats.WarpInstructions)
+	}
+	for i, b := range l.spec.Buffers {
+		if b.Output != nil && !*b.Output {
+			continue
+		}
+		r.Buffers = append(r.Buffers, BufferData{Name: b.Name, Type: b.Type, Data: l.bufs[i].Data, elem: l.types[i]})
+	}
+	return r
+}
+
+// Buffer returns the named buffer of the result, or nil.
+func (r *Result) Buffer(name string) *BufferData {
+	for i := range r.Buffers {
+		if r.Buffers[i].Name == name {
+			return &r.Buffers[i]
+		}
+	}
+	return nil
+}
+
+func (l *Launch) faultInfo(f *emu.Fault) *FaultInfo {
+	fi := &FaultInfo{Kind: string(f.Kind), Message: f.Message, PC: f.PC, CTA: f.CTA, Thread: f.Thread,
+		Warp: f.Warp, Lane: f.Lane, Address: f.Addr, HasAddress: f.HasAddr}
+	if f.PC >= 0 && f.PC < len(l.prog.Spans) && l.prog.Src != nil {
+		src := l.prog.Src
+		off := l.prog.Spans[f.PC].Start
+		p := src.Position(off)
+		fi.Line, fi.Col = p.Line, p.Col
+		fi.Instruction = lineText(src.Text, int(off))
+	} else {
+		fi.PC = -1
+	}
+	return fi
+}
+
+// lineText returns the trimmed text of the line holding offset off.
+func lineText(text []byte, off int) string {
+	if off < 0 || off > len(text) {
+		return ""
+	}
+	start, end := off, off
+	for start > 0 && text[start-1] != '\n' {
+		start--
+	}
+	for end < len(text) && text[end] != '\n' {
+		end++
+	}
+	return strings.TrimSpace(string(text[start:end]))
+}

@@ -1,0 +1,239 @@
+package launch
+
+import (
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MarshalJSON writes the result in its compact JSON form (see AppendJSON).
+func (r *Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil, false), nil }
+
+// WriteJSON writes the result as JSON followed by a newline: indented (one
+// buffer per line) or compact.
+func (r *Result) WriteJSON(w io.Writer, indent bool) error {
+	b := r.AppendJSON(nil, indent)
+	b = append(b, '\n')
+	_, err := w.Write(b)
+	return err
+}
+
+// AppendJSON appends the result JSON to b. Buffers appear in spec order.
+// With indent, the top-level members are on their own lines and each
+// buffer, the fault and the stats on one line each.
+func (r *Result) AppendJSON(b []byte, indent bool) []byte {
+	j := jsonWriter{b: b, indent: indent}
+	j.open('{')
+	j.key("status")
+	j.str(string(r.Status))
+	if r.Message != "" {
+		j.key("message")
+		j.str(r.Message)
+	}
+	if r.Fault != nil {
+		j.key("fault")
+		r.Fault.appendJSON(&j)
+	}
+	j.key("buffers")
+	j.open('{')
+	for i := range r.Buffers {
+		r.Buffers[i].appendJSON(&j)
+	}
+	j.close('}')
+	j.key("stats")
+	j.inline('{')
+	j.key("warpInstructions")
+	j.b = strconv.AppendInt(j.b, r.Stats.WarpInstructions, 10)
+	j.key("threadInstructions")
+	j.b = strconv.AppendInt(j.b, r.Stats.ThreadInstructions, 10)
+	j.endInline('}')
+	j.close('}')
+	return j.b
+}
+
+func (f *FaultInfo) appendJSON(j *jsonWriter) {
+	j.inline('{')
+	j.key("kind")
+	j.str(f.Kind)
+	j.key("message")
+	j.str(f.Message)
+	if f.PC >= 0 {
+		j.key("pc")
+		j.int(f.PC)
+		if f.Line > 0 {
+			j.key("line")
+			j.int(f.Line)
+			j.key("col")
+			j.int(f.Col)
+			j.key("instruction")
+			j.str(f.Instruction)
+		}
+	}
+	if f.HasAddress {
+		j.key("address")
+		j.str("0x" + strconv.FormatUint(f.Address, 16))
+	}
+	j.key("cta")
+	j.dims(f.CTA)
+	j.key("thread")
+	j.dims(f.Thread)
+	j.key("warp")
+	j.int(f.Warp)
+	j.key("lane")
+	j.int(f.Lane)
+	j.endInline('}')
+}
+
+func (d *BufferData) appendJSON(j *jsonWriter) {
+	j.key(d.Name)
+	j.inline('{')
+	j.key("type")
+	j.str(d.Type)
+	n := d.Len()
+	j.key("values")
+	j.b = append(j.b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			j.sep()
+		}
+		j.b = appendValueJSON(j.b, d.Bits(i), d.elem)
+	}
+	j.b = append(j.b, ']')
+	j.key("bits")
+	j.b = append(j.b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			j.sep()
+		}
+		j.b = append(j.b, '"')
+		j.b = appendBitsHex(j.b, d.Bits(i), d.elem)
+		j.b = append(j.b, '"')
+	}
+	j.b = append(j.b, ']')
+	j.endInline('}')
+}
+
+// jsonWriter writes JSON with members in a fixed order. Objects opened
+// with open are laid out one member per line when indenting; objects
+// opened with inline stay on one line.
+type jsonWriter struct {
+	b      []byte
+	indent bool
+	depth  int
+	inl    int    // > 0 inside an inline object
+	first  []bool // per open object: no member written yet
+}
+
+func (j *jsonWriter) open(c byte) {
+	j.b = append(j.b, c)
+	j.depth++
+	j.first = append(j.first, true)
+}
+
+func (j *jsonWriter) close(c byte) {
+	j.depth--
+	empty := j.first[len(j.first)-1]
+	j.first = j.first[:len(j.first)-1]
+	if j.indent && !empty {
+		j.newline()
+	}
+	j.b = append(j.b, c)
+}
+
+func (j *jsonWriter) inline(c byte) {
+	j.b = append(j.b, c)
+	j.inl++
+	j.first = append(j.first, true)
+}
+
+func (j *jsonWriter) endInline(c byte) {
+	j.inl--
+	j.first = j.first[:len(j.first)-1]
+	j.b = append(j.b, c)
+}
+
+func (j *jsonWriter) newline() {
+	j.b = append(j.b, '\n')
+	for i := 0; i < j.depth; i++ {
+		j.b = append(j.b, ' ', ' ')
+	}
+}
+
+// sep writes the separator between array elements or inline members.
+func (j *jsonWriter) sep() {
+	j.b = append(j.b, ',')
+	if j.indent {
+		j.b = append(j.b, ' ')
+	}
+}
+
+func (j *jsonWriter) key(k string) {
+	top := len(j.first) - 1
+	if !j.first[top] {
+		if j.inl > 0 {
+			j.sep()
+		} else {
+			j.b = append(j.b, ',')
+		}
+	}
+	j.first[top] = false
+	if j.indent && j.inl == 0 {
+		j.newline()
+	}
+	j.str(k)
+	j.b = append(j.b, ':')
+	if j.indent {
+		j.b = append(j.b, ' ')
+	}
+}
+
+func (j *jsonWriter) str(s string) { j.b = appendString(j.b, s) }
+
+// appendString appends s as a JSON string (without HTML escaping; invalid
+// UTF-8 becomes U+FFFD).
+func appendString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\\ufffd"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+func (j *jsonWriter) int(n int) { j.b = strconv.AppendInt(j.b, int64(n), 10) }
+
+func (j *jsonWriter) dims(d [3]int) {
+	j.b = append(j.b, '[')
+	for i, n := range d {
+		if i > 0 {
+			j.sep()
+		}
+		j.int(n)
+	}
+	j.b = append(j.b, ']')
+}

@@ -1,0 +1,143 @@
+// Package sessions runs the playground's debugging sessions: one goroutine
+// per live session owns a compiled program, a prepared launch, its machine
+// and the history that lets the client step back. The web layer feeds a
+// session the client's websocket messages (Submit) and drains its replies
+// (Ready/Take or Next); the message formats are docs/protocol.md.
+package sessions
+
+import (
+	"strconv"
+	"time"
+)
+
+// Limits bounds what sessions may use. Zero fields take the defaults of
+// DefaultLimits.
+type Limits struct {
+	// MaxSessions is the number of concurrent sessions (NewSession answers
+	// ErrBusy beyond it).
+	MaxSessions int
+	// IdleTimeout closes a session (error "expired") that received no
+	// message for this long.
+	IdleTimeout time.Duration
+	// MaxSourceBytes bounds the PTX text of a load.
+	MaxSourceBytes int
+	// MaxMessageBytes bounds one client message (default: MaxSourceBytes
+	// plus 1 MiB for the spec).
+	MaxMessageBytes int
+	// MaxBufferBytes bounds the global buffers of a launch, together.
+	MaxBufferBytes int64
+	// MaxStateBytes bounds the machine state of the resident CTAs
+	// (registers, shared and local memory).
+	MaxStateBytes int64
+	// MaxWarpInstructions caps the warp-instructions one command (a run, a
+	// step) may execute; a run may ask for less.
+	MaxWarpInstructions int64
+	// MaxHistoryBytes is the memory a session's history (snapshots and the
+	// global-memory undo log) may use before its oldest steps are dropped.
+	MaxHistoryBytes int64
+	// MaxOutboundBytes bounds the replies queued for a client that does not
+	// read them; beyond it the session is closed.
+	MaxOutboundBytes int
+	// FrameInterval is the minimum time between two state frames of a run.
+	FrameInterval time.Duration
+	// ProgramCache is the number of compiled programs kept, by source hash.
+	ProgramCache int
+}
+
+// DefaultLimits are the limits used for zero fields.
+var DefaultLimits = Limits{
+	MaxSessions:         64,
+	IdleTimeout:         30 * time.Minute,
+	MaxSourceBytes:      1 << 20,
+	MaxBufferBytes:      16 << 20,
+	MaxStateBytes:       32 << 20,
+	MaxWarpInstructions: 20_000_000,
+	MaxHistoryBytes:     64 << 20,
+	MaxOutboundBytes:    16 << 20,
+	FrameInterval:       time.Second / 30,
+	ProgramCache:        32,
+}
+
+// withDefaults fills zero fields.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.MaxSessions <= 0 {
+		l.MaxSessions = d.MaxSessions
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.MaxSourceBytes <= 0 {
+		l.MaxSourceBytes = d.MaxSourceBytes
+	}
+	if l.MaxMessageBytes <= 0 {
+		l.MaxMessageBytes = l.MaxSourceBytes + 1<<20
+	}
+	if l.MaxBufferBytes <= 0 {
+		l.MaxBufferBytes = d.MaxBufferBytes
+	}
+	if l.MaxStateBytes <= 0 {
+		l.MaxStateBytes = d.MaxStateBytes
+	}
+	if l.MaxWarpInstructions <= 0 {
+		l.MaxWarpInstructions = d.MaxWarpInstructions
+	}
+	if l.MaxHistoryBytes <= 0 {
+		l.MaxHistoryBytes = d.MaxHistoryBytes
+	}
+	if l.MaxOutboundBytes <= 0 {
+		l.MaxOutboundBytes = d.MaxOutboundBytes
+	}
+	if l.FrameInterval <= 0 {
+		l.FrameInterval = d.FrameInterval
+	}
+	if l.ProgramCache <= 0 {
+		l.ProgramCache = d.ProgramCache
+	}
+	return l
+}
+
+// Metrics receives the sessions' measurements; the web layer implements
+// it (a nil Metrics records nothing). Methods are called from session
+// goroutines and must be safe for concurrent use.
+type Metrics interface {
+	// SetSessions reports the number of live sessions.
+	SetSessions(n int)
+	// AddSteps counts history steps: commands that moved a machine.
+	AddSteps(n int)
+	// ObserveStepLatency reports how long a step, back or seek command took
+	// (from its dequeue to its reply).
+	ObserveStepLatency(d time.Duration)
+	// AddFault counts a launch that stopped with a fault of kind.
+	AddFault(kind string)
+}
+
+type noMetrics struct{}
+
+func (noMetrics) SetSessions(int)                  {}
+func (noMetrics) AddSteps(int)                     {}
+func (noMetrics) ObserveStepLatency(time.Duration) {}
+func (noMetrics) AddFault(string)                  {}
+
+// Error is a protocol error: its Code is one of the codes of the `error`
+// message (bad-request, too-large, no-program, limit, expired, busy,
+// internal).
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Frame renders e as an `error` message for the client.
+func (e *Error) Frame() []byte { return encode(errorMsg{Type: "error", Code: e.Code, Message: e.Message}) }
+
+// Errors NewSession returns.
+var (
+	ErrBusy   = &Error{Code: "busy", Message: "the server runs as many sessions as it allows; try again later"}
+	ErrClosed = &Error{Code: "internal", Message: "the session manager is shut down"}
+)
+
+func errf(code, msg string) *Error { return &Error{Code: code, Message: msg} }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

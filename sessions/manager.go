@@ -1,0 +1,240 @@
+package sessions
+
+import (
+	"container/list"
+	"crypto/sha256"
+	"sync"
+	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Manager creates sessions and enforces the limits shared by all of them:
+// the number of sessions and idle expiry (a janitor goroutine). It also
+// caches compiled programs by source hash: Programs are immutable, so
+// sessions loading the same source share one.
+type Manager struct {
+	lim   Limits
+	met   Metrics
+	cache *progCache
+	now   func() time.Time
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+	nextID   uint64
+	closed   bool
+
+	quit chan struct{}
+	wg   sync.WaitGroup
+}
+
+// NewManager returns a manager with lim (zero fields take DefaultLimits)
+// reporting to met (nil: nowhere). Close it to stop its janitor and end
+// every session.
+func NewManager(lim Limits, met Metrics) *Manager {
+	if met == nil {
+		met = noMetrics{}
+	}
+	m := &Manager{lim: lim.withDefaults(), met: met, now: time.Now,
+		sessions: map[*Session]struct{}{}, quit: make(chan struct{})}
+	m.cache = newProgCache(m.lim.ProgramCache)
+	m.wg.Add(1)
+	go m.janitor()
+	return m
+}
+
+// Limits returns the limits in force (defaults filled in).
+func (m *Manager) Limits() Limits { return m.lim }
+
+// Len returns the number of live sessions.
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
+// NewSession starts a session for one client connection. Its first
+// outbound message is `hello`. It returns ErrBusy when MaxSessions are
+// live (render it for the client with ErrBusy.Frame()).
+func (m *Manager) NewSession() (*Session, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if len(m.sessions) >= m.lim.MaxSessions {
+		m.mu.Unlock()
+		return nil, ErrBusy
+	}
+	m.nextID++
+	s := newSession(m, m.nextID)
+	m.sessions[s] = struct{}{}
+	n := len(m.sessions)
+	m.mu.Unlock()
+	m.met.SetSessions(n)
+	go s.loop()
+	return s, nil
+}
+
+// Close ends every session and stops the janitor; it waits for them.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	all := make([]*Session, 0, len(m.sessions))
+	for s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	close(m.quit)
+	for _, s := range all {
+		s.Close()
+	}
+	m.wg.Wait()
+}
+
+func (m *Manager) remove(s *Session) {
+	m.mu.Lock()
+	delete(m.sessions, s)
+	n := len(m.sessions)
+	m.mu.Unlock()
+	m.met.SetSessions(n)
+}
+
+// janitor expires idle sessions.
+func (m *Manager) janitor() {
+	defer m.wg.Done()
+	every := min(max(m.lim.IdleTimeout/4, time.Millisecond), time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.quit:
+			return
+		case <-t.C:
+			m.sweep(m.now())
+		}
+	}
+}
+
+// sweep expires the sessions idle since before now - IdleTimeout.
+func (m *Manager) sweep(now time.Time) {
+	limit := now.Add(-m.lim.IdleTimeout).UnixNano()
+	m.mu.Lock()
+	var idle []*Session
+	for s := range m.sessions {
+		if s.lastActive.Load() < limit {
+			idle = append(idle, s)
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range idle {
+		s.expire()
+	}
+}
+
+// ---- compiled programs ----
+
+// compiled is a program with the tables sessions derive from it, computed
+// once (Source's lazy line index is built here, before sharing, so that
+// concurrent sessions only read it).
+type compiled struct {
+	prog    *emu.Program // nil when the source has errors
+	diags   []ptx.Message
+	pcLine  []int32
+	pcCol   []int32
+	lines   []lineJSON
+	linePCs map[int][]int
+}
+
+func compile(source string) *compiled {
+	src := ptx.NewSource("", []byte(source))
+	prog, diags := emu.CompileSource(src)
+	c := &compiled{prog: prog, diags: make([]ptx.Message, 0, len(diags))}
+	for _, d := range diags {
+		c.diags = append(c.diags, d.ToMessage(src))
+	}
+	src.Position(0)
+	if prog == nil {
+		return c
+	}
+	c.pcLine = make([]int32, len(prog.Spans))
+	c.pcCol = make([]int32, len(prog.Spans))
+	c.linePCs = map[int][]int{}
+	for pc, sp := range prog.Spans {
+		p := src.Position(sp.Start)
+		c.pcLine[pc], c.pcCol[pc] = int32(p.Line), int32(p.Col)
+		c.linePCs[p.Line] = append(c.linePCs[p.Line], pc)
+	}
+	for pc := range prog.Spans {
+		l := int(c.pcLine[pc])
+		if pcs := c.linePCs[l]; pcs[0] == pc {
+			c.lines = append(c.lines, lineJSON{Line: l, PCs: pcs})
+		}
+	}
+	sortLines(c.lines)
+	return c
+}
+
+func sortLines(ls []lineJSON) {
+	for i := 1; i < len(ls); i++ {
+		for j := i; j > 0 && ls[j].Line < ls[j-1].Line; j-- {
+			ls[j], ls[j-1] = ls[j-1], ls[j]
+		}
+	}
+}
+
+// line returns the source line of pc (0 if none).
+func (c *compiled) line(pc int) int {
+	if pc < 0 || pc >= len(c.pcLine) {
+		return 0
+	}
+	return int(c.pcLine[pc])
+}
+
+type progCache struct {
+	mu  sync.Mutex
+	max int
+	ll  *list.List // of *cacheEntry, most recent first
+	m   map[[32]byte]*list.Element
+}
+
+type cacheEntry struct {
+	key [32]byte
+	c   *compiled
+}
+
+func newProgCache(max int) *progCache {
+	return &progCache{max: max, ll: list.New(), m: map[[32]byte]*list.Element{}}
+}
+
+// get returns the compiled form of source, compiling it on a miss.
+func (pc *progCache) get(source string) *compiled {
+	key := sha256.Sum256([]byte(source))
+	pc.mu.Lock()
+	if e, ok := pc.m[key]; ok {
+		pc.ll.MoveToFront(e)
+		c := e.Value.(*cacheEntry).c
+		pc.mu.Unlock()
+		return c
+	}
+	pc.mu.Unlock()
+	c := compile(source)
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if e, ok := pc.m[key]; ok { // compiled concurrently
+		pc.ll.MoveToFront(e)
+		return e.Value.(*cacheEntry).c
+	}
+	pc.m[key] = pc.ll.PushFront(&cacheEntry{key: key, c: c})
+	for pc.ll.Len() > pc.max {
+		e := pc.ll.Back()
+		pc.ll.Remove(e)
+		delete(pc.m, e.Value.(*cacheEntry).key)
+	}
+	return c
+}

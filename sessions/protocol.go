@@ -1,0 +1,297 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Wire formats of docs/protocol.md (version 1). 64-bit values travel as
+// lowercase hex strings without leading zeros or "0x".
+
+// ProtocolVersion is the `v` of the hello message.
+const ProtocolVersion = 1
+
+// ---- client → server ----
+
+type clientMsg struct {
+	Type                string          `json:"type"`
+	ID                  *int64          `json:"id,omitempty"`
+	Source              *string         `json:"source,omitempty"`
+	Spec                json.RawMessage `json:"spec,omitempty"`
+	Granularity         string          `json:"granularity,omitempty"`
+	Count               *int            `json:"count,omitempty"`
+	Step                *int            `json:"step,omitempty"`
+	MaxWarpInstructions *int64          `json:"maxWarpInstructions,omitempty"`
+	Line                *int            `json:"line,omitempty"`
+	On                  *bool           `json:"on,omitempty"`
+	CTA                 *int            `json:"cta,omitempty"`
+	Warp                *int            `json:"warp,omitempty"`
+	Memory              *memRequest     `json:"memory,omitempty"`
+}
+
+type memRequest struct {
+	Space  string `json:"space"`
+	Buffer string `json:"buffer,omitempty"`
+	CTA    *int   `json:"cta,omitempty"`
+	Offset int64  `json:"offset"`
+	Bytes  int    `json:"bytes"`
+}
+
+// maxInspectBytes bounds an inspect memory range and the memory a state
+// carries.
+const maxInspectBytes = 64 << 10
+
+// ---- server → client ----
+
+type errorMsg struct {
+	Type    string `json:"type"`
+	ID      *int64 `json:"id,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type helloMsg struct {
+	Type   string      `json:"type"`
+	V      int         `json:"v"`
+	Limits helloLimits `json:"limits"`
+}
+
+type helloLimits struct {
+	MaxWarpInstructions int64 `json:"maxWarpInstructions"`
+	MaxSourceBytes      int   `json:"maxSourceBytes"`
+	MaxBufferBytes      int64 `json:"maxBufferBytes"`
+	IdleSeconds         int64 `json:"idleSeconds"`
+	MaxMessageBytes     int   `json:"maxMessageBytes"`
+	MaxStepCount        int   `json:"maxStepCount"`
+	MaxInspectBytes     int   `json:"maxInspectBytes"`
+}
+
+type diagnosticsMsg struct {
+	Type  string        `json:"type"`
+	ID    *int64        `json:"id,omitempty"`
+	Items []ptx.Message `json:"items"`
+}
+
+type loadedMsg struct {
+	Type         string       `json:"type"`
+	ID           *int64       `json:"id,omitempty"`
+	Entry        string       `json:"entry"`
+	Grid         [3]int       `json:"grid"`
+	Block        [3]int       `json:"block"`
+	WarpsPerCTA  int          `json:"warpsPerCTA"`
+	ResidentCTAs int          `json:"residentCTAs"`
+	TotalCTAs    int          `json:"totalCTAs"`
+	SharedBytes  int          `json:"sharedBytes"`
+	Lines        []lineJSON   `json:"lines"`
+	Regs         []regJSON    `json:"regs"`
+	Preds        []predJSON   `json:"preds"`
+	Buffers      []bufferJSON `json:"buffers"`
+}
+
+type lineJSON struct {
+	Line int   `json:"line"`
+	PCs  []int `json:"pcs"`
+}
+
+type regJSON struct {
+	Slot int    `json:"slot"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+type predJSON struct {
+	Slot int    `json:"slot"`
+	Name string `json:"name"`
+}
+
+type bufferJSON struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+	Addr  string `json:"addr"`
+}
+
+// stateMsg is a full state or a delta (see docs/protocol.md). Additions to
+// the documented shape: firstStep (the earliest step still reachable by
+// back/seek), message (why a limit stopped the command), memoryStale, and
+// "cta" (linear CTA index) on shared-memory entries.
+type stateMsg struct {
+	Type         string       `json:"type"`
+	ID           *int64       `json:"id,omitempty"`
+	Step         int          `json:"step"`
+	Steps        int          `json:"steps"`
+	FirstStep    int          `json:"firstStep"`
+	Running      bool         `json:"running"`
+	Status       string       `json:"status"`
+	Reason       string       `json:"reason"`
+	Message      string       `json:"message,omitempty"`
+	Full         bool         `json:"full"`
+	Stats        emu.Stats    `json:"stats"`
+	FinishedCTAs int          `json:"finishedCTAs"`
+	TotalCTAs    int          `json:"totalCTAs"`
+	Next         *warpRef     `json:"next"`
+	Last         *lastJSON    `json:"last"`
+	CTAs         []ctaJSON    `json:"ctas,omitempty"`
+	Events       []eventJSON  `json:"events,omitempty"`
+	Regs         *regsJSON    `json:"regs,omitempty"`
+	ChangedRegs  []int        `json:"changedRegs,omitempty"`
+	Memory       []memJSON    `json:"memory,omitempty"`
+	MemoryStale  bool         `json:"memoryStale,omitempty"`
+	Touched      []touchJSON  `json:"touched,omitempty"`
+	Fault        *faultJSON   `json:"fault"`
+}
+
+type warpRef struct {
+	CTA  int `json:"cta"`
+	Warp int `json:"warp"`
+}
+
+type lastJSON struct {
+	CTA      int    `json:"cta"` // index among resident CTAs, -1 if it retired
+	Linear   int    `json:"linear"`
+	Warp     int    `json:"warp"`
+	PC       int    `json:"pc"`
+	Line     int    `json:"line"`
+	Mask     string `json:"mask"`
+	ExecMask string `json:"execMask"`
+}
+
+type ctaJSON struct {
+	CTA      int           `json:"cta"`
+	Idx      [3]int        `json:"idx"`
+	Linear   int           `json:"linear"`
+	Barriers []barrierJSON `json:"barriers"`
+	Warps    []warpJSON    `json:"warps"`
+}
+
+type barrierJSON struct {
+	ID       int   `json:"id"`
+	Arrived  int   `json:"arrived"`
+	Expected int   `json:"expected"`
+	Waiting  []int `json:"waiting"`
+}
+
+type warpJSON struct {
+	Warp    int         `json:"warp"`
+	PC      int         `json:"pc"`
+	Line    int         `json:"line"`
+	State   string      `json:"state"`
+	Barrier *int        `json:"barrier,omitempty"`
+	Active  string      `json:"active"`
+	Valid   string      `json:"valid"`
+	Exited  string      `json:"exited"`
+	Stack   []stackJSON `json:"stack"`
+	Depth   int         `json:"depth"`
+}
+
+type stackJSON struct {
+	PC   int32  `json:"pc"`
+	RPC  int32  `json:"rpc"`
+	Mask string `json:"mask"`
+}
+
+type eventJSON struct {
+	Kind     string `json:"kind"`
+	CTA      int    `json:"cta"` // linear CTA index
+	Warp     int    `json:"warp"`
+	PC       int    `json:"pc"`
+	Line     int    `json:"line"`
+	Mask     string `json:"mask"`
+	Other    string `json:"other,omitempty"`
+	ID       *int   `json:"id,omitempty"`
+	Count    *int   `json:"count,omitempty"`
+	Expected *int   `json:"expected,omitempty"`
+}
+
+type regsJSON struct {
+	CTA    int                 `json:"cta"`
+	Warp   int                 `json:"warp"`
+	Values map[string][]string `json:"values"`
+	Preds  map[string]string   `json:"preds"`
+}
+
+type memJSON struct {
+	Space  string `json:"space"`
+	Buffer string `json:"buffer,omitempty"`
+	CTA    *int   `json:"cta,omitempty"`
+	Offset uint64 `json:"offset"`
+	Hex    string `json:"hex"`
+}
+
+type touchJSON struct {
+	Space  string `json:"space"`
+	Buffer string `json:"buffer,omitempty"`
+	CTA    *int   `json:"cta,omitempty"`
+	Offset uint64 `json:"offset"`
+	Bytes  int    `json:"bytes"`
+	Kind   string `json:"kind"`
+}
+
+type faultJSON struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	PC      int    `json:"pc"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	CTA     [3]int `json:"cta"`
+	Thread  [3]int `json:"thread"`
+	Warp    int    `json:"warp"`
+	Lane    int    `json:"lane"`
+	Address string `json:"address,omitempty"`
+}
+
+type breakpointsMsg struct {
+	Type  string `json:"type"`
+	ID    *int64 `json:"id,omitempty"`
+	Lines []int  `json:"lines"`
+}
+
+type inspectMsg struct {
+	Type   string    `json:"type"`
+	ID     *int64    `json:"id,omitempty"`
+	CTA    int       `json:"cta"`
+	Linear int       `json:"linear"`
+	Warp   int       `json:"warp"`
+	Regs   *regsJSON `json:"regs"`
+	Memory *memJSON  `json:"memory,omitempty"`
+}
+
+type doneMsg struct {
+	Type   string          `json:"type"`
+	ID     *int64          `json:"id,omitempty"`
+	Result json.RawMessage `json:"result"`
+	// BuffersOmitted says the result was too large to carry the buffers.
+	BuffersOmitted bool `json:"buffersOmitted,omitempty"`
+}
+
+// encode marshals a message without HTML escaping.
+func encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte(`{"type":"error","code":"internal","message":"encoding a reply failed"}`)
+	}
+	out := b.Bytes()
+	return out[:len(out)-1] // drop the newline
+}
+
+// hex32 and hex64 render values as lowercase hex without leading zeros.
+func hex32(v uint32) string { return strconv.FormatUint(uint64(v), 16) }
+func hex64(v uint64) string { return strconv.FormatUint(v, 16) }
+
+const hexDigits = "0123456789abcdef"
+
+// hexBytes renders bytes in memory order, two digits each.
+func hexBytes(b []byte) string {
+	out := make([]byte, 2*len(b))
+	for i, c := range b {
+		out[2*i] = hexDigits[c>>4]
+		out[2*i+1] = hexDigits[c&15]
+	}
+	return string(out)
+}

@@ -1,0 +1,472 @@
+// The PTX editor: CodeMirror 6 with the PTX mode, server diagnostics, a
+// breakpoint gutter, per-warp current-line markers and hover docs.
+
+import { EditorState, StateEffect, StateField, RangeSet, RangeSetBuilder, Compartment } from "@codemirror/state";
+import type { Extension, Text } from "@codemirror/state";
+import {
+  EditorView, GutterMarker, Decoration, gutter, lineNumbers, keymap, hoverTooltip, drawSelection,
+  highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, rectangularSelection, dropCursor,
+} from "@codemirror/view";
+import type { DecorationSet, Tooltip } from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { bracketMatching, indentOnInput, syntaxTree } from "@codemirror/language";
+import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
+import { lintGutter, setDiagnostics, lintKeymap } from "@codemirror/lint";
+import type { Diagnostic } from "@codemirror/lint";
+import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from "@codemirror/autocomplete";
+import type { CompletionContext, CompletionResult, Completion } from "@codemirror/autocomplete";
+import { ptx, isSpecialRegister } from "./ptxlang";
+import { isaDocs, isaDocsNow, opcodeOf, specialOf } from "./isa";
+import type { Message } from "./proto";
+import { h } from "./dom";
+
+export interface EditorHooks {
+  /** The user toggled a breakpoint on a line (1-based). */
+  toggleBreakpoint(line: number, on: boolean): void;
+  /** The document changed. */
+  changed(): void;
+  /** Ctrl+Enter. */
+  compile(): void;
+  /** Extra hover content for a register name (its values in the selected warp). */
+  registerHover(name: string): HTMLElement | null;
+}
+
+/** Where the warps are: for each line, the warps whose next instruction is on it. */
+export interface WarpMarks {
+  lines: Map<number, { warps: string[]; selected: boolean; next: boolean }>;
+  selectedLine: number | null;
+  faultLine: number | null;
+}
+
+// ---- breakpoints ----
+
+class BreakpointMarker extends GutterMarker {
+  constructor(readonly on: boolean) {
+    super();
+  }
+  eq(o: GutterMarker): boolean {
+    return o instanceof BreakpointMarker && o.on === this.on;
+  }
+  toDOM(): Node {
+    return h("span.bp-dot", { "aria-hidden": "true" });
+  }
+}
+const bpOn = new BreakpointMarker(true);
+
+const setBreakpointsEffect = StateEffect.define<number[]>();
+const toggleBreakpointEffect = StateEffect.define<{ pos: number; on: boolean }>();
+
+const breakpointField = StateField.define<RangeSet<GutterMarker>>({
+  create: () => RangeSet.empty,
+  update(set, tr) {
+    set = set.map(tr.changes);
+    for (const e of tr.effects) {
+      if (e.is(setBreakpointsEffect)) {
+        const b = new RangeSetBuilder<GutterMarker>();
+        const doc = tr.state.doc;
+        for (const l of [...new Set(e.value)].sort((a, b) => a - b)) {
+          if (l >= 1 && l <= doc.lines) b.add(doc.line(l).from, doc.line(l).from, bpOn);
+        }
+        set = b.finish();
+      } else if (e.is(toggleBreakpointEffect)) {
+        const pos = e.value.pos;
+        set = set.update({ filter: (from) => from !== pos });
+        if (e.value.on) set = set.update({ add: [bpOn.range(pos)] });
+      }
+    }
+    return set;
+  },
+});
+
+/** Lines that hold instructions: breakpoints make sense there. */
+const setCodeLinesEffect = StateEffect.define<Set<number>>();
+const codeLinesField = StateField.define<Set<number>>({
+  create: () => new Set(),
+  update(v, tr) {
+    for (const e of tr.effects) if (e.is(setCodeLinesEffect)) v = e.value;
+    return v;
+  },
+});
+
+function hasBreakpoint(state: EditorState, lineStart: number): boolean {
+  let found = false;
+  state.field(breakpointField).between(lineStart, lineStart, () => {
+    found = true;
+  });
+  return found;
+}
+
+// ---- warp markers ----
+
+class WarpMarker extends GutterMarker {
+  constructor(readonly text: string, readonly cls: string, readonly title: string) {
+    super();
+  }
+  eq(o: GutterMarker): boolean {
+    return o instanceof WarpMarker && o.text === this.text && o.cls === this.cls && o.title === this.title;
+  }
+  toDOM(): Node {
+    return h("span", { class: this.cls, title: this.title }, this.text);
+  }
+}
+
+const setWarpMarksEffect = StateEffect.define<WarpMarks>();
+const emptyMarks: WarpMarks = { lines: new Map(), selectedLine: null, faultLine: null };
+const warpMarksField = StateField.define<WarpMarks>({
+  create: () => emptyMarks,
+  update(v, tr) {
+    for (const e of tr.effects) if (e.is(setWarpMarksEffect)) return e.value;
+    if (tr.docChanged) return emptyMarks;
+    return v;
+  },
+});
+
+const warpLineDecos = EditorView.decorations.compute([warpMarksField], (state): DecorationSet => {
+  const m = state.field(warpMarksField);
+  const doc = state.doc;
+  const items: { line: number; cls: string }[] = [];
+  for (const [line, info] of m.lines) {
+    if (line < 1 || line > doc.lines) continue;
+    items.push({ line, cls: info.selected ? "cm-warp-line cm-warp-line-sel" : "cm-warp-line" });
+  }
+  if (m.faultLine !== null && m.faultLine >= 1 && m.faultLine <= doc.lines) items.push({ line: m.faultLine, cls: "cm-fault-line" });
+  items.sort((a, b) => a.line - b.line);
+  const b = new RangeSetBuilder<Decoration>();
+  for (const it of items) {
+    const from = doc.line(it.line).from;
+    b.add(from, from, Decoration.line({ class: it.cls }));
+  }
+  return b.finish();
+});
+
+function warpMarkerFor(state: EditorState, line: number): GutterMarker | null {
+  const m = state.field(warpMarksField);
+  if (m.faultLine === line) return new WarpMarker("✕", "warp-mark warp-mark-fault", "fault on this line");
+  const info = m.lines.get(line);
+  if (!info) return null;
+  const n = info.warps.length;
+  const title = `${n === 1 ? "warp" : `${n} warps`} here: ${info.warps.join(", ")}` + (info.next ? " (issues next)" : "");
+  const text = info.selected ? "▶" : n > 1 ? String(n > 99 ? "99+" : n) : "•";
+  return new WarpMarker(text, "warp-mark" + (info.selected ? " warp-mark-sel" : "") + (info.next ? " warp-mark-next" : ""), title);
+}
+
+// ---- hover docs ----
+
+function wordAt(doc: Text, pos: number): { from: number; to: number; text: string } | null {
+  const line = doc.lineAt(pos);
+  const s = line.text;
+  let a = pos - line.from;
+  let b = a;
+  const ok = (c: string) => /[\w.%$:]/.test(c);
+  while (a > 0 && ok(s[a - 1])) a--;
+  while (b < s.length && ok(s[b])) b++;
+  if (a === b) return null;
+  let text = s.slice(a, b);
+  // A label definition's colon is not part of the word.
+  if (text.endsWith(":") && !text.endsWith("::")) {
+    text = text.slice(0, -1);
+    b--;
+  }
+  return { from: line.from + a, to: line.from + b, text };
+}
+
+function tokenAt(state: EditorState, pos: number): string {
+  const node = syntaxTree(state).resolveInner(pos, 1);
+  return node.type.name;
+}
+
+function hoverSource(hooks: EditorHooks) {
+  return async (view: EditorView, pos: number, side: -1 | 1): Promise<Tooltip | null> => {
+    const w = wordAt(view.state.doc, pos);
+    if (!w) return null;
+    if (side < 0 && pos === w.to) return null;
+    const docs = isaDocsNow() ?? (await isaDocs());
+    const tok = tokenAt(view.state, Math.min(pos, w.to - 1) + (pos === w.to ? 0 : 0));
+    let body: HTMLElement | null = null;
+    if (w.text.startsWith("%")) {
+      const name = w.text.replace(/[.:]+$/, "");
+      const sp = isSpecialRegister(name) ? specialOf(name, docs) : undefined;
+      const values = hooks.registerHover(name);
+      if (!sp && !values) return null;
+      body = h("div.hover",
+        sp && h("div.hover-head", h("code.hover-name", sp.name), sp.bits ? h("span.hover-meta", ` .u${sp.bits}`) : null),
+        sp?.doc && h("div.hover-doc", sp.doc),
+        !sp && h("div.hover-head", h("code.hover-name", name)),
+        values);
+    } else if (/opcode|modifier|type|space/.test(tok) || tok === "") {
+      const op = opcodeOf(w.text.replace(/^@!?%?\w+\s*/, ""), docs);
+      if (!op || !/opcode|modifier|type|space/.test(tok)) return null;
+      body = h("div.hover",
+        h("div.hover-head", h("code.hover-name", op.name),
+          op.family && h("span.hover-meta", ` ${op.family}`),
+          op.status && op.status !== "supported" && h("span.hover-status", op.status)),
+        op.syntax && h("pre.hover-syntax", op.syntax),
+        op.doc && h("div.hover-doc", op.doc));
+    }
+    if (!body) return null;
+    const el = body;
+    return { pos: w.from, end: w.to, above: true, create: () => ({ dom: el }) };
+  };
+}
+
+// ---- completion ----
+
+const directives = [
+  ".version", ".target", ".address_size", ".visible", ".extern", ".weak", ".entry", ".func", ".param", ".reg",
+  ".local", ".shared", ".global", ".const", ".align", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
+  ".pragma", ".file", ".loc", ".section",
+];
+
+function completeSource(context: CompletionContext): CompletionResult | null {
+  const word = context.matchBefore(/[%.]?[\w$]+(\.[\w$]*)*/);
+  if (!word || (word.from === word.to && !context.explicit)) return null;
+  const docs = isaDocsNow();
+  if (!docs) {
+    void isaDocs();
+    return null;
+  }
+  const text = word.text;
+  const options: Completion[] = [];
+  if (text.startsWith("%")) {
+    for (const s of docs.specials.values()) options.push({ label: s.name, type: "variable", info: s.doc });
+    // Registers declared in the document.
+    const seen = new Set<string>();
+    const re = /\.reg\s+\.\w+\s+(%[\w$]+)(?:<(\d+)>)?/g;
+    const src = context.state.doc.toString();
+    for (let m = re.exec(src); m; m = re.exec(src)) {
+      const n = m[2] ? Math.min(Number(m[2]), 64) : 0;
+      if (n) for (let i = 0; i < n; i++) seen.add(m[1] + i);
+      else seen.add(m[1]);
+    }
+    for (const r of seen) options.push({ label: r, type: "variable", boost: 1 });
+  } else if (text.startsWith(".") && !text.slice(1).includes(".")) {
+    const line = context.state.doc.lineAt(word.from);
+    const before = line.text.slice(0, word.from - line.from);
+    if (!/\S$/.test(before)) for (const d of directives) options.push({ label: d, type: "keyword" });
+    else return null;
+  } else if (!text.includes(".")) {
+    const line = context.state.doc.lineAt(word.from);
+    const before = line.text.slice(0, word.from - line.from);
+    if (!/^\s*(@!?%?[\w$]+\s+)?$/.test(before) && !/^\s*[\w$]+:\s*$/.test(before)) return null;
+    for (const o of docs.ops.values()) {
+      options.push({ label: o.name, type: "keyword", detail: o.family, info: o.doc });
+    }
+  } else return null;
+  return { from: word.from, options, validFor: /^[%.]?[\w$]*(\.[\w$]*)*$/ };
+}
+
+// ---- theme ----
+
+const theme = EditorView.theme({
+  "&": { height: "100%", fontSize: "var(--code-size)", backgroundColor: "var(--bg-editor)", color: "var(--fg)" },
+  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.55" },
+  ".cm-content": { caretColor: "var(--accent)", padding: "6px 0" },
+  ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--accent)", borderLeftWidth: "2px" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection)" },
+  ".cm-gutters": { backgroundColor: "var(--bg-editor)", color: "var(--fg-faint)", border: "none" },
+  ".cm-activeLine": { backgroundColor: "var(--active-line)" },
+  ".cm-activeLineGutter": { backgroundColor: "var(--active-line)", color: "var(--fg-muted)" },
+  ".cm-lineNumbers .cm-gutterElement": { padding: "0 6px 0 4px", minWidth: "3ch", cursor: "pointer" },
+  ".cm-tooltip": { backgroundColor: "var(--bg-raised)", color: "var(--fg)", border: "1px solid var(--border-strong)", borderRadius: "6px", boxShadow: "var(--shadow)" },
+  ".cm-tooltip-autocomplete > ul > li[aria-selected]": { backgroundColor: "var(--accent-bg)", color: "var(--fg)" },
+  ".cm-tooltip-lint": { padding: "0" },
+  ".cm-diagnostic": { padding: "4px 8px", fontFamily: "var(--sans)" },
+  ".cm-panels": { backgroundColor: "var(--bg-panel)", color: "var(--fg)" },
+  ".cm-panels.cm-panels-bottom": { borderTop: "1px solid var(--border)" },
+  ".cm-searchMatch": { backgroundColor: "var(--search-match)", outline: "1px solid var(--search-outline)" },
+  ".cm-searchMatch.cm-searchMatch-selected": { backgroundColor: "var(--search-match-sel)" },
+  ".cm-selectionMatch": { backgroundColor: "var(--selection-match)" },
+  "&.cm-focused .cm-matchingBracket": { backgroundColor: "var(--bracket)", outline: "none" },
+  ".cm-textfield, .cm-button": { backgroundImage: "none", backgroundColor: "var(--bg-input)", color: "var(--fg)", border: "1px solid var(--border-strong)", borderRadius: "4px" },
+});
+
+export class Editor {
+  readonly view: EditorView;
+  private dark = new Compartment();
+  private suppressChange = false;
+
+  constructor(parent: HTMLElement, doc: string, hooks: EditorHooks, darkTheme: boolean) {
+    const toggleAt = (view: EditorView, lineFrom: number) => {
+      const line = view.state.doc.lineAt(lineFrom);
+      const on = !hasBreakpoint(view.state, line.from);
+      view.dispatch({ effects: toggleBreakpointEffect.of({ pos: line.from, on }) });
+      hooks.toggleBreakpoint(line.number, on);
+      return true;
+    };
+    const bpGutter = gutter({
+      class: "cm-bp-gutter",
+      markers: (v) => v.state.field(breakpointField),
+      lineMarker: (view, line, others) => {
+        if (others.length) return null;
+        const n = view.state.doc.lineAt(line.from).number;
+        return view.state.field(codeLinesField).has(n) ? bpHint : null;
+      },
+      lineMarkerChange: (u) => u.startState.field(codeLinesField) !== u.state.field(codeLinesField),
+      initialSpacer: () => bpOn,
+      domEventHandlers: {
+        mousedown: (view, line, ev) => {
+          if ((ev as MouseEvent).button !== 0) return false;
+          return toggleAt(view, line.from);
+        },
+      },
+    });
+    const warpGutter = gutter({
+      class: "cm-warp-gutter",
+      lineMarker: (view, line) => warpMarkerFor(view.state, view.state.doc.lineAt(line.from).number),
+      lineMarkerChange: (u) => u.startState.field(warpMarksField) !== u.state.field(warpMarksField),
+      initialSpacer: () => new WarpMarker("99+", "warp-mark", ""),
+    });
+    const exts: Extension[] = [
+      breakpointField,
+      codeLinesField,
+      warpMarksField,
+      bpGutter,
+      lineNumbers({
+        domEventHandlers: {
+          mousedown: (view, line, ev) => {
+            if ((ev as MouseEvent).button !== 0) return false;
+            return toggleAt(view, line.from);
+          },
+        },
+      }),
+      warpGutter,
+      lintGutter(),
+      warpLineDecos,
+      highlightActiveLineGutter(),
+      highlightSpecialChars(),
+      history(),
+      drawSelection(),
+      dropCursor(),
+      EditorState.allowMultipleSelections.of(true),
+      indentOnInput(),
+      bracketMatching(),
+      closeBrackets(),
+      autocompletion({ override: [completeSource], activateOnTyping: true, icons: false }),
+      rectangularSelection(),
+      highlightActiveLine(),
+      highlightSelectionMatches(),
+      hoverTooltip(hoverSource(hooks), { hoverTime: 350 }),
+      ptx(),
+      EditorState.tabSize.of(8),
+      theme,
+      this.dark.of(EditorView.darkTheme.of(darkTheme)),
+      keymap.of([
+        { key: "Mod-Enter", run: () => (hooks.compile(), true), preventDefault: true },
+        ...closeBracketsKeymap,
+        ...defaultKeymap,
+        ...searchKeymap,
+        ...historyKeymap,
+        ...completionKeymap,
+        ...lintKeymap,
+        indentWithTab,
+      ]),
+      EditorView.updateListener.of((u) => {
+        if (u.docChanged && !this.suppressChange) hooks.changed();
+      }),
+      EditorView.contentAttributes.of({ "aria-label": "PTX source", spellcheck: "false", autocorrect: "off", autocapitalize: "off" }),
+    ];
+    this.view = new EditorView({ state: EditorState.create({ doc, extensions: exts }), parent });
+  }
+
+  get text(): string {
+    return this.view.state.doc.toString();
+  }
+
+  /** Replaces the document (an example or an import): not a user edit. */
+  setText(s: string): void {
+    this.suppressChange = true;
+    try {
+      this.view.dispatch({
+        changes: { from: 0, to: this.view.state.doc.length, insert: s },
+        selection: { anchor: 0 },
+        effects: [setBreakpointsEffect.of([]), EditorView.scrollIntoView(0)],
+      });
+    } finally {
+      this.suppressChange = false;
+    }
+  }
+
+  setDark(dark: boolean): void {
+    this.view.dispatch({ effects: this.dark.reconfigure(EditorView.darkTheme.of(dark)) });
+  }
+
+  setDiagnostics(items: Message[]): void {
+    const doc = this.view.state.doc;
+    const ds: Diagnostic[] = [];
+    for (const m of items) {
+      const { from, to } = messageRange(doc, m);
+      ds.push({ from, to, severity: m.severity === "note" ? "info" : m.severity, message: m.message, source: "ptxplay" });
+    }
+    this.view.dispatch(setDiagnostics(this.view.state, ds));
+  }
+
+  setBreakpoints(lines: number[]): void {
+    this.view.dispatch({ effects: setBreakpointsEffect.of(lines) });
+  }
+
+  breakpointLines(): number[] {
+    const out: number[] = [];
+    const doc = this.view.state.doc;
+    this.view.state.field(breakpointField).between(0, doc.length, (from) => {
+      out.push(doc.lineAt(from).number);
+    });
+    return out;
+  }
+
+  setCodeLines(lines: Set<number>): void {
+    this.view.dispatch({ effects: setCodeLinesEffect.of(lines) });
+  }
+
+  setWarpMarks(m: WarpMarks): void {
+    this.view.dispatch({ effects: setWarpMarksEffect.of(m) });
+  }
+
+  /** Moves the cursor to a line (and column) and scrolls it into the middle. */
+  goto(line: number, col = 1, focus = true): void {
+    const doc = this.view.state.doc;
+    const l = doc.line(Math.max(1, Math.min(line, doc.lines)));
+    const pos = Math.min(l.to, l.from + Math.max(0, col - 1));
+    this.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+    if (focus) this.view.focus();
+  }
+
+  /** Scrolls a line into view only if it is not visible. */
+  reveal(line: number): void {
+    const doc = this.view.state.doc;
+    if (line < 1 || line > doc.lines) return;
+    const pos = doc.line(line).from;
+    const vp = this.view.viewport;
+    const block = this.view.lineBlockAt(pos);
+    const top = this.view.scrollDOM.scrollTop;
+    const height = this.view.scrollDOM.clientHeight;
+    const visible = pos >= vp.from && pos <= vp.to && block.top >= top && block.bottom <= top + height;
+    if (!visible) this.view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+  }
+}
+
+class BreakpointHint extends GutterMarker {
+  toDOM(): Node {
+    return h("span.bp-hint", { "aria-hidden": "true" });
+  }
+}
+const bpHint = new BreakpointHint();
+
+/** The document range of a diagnostic (1-based line/col; end exclusive). */
+export function messageRange(doc: Text, m: Message): { from: number; to: number } {
+  const lineNo = Math.max(1, Math.min(m.line || 1, doc.lines));
+  const line = doc.line(lineNo);
+  const from = Math.min(line.to, line.from + Math.max(0, (m.col || 1) - 1));
+  let to = from;
+  if (m.endLine && m.endCol) {
+    const el = doc.line(Math.max(lineNo, Math.min(m.endLine, doc.lines)));
+    to = Math.min(el.to, el.from + Math.max(0, m.endCol - 1));
+  }
+  if (to <= from) {
+    // Underline the word at the position, or the rest of the line.
+    const rest = line.text.slice(from - line.from);
+    const w = /^[\w.%$@!:]+/.exec(rest);
+    to = from + (w ? w[0].length : rest.trimEnd().length);
+    if (to <= from && from > line.from) return { from: from - 1, to: from };
+  }
+  return { from, to };
+}

@@ -1,0 +1,200 @@
+// Typed formatting of raw register and memory bits. Values travel as
+// lowercase hex strings of the raw bits (docs/protocol.md); a register of
+// an N-bit type holds the N-bit pattern zero-extended.
+
+export type Fmt = "hex" | "unsigned" | "signed" | "f16" | "bf16" | "f32" | "f64" | "f16x2" | "bf16x2";
+
+export const allFormats: Fmt[] = ["hex", "unsigned", "signed", "f32", "f64", "f16", "bf16", "f16x2", "bf16x2"];
+
+export const fmtLabels: Record<Fmt, string> = {
+  hex: "hex", unsigned: "unsigned", signed: "signed", f16: "f16", bf16: "bf16",
+  f32: "f32", f64: "f64", f16x2: "f16x2", bf16x2: "bf16x2",
+};
+
+/** The width in bits of a register or element type name (u32, f16x2, b64, pred…). */
+export function typeBits(t: string): number {
+  if (t === "pred") return 1;
+  if (t.endsWith("x2")) return 32;
+  const m = /(\d+)$/.exec(t);
+  return m ? Number(m[1]) : 32;
+}
+
+/** The natural format of a type: how its values read best. */
+export function defaultFmt(t: string): Fmt {
+  switch (t) {
+    case "f16": return "f16";
+    case "bf16": return "bf16";
+    case "f32": return "f32";
+    case "f64": return "f64";
+    case "f16x2": return "f16x2";
+    case "bf16x2": return "bf16x2";
+  }
+  if (t.startsWith("s")) return "signed";
+  if (t.startsWith("u")) return "unsigned";
+  return "hex";
+}
+
+/** The formats that make sense for a value of `bits` bits. */
+export function formatsFor(bits: number): Fmt[] {
+  if (bits >= 64) return ["hex", "unsigned", "signed", "f64", "f32", "f16x2", "bf16x2"];
+  if (bits >= 32) return ["hex", "unsigned", "signed", "f32", "f16x2", "bf16x2"];
+  if (bits >= 16) return ["hex", "unsigned", "signed", "f16", "bf16"];
+  return ["hex", "unsigned", "signed"];
+}
+
+/** The low `bits` bits of a hex string, as a number (bits <= 32). */
+function low(hex: string, bits: number): number {
+  const digits = Math.ceil(bits / 4);
+  const s = hex.length > digits ? hex.slice(hex.length - digits) : hex;
+  const v = s === "" ? 0 : parseInt(s, 16);
+  return bits >= 32 ? v >>> 0 : v & ((1 << bits) - 1);
+}
+
+function big(hex: string, bits: number): bigint {
+  const v = hex === "" ? 0n : BigInt("0x" + hex);
+  return BigInt.asUintN(bits, v);
+}
+
+/** Decodes IEEE binary16 bits. */
+export function f16Value(h: number): number {
+  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** Decodes bfloat16 bits. */
+export function bf16Value(h: number): number {
+  const buf = new DataView(new ArrayBuffer(4));
+  buf.setUint32(0, (h & 0xffff) << 16);
+  return buf.getFloat32(0);
+}
+
+function f32Value(u: number): number {
+  const buf = new DataView(new ArrayBuffer(4));
+  buf.setUint32(0, u >>> 0);
+  return buf.getFloat32(0);
+}
+
+function f64Value(hex: string): number {
+  const v = big(hex, 64);
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setBigUint64(0, v);
+  return buf.getFloat64(0);
+}
+
+function special(v: number): string | null {
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Infinity) return "+Inf";
+  if (v === -Infinity) return "-Inf";
+  if (v === 0) return Object.is(v, -0) ? "-0" : "0";
+  return null;
+}
+
+/** The shortest decimal that maps back to v in a binary format with `mant`
+ * stored mantissa bits and exponent bias `bias`. */
+function shortest(v: number, mant: number, bias: number, maxDigits: number): string {
+  const sp = special(v);
+  if (sp !== null) return sp;
+  const a = Math.abs(v);
+  const e = Math.max(Math.floor(Math.log2(a)), 1 - bias);
+  const half = 2 ** (e - mant) / 2; // half an ulp: the rounding interval
+  for (let p = 1; p < maxDigits; p++) {
+    const s = v.toPrecision(p);
+    if (Math.abs(Number(s) - v) < half) return tidy(Number(s));
+  }
+  return tidy(Number(v.toPrecision(maxDigits)));
+}
+
+function tidy(x: number): string {
+  const s = String(x);
+  return s.replace("e+", "e");
+}
+
+function f32Text(u: number): string {
+  const v = f32Value(u);
+  const sp = special(v);
+  if (sp !== null) return sp;
+  for (let p = 1; p <= 9; p++) {
+    const s = v.toPrecision(p);
+    if (Math.fround(Number(s)) === v) return tidy(Number(s));
+  }
+  return tidy(v);
+}
+
+/** Formats raw bits (hex string) of a `bits`-wide value in format f. */
+export function formatValue(hex: string, bits: number, f: Fmt): string {
+  switch (f) {
+    case "hex": {
+      const digits = Math.max(1, Math.ceil(bits / 4));
+      let s = hex.length > digits ? hex.slice(hex.length - digits) : hex;
+      s = s.padStart(digits, "0");
+      return "0x" + s;
+    }
+    case "unsigned":
+      if (bits <= 32) return String(low(hex, bits));
+      return big(hex, bits).toString();
+    case "signed":
+      if (bits <= 32) {
+        const u = low(hex, bits);
+        return String(bits === 32 ? u | 0 : u >= 2 ** (bits - 1) ? u - 2 ** bits : u);
+      }
+      return BigInt.asIntN(bits, big(hex, bits)).toString();
+    case "f16":
+      return shortest(f16Value(low(hex, 16)), 10, 15, 6);
+    case "bf16":
+      return shortest(bf16Value(low(hex, 16)), 7, 127, 4);
+    case "f32":
+      return f32Text(low(hex, 32));
+    case "f64": {
+      const v = f64Value(hex);
+      return special(v) ?? tidy(v);
+    }
+    case "f16x2": {
+      const u = low(hex, 32);
+      return shortest(f16Value(u & 0xffff), 10, 15, 6) + " " + shortest(f16Value(u >>> 16), 10, 15, 6);
+    }
+    case "bf16x2": {
+      const u = low(hex, 32);
+      return shortest(bf16Value(u & 0xffff), 7, 127, 4) + " " + shortest(bf16Value(u >>> 16), 7, 127, 4);
+    }
+  }
+}
+
+/** A multi-line description of a value in every format that fits its width, for tooltips. */
+export function describeValue(hex: string, bits: number): string {
+  return formatsFor(bits).map((f) => `${fmtLabels[f].padEnd(8)} ${formatValue(hex, bits, f)}`).join("\n");
+}
+
+/** Parses a 32-bit mask in hex. */
+export function mask32(hex: string | undefined | null): number {
+  if (!hex) return 0;
+  return parseInt(hex.length > 8 ? hex.slice(-8) : hex, 16) >>> 0;
+}
+
+/** The number of set bits of a 32-bit mask. */
+export function popc(m: number): number {
+  m = m - ((m >>> 1) & 0x55555555);
+  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
+  return (((m + (m >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** "0x0000ffff" for a mask. */
+export function maskText(m: number): string {
+  return "0x" + (m >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Little-endian bytes to a hex string of the value they hold. */
+export function leHex(bytes: Uint8Array, off: number, size: number): string {
+  let s = "";
+  for (let i = size - 1; i >= 0; i--) s += (bytes[off + i] ?? 0).toString(16).padStart(2, "0");
+  return s;
+}
+
+/** Decodes a hex string into bytes (memory order). */
+export function hexBytes(hex: string): Uint8Array {
+  const n = hex.length >> 1;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}

@@ -1,0 +1,275 @@
+// The memory view: each global buffer and the selected CTA's shared memory
+// as a table of typed elements, paged, with the cells the last step
+// touched highlighted.
+
+import type { Model, MemRegion } from "./model";
+import { elemSize } from "./model";
+import type { Touch } from "./proto";
+import { elemTypes } from "./proto";
+import { h, setChildren, setClass } from "./dom";
+import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
+
+const PAGE_BYTES = 2048;
+
+interface Tab {
+  key: string;
+  space: "global" | "shared";
+  buffer?: string;
+  label: string;
+  type: string;
+  size: number;
+}
+
+export class MemoryView {
+  private tabsEl: HTMLElement;
+  private bar: HTMLElement;
+  private body: HTMLElement;
+  private tabs: Tab[] = [];
+  private current = "";
+  private page = 0;
+  private viewType = new Map<string, string>();
+  private hex = false;
+  private follow = true;
+  private pending = new Set<string>();
+  private cols = 8;
+  private lastTouchSig = "";
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly model: Model,
+    private readonly request: (space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number) => void,
+  ) {
+    this.tabsEl = h("div.mem-tabs", { role: "tablist", "aria-label": "Memory regions" });
+    this.bar = h("div.toolbar.mem-bar");
+    this.body = h("div.mem-body");
+    setChildren(root, this.tabsEl, this.bar, this.body);
+    this.tabsEl.addEventListener("click", (e) => {
+      const b = (e.target as HTMLElement).closest<HTMLElement>("[data-key]");
+      if (!b?.dataset.key) return;
+      this.current = b.dataset.key;
+      this.page = 0;
+      this.render(true);
+    });
+    new ResizeObserver(() => {
+      const c = this.fitCols();
+      if (c !== this.cols) {
+        this.cols = c;
+        this.render(true);
+      }
+    }).observe(root);
+    this.body.addEventListener("mouseover", (e) => {
+      const td = (e.target as HTMLElement).closest<HTMLElement>("td.val");
+      if (!td || !td.dataset.hex) return;
+      if (td.dataset.tip === td.dataset.hex) return;
+      td.dataset.tip = td.dataset.hex;
+      td.title = `${td.dataset.where}\n` + describeValue(td.dataset.hex, Number(td.dataset.bits));
+    });
+  }
+
+  private fitCols(): number {
+    const w = this.root.clientWidth;
+    const t = this.tab();
+    const size = t ? elemSize(this.typeOf(t)) : 4;
+    const cell = this.hex ? 12 + size * 18 : size >= 8 ? 150 : size >= 4 ? 92 : 64;
+    const n = Math.max(1, Math.floor((w - 80) / cell));
+    for (const c of [32, 16, 8, 4, 2, 1]) if (c <= n) return c;
+    return 1;
+  }
+
+  private tab(): Tab | undefined {
+    return this.tabs.find((t) => t.key === this.current);
+  }
+
+  private typeOf(t: Tab): string {
+    return this.viewType.get(t.key) ?? t.type;
+  }
+
+  loaded(): void {
+    const m = this.model.loaded;
+    this.tabs = [];
+    this.pending.clear();
+    if (m) {
+      for (const b of m.buffers ?? []) {
+        this.tabs.push({ key: `global:${b.name}`, space: "global", buffer: b.name, label: b.name, type: b.type, size: b.count * elemSize(b.type) });
+      }
+      if (m.sharedBytes > 0) this.tabs.push({ key: "shared", space: "shared", label: "shared", type: "u32", size: m.sharedBytes });
+    }
+    if (!this.tabs.some((t) => t.key === this.current)) {
+      this.current = this.tabs[0]?.key ?? "";
+      this.page = 0;
+    }
+    setChildren(this.tabsEl, this.tabs.map((t) => h("button.mem-tab", { type: "button", role: "tab", "data-key": t.key, title: t.space === "shared" ? `shared memory of the selected CTA (${t.size} bytes)` : `.global ${t.type}[${t.size / elemSize(t.type)}]` },
+      t.label, h("span.mem-tab-type", t.space === "shared" ? `${t.size}B` : `${t.type}[${t.size / elemSize(t.type)}]`))));
+    this.cols = this.fitCols();
+    this.render(true);
+  }
+
+  private region(t: Tab): MemRegion | null {
+    return this.model.region(t.space, t.buffer, this.model.sel.cta);
+  }
+
+  /** Called when memory contents, touches or the selection change. */
+  render(_force = false): void {
+    const m = this.model;
+    for (const b of this.tabsEl.querySelectorAll<HTMLElement>("[data-key]")) {
+      const on = b.dataset.key === this.current;
+      b.setAttribute("aria-selected", on ? "true" : "false");
+      const touched = m.touched.some((x) => this.touchKey(x) === b.dataset.key);
+      setClass(b, "mem-tab" + (on ? " on" : "") + (touched ? " touched" : ""));
+    }
+    const t = this.tab();
+    if (!m.loaded || !t) {
+      setChildren(this.bar);
+      setChildren(this.body, h("p.empty", m.loaded ? "This launch has no buffers and no shared memory." : "Compile the kernel to see its buffers."));
+      return;
+    }
+    const type = this.typeOf(t);
+    const size = elemSize(type);
+    const count = Math.floor(t.size / size);
+    const perPage = Math.max(1, Math.floor(PAGE_BYTES / size));
+    const pages = Math.max(1, Math.ceil(count / perPage));
+    // Follow the last step's accesses to this region onto their page.
+    const touches = m.touched.filter((x) => this.touchKey(x) === t.key);
+    const sig = JSON.stringify(m.touched) + m.step;
+    if (this.follow && touches.length && sig !== this.lastTouchSig) {
+      const first = Math.floor(Math.min(...touches.map((x) => x.offset)) / size);
+      const p = Math.floor(first / perPage);
+      if (p !== this.page && p >= 0 && p < pages) this.page = p;
+    }
+    this.lastTouchSig = sig;
+    this.page = Math.max(0, Math.min(this.page, pages - 1));
+    const start = this.page * perPage;
+    const end = Math.min(count, start + perPage);
+    const r = this.region(t);
+    const off = start * size;
+    const len = (end - start) * size;
+    if (r && len > 0 && !r.has(off, len)) {
+      const key = `${t.key}@${off}+${len}#${m.sel.cta}`;
+      if (!this.pending.has(key)) {
+        this.pending.add(key);
+        this.request(t.space, t.buffer, off, len);
+        window.setTimeout(() => this.pending.delete(key), 3000);
+      }
+    }
+    this.renderBar(t, type, pages, count);
+    this.renderTable(t, r, type, start, end, touches);
+  }
+
+  /** A reply arrived: allow new requests for the range. */
+  received(): void {
+    this.pending.clear();
+  }
+
+  private touchKey(x: Touch): string {
+    return x.space === "shared" ? "shared" : `global:${x.buffer ?? ""}`;
+  }
+
+  private renderBar(t: Tab, type: string, pages: number, count: number): void {
+    const typeSel = h("select.small", { "aria-label": "Element type", title: "Read the memory as elements of this type" },
+      elemTypes.filter((x) => !x.startsWith("b")).map((x) => h("option", { value: x }, x)));
+    typeSel.value = type;
+    typeSel.addEventListener("change", () => {
+      this.viewType.set(t.key, typeSel.value);
+      this.page = 0;
+      this.cols = this.fitCols();
+      this.render(true);
+    });
+    const hexBox = h("input", { type: "checkbox", checked: this.hex });
+    hexBox.addEventListener("change", () => {
+      this.hex = hexBox.checked;
+      this.cols = this.fitCols();
+      this.render(true);
+    });
+    const followBox = h("input", { type: "checkbox", checked: this.follow });
+    followBox.addEventListener("change", () => {
+      this.follow = followBox.checked;
+    });
+    const nav = (label: string, title: string, p: number, disabled: boolean) =>
+      h("button.small", { type: "button", title, "aria-label": title, disabled, onclick: () => { this.page = p; this.render(true); } }, label);
+    const gotoInput = h("input.small", { type: "number", min: 0, max: Math.max(0, count - 1), placeholder: "index", "aria-label": "Go to element index", title: "Go to element index", size: 6 });
+    gotoInput.addEventListener("change", () => {
+      const i = Number(gotoInput.value);
+      if (!Number.isFinite(i)) return;
+      const perPage = Math.max(1, Math.floor(PAGE_BYTES / elemSize(type)));
+      this.page = Math.max(0, Math.min(pages - 1, Math.floor(i / perPage)));
+      this.render(true);
+    });
+    setChildren(this.bar,
+      h("label.inline", "as ", typeSel),
+      h("label.check", { title: "Show raw bits in hex" }, hexBox, "hex"),
+      h("label.check", { title: "Jump to the page the last step accessed" }, followBox, "follow"),
+      h("span.spacer"),
+      pages > 1 ? [
+        nav("«", "First page", 0, this.page === 0),
+        nav("‹", "Previous page", this.page - 1, this.page === 0),
+        h("span.page-no", `${this.page + 1}/${pages}`),
+        nav("›", "Next page", this.page + 1, this.page >= pages - 1),
+        nav("»", "Last page", pages - 1, this.page >= pages - 1),
+        gotoInput,
+      ] : null,
+      h("span.muted.mem-size", t.space === "shared" ? `CTA ${this.model.ctas.get(this.model.sel.cta)?.linear ?? this.model.sel.cta}` : ""));
+  }
+
+  private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, touches: Touch[]): void {
+    const size = elemSize(type);
+    const bits = typeBits(type);
+    const fmt = this.hex ? "hex" : defaultFmt(type);
+    const cols = this.cols;
+    const head = h("tr", h("th.idx-h", "index"));
+    for (let c = 0; c < cols; c++) head.appendChild(h("th.col-h", `+${c}`));
+    const rows: HTMLElement[] = [];
+    const buf = new Uint8Array(size);
+    const rowStart = start - (start % cols);
+    for (let i = rowStart; i < end; i += cols) {
+      const tr = h("tr", h("th.idx", { scope: "row", title: `byte offset ${i * size} (0x${(i * size).toString(16)})` }, String(i)));
+      for (let c = 0; c < cols; c++) {
+        const e = i + c;
+        if (e < start || e >= end) {
+          tr.appendChild(h("td.val.pad"));
+          continue;
+        }
+        const off = e * size;
+        const known = r ? r.read(off, buf) : false;
+        let cls = "val";
+        for (const x of touches) {
+          if (x.offset < off + size && off < x.offset + x.bytes) {
+            cls += x.kind === "store" || x.kind === "atom" || x.kind === "write" ? " t-store" : " t-load";
+            if (x.kind === "atom" || x.kind === "atomic") cls += " t-atom";
+            break;
+          }
+        }
+        if (!known) {
+          tr.appendChild(h("td", { class: cls + " unk" }, "…"));
+          continue;
+        }
+        const hex = leHex(buf, 0, size);
+        tr.appendChild(h("td", { class: cls, "data-hex": hex, "data-bits": bits, "data-where": `${t.label}[${e}] · byte ${off}` }, formatValue(hex, bits, fmt)));
+      }
+      rows.push(tr);
+    }
+    const table = h("table.mem", h("thead", head), h("tbody", rows));
+    const scroll = this.body.scrollTop;
+    setChildren(this.body, table);
+    this.body.scrollTop = scroll;
+    // Keep a touched cell in view.
+    const hit = table.querySelector<HTMLElement>(".t-store, .t-load");
+    if (hit && this.follow) {
+      const b = this.body.getBoundingClientRect();
+      const c = hit.getBoundingClientRect();
+      if (c.top < b.top + 24 || c.bottom > b.bottom) hit.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  /** Shows a buffer's tab (e.g. from the fault panel). */
+  show(space: "global" | "shared", buffer?: string, offset?: number): void {
+    const key = space === "shared" ? "shared" : `global:${buffer}`;
+    const t = this.tabs.find((x) => x.key === key);
+    if (!t) return;
+    this.current = key;
+    if (offset !== undefined) {
+      const size = elemSize(this.typeOf(t));
+      this.page = Math.floor(offset / size / Math.max(1, Math.floor(PAGE_BYTES / size)));
+    }
+    this.render(true);
+  }
+}

@@ -1,0 +1,341 @@
+// The client's model of the session: what `loaded` described, merged with
+// every `state` (deltas merge, `full` replaces) and `inspect` reply.
+
+import type {
+  Barrier, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+} from "./proto";
+import { hexBytes, mask32 } from "./format";
+
+export const PAGE = 4096;
+
+interface Page {
+  data: Uint8Array;
+  known: Uint8Array;
+  nknown: number;
+}
+
+/** The client's copy of one memory region (a global buffer or a CTA's shared memory). */
+export class MemRegion {
+  private pages = new Map<number, Page>();
+
+  constructor(readonly key: string, readonly size: number) {}
+
+  private page(i: number): Page {
+    let p = this.pages.get(i);
+    if (!p) {
+      p = { data: new Uint8Array(PAGE), known: new Uint8Array(PAGE), nknown: 0 };
+      this.pages.set(i, p);
+    }
+    return p;
+  }
+
+  write(offset: number, bytes: Uint8Array): void {
+    for (let i = 0; i < bytes.length; i++) {
+      const a = offset + i;
+      if (a < 0 || a >= this.size) continue;
+      const p = this.page(Math.floor(a / PAGE));
+      const o = a % PAGE;
+      p.data[o] = bytes[i];
+      if (!p.known[o]) {
+        p.known[o] = 1;
+        p.nknown++;
+      }
+    }
+  }
+
+  /** Whether every byte of [offset, offset+n) is known. */
+  has(offset: number, n: number): boolean {
+    const end = Math.min(this.size, offset + n);
+    for (let a = offset; a < end; ) {
+      const p = this.pages.get(Math.floor(a / PAGE));
+      if (!p) return false;
+      const o = a % PAGE;
+      const stop = Math.min(PAGE, o + (end - a));
+      if (p.nknown === PAGE) {
+        a += stop - o;
+        continue;
+      }
+      for (let k = o; k < stop; k++) if (!p.known[k]) return false;
+      a += stop - o;
+    }
+    return true;
+  }
+
+  byte(a: number): number | undefined {
+    const p = this.pages.get(Math.floor(a / PAGE));
+    if (!p) return undefined;
+    const o = a % PAGE;
+    return p.known[o] ? p.data[o] : undefined;
+  }
+
+  /** Copies [offset, offset+n) into out; returns false if some byte is unknown. */
+  read(offset: number, out: Uint8Array): boolean {
+    let ok = true;
+    for (let i = 0; i < out.length; i++) {
+      const b = this.byte(offset + i);
+      if (b === undefined) ok = false;
+      out[i] = b ?? 0;
+    }
+    return ok;
+  }
+
+  invalidate(): void {
+    this.pages.clear();
+  }
+}
+
+export interface Selection {
+  cta: number;
+  warp: number;
+}
+
+export type Change = "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints";
+
+export class Model {
+  loaded: Loaded | null = null;
+  step = 0;
+  steps = 0;
+  running = false;
+  status = "";
+  reason = "";
+  stats = { warpInstructions: 0, threadInstructions: 0 };
+  finishedCTAs = 0;
+  totalCTAs = 0;
+  next: WarpRef | null = null;
+  last: LastInfo | null = null;
+  /** Resident CTAs by their slot index (`cta`). */
+  ctas = new Map<number, CtaState>();
+  fault: Fault | null = null;
+  events: EventInfo[] = [];
+  touched: Touch[] = [];
+  /** The selected warp (whose registers the server sends). */
+  sel: Selection = { cta: 0, warp: 0 };
+  /** Registers of the selected warp: slot -> 32 hex lanes; predicates: slot -> mask. */
+  regs = new Map<number, string[]>();
+  preds = new Map<number, number>();
+  regsOf: Selection | null = null;
+  /** Lanes whose value the last update changed, per register slot (bit i = lane i). */
+  changedLanes = new Map<number, number>();
+  changedPreds = new Map<number, number>();
+  changedRegs = new Set<number>();
+  memory = new Map<string, MemRegion>();
+  /** Bumped whenever memory contents change (views re-render on a change). */
+  memVersion = 0;
+  breakpoints = new Set<number>();
+  /** Lines that hold instructions (from `loaded`). */
+  codeLines = new Set<number>();
+  private listeners: ((c: Set<Change>) => void)[] = [];
+
+  subscribe(f: (c: Set<Change>) => void): void {
+    this.listeners.push(f);
+  }
+
+  emit(c: Set<Change>): void {
+    for (const f of this.listeners) f(c);
+  }
+
+  static memKey(space: string, buffer: string | undefined, cta: number | undefined): string {
+    return space === "shared" ? `shared:${cta ?? 0}` : `global:${buffer ?? ""}`;
+  }
+
+  region(space: string, buffer: string | undefined, cta: number | undefined): MemRegion | null {
+    const key = Model.memKey(space, buffer, cta);
+    let r = this.memory.get(key);
+    if (r) return r;
+    if (!this.loaded) return null;
+    let size = 0;
+    if (space === "shared") size = this.loaded.sharedBytes;
+    else {
+      const b = this.loaded.buffers.find((x) => x.name === buffer);
+      if (!b) return null;
+      size = b.count * elemSize(b.type);
+    }
+    r = new MemRegion(key, size);
+    this.memory.set(key, r);
+    return r;
+  }
+
+  reset(): void {
+    this.loaded = null;
+    this.ctas.clear();
+    this.regs.clear();
+    this.preds.clear();
+    this.regsOf = null;
+    this.changedLanes.clear();
+    this.changedPreds.clear();
+    this.changedRegs.clear();
+    this.memory.clear();
+    this.memVersion++;
+    this.events = [];
+    this.touched = [];
+    this.fault = null;
+    this.step = this.steps = 0;
+    this.status = this.reason = "";
+    this.running = false;
+    this.next = this.last = null;
+    this.stats = { warpInstructions: 0, threadInstructions: 0 };
+  }
+
+  applyLoaded(m: Loaded): Set<Change> {
+    this.reset();
+    this.loaded = m;
+    this.codeLines = new Set((m.lines ?? []).map((l) => l.line));
+    this.totalCTAs = m.totalCTAs;
+    this.sel = { cta: 0, warp: 0 };
+    return new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "selection"]);
+  }
+
+  applyState(m: State): Set<Change> {
+    const ch = new Set<Change>(["status"]);
+    this.step = m.step;
+    this.steps = m.steps;
+    this.running = m.running;
+    this.status = m.status;
+    this.reason = m.reason;
+    if (m.stats) this.stats = m.stats;
+    if (m.finishedCTAs !== undefined) this.finishedCTAs = m.finishedCTAs;
+    if (m.totalCTAs !== undefined) this.totalCTAs = m.totalCTAs;
+    this.next = m.next ?? null;
+    this.last = m.last ?? null;
+    if (m.full) {
+      this.ctas.clear();
+      ch.add("warps");
+    }
+    for (const c of m.ctas ?? []) {
+      mergeCta(this.ctas, c, m.full);
+      ch.add("warps");
+    }
+    if (m.full || m.events?.length) {
+      if (m.full && m.step === 0) this.events = [];
+      if (m.events?.length) {
+        this.events.push(...m.events);
+        if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
+      }
+      ch.add("events");
+    }
+    if (m.regs !== undefined || m.full) {
+      this.applyRegs(m.regs ?? null, m.full);
+      ch.add("regs");
+    } else if (this.changedLanes.size || this.changedPreds.size) {
+      this.changedLanes.clear();
+      this.changedPreds.clear();
+      ch.add("regs");
+    }
+    this.changedRegs = new Set(m.changedRegs ?? []);
+    if (m.memoryStale || (m.full && !m.memory?.length && m.step !== this.memStep)) {
+      // The memory the client holds may be from another step: fetch again.
+      for (const r of this.memory.values()) r.invalidate();
+      this.memVersion++;
+      ch.add("memory");
+    }
+    for (const c of m.memory ?? []) this.applyMemory(c);
+    if (m.memory?.length) ch.add("memory");
+    this.memStep = m.step;
+    const touched = m.touched ?? [];
+    if (touched.length || this.touched.length) ch.add("memory");
+    this.touched = touched;
+    const fault = m.fault ?? null;
+    if (JSON.stringify(fault) !== JSON.stringify(this.fault)) ch.add("fault");
+    this.fault = fault;
+    return ch;
+  }
+
+  private memStep = -1;
+
+  applyMemory(c: MemChunk): void {
+    const r = this.region(c.space, c.buffer, c.cta ?? this.sel.cta);
+    if (!r || !c.hex) return;
+    r.write(c.offset, hexBytes(c.hex));
+    this.memVersion++;
+  }
+
+  private applyRegs(r: RegValues | null, full: boolean): void {
+    this.changedLanes.clear();
+    this.changedPreds.clear();
+    if (!r) {
+      if (full) {
+        this.regs.clear();
+        this.preds.clear();
+        this.regsOf = null;
+      }
+      return;
+    }
+    const same = this.regsOf !== null && this.regsOf.cta === r.cta && this.regsOf.warp === r.warp;
+    if (!same || full) {
+      if (!same) {
+        this.regs.clear();
+        this.preds.clear();
+      }
+    }
+    for (const [k, lanes] of Object.entries(r.values ?? {})) {
+      const slot = Number(k);
+      const old = this.regs.get(slot);
+      if (same && old) {
+        let m = 0;
+        for (let l = 0; l < 32; l++) if (old[l] !== lanes[l]) m |= 1 << l;
+        if (m) this.changedLanes.set(slot, m >>> 0);
+      }
+      this.regs.set(slot, lanes);
+    }
+    for (const [k, v] of Object.entries(r.preds ?? {})) {
+      const slot = Number(k);
+      const nv = mask32(v);
+      const old = this.preds.get(slot);
+      if (same && old !== undefined && old !== nv) this.changedPreds.set(slot, (old ^ nv) >>> 0);
+      this.preds.set(slot, nv);
+    }
+    this.regsOf = { cta: r.cta, warp: r.warp };
+  }
+
+  /** The `inspect` reply: the selected warp's registers in full (no change marks). */
+  applyInspect(cta: number, warp: number, r: RegValues | undefined): void {
+    this.regs.clear();
+    this.preds.clear();
+    this.changedLanes.clear();
+    this.changedPreds.clear();
+    for (const [k, lanes] of Object.entries(r?.values ?? {})) this.regs.set(Number(k), lanes);
+    for (const [k, v] of Object.entries(r?.preds ?? {})) this.preds.set(Number(k), mask32(v));
+    this.regsOf = { cta, warp };
+  }
+
+  warp(cta: number, warp: number): WarpState | undefined {
+    return this.ctas.get(cta)?.warps.find((w) => w.warp === warp);
+  }
+
+  selectedWarp(): WarpState | undefined {
+    return this.warp(this.sel.cta, this.sel.warp);
+  }
+
+  barrierOf(cta: number, warp: number): Barrier | undefined {
+    return this.ctas.get(cta)?.barriers?.find((b) => b.waiting?.includes(warp));
+  }
+
+  sortedCtas(): CtaState[] {
+    return [...this.ctas.values()].sort((a, b) => a.cta - b.cta);
+  }
+}
+
+function mergeCta(ctas: Map<number, CtaState>, c: CtaState, full: boolean): void {
+  const old = ctas.get(c.cta);
+  if (full || !old || old.linear !== c.linear) {
+    ctas.set(c.cta, { ...c, warps: [...(c.warps ?? [])].sort((a, b) => a.warp - b.warp) });
+    return;
+  }
+  const merged: CtaState = { ...old, ...c, warps: old.warps.slice() };
+  if (c.barriers === undefined) merged.barriers = old.barriers;
+  for (const w of c.warps ?? []) {
+    const i = merged.warps.findIndex((x) => x.warp === w.warp);
+    if (i >= 0) merged.warps[i] = { ...merged.warps[i], ...w };
+    else merged.warps.push(w);
+  }
+  merged.warps.sort((a, b) => a.warp - b.warp);
+  ctas.set(c.cta, merged);
+}
+
+export function elemSize(t: string): number {
+  const m = /(\d+)/.exec(t);
+  if (!m) return 4;
+  let n = Number(m[1]) / 8;
+  if (t.endsWith("x2")) n *= 2;
+  return Math.max(1, n);
+}

@@ -1,0 +1,231 @@
+// The warps view: every resident CTA's warps as rows of 32 lane cells
+// coloured by state, each warp's pc and line, and the reconvergence stack
+// of the selected warp.
+
+import type { Model } from "./model";
+import type { CtaState, WarpState, Fault } from "./proto";
+import { h, setChildren, setClass, setText } from "./dom";
+import { mask32, maskText, popc } from "./format";
+
+export type LaneState = "active" | "inactive" | "barrier" | "exited" | "fault" | "none";
+
+export const laneLegend: [LaneState, string, string][] = [
+  ["active", "active", "the lane executes the warp's next instruction"],
+  ["inactive", "inactive", "inactive by divergence: parked until its path reconverges"],
+  ["barrier", "at barrier", "waiting at a barrier"],
+  ["exited", "exited", "the thread has exited"],
+  ["fault", "faulted", "the thread faulted"],
+  ["none", "no thread", "the block's last warp is partial: no thread in this lane"],
+];
+
+/** The kind of a warp's state string, whatever words the server uses. */
+export function warpKind(state: string): "ready" | "barrier" | "exited" | "fault" | "other" {
+  const s = state.toLowerCase();
+  if (s.includes("fault")) return "fault";
+  if (s.includes("bar") || s.includes("wait")) return "barrier";
+  if (s.includes("exit") || s.includes("done") || s.includes("finish")) return "exited";
+  if (s.includes("ready") || s.includes("run") || s.includes("active")) return "ready";
+  return "other";
+}
+
+export function laneState(w: WarpState, lane: number, faultLane: number): LaneState {
+  const bit = 1 << lane;
+  if (!(mask32(w.valid) & bit)) return "none";
+  if (lane === faultLane) return "fault";
+  if (mask32(w.exited) & bit) return "exited";
+  if (mask32(w.active) & bit) return warpKind(w.state) === "barrier" ? "barrier" : "active";
+  return "inactive";
+}
+
+/** The faulting lane of a warp, or -1. */
+export function faultLaneOf(f: Fault | null, cta: number, warp: number, linear: number): number {
+  if (!f || f.lane === undefined || f.warp === undefined) return -1;
+  if (f.warp !== warp) return -1;
+  if (f.cta !== undefined && f.cta !== cta && f.cta !== linear) return -1;
+  return f.lane;
+}
+
+interface Row {
+  el: HTMLElement;
+  lanes: HTMLElement[];
+  where: HTMLElement;
+  state: HTMLElement;
+  key: string;
+}
+
+export class WarpsView {
+  private rows = new Map<string, Row>();
+  private ctaHeads = new Map<number, { el: HTMLElement; title: HTMLElement; bars: HTMLElement }>();
+  private shape = "";
+  private list: HTMLElement;
+  private stack: HTMLElement;
+  private pcLine = new Map<number, number>();
+
+  constructor(
+    root: HTMLElement,
+    private readonly model: Model,
+    private readonly select: (cta: number, warp: number) => void,
+    private readonly gotoLine: (line: number) => void,
+  ) {
+    this.list = h("div.warps-list", { role: "listbox", "aria-label": "Warps" });
+    this.stack = h("div.warps-stack");
+    setChildren(root, this.list, this.stack);
+    this.list.addEventListener("click", (e) => {
+      const row = (e.target as HTMLElement).closest<HTMLElement>("[data-warp]");
+      if (!row) return;
+      this.select(Number(row.dataset.cta), Number(row.dataset.warp));
+    });
+    this.showEmpty();
+  }
+
+  private showEmpty(): void {
+    this.shape = "";
+    this.rows.clear();
+    this.ctaHeads.clear();
+    setChildren(this.list, h("p.empty", "Compile the kernel (Ctrl+Enter) to see its warps."));
+    setChildren(this.stack);
+  }
+
+  /** Rebuilds the pc -> line map after `loaded`. */
+  loaded(): void {
+    this.pcLine.clear();
+    for (const l of this.model.loaded?.lines ?? []) for (const pc of l.pcs) this.pcLine.set(pc, l.line);
+    this.shape = "";
+  }
+
+  lineOf(pc: number): number | undefined {
+    return this.pcLine.get(pc);
+  }
+
+  render(): void {
+    const m = this.model;
+    if (!m.loaded) {
+      if (this.shape !== "") this.showEmpty();
+      return;
+    }
+    const ctas = m.sortedCtas();
+    const shape = ctas.map((c) => `${c.cta}/${c.linear}:${c.warps.map((w) => w.warp).join(",")}`).join("|");
+    if (shape !== this.shape) this.build(ctas, shape);
+    for (const c of ctas) {
+      this.updateCta(c);
+      for (const w of c.warps) this.updateRow(c, w);
+    }
+    this.renderStack();
+  }
+
+  private build(ctas: CtaState[], shape: string): void {
+    this.shape = shape;
+    this.rows.clear();
+    this.ctaHeads.clear();
+    const parts: HTMLElement[] = [];
+    if (!ctas.length) {
+      const m = this.model;
+      const done = m.status === "done" || m.finishedCTAs >= m.totalCTAs && m.totalCTAs > 0;
+      parts.push(h("p.empty", done ? "Every CTA has finished." : "No resident CTAs."));
+    }
+    for (const c of ctas) {
+      const title = h("span.cta-title");
+      const bars = h("span.cta-bars");
+      const head = h("div.cta-head", title, bars);
+      this.ctaHeads.set(c.cta, { el: head, title, bars });
+      parts.push(head);
+      for (const w of c.warps) {
+        const lanes: HTMLElement[] = [];
+        const laneBox = h("span.lanes", { "aria-hidden": "true" });
+        for (let l = 0; l < 32; l++) {
+          const cell = h("span.ln");
+          if (l % 8 === 0 && l) laneBox.appendChild(h("span.ln-gap"));
+          laneBox.appendChild(cell);
+          lanes.push(cell);
+        }
+        const where = h("span.warp-where");
+        const state = h("span.warp-state");
+        const el = h("div.warp-row", { role: "option", "data-cta": c.cta, "data-warp": w.warp, tabindex: "-1" },
+          h("span.warp-name", `w${w.warp}`), laneBox, where, state);
+        const key = `${c.cta}:${w.warp}`;
+        this.rows.set(key, { el, lanes, where, state, key });
+        parts.push(el);
+      }
+    }
+    setChildren(this.list, parts);
+  }
+
+  private updateCta(c: CtaState): void {
+    const head = this.ctaHeads.get(c.cta);
+    if (!head) return;
+    const idx = c.idx ?? [c.linear, 0, 0];
+    const dims = this.model.loaded?.grid ?? [1, 1, 1];
+    const idxText = dims[2] > 1 ? `(${idx[0]},${idx[1]},${idx[2]})` : dims[1] > 1 ? `(${idx[0]},${idx[1]})` : `(${idx[0]})`;
+    setText(head.title, `CTA ${idxText}` + (this.model.totalCTAs > 1 ? ` · #${c.linear}` : ""));
+    const bars = (c.barriers ?? []).filter((b) => b.arrived > 0 || (b.waiting?.length ?? 0) > 0);
+    setText(head.bars, bars.map((b) => `bar ${b.id}: ${b.arrived}/${b.expected} threads arrived`).join(" · "));
+  }
+
+  private updateRow(c: CtaState, w: WarpState): void {
+    const row = this.rows.get(`${c.cta}:${w.warp}`);
+    if (!row) return;
+    const m = this.model;
+    const fl = faultLaneOf(m.fault, c.cta, w.warp, c.linear);
+    const last = m.last && m.last.cta === c.cta && m.last.warp === w.warp ? mask32(m.last.execMask) : 0;
+    for (let l = 0; l < 32; l++) {
+      const st = laneState(w, l, fl);
+      setClass(row.lanes[l], `ln ln-${st}` + (last & (1 << l) ? " ln-exec" : ""));
+    }
+    const sel = m.sel.cta === c.cta && m.sel.warp === w.warp;
+    const next = m.next && m.next.cta === c.cta && m.next.warp === w.warp;
+    const kind = warpKind(w.state);
+    setClass(row.el, "warp-row" + (sel ? " sel" : "") + (next ? " next" : "") + ` wk-${kind}`);
+    row.el.setAttribute("aria-selected", sel ? "true" : "false");
+    const exited = kind === "exited";
+    setText(row.where, exited || w.line <= 0 ? "" : `line ${w.line} · pc ${w.pc}`);
+    const act = popc(mask32(w.active) & ~mask32(w.exited));
+    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" ? "at barrier" : w.state;
+    setText(row.state, label + (next ? " ◂ next" : ""));
+    row.el.title = `CTA ${c.linear}, warp ${w.warp}: ${w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
+      `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}`;
+  }
+
+  private renderStack(): void {
+    const m = this.model;
+    const w = m.selectedWarp();
+    if (!w) {
+      setChildren(this.stack);
+      return;
+    }
+    const c = m.ctas.get(m.sel.cta);
+    const stack = w.stack ?? [];
+    const rows = stack.slice().reverse().map((e, i) => {
+      const mk = mask32(e.mask);
+      const lineOf = (pc: number) => (pc < 0 ? undefined : this.pcLine.get(pc));
+      const pcLine = lineOf(e.pc);
+      const rLine = lineOf(e.rpc);
+      const cells = h("span.lanes.lanes-mini", { "aria-hidden": "true" });
+      for (let l = 0; l < 32; l++) {
+        if (l % 8 === 0 && l) cells.appendChild(h("span.ln-gap"));
+        cells.appendChild(h("span", { class: "ln " + (mk & (1 << l) ? "ln-active" : "ln-off") }));
+      }
+      const lineLink = (line: number | undefined, pc: number) =>
+        pc < 0 ? h("span.muted", "—") : line ? h("button.linklike", { type: "button", onclick: () => this.gotoLine(line), title: `pc ${pc}` }, `line ${line}`) : h("span", `pc ${pc}`);
+      return h("tr", { class: i === 0 ? "top" : "" },
+        h("td.num", String(stack.length - 1 - i)),
+        h("td", lineLink(pcLine, e.pc)),
+        h("td", lineLink(rLine, e.rpc)),
+        h("td", cells),
+        h("td.mono", maskText(mk)),
+        h("td.num", String(popc(mk))));
+    });
+    setChildren(this.stack,
+      h("div.stack-head",
+        h("span.stack-title", `Reconvergence stack · CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`),
+        h("span.muted", stack.length ? " top entry executes" : " (empty)")),
+      stack.length ? h("table.stack-table",
+        h("thead", h("tr", h("th", "#"), h("th", "pc"), h("th", "reconverges"), h("th", "mask"), h("th", ""), h("th", "lanes"))),
+        h("tbody", rows)) : null);
+  }
+
+  /** Scrolls the selected warp's row into view. */
+  revealSelected(): void {
+    const m = this.model;
+    this.rows.get(`${m.sel.cta}:${m.sel.warp}`)?.el.scrollIntoView({ block: "nearest" });
+  }
+}

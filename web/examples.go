@@ -1,0 +1,168 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+
+	"github.com/ptxplayground/ptxplay/engine/launch"
+)
+
+// The gallery's kernels: examples/index.json lists them in gallery order;
+// each entry names a launch spec (docs/launch-spec.md) whose "ptx" is the
+// kernel's file, so every spec also runs with `ptxplay run`.
+//
+//go:embed examples/*.json examples/*.ptx
+var exampleFiles embed.FS
+
+// Example is one ready-to-run kernel of the gallery.
+type Example struct {
+	// Name identifies the example in URLs (/?example=name).
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	// Source is the PTX text.
+	Source string `json:"source"`
+	// Spec is the launch spec without "ptx"/"source": what the websocket
+	// `load` message carries next to the source.
+	Spec json.RawMessage `json:"spec"`
+
+	// Entry, Grid and Block summarise the launch for the gallery.
+	Entry string `json:"-"`
+	Grid  [3]int `json:"-"`
+	Block [3]int `json:"-"`
+	// File is the PTX file's name (for diagnostics).
+	File string `json:"-"`
+}
+
+// ExampleInfo is the short form of an example (the /api/examples list).
+type ExampleInfo struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Entry       string `json:"entry"`
+	Grid        [3]int `json:"grid"`
+	Block       [3]int `json:"block"`
+}
+
+// Info returns the short form of e.
+func (e *Example) Info() ExampleInfo {
+	return ExampleInfo{Name: e.Name, Title: e.Title, Description: e.Description, Entry: e.Entry, Grid: e.Grid, Block: e.Block}
+}
+
+// Launch returns the example's launch spec with its source inline, ready
+// for launch.Compile and launch.Prepare.
+func (e *Example) Launch() (*launch.Spec, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(e.Spec, &m); err != nil {
+		return nil, err
+	}
+	src, _ := json.Marshal(e.Source)
+	m["source"] = src
+	b, _ := json.Marshal(m)
+	return launch.ParseSpec(b)
+}
+
+// Examples is an ordered set of examples.
+type Examples struct {
+	list   []*Example
+	byName map[string]*Example
+}
+
+// List returns the examples in gallery order.
+func (x *Examples) List() []*Example { return x.list }
+
+// Get returns the named example, or nil.
+func (x *Examples) Get(name string) *Example { return x.byName[name] }
+
+// Default returns the example the playground opens with (the first).
+func (x *Examples) Default() *Example {
+	if len(x.list) == 0 {
+		return nil
+	}
+	return x.list[0]
+}
+
+// Infos returns the short forms, in gallery order.
+func (x *Examples) Infos() []ExampleInfo {
+	out := make([]ExampleInfo, len(x.list))
+	for i, e := range x.list {
+		out[i] = e.Info()
+	}
+	return out
+}
+
+var exampleName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// LoadExamples reads index.json and the specs and PTX files it names from
+// fsys, checking that every spec is valid.
+func LoadExamples(fsys fs.FS) (*Examples, error) {
+	idx, err := fs.ReadFile(fsys, "index.json")
+	if err != nil {
+		return nil, err
+	}
+	var entries []struct {
+		Name, Title, Description, Spec string
+	}
+	dec := json.NewDecoder(bytes.NewReader(idx))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&entries); err != nil {
+		return nil, fmt.Errorf("examples/index.json: %v", err)
+	}
+	x := &Examples{byName: map[string]*Example{}}
+	for _, en := range entries {
+		if !exampleName.MatchString(en.Name) {
+			return nil, fmt.Errorf("examples/index.json: bad example name %q", en.Name)
+		}
+		if x.byName[en.Name] != nil {
+			return nil, fmt.Errorf("examples/index.json: duplicate example %q", en.Name)
+		}
+		raw, err := fs.ReadFile(fsys, en.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("example %s: %v", en.Name, err)
+		}
+		spec, err := launch.ParseSpec(raw)
+		if err != nil {
+			return nil, fmt.Errorf("example %s: %s: %v", en.Name, en.Spec, err)
+		}
+		if spec.PTX == "" {
+			return nil, fmt.Errorf("example %s: %s: the spec must name its PTX file", en.Name, en.Spec)
+		}
+		file := path.Join(path.Dir(en.Spec), spec.PTX)
+		src, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			return nil, fmt.Errorf("example %s: %v", en.Name, err)
+		}
+		// The wire spec: the file's JSON object without "ptx", keys as
+		// written (map order is sorted by encoding/json).
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("example %s: %v", en.Name, err)
+		}
+		delete(m, "ptx")
+		delete(m, "source")
+		wire, _ := json.Marshal(m)
+		e := &Example{Name: en.Name, Title: en.Title, Description: en.Description,
+			Source: string(src), Spec: wire, Entry: spec.Entry, Grid: spec.Grid, Block: spec.Block, File: spec.PTX}
+		x.list = append(x.list, e)
+		x.byName[e.Name] = e
+	}
+	return x, nil
+}
+
+// BuiltinExamples returns the embedded gallery.
+func BuiltinExamples() *Examples {
+	sub, err := fs.Sub(exampleFiles, "examples")
+	if err != nil {
+		panic(err)
+	}
+	x, err := LoadExamples(sub)
+	if err != nil {
+		panic("web: embedded examples: " + err.Error())
+	}
+	return x
+}

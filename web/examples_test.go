@@ -1,0 +1,219 @@
+package web
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// runExample compiles and runs a gallery example to the end through
+// engine/launch and returns its result.
+func runExample(t *testing.T, name string) *launch.Result {
+	t.Helper()
+	e := BuiltinExamples().Get(name)
+	if e == nil {
+		t.Fatalf("no example %q", name)
+	}
+	spec, err := e.Launch()
+	if err != nil {
+		t.Fatalf("%s: spec: %v", name, err)
+	}
+	prog, src, diags := launch.Compile(e.File, []byte(e.Source))
+	if len(diags) > 0 {
+		t.Errorf("%s: diagnostics:\n%s", name, ptx.FormatAll(src, diags))
+	}
+	if prog == nil {
+		t.FailNow()
+	}
+	res, err := launch.Run(context.Background(), prog, spec)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.Status != launch.StatusOK {
+		msg := res.Message
+		if res.Fault != nil {
+			msg = res.Fault.Kind + ": " + res.Fault.Message + " at " + res.Fault.Instruction
+		}
+		t.Fatalf("%s: status %s: %s", name, res.Status, msg)
+	}
+	return res
+}
+
+func exF32(t *testing.T, r *launch.Result, buf string) []float32 {
+	t.Helper()
+	b := r.Buffer(buf)
+	if b == nil {
+		t.Fatalf("no buffer %q in the result", buf)
+	}
+	out := make([]float32, len(b.Data)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b.Data[4*i:]))
+	}
+	return out
+}
+
+func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
+	t.Helper()
+	b := r.Buffer(buf)
+	if b == nil {
+		t.Fatalf("no buffer %q in the result", buf)
+	}
+	out := make([]uint32, len(b.Data)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b.Data[4*i:])
+	}
+	return out
+}
+
+func TestExamplesGallery(t *testing.T) {
+	x := BuiltinExamples()
+	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram"}
+	if len(x.List()) != len(want) {
+		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
+	}
+	for i, e := range x.List() {
+		if e.Name != want[i] {
+			t.Errorf("example %d is %q, want %q", i, e.Name, want[i])
+		}
+		if e.Title == "" || e.Description == "" || e.Source == "" || e.Entry == "" {
+			t.Errorf("example %s lacks a title, description, source or entry", e.Name)
+		}
+	}
+}
+
+func TestExampleVectorAdd(t *testing.T) {
+	r := runExample(t, "vector-add")
+	a, b, c := exF32(t, r, "a"), exF32(t, r, "b"), exF32(t, r, "c")
+	if len(c) != 200 {
+		t.Fatalf("c has %d elements", len(c))
+	}
+	for i := range c {
+		if c[i] != a[i]+b[i] || c[i] != float32(1000+3*i) {
+			t.Fatalf("c[%d] = %v, want %v", i, c[i], a[i]+b[i])
+		}
+	}
+}
+
+func TestExampleDivergence(t *testing.T) {
+	r := runExample(t, "divergence")
+	start, steps := exU32(t, r, "start"), exU32(t, r, "steps_out")
+	for i, x := range start {
+		n := uint32(0)
+		for v := x; v > 1; n++ {
+			if v%2 == 0 {
+				v /= 2
+			} else {
+				v = 3*v + 1
+			}
+		}
+		if steps[i] != n {
+			t.Errorf("steps[%d] (start %d) = %d, want %d", i, x, steps[i], n)
+		}
+	}
+	if steps[26] != 111 { // 27 takes 111 steps
+		t.Errorf("steps for 27 = %d, want 111", steps[26])
+	}
+}
+
+func TestExampleSharedReduction(t *testing.T) {
+	r := runExample(t, "shared-reduction")
+	in, partial := exF32(t, r, "in"), exF32(t, r, "partial")
+	if len(partial) != 4 {
+		t.Fatalf("%d partial sums", len(partial))
+	}
+	var total float64
+	for c := range partial {
+		var want float64
+		for _, v := range in[c*128 : (c+1)*128] {
+			want += float64(v)
+		}
+		if float64(partial[c]) != want {
+			t.Errorf("partial[%d] = %v, want %v", c, partial[c], want)
+		}
+		total += float64(partial[c])
+	}
+	if total != 512*513/2 {
+		t.Errorf("total %v, want %v", total, 512*513/2)
+	}
+}
+
+func TestExampleWarpShuffle(t *testing.T) {
+	r := runExample(t, "warp-shuffle")
+	in, sums := exF32(t, r, "in"), exF32(t, r, "warp_sums")
+	if len(sums) != 4 {
+		t.Fatalf("%d warp sums", len(sums))
+	}
+	for w := range sums {
+		// The same tree as shfl.sync.down: a lane whose source is past
+		// lane 31 keeps its own value.
+		var v [32]float32
+		copy(v[:], in[w*32:])
+		for d := 16; d >= 1; d /= 2 {
+			var next [32]float32
+			for l := range v {
+				o := v[l]
+				if l+d < 32 {
+					o = v[l+d]
+				}
+				next[l] = v[l] + o
+			}
+			v = next
+		}
+		if math.Float32bits(sums[w]) != math.Float32bits(v[0]) {
+			t.Errorf("warp_sums[%d] = %v, want %v", w, sums[w], v[0])
+		}
+		var exact float64
+		for _, x := range in[w*32 : (w+1)*32] {
+			exact += float64(x)
+		}
+		if math.Abs(float64(sums[w])-exact) > 1e-4 {
+			t.Errorf("warp_sums[%d] = %v, far from the exact sum %v", w, sums[w], exact)
+		}
+	}
+}
+
+func TestExampleTranspose(t *testing.T) {
+	for _, name := range []string{"transpose", "transpose-padded"} {
+		t.Run(name, func(t *testing.T) {
+			r := runExample(t, name)
+			in, out := exF32(t, r, "in"), exF32(t, r, "out")
+			const n = 64
+			for y := 0; y < n; y++ {
+				for x := 0; x < n; x++ {
+					if in[y*n+x] != float32(y*n+x) {
+						t.Fatalf("in[%d][%d] changed", y, x)
+					}
+					if out[x*n+y] != in[y*n+x] {
+						t.Fatalf("out[%d][%d] = %v, want in[%d][%d] = %v", x, y, out[x*n+y], y, x, in[y*n+x])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestExampleHistogram(t *testing.T) {
+	r := runExample(t, "histogram")
+	data, bins := exU32(t, r, "data"), exU32(t, r, "bins")
+	var want [16]uint32
+	for _, v := range data {
+		if v > 15 {
+			t.Fatalf("input value %d out of range", v)
+		}
+		want[v]++
+	}
+	var sum uint32
+	for i, b := range bins {
+		sum += b
+		if b != want[i] {
+			t.Errorf("bins[%d] = %d, want %d", i, b, want[i])
+		}
+	}
+	if sum != uint32(len(data)) || len(data) != 2048 {
+		t.Errorf("bins sum to %d, want %d", sum, len(data))
+	}
+}

@@ -1,0 +1,257 @@
+// Package web is PTX Playground's HTTP side: the pages (playground,
+// examples gallery, embed, 404) rendered with templ, the JSON API
+// (/api/examples, /api/isa), the websocket at /ws that connects a browser
+// to its session (docs/protocol.md), the embedded static files, /healthz
+// and Prometheus metrics at /metrics.
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/ptxplayground/ptxplay/static"
+)
+
+// Options configure a Server. Only Sessions is required.
+type Options struct {
+	// Sessions starts the session behind each websocket.
+	Sessions SessionStarter
+	// Examples is the gallery (nil: the embedded BuiltinExamples).
+	Examples *Examples
+	// Metrics records the server's metrics (nil: a fresh NewMetrics()).
+	Metrics *Metrics
+	// Logger receives request and websocket logs (nil: slog.Default()).
+	Logger *slog.Logger
+	// WebSocket tunes the websocket connections (zero fields: defaults).
+	WebSocket WSOptions
+}
+
+// Server is the playground's HTTP handler.
+type Server struct {
+	handler  http.Handler
+	log      *slog.Logger
+	examples *Examples
+	metrics  *Metrics
+	sessions SessionStarter
+	ws       WSOptions
+
+	// Precomputed JSON responses (the data is fixed for the binary).
+	exampleList *jsonDoc
+	exampleDocs map[string]*jsonDoc
+	isaDoc      *jsonDoc
+
+	mu       sync.Mutex
+	conns    map[*wsConn]struct{}
+	closing  bool
+	connDone sync.WaitGroup
+}
+
+// New builds the server and its routes.
+func New(o Options) (*Server, error) {
+	if o.Sessions == nil {
+		return nil, fmt.Errorf("web: no session starter")
+	}
+	s := &Server{
+		log:      o.Logger,
+		examples: o.Examples,
+		metrics:  o.Metrics,
+		sessions: o.Sessions,
+		ws:       o.WebSocket.withDefaults(),
+		conns:    map[*wsConn]struct{}{},
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.examples == nil {
+		s.examples = BuiltinExamples()
+	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	var err error
+	if s.exampleList, err = newJSONDoc(s.examples.Infos()); err != nil {
+		return nil, err
+	}
+	s.exampleDocs = map[string]*jsonDoc{}
+	for _, e := range s.examples.List() {
+		if s.exampleDocs[e.Name], err = newJSONDoc(e); err != nil {
+			return nil, err
+		}
+	}
+	if s.isaDoc, err = newJSONDoc(isaTable()); err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Metrics returns the server's metrics (for wiring the sessions to them).
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// compressible are the content types the gzip middleware compresses.
+var compressible = []string{
+	"text/html", "text/css", "text/plain", "text/javascript", "application/javascript",
+	"application/json", "image/svg+xml",
+}
+
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.logRequests, s.recoverPanics, securityHeaders, middleware.GetHead)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) { s.notFound(w, r, "") })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	})
+
+	// Not compressed: the websocket (hijacked), probes and metrics.
+	r.Get("/ws", s.handleWS)
+	r.Get("/healthz", s.handleHealth)
+	r.Get("/metrics", s.handleMetrics)
+
+	r.Group(func(r chi.Router) {
+		r.Use(middleware.Compress(5, compressible...))
+		r.Get("/", s.handlePlayground)
+		r.Get("/gallery", s.handleGallery)
+		r.Get("/embed", s.handleEmbed)
+		r.Get("/embed/*", s.handleEmbed)
+		r.Get("/api/examples", s.serveDoc(func(*http.Request) *jsonDoc { return s.exampleList }))
+		r.Get("/api/examples/{name}", s.serveDoc(func(r *http.Request) *jsonDoc { return s.exampleDocs[chi.URLParam(r, "name")] }))
+		r.Get("/api/isa", s.serveDoc(func(*http.Request) *jsonDoc { return s.isaDoc }))
+		r.Handle("/static/*", http.StripPrefix("/static", static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.notFound(w, r, "")
+		}))))
+		r.Get("/favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, static.Path("favicon.svg"), http.StatusMovedPermanently)
+		})
+	})
+	return r
+}
+
+// handleHealth answers the liveness probe.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	io.WriteString(w, "ok\n")
+}
+
+// handleMetrics writes the metrics in the Prometheus text format.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	s.metrics.WritePrometheus(w)
+}
+
+// jsonDoc is a fixed JSON response with its ETag.
+type jsonDoc struct {
+	body []byte
+	etag string
+}
+
+func newJSONDoc(v any) (*jsonDoc, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
+	return &jsonDoc{body: b, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}, nil
+}
+
+// serveDoc serves the document pick returns (nil: a JSON 404), revalidated
+// with its ETag.
+func (s *Server) serveDoc(pick func(*http.Request) *jsonDoc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		d := pick(r)
+		h := w.Header()
+		if d == nil {
+			writeJSONError(w, http.StatusNotFound, fmt.Sprintf("no example named %q", chi.URLParam(r, "name")))
+			return
+		}
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("ETag", d.etag)
+		if match := r.Header.Get("If-None-Match"); match != "" && match == d.etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		if r.Method == http.MethodHead {
+			return
+		}
+		w.Write(d.body)
+	}
+}
+
+func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	w.Write(append(b, '\n'))
+}
+
+// logRequests logs every request (probes and metrics at debug level) with
+// its request ID, which it also returns in X-Request-Id.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := middleware.GetReqID(r.Context())
+		if id != "" {
+			w.Header().Set("X-Request-Id", id)
+		}
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK // nothing written (or hijacked: logged by the websocket)
+		}
+		level := slog.LevelInfo
+		switch {
+		case status >= 500:
+			level = slog.LevelError
+		case r.URL.Path == "/healthz" || r.URL.Path == "/metrics":
+			level = slog.LevelDebug
+		}
+		s.log.LogAttrs(r.Context(), level, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", status), slog.Int("bytes", ww.BytesWritten()),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("remote", r.RemoteAddr), slog.String("request_id", id))
+	})
+}
+
+// recoverPanics turns a handler's panic into a logged 500.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			rec := recover()
+			if rec == nil {
+				return
+			}
+			if rec == http.ErrAbortHandler {
+				panic(rec)
+			}
+			s.log.ErrorContext(r.Context(), "panic", "path", r.URL.Path, "panic", fmt.Sprint(rec),
+				"request_id", middleware.GetReqID(r.Context()), "stack", string(debug.Stack()))
+			if r.Header.Get("Connection") != "Upgrade" {
+				http.Error(w, "internal error", http.StatusInternalServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,384 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/gorilla/websocket"
+)
+
+// SessionStarter starts the session behind a websocket connection (the
+// sessions manager, through a small adapter in cmd/ptxplay).
+type SessionStarter interface {
+	// StartSession creates the session of a new connection. An error
+	// refuses it: the client gets an `error` message (with the error's
+	// Code if it has one, else "busy") and the socket is closed.
+	StartSession(ctx context.Context) (Session, error)
+}
+
+// Session is one connection's session as the websocket drives it.
+type Session interface {
+	// Submit hands over one client message (a whole websocket message). It
+	// must not block for long; replies, including `error` replies to
+	// malformed messages, come out of Out.
+	Submit(raw []byte)
+	// Out delivers the server messages in order. It is closed when the
+	// session has ended (closed, or expired after its `error`).
+	Out() <-chan []byte
+	// Close ends the session; Out is closed soon after.
+	Close()
+}
+
+// ErrorCoder is implemented by StartSession errors that carry a protocol
+// error code ("busy", "limit", ...).
+type ErrorCoder interface{ ErrorCode() string }
+
+// WSOptions tune the websocket connections.
+type WSOptions struct {
+	// MaxMessageBytes bounds a client message. A larger one is skipped
+	// (not buffered) and answered with a "too-large" error; the connection
+	// stays. Default 4 MiB.
+	MaxMessageBytes int64
+	// PongWait is how long the server waits for any frame (pongs answer
+	// its pings) before it drops the connection. Default 60s.
+	PongWait time.Duration
+	// PingPeriod is the interval of pings; default 9/10 of PongWait.
+	PingPeriod time.Duration
+	// WriteWait bounds each write to the client. Default 10s.
+	WriteWait time.Duration
+}
+
+func (o WSOptions) withDefaults() WSOptions {
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 4 << 20
+	}
+	if o.PongWait <= 0 {
+		o.PongWait = 60 * time.Second
+	}
+	if o.PingPeriod <= 0 || o.PingPeriod >= o.PongWait {
+		o.PingPeriod = o.PongWait * 9 / 10
+	}
+	if o.WriteWait <= 0 {
+		o.WriteWait = 10 * time.Second
+	}
+	return o
+}
+
+// hardReadLimit is gorilla's read limit: far above MaxMessageBytes (which
+// the read pump enforces itself by skipping), it only guards against a
+// single endless frame.
+const hardReadLimit = 1 << 30
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  4096,
+	WriteBufferSize: 16384,
+	// The default origin check: the Origin header, when present, must be
+	// this host (the playground and the embed page are same-origin).
+}
+
+// wsConn is one websocket connection and its session.
+type wsConn struct {
+	s        *Server
+	c        *websocket.Conn
+	sess     Session
+	local    chan []byte   // replies of the server itself (too-large, ...)
+	shutdown chan struct{} // closed by Server.CloseWebsockets
+	readDone chan struct{} // closed when the read pump ends
+	reqID    string
+	in, out  int64
+}
+
+// handleWS upgrades /ws and runs the read and write pumps of the
+// connection's session.
+func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	closing := s.closing
+	if !closing {
+		s.connDone.Add(1)
+	}
+	s.mu.Unlock()
+	if closing {
+		http.Error(w, "server shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.connDone.Done()
+
+	c, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		// Upgrade has answered the request.
+		s.log.InfoContext(r.Context(), "websocket upgrade failed", "err", err, "request_id", middleware.GetReqID(r.Context()))
+		return
+	}
+	s.metrics.wsOpened()
+	defer s.metrics.wsClosed()
+	start := time.Now()
+	reqID := middleware.GetReqID(r.Context())
+
+	// The session outlives the request's context only as long as the
+	// connection: use a detached context that we cancel ourselves.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	sess, err := s.sessions.StartSession(ctx)
+	if err != nil {
+		code := "busy"
+		var ec ErrorCoder
+		if errors.As(err, &ec) && ec.ErrorCode() != "" {
+			code = ec.ErrorCode()
+		}
+		s.metrics.SessionRejected()
+		s.metrics.ErrorReply(code)
+		c.SetWriteDeadline(time.Now().Add(s.ws.WriteWait))
+		c.WriteMessage(websocket.TextMessage, errorMessage(code, err.Error(), -1))
+		c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, truncate(err.Error(), 120)))
+		c.Close()
+		s.log.InfoContext(r.Context(), "websocket refused", "err", err, "request_id", reqID)
+		return
+	}
+	wc := &wsConn{s: s, c: c, sess: sess, local: make(chan []byte, 8), shutdown: make(chan struct{}),
+		readDone: make(chan struct{}), reqID: reqID}
+	if !s.track(wc) {
+		close(wc.shutdown)
+	}
+	s.log.InfoContext(r.Context(), "websocket open", "remote", r.RemoteAddr, "request_id", reqID)
+
+	go wc.readPump()
+	why := wc.writePump()
+	sess.Close()
+	c.Close()
+	<-wc.readDone
+	s.untrack(wc)
+	s.log.InfoContext(r.Context(), "websocket closed", "reason", why, "duration", time.Since(start),
+		"messages_in", wc.in, "messages_out", wc.out, "request_id", reqID)
+}
+
+func (s *Server) track(wc *wsConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[wc] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(wc *wsConn) {
+	s.mu.Lock()
+	delete(s.conns, wc)
+	s.mu.Unlock()
+}
+
+// CloseWebsockets refuses new websockets, sends every open one a close
+// frame ("going away"), ends their sessions and waits until their handlers
+// have returned or ctx ends. Call it when the HTTP server shuts down
+// (http.Server.Shutdown does not wait for hijacked connections).
+func (s *Server) CloseWebsockets(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closing {
+		s.closing = true
+		for wc := range s.conns {
+			close(wc.shutdown)
+		}
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.connDone.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		// Force the stragglers (a client that does not answer).
+		s.mu.Lock()
+		for wc := range s.conns {
+			wc.c.Close()
+		}
+		s.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// readPump reads client messages and hands them to the session.
+func (wc *wsConn) readPump() {
+	defer close(wc.readDone)
+	c := wc.c
+	pongWait := wc.s.ws.PongWait
+	c.SetReadLimit(hardReadLimit)
+	c.SetReadDeadline(time.Now().Add(pongWait))
+	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(pongWait)) })
+	limit := wc.s.ws.MaxMessageBytes
+	for {
+		mt, r, err := c.NextReader()
+		if err != nil {
+			return
+		}
+		c.SetReadDeadline(time.Now().Add(pongWait))
+		var buf bytes.Buffer
+		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+		if err != nil {
+			return
+		}
+		wc.in++
+		wc.s.metrics.messageIn()
+		if n > limit {
+			// Skip the rest without keeping it, but remember its end:
+			// the client's id is usually the last member.
+			tail := &tailBuffer{keep: 64}
+			tail.Write(buf.Bytes()[max(0, len(buf.Bytes())-64):])
+			if _, err := io.Copy(tail, r); err != nil {
+				return
+			}
+			wc.reply("too-large", fmt.Sprintf("message too large: more than %d bytes", limit), trailingID(tail.b))
+			continue
+		}
+		if mt != websocket.TextMessage {
+			wc.reply("bad-request", "messages must be JSON text frames, not binary", -1)
+			continue
+		}
+		wc.sess.Submit(buf.Bytes())
+	}
+}
+
+// writePump writes the session's messages and the server's own replies,
+// and pings the client. It returns why the connection ended.
+func (wc *wsConn) writePump() string {
+	c := wc.c
+	ww := wc.s.ws.WriteWait
+	ticker := time.NewTicker(wc.s.ws.PingPeriod)
+	defer ticker.Stop()
+	out := wc.sess.Out()
+	write := func(msg []byte) bool {
+		c.SetWriteDeadline(time.Now().Add(ww))
+		if err := c.WriteMessage(websocket.TextMessage, msg); err != nil {
+			return false
+		}
+		wc.out++
+		wc.s.metrics.messageOut()
+		return true
+	}
+	closeWith := func(code int, text string) {
+		c.SetWriteDeadline(time.Now().Add(ww))
+		if c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text)) == nil {
+			// Give the client a moment to answer the close frame.
+			select {
+			case <-wc.readDone:
+			case <-time.After(time.Second):
+			}
+		}
+	}
+	for {
+		select {
+		case msg, ok := <-out:
+			if !ok {
+				closeWith(websocket.CloseNormalClosure, "session ended")
+				return "session ended"
+			}
+			if !write(msg) {
+				return "write failed"
+			}
+		case msg := <-wc.local:
+			if !write(msg) {
+				return "write failed"
+			}
+		case <-ticker.C:
+			c.SetWriteDeadline(time.Now().Add(ww))
+			if err := c.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return "ping failed"
+			}
+		case <-wc.shutdown:
+			// Flush what the session already queued, then say goodbye.
+			for flushed := false; !flushed; {
+				select {
+				case msg, ok := <-out:
+					if !ok || !write(msg) {
+						flushed = true
+					}
+				default:
+					flushed = true
+				}
+			}
+			closeWith(websocket.CloseGoingAway, "server shutting down")
+			return "server shutdown"
+		case <-wc.readDone:
+			return "client closed"
+		}
+	}
+}
+
+// reply queues an error message of the server itself (never blocks: when
+// the small queue is full the reply is dropped).
+func (wc *wsConn) reply(code, message string, id int64) {
+	wc.s.metrics.ErrorReply(code)
+	select {
+	case wc.local <- errorMessage(code, message, id):
+	default:
+		wc.s.metrics.Dropped(1)
+	}
+}
+
+// errorMessage is a protocol `error` message (id < 0: none).
+func errorMessage(code, message string, id int64) []byte {
+	m := struct {
+		Type    string `json:"type"`
+		ID      *int64 `json:"id,omitempty"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{Type: "error", Code: code, Message: message}
+	if id >= 0 {
+		m.ID = &id
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+var idAtEnd = regexp.MustCompile(`"id"\s*:\s*([0-9]{1,15})\s*}\s*$`)
+
+// trailingID finds a message's id when it is the last member of the JSON
+// object (as the UI sends it); -1 if not.
+func trailingID(tail []byte) int64 {
+	m := idAtEnd.FindSubmatch(tail)
+	if m == nil {
+		return -1
+	}
+	id, err := strconv.ParseInt(string(m[1]), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return id
+}
+
+// tailBuffer keeps the last keep bytes written to it.
+type tailBuffer struct {
+	b    []byte
+	keep int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.keep {
+		t.b = append(t.b[:0], p[len(p)-t.keep:]...)
+		return n, nil
+	}
+	t.b = append(t.b, p...)
+	if len(t.b) > t.keep {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.keep:]...)
+	}
+	return n, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
