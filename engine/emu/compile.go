@@ -310,7 +310,12 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	if n.Init != nil {
 		switch d.Space {
 		case isa.Global, isa.Const:
-			c.inits = append(c.inits, pendingInit{s, n, d})
+			if c.fn != nil {
+				// Inside a body every module symbol is already known.
+				c.initVar(pendingInit{s, n, d})
+			} else {
+				c.inits = append(c.inits, pendingInit{s, n, d})
+			}
 		default:
 			c.errorf(n.Init.Span, "only .global and .const variables can have initializers")
 		}

@@ -154,6 +154,12 @@ func bindCall(b *binder) {
 	}
 	conv := func(o *ptx.Operand, write bool) (CallArg, bool) {
 		switch o.Kind {
+		case ptx.OpdSink:
+			if write {
+				// "call (_), f, ..." discards the result.
+				return CallArg{Reg: b.scratch(isa.B64), Size: 8}, true
+			}
+			b.c.errorf(o.Span, "%s: _ cannot be an argument", b.name)
 		case ptx.OpdName:
 			if s := b.c.lookup(o.Name); s != nil {
 				switch s.kind {

@@ -398,7 +398,8 @@ func fxBindFma(b *binder, t isa.Type, mad bool) {
 		if mad {
 			v, sm := fxPTXVersion(b), fxTargetSM(b)
 			if t == isa.F32 {
-				legacy = (sm > 0 && sm < 20) || (v > 0 && v < 200)
+				// A module without .target defaults to sm_10, as ptxas did.
+				legacy = sm < 20 || (v > 0 && v < 200)
 			} else {
 				legacy = v > 0 && v < 104
 			}
