@@ -2,16 +2,17 @@
 
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 type Child = Node | string | number | null | undefined | false;
+export type Children = Child | readonly Children[];
 
 /** Creates an element: h("div.cls1.cls2", {attr: v, onclick: fn}, children…). */
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K | `${K}.${string}` | `${K}#${string}`,
-  attrsOrChild?: Attrs | Child | Child[] | null,
-  ...children: (Child | Child[])[]
+  attrsOrChild?: Attrs | Children,
+  ...children: Children[]
 ): HTMLElementTagNameMap[K] {
   let attrs: Attrs | null = null;
   if (isAttrs(attrsOrChild)) attrs = attrsOrChild;
-  else children.unshift(attrsOrChild as Child | Child[]);
+  else children.unshift(attrsOrChild as Children);
   const parts = tag.split(".");
   let name = parts[0];
   let id = "";
@@ -47,7 +48,7 @@ function isAttrs(x: unknown): x is Attrs {
   return typeof x === "object" && x !== null && !(x instanceof Node) && !Array.isArray(x);
 }
 
-function append(el: Node, children: (Child | Child[])[]): void {
+function append(el: Node, children: readonly Children[]): void {
   for (const c of children) {
     if (Array.isArray(c)) append(el, c);
     else if (c === null || c === undefined || c === false) continue;
@@ -56,7 +57,7 @@ function append(el: Node, children: (Child | Child[])[]): void {
 }
 
 /** Replaces the children of el. */
-export function setChildren(el: Element, ...children: (Child | Child[])[]): void {
+export function setChildren(el: Element, ...children: Children[]): void {
   el.textContent = "";
   append(el, children);
 }

@@ -137,8 +137,8 @@ type CallArg struct {
 	Reg   int32
 	Count int // consecutive value slots of a vector register operand (0 or 1: one)
 	Pred  bool
-	Addr uint64
-	Size int
+	Addr  uint64
+	Size  int
 }
 
 // An execFn executes one warp-instruction for the lanes in mask (the
