@@ -345,6 +345,12 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 		if t == isa.Pred {
 			return b.c.predConstant(v.Int != 0 || v.Float != 0)
 		}
+		if e := o.Expr; e.Kind == ptx.ExprFloat && e.RawBits {
+			// A 0f/0d literal used at its own width is its exact bits.
+			if e.F32 && t.Bits() == 32 || !e.F32 && t.Bits() == 64 {
+				return b.c.constant(e.Int)
+			}
+		}
 		return b.c.constant(encodeImm(v, t))
 	case ptx.OpdName:
 		if o.Neg && t != isa.Pred {

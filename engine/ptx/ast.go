@@ -213,8 +213,11 @@ type Expr struct {
 	Unsigned bool // literal had a U suffix
 	Float    float64
 	F32      bool // 0fXXXXXXXX literal: value is exactly a float32
-	Name     string
-	Str      string
-	X, Y, Z  *Expr
-	Args     []*Expr
+	// RawBits marks a 0f/0d literal: Int holds its exact bit pattern (so
+	// NaN payloads and signalling NaNs survive).
+	RawBits bool
+	Name    string
+	Str     string
+	X, Y, Z *Expr
+	Args    []*Expr
 }

@@ -672,3 +672,14 @@ func describeTok(src []byte, t Token) string {
 	}
 	return t.Kind.String()
 }
+
+// hexFloatBits returns the bit pattern written by a 0f/0d literal.
+func hexFloatBits(text []byte) uint64 {
+	var bits uint64
+	for _, c := range text[2:] {
+		if d := digitVal(c); d < 16 {
+			bits = bits<<4 | d
+		}
+	}
+	return bits
+}

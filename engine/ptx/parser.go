@@ -1718,6 +1718,7 @@ func (p *parser) parsePrimary() *Expr {
 		e := p.newExpr(Expr{Kind: ExprFloat, Span: t.Span})
 		if len(text) > 1 && text[0] == '0' && (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D') {
 			e.Float, e.F32, _ = decodeHexFloat(text)
+			e.Int, e.RawBits = hexFloatBits(text), true
 		} else {
 			e.Float, _ = decodeDecimalFloat(text)
 		}
