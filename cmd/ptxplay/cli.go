@@ -30,6 +30,9 @@ const (
 const usageText = `ptxplay - PTX Playground: PTX on an emulated NVIDIA GPU
 
 Usage:
+  ptxplay [serve] [flags]
+        Start the web playground (the default command); ptxplay serve -h
+        lists its flags.
   ptxplay check [--json] FILE.ptx...
         Parse and compile PTX files and print their diagnostics as
         file:line:col: severity: message (--json: one JSON array of
@@ -57,11 +60,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usageText)
-		return exitInvalid
+		return serveCmd(nil, stdout, stderr)
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
+	case "serve":
+		return serveCmd(rest, stdout, stderr)
 	case "check":
 		return cmdCheck(rest, stdin, stdout, stderr)
 	case "run":

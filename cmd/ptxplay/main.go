@@ -1,8 +1,9 @@
-// Command ptxplay is PTX Playground: it checks PTX files, runs launch specs
-// on the emulated GPU and prints the results.
+// Command ptxplay is PTX Playground: it serves the web playground, checks
+// PTX files, and runs launch specs on the emulated GPU printing the results.
 //
 // Usage:
 //
+//	ptxplay [serve] [flags]
 //	ptxplay check [--json] FILE.ptx...
 //	ptxplay run [--json-compact] [--max-buffer-bytes N] SPEC.json | -
 //	ptxplay version

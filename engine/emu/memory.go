@@ -207,7 +207,10 @@ func (m *Machine) nearestAlloc(addr uint64) string {
 		return ""
 	}
 	end := best.Base + uint64(len(best.Data))
-	if addr >= end {
+	switch {
+	case addr == end:
+		return " (just past the end of " + best.Name + ")"
+	case addr > end:
 		return " (" + itoa(int(addr-end)) + " bytes past the end of " + best.Name + ")"
 	}
 	return " (in " + best.Name + ")"

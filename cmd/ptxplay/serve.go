@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	vm "github.com/VictoriaMetrics/metrics"
+
+	"github.com/ptxplayground/ptxplay/sessions"
+	"github.com/ptxplayground/ptxplay/web"
+)
+
+const serveSynopsis = "[--addr HOST:PORT] [--data DIR] [limits...]"
+
+// serveConfig is the serve command's configuration: flags, each with an
+// environment variable as its default.
+type serveConfig struct {
+	addr            string
+	dataDir         string
+	logLevel        string
+	logFormat       string
+	shutdownTimeout time.Duration
+	maxMessageBytes int64
+	limits          sessions.Limits
+}
+
+// serveCmd runs the web playground until SIGINT or SIGTERM, then shuts it
+// down gracefully. It returns the exit status.
+func serveCmd(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr, nil)
+}
+
+// serve is serveCmd with the context that ends the server and a callback
+// told the listening address (for tests).
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(addr string)) int {
+	cfg, code, ok := parseServeFlags(args, stderr)
+	if !ok {
+		return code
+	}
+	log, err := newLogger(stderr, cfg.logLevel, cfg.logFormat)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
+		return exitInvalid
+	}
+	if err := os.MkdirAll(cfg.dataDir, 0o750); err != nil {
+		fmt.Fprintf(stderr, "ptxplay serve: data directory: %v\n", err)
+		return exitFail
+	}
+
+	vm.ExposeMetadata(true) // # HELP/# TYPE lines on /metrics
+	metrics := web.NewMetrics()
+	mgr := sessions.NewManager(cfg.limits, metrics)
+	defer mgr.Close()
+	lim := mgr.Limits()
+	if cfg.maxMessageBytes <= 0 {
+		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)
+	}
+	srv, err := web.New(web.Options{
+		Sessions:  managerStarter{mgr},
+		Metrics:   metrics,
+		Logger:    log,
+		WebSocket: web.WSOptions{MaxMessageBytes: cfg.maxMessageBytes},
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
+		return exitFail
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
+		return exitFail
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		WriteTimeout:      time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	// Shutdown does not track hijacked connections: close the websockets
+	// (and their sessions) alongside it.
+	wsClosed := make(chan struct{})
+	hs.RegisterOnShutdown(func() {
+		defer close(wsClosed)
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+		defer cancel()
+		if err := srv.CloseWebsockets(sctx); err != nil {
+			log.Warn("websockets did not close in time", "err", err)
+		}
+	})
+
+	addr := ln.Addr().String()
+	log.Info("ptxplay serving", "addr", addr, "url", "http://"+addr+"/", "version", versionString(),
+		"data", cfg.dataDir, "max_sessions", lim.MaxSessions, "idle_timeout", lim.IdleTimeout,
+		"max_warp_instructions", lim.MaxWarpInstructions, "max_source_bytes", lim.MaxSourceBytes)
+	fmt.Fprintf(stdout, "PTX Playground on http://%s/\n", addr)
+	if ready != nil {
+		ready(addr)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		log.Error("server failed", "err", err)
+		return exitFail
+	case <-ctx.Done():
+	}
+
+	log.Info("shutting down", "timeout", cfg.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	defer cancel()
+	status := exitOK
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown incomplete", "err", err)
+		hs.Close()
+		status = exitFail
+	}
+	<-wsClosed
+	mgr.Close()
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("server failed", "err", err)
+		status = exitFail
+	}
+	log.Info("stopped")
+	return status
+}
+
+// managerStarter adapts the sessions manager to web.SessionStarter.
+type managerStarter struct{ m *sessions.Manager }
+
+func (a managerStarter) StartSession(context.Context) (web.Session, error) {
+	s, err := a.m.NewSession()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseServeFlags reads the flags, with defaults from the environment.
+// ok is false when the command should exit with code.
+func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int, ok bool) {
+	fs := newFlags("serve", serveSynopsis, stderr)
+	env := envDefaults{fs: fs}
+	d := sessions.DefaultLimits
+	fs.StringVar(&cfg.addr, "addr", env.str("PTXPLAY_ADDR", "127.0.0.1:8080"), "listen address `host:port` (env PTXPLAY_ADDR)")
+	fs.StringVar(&cfg.dataDir, "data", env.str("PTXPLAY_DATA", defaultDataDir()), "data `directory`, created if missing (env PTXPLAY_DATA)")
+	fs.StringVar(&cfg.logLevel, "log-level", env.str("PTXPLAY_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env PTXPLAY_LOG_LEVEL)")
+	fs.StringVar(&cfg.logFormat, "log-format", env.str("PTXPLAY_LOG_FORMAT", "text"), "log format: text or json (env PTXPLAY_LOG_FORMAT)")
+	fs.DurationVar(&cfg.shutdownTimeout, "shutdown-timeout", env.dur("PTXPLAY_SHUTDOWN_TIMEOUT", 10*time.Second), "how long a graceful shutdown may take (env PTXPLAY_SHUTDOWN_TIMEOUT)")
+	fs.IntVar(&cfg.limits.MaxSessions, "max-sessions", env.int("PTXPLAY_MAX_SESSIONS", d.MaxSessions), "concurrent sessions (env PTXPLAY_MAX_SESSIONS)")
+	fs.DurationVar(&cfg.limits.IdleTimeout, "idle-timeout", env.dur("PTXPLAY_IDLE_TIMEOUT", d.IdleTimeout), "close sessions idle for this long (env PTXPLAY_IDLE_TIMEOUT)")
+	fs.Int64Var(&cfg.limits.MaxWarpInstructions, "max-warp-instructions", env.int64("PTXPLAY_MAX_WARP_INSTRUCTIONS", d.MaxWarpInstructions), "warp-instructions one step or run may execute (env PTXPLAY_MAX_WARP_INSTRUCTIONS)")
+	fs.IntVar(&cfg.limits.MaxSourceBytes, "max-source-bytes", env.int("PTXPLAY_MAX_SOURCE_BYTES", d.MaxSourceBytes), "size of a PTX source (env PTXPLAY_MAX_SOURCE_BYTES)")
+	fs.Int64Var(&cfg.limits.MaxBufferBytes, "max-buffer-bytes", env.int64("PTXPLAY_MAX_BUFFER_BYTES", d.MaxBufferBytes), "global buffers of a launch, together (env PTXPLAY_MAX_BUFFER_BYTES)")
+	fs.Int64Var(&cfg.limits.MaxHistoryBytes, "max-history-bytes", env.int64("PTXPLAY_MAX_HISTORY_BYTES", d.MaxHistoryBytes), "memory of a session's step history (env PTXPLAY_MAX_HISTORY_BYTES)")
+	fs.Int64Var(&cfg.maxMessageBytes, "max-message-bytes", env.int64("PTXPLAY_MAX_MESSAGE_BYTES", 0), "size of a websocket message (0: the source limit plus 1 MiB) (env PTXPLAY_MAX_MESSAGE_BYTES)")
+	if env.err != nil {
+		fmt.Fprintf(stderr, "ptxplay serve: %v\n", env.err)
+		return cfg, exitInvalid, false
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return cfg, flagExit(err), false
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "ptxplay serve: unexpected argument %q\n", pos[0])
+		fs.Usage()
+		return cfg, exitInvalid, false
+	}
+	switch {
+	case cfg.limits.MaxSessions < 1:
+		err = errors.New("--max-sessions must be at least 1")
+	case cfg.limits.IdleTimeout <= 0:
+		err = errors.New("--idle-timeout must be positive")
+	case cfg.limits.MaxWarpInstructions < 1, cfg.limits.MaxSourceBytes < 1, cfg.limits.MaxBufferBytes < 1, cfg.limits.MaxHistoryBytes < 1:
+		err = errors.New("limits must be positive")
+	case cfg.shutdownTimeout <= 0:
+		err = errors.New("--shutdown-timeout must be positive")
+	case cfg.maxMessageBytes < 0:
+		err = errors.New("--max-message-bytes must not be negative")
+	case cfg.dataDir == "":
+		err = errors.New("no data directory (--data or PTXPLAY_DATA)")
+	}
+	cfg.limits.MaxMessageBytes = int(cfg.maxMessageBytes)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
+		return cfg, exitInvalid, false
+	}
+	return cfg, exitOK, true
+}
+
+// envDefaults reads flag defaults from environment variables, keeping the
+// first malformed one as err.
+type envDefaults struct {
+	fs  *flag.FlagSet
+	err error
+}
+
+func (e *envDefaults) lookup(name string) (string, bool) {
+	v, ok := os.LookupEnv(name)
+	return strings.TrimSpace(v), ok && strings.TrimSpace(v) != ""
+}
+
+func (e *envDefaults) fail(name, v, want string) {
+	if e.err == nil {
+		e.err = fmt.Errorf("environment variable %s=%q: want %s", name, v, want)
+	}
+}
+
+func (e *envDefaults) str(name, def string) string {
+	if v, ok := e.lookup(name); ok {
+		return v
+	}
+	return def
+}
+
+func (e *envDefaults) int(name string, def int) int {
+	if v, ok := e.lookup(name); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			e.fail(name, v, "an integer")
+			return def
+		}
+		return n
+	}
+	return def
+}
+
+func (e *envDefaults) int64(name string, def int64) int64 {
+	if v, ok := e.lookup(name); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			e.fail(name, v, "an integer")
+			return def
+		}
+		return n
+	}
+	return def
+}
+
+func (e *envDefaults) dur(name string, def time.Duration) time.Duration {
+	if v, ok := e.lookup(name); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			e.fail(name, v, "a duration such as 30s or 15m")
+			return def
+		}
+		return d
+	}
+	return def
+}
+
+// defaultDataDir is the per-user data directory: $XDG_DATA_HOME/ptxplay,
+// else ~/.local/share/ptxplay on Unix, the user config directory elsewhere
+// (macOS: ~/Library/Application Support/ptxplay; Windows: %AppData%\ptxplay).
+func defaultDataDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "ptxplay")
+	}
+	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, ".local", "share", "ptxplay")
+		}
+	}
+	if dir, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(dir, "ptxplay")
+	}
+	return ""
+}
+
+// newLogger builds the structured logger.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", format)
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestServeLifecycle(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "nested", "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	addrc := make(chan string, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- serve(ctx, []string{"--addr", "127.0.0.1:0", "--data", data, "--max-sessions", "2", "--log-format", "json"},
+			&stdout, &stderr, func(a string) { addrc <- a })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case code := <-done:
+		t.Fatalf("serve exited with %d: %s", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	if fi, err := os.Stat(data); err != nil || !fi.IsDir() {
+		t.Fatalf("data directory not created: %v", err)
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != "ok\n" {
+		t.Fatalf("/healthz: %d %q", resp.StatusCode, b)
+	}
+	resp, err = http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), "# TYPE ptxplay_sessions_active gauge") {
+		t.Errorf("/metrics lacks metadata:\n%.500s", b)
+	}
+
+	// An open websocket with its session; the shutdown closes it.
+	c, _, err := websocket.DefaultDialer.Dial("ws://"+addr+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, msg, err := c.ReadMessage(); err != nil || !strings.Contains(string(msg), `"hello"`) {
+		t.Fatalf("hello: %q %v", msg, err)
+	}
+	cancel()
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseGoingAway) {
+				t.Errorf("websocket at shutdown: %v", err)
+			}
+			break
+		}
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit status %d; log:\n%s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(stdout.String(), "http://"+addr+"/") {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+	for _, want := range []string{`"msg":"ptxplay serving"`, `"msg":"websocket closed"`, `"msg":"stopped"`} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	t.Setenv("PTXPLAY_ADDR", "127.0.0.1:9999")
+	t.Setenv("PTXPLAY_DATA", "/tmp/x")
+	t.Setenv("PTXPLAY_MAX_SESSIONS", "7")
+	t.Setenv("PTXPLAY_IDLE_TIMEOUT", "90s")
+	var stderr bytes.Buffer
+	cfg, _, ok := parseServeFlags([]string{"--max-sessions", "3", "--max-warp-instructions", "1000"}, &stderr)
+	if !ok {
+		t.Fatalf("parse: %s", stderr.String())
+	}
+	if cfg.addr != "127.0.0.1:9999" || cfg.dataDir != "/tmp/x" {
+		t.Errorf("env not used: %+v", cfg)
+	}
+	if cfg.limits.MaxSessions != 3 || cfg.limits.IdleTimeout != 90*time.Second || cfg.limits.MaxWarpInstructions != 1000 {
+		t.Errorf("limits: %+v", cfg.limits)
+	}
+
+	t.Setenv("PTXPLAY_IDLE_TIMEOUT", "soon")
+	stderr.Reset()
+	if _, code, ok := parseServeFlags(nil, &stderr); ok || code != exitInvalid || !strings.Contains(stderr.String(), "PTXPLAY_IDLE_TIMEOUT") {
+		t.Errorf("bad env: ok %v code %d %q", ok, code, stderr.String())
+	}
+	t.Setenv("PTXPLAY_IDLE_TIMEOUT", "")
+	stderr.Reset()
+	if _, code, ok := parseServeFlags([]string{"--max-sessions", "0"}, &stderr); ok || code != exitInvalid {
+		t.Errorf("--max-sessions 0: ok %v code %d", ok, code)
+	}
+	stderr.Reset()
+	if _, code, ok := parseServeFlags([]string{"-h"}, &stderr); ok || code != exitOK || !strings.Contains(stderr.String(), "usage: ptxplay serve") {
+		t.Errorf("-h: ok %v code %d %q", ok, code, stderr.String())
+	}
+	stderr.Reset()
+	if _, code, ok := parseServeFlags([]string{"extra"}, &stderr); ok || code != exitInvalid {
+		t.Errorf("positional argument accepted: %d", code)
+	}
+}
+
+func TestServeAddressInUse(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc := make(chan string, 1)
+	done := make(chan int, 1)
+	var errs syncBuffer
+	go func() {
+		done <- serve(ctx, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, io.Discard, &errs, func(a string) { addrc <- a })
+	}()
+	addr := <-addrc
+	var stderr bytes.Buffer
+	if code := serve(context.Background(), []string{"--addr", addr, "--data", t.TempDir()}, io.Discard, &stderr, nil); code != exitFail {
+		t.Errorf("second server on %s: exit %d", addr, code)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d: %s", code, errs.String())
+	}
+}
