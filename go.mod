@@ -3,11 +3,14 @@ module github.com/ptxplayground/ptxplay
 go 1.26
 
 require (
-	github.com/VictoriaMetrics/metrics v1.35.2 // indirect
-	github.com/a-h/templ v0.3.977 // indirect
-	github.com/evanw/esbuild v0.28.2 // indirect
-	github.com/go-chi/chi/v5 v5.5.0 // indirect
-	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/VictoriaMetrics/metrics v1.35.2
+	github.com/a-h/templ v0.3.977
+	github.com/evanw/esbuild v0.28.2
+	github.com/go-chi/chi/v5 v5.5.0
+	github.com/gorilla/websocket v1.5.3
+)
+
+require (
 	github.com/valyala/fastrand v1.1.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
 	golang.org/x/sys v0.34.0 // indirect

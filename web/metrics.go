@@ -13,19 +13,18 @@ import (
 // Metrics are the server's Prometheus metrics, kept in their own set (so
 // several servers, e.g. in tests, do not share counters):
 //
-//	ptxplay_sessions_active                 gauge: sessions now open
+//	ptxplay_sessions_active                 gauge: live sessions
 //	ptxplay_sessions_total                  sessions started
-//	ptxplay_sessions_rejected_total         connections refused a session
-//	ptxplay_steps_total                     step/run commands the sessions executed
-//	ptxplay_step_duration_seconds           summary of their latency (quantiles 0.5, 0.9, 0.99 over 5 minutes)
-//	ptxplay_warp_instructions_total         warp-instructions executed by sessions
+//	ptxplay_sessions_rejected_total         connections refused a session (limit)
+//	ptxplay_steps_total                     history steps: commands that moved a machine
+//	ptxplay_step_duration_seconds           summary of step/back/seek latency (quantiles 0.5, 0.9, 0.99 over 5 minutes)
 //	ptxplay_faults_total{kind}              launches stopped by a fault, by kind
 //	ptxplay_ws_connections_active           gauge: open websockets
 //	ptxplay_ws_messages_total{direction}    websocket messages received ("in") and sent ("out")
-//	ptxplay_ws_messages_dropped_total       state updates replaced by a newer one for a slow client
-//	ptxplay_ws_errors_total{code}           error replies, by protocol code
+//	ptxplay_ws_errors_total{code}           error replies of the websocket layer (too-large, ...), by code
 //
-// plus the go_* and process_* metrics of the process.
+// plus the go_* and process_* metrics of the process. *Metrics implements
+// sessions.Metrics.
 type Metrics struct {
 	set *vm.Set
 
@@ -36,9 +35,7 @@ type Metrics struct {
 	sessionsRejected *vm.Counter
 	steps            *vm.Counter
 	stepSeconds      *vm.Summary
-	warpInstrs       *vm.Counter
 	wsIn, wsOut      *vm.Counter
-	wsDropped        *vm.Counter
 }
 
 // stepQuantiles are the quantiles of the step latency summary.
@@ -54,10 +51,8 @@ func NewMetrics() *Metrics {
 	m.sessionsRejected = s.NewCounter("ptxplay_sessions_rejected_total")
 	m.steps = s.NewCounter("ptxplay_steps_total")
 	m.stepSeconds = s.NewSummaryExt("ptxplay_step_duration_seconds", 5*time.Minute, stepQuantiles)
-	m.warpInstrs = s.NewCounter("ptxplay_warp_instructions_total")
 	m.wsIn = s.NewCounter(`ptxplay_ws_messages_total{direction="in"}`)
 	m.wsOut = s.NewCounter(`ptxplay_ws_messages_total{direction="out"}`)
-	m.wsDropped = s.NewCounter("ptxplay_ws_messages_dropped_total")
 	return m
 }
 
@@ -67,50 +62,35 @@ func (m *Metrics) WritePrometheus(w io.Writer) {
 	vm.WriteProcessMetrics(w)
 }
 
-// SessionStarted counts a new session.
-func (m *Metrics) SessionStarted() {
-	m.sessionsActive.Add(1)
-	m.sessionsTotal.Inc()
-}
+// SetSessions reports the number of live sessions.
+func (m *Metrics) SetSessions(n int) { m.sessionsActive.Store(int64(n)) }
 
-// SessionEnded counts a session's end.
-func (m *Metrics) SessionEnded() { m.sessionsActive.Add(-1) }
-
-// SessionRejected counts a connection refused a session (limit reached).
-func (m *Metrics) SessionRejected() { m.sessionsRejected.Inc() }
-
-// Step records one step or run command: its duration and the
-// warp-instructions it executed.
-func (m *Metrics) Step(d time.Duration, warpInstructions int64) {
-	m.steps.Inc()
-	m.stepSeconds.Update(d.Seconds())
-	if warpInstructions > 0 {
-		m.warpInstrs.AddInt64(warpInstructions)
+// AddSteps counts history steps.
+func (m *Metrics) AddSteps(n int) {
+	if n > 0 {
+		m.steps.Add(n)
 	}
 }
 
-// Fault counts a launch stopped by a fault of the given kind.
-func (m *Metrics) Fault(kind string) {
+// ObserveStepLatency records how long a step, back or seek command took.
+func (m *Metrics) ObserveStepLatency(d time.Duration) { m.stepSeconds.Update(d.Seconds()) }
+
+// AddFault counts a launch stopped by a fault of the given kind.
+func (m *Metrics) AddFault(kind string) {
 	m.set.GetOrCreateCounter(fmt.Sprintf("ptxplay_faults_total{kind=%q}", labelValue(kind))).Inc()
 }
 
-// Dropped counts outbound state updates superseded before a slow client
-// could receive them.
-func (m *Metrics) Dropped(n int) {
-	if n > 0 {
-		m.wsDropped.Add(n)
-	}
-}
+func (m *Metrics) sessionStarted()  { m.sessionsTotal.Inc() }
+func (m *Metrics) sessionRejected() { m.sessionsRejected.Inc() }
+func (m *Metrics) messageIn()       { m.wsIn.Inc() }
+func (m *Metrics) messageOut()      { m.wsOut.Inc() }
+func (m *Metrics) wsOpened()        { m.wsActive.Add(1) }
+func (m *Metrics) wsClosed()        { m.wsActive.Add(-1) }
 
-// ErrorReply counts an error message sent to a client.
-func (m *Metrics) ErrorReply(code string) {
+// errorReply counts an error message of the websocket layer itself.
+func (m *Metrics) errorReply(code string) {
 	m.set.GetOrCreateCounter(fmt.Sprintf("ptxplay_ws_errors_total{code=%q}", labelValue(code))).Inc()
 }
-
-func (m *Metrics) messageIn()  { m.wsIn.Inc() }
-func (m *Metrics) messageOut() { m.wsOut.Inc() }
-func (m *Metrics) wsOpened()   { m.wsActive.Add(1) }
-func (m *Metrics) wsClosed()   { m.wsActive.Add(-1) }
 
 // labelValue keeps label values short and plain (the kinds and codes are
 // a small fixed set; anything else is folded to "other").

@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/gorilla/websocket"
 
 	"github.com/ptxplayground/ptxplay/static"
 )
@@ -217,8 +218,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
 		status := ww.Status()
-		if status == 0 {
-			status = http.StatusOK // nothing written (or hijacked: logged by the websocket)
+		switch {
+		case status == 0 && websocket.IsWebSocketUpgrade(r):
+			status = http.StatusSwitchingProtocols // hijacked: the handshake bypasses ww
+		case status == 0:
+			status = http.StatusOK // nothing written
 		}
 		level := slog.LevelInfo
 		switch {

@@ -21,7 +21,8 @@ import (
 )
 
 // echoStarter starts echoSessions: a hello on start, then every message
-// echoed back inside {"type":"echo","raw":…}; "bad" JSON gets an error.
+// echoed back inside {"type":"echo","raw":…}; invalid JSON gets an error;
+// {"type":"quit"} ends the session.
 type echoStarter struct {
 	mu     sync.Mutex
 	n      int
@@ -29,42 +30,52 @@ type echoStarter struct {
 	closed int
 }
 
-type codedErr struct{ code, msg string }
+type frameErr struct{ code, msg string }
 
-func (e codedErr) Error() string     { return e.msg }
-func (e codedErr) ErrorCode() string { return e.code }
+func (e frameErr) Error() string { return e.msg }
+func (e frameErr) Frame() []byte { return errorMessage(e.code, e.msg, -1) }
 
 func (st *echoStarter) StartSession(ctx context.Context) (Session, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.max > 0 && st.n >= st.max {
-		return nil, codedErr{"limit", "too many sessions"}
+		return nil, frameErr{"busy", "too many sessions"}
 	}
 	st.n++
-	s := &echoSession{out: make(chan []byte, 16), done: make(chan struct{}), st: st}
-	s.out <- []byte(`{"type":"hello","v":1}`)
+	s := &echoSession{ready: make(chan struct{}, 1), st: st}
+	s.push([]byte(`{"type":"hello","v":1}`))
 	return s, nil
 }
 
 type echoSession struct {
-	out  chan []byte
-	done chan struct{}
-	once sync.Once
-	st   *echoStarter
-	mu   sync.Mutex
+	st     *echoStarter
+	ready  chan struct{}
+	mu     sync.Mutex
+	q      [][]byte
+	closed bool
+}
+
+func (s *echoSession) push(msg []byte) {
+	s.q = append(s.q, msg)
+	s.notify()
+}
+
+func (s *echoSession) notify() {
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
 }
 
 func (s *echoSession) Submit(raw []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.done:
+	if s.closed {
 		return
-	default:
 	}
 	var v map[string]any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		s.out <- errorMessage("bad-request", "invalid JSON", -1)
+		s.push(errorMessage("bad-request", "invalid JSON", -1))
 		return
 	}
 	if v["type"] == "quit" {
@@ -72,10 +83,21 @@ func (s *echoSession) Submit(raw []byte) {
 		return
 	}
 	b, _ := json.Marshal(map[string]any{"type": "echo", "raw": v})
-	s.out <- b
+	s.push(b)
 }
 
-func (s *echoSession) Out() <-chan []byte { return s.out }
+func (s *echoSession) Ready() <-chan struct{} { return s.ready }
+
+func (s *echoSession) Take() ([][]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.q
+	s.q = nil
+	if s.closed && len(q) > 0 {
+		s.notify() // come back for the end
+	}
+	return q, !(s.closed && len(q) == 0)
+}
 
 func (s *echoSession) Close() {
 	s.mu.Lock()
@@ -84,14 +106,15 @@ func (s *echoSession) Close() {
 }
 
 func (s *echoSession) closeLocked() {
-	s.once.Do(func() {
-		close(s.done)
-		close(s.out)
-		s.st.mu.Lock()
-		s.st.n--
-		s.st.closed++
-		s.st.mu.Unlock()
-	})
+	if s.closed {
+		return
+	}
+	s.closed = true
+	s.notify()
+	s.st.mu.Lock()
+	s.st.n--
+	s.st.closed++
+	s.st.mu.Unlock()
 }
 
 func newTestServer(t *testing.T, st SessionStarter, ws WSOptions) (*Server, *httptest.Server) {
@@ -423,7 +446,7 @@ func TestWebsocketRefused(t *testing.T) {
 	c1 := wsDial(t, ts)
 	wsRead(t, c1)
 	c2 := wsDial(t, ts)
-	if m := wsRead(t, c2); m["type"] != "error" || m["code"] != "limit" {
+	if m := wsRead(t, c2); m["type"] != "error" || m["code"] != "busy" {
 		t.Fatalf("second session: %v", m)
 	}
 	c2.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -442,7 +465,7 @@ func TestWebsocketOrigin(t *testing.T) {
 }
 
 func TestWebsocketPing(t *testing.T) {
-	_, ts := newTestServer(t, nil, WSOptions{PongWait: 300 * time.Millisecond, PingPeriod: 50 * time.Millisecond})
+	_, ts := newTestServer(t, nil, WSOptions{PongWait: time.Second, PingPeriod: 100 * time.Millisecond})
 	c := wsDial(t, ts)
 	pings := make(chan struct{}, 10)
 	c.SetPingHandler(func(data string) error {
@@ -456,8 +479,8 @@ func TestWebsocketPing(t *testing.T) {
 			}
 		}
 	}()
-	// Answering pings keeps the connection past several PongWaits.
-	for i := 0; i < 10; i++ {
+	// Answering pings keeps the connection open past PongWait.
+	for i := 0; i < 15; i++ {
 		select {
 		case <-pings:
 		case <-time.After(2 * time.Second):
@@ -519,4 +542,29 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Errorf("after shutdown: %d", resp.StatusCode)
 	}
 
+}
+
+func TestRecoverPanics(t *testing.T) {
+	var logs strings.Builder
+	s, err := New(Options{Sessions: &echoStarter{}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	rr := httptest.NewRecorder()
+	h.ServeHTTP(rr, httptest.NewRequest("GET", "/x", nil))
+	if rr.Code != 500 {
+		t.Errorf("status %d", rr.Code)
+	}
+	if !strings.Contains(logs.String(), "panic=boom") || !strings.Contains(logs.String(), "stack=") {
+		t.Errorf("log: %s", logs.String())
+	}
+}
+
+func TestFavicon(t *testing.T) {
+	_, ts := newTestServer(t, nil, WSOptions{})
+	resp, _ := get(t, ts.URL+"/favicon.ico")
+	if resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != static.Path("favicon.svg") {
+		t.Errorf("favicon: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
 }

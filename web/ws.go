@@ -17,30 +17,33 @@ import (
 )
 
 // SessionStarter starts the session behind a websocket connection (the
-// sessions manager, through a small adapter in cmd/ptxplay).
+// sessions manager, through a one-line adapter in cmd/ptxplay).
 type SessionStarter interface {
 	// StartSession creates the session of a new connection. An error
-	// refuses it: the client gets an `error` message (with the error's
-	// Code if it has one, else "busy") and the socket is closed.
+	// refuses it: the client gets an `error` message (the error's Frame()
+	// if it has one, else code "busy") and the socket is closed.
 	StartSession(ctx context.Context) (Session, error)
 }
 
-// Session is one connection's session as the websocket drives it.
+// Session is one connection's session as the websocket drives it
+// (*sessions.Session).
 type Session interface {
 	// Submit hands over one client message (a whole websocket message). It
-	// must not block for long; replies, including `error` replies to
-	// malformed messages, come out of Out.
+	// does not block; replies, including `error` replies to malformed
+	// messages, come out of Take.
 	Submit(raw []byte)
-	// Out delivers the server messages in order. It is closed when the
-	// session has ended (closed, or expired after its `error`).
-	Out() <-chan []byte
-	// Close ends the session; Out is closed soon after.
+	// Ready is signalled when Take has something: messages, or the end.
+	Ready() <-chan struct{}
+	// Take removes and returns the queued messages in order; more is false
+	// once the session has ended and everything was taken.
+	Take() (msgs [][]byte, more bool)
+	// Close ends the session.
 	Close()
 }
 
-// ErrorCoder is implemented by StartSession errors that carry a protocol
-// error code ("busy", "limit", ...).
-type ErrorCoder interface{ ErrorCode() string }
+// framer is implemented by StartSession errors that render themselves as
+// a protocol `error` message (sessions.Error).
+type framer interface{ Frame() []byte }
 
 // WSOptions tune the websocket connections.
 type WSOptions struct {
@@ -129,15 +132,14 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	sess, err := s.sessions.StartSession(ctx)
 	if err != nil {
-		code := "busy"
-		var ec ErrorCoder
-		if errors.As(err, &ec) && ec.ErrorCode() != "" {
-			code = ec.ErrorCode()
+		frame := errorMessage("busy", err.Error(), -1)
+		var f framer
+		if errors.As(err, &f) {
+			frame = f.Frame()
 		}
-		s.metrics.SessionRejected()
-		s.metrics.ErrorReply(code)
+		s.metrics.sessionRejected()
 		c.SetWriteDeadline(time.Now().Add(s.ws.WriteWait))
-		c.WriteMessage(websocket.TextMessage, errorMessage(code, err.Error(), -1))
+		c.WriteMessage(websocket.TextMessage, frame)
 		c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, truncate(err.Error(), 120)))
 		c.Close()
 		s.log.InfoContext(r.Context(), "websocket refused", "err", err, "request_id", reqID)
@@ -145,6 +147,7 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	}
 	wc := &wsConn{s: s, c: c, sess: sess, local: make(chan []byte, 8), shutdown: make(chan struct{}),
 		readDone: make(chan struct{}), reqID: reqID}
+	s.metrics.sessionStarted()
 	if !s.track(wc) {
 		close(wc.shutdown)
 	}
@@ -256,7 +259,6 @@ func (wc *wsConn) writePump() string {
 	ww := wc.s.ws.WriteWait
 	ticker := time.NewTicker(wc.s.ws.PingPeriod)
 	defer ticker.Stop()
-	out := wc.sess.Out()
 	write := func(msg []byte) bool {
 		c.SetWriteDeadline(time.Now().Add(ww))
 		if err := c.WriteMessage(websocket.TextMessage, msg); err != nil {
@@ -264,6 +266,23 @@ func (wc *wsConn) writePump() string {
 		}
 		wc.out++
 		wc.s.metrics.messageOut()
+		return true
+	}
+	// drain writes what the session has queued; false: stop (the session
+	// ended or a write failed; why says which).
+	var why string
+	drain := func() bool {
+		msgs, more := wc.sess.Take()
+		for _, msg := range msgs {
+			if !write(msg) {
+				why = "write failed"
+				return false
+			}
+		}
+		if !more {
+			why = "session ended"
+			return false
+		}
 		return true
 	}
 	closeWith := func(code int, text string) {
@@ -278,13 +297,12 @@ func (wc *wsConn) writePump() string {
 	}
 	for {
 		select {
-		case msg, ok := <-out:
-			if !ok {
-				closeWith(websocket.CloseNormalClosure, "session ended")
-				return "session ended"
-			}
-			if !write(msg) {
-				return "write failed"
+		case <-wc.sess.Ready():
+			if !drain() {
+				if why == "session ended" {
+					closeWith(websocket.CloseNormalClosure, "session ended")
+				}
+				return why
 			}
 		case msg := <-wc.local:
 			if !write(msg) {
@@ -297,17 +315,9 @@ func (wc *wsConn) writePump() string {
 			}
 		case <-wc.shutdown:
 			// Flush what the session already queued, then say goodbye.
-			for flushed := false; !flushed; {
-				select {
-				case msg, ok := <-out:
-					if !ok || !write(msg) {
-						flushed = true
-					}
-				default:
-					flushed = true
-				}
+			if drain() || why == "session ended" {
+				closeWith(websocket.CloseGoingAway, "server shutting down")
 			}
-			closeWith(websocket.CloseGoingAway, "server shutting down")
 			return "server shutdown"
 		case <-wc.readDone:
 			return "client closed"
@@ -318,11 +328,10 @@ func (wc *wsConn) writePump() string {
 // reply queues an error message of the server itself (never blocks: when
 // the small queue is full the reply is dropped).
 func (wc *wsConn) reply(code, message string, id int64) {
-	wc.s.metrics.ErrorReply(code)
+	wc.s.metrics.errorReply(code)
 	select {
 	case wc.local <- errorMessage(code, message, id):
 	default:
-		wc.s.metrics.Dropped(1)
 	}
 }
 

@@ -59,8 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		return serveCmd(nil, stdout, stderr)
+	if len(args) == 0 || isServeFlag(args[0]) {
+		return serveCmd(args, stdout, stderr)
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {

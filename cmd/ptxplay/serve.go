@@ -304,3 +304,13 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	}
 	return nil, fmt.Errorf("--log-format %q: want text or json", format)
 }
+
+// isServeFlag reports whether a first argument is a flag of the default
+// command (ptxplay --addr :8080), not a help flag.
+func isServeFlag(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "-", "--":
+		return false
+	}
+	return strings.HasPrefix(arg, "-")
+}

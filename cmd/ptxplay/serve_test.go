@@ -157,7 +157,14 @@ func TestServeAddressInUse(t *testing.T) {
 	go func() {
 		done <- serve(ctx, []string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, io.Discard, &errs, func(a string) { addrc <- a })
 	}()
-	addr := <-addrc
+	var addr string
+	select {
+	case addr = <-addrc:
+	case code := <-done:
+		t.Fatalf("serve exited with %d: %s", code, errs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
 	var stderr bytes.Buffer
 	if code := serve(context.Background(), []string{"--addr", addr, "--data", t.TempDir()}, io.Discard, &stderr, nil); code != exitFail {
 		t.Errorf("second server on %s: exit %d", addr, code)
