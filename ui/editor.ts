@@ -9,7 +9,7 @@ import {
 } from "@codemirror/view";
 import type { DecorationSet, Tooltip } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, indentOnInput, syntaxTree } from "@codemirror/language";
+import { bracketMatching, indentOnInput, indentUnit, syntaxTree } from "@codemirror/language";
 import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
 import { lintGutter, setDiagnostics, lintKeymap } from "@codemirror/lint";
 import type { Diagnostic } from "@codemirror/lint";
@@ -146,7 +146,7 @@ function warpMarkerFor(state: EditorState, line: number): GutterMarker | null {
   if (!info) return null;
   const n = info.warps.length;
   const title = `${n === 1 ? "warp" : `${n} warps`} here: ${info.warps.join(", ")}` + (info.next ? " (issues next)" : "");
-  const text = info.selected ? "▶" : n > 1 ? String(n > 99 ? "99+" : n) : "•";
+  const text = info.selected ? "▶" : n > 1 ? "◆" : "•";
   return new WarpMarker(text, "warp-mark" + (info.selected ? " warp-mark-sel" : "") + (info.next ? " warp-mark-next" : ""), title);
 }
 
@@ -277,6 +277,16 @@ const theme = EditorView.theme({
   ".cm-searchMatch.cm-searchMatch-selected": { backgroundColor: "var(--search-match-sel)" },
   ".cm-selectionMatch": { backgroundColor: "var(--selection-match)" },
   "&.cm-focused .cm-matchingBracket": { backgroundColor: "var(--bracket)", outline: "none" },
+  // Lint markers as glyphs, so they do not look like breakpoints.
+  ".cm-gutter-lint": { width: "1.2em" },
+  ".cm-gutter-lint .cm-gutterElement": { padding: "0 1px", display: "flex", alignItems: "center", justifyContent: "center" },
+  ".cm-lint-marker": { width: "auto", height: "auto", fontSize: "10px", fontWeight: "700", lineHeight: "1" },
+  ".cm-lint-marker-error": { content: "none" },
+  ".cm-lint-marker-warning": { content: "none" },
+  ".cm-lint-marker-info": { content: "none" },
+  ".cm-lint-marker-error::before": { content: '"✖"', color: "var(--err)" },
+  ".cm-lint-marker-warning::before": { content: '"▲"', color: "var(--warn)" },
+  ".cm-lint-marker-info::before": { content: '"●"', color: "var(--accent)" },
   ".cm-textfield, .cm-button": { backgroundImage: "none", backgroundColor: "var(--bg-input)", color: "var(--fg)", border: "1px solid var(--border-strong)", borderRadius: "4px" },
 });
 
@@ -314,7 +324,7 @@ export class Editor {
       class: "cm-warp-gutter",
       lineMarker: (view, line) => warpMarkerFor(view.state, view.state.doc.lineAt(line.from).number),
       lineMarkerChange: (u) => u.startState.field(warpMarksField) !== u.state.field(warpMarksField),
-      initialSpacer: () => new WarpMarker("99+", "warp-mark", ""),
+      initialSpacer: () => new WarpMarker("▶", "warp-mark warp-mark-sel", ""),
     });
     const exts: Extension[] = [
       breakpointField,
@@ -345,9 +355,10 @@ export class Editor {
       rectangularSelection(),
       highlightActiveLine(),
       highlightSelectionMatches(),
-      hoverTooltip(hoverSource(hooks), { hoverTime: 350 }),
+      hoverTooltip(hoverSource(hooks), { hoverTime: 350, hideOnChange: true }),
       ptx(),
       EditorState.tabSize.of(8),
+      indentUnit.of("\t"),
       theme,
       this.dark.of(EditorView.darkTheme.of(darkTheme)),
       keymap.of([

@@ -2,11 +2,13 @@
 // lowercase hex strings of the raw bits (docs/protocol.md); a register of
 // an N-bit type holds the N-bit pattern zero-extended.
 
-export type Fmt = "hex" | "unsigned" | "signed" | "f16" | "bf16" | "f32" | "f64" | "f16x2" | "bf16x2";
+/** Formats; "auto" shows small integers in decimal and everything else (addresses, bit patterns) in hex. */
+export type Fmt = "auto" | "hex" | "unsigned" | "signed" | "f16" | "bf16" | "f32" | "f64" | "f16x2" | "bf16x2";
 
-export const allFormats: Fmt[] = ["hex", "unsigned", "signed", "f32", "f64", "f16", "bf16", "f16x2", "bf16x2"];
+export const allFormats: Fmt[] = ["auto", "hex", "unsigned", "signed", "f32", "f64", "f16", "bf16", "f16x2", "bf16x2"];
 
 export const fmtLabels: Record<Fmt, string> = {
+  auto: "int/hex",
   hex: "hex", unsigned: "unsigned", signed: "signed", f16: "f16", bf16: "bf16",
   f32: "f32", f64: "f64", f16x2: "f16x2", bf16x2: "bf16x2",
 };
@@ -31,15 +33,15 @@ export function defaultFmt(t: string): Fmt {
   }
   if (t.startsWith("s")) return "signed";
   if (t.startsWith("u")) return "unsigned";
-  return "hex";
+  return "auto";
 }
 
 /** The formats that make sense for a value of `bits` bits. */
 export function formatsFor(bits: number): Fmt[] {
-  if (bits >= 64) return ["hex", "unsigned", "signed", "f64", "f32", "f16x2", "bf16x2"];
-  if (bits >= 32) return ["hex", "unsigned", "signed", "f32", "f16x2", "bf16x2"];
-  if (bits >= 16) return ["hex", "unsigned", "signed", "f16", "bf16"];
-  return ["hex", "unsigned", "signed"];
+  if (bits >= 64) return ["auto", "hex", "unsigned", "signed", "f64", "f32", "f16x2", "bf16x2"];
+  if (bits >= 32) return ["auto", "hex", "unsigned", "signed", "f32", "f16x2", "bf16x2"];
+  if (bits >= 16) return ["auto", "hex", "unsigned", "signed", "f16", "bf16"];
+  return ["auto", "hex", "unsigned", "signed"];
 }
 
 /** The low `bits` bits of a hex string, as a number (bits <= 32). */
@@ -125,6 +127,17 @@ function f32Text(u: number): string {
 /** Formats raw bits (hex string) of a `bits`-wide value in format f. */
 export function formatValue(hex: string, bits: number, f: Fmt): string {
   switch (f) {
+    case "auto": {
+      // Integers that look like counts and indices in decimal, the rest in hex.
+      if (bits <= 32) {
+        const u = low(hex, bits);
+        const v = bits === 32 ? u | 0 : u >= 2 ** (bits - 1) ? u - 2 ** bits : u;
+        return Math.abs(v) < 1 << 24 ? String(v) : "0x" + u.toString(16);
+      }
+      const v = BigInt.asIntN(64, big(hex, 64));
+      if (v > -(1n << 31n) && v < 1n << 32n) return v.toString();
+      return "0x" + big(hex, bits).toString(16);
+    }
     case "hex": {
       const digits = Math.max(1, Math.ceil(bits / 4));
       let s = hex.length > digits ? hex.slice(hex.length - digits) : hex;
@@ -163,7 +176,15 @@ export function formatValue(hex: string, bits: number, f: Fmt): string {
 
 /** A multi-line description of a value in every format that fits its width, for tooltips. */
 export function describeValue(hex: string, bits: number): string {
-  return formatsFor(bits).map((f) => `${fmtLabels[f].padEnd(8)} ${formatValue(hex, bits, f)}`).join("\n");
+  return formatsFor(bits).filter((f) => f !== "auto").map((f) => `${fmtLabels[f].padEnd(8)} ${formatValue(hex, bits, f)}`).join("\n");
+}
+
+/** Hex without the leading zeros (compact table cells). */
+export function shortHex(hex: string, bits: number): string {
+  const digits = Math.max(1, Math.ceil(bits / 4));
+  let s = hex.length > digits ? hex.slice(hex.length - digits) : hex;
+  s = s.replace(/^0+(?=.)/, "");
+  return "0x" + (s || "0");
 }
 
 /** Parses a 32-bit mask in hex. */

@@ -54,14 +54,15 @@ function paramKind(p: SpecParam): string {
 
 /** Puts the spec's keys in the documented order (stable exports and diffs). */
 export function canonical(s: Spec): Spec {
-  const out: Spec = { version: 1, grid: s.grid, block: s.block } as Spec;
-  const o = out as unknown as Record<string, unknown>;
+  const o: Record<string, unknown> = {};
   const src = s as unknown as Record<string, unknown>;
   const order = ["version", "comment", "ptx", "source", "entry", "grid", "block", "dynamicSharedBytes", "maxWarpInstructions", "buffers", "params"];
   for (const k of order) if (src[k] !== undefined && src[k] !== "") o[k] = src[k];
   for (const k of Object.keys(src)) if (!order.includes(k)) o[k] = src[k];
   o.version = 1;
-  return out;
+  if (!o.grid) o.grid = [1, 1, 1];
+  if (!o.block) o.block = [1, 1, 1];
+  return o as unknown as Spec;
 }
 
 function dims(v: unknown): number[] {
@@ -110,8 +111,8 @@ function trim(d: number[]): number[] {
 export interface LaunchHooks {
   /** The spec changed (form or JSON). */
   changed(spec: Spec): void;
-  /** The user imported a spec that carries its PTX source. */
-  importSource(source: string): void;
+  /** The user imported PTX (a .ptx file, or a spec that carries its source). */
+  importSource(source: string, fileName?: string): void;
   /** The current PTX source, for export. */
   source(): string;
   /** A name for exported files. */
@@ -146,7 +147,7 @@ export class LaunchPanel {
       h("div.launch-cols",
         h("div.launch-left", this.form),
         h("div.launch-right",
-          h("div.launch-json-head", h("span.pane-sub", "JSON · edit or paste a spec"), h("span.spacer"), actions),
+          h("div.launch-json-head", h("span", "JSON"), h("span.muted.small-note", "the same spec as ptxplay run: edit, paste or drop a file"), h("span.spacer"), actions),
           this.json, this.jsonErr)));
     root.addEventListener("dragover", (e) => e.preventDefault());
     root.addEventListener("drop", (e) => {
@@ -206,7 +207,7 @@ export class LaunchPanel {
   private async readFile(f: File): Promise<void> {
     const text = await f.text();
     if (/\.ptx$/i.test(f.name) || (!text.trimStart().startsWith("{") && /\.(version|entry)\b/.test(text))) {
-      this.hooks.importSource(text);
+      this.hooks.importSource(text, f.name);
       this.hooks.notify(`Loaded ${f.name} into the editor.`, "info");
       return;
     }
@@ -217,7 +218,7 @@ export class LaunchPanel {
       delete s.source;
       delete s.ptx;
       this.set(s);
-      if (src !== undefined) this.hooks.importSource(src);
+      if (src !== undefined) this.hooks.importSource(src, f.name.replace(/\.json$/i, ".ptx"));
       else if (ptxFile) this.hooks.notify(`${f.name} names its PTX file "${ptxFile}": open that file here (Import… or drop it) or paste its text into the editor.`, "info");
       this.hooks.changed(this.spec);
       this.hooks.notify(`Imported ${f.name}.`, "info");
@@ -289,7 +290,7 @@ export class LaunchPanel {
           num("Maximum warp-instructions (empty: the server's limit)", s.maxWarpInstructions, (n) => {
             if (n) this.spec.maxWarpInstructions = n;
             else delete this.spec.maxWarpInstructions;
-          }, { optional: true, placeholder: "server limit" }))),
+          }, { optional: true, placeholder: "—" }))),
       h("div.field-row", dim3("grid", dims(s.grid), "grid"), dim3("block", dims(s.block), "block"),
         h("div.field.launch-total", h("span.field-label", "threads"), h("span.total", totalThreads.toLocaleString("en-US")))),
       h("div.section-head", h("span", "Buffers"), h("span.muted", " global memory, allocated in order"), h("span.spacer"),
@@ -463,14 +464,34 @@ export class LaunchPanel {
   }
 }
 
-/** JSON with short arrays (dims, params, small value lists) kept on one line. */
+/** JSON with short arrays and objects (dims, params, init kinds) kept on one line. */
 export function pretty(v: unknown): string {
-  const s = JSON.stringify(v, null, 2);
-  return s.replace(/\[\s+([^[\]{}]*?)\s+\]/g, (m, inner: string) => {
-    const one = "[" + inner.split(/,\s*/).map((x) => x.trim()).join(", ") + "]";
-    return one.length <= 72 ? one : m;
-  }).replace(/\{\s+("[^"{}[\]]*":\s*[^{}[\],]*?)\s+\}/g, (m, inner: string) => {
-    const one = "{" + inner.trim() + "}";
-    return one.length <= 60 ? one : m;
-  });
+  return fmt(v, "");
+}
+
+function fmt(v: unknown, indent: string): string {
+  const flat = JSON.stringify(v);
+  if (flat === undefined) return "null";
+  if (v === null || typeof v !== "object") return flat;
+  const inner = indent + "  ";
+  const nested = Array.isArray(v) ? v.some((x) => x !== null && typeof x === "object" && !isSmall(x)) : Object.values(v).some((x) => x !== null && typeof x === "object" && !isSmall(x));
+  if (!nested && flat.length + indent.length <= 76) return spaced(v);
+  if (Array.isArray(v)) {
+    if (!v.length) return "[]";
+    return "[\n" + v.map((x) => inner + fmt(x, inner)).join(",\n") + "\n" + indent + "]";
+  }
+  const entries = Object.entries(v);
+  if (!entries.length) return "{}";
+  return "{\n" + entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${fmt(x, inner)}`).join(",\n") + "\n" + indent + "}";
+}
+
+function isSmall(x: unknown): boolean {
+  return JSON.stringify(x).length <= 48 && !JSON.stringify(x).includes("[{");
+}
+
+/** One-line JSON with a space after commas and colons. */
+function spaced(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v);
+  if (Array.isArray(v)) return "[" + v.map(spaced).join(", ") + "]";
+  return "{" + Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${spaced(x)}`).join(", ") + "}";
 }

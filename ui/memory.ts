@@ -38,11 +38,12 @@ export class MemoryView {
     private readonly root: HTMLElement,
     private readonly model: Model,
     private readonly request: (space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number) => void,
+    private readonly source: () => string,
   ) {
     this.tabsEl = h("div.mem-tabs", { role: "tablist", "aria-label": "Memory regions" });
     this.bar = h("div.toolbar.mem-bar");
     this.body = h("div.mem-body");
-    setChildren(root, this.tabsEl, this.bar, this.body);
+    setChildren(root, h("div.mem-head", this.tabsEl, this.bar), this.body);
     this.tabsEl.addEventListener("click", (e) => {
       const b = (e.target as HTMLElement).closest<HTMLElement>("[data-key]");
       if (!b?.dataset.key) return;
@@ -70,7 +71,7 @@ export class MemoryView {
     const w = this.root.clientWidth;
     const t = this.tab();
     const size = t ? elemSize(this.typeOf(t)) : 4;
-    const cell = this.hex ? 12 + size * 18 : size >= 8 ? 150 : size >= 4 ? 92 : 64;
+    const cell = this.hex ? 20 + size * 16 : size >= 8 ? 140 : size >= 4 ? 72 : 52;
     const n = Math.max(1, Math.floor((w - 80) / cell));
     for (const c of [32, 16, 8, 4, 2, 1]) if (c <= n) return c;
     return 1;
@@ -92,7 +93,7 @@ export class MemoryView {
       for (const b of m.buffers ?? []) {
         this.tabs.push({ key: `global:${b.name}`, space: "global", buffer: b.name, label: b.name, type: b.type, size: b.count * elemSize(b.type) });
       }
-      if (m.sharedBytes > 0) this.tabs.push({ key: "shared", space: "shared", label: "shared", type: "u32", size: m.sharedBytes });
+      if (m.sharedBytes > 0) this.tabs.push({ key: "shared", space: "shared", label: "shared", type: sharedType(this.source()), size: m.sharedBytes });
     }
     if (!this.tabs.some((t) => t.key === this.current)) {
       this.current = this.tabs[0]?.key ?? "";
@@ -105,7 +106,7 @@ export class MemoryView {
   }
 
   private region(t: Tab): MemRegion | null {
-    return this.model.region(t.space, t.buffer, this.model.sel.cta);
+    return this.model.region(t.space, t.buffer, this.model.selLinear());
   }
 
   /** Called when memory contents, touches or the selection change. */
@@ -117,10 +118,22 @@ export class MemoryView {
       const touched = m.touched.some((x) => this.touchKey(x) === b.dataset.key);
       setClass(b, "mem-tab" + (on ? " on" : "") + (touched ? " touched" : ""));
     }
+    // Follow the last step's accesses into the region they touched.
+    if (this.follow && m.touched.length && !m.touched.some((x) => this.touchKey(x) === this.current)) {
+      const k = m.touched.map((x) => this.touchKey(x)).find((key) => key && this.tabs.some((t) => t.key === key));
+      if (k && JSON.stringify(m.touched) + m.step !== this.lastTouchSig) {
+        this.current = k;
+        for (const b of this.tabsEl.querySelectorAll<HTMLElement>("[data-key]")) {
+          const on = b.dataset.key === this.current;
+          b.setAttribute("aria-selected", on ? "true" : "false");
+          setClass(b, "mem-tab" + (on ? " on" : "") + " touched");
+        }
+      }
+    }
     const t = this.tab();
     if (!m.loaded || !t) {
       setChildren(this.bar);
-      setChildren(this.body, h("p.empty", m.loaded ? "This launch has no buffers and no shared memory." : "Compile the kernel to see its buffers."));
+      setChildren(this.body, h("p.empty", m.loaded ? "This launch has no buffers and no shared memory." : m.hint));
       return;
     }
     const type = this.typeOf(t);
@@ -144,7 +157,7 @@ export class MemoryView {
     const off = start * size;
     const len = (end - start) * size;
     if (r && len > 0 && !r.has(off, len)) {
-      const key = `${t.key}@${off}+${len}#${m.sel.cta}`;
+      const key = `${t.key}@${off}+${len}#${m.selLinear()}`;
       if (!this.pending.has(key)) {
         this.pending.add(key);
         this.request(t.space, t.buffer, off, len);
@@ -160,8 +173,10 @@ export class MemoryView {
     this.pending.clear();
   }
 
+  /** The tab a touch belongs to ("" for another CTA's shared memory). */
   private touchKey(x: Touch): string {
-    return x.space === "shared" ? "shared" : `global:${x.buffer ?? ""}`;
+    if (x.space.startsWith("shared")) return x.cta === undefined || x.cta === this.model.selLinear() ? "shared" : "";
+    return `global:${x.buffer ?? ""}`;
   }
 
   private renderBar(t: Tab, type: string, pages: number, count: number): void {
@@ -198,6 +213,7 @@ export class MemoryView {
       h("label.inline", "as ", typeSel),
       h("label.check", { title: "Show raw bits in hex" }, hexBox, "hex"),
       h("label.check", { title: "Jump to the page the last step accessed" }, followBox, "follow"),
+      h("span.mem-legend", { title: "Cells the last step accessed" }, h("span.sw.t-load"), "load", h("span.sw.t-store"), "store"),
       h("span.spacer"),
       pages > 1 ? [
         nav("«", "First page", 0, this.page === 0),
@@ -207,7 +223,7 @@ export class MemoryView {
         nav("»", "Last page", pages - 1, this.page >= pages - 1),
         gotoInput,
       ] : null,
-      h("span.muted.mem-size", t.space === "shared" ? `CTA ${this.model.ctas.get(this.model.sel.cta)?.linear ?? this.model.sel.cta}` : ""));
+      h("span.muted.mem-size", t.space === "shared" ? `CTA #${this.model.selLinear()}` : ""));
   }
 
   private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, touches: Touch[]): void {
@@ -233,8 +249,7 @@ export class MemoryView {
         let cls = "val";
         for (const x of touches) {
           if (x.offset < off + size && off < x.offset + x.bytes) {
-            cls += x.kind === "store" || x.kind === "atom" || x.kind === "write" ? " t-store" : " t-load";
-            if (x.kind === "atom" || x.kind === "atomic") cls += " t-atom";
+            cls += x.kind === "load" ? " t-load" : " t-store";
             break;
           }
         }
@@ -256,7 +271,9 @@ export class MemoryView {
     if (hit && this.follow) {
       const b = this.body.getBoundingClientRect();
       const c = hit.getBoundingClientRect();
-      if (c.top < b.top + 24 || c.bottom > b.bottom) hit.scrollIntoView({ block: "nearest" });
+      const head = table.tHead?.getBoundingClientRect().height ?? 0;
+      if (c.top < b.top + head) this.body.scrollTop -= b.top + head - c.top + 2;
+      else if (c.bottom > b.bottom) this.body.scrollTop += c.bottom - b.bottom + 2;
     }
   }
 
@@ -272,4 +289,14 @@ export class MemoryView {
     }
     this.render(true);
   }
+}
+
+/** The element type of the kernel's first .shared variable (the natural
+ * way to read shared memory), or u32. */
+export function sharedType(src: string): string {
+  const text = src.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
+  const m = /\.shared\s+(?:\.align\s+\d+\s+)?\.(u8|s8|u16|s16|u32|s32|u64|s64|f16|bf16|f32|f64|b8|b16|b32|b64)\b/.exec(text);
+  if (!m) return "u32";
+  const t = m[1];
+  return t.startsWith("b") ? "u" + t.slice(1) : t;
 }

@@ -95,6 +95,8 @@ export class Model {
   loaded: Loaded | null = null;
   step = 0;
   steps = 0;
+  firstStep = 0;
+  message = "";
   running = false;
   status = "";
   reason = "";
@@ -106,7 +108,8 @@ export class Model {
   /** Resident CTAs by their slot index (`cta`). */
   ctas = new Map<number, CtaState>();
   fault: Fault | null = null;
-  events: EventInfo[] = [];
+  /** Events with the step whose command reported them. */
+  events: { ev: EventInfo; step: number }[] = [];
   touched: Touch[] = [];
   /** The selected warp (whose registers the server sends). */
   sel: Selection = { cta: 0, warp: 0 };
@@ -122,6 +125,8 @@ export class Model {
   /** Bumped whenever memory contents change (views re-render on a change). */
   memVersion = 0;
   breakpoints = new Set<number>();
+  /** What the views say while there is no program (set by the app). */
+  hint = "Starting a session…";
   /** Lines that hold instructions (from `loaded`). */
   codeLines = new Set<number>();
   private listeners: ((c: Set<Change>) => void)[] = [];
@@ -134,8 +139,14 @@ export class Model {
     for (const f of this.listeners) f(c);
   }
 
+  /** The key of a memory region: a global buffer, or the shared memory of the CTA with linear index `cta`. */
   static memKey(space: string, buffer: string | undefined, cta: number | undefined): string {
     return space === "shared" ? `shared:${cta ?? 0}` : `global:${buffer ?? ""}`;
+  }
+
+  /** The linear index of the selected CTA. */
+  selLinear(): number {
+    return this.ctas.get(this.sel.cta)?.linear ?? this.sel.cta;
   }
 
   region(space: string, buffer: string | undefined, cta: number | undefined): MemRegion | null {
@@ -169,7 +180,8 @@ export class Model {
     this.events = [];
     this.touched = [];
     this.fault = null;
-    this.step = this.steps = 0;
+    this.step = this.steps = this.firstStep = 0;
+    this.message = "";
     this.status = this.reason = "";
     this.running = false;
     this.next = this.last = null;
@@ -189,6 +201,8 @@ export class Model {
     const ch = new Set<Change>(["status"]);
     this.step = m.step;
     this.steps = m.steps;
+    this.firstStep = m.firstStep ?? 0;
+    this.message = m.message ?? "";
     this.running = m.running;
     this.status = m.status;
     this.reason = m.reason;
@@ -206,9 +220,10 @@ export class Model {
       ch.add("warps");
     }
     if (m.full || m.events?.length) {
-      if (m.full && m.step === 0) this.events = [];
+      // Going back forgets the events of the steps undone.
+      if (m.full) this.events = this.events.filter((e) => e.step <= m.step);
       if (m.events?.length) {
-        this.events.push(...m.events);
+        for (const ev of m.events) this.events.push({ ev, step: m.step });
         if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
       }
       ch.add("events");
@@ -222,7 +237,8 @@ export class Model {
       ch.add("regs");
     }
     this.changedRegs = new Set(m.changedRegs ?? []);
-    if (m.memoryStale || (m.full && !m.memory?.length && m.step !== this.memStep)) {
+    const rebuilt = m.full && (m.reason === "reset" || m.reason === "loaded");
+    if (m.memoryStale || rebuilt || (m.full && !m.memory?.length && m.step !== this.memStep)) {
       // The memory the client holds may be from another step: fetch again.
       for (const r of this.memory.values()) r.invalidate();
       this.memVersion++;
@@ -243,7 +259,7 @@ export class Model {
   private memStep = -1;
 
   applyMemory(c: MemChunk): void {
-    const r = this.region(c.space, c.buffer, c.cta ?? this.sel.cta);
+    const r = this.region(c.space, c.buffer, c.cta ?? this.selLinear());
     if (!r || !c.hex) return;
     r.write(c.offset, hexBytes(c.hex));
     this.memVersion++;

@@ -15,6 +15,8 @@ export interface Limits {
   maxSourceBytes?: number;
   maxBufferBytes?: number;
   idleSeconds?: number;
+  maxStepCount?: number;
+  maxInspectBytes?: number;
 }
 
 export interface RegInfo {
@@ -66,7 +68,10 @@ export interface WarpState {
   warp: number;
   pc: number;
   line: number;
+  /** "ready" | "barrier" | "exited" | "faulted" */
   state: string;
+  /** The barrier the warp waits at. */
+  barrier?: number;
   active: string;
   valid: string;
   exited: string;
@@ -91,15 +96,19 @@ export interface CtaState {
 }
 
 export interface EventInfo {
+  /** diverge, reconverge, barrier-arrive, barrier-release, exit, call, return */
   kind: string;
+  /** The linear CTA index. */
   cta: number;
   warp: number;
   pc?: number;
   line?: number;
   mask?: string;
   other?: string;
-  barrier?: number;
-  [k: string]: unknown;
+  /** Barrier events: the barrier, the threads arrived and expected. */
+  id?: number;
+  count?: number;
+  expected?: number;
 }
 
 export interface RegValues {
@@ -112,14 +121,16 @@ export interface RegValues {
 export interface MemChunk {
   space: "global" | "shared";
   buffer?: string;
+  /** Shared memory: the linear index of its CTA. */
   cta?: number;
   offset: number;
   hex: string;
 }
 
 export interface Touch {
-  space: "global" | "shared";
+  space: string;
   buffer?: string;
+  /** Shared memory: the linear index of its CTA. */
   cta?: number;
   offset: number;
   bytes: number;
@@ -131,9 +142,10 @@ export interface Fault {
   message: string;
   line?: number;
   col?: number;
-  cta?: number;
-  ctaIdx?: number[];
-  thread?: number | number[];
+  /** The CTA's index (x, y, z) in the grid. */
+  cta?: number[];
+  /** The thread's index (x, y, z) in its CTA. */
+  thread?: number[];
   warp?: number;
   lane?: number;
   address?: string;
@@ -146,6 +158,7 @@ export interface WarpRef {
 }
 
 export interface LastInfo extends WarpRef {
+  linear?: number;
   pc: number;
   line: number;
   mask: string;
@@ -157,7 +170,11 @@ export interface State {
   id?: number;
   step: number;
   steps: number;
+  /** The earliest step back/seek can reach. */
+  firstStep?: number;
   running: boolean;
+  /** Why a limit stopped the command. */
+  message?: string;
   status: string;
   reason: string;
   full: boolean;
@@ -180,6 +197,7 @@ export interface Inspect {
   type: "inspect";
   id?: number;
   cta: number;
+  linear?: number;
   warp: number;
   regs?: RegValues;
   memory?: MemChunk | null;

@@ -13,7 +13,7 @@ export const ptxTags = {
   type: Tag.define(t.typeName),
   space: Tag.define(t.modifier),
   register: Tag.define(t.variableName),
-  special: Tag.define(t.special(t.variableName)),
+  special: t.special(t.variableName),
   guard: Tag.define(t.controlOperator),
   labelDef: Tag.define(t.labelName),
   label: Tag.define(t.labelName),

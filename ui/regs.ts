@@ -180,15 +180,25 @@ export class RegsView {
     this.scroller.hidden = !has;
     this.empty.hidden = has;
     if (!m.loaded) {
+      setText(this.empty, m.hint);
       setText(this.title, "");
       this.watchBox.hidden = true;
       return;
     }
-    if (!this.rows.length) setText(this.empty, "This kernel declares no registers.");
     const c = m.ctas.get(m.sel.cta);
     const w = m.selectedWarp();
+    if (!this.rows.length || !w) {
+      this.scroller.hidden = true;
+      this.empty.hidden = false;
+      this.watchBox.hidden = true;
+      setText(this.title, "");
+      setText(this.empty, !this.rows.length ? "This kernel declares no registers."
+        : m.status === "done" ? "Every thread has exited, so no warp is left to inspect: step back (p) or drag the timeline to see earlier registers."
+        : "No warp selected: click a warp.");
+      return;
+    }
     setText(this.title, w ? `CTA ${c?.linear ?? m.sel.cta} · warp ${m.sel.warp}` : "no warp selected");
-    const fl = w && c ? faultLaneOf(m.fault, c.cta, w.warp, c.linear) : -1;
+    const fl = w && c ? faultLaneOf(m.fault, c, w.warp) : -1;
     const laneCls: string[] = [];
     for (let l = 0; l < 32; l++) {
       const st = w ? laneState(w, l, fl) : "none";
@@ -229,6 +239,16 @@ export class RegsView {
     }
     if (this.onlyChanged.checked) this.applyFilter();
     this.renderWatch(laneCls);
+  }
+
+  /** Scrolls a lane's column into view. */
+  revealLane(lane: number): void {
+    const th = this.headCells[lane];
+    if (!th) return;
+    const box = this.scroller.getBoundingClientRect();
+    const c = th.getBoundingClientRect();
+    const sticky = (this.table.querySelector<HTMLElement>("th.reg-name")?.offsetWidth ?? 60) + 8;
+    if (c.left < box.left + sticky || c.right > box.right) this.scroller.scrollLeft += c.left - box.left - sticky;
   }
 
   watch(name: string | null): void {

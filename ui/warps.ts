@@ -38,11 +38,16 @@ export function laneState(w: WarpState, lane: number, faultLane: number): LaneSt
 }
 
 /** The faulting lane of a warp, or -1. */
-export function faultLaneOf(f: Fault | null, cta: number, warp: number, linear: number): number {
-  if (!f || f.lane === undefined || f.warp === undefined) return -1;
-  if (f.warp !== warp) return -1;
-  if (f.cta !== undefined && f.cta !== cta && f.cta !== linear) return -1;
+export function faultLaneOf(f: Fault | null, c: CtaState | undefined, warp: number): number {
+  if (!f || !c || f.lane === undefined || f.warp !== warp) return -1;
+  if (f.cta && !sameIdx(f.cta, c.idx)) return -1;
   return f.lane;
+}
+
+export function sameIdx(a: number[] | undefined, b: number[] | undefined): boolean {
+  if (!a || !b) return false;
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return false;
+  return true;
 }
 
 interface Row {
@@ -82,7 +87,7 @@ export class WarpsView {
     this.shape = "";
     this.rows.clear();
     this.ctaHeads.clear();
-    setChildren(this.list, h("p.empty", "Compile the kernel (Ctrl+Enter) to see its warps."));
+    setChildren(this.list, h("p.empty", this.model.hint));
     setChildren(this.stack);
   }
 
@@ -90,7 +95,8 @@ export class WarpsView {
   loaded(): void {
     this.pcLine.clear();
     for (const l of this.model.loaded?.lines ?? []) for (const pc of l.pcs) this.pcLine.set(pc, l.line);
-    this.shape = "";
+    if (this.model.loaded) this.shape = "\u0000";
+    else this.showEmpty();
   }
 
   lineOf(pc: number): number | undefined {
@@ -100,7 +106,7 @@ export class WarpsView {
   render(): void {
     const m = this.model;
     if (!m.loaded) {
-      if (this.shape !== "") this.showEmpty();
+      this.showEmpty();
       return;
     }
     const ctas = m.sortedCtas();
@@ -158,14 +164,18 @@ export class WarpsView {
     const idxText = dims[2] > 1 ? `(${idx[0]},${idx[1]},${idx[2]})` : dims[1] > 1 ? `(${idx[0]},${idx[1]})` : `(${idx[0]})`;
     setText(head.title, `CTA ${idxText}` + (this.model.totalCTAs > 1 ? ` · #${c.linear}` : ""));
     const bars = (c.barriers ?? []).filter((b) => b.arrived > 0 || (b.waiting?.length ?? 0) > 0);
-    setText(head.bars, bars.map((b) => `bar ${b.id}: ${b.arrived}/${b.expected} threads arrived`).join(" · "));
+    // A barrier without a count waits for every live thread of the CTA.
+    let live = 0;
+    for (const w of c.warps) live += popc(mask32(w.valid) & ~mask32(w.exited));
+    setText(head.bars, bars.map((b) => `barrier ${b.id}: ${b.arrived} of ${b.expected || live} threads arrived` +
+      (b.waiting?.length ? ` · waiting: ${b.waiting.map((w) => `w${w}`).join(" ")}` : "")).join("  ·  "));
   }
 
   private updateRow(c: CtaState, w: WarpState): void {
     const row = this.rows.get(`${c.cta}:${w.warp}`);
     if (!row) return;
     const m = this.model;
-    const fl = faultLaneOf(m.fault, c.cta, w.warp, c.linear);
+    const fl = faultLaneOf(m.fault, c, w.warp);
     const last = m.last && m.last.cta === c.cta && m.last.warp === w.warp ? mask32(m.last.execMask) : 0;
     for (let l = 0; l < 32; l++) {
       const st = laneState(w, l, fl);
@@ -179,8 +189,8 @@ export class WarpsView {
     const exited = kind === "exited";
     setText(row.where, exited || w.line <= 0 ? "" : `line ${w.line} · pc ${w.pc}`);
     const act = popc(mask32(w.active) & ~mask32(w.exited));
-    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" ? "at barrier" : w.state;
-    setText(row.state, label + (next ? " ◂ next" : ""));
+    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" ? `at barrier${w.barrier !== undefined ? ` ${w.barrier}` : ""}` : w.state;
+    setText(row.state, label);
     row.el.title = `CTA ${c.linear}, warp ${w.warp}: ${w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}`;
   }

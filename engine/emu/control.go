@@ -68,10 +68,21 @@ func execBra(w *Warp, op *Op, emask uint32) *Fault {
 // runs from its pc (the last group first).
 func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
 	i := len(w.stack) - 1
-	w.stack[i].PC = rpc
 	if w.m.obs != nil && len(masks) == 2 {
-		w.m.event(Event{Kind: EvDiverge, PC: int(rpc), Mask: masks[1], Other: masks[0]})
+		w.m.event(Event{Kind: EvDiverge, PC: w.m.info.PC, Reconv: int(rpc), Mask: masks[1], Other: masks[0]})
 	}
+	if top := &w.stack[i]; i > 0 && rpc >= 0 && top.RPC == rpc {
+		// The current entry already reconverges at rpc, where its parent
+		// waits: split it in place instead of nesting another level (keeps
+		// the stack flat in loops whose lanes leave one by one).
+		top.PC, top.Mask = pcs[0], masks[0]
+		for k := 1; k < len(pcs); k++ {
+			w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k]})
+		}
+		w.unwind()
+		return
+	}
+	w.stack[i].PC = rpc
 	for k := range pcs {
 		w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k]})
 	}
@@ -278,7 +289,7 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	w.frames = append(w.frames, fr)
 	w.stack = append(w.stack, StackEntry{PC: int32(fn.Entry), RPC: -1, Mask: emask})
 	if m.obs != nil {
-		m.event(Event{Kind: EvCall, PC: fn.Entry, Mask: emask})
+		m.event(Event{Kind: EvCall, PC: m.info.PC, Target: fn.Entry, Mask: emask})
 	}
 	return nil
 }
@@ -455,7 +466,7 @@ func (w *Warp) finishCall() {
 		}
 	}
 	if w.m.obs != nil {
-		w.m.event(Event{Kind: EvReturn, Mask: fr.retMask})
+		w.m.event(Event{Kind: EvReturn, PC: w.m.info.PC, Mask: fr.retMask})
 	}
 }
 
@@ -480,7 +491,7 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	w.exited |= emask
 	w.removeLanes(emask, 0)
 	if w.m.obs != nil {
-		w.m.event(Event{Kind: EvExit, Mask: emask})
+		w.m.event(Event{Kind: EvExit, PC: w.m.info.PC, Mask: emask})
 	}
 	top := &w.stack[len(w.stack)-1]
 	if top.Mask != 0 {
@@ -619,7 +630,7 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		if exp == 0 {
 			exp = c.liveThreads()
 		}
-		w.m.event(Event{Kind: EvBarrierArrive, ID: int(id), Count: bar.arrived, Expected: exp})
+		w.m.event(Event{Kind: EvBarrierArrive, PC: w.m.info.PC, ID: int(id), Count: bar.arrived, Expected: exp})
 	}
 	w.m.checkBarrier(c, int(id))
 	return nil
@@ -663,7 +674,7 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 	*bar = barrier{waiting: bar.waiting[:0]}
 	m.released = true
 	if m.obs != nil {
-		m.event(Event{Kind: EvBarrierRelease, ID: id})
+		m.event(Event{Kind: EvBarrierRelease, PC: m.info.PC, ID: id})
 	}
 }
 

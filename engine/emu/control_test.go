@@ -433,3 +433,44 @@ func TestOutOfBoundsFault(t *testing.T) {
 		t.Fatalf("fault at line %d", p.Line)
 	}
 }
+
+// Lanes leaving a loop one iteration apart do not deepen the stack: a
+// divergence reconverging where the current entry already reconverges
+// splits that entry in place.
+func TestLoopExitStackStaysFlat(t *testing.T) {
+	src := ctlHeader + `
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<4>; .reg .u64 %rd<4>; .reg .pred %p;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, 0;
+LOOP:
+	setp.gt.u32 %p, %r2, %r1;
+	@%p bra EXIT;
+	add.u32 %r2, %r2, 1;
+	bra.uni LOOP;
+EXIT:
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}`
+	m, out := ctlKernel(t, src, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 32)
+	maxDepth := 0
+	for !m.Done() {
+		if r := m.Step(StepWarpInstruction); r != StopStepped && r != StopDone {
+			t.Fatalf("stop %v: %v", r, m.Fault())
+		}
+		if len(m.warps) > 0 {
+			maxDepth = max(maxDepth, len(m.warps[0].stack))
+		}
+	}
+	for i, v := range u32s(out) {
+		if v != uint32(i+1) {
+			t.Fatalf("out[%d] = %d", i, v)
+		}
+	}
+	if maxDepth > 3 {
+		t.Fatalf("stack grew to %d entries", maxDepth)
+	}
+}

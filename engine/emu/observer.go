@@ -13,12 +13,12 @@ type Observer interface {
 type EventKind uint8
 
 const (
-	EvDiverge        EventKind = iota // a branch split the warp (Mask: taken lanes, Other: not taken, PC: reconvergence pc)
+	EvDiverge        EventKind = iota // the branch at PC split the warp (Mask: taken lanes, Other: not taken, Reconv: where they rejoin, -1: at exit)
 	EvReconverge                      // lanes rejoined at PC (Mask: the lanes that rejoined)
 	EvBarrierArrive                   // the warp arrived at barrier ID (Count arrived of Expected)
 	EvBarrierRelease                  // barrier ID released its waiting warps
 	EvExit                            // lanes in Mask exited
-	EvCall                            // lanes in Mask called the function at PC
+	EvCall                            // lanes in Mask called the function whose first pc is Target
 	EvReturn                          // lanes in Mask returned
 )
 
@@ -26,10 +26,13 @@ var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-re
 
 func (k EventKind) String() string { return eventNames[k] }
 
-// Event is something that happened during a step.
+// Event is something that happened during a step. PC is the instruction
+// that caused it (for EvReconverge: where the lanes rejoined).
 type Event struct {
 	Kind     EventKind
 	PC       int
+	Reconv   int
+	Target   int
 	Mask     uint32
 	Other    uint32
 	ID       int
