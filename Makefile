@@ -1,25 +1,53 @@
-# The one command that runs every test: `make test`.
+# The one command that runs every test: `make test`. It installs what the
+# tests need first (Node packages for the UI build check; Debian's chromium for
+# the browser tests, when missing and running as root).
 GO ?= go
+TEMPL ?= github.com/a-h/templ/cmd/templ@v0.3.977
 
-.PHONY: test check-format vet unit fuzz bench
+.PHONY: test deps check-format vet check-generated unit generate fuzz bench loadtest
 
-test: check-format vet unit
+test: deps check-format vet check-generated unit
+
+deps:
+	@if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json .npm-ci-stamp 2>/dev/null; then \
+		echo "npm ci"; npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json .npm-ci-stamp; fi
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing chromium"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "chromium is missing and cannot be installed here: browser tests will fail in CI"; fi; fi
 
 check-format:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v '_templ.go$$' || true); \
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*') | grep -v '_templ.go$$' || true); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
 
+# Generated files are committed; fail when they no longer match their sources.
+# (The UI bundle is checked by `go test ./ui`, which rebuilds it.)
+check-generated:
+	@cd web && for f in $$(git ls-files '*.templ'); do \
+		$(GO) run $(TEMPL) generate -f $$f -stdout 2>/dev/null | cmp -s - $${f%.templ}_templ.go || \
+		{ echo "web/$${f%.templ}_templ.go is stale: run go generate ./web"; exit 1; }; done
+
 unit:
 	$(GO) test -count=1 ./...
+
+# Regenerate the templ components and the UI bundle.
+generate: deps
+	$(GO) generate ./web ./ui
 
 # Fuzz the parser (seeded with the corpus) for FUZZTIME (default 5m).
 FUZZTIME ?= 5m
 fuzz:
-	$(GO) test ./engine/ptx -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./engine/ptx -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -parallel 1
 
-# The engine benchmarks recorded in docs/benchmarks.md.
+# The benchmarks recorded in docs/benchmarks.md.
 bench:
-	$(GO) test ./engine/emu -run '^$$' -bench . -benchtime 3x -count 1
+	$(GO) test ./engine/emu -run '^$$' -bench . -benchtime 20x -count 1
+	$(GO) test ./web/loadtest -run '^$$' -bench . -count 1
+
+# The 60-second, 200-session load test.
+loadtest:
+	PTXPLAY_LOAD_SECONDS=60 $(GO) test ./web/loadtest -run TestLoad -count 1 -v
