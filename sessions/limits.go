@@ -5,10 +5,7 @@
 // (Ready/Take or Next); the message formats are docs/protocol.md.
 package sessions
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // Limits bounds what sessions may use. Zero fields take the defaults of
 // DefaultLimits.
@@ -51,7 +48,7 @@ var DefaultLimits = Limits{
 	MaxSourceBytes:      1 << 20,
 	MaxBufferBytes:      16 << 20,
 	MaxStateBytes:       32 << 20,
-	MaxWarpInstructions: 20_000_000,
+	MaxWarpInstructions: 10_000_000,
 	MaxHistoryBytes:     64 << 20,
 	MaxOutboundBytes:    16 << 20,
 	FrameInterval:       time.Second / 30,
@@ -130,7 +127,9 @@ type Error struct {
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
 // Frame renders e as an `error` message for the client.
-func (e *Error) Frame() []byte { return encode(errorMsg{Type: "error", Code: e.Code, Message: e.Message}) }
+func (e *Error) Frame() []byte {
+	return encode(errorMsg{Type: "error", Code: e.Code, Message: e.Message})
+}
 
 // Errors NewSession returns.
 var (
@@ -139,5 +138,3 @@ var (
 )
 
 func errf(code, msg string) *Error { return &Error{Code: code, Message: msg} }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -120,29 +120,29 @@ type bufferJSON struct {
 // back/seek), message (why a limit stopped the command), memoryStale, and
 // "cta" (linear CTA index) on shared-memory entries.
 type stateMsg struct {
-	Type         string       `json:"type"`
-	ID           *int64       `json:"id,omitempty"`
-	Step         int          `json:"step"`
-	Steps        int          `json:"steps"`
-	FirstStep    int          `json:"firstStep"`
-	Running      bool         `json:"running"`
-	Status       string       `json:"status"`
-	Reason       string       `json:"reason"`
-	Message      string       `json:"message,omitempty"`
-	Full         bool         `json:"full"`
-	Stats        emu.Stats    `json:"stats"`
-	FinishedCTAs int          `json:"finishedCTAs"`
-	TotalCTAs    int          `json:"totalCTAs"`
-	Next         *warpRef     `json:"next"`
-	Last         *lastJSON    `json:"last"`
-	CTAs         []ctaJSON    `json:"ctas,omitempty"`
-	Events       []eventJSON  `json:"events,omitempty"`
-	Regs         *regsJSON    `json:"regs,omitempty"`
-	ChangedRegs  []int        `json:"changedRegs,omitempty"`
-	Memory       []memJSON    `json:"memory,omitempty"`
-	MemoryStale  bool         `json:"memoryStale,omitempty"`
-	Touched      []touchJSON  `json:"touched,omitempty"`
-	Fault        *faultJSON   `json:"fault"`
+	Type         string      `json:"type"`
+	ID           *int64      `json:"id,omitempty"`
+	Step         int         `json:"step"`
+	Steps        int         `json:"steps"`
+	FirstStep    int         `json:"firstStep"`
+	Running      bool        `json:"running"`
+	Status       string      `json:"status"`
+	Reason       string      `json:"reason"`
+	Message      string      `json:"message,omitempty"`
+	Full         bool        `json:"full"`
+	Stats        emu.Stats   `json:"stats"`
+	FinishedCTAs int         `json:"finishedCTAs"`
+	TotalCTAs    int         `json:"totalCTAs"`
+	Next         *warpRef    `json:"next"`
+	Last         *lastJSON   `json:"last"`
+	CTAs         []ctaJSON   `json:"ctas,omitempty"`
+	Events       []eventJSON `json:"events,omitempty"`
+	Regs         *regsJSON   `json:"regs,omitempty"`
+	ChangedRegs  []int       `json:"changedRegs,omitempty"`
+	Memory       []memJSON   `json:"memory,omitempty"`
+	MemoryStale  bool        `json:"memoryStale,omitempty"`
+	Touched      []touchJSON `json:"touched,omitempty"`
+	Fault        *faultJSON  `json:"fault"`
 }
 
 type warpRef struct {
@@ -202,6 +202,8 @@ type eventJSON struct {
 	Line     int    `json:"line"`
 	Mask     string `json:"mask"`
 	Other    string `json:"other,omitempty"`
+	Reconv   *int   `json:"reconv,omitempty"` // diverge: the pc where the paths rejoin (-1: at exit)
+	Target   *int   `json:"target,omitempty"` // call: the callee's first pc
 	ID       *int   `json:"id,omitempty"`
 	Count    *int   `json:"count,omitempty"`
 	Expected *int   `json:"expected,omitempty"`

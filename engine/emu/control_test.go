@@ -474,3 +474,46 @@ EXIT:
 		t.Fatalf("stack grew to %d entries", maxDepth)
 	}
 }
+
+// After the launch completes, the last wave of CTAs stays resident (all
+// finished) so that its final registers can be inspected; earlier waves are
+// retired.
+func TestFinalCTAsStayInspectable(t *testing.T) {
+	src := ctlHeader + `
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<3>;
+	mov.u32 %r1, %ctaid.x;
+	add.u32 %r2, %r1, 40;
+	ret;
+}`
+	m, _ := ctlKernel(t, src, [3]int{32, 1, 1}, [3]int{6, 1, 1}, 1)
+	m.cfg.ResidentCTAs = 2
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatalf("stop %v", r)
+	}
+	ctas := m.CTAs()
+	if len(ctas) != 2 || m.CTAsFinished() != 6 {
+		t.Fatalf("%d resident, %d finished", len(ctas), m.CTAsFinished())
+	}
+	for i, c := range ctas {
+		if !c.Done() || c.Linear != 4+i {
+			t.Fatalf("cta %d: linear %d done %v", i, c.Linear, c.Done())
+		}
+		w := c.Warps[0]
+		if w.State != WarpExited {
+			t.Fatalf("warp state %v", w.State)
+		}
+		slot := -1
+		for j, r := range m.prog.Regs {
+			if r.Name == "%r2" {
+				slot = j
+			}
+		}
+		if got := w.Reg(slot)[5]; got != uint64(c.Linear+40) {
+			t.Fatalf("cta %d: %%r2 = %d", c.Linear, got)
+		}
+	}
+	if r := m.Step(StepWarpInstruction); r != StopDone {
+		t.Fatalf("step after done: %v", r)
+	}
+}

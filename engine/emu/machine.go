@@ -425,6 +425,16 @@ func (m *Machine) Step(g Granularity) StopReason {
 	}
 }
 
+// Issue issues one warp-instruction from the scheduler's next warp. With
+// checkBreakpoints a breakpoint at that warp's pc stops first (and the next
+// Issue executes it); Step never stops at breakpoints.
+func (m *Machine) Issue(checkBreakpoints bool) StopReason {
+	if r, stop := m.stopped(); stop {
+		return r
+	}
+	return m.issueNext(checkBreakpoints)
+}
+
 // Run runs until the launch completes, faults, reaches a breakpoint, spends
 // its budget, or is interrupted (by Interrupt or ctx).
 func (m *Machine) Run(ctx context.Context) StopReason {
@@ -477,6 +487,9 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 				return StopDone
 			}
 		}
+		if m.done {
+			return StopDone
+		}
 		n := len(m.warps)
 		for k := 0; k < n; k++ {
 			i := m.cursor + k
@@ -488,7 +501,7 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 				continue
 			}
 			pc := w.stack[len(w.stack)-1].PC
-			if m.bp[pc] {
+			if checkBP && m.bp[pc] {
 				if m.bpResume {
 					m.bpResume = false
 				} else {
@@ -516,10 +529,15 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 		if !m.retire() {
 			return StopFault
 		}
+		if m.done {
+			return StopDone
+		}
 	}
 }
 
 // retire removes finished CTAs and refills; it reports false on deadlock.
+// The CTAs of the last wave stay resident (finished) so that the final state
+// can be inspected; the launch is done when they all finished.
 func (m *Machine) retire() bool {
 	kept := m.ctas[:0]
 	for _, c := range m.ctas {
@@ -534,9 +552,13 @@ func (m *Machine) retire() bool {
 		}
 		switch {
 		case live == 0 && blocked == 0:
-			c.done = true
-			m.finished++
-			if m.obs == nil {
+			if !c.done {
+				c.done = true
+				m.finished++
+			}
+			if m.nextCTA >= m.numCTAs {
+				kept = append(kept, c)
+			} else if m.obs == nil {
 				m.free = append(m.free, c)
 			}
 			continue
@@ -549,9 +571,11 @@ func (m *Machine) retire() bool {
 	m.ctas = kept
 	m.rebuildWarps()
 	m.fill()
-	if len(m.warps) == 0 {
-		m.done = true
+	done := m.nextCTA >= m.numCTAs
+	for _, c := range m.ctas {
+		done = done && c.done
 	}
+	m.done = done
 	return true
 }
 

@@ -1,0 +1,109 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchSteps is the number of history steps BenchmarkStepBack builds.
+const benchSteps = 10000
+
+// BenchmarkStepBack: a 256-thread kernel stepped one warp-instruction at a
+// time for 10,000 history steps, then random seeks within them, timed from
+// Submit to the state reply; p50/p99 are reported in milliseconds.
+func BenchmarkStepBack(b *testing.B) {
+	m := NewManager(Limits{}, nil)
+	defer m.Close()
+	c := newClient(b, m)
+	c.load(spinPTX, spinSpec(256, 100000))
+	step := []byte(`{"type":"step","granularity":"warp","count":1}`)
+	for i := 0; i < benchSteps; i++ {
+		c.s.Submit(step)
+		c.drain()
+	}
+	rnd := rand.New(rand.NewSource(1))
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := benchSteps - rnd.Intn(benchSteps)
+		msg, _ := json.Marshal(map[string]any{"type": "seek", "step": k})
+		t0 := time.Now()
+		c.s.Submit(msg)
+		c.drain()
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	ms := func(q float64) float64 {
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(ms(0.5), "p50-ms")
+	b.ReportMetric(ms(0.99), "p99-ms")
+	var hb int64
+	c.do(func() { hb = c.s.h.bytes() })
+	b.ReportMetric(float64(hb)/(1<<20), "history-MiB")
+}
+
+// drain waits for one reply and returns its size.
+func (c *client) drain() int {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	msg, err := c.s.Next(ctx)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return len(msg)
+}
+
+// BenchmarkStepDelta: the size of the state delta after each one-warp-
+// instruction step of a 256-thread shared-memory reduction (warp 0's
+// registers selected).
+func BenchmarkStepDelta(b *testing.B) {
+	m := NewManager(Limits{}, nil)
+	defer m.Close()
+	c := newClient(b, m)
+	step := []byte(`{"type":"step","granularity":"warp","count":1}`)
+	var sizes []int
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if i%400 == 0 {
+			c.load(reducePTX, reduceSpec)
+		}
+		b.StartTimer()
+		c.s.Submit(step)
+		sizes = append(sizes, c.drain())
+	}
+	b.StopTimer()
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	slices.Sort(sizes)
+	b.ReportMetric(float64(total)/float64(len(sizes)), "bytes/delta")
+	b.ReportMetric(float64(sizes[len(sizes)/2]), "p50-bytes")
+	b.ReportMetric(float64(sizes[min(len(sizes)-1, len(sizes)*99/100)]), "p99-bytes")
+}
+
+// BenchmarkRun: run throughput with history recording (the observer, the
+// undo log, snapshots), in warp-instructions per second.
+func BenchmarkRun(b *testing.B) {
+	m := NewManager(Limits{MaxWarpInstructions: 2_000_000}, nil)
+	defer m.Close()
+	c := newClient(b, m)
+	var wis int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c.load(spinPTX, spinSpec(256, 1<<30))
+		b.StartTimer()
+		c.send(map[string]any{"type": "run"})
+		st, _ := c.state()
+		wis += st.Stats.WarpInstructions
+	}
+	b.ReportMetric(float64(wis)/b.Elapsed().Seconds(), "warp-instr/s")
+}

@@ -1,0 +1,244 @@
+package sessions
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+)
+
+// A job is a command that moves the machine (step or run). It executes in
+// slices of a few milliseconds so that the session sees pause and other
+// commands promptly; a run sends state frames between slices.
+type job struct {
+	kind      int
+	id        *int64
+	gran      emu.Granularity
+	count     int   // units (warp-instructions, rounds, barrier releases) left
+	roundLeft int   // instructions left in the current round
+	cap       int64 // warp-instructions this command may execute
+	startWI   int64
+	stopped   bool // the launch had stopped before the command
+	bpsSet    bool
+	t0        time.Time
+	lastFrame time.Time
+}
+
+const (
+	jobStep = iota
+	jobRun
+)
+
+// Slice sizes adapt to take about sliceTarget.
+const (
+	sliceTarget = 4 * time.Millisecond
+	minSlice    = 64
+	maxSlice    = 1 << 20
+)
+
+func (s *Session) startJob(j *job) {
+	m := s.m
+	j.startWI = m.Stats().WarpInstructions
+	j.stopped = s.terminal()
+	j.t0 = time.Now()
+	j.lastFrame = j.t0
+	if j.stopped {
+		e := s.h.entry(s.h.cur)
+		reason := "limit"
+		switch {
+		case m.Fault() != nil:
+			reason = "fault"
+		case m.Done():
+			reason = "done"
+		}
+		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: e.message}))
+		return
+	}
+	s.h.beginExec()
+	s.rec.executed = false
+	s.rec.released = false
+	s.job = j
+	s.slice()
+}
+
+// slice advances the job by up to s.sliceN warp-instructions.
+func (s *Session) slice() {
+	j, m := s.job, s.m
+	t0 := time.Now()
+	n := s.sliceN
+	for i := 0; i < n; i++ {
+		wi := m.Stats().WarpInstructions
+		if wi-j.startWI >= j.cap {
+			s.finishJob(nil, "limit", noTail, fmt.Sprintf("stopped after %d warp-instructions (the limit per command)", wi-j.startWI))
+			return
+		}
+		if j.kind == jobStep && j.gran == emu.StepRound && j.roundLeft <= 0 {
+			m.NextWarp() // fills CTAs as the machine's round does
+			ready := 0
+			for _, w := range m.Warps() {
+				if w.State == emu.WarpReady {
+					ready++
+				}
+			}
+			j.roundLeft = max(ready, 1)
+		}
+		r := m.Issue(true)
+		if j.kind == jobRun && !j.bpsSet {
+			s.setMachineBreakpoints() // the first instruction passes any breakpoint
+			j.bpsSet = true
+		}
+		switch r {
+		case emu.StopStepped:
+		case emu.StopBreakpoint:
+			if m.Stats().WarpInstructions == wi {
+				pc := int32(-1)
+				if w := m.NextWarp(); w != nil {
+					pc = int32(w.PC())
+				}
+				s.finishJob(nil, "breakpoint", tail{bpPC: pc}, "")
+			} else {
+				s.finishJob(nil, "breakpoint", noTail, "a brkpt instruction executed")
+			}
+			return
+		case emu.StopDone, emu.StopFault:
+			reason := "done"
+			if r == emu.StopFault {
+				reason = "fault"
+			}
+			s.finishJob(nil, reason, tail{bpPC: -1, settled: m.Stats().WarpInstructions == wi}, "")
+			return
+		case emu.StopLimit:
+			s.finishJob(nil, "limit", noTail, fmt.Sprintf("stopped after %d warp-instructions (maxWarpInstructions of the launch)", m.Stats().WarpInstructions))
+			return
+		default:
+			s.finishJob(nil, "paused", noTail, "")
+			return
+		}
+		if j.kind == jobStep {
+			unit := false
+			switch j.gran {
+			case emu.StepWarpInstruction:
+				unit = true
+			case emu.StepRound:
+				j.roundLeft--
+				unit = j.roundLeft == 0
+			case emu.StepToBarrier:
+				unit = s.rec.released
+				s.rec.released = false
+			}
+			if unit {
+				j.count--
+				if j.count == 0 {
+					s.finishJob(nil, "stepped", noTail, "")
+					return
+				}
+			}
+		}
+	}
+	// The slice is spent: adapt its size, keep the history in budget, and
+	// show a running command's progress.
+	el := time.Since(t0)
+	switch {
+	case el < sliceTarget/2 && s.sliceN < maxSlice:
+		s.sliceN *= 2
+	case el > 2*sliceTarget && s.sliceN > minSlice:
+		s.sliceN /= 2
+	}
+	s.h.midSnapshot()
+	s.h.trim(true, true)
+	if j.kind == jobRun && time.Since(j.lastFrame) >= s.lim.FrameInterval && !s.out.framePending() {
+		s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}), true)
+		j.lastFrame = time.Now()
+	}
+}
+
+var noTail = tail{bpPC: -1}
+
+// finishJob ends the job: it records the step, replies with the state
+// (id: the command's, unless given) and, when the launch has just ended,
+// with `done`. t is the non-executing stop the job ended with, if any.
+func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
+	j, m, h := s.job, s.m, s.h
+	s.job = nil
+	if id == nil {
+		id = j.id
+	}
+	if j.bpsSet {
+		m.ClearBreakpoints()
+	}
+	if t.bpPC < 0 && !t.settled && !m.Stopped() && m.NextWarp() == nil && s.canSettle() {
+		before := m.Stats().WarpInstructions
+		switch m.Issue(true) {
+		case emu.StopDone:
+			reason = "done"
+		case emu.StopFault:
+			reason = "fault"
+		}
+		t.settled = m.Stats().WarpInstructions == before && m.Stopped()
+	}
+	wi := m.Stats().WarpInstructions
+	if wi != j.startWI || t.bpPC >= 0 || t.settled {
+		e := entry{wi: wi, tail: t, reason: reason, message: message}
+		if s.rec.executed && s.rec.info != nil {
+			e.last, e.touched = s.lastOf(s.rec.info)
+		} else {
+			prev := h.entry(h.cur)
+			e.last, e.touched = prev.last, prev.touched
+		}
+		h.record(e)
+		s.mgr.met.AddSteps(1)
+	}
+	h.trim(false, t.bpPC < 0 && !t.settled)
+	s.send(s.buildState(stateOpts{id: id, reason: reason, message: message}))
+	if j.kind == jobStep {
+		s.mgr.met.ObserveStepLatency(time.Since(j.t0))
+	}
+	if !j.stopped && s.terminal() {
+		if f := m.Fault(); f != nil {
+			s.mgr.met.AddFault(string(f.Kind))
+		}
+		s.send(s.doneMsg(id))
+	}
+}
+
+// canSettle reports whether, with no ready warp, the machine's next issue
+// ends the launch (done or deadlock) without executing an instruction.
+func (s *Session) canSettle() bool {
+	m := s.m
+	if m.NumCTAs()-m.CTAsFinished()-len(m.CTAs()) == 0 {
+		return true
+	}
+	for _, w := range m.Warps() {
+		if w.State == emu.WarpBarrier {
+			return true
+		}
+	}
+	return false
+}
+
+// terminal reports whether the launch can make no more progress.
+func (s *Session) terminal() bool {
+	m := s.m
+	if m.Stopped() {
+		return true
+	}
+	b := m.Config().MaxWarpInstructions
+	return b > 0 && m.Stats().WarpInstructions >= b
+}
+
+func (s *Session) doneMsg(id *int64) []byte {
+	r := s.l.Result()
+	msg := doneMsg{Type: "done", ID: id}
+	var total int
+	for _, b := range r.Buffers {
+		total += len(b.Data)
+	}
+	// A result renders each element as a value and as bits: about 8 bytes
+	// of JSON per byte of data for small elements.
+	if total*8 > s.lim.MaxOutboundBytes/2 {
+		r.Buffers = nil
+		msg.BuffersOmitted = true
+	}
+	msg.Result = r.AppendJSON(nil, false)
+	return encode(&msg)
+}

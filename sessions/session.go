@@ -1,0 +1,633 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/launch"
+)
+
+// MaxStepCount is the largest `count` of a step command.
+const MaxStepCount = 10000
+
+// Session is one client's debugging session. One goroutine owns its
+// program, launch, machine and history and processes the client's
+// commands in order; Submit, Ready, Take, Next, Done and Close may be
+// called from any goroutine.
+type Session struct {
+	id   uint64
+	mgr  *Manager
+	lim  Limits
+	in   chan command
+	out  *outbox
+	quit chan struct{} // closed to stop the goroutine
+	done chan struct{} // closed when it has stopped
+
+	lastActive atomic.Int64 // unix nanoseconds of the last client message
+	closeOnce  sync.Once
+	expired    atomic.Bool
+
+	// Owned by the session goroutine.
+	prog      *compiled
+	spec      *launch.Spec
+	l         *launch.Launch
+	m         *emu.Machine
+	rec       *recorder
+	h         *history
+	view      clientView
+	bpLines   map[int]bool
+	userRegs  []int32
+	userPreds []int32
+	sel       struct{ cta, warp int }
+	job       *job
+	sliceN    int
+}
+
+type command struct {
+	msg   *clientMsg
+	reply []byte // an error found by Submit
+	fn    func() // runs on the session goroutine (tests)
+}
+
+func newSession(m *Manager, id uint64) *Session {
+	s := &Session{id: id, mgr: m, lim: m.lim, in: make(chan command, inboundQueue), out: newOutbox(m.lim.MaxOutboundBytes),
+		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024}
+	s.touch()
+	return s
+}
+
+// ID returns the session's number (unique within its manager).
+func (s *Session) ID() uint64 { return s.id }
+
+func (s *Session) touch() { s.lastActive.Store(s.mgr.now().UnixNano()) }
+
+// Ready returns a channel that receives when outbound messages may be
+// waiting (or the session ended): call Take after each receive.
+func (s *Session) Ready() <-chan struct{} { return s.out.signal }
+
+// Take returns the queued outbound messages, in order, each one JSON
+// object to send as one websocket text message. more is false once the
+// session has ended and everything was taken: close the connection then.
+func (s *Session) Take() (msgs [][]byte, more bool) { return s.out.take() }
+
+// Next returns the next outbound message, waiting for one; io.EOF once
+// the session has ended and everything was taken. (Use either Next or
+// Ready/Take, not both.)
+func (s *Session) Next(ctx context.Context) ([]byte, error) { return s.out.next(ctx) }
+
+// Done is closed when the session has ended (Close, expiry, a client that
+// does not read, or the manager's Close); its last messages remain to be
+// taken.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Close ends the session and waits for its goroutine. It is idempotent.
+func (s *Session) Close() {
+	s.closeOnce.Do(func() { close(s.quit) })
+	<-s.done
+}
+
+// expire ends an idle session; the client gets error "expired".
+func (s *Session) expire() {
+	s.expired.Store(true)
+	s.closeOnce.Do(func() { close(s.quit) })
+}
+
+// Submit hands the session one client message. Malformed, invalid or
+// oversized messages are answered with an `error` reply; the session
+// carries on. It does not block: when the session has more than
+// inboundQueue messages waiting, the message is refused with error
+// "limit".
+func (s *Session) Submit(raw []byte) {
+	s.touch()
+	cmd := s.parse(raw)
+	select {
+	case s.in <- cmd:
+	case <-s.quit:
+	case <-s.done:
+	default:
+		var id *int64
+		if cmd.msg != nil {
+			id = cmd.msg.ID
+		}
+		s.out.push(errReply(id, errf("limit", "too many messages are waiting; this one was dropped")), false)
+	}
+}
+
+// inboundQueue is the number of client messages a session queues.
+const inboundQueue = 256
+
+func errReply(id *int64, e *Error) []byte {
+	return encode(errorMsg{Type: "error", ID: id, Code: e.Code, Message: e.Message})
+}
+
+// parse decodes and validates a client message.
+func (s *Session) parse(raw []byte) command {
+	if len(raw) > s.lim.MaxMessageBytes {
+		return command{reply: errReply(nil, errf("too-large", fmt.Sprintf("message of %d bytes exceeds the limit of %d", len(raw), s.lim.MaxMessageBytes)))}
+	}
+	var msg clientMsg
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&msg); err != nil {
+		var idOnly struct {
+			ID *int64 `json:"id"`
+		}
+		_ = json.Unmarshal(raw, &idOnly)
+		return command{reply: errReply(idOnly.ID, errf("bad-request", "malformed message: "+err.Error()))}
+	}
+	if dec.More() {
+		return command{reply: errReply(msg.ID, errf("bad-request", "malformed message: data after the JSON object"))}
+	}
+	if e := s.validate(&msg); e != nil {
+		return command{reply: errReply(msg.ID, e)}
+	}
+	return command{msg: &msg}
+}
+
+func (s *Session) validate(c *clientMsg) *Error {
+	bad := func(format string, args ...any) *Error { return errf("bad-request", fmt.Sprintf(format, args...)) }
+	switch c.Type {
+	case "load":
+		if c.Source == nil {
+			return bad("load needs \"source\" (the PTX text)")
+		}
+		if len(*c.Source) > s.lim.MaxSourceBytes {
+			return errf("too-large", fmt.Sprintf("source of %d bytes exceeds the limit of %d", len(*c.Source), s.lim.MaxSourceBytes))
+		}
+	case "step":
+		switch c.Granularity {
+		case "", "warp", "round", "barrier":
+		default:
+			return bad("unknown granularity %q (want \"warp\", \"round\" or \"barrier\")", c.Granularity)
+		}
+		if c.Count != nil && (*c.Count < 1 || *c.Count > MaxStepCount) {
+			return bad("count must be between 1 and %d", MaxStepCount)
+		}
+	case "back":
+		if c.Count != nil && *c.Count < 1 {
+			return bad("count must be at least 1")
+		}
+	case "seek":
+		if c.Step == nil || *c.Step < 0 {
+			return bad("seek needs \"step\" (a step number >= 0)")
+		}
+	case "run":
+		if c.MaxWarpInstructions != nil && *c.MaxWarpInstructions < 0 {
+			return bad("maxWarpInstructions must be >= 0")
+		}
+	case "pause", "reset":
+	case "breakpoint":
+		if c.Line == nil || *c.Line < 1 {
+			return bad("breakpoint needs \"line\" (>= 1)")
+		}
+	case "inspect":
+		if (c.CTA != nil && *c.CTA < 0) || (c.Warp != nil && *c.Warp < 0) {
+			return bad("cta and warp must be >= 0")
+		}
+		if mr := c.Memory; mr != nil {
+			switch mr.Space {
+			case "global":
+				if mr.Buffer == "" {
+					return bad("memory: a global range needs \"buffer\"")
+				}
+			case "shared":
+			default:
+				return bad("memory: space must be \"global\" or \"shared\"")
+			}
+			if mr.Offset < 0 || mr.Bytes < 0 || mr.Bytes > maxInspectBytes {
+				return bad("memory: offset must be >= 0 and bytes between 0 and %d", maxInspectBytes)
+			}
+		}
+	case "":
+		return bad("missing \"type\"")
+	default:
+		return bad("unknown message type %q", c.Type)
+	}
+	return nil
+}
+
+// ---- the session goroutine ----
+
+func (s *Session) loop() {
+	defer func() {
+		if p := recover(); p != nil {
+			s.out.replaceAll(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))))
+		}
+		s.drop()
+		s.out.close()
+		s.mgr.remove(s)
+		close(s.done)
+	}()
+	s.send(encode(helloMsg{Type: "hello", V: ProtocolVersion, Limits: helloLimits{
+		MaxWarpInstructions: s.lim.MaxWarpInstructions, MaxSourceBytes: s.lim.MaxSourceBytes,
+		MaxBufferBytes: s.lim.MaxBufferBytes, IdleSeconds: int64(s.lim.IdleTimeout / time.Second),
+		MaxMessageBytes: s.lim.MaxMessageBytes, MaxStepCount: MaxStepCount, MaxInspectBytes: maxInspectBytes}}))
+	for {
+		if s.out.overflowed() {
+			s.out.replaceAll(errReply(nil, errf("limit", "the client does not read its replies; session closed")))
+			return
+		}
+		if s.job != nil {
+			select {
+			case <-s.quit:
+				s.ended()
+				return
+			case c := <-s.in:
+				s.handle(c)
+			default:
+				s.slice()
+			}
+			continue
+		}
+		select {
+		case <-s.quit:
+			s.ended()
+			return
+		case c := <-s.in:
+			s.handle(c)
+		}
+	}
+}
+
+// ended tells the client why the session ends, if it did not ask.
+func (s *Session) ended() {
+	if s.expired.Load() {
+		s.send(errReply(nil, errf("expired", fmt.Sprintf("the session was idle for more than %v", s.lim.IdleTimeout))))
+	}
+}
+
+func (s *Session) send(msg []byte) { s.out.push(msg, false) }
+
+func (s *Session) sendErr(id *int64, code, msg string) { s.send(errReply(id, errf(code, msg))) }
+
+// drop releases the program and machine.
+func (s *Session) drop() {
+	s.job = nil
+	s.prog, s.spec, s.l, s.m, s.rec, s.h = nil, nil, nil, nil, nil, nil
+	s.view = clientView{}
+}
+
+func (s *Session) handle(c command) {
+	if c.reply != nil {
+		s.send(c.reply)
+		return
+	}
+	if c.fn != nil {
+		c.fn()
+		return
+	}
+	msg := c.msg
+	switch msg.Type {
+	case "pause":
+		if s.job != nil {
+			s.finishJob(msg.ID, "paused", noTail, "")
+			return
+		}
+	case "breakpoint":
+		s.doBreakpoint(msg)
+		return
+	case "inspect":
+		s.doInspect(msg)
+		return
+	}
+	if s.job != nil {
+		s.finishJob(nil, "paused", noTail, "")
+	}
+	if msg.Type == "load" {
+		s.doLoad(msg)
+		return
+	}
+	if s.m == nil {
+		s.sendErr(msg.ID, "no-program", "load a program first")
+		return
+	}
+	switch msg.Type {
+	case "pause":
+		s.send(s.buildState(stateOpts{id: msg.ID, reason: s.h.entry(s.h.cur).reason}))
+	case "reset":
+		s.doReset(msg.ID)
+	case "step":
+		n := 1
+		if msg.Count != nil {
+			n = *msg.Count
+		}
+		g := emu.StepWarpInstruction
+		switch msg.Granularity {
+		case "round":
+			g = emu.StepRound
+		case "barrier":
+			g = emu.StepToBarrier
+		}
+		s.startJob(&job{kind: jobStep, id: msg.ID, gran: g, count: n, cap: s.lim.MaxWarpInstructions})
+	case "run":
+		cap := s.lim.MaxWarpInstructions
+		if msg.MaxWarpInstructions != nil && *msg.MaxWarpInstructions > 0 {
+			cap = min(cap, *msg.MaxWarpInstructions)
+		}
+		s.startJob(&job{kind: jobRun, id: msg.ID, cap: cap})
+	case "back":
+		n := 1
+		if msg.Count != nil {
+			n = *msg.Count
+		}
+		s.seek(msg.ID, max(s.h.cur-n, s.h.first))
+	case "seek":
+		k := *msg.Step
+		if k < s.h.first || k > s.h.head() {
+			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("step %d is not in the history (steps %d to %d are)", k, s.h.first, s.h.head()))
+			return
+		}
+		s.seek(msg.ID, k)
+	}
+}
+
+// ---- load and reset ----
+
+func (s *Session) doLoad(msg *clientMsg) {
+	s.drop()
+	s.bpLines = map[int]bool{}
+	c := s.mgr.cache.get(*msg.Source)
+	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags}))
+	if c.prog == nil {
+		return
+	}
+	spec, err := s.parseSpec(msg.Spec)
+	if err != nil {
+		s.sendErr(msg.ID, "bad-request", "spec: "+err.Error())
+		return
+	}
+	s.prog, s.spec = c, spec
+	if e := s.prepare("loaded"); e != nil {
+		s.drop()
+		s.send(errReply(msg.ID, e))
+		return
+	}
+	s.send(s.loadedMsg(msg.ID))
+	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true}))
+}
+
+// parseSpec reads a launch spec given without ptx/source.
+func (s *Session) parseSpec(raw json.RawMessage) (*launch.Spec, error) {
+	fields := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return nil, fmt.Errorf("must be a JSON object: %v", err)
+		}
+	}
+	if _, ok := fields["ptx"]; ok {
+		return nil, fmt.Errorf("\"ptx\" is not allowed here (the source comes with the load message)")
+	}
+	delete(fields, "source")
+	fields["source"] = json.RawMessage(`"-"`)
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := launch.ParseSpecLimits(b, launch.Limits{MaxBufferBytes: s.lim.MaxBufferBytes})
+	if err != nil {
+		return nil, err
+	}
+	spec.Source = ""
+	return spec, nil
+}
+
+// prepare builds the launch of the loaded program and spec, with a fresh
+// history.
+func (s *Session) prepare(reason string) *Error {
+	l, err := launch.Prepare(s.prog.prog, s.spec)
+	if err != nil {
+		return errf("bad-request", err.Error())
+	}
+	m := l.Machine()
+	state := stateBytes(m)
+	if state > s.lim.MaxStateBytes {
+		return errf("limit", fmt.Sprintf("the launch needs %d bytes of registers, shared and local memory for its resident CTAs; the limit is %d", state, s.lim.MaxStateBytes))
+	}
+	s.l, s.m = l, m
+	s.rec = &recorder{m: m}
+	m.SetObserver(s.rec)
+	interval := int64(1024) * max(1, state/(256<<10))
+	s.h = newHistory(m, s.rec, interval, s.lim.MaxHistoryBytes, reason)
+	s.rec.h = s.h
+	s.view = clientView{selLin: -1, selW: -1}
+	s.sel.cta, s.sel.warp = 0, 0
+	s.userRegs, s.userPreds = userSlots(s.prog.prog, m.Kernel())
+	for line := range s.bpLines {
+		if len(s.prog.linePCs[line]) == 0 {
+			delete(s.bpLines, line)
+		}
+	}
+	return nil
+}
+
+// stateBytes estimates the machine state of the resident CTAs.
+func stateBytes(m *emu.Machine) int64 {
+	p, cfg := m.Program(), m.Config()
+	threads := int64(cfg.Block[0]) * int64(cfg.Block[1]) * int64(cfg.Block[2])
+	warps := (threads + 31) / 32
+	per := warps*(int64(len(p.Regs))*32*8+int64(len(p.Preds))*4+256) +
+		int64(p.DynSharedBase+cfg.DynamicSharedBytes) + int64(p.LocalSize)*threads
+	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
+}
+
+// userSlots lists the user registers of the kernel and of the functions
+// it can call.
+func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
+	idx := map[*emu.Function]int{}
+	for i, f := range p.Funcs {
+		idx[f] = i
+	}
+	reach := map[int]bool{-1: true}
+	stack := []*emu.Function{k}
+	reach[idx[k]] = true
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
+			op := &p.Ops[pc]
+			if op.Code != isa.OpCall || int(op.Aux) < 0 || int(op.Aux) >= len(p.Calls) {
+				continue
+			}
+			callees := []*emu.Function{p.Calls[op.Aux].Callee}
+			if callees[0] == nil {
+				callees = p.Funcs
+			}
+			for _, g := range callees {
+				if i, ok := idx[g]; ok && !reach[i] {
+					reach[i] = true
+					stack = append(stack, g)
+				}
+			}
+		}
+	}
+	for i, r := range p.Regs {
+		if r.Kind == emu.RegUser && reach[int(r.Func)] {
+			regs = append(regs, int32(i))
+		}
+	}
+	for i, r := range p.Preds {
+		if r.Kind == emu.RegUser && reach[int(r.Func)] {
+			preds = append(preds, int32(i))
+		}
+	}
+	return regs, preds
+}
+
+func (s *Session) loadedMsg(id *int64) []byte {
+	m, p := s.m, s.prog.prog
+	cfg := m.Config()
+	threads := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
+	msg := loadedMsg{Type: "loaded", ID: id, Entry: m.Kernel().Name, Grid: cfg.Grid, Block: cfg.Block,
+		WarpsPerCTA: (threads + 31) / 32, ResidentCTAs: min(cfg.ResidentCTAs, m.NumCTAs()), TotalCTAs: m.NumCTAs(),
+		SharedBytes: p.DynSharedBase + cfg.DynamicSharedBytes, Lines: s.prog.lines,
+		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}}
+	if msg.Lines == nil {
+		msg.Lines = []lineJSON{}
+	}
+	for _, r := range s.userRegs {
+		msg.Regs = append(msg.Regs, regJSON{Slot: int(r), Name: p.Regs[r].Name, Type: p.Regs[r].Type.String()})
+	}
+	for _, r := range s.userPreds {
+		msg.Preds = append(msg.Preds, predJSON{Slot: int(r), Name: p.Preds[r].Name})
+	}
+	for _, b := range s.spec.Buffers {
+		if a := s.l.Buffer(b.Name); a != nil {
+			msg.Buffers = append(msg.Buffers, bufferJSON{Name: b.Name, Type: b.Type, Count: b.Count, Addr: hex64(a.Base)})
+		}
+	}
+	return encode(&msg)
+}
+
+func (s *Session) doReset(id *int64) {
+	if e := s.prepare("reset"); e != nil {
+		s.drop()
+		s.send(errReply(id, e))
+		return
+	}
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: "reset", stale: true}))
+}
+
+// ---- breakpoints and inspection ----
+
+func (s *Session) doBreakpoint(msg *clientMsg) {
+	if s.m == nil {
+		s.sendErr(msg.ID, "no-program", "load a program first")
+		return
+	}
+	line := *msg.Line
+	pcs := s.prog.linePCs[line]
+	if len(pcs) == 0 {
+		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("line %d has no instruction", line))
+		return
+	}
+	on := msg.On == nil || *msg.On
+	if on {
+		s.bpLines[line] = true
+	} else {
+		delete(s.bpLines, line)
+	}
+	if s.job != nil && s.job.kind == jobRun && s.job.bpsSet {
+		for _, pc := range pcs {
+			s.m.SetBreakpoint(pc, on)
+		}
+	}
+	lines := make([]int, 0, len(s.bpLines))
+	for l := range s.bpLines {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	s.send(encode(breakpointsMsg{Type: "breakpoints", ID: msg.ID, Lines: lines}))
+}
+
+func (s *Session) setMachineBreakpoints() {
+	for line := range s.bpLines {
+		for _, pc := range s.prog.linePCs[line] {
+			s.m.SetBreakpoint(pc, true)
+		}
+	}
+}
+
+func (s *Session) doInspect(msg *clientMsg) {
+	if s.m == nil {
+		s.sendErr(msg.ID, "no-program", "load a program first")
+		return
+	}
+	m := s.m
+	m.NextWarp() // make the first CTAs resident
+	ctas := m.CTAs()
+	ci, wi := 0, 0
+	if msg.CTA != nil {
+		ci = *msg.CTA
+	}
+	if msg.Warp != nil {
+		wi = *msg.Warp
+	}
+	if ci >= len(ctas) || wi >= len(ctas[ci].Warps) {
+		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("no warp %d in resident CTA %d (%d CTAs are resident)", wi, ci, len(ctas)))
+		return
+	}
+	c := ctas[ci]
+	w := c.Warps[wi]
+	s.sel.cta, s.sel.warp = ci, wi
+	rj, _ := s.regsJSON(w, false, false)
+	s.view.selLin, s.view.selW = c.Linear, w.ID
+	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj}
+	if mr := msg.Memory; mr != nil {
+		var mem []byte
+		j := memJSON{Space: mr.Space, Offset: uint64(mr.Offset)}
+		switch mr.Space {
+		case "global":
+			var a *emu.Alloc
+			for _, x := range m.Global.Allocs() {
+				if x.Name == mr.Buffer {
+					a = x
+					break
+				}
+			}
+			if a == nil {
+				s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: no buffer named %q", mr.Buffer))
+				return
+			}
+			mem, j.Buffer = a.Data, a.Name
+		case "shared":
+			sc := ci
+			if mr.CTA != nil {
+				sc = *mr.CTA
+			}
+			if sc < 0 || sc >= len(ctas) {
+				s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: no resident CTA %d", sc))
+				return
+			}
+			lin := ctas[sc].Linear
+			mem, j.CTA = ctas[sc].Shared(), &lin
+		}
+		if mr.Offset > int64(len(mem)) || mr.Offset+int64(mr.Bytes) > int64(len(mem)) {
+			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: range %d+%d is outside the %d bytes of %s", mr.Offset, mr.Bytes, len(mem), mr.Space))
+			return
+		}
+		j.Hex = hexBytes(mem[mr.Offset : mr.Offset+int64(mr.Bytes)])
+		out.Memory = &j
+	}
+	s.send(encode(&out))
+}
+
+// ---- moving through history ----
+
+func (s *Session) seek(id *int64, k int) {
+	t0 := time.Now()
+	if err := s.h.goTo(k); err != nil {
+		s.sendErr(id, "internal", err.Error())
+		s.drop()
+		return
+	}
+	e := s.h.entry(s.h.cur)
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: e.reason, message: e.message, sharedAll: true}))
+	s.mgr.met.ObserveStepLatency(time.Since(t0))
+}

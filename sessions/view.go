@@ -1,0 +1,457 @@
+package sessions
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// clientView is what the client was last sent: the resident CTAs, their
+// warps' summaries and barriers, and the selected warp's registers. A delta
+// state carries only what differs from it.
+type clientView struct {
+	valid  bool
+	ctaLin []int
+	warps  [][]warpView
+	bars   [][]emu.BarrierState
+	selLin int // CTA (linear) and warp whose registers were sent; -1: none
+	selW   int
+	regs   []uint64 // len(userRegs)*32 lane values
+	preds  []uint32
+}
+
+type warpView struct {
+	pc                    int
+	state                 emu.WarpState
+	barrier               int
+	active, valid, exited uint32
+	depth                 int
+	stack                 []emu.StackEntry
+}
+
+func (a *warpView) equal(b *warpView) bool {
+	return a.pc == b.pc && a.state == b.state && a.barrier == b.barrier && a.active == b.active &&
+		a.valid == b.valid && a.exited == b.exited && a.depth == b.depth && slices.Equal(a.stack, b.stack)
+}
+
+func viewOf(w *emu.Warp) warpView {
+	v := warpView{pc: w.PC(), state: w.State, barrier: -1, active: w.Active(), valid: w.Valid(),
+		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack()}
+	if w.State == emu.WarpBarrier {
+		v.barrier = w.Barrier()
+	}
+	return v
+}
+
+func barsEqual(a, b []emu.BarrierState) bool {
+	return slices.EqualFunc(a, b, func(x, y emu.BarrierState) bool {
+		return x.ID == y.ID && x.Arrived == y.Arrived && x.Expected == y.Expected && slices.Equal(x.Waiting, y.Waiting)
+	})
+}
+
+// stateOpts says what kind of state message to build.
+type stateOpts struct {
+	id        *int64
+	full      bool
+	running   bool
+	reason    string
+	message   string
+	sharedAll bool // include every resident CTA's shared memory (after a restore)
+	stale     bool // the client's copy of memory is out of date (load, reset)
+}
+
+func (s *Session) status(reason string) string {
+	m := s.m
+	switch {
+	case m.Fault() != nil:
+		return "fault"
+	case m.Done():
+		return "done"
+	case reason == "limit":
+		return "limit"
+	}
+	if b := m.Config().MaxWarpInstructions; b > 0 && m.Stats().WarpInstructions >= b {
+		return "limit"
+	}
+	return "paused"
+}
+
+// buildState renders the machine's state for the client (a delta against
+// the client view unless full) and updates the view.
+func (s *Session) buildState(o stateOpts) []byte {
+	m, h, v := s.m, s.h, &s.view
+	next := m.NextWarp()
+	ctas := m.CTAs()
+	full := o.full || !v.valid || len(ctas) != len(v.ctaLin)
+	if !full {
+		for i, c := range ctas {
+			if c.Linear != v.ctaLin[i] {
+				full = true
+				break
+			}
+		}
+	}
+	msg := stateMsg{Type: "state", ID: o.id, Step: h.cur, Steps: h.head() + 1, FirstStep: h.first,
+		Running: o.running, Status: s.status(o.reason), Reason: o.reason, Message: o.message, Full: full,
+		Stats: m.Stats(), FinishedCTAs: m.CTAsFinished(), TotalCTAs: m.NumCTAs()}
+	if o.running {
+		msg.Step, msg.Steps = h.head()+1, h.head()+2
+	}
+	if next != nil {
+		msg.Next = &warpRef{CTA: s.ctaIndex(next.CTA().Linear), Warp: next.ID}
+	}
+
+	// CTAs and warps.
+	if full {
+		v.ctaLin = v.ctaLin[:0]
+		v.warps = v.warps[:0]
+		v.bars = v.bars[:0]
+	}
+	for ci, c := range ctas {
+		bars := c.Barriers()
+		if full {
+			v.ctaLin = append(v.ctaLin, c.Linear)
+			v.warps = append(v.warps, nil)
+			v.bars = append(v.bars, nil)
+		}
+		var cj *ctaJSON
+		add := func() {
+			if cj == nil {
+				msg.CTAs = append(msg.CTAs, ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, Barriers: barriersJSON(bars)})
+				cj = &msg.CTAs[len(msg.CTAs)-1]
+			}
+		}
+		if full || !barsEqual(bars, v.bars[ci]) {
+			add()
+			v.bars[ci] = bars
+		}
+		if len(v.warps[ci]) != len(c.Warps) {
+			v.warps[ci] = make([]warpView, len(c.Warps))
+			for i := range v.warps[ci] {
+				v.warps[ci][i].pc = -2 // never equal
+			}
+		}
+		for wi, w := range c.Warps {
+			wv := viewOf(w)
+			if !full && wv.equal(&v.warps[ci][wi]) {
+				continue
+			}
+			add()
+			cj.Warps = append(cj.Warps, s.warpJSON(w.ID, &wv))
+			v.warps[ci][wi] = wv
+		}
+	}
+
+	// The selected warp's registers.
+	if w := s.selected(); w != nil {
+		lin := w.CTA().Linear
+		same := v.selLin == lin && v.selW == w.ID
+		rj, changed := s.regsJSON(w, !full && same, same)
+		if full || len(changed) > 0 || !same {
+			msg.Regs = rj
+		}
+		msg.ChangedRegs = changed
+		v.selLin, v.selW = lin, w.ID
+	} else {
+		v.selLin, v.selW = -1, -1
+	}
+
+	// Events, memory, the last instruction, the fault.
+	r := s.rec
+	for _, e := range r.events {
+		msg.Events = append(msg.Events, s.eventJSON(e))
+	}
+	s.memoryJSON(&msg, o.sharedAll)
+	if o.stale {
+		msg.Memory, msg.MemoryStale = nil, true
+	}
+	if o.running {
+		if r.info != nil && r.executed {
+			lr, tr := s.lastOf(r.info)
+			msg.Last, msg.Touched = s.lastJSON(&lr), s.touchedJSON(tr)
+		}
+	} else {
+		e := h.entry(h.cur)
+		msg.Last, msg.Touched = s.lastJSON(&e.last), s.touchedJSON(e.touched)
+	}
+	if f := m.Fault(); f != nil {
+		msg.Fault = s.faultJSON(f)
+	}
+	v.valid = true
+	r.resetReport()
+	return encode(&msg)
+}
+
+// ctaIndex returns the index among resident CTAs of the CTA with linear
+// index lin, or -1.
+func (s *Session) ctaIndex(lin int) int {
+	for i, c := range s.m.CTAs() {
+		if c.Linear == lin {
+			return i
+		}
+	}
+	return -1
+}
+
+// selected returns the warp whose registers states carry (the client's
+// selection, clamped to what is resident), or nil.
+func (s *Session) selected() *emu.Warp {
+	ctas := s.m.CTAs()
+	if len(ctas) == 0 {
+		return nil
+	}
+	ci := s.sel.cta
+	if ci < 0 || ci >= len(ctas) {
+		ci = 0
+	}
+	ws := ctas[ci].Warps
+	if len(ws) == 0 {
+		return nil
+	}
+	wi := s.sel.warp
+	if wi < 0 || wi >= len(ws) {
+		wi = 0
+	}
+	return ws[wi]
+}
+
+func barriersJSON(bs []emu.BarrierState) []barrierJSON {
+	out := make([]barrierJSON, 0, len(bs))
+	for _, b := range bs {
+		w := b.Waiting
+		if w == nil {
+			w = []int{}
+		}
+		out = append(out, barrierJSON{ID: b.ID, Arrived: b.Arrived, Expected: b.Expected, Waiting: w})
+	}
+	return out
+}
+
+func (s *Session) warpJSON(id int, v *warpView) warpJSON {
+	j := warpJSON{Warp: id, PC: v.pc, Line: s.prog.line(v.pc), State: v.state.String(),
+		Active: hex32(v.active), Valid: hex32(v.valid), Exited: hex32(v.exited), Depth: v.depth,
+		Stack: make([]stackJSON, len(v.stack))}
+	if v.barrier >= 0 {
+		b := v.barrier
+		j.Barrier = &b
+	}
+	for i, e := range v.stack {
+		j.Stack[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
+	}
+	return j
+}
+
+// regsJSON renders w's user registers: only the slots that differ from the
+// client view when delta, else all. changed lists the slots that differ
+// from the view (when compare).
+func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (*regsJSON, []int) {
+	v := &s.view
+	n := len(s.userRegs)
+	if len(v.regs) != n*32 {
+		v.regs = make([]uint64, n*32)
+		compare = false
+	}
+	if len(v.preds) != len(s.userPreds) {
+		v.preds = make([]uint32, len(s.userPreds))
+		compare = false
+	}
+	rj := &regsJSON{CTA: s.ctaIndex(w.CTA().Linear), Warp: w.ID, Values: map[string][]string{}, Preds: map[string]string{}}
+	var changed []int
+	for i, slot := range s.userRegs {
+		vals := w.Reg(int(slot))
+		old := (*[32]uint64)(v.regs[i*32:])
+		diff := vals != *old
+		if diff && compare {
+			changed = append(changed, int(slot))
+		}
+		if diff || !delta {
+			lanes := make([]string, 32)
+			for l, x := range vals {
+				lanes[l] = hex64(x)
+			}
+			rj.Values[strconv.Itoa(int(slot))] = lanes
+		}
+		*old = vals
+	}
+	for i, slot := range s.userPreds {
+		p := w.Pred(int(slot))
+		diff := p != v.preds[i]
+		if diff || !delta {
+			rj.Preds[strconv.Itoa(int(slot))] = hex32(p)
+		}
+		v.preds[i] = p
+	}
+	return rj, changed
+}
+
+func (s *Session) eventJSON(e evRec) eventJSON {
+	j := eventJSON{Kind: e.ev.Kind.String(), CTA: e.ctaLin, Warp: e.warp, PC: e.ev.PC, Line: s.prog.line(e.ev.PC),
+		Mask: hex32(e.ev.Mask)}
+	switch e.ev.Kind {
+	case emu.EvDiverge:
+		j.Other = hex32(e.ev.Other)
+		r := e.ev.Reconv
+		j.Reconv = &r
+	case emu.EvCall:
+		tg := e.ev.Target
+		j.Target = &tg
+	case emu.EvBarrierArrive, emu.EvBarrierRelease:
+		id, c, x := e.ev.ID, e.ev.Count, e.ev.Expected
+		j.ID = &id
+		if e.ev.Kind == emu.EvBarrierArrive {
+			j.Count, j.Expected = &c, &x
+		}
+	}
+	return j
+}
+
+// memoryJSON adds the memory written since the previous state.
+func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
+	d := &s.rec.dirty
+	if !d.stale {
+		d.merge()
+	}
+	if d.stale {
+		msg.MemoryStale = true
+		return
+	}
+	budget := maxInspectBytes
+	add := func(j memJSON, b []byte) bool {
+		if len(b) > budget {
+			msg.MemoryStale = true
+			msg.Memory = nil
+			return false
+		}
+		budget -= len(b)
+		j.Hex = hexBytes(b)
+		msg.Memory = append(msg.Memory, j)
+		return true
+	}
+	ctas := s.m.CTAs()
+	for _, r := range d.r {
+		switch r.space {
+		case isa.Global:
+			for r.n > 0 {
+				a := s.m.Global.Find(r.addr, 1)
+				if a == nil {
+					break
+				}
+				o := r.addr - a.Base
+				n := min(r.n, uint64(len(a.Data))-o)
+				if !add(memJSON{Space: "global", Buffer: a.Name, Offset: o}, a.Data[o:o+n]) {
+					return
+				}
+				r.addr += n
+				r.n -= n
+			}
+		case isa.Shared:
+			if sharedAll {
+				continue
+			}
+			for _, c := range ctas {
+				if c.Linear != r.cta {
+					continue
+				}
+				sh := c.Shared()
+				if r.addr >= uint64(len(sh)) {
+					break
+				}
+				n := min(r.n, uint64(len(sh))-r.addr)
+				lin := c.Linear
+				if !add(memJSON{Space: "shared", CTA: &lin, Offset: r.addr}, sh[r.addr:r.addr+n]) {
+					return
+				}
+			}
+		}
+	}
+	if sharedAll {
+		for _, c := range ctas {
+			if sh := c.Shared(); len(sh) > 0 {
+				lin := c.Linear
+				if !add(memJSON{Space: "shared", CTA: &lin, Offset: 0}, sh) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// lastOf summarises an executed instruction and its memory accesses.
+func (s *Session) lastOf(in *emu.StepInfo) (lastRec, []touchRec) {
+	lr := lastRec{valid: true, ctaLin: in.CTALin, warp: in.Warp, pc: in.PC, mask: in.Mask, execMask: in.ExecMask}
+	var tr []touchRec
+	for i := range in.Accesses {
+		a := &in.Accesses[i]
+		if a.Space != isa.Global && a.Space != isa.Shared && a.Space != isa.SharedCluster {
+			continue
+		}
+		size := uint64(a.Size)
+		if size == 0 && in.PC >= 0 && in.PC < len(s.prog.prog.Ops) {
+			op := &s.prog.prog.Ops[in.PC]
+			size = uint64(op.Type.Size() * max(int(op.Vec), 1))
+		}
+		size = max(size, 1)
+		lo, hi := ^uint64(0), uint64(0)
+		for lanes := a.Lanes; lanes != 0; lanes &= lanes - 1 {
+			addr := a.Addr[trailingZeros(lanes)]
+			if a.Space != isa.Global {
+				addr = sharedOffset(addr)
+			}
+			lo, hi = min(lo, addr), max(hi, addr+size)
+		}
+		if lo > hi {
+			continue
+		}
+		sp := a.Space
+		if sp == isa.SharedCluster {
+			sp = isa.Shared
+		}
+		tr = append(tr, touchRec{kind: a.Kind, space: sp, ctaLin: in.CTALin, addr: lo, bytes: int(min(hi-lo, 1<<30))})
+		if len(tr) == 8 {
+			break
+		}
+	}
+	return lr, tr
+}
+
+func (s *Session) lastJSON(lr *lastRec) *lastJSON {
+	if !lr.valid {
+		return nil
+	}
+	return &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc),
+		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask)}
+}
+
+var accessKinds = [...]string{emu.AccessLoad: "load", emu.AccessStore: "store", emu.AccessAtomic: "atomic"}
+
+func (s *Session) touchedJSON(tr []touchRec) []touchJSON {
+	var out []touchJSON
+	for _, t := range tr {
+		j := touchJSON{Space: t.space.String(), Offset: t.addr, Bytes: t.bytes, Kind: accessKinds[t.kind]}
+		if t.space == isa.Global {
+			a := s.m.Global.Find(t.addr, 1)
+			if a == nil {
+				continue
+			}
+			j.Buffer, j.Offset = a.Name, t.addr-a.Base
+		} else {
+			lin := t.ctaLin
+			j.CTA = &lin
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func (s *Session) faultJSON(f *emu.Fault) *faultJSON {
+	j := &faultJSON{Kind: string(f.Kind), Message: f.Message, PC: f.PC, CTA: f.CTA, Thread: f.Thread, Warp: f.Warp, Lane: f.Lane}
+	if f.PC >= 0 && f.PC < len(s.prog.pcLine) {
+		j.Line, j.Col = int(s.prog.pcLine[f.PC]), int(s.prog.pcCol[f.PC])
+	}
+	if f.HasAddr {
+		j.Address = hex64(f.Addr)
+	}
+	return j
+}
