@@ -73,7 +73,7 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	if total == 0 {
-		t.Skipf("no corpus found under %s", root)
+		skipOrFail(t, "no corpus found under %s", root)
 	}
 	exp.finish(t, "corpus")
 }
@@ -105,4 +105,14 @@ func toString(v any) string {
 		return s
 	}
 	return "non-string panic"
+}
+
+// skipOrFail skips a test whose shared data is missing, except in CI (CI
+// set), where the data must be there and a skip would hide a broken setup.
+func skipOrFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
 }

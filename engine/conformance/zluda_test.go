@@ -69,7 +69,7 @@ func zludaDir() string {
 func TestZluda(t *testing.T) {
 	dir := zludaDir()
 	if dir == "" {
-		t.Skipf("ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
+		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
@@ -249,3 +249,4 @@ func firstError(src *ptx.Source, diags []ptx.Diagnostic) string {
 	}
 	return "no program and no error"
 }
+
