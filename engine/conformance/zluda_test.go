@@ -249,4 +249,3 @@ func firstError(src *ptx.Source, diags []ptx.Diagnostic) string {
 	}
 	return "no program and no error"
 }
-

@@ -75,7 +75,7 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	if total == 0 {
-		skipOrFail(t, "no corpus found under " + sharedDir)
+		skipOrFail(t, "no corpus found under "+sharedDir)
 	}
 	t.Logf("parsed %d corpus files", total)
 }
