@@ -295,7 +295,7 @@ class App {
 
   private onDone(result: Record<string, unknown> | undefined): void {
     const status = String(result?.status ?? this.model.status);
-    if (status === "done") {
+    if (status === "ok" || status === "done") {
       const stats = (result?.stats ?? {}) as Record<string, unknown>;
       const wi = Number(stats.warpInstructions ?? this.model.stats.warpInstructions);
       this.toast(`Finished: every thread exited after ${grouped(wi)} warp-instructions.`, "info");
@@ -842,7 +842,7 @@ class App {
       h("div.fault-head", h("span.fault-icon", { "aria-hidden": "true" }, "!"), h("span.fault-kind", f.kind || "fault"),
         h("span.fault-msg", f.message)),
       h("div.fault-grid",
-        row("line", f.line ? h("button.linklike", { type: "button", onclick: () => this.editor.goto(f.line!, f.col ?? 1) }, `line ${f.line}${f.col ? `:${f.col}` : ""}`) : null),
+        row("line", f.line ? h("button.linklike", { type: "button", onclick: () => this.editor.goto(f.line!, f.col ?? 1) }, `${f.line}${f.col ? `:${f.col}` : ""}`) : null),
         row("CTA", f.cta ? `${dims(f.cta, loaded?.grid)}${cta ? ` · #${cta.linear}` : ""}` : null),
         row("thread", thread),
         row("warp / lane", f.warp !== undefined ? h("button.linklike", { type: "button", onclick: () => this.selectFault(f), title: "Select the faulting warp" }, `warp ${f.warp}, lane ${f.lane ?? "?"}`) : null),

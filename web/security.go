@@ -67,7 +67,8 @@ func CSP(nonce, host string, frameable bool) string {
 	if host != "" && safeHost.MatchString(host) {
 		ws = " ws://" + host + " wss://" + host
 	}
-	csp := strings.Replace(strings.Replace(cspTemplate, "NONCE", nonce, 1), "WS", ws, 1)
+	// Fill the websocket sources first: a random nonce may contain "WS".
+	csp := strings.Replace(strings.Replace(cspTemplate, "WS", ws, 1), "NONCE", nonce, 1)
 	if !frameable {
 		csp += "; frame-ancestors 'none'"
 	}
