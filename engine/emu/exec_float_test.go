@@ -3,12 +3,8 @@ package emu
 import (
 	"context"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -634,148 +630,10 @@ func TestFloatPartialMask(t *testing.T) {
 
 // ---- zluda conformance cases of the floating-point and conversion families ----
 
-type fxZludaCase struct {
-	Name   string   `json:"name"`
-	File   string   `json:"file"`
-	Entry  string   `json:"entry"`
-	Block  [3]int   `json:"block"`
-	Params []string `json:"params"`
-	Input  *struct {
-		Bytes string `json:"bytes"`
-	} `json:"input"`
-	Output struct {
-		Type string   `json:"type"`
-		Bits []string `json:"bits"`
-	} `json:"output"`
-}
-
-// fxZludaMine lists the conformance cases of these families.
-var fxZludaMine = []string{
-	"b64tof64", "call_rnd", "constant_f32", "constant_negative", "copysign", "cos",
-	"cvt_f16x2_f32", "cvt_f64_f32", "cvt_pack", "cvt_relu_f16x2_f32", "cvt_rn_bf16x2_f32",
-	"cvt_rn_f16x2_e4m3x2", "cvt_rn_f16x2_e5m2x2", "cvt_rn_satfinite_e4m3x2_f32",
-	"cvt_rn_satfinite_e5m2x2_f32", "cvt_rni", "cvt_rni_u16_f32", "cvt_rzi", "cvt_s16_s8",
-	"cvt_s32_f32", "cvt_s64_s32", "cvt_sat_s_u", "div_approx", "div_ftz", "div_noftz", "ex2",
-	"fma", "fma_bf16x2", "fma_f16x2", "fmax", "lg2", "min_f16", "mul_ftz", "mul_non_ftz",
-	"rcp", "rcp_f64", "rsqrt", "set_f16", "set_gt_f16x2", "sin", "sqrt", "sqrt_rn_ftz",
-	"tanh", "uint_to_fp_bf16",
-}
-
 // fxMyOpcodes are the opcodes implemented in exec_float.go, exec_half.go and
 // exec_cvt.go; a conformance case that fails to compile for another
 // instruction is skipped (it belongs to another family).
 var fxMyOpcodes = []string{"cvt", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "testp", "copysign"}
-
-func fxZludaDir() string {
-	for _, d := range []string{"../../../shared/conformance/zluda", "/work/shared/conformance/zluda"} {
-		if _, err := os.Stat(filepath.Join(d, "manifest.json")); err == nil {
-			return d
-		}
-	}
-	return ""
-}
-
-func TestFloatZludaConformance(t *testing.T) {
-	dir := fxZludaDir()
-	if dir == "" {
-		t.Skip("zluda conformance cases not found")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man struct {
-		Tests []fxZludaCase `json:"tests"`
-	}
-	if err := json.Unmarshal(raw, &man); err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]fxZludaCase{}
-	for _, c := range man.Tests {
-		byName[c.Name] = c
-	}
-	for _, name := range fxZludaMine {
-		c, ok := byName[name]
-		if !ok {
-			t.Errorf("%s: not in the manifest", name)
-			continue
-		}
-		t.Run(name, func(t *testing.T) { fxRunZluda(t, dir, c) })
-	}
-}
-
-func fxRunZluda(t *testing.T, dir string, c fxZludaCase) {
-	text, err := os.ReadFile(filepath.Join(dir, c.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := ptx.NewSource(c.File, text)
-	prog, diags := CompileSource(src)
-	if prog == nil {
-		msg := ptx.FormatAll(src, diags)
-		mine := false
-		for _, d := range diags {
-			m := d.Message
-			for _, op := range fxMyOpcodes {
-				if strings.HasPrefix(m, op+".") {
-					mine = true
-				}
-			}
-			for _, ft := range []string{".f32", ".f64", ".f16", ".bf16"} {
-				if strings.Contains(strings.SplitN(m, ":", 2)[0], ft) {
-					mine = true
-				}
-			}
-		}
-		if mine {
-			t.Fatalf("compile:\n%s", msg)
-		}
-		t.Skipf("depends on another family:\n%s", msg)
-	}
-	outSize := 0
-	for range c.Output.Bits {
-		outSize += 8
-	}
-	var bufs [][]byte
-	for _, p := range c.Params {
-		switch p {
-		case "input":
-			b, err := hex.DecodeString(c.Input.Bytes)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bufs = append(bufs, b)
-		case "output":
-			bufs = append(bufs, make([]byte, outSize))
-		}
-	}
-	res := fxLaunch(t, prog, c.Entry, c.Block, bufs)
-	out := res[len(res)-1]
-	size := fxZludaSize(c.Output.Type)
-	for i, want := range c.Output.Bits {
-		var got uint64
-		for k := size - 1; k >= 0; k-- {
-			got = got<<8 | uint64(out[i*size+k])
-		}
-		if g := fmt.Sprintf("%0*x", 2*size, got); g != strings.ToLower(want) {
-			t.Errorf("element %d: got %s, want %s", i, g, want)
-		}
-	}
-}
-
-func fxZludaSize(typ string) int {
-	switch strings.TrimLeft(typ, "uif") {
-	case "8":
-		return 1
-	case "16":
-		return 2
-	case "64":
-		return 8
-	}
-	return 4
-}
-
-// ---- speed ----
 
 func BenchmarkFloatFmaF32Loop(b *testing.B) {
 	// 2000 iterations of 4 f32 add/mul/fma plus loop control (the exit test

@@ -3,14 +3,10 @@ package emu
 import (
 	"context"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -240,79 +236,6 @@ func ixU(v int64) uint64 { return uint64(v) }
 // ---- conformance: the zluda cases of the integer, logic, comparison and
 // move families ----
 
-type ixZludaCase struct {
-	Name   string   `json:"name"`
-	File   string   `json:"file"`
-	Entry  string   `json:"entry"`
-	Block  [3]int   `json:"block"`
-	Grid   [3]int   `json:"grid"`
-	Params []string `json:"params"`
-	Input  struct {
-		Type  string `json:"type"`
-		Count int    `json:"count"`
-		Bytes string `json:"bytes"`
-	} `json:"input"`
-	Output struct {
-		Type  string   `json:"type"`
-		Count int      `json:"count"`
-		Bits  []string `json:"bits"`
-	} `json:"output"`
-	DynamicSharedBytes int `json:"dynamicSharedBytes"`
-}
-
-var ixZludaNames = []string{
-	"add", "add_extended", "add_non_coherent", "add_s32_sat", "add_tuning", "addc_cc_s32",
-	"and", "or", "xor", "not", "bfe", "bfi", "bfind_shiftamt", "bmsk_clamp_b32", "brev", "clz",
-	"popc", "popc_b64", "prmt", "prmt_signext", "prmt_slow", "shl", "shr", "shr_oob",
-	"shf_l", "shf_l_clamp", "shf_l_wrap", "shf_r", "shf_r_clamp", "shf_r_wrap",
-	"mul_hi", "mul_lo", "mul_wide", "mul_ftz", "mul_non_ftz", "mul24_hi_s32", "mul24_hi_u32", "mul24_lo_s32", "mul24_lo_u32",
-	"mad_extended", "mad_s32", "mad_wide", "sad_s64", "rem", "min", "max", "neg", "abs",
-	"setp", "setp_bool_and", "setp_gt", "setp_leu", "setp_nan", "setp_num", "selp", "selp_true",
-	"set_f16", "set_gt_f16x2", "dp2a", "dp4a", "sub", "sub_extended", "subc_cc_s32",
-	"vshr_clamp", "sign_extend", "pred_not", "mov", "mov_address",
-}
-
-func ixZludaDir() string {
-	for _, d := range []string{os.Getenv("PTXPLAY_ZLUDA_DIR"), "../../../shared/conformance/zluda", "/work/shared/conformance/zluda"} {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "manifest.json")); err == nil {
-			return d
-		}
-	}
-	return ""
-}
-
-func TestIntZludaConformance(t *testing.T) {
-	dir := ixZludaDir()
-	if dir == "" {
-		t.Skip("zluda conformance suite not found")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man struct {
-		Tests []ixZludaCase `json:"tests"`
-	}
-	if err := json.Unmarshal(raw, &man); err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]ixZludaCase{}
-	for _, c := range man.Tests {
-		byName[c.Name] = c
-	}
-	for _, name := range ixZludaNames {
-		c, ok := byName[name]
-		if !ok {
-			t.Errorf("%s: not in the manifest", name)
-			continue
-		}
-		t.Run(name, func(t *testing.T) { ixRunZluda(t, dir, c) })
-	}
-}
-
 func ixElemSize(ty string) int {
 	n, err := strconv.Atoi(strings.TrimLeft(ty, "uif"))
 	if err != nil {
@@ -320,64 +243,6 @@ func ixElemSize(ty string) int {
 	}
 	return n / 8
 }
-
-func ixRunZluda(t *testing.T, dir string, c ixZludaCase) {
-	text, err := os.ReadFile(filepath.Join(dir, c.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ptx.NewSource(c.File, text)
-	prog, diags := CompileSource(s)
-	if prog == nil {
-		t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
-	}
-	m, err := NewMachine(prog, c.Entry, Config{Grid: c.Grid, Block: c.Block, DynamicSharedBytes: c.DynamicSharedBytes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := hex.DecodeString(c.Input.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	es := ixElemSize(c.Output.Type)
-	if es == 0 {
-		t.Fatalf("output type %q", c.Output.Type)
-	}
-	ia := m.Global.Alloc("input", max(len(in), 8), 256)
-	copy(ia.Data, in)
-	oa := m.Global.Alloc("output", max(es*c.Output.Count, 8), 256)
-	for i, p := range c.Params {
-		var v uint64
-		switch p {
-		case "input":
-			v = ia.Base
-		case "output":
-			v = oa.Base
-		default:
-			t.Fatalf("parameter %q", p)
-		}
-		binary.LittleEndian.PutUint64(m.Params()[m.Kernel().Params[i].Offset:], v)
-	}
-	if r := m.Run(context.Background()); r != StopDone {
-		t.Fatalf("stop %v, fault %v", r, m.Fault())
-	}
-	for i, want := range c.Output.Bits {
-		w, err := strconv.ParseUint(want, 16, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := oa.Data[i*es : (i+1)*es]
-		var got uint64
-		for k := es - 1; k >= 0; k-- {
-			got = got<<8 | uint64(b[k])
-		}
-		if got != w {
-			t.Errorf("element %d: got %0*x, want %s", i, 2*es, got, want)
-		}
-	}
-}
-
-// ---- integer arithmetic ----
 
 func TestIntAddSub(t *testing.T) {
 	ixRun(t, "add.u32 %d, %a, %b;", ixT("u32", "u32", "u32"),
