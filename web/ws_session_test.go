@@ -17,23 +17,12 @@ import (
 	"github.com/ptxplayground/ptxplay/sessions"
 )
 
-// managerStarter adapts a sessions.Manager (as cmd/ptxplay does).
-type managerStarter struct{ m *sessions.Manager }
-
-func (a managerStarter) StartSession(context.Context) (Session, error) {
-	s, err := a.m.NewSession()
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // newSessionServer serves the web package with real sessions.
 func newSessionServer(t *testing.T, lim sessions.Limits) (*Server, *httptest.Server, *sessions.Manager) {
 	t.Helper()
 	met := NewMetrics()
 	mgr := sessions.NewManager(lim, met)
-	s, err := New(Options{Sessions: managerStarter{mgr}, Metrics: met,
+	s, err := New(Options{Sessions: ManagerSessions(mgr), Metrics: met,
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		WebSocket: WSOptions{MaxMessageBytes: int64(mgr.Limits().MaxMessageBytes)}})
 	if err != nil {

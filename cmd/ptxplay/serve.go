@@ -72,7 +72,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)
 	}
 	srv, err := web.New(web.Options{
-		Sessions:  managerStarter{mgr},
+		Sessions:  web.ManagerSessions(mgr),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: web.WSOptions{MaxMessageBytes: cfg.maxMessageBytes},
@@ -144,17 +144,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	}
 	log.Info("stopped")
 	return status
-}
-
-// managerStarter adapts the sessions manager to web.SessionStarter.
-type managerStarter struct{ m *sessions.Manager }
-
-func (a managerStarter) StartSession(context.Context) (web.Session, error) {
-	s, err := a.m.NewSession()
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // parseServeFlags reads the flags, with defaults from the environment.

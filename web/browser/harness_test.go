@@ -153,18 +153,6 @@ func repoRoot() (string, error) {
 	}
 }
 
-// starter adapts the sessions manager to web.SessionStarter, as
-// cmd/ptxplay/serve.go does.
-type starter struct{ m *sessions.Manager }
-
-func (a starter) StartSession(context.Context) (web.Session, error) {
-	s, err := a.m.NewSession()
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
 // startServer serves the playground on a loopback port, wired as
 // cmd/ptxplay/serve.go wires it (default limits).
 func (s *suite) startServer() error {
@@ -173,7 +161,7 @@ func (s *suite) startServer() error {
 	lim := mgr.Limits()
 	log := slog.New(s.srvLog)
 	srv, err := web.New(web.Options{
-		Sessions:  starter{mgr},
+		Sessions:  web.ManagerSessions(mgr),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: web.WSOptions{MaxMessageBytes: int64(lim.MaxMessageBytes)},
