@@ -175,17 +175,20 @@ type barrierJSON struct {
 	Waiting  []int `json:"waiting"`
 }
 
+// warpJSON is a warp summary. A full state carries every field; in a delta
+// a warp carries "warp" and only the fields that changed since the client's
+// copy (the client merges them). barrier comes with state "barrier".
 type warpJSON struct {
-	Warp    int         `json:"warp"`
-	PC      int         `json:"pc"`
-	Line    int         `json:"line"`
-	State   string      `json:"state"`
-	Barrier *int        `json:"barrier,omitempty"`
-	Active  string      `json:"active"`
-	Valid   string      `json:"valid"`
-	Exited  string      `json:"exited"`
-	Stack   []stackJSON `json:"stack"`
-	Depth   int         `json:"depth"`
+	Warp    int          `json:"warp"`
+	PC      *int         `json:"pc,omitempty"`
+	Line    *int         `json:"line,omitempty"`
+	State   string       `json:"state,omitempty"`
+	Barrier *int         `json:"barrier,omitempty"`
+	Active  string       `json:"active,omitempty"`
+	Valid   string       `json:"valid,omitempty"`
+	Exited  string       `json:"exited,omitempty"`
+	Stack   *[]stackJSON `json:"stack,omitempty"`
+	Depth   *int         `json:"depth,omitempty"`
 }
 
 type stackJSON struct {

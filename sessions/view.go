@@ -135,11 +135,15 @@ func (s *Session) buildState(o stateOpts) []byte {
 		}
 		for wi, w := range c.Warps {
 			wv := viewOf(w)
-			if !full && wv.equal(&v.warps[ci][wi]) {
+			prev := &v.warps[ci][wi]
+			if !full && wv.equal(prev) {
 				continue
 			}
 			add()
-			cj.Warps = append(cj.Warps, s.warpJSON(w.ID, &wv))
+			if full || prev.pc == -2 {
+				prev = nil
+			}
+			cj.Warps = append(cj.Warps, s.warpJSON(w.ID, &wv, prev))
 			v.warps[ci][wi] = wv
 		}
 	}
@@ -229,16 +233,40 @@ func barriersJSON(bs []emu.BarrierState) []barrierJSON {
 	return out
 }
 
-func (s *Session) warpJSON(id int, v *warpView) warpJSON {
-	j := warpJSON{Warp: id, PC: v.pc, Line: s.prog.line(v.pc), State: v.state.String(),
-		Active: hex32(v.active), Valid: hex32(v.valid), Exited: hex32(v.exited), Depth: v.depth,
-		Stack: make([]stackJSON, len(v.stack))}
-	if v.barrier >= 0 {
-		b := v.barrier
-		j.Barrier = &b
+// warpJSON renders a warp summary: every field when prev is nil, else the
+// fields that differ from prev.
+func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
+	j := warpJSON{Warp: id}
+	if prev == nil || v.pc != prev.pc {
+		pc, line := v.pc, s.prog.line(v.pc)
+		j.PC, j.Line = &pc, &line
 	}
-	for i, e := range v.stack {
-		j.Stack[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
+	if prev == nil || v.state != prev.state || v.barrier != prev.barrier {
+		j.State = v.state.String()
+		if v.barrier >= 0 {
+			b := v.barrier
+			j.Barrier = &b
+		}
+	}
+	if prev == nil || v.active != prev.active {
+		j.Active = hex32(v.active)
+	}
+	if prev == nil || v.valid != prev.valid {
+		j.Valid = hex32(v.valid)
+	}
+	if prev == nil || v.exited != prev.exited {
+		j.Exited = hex32(v.exited)
+	}
+	if prev == nil || v.depth != prev.depth {
+		d := v.depth
+		j.Depth = &d
+	}
+	if prev == nil || !slices.Equal(v.stack, prev.stack) {
+		st := make([]stackJSON, len(v.stack))
+		for i, e := range v.stack {
+			st[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
+		}
+		j.Stack = &st
 	}
 	return j
 }
