@@ -517,3 +517,30 @@ func TestFinalCTAsStayInspectable(t *testing.T) {
 		t.Fatalf("step after done: %v", r)
 	}
 }
+
+// A panic inside an instruction's implementation becomes an internal-error
+// fault at that instruction instead of crashing the caller.
+func TestInternalErrorIsAFault(t *testing.T) {
+	src := ctlHeader + `
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<3>;
+	mov.u32 %r1, 1;
+	trap;
+	ret;
+}`
+	m, _ := ctlKernel(t, src, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 1)
+	prog := *m.prog
+	prog.Ops = append([]Op(nil), m.prog.Ops...)
+	prog.Ops[m.fn.Entry+1].Exec = func(w *Warp, op *Op, mask uint32) *Fault { panic("boom") }
+	m.prog = &prog
+	if r := m.Run(context.Background()); r != StopFault {
+		t.Fatalf("stop %v", r)
+	}
+	f := m.Fault()
+	if f.Kind != FaultInternal || f.PC != m.fn.Entry+1 || !strings.Contains(f.Message, "boom") {
+		t.Fatalf("fault %+v", f)
+	}
+	if r := m.Step(StepWarpInstruction); r != StopFault {
+		t.Fatalf("after the fault: %v", r)
+	}
+}

@@ -93,6 +93,9 @@ type Machine struct {
 
 	obs  Observer
 	info StepInfo
+
+	cur   *Warp // the warp executing, for internal-error faults
+	curPC int
 }
 
 // NewMachine prepares a launch of entry with cfg. Buffers are allocated
@@ -392,8 +395,29 @@ func (m *Machine) refreshDyn(w *Warp) {
 
 // ---- scheduling ----
 
+// recoverInternal turns a panic inside the emulator into an internal-error
+// fault at the instruction being executed, so that no emulator bug can crash
+// the program embedding the machine.
+func (m *Machine) recoverInternal(r *StopReason) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	f := &Fault{Kind: FaultInternal, Message: fmt.Sprintf("internal emulator error: %v", p), PC: -1}
+	if w := m.cur; w != nil {
+		f.PC, f.CTA, f.Warp = m.curPC, w.cta.Idx, w.ID
+		if l := firstLane(w.activeMask()); w.activeMask() != 0 {
+			f.Lane, f.Thread = l, w.tid(l)
+		}
+	}
+	m.fault = nil
+	m.setFault(f)
+	*r = StopFault
+}
+
 // Step advances the launch by one unit of g.
-func (m *Machine) Step(g Granularity) StopReason {
+func (m *Machine) Step(g Granularity) (r StopReason) {
+	defer m.recoverInternal(&r)
 	if r, stop := m.stopped(); stop {
 		return r
 	}
@@ -428,7 +452,8 @@ func (m *Machine) Step(g Granularity) StopReason {
 // Issue issues one warp-instruction from the scheduler's next warp. With
 // checkBreakpoints a breakpoint at that warp's pc stops first (and the next
 // Issue executes it); Step never stops at breakpoints.
-func (m *Machine) Issue(checkBreakpoints bool) StopReason {
+func (m *Machine) Issue(checkBreakpoints bool) (r StopReason) {
+	defer m.recoverInternal(&r)
 	if r, stop := m.stopped(); stop {
 		return r
 	}
@@ -437,7 +462,8 @@ func (m *Machine) Issue(checkBreakpoints bool) StopReason {
 
 // Run runs until the launch completes, faults, reaches a breakpoint, spends
 // its budget, or is interrupted (by Interrupt or ctx).
-func (m *Machine) Run(ctx context.Context) StopReason {
+func (m *Machine) Run(ctx context.Context) (r StopReason) {
+	defer m.recoverInternal(&r)
 	if r, stop := m.stopped(); stop {
 		return r
 	}
@@ -655,6 +681,7 @@ func (m *Machine) exec(w *Warp) {
 	top := &w.stack[len(w.stack)-1]
 	pc := top.PC
 	op := &m.prog.Ops[pc]
+	m.cur, m.curPC = w, int(pc)
 	mask := top.Mask
 	emask := mask
 	if op.Guard >= 0 {

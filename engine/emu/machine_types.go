@@ -31,6 +31,7 @@ const (
 	FaultIllegal       FaultKind = "illegal-instruction"
 	FaultDivideByZero  FaultKind = "divide-by-zero" // not raised for PTX div (whose result is undefined); reserved
 	FaultInvalidMember FaultKind = "invalid-membermask"
+	FaultInternal      FaultKind = "internal-error" // an emulator bug, caught instead of crashing
 )
 
 // Fault stops a launch: what happened, where, and to whom.
