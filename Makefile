@@ -27,9 +27,9 @@ vet:
 # Generated files are committed; fail when they no longer match their sources.
 # (The UI bundle is checked by `go test ./ui`, which rebuilds it.)
 check-generated:
-	@cd web && for f in $$(git ls-files '*.templ'); do \
-		$(GO) run $(TEMPL) generate -f $$f -stdout 2>/dev/null | cmp -s - $${f%.templ}_templ.go || \
-		{ echo "web/$${f%.templ}_templ.go is stale: run go generate ./web"; exit 1; }; done
+	@cd web && tmp=$$(mktemp) && trap 'rm -f $$tmp' EXIT && for f in $$(git ls-files '*.templ'); do \
+		$(GO) run $(TEMPL) generate -f $$f -stdout > $$tmp || { echo "templ generate failed for web/$$f"; exit 1; }; \
+		cmp -s $$tmp $${f%.templ}_templ.go || { echo "web/$${f%.templ}_templ.go is stale: run go generate ./web"; exit 1; }; done
 
 unit:
 	$(GO) test -count=1 ./...
