@@ -268,6 +268,9 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		}
 		c.globalOff = align(c.globalOff, al)
 		s.addr = GlobalBase + uint64(c.globalOff)
+		if !c.checkSize(n.Span, n.Name, "global variables", c.globalOff+size, MaxGlobalSegment) {
+			size = 0
+		}
 		c.globalOff += size
 		c.growImg(&c.prog.GlobalImg, c.globalOff)
 	case isa.Const:
@@ -277,6 +280,9 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		}
 		c.constOff = align(c.constOff, al)
 		s.addr = uint64(c.constOff)
+		if !c.checkSize(n.Span, n.Name, "constant bank", c.constOff+size, MaxConstBank) {
+			size = 0
+		}
 		c.constOff += size
 		c.growImg(&c.prog.ConstImg, c.constOff)
 	case isa.Shared, isa.SharedCluster:
@@ -287,6 +293,9 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		} else {
 			c.sharedOff = align(c.sharedOff, al)
 			s.addr = uint64(c.sharedOff)
+			if !c.checkSize(n.Span, n.Name, "static shared memory", c.sharedOff+size, MaxSharedBytes) {
+				size = 0
+			}
 			c.sharedOff += size
 		}
 	case isa.Local, isa.Param:
@@ -301,6 +310,9 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		s.addr = uint64(c.localOff)
 		s.space = isa.Local
 		s.funcParam = d.Space == isa.Param
+		if !c.checkSize(n.Span, n.Name, "per-thread local memory", c.localOff+size, MaxLocalPerThread) {
+			size = 0
+		}
 		c.localOff += size
 	case isa.Tex:
 		s.kind = symOpaque
@@ -325,13 +337,31 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	}
 }
 
+// Limits on statically declared memory, checked at compile time.
+const (
+	MaxGlobalSegment  = 256 << 20 // module .global variables
+	MaxConstBank      = 64 << 10  // the constant bank, as on NVIDIA GPUs
+	MaxLocalPerThread = 512 << 10 // per-thread local memory, as CUDA allows
+	MaxRegisterRange  = 1 << 16   // registers one "%r<N>" declaration may declare
+	MaxRegisterSlots  = 1 << 18   // register slots of a module (every function's)
+)
+
+// growImg extends an initial-contents image to n bytes (within the limits
+// checked by the callers).
 func (c *compiler) growImg(img *[]byte, n int) {
-	if n > 1<<30 {
+	if n > MaxGlobalSegment || n <= len(*img) {
 		return
 	}
-	for len(*img) < n {
-		*img = append(*img, 0)
+	*img = append(*img, make([]byte, n-len(*img))...)
+}
+
+// checkSize reports a variable that pushes its segment past limit.
+func (c *compiler) checkSize(span ptx.Span, name, what string, end, limit int) bool {
+	if end <= limit {
+		return true
 	}
+	c.errorf(span, "%s takes the %s past %d bytes (the emulator's limit is %d)", name, what, end, limit)
+	return false
 }
 
 func (c *compiler) finishShared() {
@@ -390,9 +420,13 @@ func (c *compiler) declareReg(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		}
 		scope[name] = &sym{kind: kind, name: name, typ: d.Type, reg: c.newReg(name, d.Type, RegUser), span: n.Span}
 	}
+	if len(c.prog.Regs)+max(n.Range, 1) > MaxRegisterSlots {
+		c.errorf(n.Span, "%s: the module declares more than %d registers (the emulator's limit)", n.Name, MaxRegisterSlots)
+		return
+	}
 	if n.Range > 0 {
-		if n.Range > 1<<20 {
-			c.errorf(n.Span, "%s<%d>: too many registers", n.Name, n.Range)
+		if n.Range > MaxRegisterRange {
+			c.errorf(n.Span, "%s<%d>: a register range may declare at most %d registers", n.Name, n.Range, MaxRegisterRange)
 			return
 		}
 		for i := 0; i < n.Range; i++ {

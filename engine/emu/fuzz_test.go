@@ -1,0 +1,54 @@
+package emu
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// FuzzCompile feeds arbitrary text through the parser, the checker and the
+// lowering, and runs what compiles for a bounded number of instructions:
+// nothing may panic, and every diagnostic span must lie in the source.
+func FuzzCompile(f *testing.F) {
+	for _, dir := range []string{"../../../shared/conformance/zluda", "testdata/errors"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.ptx"))
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil && len(b) < 16<<10 {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte(ctlHeader + ".visible .entry k(.param .u64 out) { .reg .u32 %r<2>; mov.u32 %r1, %tid.x; ret; }"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		src := ptx.NewSource("f.ptx", text)
+		prog, diags := CompileSource(src)
+		for _, d := range diags {
+			if d.Span.Start < 0 || d.Span.End < d.Span.Start || int(d.Span.End) > len(text) {
+				t.Fatalf("bad span %v in %d bytes: %s", d.Span, len(text), d.Message)
+			}
+		}
+		if prog == nil {
+			return
+		}
+		for _, e := range prog.Entries() {
+			m, err := NewMachine(prog, e.Name, Config{Grid: [3]int{2, 1, 1}, Block: [3]int{40, 1, 1},
+				DynamicSharedBytes: 256, MaxWarpInstructions: 2000})
+			if err != nil {
+				continue
+			}
+			for i := range m.Kernel().Params {
+				if p := m.Kernel().Params[i]; p.Size == 8 {
+					a := m.Global.Alloc(p.Name, 4096, 256)
+					putLE(m.Params()[p.Offset:p.Offset+8], a.Base)
+				}
+			}
+			m.Run(context.Background())
+			if f := m.Fault(); f != nil && f.Kind == FaultInternal {
+				t.Fatalf("internal error: %s", f.Message)
+			}
+		}
+	})
+}
