@@ -3,10 +3,11 @@
 # the browser tests, when missing and running as root).
 GO ?= go
 TEMPL ?= github.com/a-h/templ/cmd/templ@v0.3.977
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test deps check-format vet check-generated unit generate fuzz bench loadtest
+.PHONY: test deps check-format vet lint check-generated unit generate fuzz bench loadtest
 
-test: deps check-format vet check-generated unit
+test: deps check-format vet lint check-generated unit
 
 deps:
 	@if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json .npm-ci-stamp 2>/dev/null; then \
@@ -23,6 +24,9 @@ check-format:
 
 vet:
 	$(GO) vet ./...
+
+lint:
+	$(GO) run $(STATICCHECK) ./...
 
 # Generated files are committed; fail when they no longer match their sources.
 # (The UI bundle is checked by `go test ./ui`, which rebuilds it.)

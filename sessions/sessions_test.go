@@ -2,7 +2,6 @@ package sessions
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -394,10 +393,6 @@ func diffDumps(a, b machineDump) string {
 	}
 	return fmt.Sprintf("%+v\nvs\n%+v", a, b)
 }
-
-func u32At(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
-
-// ---- tests ----
 
 func TestLoadDiagnostics(t *testing.T) {
 	c := newClient(t, newManager(t, Limits{}))

@@ -601,6 +601,5 @@ func (c *compiler) special(sr Special) int32 {
 	return r
 }
 
-// f32bits and f64bits are small helpers for family code.
+// f32bits returns the raw bits of f as a register value.
 func f32bits(f float32) uint64 { return uint64(math.Float32bits(f)) }
-func f64bits(f float64) uint64 { return math.Float64bits(f) }

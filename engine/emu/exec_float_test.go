@@ -630,11 +630,6 @@ func TestFloatPartialMask(t *testing.T) {
 
 // ---- zluda conformance cases of the floating-point and conversion families ----
 
-// fxMyOpcodes are the opcodes implemented in exec_float.go, exec_half.go and
-// exec_cvt.go; a conformance case that fails to compile for another
-// instruction is skipped (it belongs to another family).
-var fxMyOpcodes = []string{"cvt", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "testp", "copysign"}
-
 func BenchmarkFloatFmaF32Loop(b *testing.B) {
 	// 2000 iterations of 4 f32 add/mul/fma plus loop control (the exit test
 	// uses testp so that the benchmark only needs this family and cvt).

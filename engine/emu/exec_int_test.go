@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -235,14 +234,6 @@ func ixU(v int64) uint64 { return uint64(v) }
 
 // ---- conformance: the zluda cases of the integer, logic, comparison and
 // move families ----
-
-func ixElemSize(ty string) int {
-	n, err := strconv.Atoi(strings.TrimLeft(ty, "uif"))
-	if err != nil {
-		return 0
-	}
-	return n / 8
-}
 
 func TestIntAddSub(t *testing.T) {
 	ixRun(t, "add.u32 %d, %a, %b;", ixT("u32", "u32", "u32"),

@@ -59,7 +59,6 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 		}
 	}
 	fn.Entry = len(c.prog.Ops)
-	c.collectLabels(f.Body, len(c.prog.Ops))
 	c.lowerBlock(f.Body, false)
 	// Falling off the end of a function returns.
 	if n := len(c.prog.Ops); n == fn.Entry || !c.prog.Ops[n-1].Ctrl || c.prog.Ops[n-1].Code == isa.OpCall || c.prog.Ops[n-1].Guard >= 0 {
@@ -139,11 +138,6 @@ func (c *compiler) declareParams(f *ptx.Func, fn *Function) {
 	decl(f.Params, &fn.Params)
 }
 
-func (c *compiler) collectLabels(b *ptx.Block, pc int) {
-	// Labels are resolved after lowering through fixups; nothing to do up
-	// front except diagnose duplicates, which lowerBlock does.
-}
-
 func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 	if push {
 		c.scopes = append(c.scopes, map[string]*sym{})
@@ -193,7 +187,6 @@ type Mods struct {
 	Vec    int
 	Flags  isa.Flags
 	Shapes []string
-	spans  []ptx.Span
 }
 
 // bindFn checks an instruction's modifiers and operands and fills in op.

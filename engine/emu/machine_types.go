@@ -165,7 +165,6 @@ type barrier struct {
 	redAnd   bool
 	redOr    bool
 	redPopc  uint32
-	redInit  bool
 }
 
 // AccessKind classifies a memory access.

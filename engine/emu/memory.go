@@ -156,14 +156,6 @@ func (w *Warp) access(kind AccessKind, space isa.Space, lane int, addr uint64, s
 	return b, nil
 }
 
-// addr computes the address of a memory operand for lane: slot A plus Off.
-func (w *Warp) addr(op *Op, lane int) uint64 {
-	if op.A < 0 {
-		return uint64(op.Off)
-	}
-	return w.regs[int(op.A)*32+lane] + uint64(op.Off)
-}
-
 // genericToSpace maps a generic address to its state space and address.
 func (m *Machine) genericToSpace(a uint64) (isa.Space, uint64) {
 	switch {
