@@ -1,0 +1,75 @@
+package isa
+
+import "testing"
+
+func TestOpcodeTable(t *testing.T) {
+	seen := map[string]Opcode{}
+	for o := Opcode(1); o < NumOpcodes; o++ {
+		in := Info[o]
+		if in.Name == "" || in.Doc == "" || in.Syntax == "" {
+			t.Errorf("opcode %d: incomplete entry %+v", o, in)
+		}
+		if p, dup := seen[in.Name]; dup {
+			t.Errorf("%s named twice (%d and %d)", in.Name, p, o)
+		}
+		seen[in.Name] = o
+		if o.String() != in.Name {
+			t.Errorf("String of %d = %q", o, o.String())
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	cases := []struct {
+		base string
+		mods []string
+		want Opcode
+		used int
+	}{
+		{"add", []string{"s32"}, OpAdd, 0},
+		{"cp", []string{"async", "bulk", "tensor", "2d"}, OpCpAsyncBulkTensor, 3},
+		{"cp", []string{"async", "ca", "shared", "global"}, OpCpAsync, 1},
+		{"bar", []string{"warp", "sync"}, OpBarWarpSync, 2},
+		{"bar", []string{"sync"}, OpBar, 0},
+		{"mbarrier", []string{"try_wait", "parity", "b64"}, OpMbarrierTryWait, 1},
+		{"brx", []string{"idx"}, OpBrx, 1},
+		{"frob", nil, OpInvalid, 0},
+	}
+	for _, c := range cases {
+		if o, n := Lookup(c.base, c.mods); o != c.want || n != c.used {
+			t.Errorf("Lookup(%s, %v) = %v, %d; want %v, %d", c.base, c.mods, o, n, c.want, c.used)
+		}
+	}
+	if !Known("cp") || !Known("mbarrier") || Known("frob") {
+		t.Error("Known")
+	}
+}
+
+func TestModifierDecoding(t *testing.T) {
+	cases := map[string]Mod{
+		"u32":         {ModType, uint8(U32)},
+		"shared::cta": {ModSpace, uint8(Shared)},
+		"rn":          {ModRnd, uint8(RN)},
+		"ltu":         {ModCmp, uint8(LTU)},
+		"bfly":        {ModSub, uint8(SubBfly)},
+		"all":         {ModSub, uint8(SubAll)},
+		"sync":        {ModFlag, uint8(FSync)},
+		"ftz":         {ModFlag, uint8(FFtz)},
+		"v4":          {ModVec, 4},
+		"L2::128B":    {ModHint, 0},
+		"m16n8k16":    {ModShape, 0},
+	}
+	for word, want := range cases {
+		if got, ok := LookupMod(word); !ok || got != want {
+			t.Errorf("LookupMod(%q) = %+v, %v; want %+v", word, got, ok, want)
+		}
+	}
+	if _, ok := LookupMod("nonsense"); ok {
+		t.Error("nonsense decoded")
+	}
+	for ty := Type(1); ty < NumTypes; ty++ {
+		if TypeByName[ty.String()] != ty || ty.Kind() == KindNone || ty.Bits() == 0 {
+			t.Errorf("type %v: kind %v bits %d", ty, ty.Kind(), ty.Bits())
+		}
+	}
+}
