@@ -622,7 +622,7 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 	if op.Sub != isa.SubArrive && w.State == WarpReady {
 		w.State = WarpBarrier
 		w.barID = int(id)
-		w.barOp = op
+		w.barOp, w.barPC = op, w.m.curPC
 		bar.waiting = append(bar.waiting, w)
 	}
 	if w.m.obs != nil {

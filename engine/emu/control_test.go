@@ -227,6 +227,10 @@ SKIP:
 	if f.Kind != FaultDeadlock || !strings.Contains(f.Message, "barrier") {
 		t.Fatalf("fault %+v", f)
 	}
+	// The fault points at the barrier the first waiting warp issued.
+	if p := m.prog.Src.Position(m.prog.Spans[f.PC].Start); p.Line != 12 {
+		t.Fatalf("deadlock reported at line %d, want 12 (bar.sync 0)", p.Line)
+	}
 }
 
 // bar.red.popc counts predicates across the CTA.

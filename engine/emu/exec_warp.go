@@ -391,7 +391,6 @@ func execShfl(w *Warp, op *Op, mask uint32) *Fault {
 // .sync and membermask.
 func bindVote(b *binder) {
 	sync := b.Flag(isa.FSync)
-	all := b.Flag(isa.FAll)
 	uni := b.Flag(isa.FUni)
 	sub := b.Sub()
 	t := b.Type()
@@ -403,10 +402,6 @@ func bindVote(b *binder) {
 		modes++
 	}
 	mode := sub
-	if all {
-		modes++
-		mode = isa.SubAll
-	}
 	if uni {
 		modes++
 		mode = isa.SubNone
@@ -491,14 +486,14 @@ func execVote(w *Warp, op *Op, mask uint32) *Fault {
 // match.all.sync.type d{|p}, a, membermask (.b32 .b64).
 func bindMatch(b *binder) {
 	sync := b.Flag(isa.FSync)
-	all := b.Flag(isa.FAll)
 	sub := b.Sub()
 	t := b.Type()
 	if b.failed {
 		return
 	}
-	if sub == isa.SubAll {
-		all, sub = true, isa.SubNone
+	all := sub == isa.SubAll
+	if all {
+		sub = isa.SubNone
 	}
 	if all == (sub == isa.SubAny) || (sub != isa.SubNone && sub != isa.SubAny) {
 		b.errorf("needs one mode (.any .all)")

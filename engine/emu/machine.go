@@ -275,7 +275,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		regs, preds, stack := w.regs, w.preds, w.stack[:0]
 		clear(regs)
 		clear(preds)
-		*w = Warp{m: m, cta: c, ID: i, barDst: -1, regs: regs, preds: preds, stack: stack}
+		*w = Warp{m: m, cta: c, ID: i, regs: regs, preds: preds, stack: stack}
 		n := min(32, nt-i*32)
 		w.valid = uint32(1<<n - 1)
 		if n == 32 {
@@ -642,15 +642,11 @@ func (m *Machine) deadlock(c *CTA) {
 	m.setFault(f)
 }
 
-// lastPC is the pc of the instruction a warp last issued (a warp at a
-// barrier has already advanced past it).
+// lastPC is the pc of the barrier a waiting warp issued (it has already
+// advanced past it), else the warp's pc.
 func (w *Warp) lastPC() int {
-	if w.barOp != nil {
-		for pc := range w.m.prog.Ops {
-			if &w.m.prog.Ops[pc] == w.barOp {
-				return pc
-			}
-		}
+	if w.State == WarpBarrier {
+		return w.barPC
 	}
 	return w.pc()
 }

@@ -29,7 +29,6 @@ const (
 	FaultTrap          FaultKind = "trap"
 	FaultStack         FaultKind = "call-stack-overflow"
 	FaultIllegal       FaultKind = "illegal-instruction"
-	FaultDivideByZero  FaultKind = "divide-by-zero" // not raised for PTX div (whose result is undefined); reserved
 	FaultInvalidMember FaultKind = "invalid-membermask"
 	FaultInternal      FaultKind = "internal-error" // an emulator bug, caught instead of crashing
 )
@@ -97,9 +96,9 @@ type Warp struct {
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
 	State  WarpState
-	barID  int   // barrier waited on, when State == WarpBarrier
-	barDst int32 // bar.red destination predicate/register slot, -1 if none
-	barOp  *Op
+	barID  int // barrier waited on, when State == WarpBarrier
+	barOp  *Op // the barrier instruction waited at (its results are written on release)
+	barPC  int // its pc, for deadlock reports
 }
 
 // r returns the 32 lanes of value slot i.

@@ -1,7 +1,5 @@
 package emu
 
-import "strings"
-
 // Special is a special register (%tid.x, %laneid, %clock64, ...).
 type Special uint8
 
@@ -140,14 +138,9 @@ var specialByName = func() map[string]Special {
 	return m
 }()
 
-// lookupSpecial finds a special register by name; a vector special without
-// component ("%tid") is its .x component only in legacy code, so it is not
-// accepted.
+// lookupSpecial finds a special register by name (PTX names are
+// case-sensitive; vector registers need their component: "%tid.x").
 func lookupSpecial(name string) (Special, bool) {
 	s, ok := specialByName[name]
-	if !ok && strings.HasPrefix(name, "%") {
-		// Legacy component spellings: %tid.X? PTX uses lower case only.
-		s, ok = specialByName[strings.ToLower(name)]
-	}
 	return s, ok
 }

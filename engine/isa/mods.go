@@ -137,19 +137,17 @@ const (
 	FR // shf.r
 	FNoftz
 	FPack
-	FAll // unused: ".all" decodes as SubAll
 	FVolatile
 	FNC // ld.global.nc
 	FTrans
-	FShared // cvta.to / isspacep target space markers are spaces, not flags; this is .shared in bar.red? unused
-	FTo     // cvta.to
+	FTo // cvta.to
 	FAsync
 	NumFlags
 )
 
 var flagNames = [NumFlags]string{"ftz", "sat", "approx", "full", "wide", "hi", "lo", "cc", "uni", "sync", "aligned",
-	"relu", "satfinite", "NaN", "xorsign", "abs", "shiftamt", "clamp", "wrap", "l", "r", "noftz", "pack", "all",
-	"volatile", "nc", "trans", "shared", "to", "async"}
+	"relu", "satfinite", "NaN", "xorsign", "abs", "shiftamt", "clamp", "wrap", "l", "r", "noftz", "pack",
+	"volatile", "nc", "trans", "to", "async"}
 
 func (f Flag) String() string { return flagNames[f] }
 
@@ -202,12 +200,9 @@ var modTable = func() map[string]Mod {
 	for s := SubOp(1); s < NumSubOps; s++ {
 		m[s.String()] = Mod{ModSub, uint8(s)}
 	}
-	// ".sync" is always the flag FSync (shfl.sync, vote.sync, bar.sync ...);
-	// ".all" is always the sub-operation SubAll (vote.all, match.all).
+	// ".sync" is always the flag FSync (shfl.sync, vote.sync, bar.sync ...),
+	// overriding the sub-operation of the same name.
 	for f := Flag(0); f < NumFlags; f++ {
-		if f == FShared || f == FAll { // ".shared" is a space; ".all" a SubOp
-			continue
-		}
 		m[f.String()] = Mod{ModFlag, uint8(f)}
 	}
 	m["v2"], m["v4"], m["v8"] = Mod{ModVec, 2}, Mod{ModVec, 4}, Mod{ModVec, 8}
