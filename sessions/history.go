@@ -4,19 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
-// History: the machine is deterministic, so a step (the state after a
-// command that moved the machine) is identified by the warp-instruction
-// count it reached, plus a "tail" for the rare stops that change the
-// machine without executing (a breakpoint stop, or a launch that finished
-// or deadlocked without executing another instruction).
+// History: the machine is deterministic, so the whole session is one
+// trajectory and a position on it is the warp-instruction count the machine
+// has reached. Every position from firstStep to the head (the furthest
+// position executed) can be shown again: the timeline scrubs through them
+// one warp-instruction at a time. Where a command ended, a "stop" records
+// why (stepped, breakpoint, fault, …), the command's message, and a "tail"
+// for the rare stops that change the machine without executing (a
+// breakpoint stop, or a launch that finished or deadlocked without
+// executing another instruction).
 //
-// To reach a step, the session restores the latest usable snapshot at or
-// before it and replays forward (breakpoints cleared). Snapshots hold the
+// To reach a position, the session restores the latest usable snapshot at
+// or before it and replays forward (breakpoints cleared). Snapshots hold the
 // machine state without global memory; global memory is moved with two
 // logs fed by the observer (every store/atomic to global reports each
 // lane's address and previous bytes):
@@ -34,22 +39,29 @@ import (
 // segment can be deduplicated (only the first write of each address
 // matters to undo it), which bounds a long run's log by the memory it
 // touches. When the history exceeds its budget, the oldest snapshots and
-// their records are dropped (firstStep moves up); if one segment alone is
+// their stops are dropped (firstStep moves up); if one segment alone is
 // over budget, a snapshot of the current state becomes the new base.
 type history struct {
-	m   *emu.Machine
-	rec *recorder
+	m      *emu.Machine
+	rec    *recorder
+	lastOf func(*emu.StepInfo) (lastRec, []touchRec)
 
-	first   int     // absolute step number of entries[0]
-	entries []entry // reachable steps, oldest first
-	cur     int     // absolute step number of the machine's state
+	first int64  // the earliest reachable position (the base snapshot's)
+	head  int64  // the furthest position reached
+	cur   int64  // the machine's position
+	stops []stop // where commands ended, by position; one per position
+
+	// The last instruction before the current position (from its stop, the
+	// replay that reached it, or the snapshot it was restored from).
+	last    lastRec
+	touched []touchRec
 
 	snaps []snapRec // oldest first, by count
 	undo  memLog
 	redo  memLog
 	floor int64 // redo covers the segments after count floor (MaxInt64: no redo)
 
-	interval    int64 // count distance between snapshots at step ends
+	interval    int64 // count distance between snapshots at command ends
 	jobInterval int64 // count distance between snapshots inside one long command
 	budget      int64
 	compacted   int   // undo bytes after the last deduplication
@@ -57,11 +69,14 @@ type history struct {
 }
 
 type tail struct {
-	bpPC    int32 // >= 0: the step ended with a breakpoint stop at this pc
-	settled bool  // the step ended with the launch finishing or deadlocking without executing
+	bpPC    int32 // >= 0: the command ended with a breakpoint stop at this pc
+	settled bool  // the command ended with the launch finishing or deadlocking without executing
 }
 
-type entry struct {
+func (t tail) none() bool { return t.bpPC < 0 && !t.settled }
+
+// stop is where a command ended.
+type stop struct {
 	wi      int64
 	tail    tail
 	reason  string
@@ -70,7 +85,7 @@ type entry struct {
 	touched []touchRec
 }
 
-// lastRec is the last warp-instruction executed before a step's state.
+// lastRec is the last warp-instruction executed before a position.
 type lastRec struct {
 	valid          bool
 	ctaLin, warp   int
@@ -91,19 +106,29 @@ type snapKind uint8
 
 const (
 	snapClean   snapKind = iota // the state right after the count-th instruction
-	snapBP                      // a breakpoint tail applied (usable for later steps too)
-	snapSettled                 // a settled tail applied (usable only for its own step)
+	snapBP                      // a breakpoint tail applied (usable for later positions too)
+	snapSettled                 // a settled tail applied (usable only for its own position)
 )
 
-type snapRec struct {
-	wi    int64
-	step  int  // the step it was taken at (inside a command: the step that command will record)
-	exact bool // the state of step itself (taken when the step was recorded)
-	kind  snapKind
-	s     *emu.Snapshot
+func kindOf(t tail) snapKind {
+	switch {
+	case t.bpPC >= 0:
+		return snapBP
+	case t.settled:
+		return snapSettled
+	}
+	return snapClean
 }
 
-const entryBytes = 128
+type snapRec struct {
+	wi      int64
+	kind    snapKind
+	last    lastRec // the instruction before it
+	touched []touchRec
+	s       *emu.Snapshot
+}
+
+const stopBytes = 128
 
 // ---- memory logs ----
 
@@ -186,20 +211,36 @@ func (l *memLog) compact(keep func(r memRec) bool) {
 
 // ---- history ----
 
-func newHistory(m *emu.Machine, rec *recorder, interval, budget int64, reason string) *history {
-	h := &history{m: m, rec: rec, floor: math.MaxInt64, interval: interval, jobInterval: 16 * interval, budget: budget}
-	h.entries = []entry{{wi: 0, tail: tail{bpPC: -1}, reason: reason}}
-	h.snaps = []snapRec{{wi: 0, step: 0, exact: true, kind: snapClean, s: m.Snapshot(false)}}
+func newHistory(m *emu.Machine, rec *recorder, lastOf func(*emu.StepInfo) (lastRec, []touchRec), interval, budget int64, reason string) *history {
+	h := &history{m: m, rec: rec, lastOf: lastOf, floor: math.MaxInt64, interval: interval, jobInterval: 16 * interval, budget: budget}
+	h.stops = []stop{{wi: 0, tail: noTail, reason: reason}}
+	h.snaps = []snapRec{{wi: 0, kind: snapClean, s: m.Snapshot(false)}}
 	return h
 }
 
-func (h *history) head() int          { return h.first + len(h.entries) - 1 }
-func (h *history) entry(k int) *entry { return &h.entries[k-h.first] }
 func (h *history) wi() int64          { return h.m.Stats().WarpInstructions }
 func (h *history) lastSnap() *snapRec { return &h.snaps[len(h.snaps)-1] }
 
+// stopAt returns the stop at position wi, or nil.
+func (h *history) stopAt(wi int64) *stop {
+	i := sort.Search(len(h.stops), func(i int) bool { return h.stops[i].wi >= wi })
+	if i < len(h.stops) && h.stops[i].wi == wi {
+		return &h.stops[i]
+	}
+	return nil
+}
+
+// reason returns why the machine stands at the current position, and the
+// message that came with it.
+func (h *history) reason() (string, string) {
+	if st := h.stopAt(h.cur); st != nil {
+		return st.reason, st.message
+	}
+	return "stepped", ""
+}
+
 func (h *history) bytes() int64 {
-	n := int64(h.undo.bytes()+h.redo.bytes()) + int64(len(h.entries))*entryBytes
+	n := int64(h.undo.bytes()+h.redo.bytes()) + int64(len(h.stops))*stopBytes
 	for _, s := range h.snaps {
 		n += int64(s.s.Size()) + 64
 	}
@@ -230,64 +271,81 @@ func (h *history) logStore(wi int64, a *emu.Access) {
 	}
 }
 
-// beginExec makes the current step the head before the machine moves on
-// from it: later steps, their snapshots and the redo log are dropped.
+// beginExec is called before the machine executes past the head: the
+// redo log only ever covers positions up to the head, so it is dropped.
 func (h *history) beginExec() {
-	if h.cur == h.head() {
+	h.redo.reset()
+	h.floor = math.MaxInt64
+}
+
+// truncate makes the current position the head: later stops, snapshots
+// and the redo log are dropped (a command that may end anywhere, a run
+// with breakpoints, starts from the past).
+func (h *history) truncate() {
+	if h.cur == h.head {
 		return
 	}
-	h.entries = h.entries[:h.cur-h.first+1]
-	k := len(h.snaps)
-	for k > 0 && h.snaps[k-1].step > h.cur {
+	k := sort.Search(len(h.stops), func(i int) bool { return h.stops[i].wi > h.cur })
+	h.stops = h.stops[:k]
+	if len(h.stops) == 0 || h.stops[k-1].wi != h.cur {
+		h.stops = append(h.stops, stop{wi: h.cur, tail: noTail, reason: "stepped", last: h.last, touched: h.touched})
+	}
+	k = len(h.snaps)
+	for k > 1 && h.snaps[k-1].wi > h.cur {
 		k--
 	}
 	for i := k; i < len(h.snaps); i++ {
 		h.snaps[i].s = nil
 	}
 	h.snaps = h.snaps[:k]
-	h.redo.reset()
-	h.floor = math.MaxInt64
-	h.deduped = min(h.deduped, h.wi())
+	h.head = h.cur
+	h.beginExec()
+	h.deduped = min(h.deduped, h.cur)
 }
 
-// record appends the machine's current state as a new step and makes it
-// current; clean tells whether a snapshot may be taken of it.
-func (h *history) record(e entry) int {
-	h.entries = append(h.entries, e)
-	h.cur = h.head()
-	kind := snapClean
-	switch {
-	case e.tail.bpPC >= 0:
-		kind = snapBP
-	case e.tail.settled:
-		kind = snapSettled
+// record notes a command's end at the machine's position: a stop when the
+// command reached a new head or ended with a tail; within the recorded
+// past the position just becomes current.
+func (h *history) record(st stop) {
+	h.cur = st.wi
+	h.last, h.touched = st.last, st.touched
+	if st.wi < h.head && st.tail.none() {
+		return
 	}
-	if e.wi-h.lastSnap().wi >= h.interval {
-		h.snaps = append(h.snaps, snapRec{wi: e.wi, step: h.cur, exact: true, kind: kind, s: h.m.Snapshot(false)})
+	if old := h.stopAt(st.wi); old != nil {
+		if st.wi < h.head {
+			return // the past already has its stop there
+		}
+		*old = st
+	} else {
+		h.stops = append(h.stops, st)
 	}
-	return h.cur
+	h.head = st.wi
+	if st.wi-h.lastSnap().wi >= h.interval {
+		h.snaps = append(h.snaps, snapRec{wi: st.wi, kind: kindOf(st.tail), last: st.last, touched: st.touched, s: h.m.Snapshot(false)})
+	}
 }
 
 // midSnapshot takes a snapshot inside a long command (the machine has just
-// executed an instruction) when the last one is far enough back.
+// executed an instruction past the head) when the last one is far enough
+// back.
 func (h *history) midSnapshot() {
 	wi := h.wi()
 	if wi-h.lastSnap().wi < h.jobInterval {
 		return
 	}
-	h.snaps = append(h.snaps, snapRec{wi: wi, step: h.head() + 1, kind: snapClean, s: h.m.Snapshot(false)})
+	h.snapNow()
 }
 
-// trim enforces the budget; it runs while executing at the head. inJob
-// tells that a command is under way (the machine just executed an
-// instruction and its step is not recorded yet); clean that the machine's
-// state is the plain state after its last instruction.
-func (h *history) trim(inJob, clean bool) {
+// trim enforces the budget; it runs while executing at the head. clean
+// tells that the machine's state is the plain state after its last
+// instruction.
+func (h *history) trim(clean bool) {
 	over := h.bytes() > h.budget
 	ub := h.undo.bytes()
 	if (over && ub > 2*h.compacted && int64(ub) > h.budget/8) || ub-h.compacted > dedupEvery {
 		if clean {
-			h.snapNow(inJob) // closes the open segment
+			h.snapNow() // closes the open segment
 		}
 		h.dedup()
 		h.compacted = h.undo.bytes()
@@ -299,7 +357,7 @@ func (h *history) trim(inJob, clean bool) {
 		h.dropBase()
 	}
 	if h.bytes() > h.budget && clean {
-		h.snapNow(inJob)
+		h.snapNow()
 		for len(h.snaps) > 1 {
 			h.dropBase()
 		}
@@ -314,31 +372,29 @@ const dedupEvery = 4 << 20
 
 // snapNow takes a snapshot of the current (clean) state unless the last
 // one is of it already.
-func (h *history) snapNow(inJob bool) {
+func (h *history) snapNow() {
 	wi := h.wi()
 	if wi <= h.lastSnap().wi {
 		return
 	}
-	if inJob {
-		h.snaps = append(h.snaps, snapRec{wi: wi, step: h.head() + 1, kind: snapClean, s: h.m.Snapshot(false)})
-	} else {
-		h.snaps = append(h.snaps, snapRec{wi: wi, step: h.cur, exact: true, kind: snapClean, s: h.m.Snapshot(false)})
+	sr := snapRec{wi: wi, kind: snapClean, s: h.m.Snapshot(false)}
+	if h.rec.info != nil && h.rec.executed {
+		sr.last, sr.touched = h.lastOf(h.rec.info)
 	}
+	h.snaps = append(h.snaps, sr)
 }
 
 // dropBase forgets the oldest snapshot and everything only it could reach.
 func (h *history) dropBase() {
 	h.snaps[0].s = nil
 	h.snaps = h.snaps[1:]
-	base := h.snaps[0]
-	h.undo.dropFront(base.wi)
-	if drop := base.step - h.first; drop > 0 {
-		if drop > len(h.entries) {
-			drop = len(h.entries)
-		}
-		h.entries = append([]entry(nil), h.entries[drop:]...)
-		h.first += drop
+	base := h.snaps[0].wi
+	h.undo.dropFront(base)
+	k := sort.Search(len(h.stops), func(i int) bool { return h.stops[i].wi >= base })
+	if k > 0 {
+		h.stops = append([]stop(nil), h.stops[k:]...)
 	}
+	h.first = base
 }
 
 // dedup keeps, in every closed segment of the undo log, only the first
@@ -369,37 +425,34 @@ func (h *history) dedup() {
 	h.deduped = h.lastSnap().wi
 }
 
-// usable reports whether snapshot s can be the start of a replay to step
-// k (count wi).
-func usable(s *snapRec, k int, wi int64) bool {
+// usable reports whether snapshot s can be the start of a replay to
+// position wi, whose stop (if any) is st.
+func usable(s *snapRec, wi int64, st *stop) bool {
 	switch {
-	case s.exact && s.step == k:
-		return true
 	case s.wi < wi:
 		return s.kind != snapSettled
 	case s.wi == wi:
-		return s.kind == snapClean
+		return s.kind == snapClean || (st != nil && s.kind == kindOf(st.tail))
 	}
 	return false
 }
 
 var errReplay = errors.New("history replay diverged")
 
-// goTo brings the machine to step k of the history.
-func (h *history) goTo(k int) error {
-	if k < h.first || k > h.head() {
-		return fmt.Errorf("step %d is not in the history (%d to %d)", k, h.first, h.head())
+// goTo brings the machine to position k of the history.
+func (h *history) goTo(k int64) error {
+	if k < h.first || k > h.head {
+		return fmt.Errorf("step %d is not in the history (%d to %d)", k, h.first, h.head)
 	}
 	if k == h.cur {
 		return nil
 	}
-	e := h.entry(k)
-	T := e.wi
-	P := h.wi()
-	ce := h.entry(h.cur)
+	st := h.stopAt(k)
+	P := h.cur
+	cst := h.stopAt(P)
 	y := -1
 	for i := len(h.snaps) - 1; i >= 0; i-- {
-		if usable(&h.snaps[i], k, T) {
+		if usable(&h.snaps[i], k, st) {
 			y = i
 			break
 		}
@@ -409,29 +462,42 @@ func (h *history) goTo(k int) error {
 	}
 	s := &h.snaps[y]
 	h.rec.replay = true
+	h.rec.executed = false
 	defer func() { h.rec.replay = false }()
-	if T > P && !ce.tail.settled && s.wi <= P {
+	tailDone := false
+	if k > P && (cst == nil || !cst.tail.settled) && s.wi <= P {
 		// Forward from the current state.
-		if err := h.replay(T); err != nil {
+		if err := h.replay(k); err != nil {
 			return err
 		}
-		h.cur = k
-		return h.applyTail(e)
-	}
-	if s.wi <= P {
-		h.undoTo(s.wi)
 	} else {
-		h.redoTo(s.wi)
+		if s.wi <= P {
+			h.undoTo(s.wi)
+		} else {
+			h.redoTo(s.wi)
+		}
+		h.m.Restore(s.s)
+		h.last, h.touched = s.last, s.touched
+		tailDone = s.kind != snapClean
+		if s.wi < k {
+			if err := h.replay(k); err != nil {
+				return err
+			}
+			tailDone = false
+		}
 	}
-	h.m.Restore(s.s)
 	h.cur = k
-	if s.exact && s.step == k {
+	if h.rec.executed && h.rec.info != nil {
+		h.last, h.touched = h.lastOf(h.rec.info)
+	}
+	if st == nil {
 		return nil
 	}
-	if err := h.replay(T); err != nil {
-		return err
+	h.last, h.touched = st.last, st.touched
+	if tailDone {
+		return nil
 	}
-	return h.applyTail(e)
+	return h.applyTail(st.tail)
 }
 
 // undoTo pops undo records newer than count wi, restoring global memory;
@@ -453,7 +519,7 @@ func (h *history) undoTo(wi int64) {
 	h.floor = min(h.floor, wi)
 }
 
-// redoTo moves global memory forward from the current step to a later
+// redoTo moves global memory forward from the current position to a later
 // snapshot at count wi: the current segment's replayed writes are undone
 // (the redo log has the whole segment), then redo records up to wi apply.
 func (h *history) redoTo(wi int64) {
@@ -507,23 +573,116 @@ func (h *history) replay(wi int64) error {
 	return nil
 }
 
-// applyTail redoes a step's non-executing stop.
-func (h *history) applyTail(e *entry) error {
+// applyTail redoes a stop's non-executing part.
+func (h *history) applyTail(t tail) error {
 	m := h.m
 	before := m.Stats().WarpInstructions
 	switch {
-	case e.tail.bpPC >= 0:
-		m.SetBreakpoint(int(e.tail.bpPC), true)
+	case t.bpPC >= 0:
+		m.SetBreakpoint(int(t.bpPC), true)
 		r := m.Issue(true)
-		m.SetBreakpoint(int(e.tail.bpPC), false)
+		m.SetBreakpoint(int(t.bpPC), false)
 		if r != emu.StopBreakpoint || m.Stats().WarpInstructions != before {
 			return errReplay
 		}
-	case e.tail.settled && !m.Stopped():
+	case t.settled && !m.Stopped():
 		r := m.Step(emu.StepWarpInstruction)
 		if (r != emu.StopDone && r != emu.StopFault) || m.Stats().WarpInstructions != before {
 			return errReplay
 		}
 	}
 	return nil
+}
+
+// ---- moving by units ----
+
+// schedKey orders warps as the round-robin scheduler visits them.
+type schedKey struct{ cta, warp int }
+
+func (a schedKey) le(b schedKey) bool { return a.cta < b.cta || (a.cta == b.cta && a.warp <= b.warp) }
+
+// prevBoundary returns the latest position before p that starts a unit of
+// g, or firstStep if there is none: a round starts where the scheduler
+// wraps around its warps (the next instruction's warp comes at or before
+// the last one's), a barrier unit ends with the instruction that released a
+// barrier. The positions are found by replaying the segments before p.
+func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
+	hi := p
+	var after schedKey // the warp of instruction hi+1
+	haveAfter := false
+	for hi > h.first {
+		// The latest snapshot before hi to replay from.
+		s := h.first
+		for i := len(h.snaps) - 1; i >= 0; i-- {
+			if h.snaps[i].wi < hi && h.snaps[i].kind != snapSettled {
+				s = h.snaps[i].wi
+				break
+			}
+		}
+		if err := h.goTo(s); err != nil {
+			return 0, err
+		}
+		n := int(hi - s)
+		keys := make([]schedKey, 0, n)
+		rel := make([]bool, 0, n)
+		h.rec.onStep = func(in *emu.StepInfo) {
+			keys = append(keys, schedKey{in.CTALin, in.Warp})
+			r := false
+			for _, e := range in.Events {
+				r = r || e.Kind == emu.EvBarrierRelease
+			}
+			rel = append(rel, r)
+		}
+		h.rec.replay = true
+		err := h.replay(hi)
+		h.rec.replay, h.rec.onStep = false, nil
+		if err != nil {
+			return 0, err
+		}
+		h.cur = hi
+		if h.rec.info != nil {
+			h.last, h.touched = h.lastOf(h.rec.info)
+		}
+		if st := h.stopAt(hi); st != nil {
+			h.last, h.touched = st.last, st.touched
+			if err := h.applyTail(st.tail); err != nil {
+				return 0, err
+			}
+		}
+		if len(keys) != n {
+			return 0, errReplay
+		}
+		// keys[i] is instruction s+1+i; position b is the state after
+		// instruction b.
+		for b := hi; b > s; b-- {
+			if b >= p {
+				continue
+			}
+			i := int(b - s - 1)
+			switch g {
+			case emu.StepToBarrier:
+				if rel[i] {
+					return b, nil
+				}
+			default:
+				var next schedKey
+				switch {
+				case i+1 < n:
+					next = keys[i+1]
+				case haveAfter:
+					next = after
+				default:
+					continue
+				}
+				if next.le(keys[i]) {
+					return b, nil
+				}
+			}
+		}
+		if n > 0 {
+			after, haveAfter = keys[0], true
+		}
+		hi = s
+	}
+	return h.first, nil
 }

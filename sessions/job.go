@@ -15,8 +15,8 @@ type job struct {
 	id        *int64
 	gran      emu.Granularity
 	count     int   // units (warp-instructions, rounds, barrier releases) left
-	roundLeft int   // instructions left in the current round
 	cap       int64 // warp-instructions this command may execute
+	inHist    bool  // moving through the recorded past (below the head)
 	startWI   int64
 	stopped   bool // the launch had stopped before the command
 	bpsSet    bool
@@ -43,7 +43,7 @@ func (s *Session) startJob(j *job) {
 	j.t0 = time.Now()
 	j.lastFrame = j.t0
 	if j.stopped {
-		e := s.h.entry(s.h.cur)
+		_, msg := s.h.reason()
 		reason := "limit"
 		switch {
 		case m.Fault() != nil:
@@ -51,10 +51,21 @@ func (s *Session) startJob(j *job) {
 		case m.Done():
 			reason = "done"
 		}
-		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: e.message}))
+		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: msg}))
 		return
 	}
-	s.h.beginExec()
+	switch {
+	case s.h.cur == s.h.head:
+		s.h.beginExec()
+	case j.kind == jobRun:
+		// A run stops wherever a breakpoint is now: the future is redone.
+		s.h.truncate()
+		s.h.beginExec()
+	default:
+		// Steps from the past move through the recorded trajectory (the
+		// machine is deterministic) and keep the future.
+		j.inHist = true
+	}
 	s.rec.executed = false
 	s.rec.released = false
 	s.job = j
@@ -69,18 +80,12 @@ func (s *Session) slice() {
 	for i := 0; i < n; i++ {
 		wi := m.Stats().WarpInstructions
 		if wi-j.startWI >= j.cap {
-			s.finishJob(nil, "limit", noTail, fmt.Sprintf("stopped after %d warp-instructions (the limit per command)", wi-j.startWI))
+			s.finishJob(nil, "budget", noTail, fmt.Sprintf("paused after %d warp-instructions, the most one command may run; continue to go on", wi-j.startWI))
 			return
 		}
-		if j.kind == jobStep && j.gran == emu.StepRound && j.roundLeft <= 0 {
-			m.NextWarp() // fills CTAs as the machine's round does
-			ready := 0
-			for _, w := range m.Warps() {
-				if w.State == emu.WarpReady {
-					ready++
-				}
-			}
-			j.roundLeft = max(ready, 1)
+		if j.inHist && wi >= s.h.head {
+			j.inHist = false
+			s.h.beginExec()
 		}
 		r := m.Issue(true)
 		if j.kind == jobRun && !j.bpsSet {
@@ -120,8 +125,10 @@ func (s *Session) slice() {
 			case emu.StepWarpInstruction:
 				unit = true
 			case emu.StepRound:
-				j.roundLeft--
-				unit = j.roundLeft == 0
+				// A round ends where the scheduler wraps around its warps.
+				next := m.NextWarp()
+				unit = next == nil || s.rec.info == nil ||
+					schedKey{next.CTA().Linear, next.ID}.le(schedKey{s.rec.info.CTALin, s.rec.info.Warp})
 			case emu.StepToBarrier:
 				unit = s.rec.released
 				s.rec.released = false
@@ -144,8 +151,10 @@ func (s *Session) slice() {
 	case el > 2*sliceTarget && s.sliceN > minSlice:
 		s.sliceN /= 2
 	}
-	s.h.midSnapshot()
-	s.h.trim(true, true)
+	if !j.inHist {
+		s.h.midSnapshot()
+		s.h.trim(true)
+	}
 	if j.kind == jobRun && time.Since(j.lastFrame) >= s.lim.FrameInterval && !s.out.framePending() {
 		s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}), true)
 		j.lastFrame = time.Now()
@@ -177,18 +186,19 @@ func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
 		t.settled = m.Stats().WarpInstructions == before && m.Stopped()
 	}
 	wi := m.Stats().WarpInstructions
-	if wi != j.startWI || t.bpPC >= 0 || t.settled {
-		e := entry{wi: wi, tail: t, reason: reason, message: message}
-		if s.rec.executed && s.rec.info != nil {
-			e.last, e.touched = s.lastOf(s.rec.info)
-		} else {
-			prev := h.entry(h.cur)
-			e.last, e.touched = prev.last, prev.touched
-		}
-		h.record(e)
+	st := stop{wi: wi, tail: t, reason: reason, message: message}
+	if s.rec.executed && s.rec.info != nil {
+		st.last, st.touched = s.lastOf(s.rec.info)
+	} else {
+		st.last, st.touched = h.last, h.touched
+	}
+	if wi != j.startWI || !t.none() {
+		h.record(st)
 		s.mgr.met.AddSteps(1)
 	}
-	h.trim(false, t.bpPC < 0 && !t.settled)
+	if !j.inHist && h.cur == h.head {
+		h.trim(t.none())
+	}
 	s.send(s.buildState(stateOpts{id: id, reason: reason, message: message}))
 	if j.kind == jobStep {
 		s.mgr.met.ObserveStepLatency(time.Since(j.t0))

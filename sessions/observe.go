@@ -17,10 +17,11 @@ import (
 type recorder struct {
 	h        *history
 	m        *emu.Machine
-	replay   bool          // replaying history: no events
-	info     *emu.StepInfo // the last executed instruction
-	executed bool          // an instruction executed since cleared
-	released bool          // a barrier released since cleared
+	replay   bool                // replaying history: no events
+	info     *emu.StepInfo       // the last executed instruction
+	executed bool                // an instruction executed since cleared
+	released bool                // a barrier released since cleared
+	onStep   func(*emu.StepInfo) // if set, sees every instruction (history scans)
 
 	events  []evRec
 	dropped int // events beyond maxEvents since the last state
@@ -40,6 +41,9 @@ func trailingZeros(x uint32) int { return bits.TrailingZeros32(x) }
 func (r *recorder) Step(in *emu.StepInfo) {
 	r.info = in
 	r.executed = true
+	if r.onStep != nil {
+		r.onStep(in)
+	}
 	if len(in.Accesses) > 0 {
 		wi := r.m.Stats().WarpInstructions
 		for i := range in.Accesses {

@@ -24,7 +24,7 @@ type clientMsg struct {
 	Spec                json.RawMessage `json:"spec,omitempty"`
 	Granularity         string          `json:"granularity,omitempty"`
 	Count               *int            `json:"count,omitempty"`
-	Step                *int            `json:"step,omitempty"`
+	Step                *int64          `json:"step,omitempty"`
 	MaxWarpInstructions *int64          `json:"maxWarpInstructions,omitempty"`
 	Line                *int            `json:"line,omitempty"`
 	On                  *bool           `json:"on,omitempty"`
@@ -122,9 +122,9 @@ type bufferJSON struct {
 type stateMsg struct {
 	Type         string      `json:"type"`
 	ID           *int64      `json:"id,omitempty"`
-	Step         int         `json:"step"`
-	Steps        int         `json:"steps"`
-	FirstStep    int         `json:"firstStep"`
+	Step         int64       `json:"step"`
+	Steps        int64       `json:"steps"`
+	FirstStep    int64       `json:"firstStep"`
 	Running      bool        `json:"running"`
 	Status       string      `json:"status"`
 	Reason       string      `json:"reason"`

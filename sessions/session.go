@@ -171,8 +171,13 @@ func (s *Session) validate(c *clientMsg) *Error {
 			return bad("count must be between 1 and %d", MaxStepCount)
 		}
 	case "back":
-		if c.Count != nil && *c.Count < 1 {
-			return bad("count must be at least 1")
+		switch c.Granularity {
+		case "", "warp", "round", "barrier":
+		default:
+			return bad("unknown granularity %q (want \"warp\", \"round\" or \"barrier\")", c.Granularity)
+		}
+		if c.Count != nil && (*c.Count < 1 || *c.Count > MaxStepCount) {
+			return bad("count must be between 1 and %d", MaxStepCount)
 		}
 	case "seek":
 		if c.Step == nil || *c.Step < 0 {
@@ -310,22 +315,12 @@ func (s *Session) handle(c command) {
 	}
 	switch msg.Type {
 	case "pause":
-		s.send(s.buildState(stateOpts{id: msg.ID, reason: s.h.entry(s.h.cur).reason}))
+		reason, message := s.h.reason()
+		s.send(s.buildState(stateOpts{id: msg.ID, reason: reason, message: message}))
 	case "reset":
 		s.doReset(msg.ID)
 	case "step":
-		n := 1
-		if msg.Count != nil {
-			n = *msg.Count
-		}
-		g := emu.StepWarpInstruction
-		switch msg.Granularity {
-		case "round":
-			g = emu.StepRound
-		case "barrier":
-			g = emu.StepToBarrier
-		}
-		s.startJob(&job{kind: jobStep, id: msg.ID, gran: g, count: n, cap: s.lim.MaxWarpInstructions})
+		s.startJob(&job{kind: jobStep, id: msg.ID, gran: granularity(msg.Granularity), count: count(msg), cap: s.lim.MaxWarpInstructions})
 	case "run":
 		cap := s.lim.MaxWarpInstructions
 		if msg.MaxWarpInstructions != nil && *msg.MaxWarpInstructions > 0 {
@@ -333,19 +328,32 @@ func (s *Session) handle(c command) {
 		}
 		s.startJob(&job{kind: jobRun, id: msg.ID, cap: cap})
 	case "back":
-		n := 1
-		if msg.Count != nil {
-			n = *msg.Count
-		}
-		s.seek(msg.ID, max(s.h.cur-n, s.h.first))
+		s.back(msg.ID, granularity(msg.Granularity), count(msg))
 	case "seek":
 		k := *msg.Step
-		if k < s.h.first || k > s.h.head() {
-			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("step %d is not in the history (steps %d to %d are)", k, s.h.first, s.h.head()))
+		if k < s.h.first || k > s.h.head {
+			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("step %d is not in the history (steps %d to %d are)", k, s.h.first, s.h.head))
 			return
 		}
 		s.seek(msg.ID, k)
 	}
+}
+
+func granularity(g string) emu.Granularity {
+	switch g {
+	case "round":
+		return emu.StepRound
+	case "barrier":
+		return emu.StepToBarrier
+	}
+	return emu.StepWarpInstruction
+}
+
+func count(msg *clientMsg) int {
+	if msg.Count != nil {
+		return *msg.Count
+	}
+	return 1
 }
 
 // ---- load and reset ----
@@ -414,7 +422,7 @@ func (s *Session) prepare(reason string) *Error {
 	s.rec = &recorder{m: m}
 	m.SetObserver(s.rec)
 	interval := int64(1024) * max(1, state/(256<<10))
-	s.h = newHistory(m, s.rec, interval, s.lim.MaxHistoryBytes, reason)
+	s.h = newHistory(m, s.rec, s.lastOf, interval, s.lim.MaxHistoryBytes, reason)
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}
 	s.sel.cta, s.sel.warp = 0, 0
@@ -576,7 +584,7 @@ func (s *Session) doInspect(msg *clientMsg) {
 	c := ctas[ci]
 	w := c.Warps[wi]
 	s.sel.cta, s.sel.warp = ci, wi
-	rj, _ := s.regsJSON(w, false, false)
+	rj, _, _ := s.regsJSON(w, false, false)
 	s.view.selLin, s.view.selW = c.Linear, w.ID
 	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj}
 	if mr := msg.Memory; mr != nil {
@@ -620,14 +628,40 @@ func (s *Session) doInspect(msg *clientMsg) {
 
 // ---- moving through history ----
 
-func (s *Session) seek(id *int64, k int) {
+func (s *Session) seek(id *int64, k int64) {
 	t0 := time.Now()
 	if err := s.h.goTo(k); err != nil {
-		s.sendErr(id, "internal", err.Error())
-		s.drop()
+		s.failHistory(id, err)
 		return
 	}
-	e := s.h.entry(s.h.cur)
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: e.reason, message: e.message, sharedAll: true}))
+	reason, message := s.h.reason()
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
 	s.mgr.met.ObserveStepLatency(time.Since(t0))
+}
+
+// back moves n units of g back from the current position (to firstStep at
+// most).
+func (s *Session) back(id *int64, g emu.Granularity, n int) {
+	h := s.h
+	k := h.cur
+	if g == emu.StepWarpInstruction {
+		k = max(h.first, k-int64(n))
+	} else {
+		for ; n > 0 && k > h.first; n-- {
+			b, err := h.prevBoundary(k, g)
+			if err != nil {
+				s.failHistory(id, err)
+				return
+			}
+			k = b
+		}
+	}
+	s.seek(id, k)
+}
+
+// failHistory ends the program after a history replay failed (a defect:
+// the machine is deterministic).
+func (s *Session) failHistory(id *int64, err error) {
+	s.sendErr(id, "internal", err.Error())
+	s.drop()
 }

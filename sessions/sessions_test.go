@@ -340,15 +340,23 @@ func (c *client) dump() machineDump {
 }
 
 // fresh prepares a new launch of the session's program and spec and steps
-// it, with no history, to step k of the session.
-func (c *client) fresh(k int) machineDump {
+// it, with no history, to position k of the session.
+func (c *client) fresh(k int64) machineDump {
+	c.t.Helper()
+	return dumpMachine(c.freshMachine(k))
+}
+
+// freshMachine is fresh's machine.
+func (c *client) freshMachine(k int64) *emu.Machine {
 	c.t.Helper()
 	var prog *emu.Program
 	var spec *launch.Spec
-	var e entry
+	e := stop{wi: k, tail: noTail}
 	c.do(func() {
 		prog, spec = c.s.prog.prog, c.s.spec
-		e = *c.s.h.entry(k)
+		if st := c.s.h.stopAt(k); st != nil {
+			e = *st
+		}
 	})
 	l, err := launch.Prepare(prog, spec)
 	if err != nil {
@@ -361,10 +369,10 @@ func (c *client) fresh(k int) machineDump {
 		}
 	}
 	h := &history{m: m}
-	if err := h.applyTail(&e); err != nil {
+	if err := h.applyTail(e.tail); err != nil {
 		c.t.Fatal(err)
 	}
-	return dumpMachine(m)
+	return m
 }
 
 func diffDumps(a, b machineDump) string {
@@ -452,13 +460,14 @@ func TestStepGranularities(t *testing.T) {
 	if st.Full || len(st.CTAs) != 1 || len(st.CTAs[0].Warps) != 1 {
 		t.Fatalf("delta should carry one warp: %+v", st.CTAs)
 	}
-	// A round issues one instruction of each of the 4 resident warps.
+	// A round runs until the scheduler wraps around the 4 resident
+	// warps: after warp 0's step, warps 1 to 3.
 	st = c.step("round", 1)
-	if st.Stats.WarpInstructions != 5 || st.Step != 2 {
+	if st.Stats.WarpInstructions != 4 || st.Step != 4 {
 		t.Fatalf("round %+v", st.Stats)
 	}
-	// Divergence shows as an event.
-	st = c.step("warp", 12)
+	// Divergence shows as an event (warp 0's fifth instruction).
+	st = c.step("warp", 13)
 	found := false
 	for _, e := range st.Events {
 		if e.Kind == "diverge" {
@@ -527,7 +536,7 @@ func TestBackSeekExact(t *testing.T) {
 			c := newClient(t, newManager(t, Limits{}))
 			c.load(tc.src, tc.spec)
 			c.do(func() { c.s.h.interval, c.s.h.jobInterval = 8, 32 })
-			dumps := map[int]machineDump{0: c.dump()}
+			dumps := map[int64]machineDump{0: c.dump()}
 			rnd := rand.New(rand.NewSource(1))
 			grans := []string{"warp", "warp", "warp", "round", "barrier"}
 			for i := 0; ; i++ {
@@ -549,12 +558,12 @@ func TestBackSeekExact(t *testing.T) {
 					t.Fatal("kernel did not finish")
 				}
 			}
-			var head int
-			c.do(func() { head = c.s.h.head() })
+			var head int64
+			c.do(func() { head = c.s.h.head })
 			for i := 0; i < 60; i++ {
-				k := rnd.Intn(head + 1)
+				k := rnd.Int63n(head + 1)
 				if i%5 == 0 {
-					c.send(map[string]any{"type": "back", "count": 1 + rnd.Intn(5)})
+					c.send(map[string]any{"type": "back", "count": 1 + rnd.Intn(5), "granularity": grans[rnd.Intn(len(grans))]})
 				} else {
 					c.send(map[string]any{"type": "seek", "step": k})
 				}
@@ -563,31 +572,37 @@ func TestBackSeekExact(t *testing.T) {
 					t.Fatal("seek reply is not full")
 				}
 				got := c.dump()
-				if d := diffDumps(got, dumps[st.Step]); d != "" {
-					t.Fatalf("seek %d: state differs from the recorded one: %s", st.Step, d)
+				if want, ok := dumps[st.Step]; ok {
+					if d := diffDumps(got, want); d != "" {
+						t.Fatalf("seek %d: state differs from the recorded one: %s", st.Step, d)
+					}
 				}
-				if i%7 == 0 {
+				if i%7 == 0 || dumps[st.Step].CTAs == nil {
 					if d := diffDumps(got, c.fresh(st.Step)); d != "" {
 						t.Fatalf("seek %d: state differs from a fresh machine: %s", st.Step, d)
 					}
 				}
 			}
-			// A new command in the past replaces the future.
+			// A step in the past moves along the recorded trajectory and
+			// keeps the future.
 			c.send(map[string]any{"type": "seek", "step": head / 2})
 			c.state()
 			st := c.step("warp", 3)
-			if st.Step != head/2+1 || st.Steps != head/2+2 {
-				t.Fatalf("branch: step %d of %d", st.Step, st.Steps)
+			if st.Step != head/2+3 || st.Steps != head+1 {
+				t.Fatalf("step in the past: step %d of %d (head %d)", st.Step, st.Steps, head)
 			}
 			if d := diffDumps(c.dump(), c.fresh(st.Step)); d != "" {
-				t.Fatalf("after branching: %s", d)
+				t.Fatalf("after stepping in the past: %s", d)
 			}
 			c.send(map[string]any{"type": "seek", "step": st.Steps})
 			c.expectError("bad-request")
 			c.send(map[string]any{"type": "back", "count": 2})
 			st, _ = c.state()
+			if st.Step != head/2+1 {
+				t.Fatalf("back 2 from %d gave %d", head/2+3, st.Step)
+			}
 			if d := diffDumps(c.dump(), c.fresh(st.Step)); d != "" {
-				t.Fatalf("back after branching: %s", d)
+				t.Fatalf("back after stepping: %s", d)
 			}
 		})
 	}
@@ -611,7 +626,7 @@ func TestHistoryBudget(t *testing.T) {
 	if bytes > 48<<10 {
 		t.Fatalf("history uses %d bytes", bytes)
 	}
-	for _, k := range []int{st.FirstStep, st.FirstStep + 1, (st.FirstStep + st.Step) / 2, st.Step - 1, st.FirstStep + 3, st.Step} {
+	for _, k := range []int64{st.FirstStep, st.FirstStep + 1, (st.FirstStep + st.Step) / 2, st.Step - 1, st.FirstStep + 3, st.Step} {
 		c.send(map[string]any{"type": "seek", "step": k})
 		got, _ := c.state()
 		if got.Step != k {
@@ -666,26 +681,35 @@ func TestRunPauseAndDone(t *testing.T) {
 	c.load(spinPTX, spinSpec(64, 200))
 	c.send(map[string]any{"type": "run", "id": 5})
 	st, _ = c.state()
-	if st.Status != "done" || st.Reason != "done" || st.Step != 1 {
+	if st.Status != "done" || st.Reason != "done" || st.Step != st.Stats.WarpInstructions {
 		t.Fatalf("run %+v", st)
 	}
+	end := st.Step
 	var d doneMsg
 	json.Unmarshal(c.expect("done"), &d)
 	if !strings.Contains(string(d.Result), `"status":"ok"`) || !strings.Contains(string(d.Result), `"values":[200,200`) {
 		t.Fatalf("done %s", trunc(d.Result))
 	}
-	// Back to the start and forward again.
+	// Back one warp-instruction, to the start, and forward again.
 	c.send(map[string]any{"type": "back"})
 	st, _ = c.state()
-	if st.Step != 0 || st.Stats.WarpInstructions != 0 || st.Status != "paused" {
+	if st.Step != end-1 || st.Stats.WarpInstructions != end-1 || st.Status != "paused" {
 		t.Fatalf("back %+v", st)
 	}
-	c.send(map[string]any{"type": "seek", "step": 1})
+	if d := diffDumps(c.dump(), c.fresh(end-1)); d != "" {
+		t.Fatal(d)
+	}
+	c.send(map[string]any{"type": "seek", "step": 0})
+	st, _ = c.state()
+	if st.Step != 0 || st.Stats.WarpInstructions != 0 || st.Status != "paused" {
+		t.Fatalf("seek 0 %+v", st)
+	}
+	c.send(map[string]any{"type": "seek", "step": end})
 	st, _ = c.state()
 	if st.Status != "done" {
 		t.Fatalf("seek to the end %+v", st)
 	}
-	if d := diffDumps(c.dump(), c.fresh(1)); d != "" {
+	if d := diffDumps(c.dump(), c.fresh(end)); d != "" {
 		t.Fatal(d)
 	}
 }
@@ -846,12 +870,13 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("after close: %v", err)
 	}
 
-	// A run over the per-command budget stops with status limit.
+	// A run over the per-command budget pauses (reason budget) and can
+	// continue.
 	c = newClient(t, newManager(t, Limits{MaxWarpInstructions: 1000}))
 	c.load(spinPTX, spinSpec(64, 1<<30))
 	c.send(map[string]any{"type": "run"})
 	st, _ := c.state()
-	if st.Status != "limit" || st.Reason != "limit" || st.Stats.WarpInstructions != 1000 || st.Message == "" {
+	if st.Status != "paused" || st.Reason != "budget" || st.Stats.WarpInstructions != 1000 || st.Message == "" {
 		t.Fatalf("limit %+v", st)
 	}
 	c.send(map[string]any{"type": "run", "maxWarpInstructions": 10})
@@ -860,7 +885,7 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("second run %+v", st.Stats)
 	}
 	st = c.step("warp", 10000)
-	if st.Status != "limit" || st.Stats.WarpInstructions != 2010 {
+	if st.Status != "paused" || st.Reason != "budget" || st.Stats.WarpInstructions != 2010 {
 		t.Fatalf("step %+v", st)
 	}
 	// A launch over the state budget is refused.
@@ -1043,12 +1068,12 @@ func TestRandomHistory(t *testing.T) {
 					st, _ = c.state()
 					moved = true
 				case x < 9:
-					c.send(map[string]any{"type": "back", "count": 1 + rnd.Intn(8)})
+					c.send(map[string]any{"type": "back", "count": 1 + rnd.Intn(8), "granularity": []string{"warp", "round", "barrier"}[rnd.Intn(3)]})
 					st, _ = c.state()
 				default:
-					var first, head int
-					c.do(func() { first, head = c.s.h.first, c.s.h.head() })
-					c.send(map[string]any{"type": "seek", "step": first + rnd.Intn(head-first+1)})
+					var first, head int64
+					c.do(func() { first, head = c.s.h.first, c.s.h.head })
+					c.send(map[string]any{"type": "seek", "step": first + rnd.Int63n(head-first+1)})
 					st, _ = c.state()
 				}
 				if moved && !terminal && st.Status != "paused" {
@@ -1071,7 +1096,7 @@ func TestRandomHistory(t *testing.T) {
 			}
 			c.do(func() {
 				h := c.s.h
-				t.Logf("steps %d..%d, %d snapshots of %d bytes, %d bytes", h.first, h.head(), len(h.snaps), h.snaps[0].s.Size(), h.bytes())
+				t.Logf("steps %d..%d, %d snapshots of %d bytes, %d bytes", h.first, h.head, len(h.snaps), h.snaps[0].s.Size(), h.bytes())
 			})
 		})
 	}
@@ -1094,23 +1119,23 @@ func TestDeadlockSettled(t *testing.T) {
 	c := newClient(t, newManager(t, Limits{}))
 	c.load(deadlockPTX, `{"block":[64]}`)
 	st := c.step("warp", 100)
-	if st.Status != "fault" || st.Fault == nil || st.Fault.Kind != "barrier-deadlock" || st.Step != 1 {
+	if st.Status != "fault" || st.Fault == nil || st.Fault.Kind != "barrier-deadlock" || st.Step != 7 {
 		t.Fatalf("deadlock %+v", st)
 	}
 	c.expect("done")
-	var e entry
-	c.do(func() { e = *c.s.h.entry(1) })
+	var e stop
+	c.do(func() { e = *c.s.h.stopAt(7) })
 	if !e.tail.settled {
 		t.Fatal("not a settled step")
 	}
 	c.send(map[string]any{"type": "back"})
 	c.state()
-	c.send(map[string]any{"type": "seek", "step": 1})
+	c.send(map[string]any{"type": "seek", "step": 7})
 	st, _ = c.state()
 	if st.Status != "fault" || st.Fault == nil {
 		t.Fatalf("seek %+v", st)
 	}
-	if d := diffDumps(c.dump(), c.fresh(1)); d != "" {
+	if d := diffDumps(c.dump(), c.fresh(7)); d != "" {
 		t.Fatal(d)
 	}
 }
@@ -1145,7 +1170,7 @@ func TestMetricsAndReset(t *testing.T) {
 	c.state()
 	c.send(map[string]any{"type": "run"})
 	st, _ := c.state()
-	if st.Reason != "breakpoint" || st.Step != 1 {
+	if st.Reason != "breakpoint" || st.Step != 4 {
 		t.Fatalf("run %+v", st)
 	}
 	c.send(map[string]any{"type": "run"})
@@ -1196,8 +1221,8 @@ func TestStepToEndSettles(t *testing.T) {
 		t.Fatalf("end %+v", st)
 	}
 	c.expect("done")
-	var e entry
-	c.do(func() { e = *c.s.h.entry(st.Step) })
+	var e stop
+	c.do(func() { e = *c.s.h.stopAt(st.Step) })
 	if !e.tail.settled {
 		t.Fatal("last step not settled")
 	}
@@ -1255,17 +1280,17 @@ func TestMemoryDelta(t *testing.T) {
 	c.expect("done")
 	// Undoing the run restores more than 64 KiB: stale. Between steps 1
 	// and 2 the bytes that differ are in the state.
-	c.send(map[string]any{"type": "seek", "step": 1})
+	c.send(map[string]any{"type": "seek", "step": 6})
 	st, _ = c.state()
 	if !st.MemoryStale {
 		t.Fatal("not stale after undoing the run")
 	}
-	c.send(map[string]any{"type": "seek", "step": 2})
+	c.send(map[string]any{"type": "seek", "step": 66})
 	st, _ = c.state()
 	if st.MemoryStale || len(st.Memory) != 1 || st.Memory[0].Offset != 128 || len(st.Memory[0].Hex) != 2*1280 {
 		t.Fatalf("seek forward: stale %v memory %+v", st.MemoryStale, st.Memory)
 	}
-	c.send(map[string]any{"type": "back"})
+	c.send(map[string]any{"type": "back", "count": 60})
 	st, _ = c.state()
 	// (The replay from the snapshot at step 0 rewrote the first store too.)
 	if st.MemoryStale || len(st.Memory) != 1 || st.Memory[0].Offset != 0 || len(st.Memory[0].Hex) != 2*1408 ||

@@ -93,11 +93,12 @@ func (s *Session) buildState(o stateOpts) []byte {
 			}
 		}
 	}
-	msg := stateMsg{Type: "state", ID: o.id, Step: h.cur, Steps: h.head() + 1, FirstStep: h.first,
+	msg := stateMsg{Type: "state", ID: o.id, Step: h.cur, Steps: h.head + 1, FirstStep: h.first,
 		Running: o.running, Status: s.status(o.reason), Reason: o.reason, Message: o.message, Full: full,
 		Stats: m.Stats(), FinishedCTAs: m.CTAsFinished(), TotalCTAs: m.NumCTAs()}
 	if o.running {
-		msg.Step, msg.Steps = h.head()+1, h.head()+2
+		wi := m.Stats().WarpInstructions
+		msg.Step, msg.Steps = wi, wi+1
 	}
 	if next != nil {
 		msg.Next = &warpRef{CTA: s.ctaIndex(next.CTA().Linear), Warp: next.ID}
@@ -152,8 +153,8 @@ func (s *Session) buildState(o stateOpts) []byte {
 	if w := s.selected(); w != nil {
 		lin := w.CTA().Linear
 		same := v.selLin == lin && v.selW == w.ID
-		rj, changed := s.regsJSON(w, !full && same, same)
-		if full || len(changed) > 0 || !same {
+		rj, changed, anyDiff := s.regsJSON(w, !full && same, same)
+		if full || anyDiff || !same {
 			msg.Regs = rj
 		}
 		msg.ChangedRegs = changed
@@ -177,8 +178,7 @@ func (s *Session) buildState(o stateOpts) []byte {
 			msg.Last, msg.Touched = s.lastJSON(&lr), s.touchedJSON(tr)
 		}
 	} else {
-		e := h.entry(h.cur)
-		msg.Last, msg.Touched = s.lastJSON(&e.last), s.touchedJSON(e.touched)
+		msg.Last, msg.Touched = s.lastJSON(&h.last), s.touchedJSON(h.touched)
 	}
 	if f := m.Fault(); f != nil {
 		msg.Fault = s.faultJSON(f)
@@ -271,10 +271,11 @@ func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
 	return j
 }
 
-// regsJSON renders w's user registers: only the slots that differ from the
-// client view when delta, else all. changed lists the slots that differ
-// from the view (when compare).
-func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (*regsJSON, []int) {
+// regsJSON renders w's user registers and predicates: only the slots that
+// differ from the client view when delta, else all. changed lists the
+// register slots that differ from the view (when compare); anyDiff tells
+// whether any register or predicate differs.
+func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (rj *regsJSON, changed []int, anyDiff bool) {
 	v := &s.view
 	n := len(s.userRegs)
 	if len(v.regs) != n*32 {
@@ -285,12 +286,12 @@ func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (*regsJSON, []int) 
 		v.preds = make([]uint32, len(s.userPreds))
 		compare = false
 	}
-	rj := &regsJSON{CTA: s.ctaIndex(w.CTA().Linear), Warp: w.ID, Values: map[string][]string{}, Preds: map[string]string{}}
-	var changed []int
+	rj = &regsJSON{CTA: s.ctaIndex(w.CTA().Linear), Warp: w.ID, Values: map[string][]string{}, Preds: map[string]string{}}
 	for i, slot := range s.userRegs {
 		vals := w.Reg(int(slot))
 		old := (*[32]uint64)(v.regs[i*32:])
 		diff := vals != *old
+		anyDiff = anyDiff || diff
 		if diff && compare {
 			changed = append(changed, int(slot))
 		}
@@ -306,12 +307,13 @@ func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (*regsJSON, []int) 
 	for i, slot := range s.userPreds {
 		p := w.Pred(int(slot))
 		diff := p != v.preds[i]
+		anyDiff = anyDiff || diff
 		if diff || !delta {
 			rj.Preds[strconv.Itoa(int(slot))] = hex32(p)
 		}
 		v.preds[i] = p
 	}
-	return rj, changed
+	return rj, changed, anyDiff
 }
 
 func (s *Session) eventJSON(e evRec) eventJSON {

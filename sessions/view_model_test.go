@@ -1,0 +1,617 @@
+package sessions
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+)
+
+// The client's model of a session, merged from `state` and `inspect`
+// messages with the rules of ui/model.ts. The property tests below check
+// that, after any sequence of commands, what this model holds is exactly
+// the machine's state, computed fresh.
+
+type warpModel struct {
+	PC, Line              int
+	State                 string
+	Barrier               *int
+	Active, Valid, Exited string
+	Stack                 []stackJSON
+	Depth                 int
+}
+
+type ctaModel struct {
+	Linear   int
+	Idx      [3]int
+	Barriers []barrierJSON
+	Warps    map[int]*warpModel
+}
+
+type memKey struct {
+	space  string
+	buffer string
+	cta    int
+}
+
+type clientModel struct {
+	loaded                *loadedMsg
+	step, steps, first    int64
+	status, reason        string
+	running               bool
+	stats                 emu.Stats
+	next                  *warpRef
+	last                  *lastJSON
+	fault                 *faultJSON
+	ctas                  map[int]*ctaModel
+	regs                  map[int][]string
+	preds                 map[int]string
+	regsOf                *[2]int
+	mem                   map[memKey]map[uint64]byte
+	memStep               int64
+	sel                   [2]int
+	fullStates, deltas    int
+	regDeltas, predDeltas int
+}
+
+func newClientModel() *clientModel {
+	return &clientModel{ctas: map[int]*ctaModel{}, regs: map[int][]string{}, preds: map[int]string{},
+		mem: map[memKey]map[uint64]byte{}, memStep: -1}
+}
+
+func (c *clientModel) applyLoaded(b []byte) error {
+	var l loadedMsg
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	*c = *newClientModel()
+	c.loaded = &l
+	return nil
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// applyState merges a state message (ui/model.ts applyState).
+func (c *clientModel) applyState(b []byte) error {
+	var m stateMsg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	// Fields absent from a delta keep their value: decode the raw warps
+	// again to see which are present.
+	var raw struct {
+		CTAs []struct {
+			Barriers json.RawMessage              `json:"barriers"`
+			Warps    []map[string]json.RawMessage `json:"warps"`
+		} `json:"ctas"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if m.Full {
+		c.fullStates++
+	} else {
+		c.deltas++
+	}
+	c.step, c.steps, c.first = m.Step, m.Steps, m.FirstStep
+	c.running, c.status, c.reason = m.Running, m.Status, m.Reason
+	c.stats, c.next, c.last = m.Stats, m.Next, m.Last
+	if m.Full {
+		clear(c.ctas)
+	}
+	for i, cj := range m.CTAs {
+		old := c.ctas[cj.CTA]
+		if m.Full || old == nil || old.Linear != cj.Linear {
+			old = &ctaModel{Linear: cj.Linear, Idx: cj.Idx, Warps: map[int]*warpModel{}}
+			c.ctas[cj.CTA] = old
+		}
+		old.Linear, old.Idx = cj.Linear, cj.Idx
+		if len(raw.CTAs[i].Barriers) > 0 && string(raw.CTAs[i].Barriers) != "null" {
+			old.Barriers = cj.Barriers
+		}
+		for k, w := range cj.Warps {
+			present := raw.CTAs[i].Warps[k]
+			wm := old.Warps[w.Warp]
+			if wm == nil {
+				wm = &warpModel{}
+				old.Warps[w.Warp] = wm
+			}
+			if w.PC != nil {
+				wm.PC = *w.PC
+			}
+			if w.Line != nil {
+				wm.Line = *w.Line
+			}
+			if _, ok := present["state"]; ok {
+				wm.State = w.State
+				wm.Barrier = nil // a state without "barrier" waits at none
+			}
+			if w.Barrier != nil {
+				v := *w.Barrier
+				wm.Barrier = &v
+			}
+			if _, ok := present["active"]; ok {
+				wm.Active = w.Active
+			}
+			if _, ok := present["valid"]; ok {
+				wm.Valid = w.Valid
+			}
+			if _, ok := present["exited"]; ok {
+				wm.Exited = w.Exited
+			}
+			if w.Stack != nil {
+				wm.Stack = *w.Stack
+			}
+			if w.Depth != nil {
+				wm.Depth = *w.Depth
+			}
+		}
+	}
+	if m.Regs != nil || m.Full {
+		c.applyRegs(m.Regs, m.Full)
+	}
+	rebuilt := m.Full && (m.Reason == "reset" || m.Reason == "loaded")
+	if m.MemoryStale || rebuilt || (m.Full && len(m.Memory) == 0 && m.Step != c.memStep) {
+		clear(c.mem)
+	}
+	for _, ch := range m.Memory {
+		if err := c.applyMemory(ch); err != nil {
+			return err
+		}
+	}
+	c.memStep = m.Step
+	c.fault = m.Fault
+	return nil
+}
+
+func (c *clientModel) applyRegs(r *regsJSON, full bool) {
+	if r == nil {
+		if full {
+			clear(c.regs)
+			clear(c.preds)
+			c.regsOf = nil
+		}
+		return
+	}
+	same := c.regsOf != nil && c.regsOf[0] == r.CTA && c.regsOf[1] == r.Warp
+	if !same {
+		clear(c.regs)
+		clear(c.preds)
+	}
+	if len(r.Values) > 0 {
+		c.regDeltas++
+	}
+	if len(r.Preds) > 0 {
+		c.predDeltas++
+	}
+	for k, v := range r.Values {
+		slot, _ := strconv.Atoi(k)
+		c.regs[slot] = v
+	}
+	for k, v := range r.Preds {
+		slot, _ := strconv.Atoi(k)
+		c.preds[slot] = v
+	}
+	c.regsOf = &[2]int{r.CTA, r.Warp}
+}
+
+func (c *clientModel) applyInspect(b []byte) error {
+	var m inspectMsg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m.Regs != nil {
+		clear(c.regs)
+		clear(c.preds)
+		c.applyRegs(m.Regs, false)
+		c.regsOf = &[2]int{m.CTA, m.Warp}
+	}
+	if m.Memory != nil {
+		ch := *m.Memory
+		if ch.CTA == nil {
+			lin := m.Linear
+			ch.CTA = &lin
+		}
+		return c.applyMemory(ch)
+	}
+	return nil
+}
+
+func (c *clientModel) applyMemory(ch memJSON) error {
+	b, err := hex.DecodeString(ch.Hex)
+	if err != nil {
+		return err
+	}
+	k := memKey{space: ch.Space, buffer: ch.Buffer}
+	if ch.Space == "shared" {
+		k.buffer = ""
+		if ch.CTA != nil {
+			k.cta = *ch.CTA
+		}
+	}
+	r := c.mem[k]
+	if r == nil {
+		r = map[uint64]byte{}
+		c.mem[k] = r
+	}
+	for i, x := range b {
+		r[ch.Offset+uint64(i)] = x
+	}
+	return nil
+}
+
+// check compares the model with machine m (the session's state rebuilt
+// from scratch): warps, stacks, barriers, the selected warp's registers
+// and predicates, every memory byte the model holds, and the status.
+func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
+	if got := c.stats; got != m.Stats() {
+		return fmt.Errorf("stats %+v, machine %+v", got, m.Stats())
+	}
+	if c.step != m.Stats().WarpInstructions {
+		return fmt.Errorf("step %d at %d warp-instructions", c.step, m.Stats().WarpInstructions)
+	}
+	wantStatus := "paused"
+	switch {
+	case m.Fault() != nil:
+		wantStatus = "fault"
+	case m.Done():
+		wantStatus = "done"
+	}
+	if c.status != wantStatus && c.status != "limit" {
+		return fmt.Errorf("status %q, machine %q", c.status, wantStatus)
+	}
+	if (c.fault == nil) != (m.Fault() == nil) || (c.fault != nil && c.fault.Message != m.Fault().Message) {
+		return fmt.Errorf("fault %+v, machine %v", c.fault, m.Fault())
+	}
+	nw := m.NextWarp()
+	if (nw == nil) != (c.next == nil) {
+		return fmt.Errorf("next %+v, machine %v", c.next, nw)
+	}
+	ctas := m.CTAs()
+	if len(ctas) != len(c.ctas) {
+		return fmt.Errorf("%d CTAs, machine %d", len(c.ctas), len(ctas))
+	}
+	if nw != nil && (c.next.Warp != nw.ID || ctas[c.next.CTA].Linear != nw.CTA().Linear) {
+		return fmt.Errorf("next %+v, machine CTA %d warp %d", c.next, nw.CTA().Linear, nw.ID)
+	}
+	for ci, cta := range ctas {
+		cm := c.ctas[ci]
+		if cm == nil || cm.Linear != cta.Linear || cm.Idx != cta.Idx {
+			return fmt.Errorf("CTA %d: %+v, machine linear %d", ci, cm, cta.Linear)
+		}
+		if want := barriersJSON(cta.Barriers()); !slices.EqualFunc(cm.Barriers, want, func(a, b barrierJSON) bool {
+			return a.ID == b.ID && a.Arrived == b.Arrived && a.Expected == b.Expected && slices.Equal(a.Waiting, b.Waiting)
+		}) {
+			return fmt.Errorf("CTA %d barriers %+v, machine %+v", ci, cm.Barriers, want)
+		}
+		if len(cm.Warps) != len(cta.Warps) {
+			return fmt.Errorf("CTA %d: %d warps, machine %d", ci, len(cm.Warps), len(cta.Warps))
+		}
+		for _, w := range cta.Warps {
+			v := viewOf(w)
+			want := s.warpJSON(w.ID, &v, nil)
+			got := cm.Warps[w.ID]
+			if got == nil {
+				return fmt.Errorf("CTA %d warp %d missing", ci, w.ID)
+			}
+			wb, gb := -1, -1
+			if want.Barrier != nil {
+				wb = *want.Barrier
+			}
+			if got.Barrier != nil {
+				gb = *got.Barrier
+			}
+			if got.PC != *want.PC || got.Line != *want.Line || got.State != want.State || gb != wb ||
+				got.Active != want.Active || got.Valid != want.Valid || got.Exited != want.Exited ||
+				!slices.Equal(got.Stack, *want.Stack) || got.Depth != *want.Depth {
+				return fmt.Errorf("CTA %d warp %d: model %+v (barrier %d), machine %+v (barrier %d) stack %+v", ci, w.ID, *got, gb, want, wb, *want.Stack)
+			}
+		}
+	}
+	// The selected warp's registers.
+	ci, wi := sel[0], sel[1]
+	if ci >= len(ctas) {
+		ci = 0
+	}
+	if len(ctas) > 0 {
+		if wi >= len(ctas[ci].Warps) {
+			wi = 0
+		}
+		w := ctas[ci].Warps[wi]
+		if c.regsOf == nil || c.regsOf[0] != ci || c.regsOf[1] != w.ID {
+			return fmt.Errorf("registers of %v, selected CTA %d warp %d", c.regsOf, ci, w.ID)
+		}
+		for _, slot := range s.userRegs {
+			vals := w.Reg(int(slot))
+			got := c.regs[int(slot)]
+			if len(got) != 32 {
+				return fmt.Errorf("register %s: %d lanes", s.prog.prog.Regs[slot].Name, len(got))
+			}
+			for l, x := range vals {
+				if got[l] != hex64(x) {
+					return fmt.Errorf("register %s lane %d: model %s, machine %x", s.prog.prog.Regs[slot].Name, l, got[l], x)
+				}
+			}
+		}
+		for _, slot := range s.userPreds {
+			if got, want := c.preds[int(slot)], hex32(w.Pred(int(slot))); got != want {
+				return fmt.Errorf("predicate %s: model %q, machine %s", s.prog.prog.Preds[slot].Name, got, want)
+			}
+		}
+	}
+	// Every byte the model holds.
+	for k, bytes := range c.mem {
+		var mem []byte
+		switch k.space {
+		case "global":
+			for _, a := range m.Global.Allocs() {
+				if a.Name == k.buffer {
+					mem = a.Data
+				}
+			}
+		case "shared":
+			for _, cta := range ctas {
+				if cta.Linear == k.cta {
+					mem = cta.Shared()
+				}
+			}
+			if mem == nil {
+				continue // a retired CTA: the view shows none
+			}
+		}
+		for _, off := range slices.Sorted(maps.Keys(bytes)) {
+			if off >= uint64(len(mem)) || mem[off] != bytes[off] {
+				return fmt.Errorf("%s %s/%d byte %d: model %02x, machine %v", k.space, k.buffer, k.cta, off, bytes[off], mem[min(off, uint64(len(mem)))])
+			}
+		}
+	}
+	return nil
+}
+
+// ---- driving a session ----
+
+// modelClient is a test client that keeps a clientModel.
+type modelClient struct {
+	*client
+	model *clientModel
+	sel   [2]int
+}
+
+// apply reads messages until the reply to the last command, merging them.
+// It returns the final (non-running) state, or nil when the command ended
+// in an error reply.
+func (mc *modelClient) apply(wantState bool) (*stateMsg, error) {
+	for {
+		typ, b := mc.next()
+		switch typ {
+		case "state":
+			if err := mc.model.applyState(b); err != nil {
+				return nil, err
+			}
+			var st stateMsg
+			json.Unmarshal(b, &st)
+			if !st.Running {
+				return &st, nil
+			}
+		case "inspect":
+			if err := mc.model.applyInspect(b); err != nil {
+				return nil, err
+			}
+			if !wantState {
+				return nil, nil
+			}
+		case "loaded":
+			if err := mc.model.applyLoaded(b); err != nil {
+				return nil, err
+			}
+		case "done", "diagnostics", "breakpoints":
+			if !wantState && typ == "breakpoints" {
+				return nil, nil
+			}
+		case "error":
+			return nil, fmt.Errorf("error reply %s", b)
+		default:
+			return nil, fmt.Errorf("unexpected %s", b)
+		}
+	}
+}
+
+type example struct {
+	name, src, spec string
+}
+
+// galleryExamples reads the playground's gallery (web/examples).
+func galleryExamples(t testing.TB) []example {
+	dir := filepath.Join("..", "web", "examples")
+	var idx []struct {
+		Name string `json:"name"`
+		Spec string `json:"spec"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &idx); err != nil {
+		t.Fatal(err)
+	}
+	var out []example
+	for _, e := range idx {
+		sb, err := os.ReadFile(filepath.Join(dir, e.Spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec map[string]json.RawMessage
+		if err := json.Unmarshal(sb, &spec); err != nil {
+			t.Fatal(err)
+		}
+		var ptxName string
+		json.Unmarshal(spec["ptx"], &ptxName)
+		delete(spec, "ptx")
+		src, err := os.ReadFile(filepath.Join(dir, ptxName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sj, _ := json.Marshal(spec)
+		out = append(out, example{name: e.Name, src: string(src), spec: string(sj)})
+	}
+	if len(out) == 0 {
+		t.Fatal("no gallery examples")
+	}
+	return out
+}
+
+// TestClientModelExact: for every gallery example and random sequences of
+// steps (warp, round, barrier), back, seek, warp selection, memory views,
+// breakpoints with runs, and resets, the client model merged from the
+// deltas equals the machine's state rebuilt from scratch at that position.
+func TestClientModelExact(t *testing.T) {
+	exs := galleryExamples(t)
+	exs = append(exs, example{"reduce", reducePTX, reduceSpec}, example{"divergent", divergentPTX, divergentSpec})
+	for ei, ex := range exs {
+		t.Run(ex.name, func(t *testing.T) {
+			runModelSequence(t, ex, int64(ei+1), 250)
+		})
+	}
+}
+
+func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
+	c := newClient(t, newManager(t, Limits{MaxWarpInstructions: 5000}))
+	mc := &modelClient{client: c, model: newClientModel()}
+	load := func() {
+		c.send(map[string]any{"type": "load", "id": 1, "source": ex.src, "spec": json.RawMessage(ex.spec)})
+		if _, err := mc.apply(true); err != nil {
+			t.Fatal(err)
+		}
+		c.do(func() { c.s.h.interval, c.s.h.jobInterval = 16, 64 })
+		mc.sel = [2]int{0, 0}
+	}
+	load()
+	var lines []int
+	c.do(func() {
+		for l := range c.s.prog.linePCs {
+			lines = append(lines, l)
+		}
+	})
+	slices.Sort(lines)
+	rnd := rand.New(rand.NewSource(seed))
+	grans := []string{"warp", "round", "barrier"}
+	var log []string
+	for i := 0; i < commands; i++ {
+		var desc string
+		wantState := true
+		switch x := rnd.Intn(20); {
+		case x < 7:
+			g, n := grans[rnd.Intn(3)], 1+rnd.Intn(4)
+			if g == "warp" && rnd.Intn(4) == 0 {
+				n = 1 + rnd.Intn(60)
+			}
+			desc = fmt.Sprintf("step %s %d", g, n)
+			c.send(map[string]any{"type": "step", "granularity": g, "count": n})
+		case x < 10:
+			g, n := grans[rnd.Intn(3)], 1+rnd.Intn(3)
+			desc = fmt.Sprintf("back %s %d", g, n)
+			c.send(map[string]any{"type": "back", "granularity": g, "count": n})
+		case x < 12:
+			k := mc.model.first + rnd.Int63n(mc.model.steps-mc.model.first)
+			desc = fmt.Sprintf("seek %d", k)
+			c.send(map[string]any{"type": "seek", "step": k})
+		case x < 14:
+			// Select another warp (as clicking a warp does).
+			n := len(mc.model.ctas)
+			if n == 0 {
+				continue
+			}
+			ci := rnd.Intn(n)
+			cm := mc.model.ctas[ci]
+			wi := rnd.Intn(len(cm.Warps))
+			desc = fmt.Sprintf("select %d/%d", ci, wi)
+			mc.sel = [2]int{ci, wi}
+			c.send(map[string]any{"type": "inspect", "cta": ci, "warp": wi})
+			wantState = false
+		case x < 16:
+			// Fill some memory into the view.
+			l := mc.model.loaded
+			req := map[string]any{"type": "inspect", "cta": mc.sel[0], "warp": mc.sel[1]}
+			if len(l.Buffers) > 0 && (l.SharedBytes == 0 || rnd.Intn(2) == 0) {
+				b := l.Buffers[rnd.Intn(len(l.Buffers))]
+				size := b.Count * elemBytes(b.Type)
+				off := rnd.Intn(size)
+				n := min(size-off, 1+rnd.Intn(4096))
+				req["memory"] = map[string]any{"space": "global", "buffer": b.Name, "offset": off, "bytes": n}
+				desc = fmt.Sprintf("view %s+%d:%d", b.Name, off, n)
+			} else if l.SharedBytes > 0 && len(mc.model.ctas) > 0 {
+				sc := rnd.Intn(len(mc.model.ctas))
+				req["memory"] = map[string]any{"space": "shared", "cta": sc, "offset": 0, "bytes": l.SharedBytes}
+				desc = fmt.Sprintf("view shared %d", sc)
+			} else {
+				continue
+			}
+			c.send(req)
+			wantState = false
+		case x < 18:
+			line := lines[rnd.Intn(len(lines))]
+			on := rnd.Intn(3) > 0
+			c.send(map[string]any{"type": "breakpoint", "line": line, "on": on})
+			if _, err := mc.apply(false); err != nil {
+				t.Fatal(err)
+			}
+			desc = fmt.Sprintf("breakpoint %d %v; run", line, on)
+			c.send(map[string]any{"type": "run"})
+		case x < 19:
+			desc = "reset"
+			c.send(map[string]any{"type": "reset"})
+		default:
+			desc = "pause"
+			c.send(map[string]any{"type": "pause"})
+		}
+		log = append(log, desc)
+		if _, err := mc.apply(wantState); err != nil {
+			t.Fatalf("command %d (%s): %v", i, desc, err)
+		}
+		if desc == "reset" {
+			mc.sel = [2]int{0, 0}
+		}
+		var s *Session
+		c.do(func() { s = c.s })
+		fm := c.freshMachine(mc.model.step)
+		var err error
+		c.do(func() { err = mc.model.check(s, fm, mc.sel) })
+		if err != nil {
+			from := max(0, len(log)-12)
+			t.Fatalf("after command %d (%s) at step %d: %v\nlast commands: %s", i, desc, mc.model.step, err, strings.Join(log[from:], "; "))
+		}
+	}
+	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates)", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas)
+}
+
+func elemBytes(t string) int {
+	n, seen := 0, false
+	for _, r := range t {
+		if r >= '0' && r <= '9' {
+			n, seen = n*10+int(r-'0'), true
+		} else if seen {
+			break
+		}
+	}
+	if n == 0 {
+		return 4
+	}
+	if strings.HasSuffix(t, "x2") {
+		return n / 8 * 2
+	}
+	return max(1, n/8)
+}
