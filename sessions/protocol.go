@@ -9,11 +9,11 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
-// Wire formats of docs/protocol.md (version 1). 64-bit values travel as
+// Wire formats of docs/protocol.md (version 2). 64-bit values travel as
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // ---- client → server ----
 
@@ -25,6 +25,7 @@ type clientMsg struct {
 	Granularity         string          `json:"granularity,omitempty"`
 	Count               *int            `json:"count,omitempty"`
 	Step                *int64          `json:"step,omitempty"`
+	At                  *int64          `json:"at,omitempty"`
 	MaxWarpInstructions *int64          `json:"maxWarpInstructions,omitempty"`
 	Line                *int            `json:"line,omitempty"`
 	On                  *bool           `json:"on,omitempty"`
@@ -74,6 +75,11 @@ type diagnosticsMsg struct {
 	Type  string        `json:"type"`
 	ID    *int64        `json:"id,omitempty"`
 	Items []ptx.Message `json:"items"`
+	// The reply to a check (not a load): the loaded program stays.
+	Check bool `json:"check,omitempty"`
+	// SameProgram (check): the source differs from the loaded program's
+	// only in comments and white space.
+	SameProgram bool `json:"sameProgram,omitempty"`
 }
 
 type loadedMsg struct {
@@ -90,6 +96,10 @@ type loadedMsg struct {
 	Regs         []regJSON    `json:"regs"`
 	Preds        []predJSON   `json:"preds"`
 	Buffers      []bufferJSON `json:"buffers"`
+	Symbols      []symbolJSON `json:"symbols"`
+	// Remapped: the source changed only in comments and white space; the
+	// machine and its history stay, lines are renumbered.
+	Remapped bool `json:"remapped,omitempty"`
 }
 
 type lineJSON struct {
@@ -106,6 +116,20 @@ type regJSON struct {
 type predJSON struct {
 	Slot int    `json:"slot"`
 	Name string `json:"name"`
+}
+
+// symbolJSON is a variable of the module or of a function body in
+// .global, .const or .shared: shared and const variables have an offset
+// in their space, global ones an address.
+type symbolJSON struct {
+	Name   string `json:"name"`
+	Func   string `json:"func,omitempty"`
+	Space  string `json:"space"`
+	Type   string `json:"type"`
+	Size   int    `json:"size"`
+	Offset uint64 `json:"offset"`
+	Addr   string `json:"addr,omitempty"`
+	Line   int    `json:"line"`
 }
 
 type bufferJSON struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // MaxStepCount is the largest `count` of a step command.
@@ -38,6 +39,7 @@ type Session struct {
 	// Owned by the session goroutine.
 	prog      *compiled
 	spec      *launch.Spec
+	specKey   string // the load's spec, canonical JSON
 	l         *launch.Launch
 	m         *emu.Machine
 	rec       *recorder
@@ -157,6 +159,13 @@ func (s *Session) validate(c *clientMsg) *Error {
 	case "load":
 		if c.Source == nil {
 			return bad("load needs \"source\" (the PTX text)")
+		}
+		if len(*c.Source) > s.lim.MaxSourceBytes {
+			return errf("too-large", fmt.Sprintf("source of %d bytes exceeds the limit of %d", len(*c.Source), s.lim.MaxSourceBytes))
+		}
+	case "check":
+		if c.Source == nil {
+			return bad("check needs \"source\" (the PTX text)")
 		}
 		if len(*c.Source) > s.lim.MaxSourceBytes {
 			return errf("too-large", fmt.Sprintf("source of %d bytes exceeds the limit of %d", len(*c.Source), s.lim.MaxSourceBytes))
@@ -301,6 +310,9 @@ func (s *Session) handle(c command) {
 	case "inspect":
 		s.doInspect(msg)
 		return
+	case "check":
+		s.doCheck(msg)
+		return
 	}
 	if s.job != nil {
 		s.finishJob(nil, "paused", noTail, "")
@@ -359,9 +371,14 @@ func count(msg *clientMsg) int {
 // ---- load and reset ----
 
 func (s *Session) doLoad(msg *clientMsg) {
+	c := s.mgr.cache.get(*msg.Source)
+	if s.m != nil && c.prog != nil && s.prog != c && canonicalJSON(msg.Spec) == s.specKey &&
+		sameTokens(s.prog.prog.Src.Text, c.prog.Src.Text) {
+		s.remap(msg.ID, c)
+		return
+	}
 	s.drop()
 	s.bpLines = map[int]bool{}
-	c := s.mgr.cache.get(*msg.Source)
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags}))
 	if c.prog == nil {
 		return
@@ -371,14 +388,84 @@ func (s *Session) doLoad(msg *clientMsg) {
 		s.sendErr(msg.ID, "bad-request", "spec: "+err.Error())
 		return
 	}
-	s.prog, s.spec = c, spec
+	s.prog, s.spec, s.specKey = c, spec, canonicalJSON(msg.Spec)
 	if e := s.prepare("loaded"); e != nil {
 		s.drop()
 		s.send(errReply(msg.ID, e))
 		return
 	}
-	s.send(s.loadedMsg(msg.ID))
+	s.send(s.loadedMsg(msg.ID, false))
 	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true}))
+	if msg.At != nil && *msg.At > 0 {
+		// Replay to the position the client was at (after an edit or a
+		// reconnect): a warp step of that many instructions.
+		s.startJob(&job{kind: jobStep, id: msg.ID, gran: emu.StepWarpInstruction, count: int(min(*msg.At, s.lim.MaxWarpInstructions)), cap: s.lim.MaxWarpInstructions})
+	}
+}
+
+// doCheck compiles a source for its diagnostics only; the loaded program
+// and its run stay. sameProgram tells whether the source differs from the
+// loaded one only in comments and white space (a load would keep the run).
+func (s *Session) doCheck(msg *clientMsg) {
+	c := s.mgr.cache.get(*msg.Source)
+	same := s.m != nil && c.prog != nil && sameTokens(s.prog.prog.Src.Text, c.prog.Src.Text)
+	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags, Check: true, SameProgram: same}))
+}
+
+// remap swaps in a program that differs from the running one only in
+// comments and white space: the machine, its history and the breakpoints'
+// instructions stay; lines are renumbered. The client gets the new
+// diagnostics, a `loaded` with remapped set, and a full state.
+func (s *Session) remap(id *int64, c *compiled) {
+	if s.job != nil {
+		s.finishJob(nil, "paused", noTail, "")
+	}
+	old := s.prog
+	s.prog = c
+	bps := map[int]bool{}
+	for line := range s.bpLines {
+		for _, pc := range old.linePCs[line] {
+			if l := c.line(pc); l > 0 {
+				bps[l] = true
+			}
+		}
+	}
+	s.bpLines = bps
+	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: id, Items: c.diags}))
+	s.send(s.loadedMsg(id, true))
+	reason, message := s.h.reason()
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
+}
+
+// sameTokens reports whether two sources have the same tokens (they differ
+// only in comments and white space).
+func sameTokens(a, b []byte) bool {
+	ta, _ := ptx.Tokenize(a)
+	tb, _ := ptx.Tokenize(b)
+	if len(ta) != len(tb) {
+		return false
+	}
+	for i := range ta {
+		x, y := ta[i], tb[i]
+		if x.Kind != y.Kind || !bytes.Equal(a[x.Span.Start:x.Span.End], b[y.Span.Start:y.Span.End]) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalJSON renders a JSON value with sorted keys and no spacing ("" if
+// it is not JSON), to compare specs.
+func canonicalJSON(raw json.RawMessage) string {
+	var v any
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "null"
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // parseSpec reads a launch spec given without ptx/source.
@@ -488,14 +575,14 @@ func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
 	return regs, preds
 }
 
-func (s *Session) loadedMsg(id *int64) []byte {
+func (s *Session) loadedMsg(id *int64, remapped bool) []byte {
 	m, p := s.m, s.prog.prog
 	cfg := m.Config()
 	threads := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
 	msg := loadedMsg{Type: "loaded", ID: id, Entry: m.Kernel().Name, Grid: cfg.Grid, Block: cfg.Block,
 		WarpsPerCTA: (threads + 31) / 32, ResidentCTAs: min(cfg.ResidentCTAs, m.NumCTAs()), TotalCTAs: m.NumCTAs(),
 		SharedBytes: p.DynSharedBase + cfg.DynamicSharedBytes, Lines: s.prog.lines,
-		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}}
+		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}, Remapped: remapped}
 	if msg.Lines == nil {
 		msg.Lines = []lineJSON{}
 	}
@@ -510,7 +597,25 @@ func (s *Session) loadedMsg(id *int64) []byte {
 			msg.Buffers = append(msg.Buffers, bufferJSON{Name: b.Name, Type: b.Type, Count: b.Count, Addr: hex64(a.Base)})
 		}
 	}
+	msg.Symbols = symbolsJSON(s.prog)
 	return encode(&msg)
+}
+
+// symbolsJSON lists the program's variables in .global, .const and .shared.
+func symbolsJSON(c *compiled) []symbolJSON {
+	out := []symbolJSON{}
+	src := c.prog.Src
+	for _, g := range c.prog.Globals {
+		j := symbolJSON{Name: g.Name, Func: g.Func, Space: g.Space.String(), Type: g.Type.String(), Size: g.Size,
+			Line: src.Position(g.Span.Start).Line}
+		if g.Space == isa.Global {
+			j.Addr = hex64(g.Addr)
+		} else {
+			j.Offset = g.Addr
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 func (s *Session) doReset(id *int64) {

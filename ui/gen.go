@@ -1,5 +1,8 @@
 package ui
 
-// Bundle the TypeScript sources into static/app.js and static/app.css
-// (needs `npm ci` at the repository root first).
+// Write the protocol's TypeScript declarations (proto_gen.ts) from the Go
+// types of package sessions, then bundle the TypeScript sources into
+// static/app.js and static/app.css (needs `npm ci` at the repository root
+// first).
+//go:generate go run ../cmd/protogen -o proto_gen.ts
 //go:generate go run ../cmd/uibuild

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+  Barrier, CtaDelta, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -331,18 +331,26 @@ export class Model {
   }
 }
 
-function mergeCta(ctas: Map<number, CtaState>, c: CtaState, full: boolean): void {
+function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void {
   const old = ctas.get(c.cta);
   if (full || !old || old.linear !== c.linear) {
-    ctas.set(c.cta, { ...c, warps: [...(c.warps ?? [])].sort((a, b) => a.warp - b.warp) });
+    // A CTA new to the client comes with every field of its warps.
+    const warps = (c.warps ?? []).map((w) => ({ ...w }) as WarpState);
+    ctas.set(c.cta, { cta: c.cta, idx: c.idx, linear: c.linear, barriers: c.barriers, warps: warps.sort((a, b) => a.warp - b.warp) });
     return;
   }
-  const merged: CtaState = { ...old, ...c, warps: old.warps.slice() };
-  if (c.barriers === undefined) merged.barriers = old.barriers;
+  const merged: CtaState = { ...old, idx: c.idx, linear: c.linear, warps: old.warps.slice() };
+  if (c.barriers) merged.barriers = c.barriers;
   for (const w of c.warps ?? []) {
     const i = merged.warps.findIndex((x) => x.warp === w.warp);
-    if (i >= 0) merged.warps[i] = { ...merged.warps[i], ...w };
-    else merged.warps.push(w);
+    if (i < 0) {
+      merged.warps.push({ ...w } as WarpState);
+      continue;
+    }
+    const nw: WarpState = { ...merged.warps[i], ...w };
+    // A state without "barrier" waits at no barrier.
+    if (w.state !== undefined && w.barrier === undefined) delete nw.barrier;
+    merged.warps[i] = nw;
   }
   merged.warps.sort((a, b) => a.warp - b.warp);
   ctas.set(c.cta, merged);

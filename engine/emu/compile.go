@@ -102,6 +102,7 @@ type compiler struct {
 	// presetShared holds the symbols of function-scope shared variables,
 	// laid out before bodies are lowered.
 	presetShared map[*ptx.VarName]*sym
+	scanFunc     string // the function whose shared variables scanShared lays out
 }
 
 func (c *compiler) scanShared(b *ptx.Block) {
@@ -154,7 +155,9 @@ func (c *compiler) run() {
 	c.presetShared = map[*ptx.VarName]*sym{}
 	for _, d := range m.Decls {
 		if f, ok := d.(*ptx.Func); ok && f.Body != nil {
+			c.scanFunc = f.Name
 			c.scanShared(f.Body)
+			c.scanFunc = ""
 		}
 	}
 	c.finishShared()
@@ -332,8 +335,16 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 			c.errorf(n.Init.Span, "only .global and .const variables can have initializers")
 		}
 	}
-	if module && (d.Space == isa.Global || d.Space == isa.Const || d.Space == isa.Shared) {
-		c.prog.Globals = append(c.prog.Globals, Symbol{Name: n.Name, Space: s.space, Type: d.Type, Addr: s.addr, Size: max(s.size, 0), Align: al, Span: n.Span})
+	if d.Space == isa.Global || d.Space == isa.Const || d.Space == isa.Shared {
+		sym := Symbol{Name: n.Name, Space: s.space, Type: d.Type, Addr: s.addr, Size: max(s.size, 0), Align: al, Span: n.Span}
+		switch {
+		case module:
+		case c.fn != nil:
+			sym.Func = c.fn.Name
+		default:
+			sym.Func = c.scanFunc
+		}
+		c.prog.Globals = append(c.prog.Globals, sym)
 	}
 }
 

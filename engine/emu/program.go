@@ -21,7 +21,7 @@ type Program struct {
 	Specials  []SpecialReg // value slots holding special registers
 	Calls     []CallInfo   // call sites (Op.Aux of OpCall)
 	Tables    [][]int32    // branch target lists (Op.Aux of brx.idx)
-	Globals   []Symbol     // module-scope variables, in declaration order
+	Globals   []Symbol     // variables with an address in .global, .const or .shared (module and body scope), in declaration order
 	GlobalImg []byte       // initial image of the module's .global segment (at GlobalBase)
 	ConstImg  []byte       // initial image of the .const bank
 	// SharedStatic is the size of statically declared shared memory;
@@ -113,6 +113,7 @@ type SpecialReg struct {
 // Symbol is a variable with an address in a state space.
 type Symbol struct {
 	Name  string
+	Func  string // the function whose body declares it; "" at module scope
 	Space isa.Space
 	Type  isa.Type
 	Addr  uint64 // address in Space (global: a global address)

@@ -1,0 +1,288 @@
+// Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
+// The websocket protocol of docs/protocol.md, as sent on the wire.
+
+export const protocolVersion = 2;
+
+export interface Message {
+  severity: "error" | "warning" | "note";
+  file?: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  message: string;
+}
+
+export interface Limits {
+  maxWarpInstructions: number;
+  maxSourceBytes: number;
+  maxBufferBytes: number;
+  idleSeconds: number;
+  maxMessageBytes: number;
+  maxStepCount: number;
+  maxInspectBytes: number;
+}
+
+export interface Hello {
+  type: "hello";
+  v: number;
+  limits: Limits;
+}
+
+export interface Diagnostics {
+  type: "diagnostics";
+  id?: number;
+  items: Message[];
+  check?: boolean;
+  sameProgram?: boolean;
+}
+
+export interface LineInfo {
+  line: number;
+  pcs: number[];
+}
+
+export interface RegInfo {
+  slot: number;
+  name: string;
+  type: string;
+}
+
+export interface PredInfo {
+  slot: number;
+  name: string;
+}
+
+export interface BufferInfo {
+  name: string;
+  type: string;
+  count: number;
+  addr: string;
+}
+
+export interface SymbolInfo {
+  name: string;
+  func?: string;
+  space: string;
+  type: string;
+  size: number;
+  offset: number;
+  addr?: string;
+  line: number;
+}
+
+export interface Loaded {
+  type: "loaded";
+  id?: number;
+  entry: string;
+  grid: number[];
+  block: number[];
+  warpsPerCTA: number;
+  residentCTAs: number;
+  totalCTAs: number;
+  sharedBytes: number;
+  lines: LineInfo[];
+  regs: RegInfo[];
+  preds: PredInfo[];
+  buffers: BufferInfo[];
+  symbols: SymbolInfo[];
+  remapped?: boolean;
+}
+
+export interface Stats {
+  warpInstructions: number;
+  threadInstructions: number;
+}
+
+export interface WarpRef {
+  cta: number;
+  warp: number;
+}
+
+export interface LastInfo {
+  cta: number;
+  linear: number;
+  warp: number;
+  pc: number;
+  line: number;
+  mask: string;
+  execMask: string;
+}
+
+export interface Barrier {
+  id: number;
+  arrived: number;
+  expected: number;
+  waiting: number[];
+}
+
+export interface StackEntry {
+  pc: number;
+  rpc: number;
+  mask: string;
+}
+
+export interface WarpDelta {
+  warp: number;
+  pc?: number;
+  line?: number;
+  state?: string;
+  barrier?: number;
+  active?: string;
+  valid?: string;
+  exited?: string;
+  stack?: StackEntry[];
+  depth?: number;
+}
+
+export interface CtaDelta {
+  cta: number;
+  idx: number[];
+  linear: number;
+  barriers: Barrier[];
+  warps: WarpDelta[] | null;
+}
+
+export interface EventInfo {
+  kind: string;
+  cta: number;
+  warp: number;
+  pc: number;
+  line: number;
+  mask: string;
+  other?: string;
+  reconv?: number;
+  target?: number;
+  id?: number;
+  count?: number;
+  expected?: number;
+}
+
+export interface RegValues {
+  cta: number;
+  warp: number;
+  values: Record<string, string[]>;
+  preds: Record<string, string>;
+}
+
+export interface MemChunk {
+  space: "global" | "shared";
+  buffer?: string;
+  cta?: number;
+  offset: number;
+  hex: string;
+}
+
+export interface Touch {
+  space: "global" | "shared";
+  buffer?: string;
+  cta?: number;
+  offset: number;
+  bytes: number;
+  kind: "load" | "store" | "atomic";
+}
+
+export interface Fault {
+  kind: string;
+  message: string;
+  pc: number;
+  line: number;
+  col: number;
+  cta: number[];
+  thread: number[];
+  warp: number;
+  lane: number;
+  address?: string;
+}
+
+export interface State {
+  type: "state";
+  id?: number;
+  step: number;
+  steps: number;
+  firstStep: number;
+  running: boolean;
+  status: string;
+  reason: string;
+  message?: string;
+  full: boolean;
+  stats: Stats;
+  finishedCTAs: number;
+  totalCTAs: number;
+  next: WarpRef | null;
+  last: LastInfo | null;
+  ctas?: CtaDelta[];
+  events?: EventInfo[];
+  regs?: RegValues;
+  changedRegs?: number[];
+  memory?: MemChunk[];
+  memoryStale?: boolean;
+  touched?: Touch[];
+  fault: Fault | null;
+}
+
+export interface Breakpoints {
+  type: "breakpoints";
+  id?: number;
+  lines: number[];
+}
+
+export interface Inspect {
+  type: "inspect";
+  id?: number;
+  cta: number;
+  linear: number;
+  warp: number;
+  regs: RegValues | null;
+  memory?: MemChunk;
+}
+
+export interface Done {
+  type: "done";
+  id?: number;
+  result: Record<string, unknown>;
+  buffersOmitted?: boolean;
+}
+
+export interface ErrorMsg {
+  type: "error";
+  id?: number;
+  code: string;
+  message: string;
+}
+
+export interface MemRequest {
+  space: string;
+  buffer?: string;
+  cta?: number;
+  offset: number;
+  bytes: number;
+}
+
+export interface ClientMsg {
+  type: string;
+  id?: number;
+  source?: string;
+  spec?: unknown;
+  granularity?: string;
+  count?: number;
+  step?: number;
+  at?: number;
+  maxWarpInstructions?: number;
+  line?: number;
+  on?: boolean;
+  cta?: number;
+  warp?: number;
+  memory?: MemRequest;
+}
+
+/** Every message the server sends. */
+export type ServerMsg =
+  | Hello
+  | Diagnostics
+  | Loaded
+  | State
+  | Breakpoints
+  | Inspect
+  | Done
+  | ErrorMsg;
