@@ -4,7 +4,7 @@
 
 import type { Model, MemRegion } from "./model";
 import { elemSize } from "./model";
-import type { Touch } from "./proto";
+import type { SymbolInfo, Touch } from "./proto";
 import { elemTypes } from "./proto";
 import { h, setChildren, setClass } from "./dom";
 import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
@@ -38,7 +38,6 @@ export class MemoryView {
     private readonly root: HTMLElement,
     private readonly model: Model,
     private readonly request: (space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number) => void,
-    private readonly source: () => string,
   ) {
     this.tabsEl = h("div.mem-tabs", { role: "tablist", "aria-label": "Memory regions" });
     this.bar = h("div.toolbar.mem-bar");
@@ -93,7 +92,7 @@ export class MemoryView {
       for (const b of m.buffers ?? []) {
         this.tabs.push({ key: `global:${b.name}`, space: "global", buffer: b.name, label: b.name, type: b.type, size: b.count * elemSize(b.type) });
       }
-      if (m.sharedBytes > 0) this.tabs.push({ key: "shared", space: "shared", label: "shared", type: sharedType(this.source()), size: m.sharedBytes });
+      if (m.sharedBytes > 0) this.tabs.push({ key: "shared", space: "shared", label: "shared", type: sharedType(m.symbols), size: m.sharedBytes });
     }
     if (!this.tabs.some((t) => t.key === this.current)) {
       this.current = this.tabs[0]?.key ?? "";
@@ -291,12 +290,10 @@ export class MemoryView {
   }
 }
 
-/** The element type of the kernel's first .shared variable (the natural
+/** The element type of the kernel's first shared variable (the natural
  * way to read shared memory), or u32. */
-export function sharedType(src: string): string {
-  const text = src.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
-  const m = /\.shared\s+(?:\.align\s+\d+\s+)?\.(u8|s8|u16|s16|u32|s32|u64|s64|f16|bf16|f32|f64|b8|b16|b32|b64)\b/.exec(text);
-  if (!m) return "u32";
-  const t = m[1];
-  return t.startsWith("b") ? "u" + t.slice(1) : t;
+export function sharedType(symbols: SymbolInfo[] | undefined): string {
+  const t = symbols?.find((x) => x.space === "shared")?.type ?? "u32";
+  if (t.startsWith("b")) return "u" + t.slice(1);
+  return elemTypes.includes(t as (typeof elemTypes)[number]) ? t : "u32";
 }

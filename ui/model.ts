@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+  Barrier, CtaDelta, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -89,10 +89,34 @@ export interface Selection {
   warp: number;
 }
 
-export type Change = "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints";
+export type Change =
+  | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
+  | "diagnostics" | "source" | "conn";
+
+export type Granularity = "warp" | "round" | "barrier";
+
+/** How the editor's text and launch relate to the loaded program. */
+export type EditState =
+  | "clean" // what runs is what the editor shows
+  | "pending" // edited; the server has not answered yet
+  | "changed"; // edited; the run is kept until the user recompiles or starts fresh
 
 export class Model {
   loaded: Loaded | null = null;
+  /** The connection: "connecting" | "open" | "closed", with a line for the user. */
+  conn = "connecting";
+  connDetail = "connecting…";
+  /** Diagnostics of the editor's text (live) and a launch error of the last load. */
+  diagnostics: Message[] = [];
+  loadError = "";
+  /** A program is loaded and runs. */
+  compiled = false;
+  /** The editor or the launch differs from what runs. */
+  edit: EditState = "clean";
+  /** The edit has errors (diagnostics of the edited text). */
+  editErrors = false;
+  /** The unit Back and the keyboard step by. */
+  gran: Granularity = "warp";
   step = 0;
   steps = 0;
   firstStep = 0;
@@ -188,10 +212,35 @@ export class Model {
     this.stats = { warpInstructions: 0, threadInstructions: 0 };
   }
 
+  /** Whether the machine can move forward (not running, not at a terminal state). */
+  canStep(): boolean {
+    return this.compiled && !!this.loaded && !this.running && this.status !== "done" && this.status !== "fault" && this.status !== "limit";
+  }
+
+  /** The line of a pc of the loaded program. */
+  lineOf(pc: number): number | undefined {
+    return this.pcLine.get(pc);
+  }
+
+  private pcLine = new Map<number, number>();
+
+  /** A `loaded` with remapped set: same machine, new line numbers. */
+  applyRemap(m: Loaded): Set<Change> {
+    this.loaded = m;
+    this.setLines(m);
+    return new Set<Change>(["loaded", "warps", "status"]);
+  }
+
+  private setLines(m: Loaded): void {
+    this.codeLines = new Set((m.lines ?? []).map((l) => l.line));
+    this.pcLine.clear();
+    for (const l of m.lines ?? []) for (const pc of l.pcs) this.pcLine.set(pc, l.line);
+  }
+
   applyLoaded(m: Loaded): Set<Change> {
     this.reset();
     this.loaded = m;
-    this.codeLines = new Set((m.lines ?? []).map((l) => l.line));
+    this.setLines(m);
     this.totalCTAs = m.totalCTAs;
     this.sel = { cta: 0, warp: 0 };
     return new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "selection"]);

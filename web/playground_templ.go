@@ -230,27 +230,27 @@ func Playground(d PlaygroundData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\"><section class=\"pg-controls\" id=\"pg-controls\" aria-label=\"Controls\"><div class=\"ctl-group\"><button type=\"button\" class=\"btn btn-primary\" data-action=\"compile\" title=\"Compile and load the kernel (Ctrl+Enter)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⚙</span><span class=\"label\">Compile</span></button></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Step\"><button type=\"button\" class=\"btn\" data-action=\"step-warp\" title=\"Step one warp-instruction (F10 or n)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↷</span><span class=\"label\">Warp</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-round\" title=\"Step one round: one instruction of every ready warp (F11 or r)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟳</span><span class=\"label\">Round</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-barrier\" title=\"Run until a barrier releases (b)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⊟</span><span class=\"label\">Barrier</span></button> <label class=\"ctl-count\" title=\"How many steps each button takes (and Back)\"><span aria-hidden=\"true\">×</span> <input id=\"pg-count\" type=\"number\" min=\"1\" max=\"10000\" value=\"1\" aria-label=\"Steps per click\"></label></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Run\"><button type=\"button\" class=\"btn\" data-action=\"back\" title=\"Step back (Shift+F10 or p)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↶</span><span class=\"label\">Back</span></button> <button type=\"button\" class=\"btn btn-run\" data-action=\"run\" title=\"Run until a breakpoint, a fault or the end (F5 or c)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">▶</span><span class=\"label\">Run</span></button> <button type=\"button\" class=\"btn\" data-action=\"reset\" title=\"Reset the launch (Shift+R)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟲</span><span class=\"label\">Reset</span></button></div><div class=\"ctl-timeline\"><input id=\"pg-timeline\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"Step history\" title=\"Drag to travel through the step history ([ and ])\" disabled> <span id=\"pg-step\" class=\"ctl-step\"></span></div><span id=\"pg-status\" class=\"ctl-status\" data-status=\"idle\">not loaded</span></section><div class=\"pg-work\" id=\"pg-work\"><section class=\"pg-left\" aria-label=\"PTX source\"><div class=\"pane-head\"><span class=\"pane-title\" id=\"pg-file\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\"><section class=\"pg-controls\" id=\"pg-controls\" aria-label=\"Controls\"><div class=\"ctl-group\"><button type=\"button\" class=\"btn btn-primary\" data-action=\"compile\" title=\"Compile and load the kernel (Ctrl+Enter)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⚙</span><span class=\"label\">Compile</span></button></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Step\"><button type=\"button\" class=\"btn\" data-action=\"step-warp\" title=\"Forward one warp-instruction (F10 or n); Back then steps by warp-instructions\" aria-pressed=\"true\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↷</span><span class=\"label\">Warp</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-round\" title=\"Forward one round: until the scheduler has visited every ready warp (F11 or r); Back then steps by rounds\" aria-pressed=\"false\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟳</span><span class=\"label\">Round</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-barrier\" title=\"Forward until a barrier releases (b); Back then steps by barriers\" aria-pressed=\"false\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⊟</span><span class=\"label\">Barrier</span></button> <label class=\"ctl-count\" title=\"How many units each button moves (Back too)\"><span aria-hidden=\"true\">×</span> <input id=\"pg-count\" type=\"number\" min=\"1\" max=\"10000\" value=\"1\" aria-label=\"Steps per click\"></label></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Run\"><button type=\"button\" class=\"btn\" data-action=\"back\" title=\"One warp-instruction back (Shift+F10 or p)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↶</span><span class=\"label\">Back</span></button> <button type=\"button\" class=\"btn btn-run\" data-action=\"run\" title=\"Run until a breakpoint, a fault or the end (F5 or c)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">▶</span><span class=\"label\">Run</span></button> <button type=\"button\" class=\"btn\" data-action=\"reset\" title=\"Reset the launch (Shift+R)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟲</span><span class=\"label\">Reset</span></button></div><div class=\"ctl-timeline\"><input id=\"pg-timeline\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"Step history\" title=\"Drag through every recorded warp-instruction ([ and ])\" disabled> <span id=\"pg-step\" class=\"ctl-step\"></span></div><span id=\"pg-status\" class=\"ctl-status\" data-status=\"idle\">not loaded</span></section><div id=\"pg-notice\" class=\"pg-notice\" role=\"status\" aria-live=\"polite\" hidden></div><div class=\"pg-work\" id=\"pg-work\"><section class=\"pg-left\" aria-label=\"PTX source\"><div class=\"pane-head\"><span class=\"pane-title\" id=\"pg-file\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(pgFile(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 136, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 137, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</span> <span id=\"pg-dirty\" class=\"pg-dirty\"></span> <span class=\"spacer\"></span> <span id=\"pg-diag-summary\" class=\"diag-summary\"></span> <label class=\"check\" title=\"Recompile as you type (diagnostics stay live)\"><input type=\"checkbox\" id=\"pg-live\" checked>live</label> <button type=\"button\" class=\"btn-small\" data-action=\"download-ptx\" title=\"Download the PTX\">.ptx ↓</button></div><div id=\"pg-editor\" class=\"pg-editor\"><pre id=\"pg-source\" class=\"pg-source\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</span> <span id=\"pg-dirty\" class=\"pg-dirty\"></span> <span class=\"spacer\"></span> <span id=\"pg-diag-summary\" class=\"diag-summary\"></span> <label class=\"check\" title=\"Recompile as you type (diagnostics stay live)\"><input type=\"checkbox\" id=\"pg-live\" checked>live</label> <button type=\"button\" class=\"btn-small\" data-action=\"download-ptx\" title=\"Download the PTX\">.ptx ↓</button></div><div id=\"pg-changed\" class=\"pg-changed\" role=\"status\" aria-live=\"polite\" hidden></div><div id=\"pg-editor\" class=\"pg-editor\"><pre id=\"pg-source\" class=\"pg-source\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(pgSource(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 146, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 148, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -271,7 +271,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(pgLaunchSummary(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 172, Col: 145}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 174, Col: 145}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
@@ -284,7 +284,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(pgSpecJSON(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 177, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 179, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {

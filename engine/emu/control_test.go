@@ -386,11 +386,15 @@ func TestStepBreakpointBudget(t *testing.T) {
 	if m.warps[0].pc() != m.fn.Entry+1 || m.warps[1].pc() != m.fn.Entry {
 		t.Fatalf("after one step: pcs %d %d", m.warps[0].pc(), m.warps[1].pc())
 	}
+	// A round runs to where the scheduler wraps around: warp 1 only.
 	if r := m.Step(StepRound); r != StopStepped {
 		t.Fatal(r)
 	}
-	if m.warps[0].pc() != m.fn.Entry+2 || m.warps[1].pc() != m.fn.Entry+1 {
+	if m.warps[0].pc() != m.fn.Entry+1 || m.warps[1].pc() != m.fn.Entry+1 {
 		t.Fatalf("after a round: pcs %d %d", m.warps[0].pc(), m.warps[1].pc())
+	}
+	if r := m.Step(StepRound); r != StopStepped || m.warps[0].pc() != m.fn.Entry+2 || m.warps[1].pc() != m.fn.Entry+2 {
+		t.Fatalf("after a second round: %v, pcs %d %d", r, m.warps[0].pc(), m.warps[1].pc())
 	}
 	bp := m.fn.Entry + 3 // the st
 	m.SetBreakpoint(bp, true)

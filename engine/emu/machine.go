@@ -52,7 +52,7 @@ type Granularity uint8
 
 const (
 	StepWarpInstruction Granularity = iota // one warp-instruction, from the scheduler's next warp
-	StepRound                              // one instruction of every ready warp
+	StepRound                              // until the scheduler wraps around its warps (one instruction of each ready warp from the first)
 	StepToBarrier                          // until a barrier releases its warps (or the launch stops)
 )
 
@@ -425,19 +425,19 @@ func (m *Machine) Step(g Granularity) (r StopReason) {
 	case StepWarpInstruction:
 		return m.issueNext(false)
 	case StepRound:
-		m.fill()
-		n := 0
-		for _, w := range m.warps {
-			if w.State == WarpReady {
-				n++
-			}
-		}
-		for i := 0; i < max(n, 1); i++ {
-			if r := m.issueNext(i > 0); r != StopStepped {
+		// A round ends where the round-robin scheduler wraps around: the
+		// next warp to issue comes at or before the one just issued (CTAs
+		// in linear order, then warps). From the first warp, that is one
+		// instruction of every ready warp.
+		for i := 0; ; i++ {
+			w := m.NextWarp()
+			if r := m.issueNext(i > 0); r != StopStepped || w == nil {
 				return r
 			}
+			if next := m.NextWarp(); next == nil || !warpAfter(next, w) {
+				return StopStepped
+			}
 		}
-		return StopStepped
 	default:
 		m.released = false
 		for !m.released {
@@ -447,6 +447,12 @@ func (m *Machine) Step(g Granularity) (r StopReason) {
 		}
 		return StopStepped
 	}
+}
+
+// warpAfter reports whether the scheduler visits a after b within a round.
+func warpAfter(a, b *Warp) bool {
+	ca, cb := a.CTA().Linear, b.CTA().Linear
+	return ca > cb || (ca == cb && a.ID > b.ID)
 }
 
 // Issue issues one warp-instruction from the scheduler's next warp. With

@@ -86,7 +86,7 @@ func TestStepping(t *testing.T) {
 	tb.setCount(12)
 	tb.button("step-warp")
 	r.step(emu.StepWarpInstruction, 12)
-	tb.waitStep(2, 2)
+	tb.waitStep(13, 13)
 	w := r.warp(0, 0)
 	tb.expectWarps(r, "after 13 warp-instructions")
 	tb.expectReg(r, w, "%r5", "after the load of x")
@@ -104,7 +104,7 @@ func TestStepping(t *testing.T) {
 	tb.setCount(1)
 	tb.button("step-warp")
 	r.step(emu.StepWarpInstruction, 1)
-	tb.waitStep(3, 3)
+	tb.waitStep(14, 14)
 	rows := tb.expectWarps(r, "at the divergent branch")
 	for l, cls := range rows[0].Lanes {
 		wantActive := (l+1)%2 == 0
@@ -129,7 +129,7 @@ func TestStepping(t *testing.T) {
 	// The even path halves x in the active lanes only.
 	tb.button("step-warp")
 	r.step(emu.StepWarpInstruction, 1)
-	tb.waitStep(4, 4)
+	tb.waitStep(15, 15)
 	tb.expectWarps(r, "after the even path's shr")
 	tb.expectReg(r, w, "%r5", "after x = x/2 on the even lanes")
 	var changed int
@@ -139,9 +139,9 @@ func TestStepping(t *testing.T) {
 	}
 	tb.screenshot("divergence-even-path")
 
-	// Back: the views return to the state at the branch.
+	// Back: one warp-instruction, to the state at the branch.
 	tb.button("back")
-	tb.waitStep(3, 4)
+	tb.waitStep(14, 15)
 	back := exampleRef(t, "divergence")
 	back.step(emu.StepWarpInstruction, 14)
 	tb.expectWarps(back, "after stepping back")
@@ -158,7 +158,7 @@ func TestStepping(t *testing.T) {
 
 	tb.button("step-round")
 	rs.step(emu.StepRound, 1)
-	tb.waitStep(1, 1)
+	tb.waitAt(rs)
 	tb.expectWarps(rs, "after one round")
 	tb.expectStats(rs)
 	if got := rs.m.Stats().WarpInstructions; got != 16 {
@@ -167,7 +167,7 @@ func TestStepping(t *testing.T) {
 
 	tb.button("step-barrier")
 	rs.step(emu.StepToBarrier, 1)
-	tb.waitStep(2, 2)
+	tb.waitAt(rs)
 	tb.expectWarps(rs, "after the first barrier released")
 	tb.expectStats(rs)
 	tb.expectReg(rs, rs.warp(0, 0), "%r4", "(the global index) after the barrier")
@@ -176,7 +176,7 @@ func TestStepping(t *testing.T) {
 	// The next warp-instruction is CTA 1's warp 0 arriving at bar.sync.
 	tb.button("step-warp")
 	rs.step(emu.StepWarpInstruction, 1)
-	tb.waitStep(3, 3)
+	tb.waitAt(rs)
 	rows = tb.expectWarps(rs, "with a warp at the barrier")
 	bw := rs.warp(1, 0)
 	if bw.State != emu.WarpBarrier {
@@ -377,11 +377,16 @@ func TestFault(t *testing.T) {
 	}
 	f := res.Fault
 
-	// A step first, so that the reload shows as the history going back to 0.
+	// A step first: the edited launch then waits for the user's choice
+	// instead of throwing the run away; "Start fresh" reloads at step 0.
 	tb.button("step-warp")
 	tb.waitStep(1, 1)
 	tb.showTab("launch")
 	tb.eval(fmt.Sprintf(`(() => { const t = document.getElementById("pg-spec-json"); t.value = %q; t.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`, specJSON), nil)
+	tb.waitJS("the launch-changed banner", `!document.getElementById("pg-changed").hidden && !!document.querySelector('#pg-changed [data-change="fresh"]')`)
+	tb.waitStep(1, 1)
+	tb.click(`#pg-changed [data-change="fresh"]`)
+	tb.waitStep(0, 0)
 	tb.waitLoaded("vector-add.ptx")
 
 	tb.button("run")
@@ -461,7 +466,7 @@ func TestBreakpoint(t *testing.T) {
 		}
 		tb.button("run")
 		tb.waitStatus("the breakpoint", func(s status) string {
-			if s.StatusText != "paused · breakpoint" || s.Step != fmt.Sprintf("step %d/%d", i+1, i+1) {
+			if wi := r.m.Stats().WarpInstructions; s.StatusText != "paused · breakpoint" || s.Step != fmt.Sprintf("step %d/%d", wi, wi) {
 				return "not stopped at the breakpoint"
 			}
 			return ""
@@ -570,19 +575,23 @@ func TestHelpAndKeys(t *testing.T) {
 	tb.expectWarps(r, "after n, n")
 	tb.key("r")
 	r.step(emu.StepRound, 1)
-	tb.waitStep(3, 3)
+	round := r.m.Stats().WarpInstructions
+	tb.waitStep(int(round), int(round))
 	tb.expectWarps(r, "after n, n, r")
 	tb.expectStats(r)
+	// p steps back one unit of the last granularity: to the start of the
+	// round that r completed, which began at step 0.
 	tb.key("p")
-	tb.waitStep(2, 3)
+	tb.waitStep(0, int(round))
 	back := exampleRef(t, "vector-add")
-	back.step(emu.StepWarpInstruction, 2)
 	tb.expectWarps(back, "after p")
 	tb.expectReg(back, back.warp(0, 0), "%r1", "after p")
+	// F10 steps forward one warp-instruction through the recorded history.
 	tb.key(kb.F10)
-	tb.waitStep(3, 3)
+	tb.waitStep(1, int(round))
 	back.step(emu.StepWarpInstruction, 1)
 	tb.expectWarps(back, "after F10")
+	tb.expectReg(back, back.warp(0, 0), "%r1", "after F10")
 	tb.key("c")
 	tb.waitStatus("the run to finish", func(s status) string {
 		if s.Status != "done" {

@@ -83,6 +83,14 @@ func (tb *tab) waitLoaded(file string) {
 	tb.waitJS("the warps view", `document.querySelectorAll("#pg-warps .warp-row").length > 0`)
 }
 
+// waitAt waits until the page is at the reference machine's position (its
+// warp-instruction count) at the head of the history.
+func (tb *tab) waitAt(r *ref) status {
+	tb.t.Helper()
+	wi := int(r.m.Stats().WarpInstructions)
+	return tb.waitStep(wi, wi)
+}
+
 // waitStep waits until the history shows step cur of last.
 func (tb *tab) waitStep(cur, last int) status {
 	tb.t.Helper()

@@ -1,0 +1,790 @@
+// The playground page: wiring only. The page shell is server-rendered
+// (web/playground.templ); the app hydrates it. The session client
+// (session.ts) talks to the server and fills the model (model.ts); every
+// view subscribes to the model. The app owns the editor and the launch
+// panel, decides what an edit does to the run (nothing is thrown away
+// silently), keeps the draft in the browser, and maps keys to commands.
+
+import { SessionClient } from "./session";
+import { Model } from "./model";
+import type { Change, Granularity } from "./model";
+import { Editor } from "./editor";
+import type { WarpMarks } from "./editor";
+import { LaunchPanel, parseSpec, wireSpec, canonical } from "./launch";
+import { WarpsView, laneLegend } from "./warps";
+import { RegsView } from "./regs";
+import { MemoryView } from "./memory";
+import { ControlsView } from "./controls";
+import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
+import { actionFor, helpContent } from "./keys";
+import type { Action } from "./keys";
+import { h, byId, setChildren, setText, toggle, grouped, download } from "./dom";
+import type { Fault, Loaded, Spec, State } from "./proto";
+import { isaDocs } from "./isa";
+import { mask32 } from "./format";
+import { debounce, readDraft, writeDraft } from "./draft";
+import type { Draft } from "./draft";
+
+export interface ExampleData {
+  name: string;
+  title: string;
+  description?: string;
+  source: string;
+  spec: Spec | string;
+}
+
+type Tab = "regs" | "memory" | "launch" | "events";
+
+function readJSON<T>(id: string): T | null {
+  const el = document.getElementById(id);
+  if (!el?.textContent) return null;
+  try {
+    return JSON.parse(el.textContent) as T;
+  } catch {
+    return null;
+  }
+}
+
+export function store(key: string, value?: string): string | null {
+  try {
+    if (value !== undefined) localStorage.setItem(key, value);
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function specOf(s: Spec | string): Spec {
+  if (typeof s === "string") return parseSpec(s);
+  return canonical(s);
+}
+
+export class App {
+  readonly model = new Model();
+  readonly session: SessionClient;
+  private editor!: Editor;
+  private launch!: LaunchPanel;
+  private warps!: WarpsView;
+  private regs!: RegsView;
+  private mem!: MemoryView;
+  private events!: EventsView;
+  private example: ExampleData | null = null;
+  /** The name of an imported file (else derived from the example or the kernel). */
+  private fileName: string | null = null;
+  private liveTimer = 0;
+  private live = true;
+  private tab: Tab = "regs";
+  private toastTimer = 0;
+  private lastRevealed = "";
+  /** A draft to replay once the session opens (after a reload). */
+  private restore: Draft | null = null;
+  private saveDraft = debounce(() => this.writeDraft(), 400);
+  private ui = {
+    count: byId<HTMLInputElement>("pg-count"),
+    file: byId("pg-file"),
+    live: byId<HTMLInputElement>("pg-live"),
+    toast: byId("pg-toast"),
+    help: byId("pg-help"),
+    launchSummary: byId("pg-launch-summary"),
+    exampleSelect: document.getElementById("pg-example-select") as HTMLSelectElement | null,
+  };
+
+  constructor() {
+    this.session = new SessionClient(this.model, {
+      toast: (msg, kind) => this.toast(msg, kind),
+      opened: (again) => this.onOpen(again),
+      loaded: (m) => this.onLoaded(m),
+      state: (m, ch) => this.onState(m, ch),
+      done: (r) => this.onDone(r),
+      checked: (_items, same) => this.onChecked(same),
+    });
+  }
+
+  start(): void {
+    this.applyTheme(store("ptxplay.theme") as "light" | "dark" | null);
+    const initial = readJSON<ExampleData>("initial-example");
+    const pre = document.getElementById("pg-source");
+    let source = initial?.source ?? pre?.textContent ?? "";
+    this.example = initial;
+
+    // A draft of this page (same example, or none asked for) comes back.
+    const asked = new URLSearchParams(location.search).get("example");
+    const draft = readDraft();
+    if (draft && (asked === null || asked === draft.example)) {
+      const ex = initial && draft.example === initial.name ? initial : null;
+      const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
+      if (!same || draft.step > 0 || draft.breakpoints.length) {
+        this.restore = draft;
+        source = draft.source;
+        if (!ex) this.example = null;
+        this.fileName = draft.fileName ?? null;
+      }
+    }
+
+    const host = byId("pg-editor");
+    setChildren(host);
+    this.editor = new Editor(host, source, {
+      toggleBreakpoint: (line, on) => this.toggleBreakpoint(line, on),
+      changed: () => this.onEdit(),
+      compile: () => this.compile(),
+      registerHover: (name) => this.regs.hover(name),
+    }, this.isDark());
+
+    this.launch = new LaunchPanel(byId("pg-tab-launch"), {
+      changed: () => this.onSpecEdit(),
+      importSource: (src, fileName) => {
+        this.editor.setText(src);
+        if (fileName) this.fileName = fileName;
+        this.onEdit();
+      },
+      source: () => this.editor.text,
+      baseName: () => this.baseName(),
+      notify: (msg, kind) => this.toast(msg, kind),
+    }, document.getElementById("pg-spec-json") as HTMLTextAreaElement | null);
+    if (this.restore) {
+      this.launch.set(canonical(this.restore.spec));
+      this.editor.setBreakpoints(this.restore.breakpoints);
+    } else if (initial) this.launch.set(specOf(initial.spec));
+
+    const m = this.model;
+    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line));
+    this.regs = new RegsView(byId("pg-tab-regs"), m);
+    this.mem = new MemoryView(byId("pg-tab-memory"), m, (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
+    this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
+    new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
+    new ProblemsView(m, (line, col) => this.editor.goto(line, col));
+    new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });
+    new ChangeBanner(m, {
+      replay: () => this.compile(true),
+      fresh: () => this.compile(false),
+      revert: () => this.revert(),
+    }, () => this.live);
+    m.subscribe((c) => this.render(c));
+
+    this.bindControls();
+    this.bindTabs();
+    this.bindSplitter();
+    this.renderLegend();
+    this.updateFileName();
+    this.updateLaunchSummary();
+    m.emit(new Set<Change>(["status", "diagnostics", "source", "events"]));
+
+    this.live = store("ptxplay.live") !== "0";
+    this.ui.live.checked = this.live;
+    this.ui.live.addEventListener("change", () => {
+      this.live = this.ui.live.checked;
+      store("ptxplay.live", this.live ? "1" : "0");
+      if (this.live && this.isDirty()) this.liveEdit();
+      this.model.emit(new Set<Change>(["source"]));
+    });
+    this.ui.count.addEventListener("change", () => {
+      if (this.session.limits.maxStepCount) this.ui.count.max = String(this.session.limits.maxStepCount);
+    });
+
+    window.addEventListener("keydown", (e) => this.onKey(e));
+    window.addEventListener("popstate", () => {
+      const name = new URLSearchParams(location.search).get("example");
+      if (name && name !== this.example?.name) void this.loadExample(name, false);
+    });
+    window.addEventListener("pagehide", () => this.saveDraft.flush());
+
+    document.documentElement.classList.add("hydrated");
+    if (!initial && !this.restore) void this.loadExample(asked ?? "vector-add", false);
+    void isaDocs();
+    this.session.connect();
+  }
+
+  // ---- theme ----
+
+  private isDark(): boolean {
+    const t = document.documentElement.dataset.theme;
+    if (t) return t === "dark";
+    return !window.matchMedia("(prefers-color-scheme: light)").matches;
+  }
+
+  private applyTheme(t: "light" | "dark" | null): void {
+    if (t) document.documentElement.dataset.theme = t;
+    else delete document.documentElement.dataset.theme;
+    this.editor?.setDark(this.isDark());
+  }
+
+  private toggleTheme(): void {
+    const next = this.isDark() ? "light" : "dark";
+    store("ptxplay.theme", next);
+    this.applyTheme(next);
+  }
+
+  // ---- the session ----
+
+  /** A fresh session: load what the editor holds, at the position the user was at. */
+  private onOpen(again: boolean): void {
+    const at = this.restore?.step ?? (again && this.model.compiled ? this.model.step : 0);
+    const why = this.restore ? "restore" : "reconnect";
+    this.restore = null;
+    if (again && at === 0) this.toast("Reconnected to a new session.", "info");
+    if (!this.session.load(this.editor.text, wireSpec(this.launch.spec), at, why)) return;
+    this.updateDirty();
+  }
+
+  private onLoaded(_m: Loaded): void {
+    this.editor.setCodeLines(this.model.codeLines);
+    this.resendBreakpoints();
+    this.updateFileName();
+  }
+
+  private onState(m: State, ch: Set<Change>): void {
+    const model = this.model;
+    const newFault = ch.has("fault") && model.fault;
+    if (newFault) {
+      this.selectFault(model.fault!);
+      this.warps.revealSelected();
+      if (model.fault!.lane !== undefined) this.regs.revealLane(model.fault!.lane);
+      if (model.fault!.line) this.editor.reveal(model.fault!.line);
+    }
+    if (!m.running) this.saveDraft();
+  }
+
+  private onDone(result: Record<string, unknown>): void {
+    const status = String(result.status ?? this.model.status);
+    if (status === "ok" || status === "done") {
+      const stats = (result.stats ?? {}) as Record<string, unknown>;
+      const wi = Number(stats.warpInstructions ?? this.model.stats.warpInstructions);
+      this.toast(`Finished: every thread exited after ${grouped(wi)} warp-instructions.`, "info");
+    } else if (status === "limit") {
+      this.toast("Stopped: the launch spent its maxWarpInstructions (see the notice above the editor).", "error");
+    }
+  }
+
+  // ---- edits ----
+
+  private isDirty(): boolean {
+    const s = this.session;
+    return s.sentSource !== null && (s.sentSource !== this.editor.text || s.sentSpec !== JSON.stringify(wireSpec(this.launch.spec)));
+  }
+
+  /** Whether a load would throw away a run the user has made. */
+  private hasRun(): boolean {
+    return this.model.compiled && !!this.model.loaded && this.model.step > 0;
+  }
+
+  private onEdit(): void {
+    this.updateDirty();
+    this.updateFileName();
+    this.saveDraft();
+    this.scheduleLive();
+  }
+
+  private onSpecEdit(): void {
+    this.updateDirty();
+    this.updateLaunchSummary();
+    this.saveDraft();
+    this.scheduleLive();
+  }
+
+  private updateDirty(): void {
+    const m = this.model;
+    const dirty = this.isDirty();
+    const edit = !dirty ? "clean" : m.edit === "changed" ? "changed" : "pending";
+    if (edit !== m.edit) {
+      m.edit = edit;
+      if (!dirty) m.editErrors = false;
+      m.emit(new Set<Change>(["source"]));
+      window.setTimeout(() => this.updateMarks());
+    }
+  }
+
+  private scheduleLive(): void {
+    window.clearTimeout(this.liveTimer);
+    if (!this.live) return;
+    this.liveTimer = window.setTimeout(() => this.liveEdit(), 650);
+  }
+
+  /** Live mode: keep diagnostics current; load only when no run is lost. */
+  private liveEdit(): void {
+    if (!this.isDirty() || !this.session.isOpen) return;
+    const specSame = this.session.sentSpec === JSON.stringify(wireSpec(this.launch.spec));
+    if (!this.hasRun()) {
+      this.session.load(this.editor.text, wireSpec(this.launch.spec));
+      return;
+    }
+    if (specSame) {
+      this.session.check(this.editor.text); // onChecked decides
+      return;
+    }
+    this.model.edit = "changed";
+    this.model.emit(new Set<Change>(["source"]));
+  }
+
+  /** The diagnostics of the edited source are in: a comment-only edit keeps the run. */
+  private onChecked(sameProgram: boolean): void {
+    if (!this.isDirty()) return;
+    const errors = this.model.diagnostics.some((d) => d.severity === "error");
+    const specSame = this.session.sentSpec === JSON.stringify(wireSpec(this.launch.spec));
+    if (sameProgram && specSame && !errors) {
+      this.session.load(this.editor.text, wireSpec(this.launch.spec)); // the server remaps lines
+      return;
+    }
+    this.model.edit = "changed";
+    this.model.editErrors = errors;
+    this.model.emit(new Set<Change>(["source"]));
+    this.updateMarks();
+  }
+
+  /** Compiles what the editor holds: replaying to the current position when
+   * there is a run to keep (or when asked), else from step 0. */
+  private compile(replay = this.hasRun()): void {
+    window.clearTimeout(this.liveTimer);
+    const at = replay && this.hasRun() ? this.model.step : 0;
+    if (this.session.load(this.editor.text, wireSpec(this.launch.spec), at, "edit")) this.updateDirty();
+  }
+
+  /** Puts the editor and the launch back to what runs. */
+  private revert(): void {
+    const s = this.session;
+    if (s.sentSource === null) return;
+    const bps = this.editor.breakpointLines();
+    this.editor.setText(s.sentSource);
+    this.editor.setBreakpoints(bps.filter((l) => this.model.codeLines.has(l)));
+    try {
+      this.launch.set(canonical(JSON.parse(s.sentSpec) as Spec));
+    } catch {
+      // keep the panel as it is
+    }
+    this.model.edit = "clean";
+    this.model.editErrors = false;
+    this.session.check(s.sentSource); // the diagnostics of what runs
+    this.updateDirty();
+    this.updateLaunchSummary();
+    this.model.emit(new Set<Change>(["source"]));
+    this.updateMarks();
+  }
+
+  // ---- the draft ----
+
+  private writeDraft(): void {
+    if (!this.editor) return;
+    writeDraft({
+      source: this.editor.text, spec: wireSpec(this.launch.spec), example: this.example?.name,
+      fileName: this.fileName, breakpoints: this.editor.breakpointLines(), step: this.model.compiled ? this.model.step : 0,
+    });
+  }
+
+  // ---- commands ----
+
+  private count(): number {
+    const n = Math.floor(Number(this.ui.count.value));
+    return Number.isFinite(n) && n >= 1 ? Math.min(n, this.session.limits.maxStepCount ?? 10000) : 1;
+  }
+
+  private step(g: Granularity): void {
+    this.setGran(g);
+    if (!this.model.canStep()) {
+      this.explainBlocked();
+      return;
+    }
+    this.session.step(g, this.count());
+  }
+
+  private setGran(g: Granularity): void {
+    if (this.model.gran === g) return;
+    this.model.gran = g;
+    this.model.emit(new Set<Change>(["status"]));
+  }
+
+  private explainBlocked(): void {
+    const m = this.model;
+    if (!this.session.isOpen) this.toast("Not connected to the server.", "error");
+    else if (!m.compiled) this.toast("Compile the kernel first (Ctrl+Enter); fix any errors.", "error");
+    else if (m.running) this.toast("Running — pause first (Esc).", "info");
+    else if (m.status === "done") this.toast("The launch has finished: step back, seek, or reset.", "info");
+    else if (m.status === "fault") this.toast("The launch faulted: step back to see how it got there, or reset.", "info");
+    else if (m.status === "limit") this.toast("The launch spent its maxWarpInstructions: raise it in the Launch tab, or reset.", "info");
+  }
+
+  private back(): void {
+    const m = this.model;
+    if (!m.loaded || m.step <= m.firstStep) return;
+    if (m.running) this.session.pause();
+    this.session.back(m.gran, this.count());
+  }
+
+  private runOrPause(): void {
+    if (this.model.running) {
+      this.session.pause();
+      return;
+    }
+    if (!this.model.canStep()) {
+      this.explainBlocked();
+      return;
+    }
+    this.session.run();
+  }
+
+  private reset(): void {
+    if (!this.model.compiled || this.isDirty()) {
+      this.compile(false);
+      return;
+    }
+    this.session.reset();
+  }
+
+  private select(cta: number, warp: number): void {
+    const m = this.model;
+    m.sel = { cta, warp };
+    this.session.select(cta, warp);
+    m.emit(new Set<Change>(["selection", "regs", "warps", "memory"]));
+  }
+
+  private selectRelative(d: number): void {
+    const all: [number, number][] = [];
+    for (const c of this.model.sortedCtas()) for (const w of c.warps) all.push([c.cta, w.warp]);
+    if (!all.length) return;
+    const i = all.findIndex(([c, w]) => c === this.model.sel.cta && w === this.model.sel.warp);
+    const [c, w] = all[(Math.max(0, i) + d + all.length) % all.length];
+    this.select(c, w);
+    this.warps.revealSelected();
+  }
+
+  private selectFault(f: Fault): void {
+    const m = this.model;
+    const c = faultCta(m, f);
+    if (f.warp === undefined || !c) return;
+    if (m.sel.cta !== c.cta || m.sel.warp !== f.warp) this.select(c.cta, f.warp);
+  }
+
+  private toggleBreakpoint(line: number, on: boolean): void {
+    const current = this.model.compiled && !this.isDirty();
+    if (current && on && !this.model.codeLines.has(line)) {
+      // Only instructions can stop the machine.
+      this.editor.setBreakpoints(this.editor.breakpointLines().filter((l) => l !== line));
+      this.toast(`Line ${line} holds no instruction: put the breakpoint on an instruction.`, "info");
+      return;
+    }
+    if (current) this.session.breakpoint(line, on);
+    this.saveDraft();
+  }
+
+  private resendBreakpoints(): void {
+    const lines = this.editor.breakpointLines();
+    const keep = lines.filter((l) => this.model.codeLines.has(l));
+    if (keep.length !== lines.length) this.editor.setBreakpoints(keep);
+    for (const line of keep) this.session.breakpoint(line, true);
+  }
+
+  private async loadExample(name: string, push: boolean): Promise<void> {
+    if (this.isEdited() && !window.confirm("Replace your edits with the example? (Your draft is replaced too.)")) {
+      this.updateFileName();
+      return;
+    }
+    let ex: ExampleData;
+    try {
+      const r = await fetch(`/api/examples/${encodeURIComponent(name)}`, { headers: { Accept: "application/json" } });
+      if (!r.ok) throw new Error(r.status === 404 ? `There is no example named "${name}".` : `HTTP ${r.status}`);
+      ex = (await r.json()) as ExampleData;
+    } catch (e) {
+      this.toast(`Could not load the example: ${(e as Error).message}`, "error");
+      return;
+    }
+    this.example = ex;
+    this.fileName = null;
+    this.editor.setText(ex.source);
+    this.launch.set(specOf(ex.spec));
+    this.model.breakpoints.clear();
+    if (push) history.pushState(null, "", `?example=${encodeURIComponent(ex.name)}`);
+    document.title = `${ex.title} · PTX Playground`;
+    this.updateFileName();
+    this.updateLaunchSummary();
+    this.session.load(ex.source, wireSpec(this.launch.spec));
+    this.writeDraft();
+  }
+
+  /** Whether the editor holds work that is not a gallery example as published. */
+  private isEdited(): boolean {
+    return this.example ? this.editor.text !== this.example.source : this.editor.text.trim() !== "";
+  }
+
+  // ---- controls ----
+
+  private bindControls(): void {
+    document.addEventListener("click", (e) => {
+      const b = (e.target as HTMLElement).closest<HTMLElement>("[data-action]");
+      if (!b || (b as HTMLButtonElement).disabled) return;
+      const a = b.dataset.action;
+      const map: Record<string, Action> = {
+        compile: "compile", "step-warp": "stepWarp", "step-round": "stepRound", "step-barrier": "stepBarrier",
+        back: "back", run: "run", reset: "reset", help: "help",
+      };
+      if (a === "theme") {
+        this.toggleTheme();
+        return;
+      }
+      if (a === "download-ptx") {
+        download(`${this.baseName()}.ptx`, this.editor.text, "text/plain");
+        return;
+      }
+      if (a === "open-launch") {
+        this.showTab("launch");
+        return;
+      }
+      if (a && map[a]) this.perform(map[a]);
+    });
+    this.ui.exampleSelect?.addEventListener("change", () => {
+      const name = this.ui.exampleSelect!.value;
+      if (name) void this.loadExample(name, true);
+    });
+    this.ui.help.addEventListener("click", (e) => {
+      if (e.target === this.ui.help) this.showHelp(false);
+    });
+  }
+
+  private perform(a: Action): void {
+    const m = this.model;
+    switch (a) {
+      case "compile": this.compile(); break;
+      case "stepWarp": this.step("warp"); break;
+      case "stepRound": this.step("round"); break;
+      case "stepBarrier": this.step("barrier"); break;
+      case "back": this.back(); break;
+      case "run": this.runOrPause(); break;
+      case "pause": this.session.pause(); break;
+      case "reset": this.reset(); break;
+      case "earlier": this.session.seek(m.step - 1); break;
+      case "later": this.session.seek(m.step + 1); break;
+      case "first": this.session.seek(m.firstStep); break;
+      case "last": this.session.seek(m.steps - 1); break;
+      case "nextWarp": this.selectRelative(1); break;
+      case "prevWarp": this.selectRelative(-1); break;
+      case "gotoWarp": {
+        const w = m.selectedWarp();
+        if (w && w.line > 0) this.editor.goto(w.line, 1, false);
+        break;
+      }
+      case "tabRegs": this.showTab("regs"); break;
+      case "tabMemory": this.showTab("memory"); break;
+      case "tabLaunch": this.showTab("launch"); break;
+      case "tabEvents": this.showTab("events"); break;
+      case "focusEditor": this.editor.view.focus(); break;
+      case "help": this.showHelp(this.ui.help.hidden === true); break;
+    }
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    if (e.defaultPrevented) return;
+    if (!this.ui.help.hidden && (e.key === "Escape" || e.key === "?")) {
+      e.preventDefault();
+      this.showHelp(false);
+      return;
+    }
+    const a = actionFor(e);
+    if (!a) return;
+    if (a === "pause" && !this.model.running) {
+      if (e.key === "Escape") return; // Let Escape close menus and panels.
+    }
+    e.preventDefault();
+    this.perform(a);
+  }
+
+  private showHelp(on: boolean): void {
+    const el = this.ui.help;
+    if (on) {
+      setChildren(el, helpContent(() => this.showHelp(false)));
+      el.hidden = false;
+      el.querySelector<HTMLElement>("button")?.focus();
+    } else {
+      el.hidden = true;
+    }
+  }
+
+  private bindTabs(): void {
+    const saved = store("ptxplay.tab") as Tab | null;
+    if (saved && ["regs", "memory", "launch", "events"].includes(saved)) this.tab = saved;
+    for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
+      b.addEventListener("click", () => this.showTab(b.dataset.tab as Tab));
+      b.addEventListener("keydown", (e) => {
+        if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
+        const tabs = [...document.querySelectorAll<HTMLElement>("[data-tab]")];
+        const i = tabs.indexOf(b);
+        const next = tabs[(i + (e.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+        this.showTab(next.dataset.tab as Tab);
+        next.focus();
+        e.preventDefault();
+      });
+    }
+    this.showTab(this.tab);
+  }
+
+  private showTab(t: Tab): void {
+    this.tab = t;
+    store("ptxplay.tab", t);
+    for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
+      const on = b.dataset.tab === t;
+      b.setAttribute("aria-selected", on ? "true" : "false");
+      b.tabIndex = on ? 0 : -1;
+      toggle(b, "on", on);
+    }
+    for (const id of ["regs", "memory", "launch", "events"]) {
+      const p = document.getElementById(`pg-tab-${id}`);
+      if (p) p.hidden = id !== t;
+    }
+    if (t === "memory") this.mem.render(true);
+    if (t === "regs") {
+      this.regs.render(true);
+      const f = this.model.fault;
+      if (f?.lane !== undefined && f.warp === this.model.sel.warp) this.regs.revealLane(f.lane);
+    }
+    if (t === "events") this.events.render();
+  }
+
+  private bindSplitter(): void {
+    const split = document.getElementById("pg-split");
+    const work = document.getElementById("pg-work");
+    if (!split || !work) return;
+    const set = (pct: number) => {
+      pct = Math.max(28, Math.min(68, pct));
+      work.style.setProperty("--left", `${pct}%`);
+      split.setAttribute("aria-valuenow", String(Math.round(pct)));
+      return pct;
+    };
+    const saved = Number(store("ptxplay.split"));
+    if (saved) set(saved);
+    split.addEventListener("pointerdown", (e) => {
+      split.setPointerCapture(e.pointerId);
+      document.body.classList.add("dragging");
+      const move = (ev: PointerEvent) => {
+        const r = work.getBoundingClientRect();
+        store("ptxplay.split", String(set(((ev.clientX - r.left) / r.width) * 100)));
+      };
+      const up = () => {
+        split.removeEventListener("pointermove", move);
+        split.removeEventListener("pointerup", up);
+        document.body.classList.remove("dragging");
+      };
+      split.addEventListener("pointermove", move);
+      split.addEventListener("pointerup", up);
+    });
+    split.addEventListener("keydown", (e) => {
+      const cur = Number(split.getAttribute("aria-valuenow")) || 46;
+      if (e.key === "ArrowLeft") store("ptxplay.split", String(set(cur - 2)));
+      else if (e.key === "ArrowRight") store("ptxplay.split", String(set(cur + 2)));
+      else return;
+      e.preventDefault();
+    });
+  }
+
+  // ---- rendering what the views do not own ----
+
+  private updateHint(): void {
+    const m = this.model;
+    const errors = m.diagnostics.some((d) => d.severity === "error");
+    m.hint = !this.session.isOpen ? "Connecting to the server…"
+      : errors ? "Fix the errors marked in the editor to run the kernel."
+      : m.loadError ? "The launch spec has a problem (see below the editor): fix it in the Launch tab."
+      : "Compile the kernel (Ctrl+Enter) to see its warps.";
+  }
+
+  private render(c: Set<Change>): void {
+    this.updateHint();
+    const conn = byId("pg-conn");
+    if (c.has("conn")) {
+      conn.dataset.state = this.model.conn;
+      setText(conn, this.model.conn === "open" ? "connected" : this.model.connDetail);
+      conn.title = this.model.conn === "open" ? "Connected to the session" : this.model.connDetail;
+    }
+    if (c.has("loaded")) {
+      this.warps.loaded();
+      this.regs.loaded();
+      this.mem.loaded();
+      this.editor.setCodeLines(this.model.codeLines);
+    }
+    if (c.has("diagnostics")) this.editor.setDiagnostics(this.model.diagnostics);
+    if (c.has("breakpoints")) this.editor.setBreakpoints([...this.model.breakpoints]);
+    if (c.has("warps") || c.has("selection") || c.has("fault") || c.has("status")) this.warps.render();
+    if ((c.has("regs") || c.has("selection") || c.has("warps")) && this.tab === "regs") this.regs.render();
+    if ((c.has("memory") || c.has("selection")) && this.tab === "memory") this.mem.render();
+    if (c.has("warps") || c.has("selection") || c.has("fault") || c.has("loaded") || c.has("source")) this.updateMarks();
+  }
+
+  private updateMarks(): void {
+    const m = this.model;
+    const marks: WarpMarks = { lines: new Map(), selectedLine: null, faultLine: m.fault?.line ?? null };
+    if (!this.isDirty()) {
+      const multi = m.ctas.size > 1;
+      for (const c of m.sortedCtas()) {
+        for (const w of c.warps) {
+          if (w.line <= 0 || !(mask32(w.valid) & ~mask32(w.exited))) continue;
+          let e = marks.lines.get(w.line);
+          if (!e) marks.lines.set(w.line, (e = { warps: [], selected: false, next: false }));
+          e.warps.push(multi ? `CTA ${c.linear} w${w.warp}` : `w${w.warp}`);
+          if (m.sel.cta === c.cta && m.sel.warp === w.warp) {
+            e.selected = true;
+            marks.selectedLine = w.line;
+          }
+          if (m.next && m.next.cta === c.cta && m.next.warp === w.warp) e.next = true;
+        }
+      }
+    } else marks.faultLine = null;
+    this.editor.setWarpMarks(marks);
+    // Follow the selected warp in the editor as it moves.
+    const key = `${m.sel.cta}:${m.sel.warp}:${marks.selectedLine}`;
+    if (marks.selectedLine && key !== this.lastRevealed && m.step > 0) this.editor.reveal(marks.selectedLine);
+    this.lastRevealed = key;
+  }
+
+  private renderLegend(): void {
+    const el = document.getElementById("pg-legend");
+    if (!el || el.childElementCount) return;
+    setChildren(el, laneLegend.map(([st, label, title]) => h("span.legend-item", { title }, h("span", { class: `ln ln-${st}` }), label)));
+  }
+
+  /** The name of what the editor holds: an imported file, the example as
+   * published (or edited), or the kernel's own entry. */
+  private baseName(): string {
+    if (this.fileName) return this.fileName.replace(/\.\w+$/, "");
+    if (this.example && this.followsExample()) return this.example.name;
+    const entry = /\.entry\s+([A-Za-z_$][\w$]*)/.exec(this.editor.text)?.[1];
+    return entry ?? this.model.loaded?.entry ?? "kernel";
+  }
+
+  /** Whether the editor still holds the example (as published, or edited but with the same kernel). */
+  private followsExample(): boolean {
+    const ex = this.example;
+    if (!ex) return false;
+    if (this.editor.text === ex.source) return true;
+    const entry = /\.entry\s+([A-Za-z_$][\w$]*)/.exec(ex.source)?.[1];
+    return !!entry && new RegExp(`\\.entry\\s+${entry.replace(/\$/g, "\\$")}\\b`).test(this.editor.text);
+  }
+
+  private updateFileName(): void {
+    const follows = this.followsExample();
+    const edited = follows && this.example && this.editor.text !== this.example.source;
+    setText(this.ui.file, `${this.baseName()}.ptx`);
+    this.ui.file.title = this.fileName ? "Imported file" : follows ? `The gallery example "${this.example!.title}"${edited ? ", edited" : ""}` : "Your kernel";
+    toggle(this.ui.file, "edited", !!edited);
+    const sel = this.ui.exampleSelect;
+    if (!sel) return;
+    let mine = sel.querySelector<HTMLOptionElement>('option[value=""]');
+    if (!follows) {
+      if (!mine) {
+        mine = h("option", { value: "" }, "Your kernel");
+        sel.prepend(mine);
+      }
+      sel.value = "";
+    } else {
+      mine?.remove();
+      sel.value = this.example!.name;
+    }
+  }
+
+  private updateLaunchSummary(): void {
+    setText(this.ui.launchSummary, this.launch.summary());
+  }
+
+  private toast(msg: string, kind: "error" | "info" = "info"): void {
+    const el = this.ui.toast;
+    el.dataset.kind = kind;
+    setText(el, msg);
+    el.hidden = false;
+    window.clearTimeout(this.toastTimer);
+    this.toastTimer = window.setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 4500);
+  }
+}

@@ -1,0 +1,70 @@
+// The draft: what the user has in the playground (source, launch,
+// breakpoints, position), saved in the browser as it changes, so that a
+// reload, a closed tab or a server restart loses nothing.
+
+import type { Spec } from "./proto";
+
+export interface Draft {
+  v: 1;
+  source: string;
+  spec: Spec;
+  /** The gallery example the draft started from, if any. */
+  example?: string;
+  fileName?: string | null;
+  breakpoints: number[];
+  /** The position (warp-instructions) the user was at. */
+  step: number;
+  saved: number;
+}
+
+const KEY = "ptxplay.draft";
+
+/** The saved draft, or null. */
+export function readDraft(): Draft | null {
+  try {
+    const raw = localStorage.getItem(KEY);
+    if (!raw) return null;
+    const d = JSON.parse(raw) as Partial<Draft>;
+    if (d.v !== 1 || typeof d.source !== "string" || !d.spec || typeof d.spec !== "object") return null;
+    return {
+      v: 1, source: d.source, spec: d.spec, example: typeof d.example === "string" ? d.example : undefined,
+      fileName: typeof d.fileName === "string" ? d.fileName : null,
+      breakpoints: Array.isArray(d.breakpoints) ? d.breakpoints.filter((x) => Number.isInteger(x) && x > 0) : [],
+      step: Number.isSafeInteger(d.step) && (d.step as number) > 0 ? (d.step as number) : 0,
+      saved: Number(d.saved) || 0,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Saves the draft (quietly does nothing when storage is unavailable or full). */
+export function writeDraft(d: Omit<Draft, "v" | "saved">): void {
+  try {
+    localStorage.setItem(KEY, JSON.stringify({ v: 1, ...d, saved: Date.now() }));
+  } catch {
+    // Private mode or a full quota: the draft is not kept.
+  }
+}
+
+export function clearDraft(): void {
+  try {
+    localStorage.removeItem(KEY);
+  } catch {
+    // ignore
+  }
+}
+
+/** Calls fn at most once per wait, after the last of a burst of calls. */
+export function debounce(fn: () => void, wait: number): { (): void; flush(): void } {
+  let t = 0;
+  const f = () => {
+    window.clearTimeout(t);
+    t = window.setTimeout(fn, wait);
+  };
+  f.flush = () => {
+    window.clearTimeout(t);
+    fn();
+  };
+  return f;
+}

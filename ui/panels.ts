@@ -1,0 +1,191 @@
+// Panels around the editor and the inspectors, each a view of the model:
+// the problems list, the fault panel, the events list, and the "source
+// changed" banner.
+
+import type { Model } from "./model";
+import type { CtaState, EventInfo, Fault } from "./proto";
+import { h, setChildren, setText, toggle } from "./dom";
+import { mask32, maskText, popc } from "./format";
+import { sameIdx } from "./warps";
+
+// ---- problems ----
+
+export class ProblemsView {
+  private list = document.getElementById("pg-problems")!;
+  private summary = document.getElementById("pg-diag-summary")!;
+
+  constructor(private readonly model: Model, private readonly goto: (line: number, col: number) => void) {
+    model.subscribe((c) => {
+      if (c.has("diagnostics") || c.has("loaded")) this.render();
+    });
+  }
+
+  render(): void {
+    const m = this.model;
+    const list = m.diagnostics;
+    const errors = list.filter((d) => d.severity === "error").length + (m.loadError ? 1 : 0);
+    const warnings = list.filter((d) => d.severity === "warning").length;
+    const items = list.map((d) => h("li", { class: `diag diag-${d.severity}` },
+      h("button.diag-loc", { type: "button", onclick: () => this.goto(d.line, d.col), title: "Go to the line" }, `${d.line}:${d.col}`),
+      h("span.diag-sev", d.severity),
+      h("span.diag-msg", d.message)));
+    if (m.loadError) {
+      items.unshift(h("li.diag.diag-error", h("span.diag-loc", "launch"), h("span.diag-sev", "error"), h("span.diag-msg", m.loadError)));
+    }
+    setChildren(this.list, items.length ? h("ul.diag-list", items) : null);
+    this.list.hidden = !items.length;
+    const parts: string[] = [];
+    if (errors) parts.push(`${errors} error${errors === 1 ? "" : "s"}`);
+    if (warnings) parts.push(`${warnings} warning${warnings === 1 ? "" : "s"}`);
+    setText(this.summary, parts.length ? parts.join(", ") : m.compiled ? "✓ compiled" : "");
+    this.summary.dataset.kind = errors ? "error" : warnings ? "warning" : "ok";
+  }
+}
+
+// ---- the fault ----
+
+export interface FaultHooks {
+  goto(line: number, col: number): void;
+  selectFault(f: Fault): void;
+}
+
+/** The resident CTA a fault names, if it is resident. */
+export function faultCta(m: Model, f: Fault): CtaState | undefined {
+  return [...m.ctas.values()].find((c) => sameIdx(c.idx, f.cta));
+}
+
+export class FaultView {
+  private el = document.getElementById("pg-fault")!;
+
+  constructor(private readonly model: Model, private readonly hooks: FaultHooks) {
+    model.subscribe((c) => {
+      if (c.has("fault") || c.has("loaded")) this.render();
+    });
+  }
+
+  render(): void {
+    const f = this.model.fault;
+    const el = this.el;
+    if (!f) {
+      el.hidden = true;
+      setChildren(el);
+      return;
+    }
+    el.hidden = false;
+    const cta = faultCta(this.model, f);
+    const dims = (v: number[] | undefined, d: number[] | undefined) => {
+      if (!v) return "";
+      const n = !d ? 3 : d[2] > 1 ? 3 : d[1] > 1 ? 2 : 1;
+      return `(${v.slice(0, n).join(", ")})`;
+    };
+    const loaded = this.model.loaded;
+    const thread = dims(f.thread, loaded?.block);
+    const row = (k: string, v: HTMLElement | string | null) => (v === null || v === "" ? null : h("div.fault-kv", h("span.k", k), h("span.v", v)));
+    setChildren(el,
+      h("div.fault-head", h("span.fault-icon", { "aria-hidden": "true" }, "!"), h("span.fault-kind", f.kind || "fault"),
+        h("span.fault-msg", f.message)),
+      h("div.fault-grid",
+        row("line", f.line ? h("button.linklike", { type: "button", onclick: () => this.hooks.goto(f.line, f.col || 1) }, `${f.line}${f.col ? `:${f.col}` : ""}`) : null),
+        row("CTA", f.cta ? `${dims(f.cta, loaded?.grid)}${cta ? ` · #${cta.linear}` : ""}` : null),
+        row("thread", thread),
+        row("warp / lane", h("button.linklike", { type: "button", onclick: () => this.hooks.selectFault(f), title: "Select the faulting warp" }, `warp ${f.warp}, lane ${f.lane}`)),
+        row("address", f.address ? h("code", `0x${f.address}`) : null)),
+      h("p.fault-hint", "Back steps one instruction at a time to see how it got here."));
+  }
+}
+
+// ---- events ----
+
+const eventText: Record<string, string> = {
+  diverge: "split at a branch", reconverge: "reconverged", "barrier-arrive": "arrived at a barrier",
+  "barrier-release": "barrier released", exit: "lanes exited", call: "called a function", return: "returned",
+};
+
+export class EventsView {
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly model: Model,
+    private readonly visible: () => boolean,
+    private readonly goto: (line: number) => void,
+  ) {
+    model.subscribe((c) => {
+      if ((c.has("events") || c.has("loaded")) && this.visible()) this.render();
+    });
+  }
+
+  render(): void {
+    const evs = this.model.events;
+    const el = this.el;
+    if (!this.model.loaded) {
+      setChildren(el, h("p.empty", "Divergence, reconvergence, barriers and exits appear here as you step."));
+      return;
+    }
+    if (!evs.length) {
+      setChildren(el, h("p.empty", "No events yet: step to see divergence, reconvergence, barriers and exits."));
+      return;
+    }
+    const multi = this.model.totalCTAs > 1;
+    const rows = evs.slice(-300).map((e) => eventRow(e.ev, multi, this.goto));
+    setChildren(el, h("ol.event-list", rows));
+    el.scrollTop = el.scrollHeight;
+  }
+}
+
+export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => void): HTMLElement {
+  const who = `${multi ? `CTA ${e.cta} ` : ""}w${e.warp}`;
+  const mask = e.mask ? mask32(e.mask) : null;
+  const other = e.other ? mask32(e.other) : null;
+  return h("li", { class: `ev ev-${e.kind}` },
+    h("span.ev-kind", e.kind),
+    h("span.ev-who", who),
+    h("span.ev-what", eventText[e.kind] ?? ""),
+    e.line ? h("button.linklike", { type: "button", onclick: () => goto(e.line) }, `line ${e.line}`) : null,
+    mask !== null ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
+    other !== null ? h("span.ev-mask", { title: maskText(other) }, `/ ${popc(other)} other`) : null,
+    e.id !== undefined ? h("span.ev-mask", `barrier ${e.id}${e.count !== undefined ? ` · ${e.count}/${e.expected} threads` : ""}`) : null);
+}
+
+// ---- the source-changed banner ----
+
+export interface ChangeHooks {
+  /** Recompile and replay to the current position. */
+  replay(): void;
+  /** Recompile and start from step 0. */
+  fresh(): void;
+  /** Put the editor back to what runs. */
+  revert(): void;
+}
+
+/** Says that the editor or the launch differs from what runs, with the
+ * actions that apply the edit; the run is never thrown away silently. */
+export class ChangeBanner {
+  private el = document.getElementById("pg-changed")!;
+  private dirty = document.getElementById("pg-dirty")!;
+
+  constructor(private readonly model: Model, private readonly hooks: ChangeHooks, private readonly live: () => boolean) {
+    model.subscribe((c) => {
+      if (c.has("source") || c.has("status") || c.has("diagnostics")) this.render();
+    });
+  }
+
+  render(): void {
+    const m = this.model;
+    const pending = m.edit !== "clean";
+    toggle(this.dirty, "on", pending);
+    setText(this.dirty, !pending ? "" : m.edit === "pending" ? (this.live() ? "edited — checking…" : "edited — Ctrl+Enter to apply") : "source changed");
+    toggle(document.body, "pg-stale", pending);
+    const show = m.edit === "changed" && m.compiled && !!m.loaded;
+    this.el.hidden = !show;
+    if (!show) {
+      setChildren(this.el);
+      return;
+    }
+    const at = m.step;
+    setChildren(this.el,
+      h("span.changed-msg", m.editErrors ? "The edited source has errors; the run shows the program as loaded." : `The source changed; the run still shows the program as loaded, at step ${at.toLocaleString("en-US")}.`),
+      h("span.changed-actions",
+        h("button.btn-small.primary", { type: "button", "data-change": "replay", disabled: m.editErrors, onclick: () => this.hooks.replay(), title: "Compile the edited source and replay it to the same step (Ctrl+Enter)" }, at > 0 ? `Recompile & replay to step ${at.toLocaleString("en-US")}` : "Recompile"),
+        at > 0 ? h("button.btn-small", { type: "button", "data-change": "fresh", disabled: m.editErrors, onclick: () => this.hooks.fresh(), title: "Compile the edited source and start at step 0" }, "Start fresh") : null,
+        h("button.btn-small", { type: "button", "data-change": "revert", onclick: () => this.hooks.revert(), title: "Undo the edits: back to the source that runs" }, "Revert")));
+  }
+}

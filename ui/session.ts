@@ -1,0 +1,282 @@
+// The session client: the websocket commands of docs/protocol.md and the
+// replies merged into the model. It knows nothing of the page: views
+// subscribe to the model, and the app gives it a few hooks.
+
+import { Conn } from "./conn";
+import type { Change, Granularity, Model } from "./model";
+import type { Limits, Loaded, Message, ServerMsg, Spec, State } from "./proto";
+
+export interface SessionHooks {
+  /** A short message for the user. */
+  toast(msg: string, kind: "error" | "info"): void;
+  /** A fresh session is open (first connect or a reconnect). */
+  opened(reconnect: boolean): void;
+  /** A program was loaded (not a remap). */
+  loaded(m: Loaded): void;
+  /** A state was merged (after the model emitted its changes). */
+  state(m: State, ch: Set<Change>): void;
+  /** The launch completed, faulted or spent its budget. */
+  done(result: Record<string, unknown>): void;
+  /** The diagnostics of a `check`: sameProgram tells a comment-only edit. */
+  checked(items: Message[], sameProgram: boolean): void;
+}
+
+/** A load that replays to a position: where it should get to. */
+interface Replay {
+  id: number;
+  at: number;
+  why: "edit" | "reconnect" | "restore";
+  sawLoaded: boolean;
+}
+
+export class SessionClient {
+  readonly conn: Conn;
+  limits: Partial<Limits> = {};
+  /** The source and spec of the last load (what runs, once it compiled). */
+  sentSource: string | null = null;
+  sentSpec = "";
+  private loadId = 0;
+  private checkId = 0;
+  private runId = 0;
+  private seekPending = 0;
+  private seekWanted: number | null = null;
+  private replay: Replay | null = null;
+  private opens = 0;
+
+  constructor(private readonly model: Model, private readonly hooks: SessionHooks, url = Conn.pageURL()) {
+    this.conn = new Conn(url, {
+      message: (m) => this.onMessage(m),
+      state: (s, d) => {
+        model.conn = s;
+        model.connDetail = d;
+        if (s !== "open") model.running = false;
+        model.emit(new Set<Change>(["conn", "status"]));
+      },
+      open: () => hooks.opened(this.opens++ > 0),
+    });
+  }
+
+  connect(): void {
+    this.conn.connect();
+  }
+
+  get isOpen(): boolean {
+    return this.conn.isOpen;
+  }
+
+  /** The seek the timeline is heading for, while one is under way. */
+  get seekTarget(): number | null {
+    return this.seekPending ? this.seekWanted ?? null : null;
+  }
+
+  private send(msg: Record<string, unknown>): number {
+    const id = this.conn.send(msg);
+    if (!id) this.hooks.toast("Not connected to the server yet.", "error");
+    return id;
+  }
+
+  // ---- commands ----
+
+  /** Compiles and loads source with spec; with at > 0 the session replays to that position. */
+  load(source: string, spec: Spec, at = 0, why: Replay["why"] = "edit"): boolean {
+    if (this.limits.maxSourceBytes && new Blob([source]).size > this.limits.maxSourceBytes) {
+      this.hooks.toast(`The source is larger than the server's limit of ${this.limits.maxSourceBytes.toLocaleString("en-US")} bytes.`, "error");
+      return false;
+    }
+    const msg: Record<string, unknown> = { type: "load", source, spec };
+    if (at > 0) msg.at = at;
+    const id = this.conn.send(msg);
+    if (!id) return false;
+    this.loadId = id;
+    this.checkId = 0;
+    this.replay = at > 0 ? { id, at, why, sawLoaded: false } : null;
+    this.sentSource = source;
+    this.sentSpec = JSON.stringify(spec);
+    this.model.edit = "clean";
+    this.model.emit(new Set<Change>(["source"]));
+    return true;
+  }
+
+  /** Asks for the diagnostics of source without touching the run. */
+  check(source: string): void {
+    const id = this.conn.send({ type: "check", source });
+    if (id) this.checkId = id;
+  }
+
+  step(granularity: Granularity, count: number): void {
+    this.send({ type: "step", granularity, count });
+  }
+
+  back(granularity: Granularity, count: number): void {
+    this.send({ type: "back", granularity, count });
+  }
+
+  run(): boolean {
+    this.runId = this.send({ type: "run" });
+    if (!this.runId) return false;
+    this.model.running = true;
+    this.model.emit(new Set<Change>(["status"]));
+    return true;
+  }
+
+  pause(): void {
+    if (this.model.running) this.send({ type: "pause" });
+  }
+
+  reset(): void {
+    this.send({ type: "reset" });
+  }
+
+  /** Moves to position step of the history; a drag coalesces into the latest position. */
+  seek(step: number): void {
+    const m = this.model;
+    if (!m.loaded || m.steps <= 0) return;
+    step = Math.max(m.firstStep, Math.min(m.steps - 1, Math.round(step)));
+    if (this.seekPending) {
+      this.seekWanted = step;
+      return;
+    }
+    if (step === m.step) return;
+    this.seekWanted = step;
+    this.seekPending = this.send({ type: "seek", step });
+  }
+
+  select(cta: number, warp: number): void {
+    if (this.model.loaded) this.conn.send({ type: "inspect", cta, warp });
+  }
+
+  requestMemory(space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number): void {
+    if (!this.model.loaded || !this.conn.isOpen) return;
+    const memory: Record<string, unknown> = { space, offset, bytes: Math.min(bytes, this.limits.maxInspectBytes ?? 65536) };
+    if (space === "global") memory.buffer = buffer;
+    this.conn.send({ type: "inspect", cta: this.model.sel.cta, warp: this.model.sel.warp, memory });
+  }
+
+  breakpoint(line: number, on: boolean): void {
+    if (this.conn.isOpen) this.conn.send({ type: "breakpoint", line, on });
+  }
+
+  // ---- replies ----
+
+  private onMessage(m: ServerMsg): void {
+    const model = this.model;
+    switch (m.type) {
+      case "hello":
+        this.limits = m.limits ?? {};
+        break;
+      case "diagnostics":
+        if (m.check) {
+          if (m.id !== this.checkId) break; // superseded
+          this.checkId = 0;
+          model.diagnostics = m.items ?? [];
+          model.emit(new Set<Change>(["diagnostics"]));
+          this.hooks.checked(model.diagnostics, !!m.sameProgram);
+          break;
+        }
+        if (m.id !== undefined && m.id !== this.loadId) break;
+        model.diagnostics = m.items ?? [];
+        model.loadError = "";
+        if (model.diagnostics.some((d) => d.severity === "error")) {
+          model.compiled = false;
+          model.reset();
+          this.replay = null;
+          model.emit(new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "diagnostics"]));
+        } else model.emit(new Set<Change>(["diagnostics"]));
+        break;
+      case "loaded":
+        if (m.id !== undefined && m.id !== this.loadId) break;
+        model.compiled = true;
+        model.loadError = "";
+        if (m.remapped && model.loaded) {
+          model.emit(model.applyRemap(m));
+        } else {
+          model.emit(model.applyLoaded(m));
+          if (this.replay) this.replay.sawLoaded = true;
+          this.hooks.loaded(m);
+        }
+        break;
+      case "state":
+        if (!model.loaded) break;
+        this.onState(m);
+        break;
+      case "breakpoints":
+        model.breakpoints = new Set(m.lines ?? []);
+        model.emit(new Set<Change>(["breakpoints"]));
+        break;
+      case "inspect":
+        if (m.regs) {
+          model.applyInspect(m.cta, m.warp, m.regs);
+          model.emit(new Set<Change>(["regs"]));
+        }
+        if (m.memory) {
+          model.applyMemory({ ...m.memory, cta: m.memory.cta ?? m.linear ?? m.cta });
+          model.emit(new Set<Change>(["memory"]));
+        }
+        break;
+      case "done":
+        this.hooks.done(m.result ?? {});
+        break;
+      case "error":
+        this.onError(m.code, m.message, m.id);
+        break;
+    }
+  }
+
+  private onState(m: State): void {
+    const model = this.model;
+    // After a load the server picks the warp whose registers it sends.
+    if (m.full && m.regs && m.reason === "loaded") model.sel = { cta: m.regs.cta, warp: m.regs.warp };
+    const ch = model.applyState(m);
+    if (m.id !== undefined && m.id === this.seekPending) {
+      this.seekPending = 0;
+      const want = this.seekWanted;
+      this.seekWanted = null;
+      if (want !== null && want !== m.step) this.seek(want);
+    }
+    model.emit(ch);
+    this.hooks.state(m, ch);
+    const r = this.replay;
+    if (r && m.id === r.id && r.sawLoaded && m.reason !== "loaded" && !m.running) {
+      this.replay = null;
+      this.replayed(r, m);
+    }
+  }
+
+  /** Says how a replay to a position went. */
+  private replayed(r: Replay, m: State): void {
+    const what = r.why === "reconnect" ? "Reconnected to a new session" : r.why === "restore" ? "Restored your draft" : "Recompiled";
+    if (m.step === r.at) {
+      this.hooks.toast(`${what}: replayed to step ${r.at.toLocaleString("en-US")}.`, "info");
+    } else if (m.status === "done" || m.status === "fault") {
+      this.hooks.toast(`${what}: the kernel now ${m.status === "done" ? "finishes" : "faults"} at step ${m.step.toLocaleString("en-US")}, before step ${r.at.toLocaleString("en-US")}.`, "info");
+    } else {
+      this.hooks.toast(`${what}: replayed to step ${m.step.toLocaleString("en-US")} of ${r.at.toLocaleString("en-US")} (${m.message || m.reason}).`, "info");
+    }
+  }
+
+  private onError(code: string, message: string, id?: number): void {
+    const model = this.model;
+    if (code === "expired") {
+      this.hooks.toast("The session expired; starting a new one.", "info");
+      this.conn.reconnect();
+      return;
+    }
+    if (id !== undefined && id === this.loadId) {
+      model.loadError = message;
+      model.compiled = false;
+      model.reset();
+      this.replay = null;
+      model.emit(new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "diagnostics"]));
+      return;
+    }
+    if (id !== undefined && id === this.seekPending) {
+      this.seekPending = 0;
+      this.seekWanted = null;
+    }
+    if (id !== undefined && id === this.runId && model.running) {
+      model.running = false;
+      model.emit(new Set<Change>(["status"]));
+    }
+    this.hooks.toast(message || code, "error");
+  }
+}
