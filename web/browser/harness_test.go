@@ -156,8 +156,20 @@ func repoRoot() (string, error) {
 // startServer serves the playground on a loopback port, wired as
 // cmd/ptxplay/serve.go wires it (default limits).
 func (s *suite) startServer() error {
+	base, stop, err := s.serve("127.0.0.1:0", sessions.Limits{})
+	if err != nil {
+		return err
+	}
+	s.base = base
+	s.closeFns = append(s.closeFns, stop)
+	return nil
+}
+
+// serve starts a playground server on addr with the given session limits;
+// stop shuts it down as the binary does (websockets closed with 1001).
+func (s *suite) serve(addr string, limits sessions.Limits) (base string, stop func(), err error) {
 	metrics := web.NewMetrics()
-	mgr := sessions.NewManager(sessions.Limits{}, metrics)
+	mgr := sessions.NewManager(limits, metrics)
 	lim := mgr.Limits()
 	log := slog.New(s.srvLog)
 	srv, err := web.New(web.Options{
@@ -168,12 +180,12 @@ func (s *suite) startServer() error {
 	})
 	if err != nil {
 		mgr.Close()
-		return err
+		return "", nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		mgr.Close()
-		return err
+		return "", nil, err
 	}
 	hs := &http.Server{
 		Handler:           srv,
@@ -185,15 +197,14 @@ func (s *suite) startServer() error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go hs.Serve(ln)
-	s.base = "http://" + ln.Addr().String()
-	s.closeFns = append(s.closeFns, func() {
+	stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.CloseWebsockets(ctx)
 		hs.Shutdown(ctx)
 		mgr.Close()
-	})
-	return nil
+	}
+	return "http://" + ln.Addr().String(), stop, nil
 }
 
 // startBrowser starts headless Chromium with a fresh profile.
@@ -278,6 +289,7 @@ func (h *logRecorder) len() int {
 type tab struct {
 	t    *testing.T
 	s    *suite
+	base string // the server the tab talks to
 	ctx  context.Context
 	mu   sync.Mutex
 	errs []string
@@ -287,7 +299,13 @@ type tab struct {
 // newTab opens a tab and navigates it to path (relative to the server).
 func (s *suite) newTab(t *testing.T, path string) *tab {
 	t.Helper()
-	tb := &tab{t: t, s: s}
+	return s.newTabAt(t, s.base, path)
+}
+
+// newTabAt is newTab on the server at base (a test's own server).
+func (s *suite) newTabAt(t *testing.T, base, path string) *tab {
+	t.Helper()
+	tb := &tab{t: t, s: s, base: base}
 	// A browser context of its own: no storage (the UI keeps the open tab,
 	// formats, the theme in localStorage) is shared between tests.
 	ctx, cancel := chromedp.NewContext(s.browser, chromedp.WithNewBrowserContext(), chromedp.WithListener(tb.onEvent))
@@ -391,7 +409,7 @@ func (tb *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 
 func (tb *tab) navigate(path string) {
 	tb.t.Helper()
-	tb.do("navigate to "+path, chromedp.Navigate(tb.s.base+path))
+	tb.do("navigate to "+path, chromedp.Navigate(tb.base+path))
 }
 
 // eval evaluates a JavaScript expression and decodes its JSON value into v.

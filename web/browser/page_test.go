@@ -320,7 +320,10 @@ const editorTextJS = `(() => {
 // it, as a user pasting would.
 func (tb *tab) replaceEditorText(text string) {
 	tb.t.Helper()
-	tb.click(".cm-content")
+	// Focus the editor as a click on its text would (a click at the middle
+	// of a long document can land below the scrolled pane).
+	tb.eval(`(() => { document.querySelector(".cm-content").focus(); return document.activeElement === document.querySelector(".cm-content"); })()`, nil)
+	tb.waitJS("the editor to have the focus", `document.activeElement === document.querySelector(".cm-content")`)
 	tb.key("a", kb.ModifierCtrl)
 	tb.insertText(text)
 	tb.waitFor("the editor to hold the new text", func() string {
@@ -332,7 +335,11 @@ func (tb *tab) replaceEditorText(text string) {
 			return "cannot read the editor's document"
 		}
 		if *got != text {
-			return fmt.Sprintf("the editor holds %d bytes, want %d", len(*got), len(text))
+			i := 0
+			for i < len(*got) && i < len(text) && (*got)[i] == text[i] {
+				i++
+			}
+			return fmt.Sprintf("the editor holds %d bytes, want %d; they differ at byte %d: %q, want %q", len(*got), len(text), i, (*got)[i:min(i+30, len(*got))], text[i:min(i+30, len(text))])
 		}
 		return ""
 	})
