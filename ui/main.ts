@@ -21,6 +21,7 @@ import { h, byId, setChildren, setText, toggle, grouped, download } from "./dom"
 import { mask32, maskText, popc } from "./format";
 import type { CtaState, Limits, Message, ServerMsg, Spec, State, Fault, EventInfo } from "./proto";
 import { isaDocs } from "./isa";
+import { initPresenter, togglePresenter } from "./presenter";
 
 interface ExampleData {
   name: string;
@@ -109,6 +110,7 @@ class App {
 
   start(): void {
     this.applyTheme(store("ptxplay.theme") as "light" | "dark" | null);
+    initPresenter();
     const initial = readJSON<ExampleData>("initial-example");
     const pre = document.getElementById("pg-source");
     const source = initial?.source ?? pre?.textContent ?? "";
@@ -544,7 +546,7 @@ class App {
       const a = b.dataset.action;
       const map: Record<string, Action> = {
         compile: "compile", "step-warp": "stepWarp", "step-round": "stepRound", "step-barrier": "stepBarrier",
-        back: "back", run: "run", reset: "reset", help: "help",
+        back: "back", run: "run", reset: "reset", help: "help", presenter: "presenter",
       };
       if (a === "theme") {
         this.toggleTheme();
@@ -597,6 +599,7 @@ class App {
       case "tabEvents": this.showTab("events"); break;
       case "focusEditor": this.editor.view.focus(); break;
       case "help": this.showHelp(this.ui.help.hidden === true); break;
+      case "presenter": togglePresenter(); this.editor.view.requestMeasure(); break;
     }
   }
 
