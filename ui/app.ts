@@ -24,6 +24,7 @@ import { isaDocs } from "./isa";
 import { mask32 } from "./format";
 import { debounce, readDraft, writeDraft } from "./draft";
 import type { Draft } from "./draft";
+import { initPresenter, togglePresenter } from "./presenter";
 
 export interface ExampleData {
   name: string;
@@ -102,6 +103,7 @@ export class App {
 
   start(): void {
     this.applyTheme(store("ptxplay.theme") as "light" | "dark" | null);
+    initPresenter();
     const initial = readJSON<ExampleData>("initial-example");
     const pre = document.getElementById("pg-source");
     let source = initial?.source ?? pre?.textContent ?? "";
@@ -512,7 +514,7 @@ export class App {
       const a = b.dataset.action;
       const map: Record<string, Action> = {
         compile: "compile", "step-warp": "stepWarp", "step-round": "stepRound", "step-barrier": "stepBarrier",
-        back: "back", run: "run", reset: "reset", help: "help",
+        back: "back", run: "run", reset: "reset", help: "help", presenter: "presenter",
       };
       if (a === "theme") {
         this.toggleTheme();
@@ -565,6 +567,7 @@ export class App {
       case "tabEvents": this.showTab("events"); break;
       case "focusEditor": this.editor.view.focus(); break;
       case "help": this.showHelp(this.ui.help.hidden === true); break;
+      case "presenter": togglePresenter(); this.editor.view.requestMeasure(); break;
     }
   }
 

@@ -105,6 +105,17 @@ export function typingTarget(t: EventTarget | null): boolean {
   return Boolean(t.closest(".cm-editor"));
 }
 
+/** Reads (and, with a value, first writes) a localStorage entry; null
+ * where storage is unavailable (private modes, disabled cookies). */
+export function stored(key: string, value?: string): string | null {
+  try {
+    if (value !== undefined) localStorage.setItem(key, value);
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
 /** Offers a text as a file download. */
 export function download(name: string, text: string, type = "application/json"): void {
   const url = URL.createObjectURL(new Blob([text], { type }));

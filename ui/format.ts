@@ -36,6 +36,85 @@ export function defaultFmt(t: string): Fmt {
   return "auto";
 }
 
+/** How a register of PTX type t reads best: as defaultFmt, except that
+ * 64-bit integer registers (which mostly hold addresses, offsets and
+ * counts) show small values in decimal, known addresses as `buffer+offset`
+ * and the rest in hex. */
+export function defaultRegFmt(t: string): Fmt {
+  if (/^[bus]64$/.test(t)) return "auto";
+  return defaultFmt(t);
+}
+
+/** The "decimal" choice for a register of type t: floats as floats,
+ * signed types signed, everything else unsigned. */
+export function decimalFmt(t: string): Fmt {
+  if (t.startsWith("f") || t.startsWith("bf")) return defaultFmt(t);
+  return t.startsWith("s") ? "signed" : "unsigned";
+}
+
+// ---- symbolic addresses ----
+
+/** Generic-address windows of the emulated GPU (docs/emulator.md). */
+const WINDOW = 0x1_0000_0000n;
+const windows: [string, bigint, string][] = [
+  ["shared", 0x1000_0000_0000n, "the generic window of the CTA's shared memory"],
+  ["local", 0x2000_0000_0000n, "the generic window of the thread's local memory"],
+  ["const", 0x3000_0000_0000n, "the generic window of the constant bank"],
+  ["param", 0x4000_0000_0000n, "the generic window of the kernel parameters"],
+];
+
+/** A named address range: a global buffer or a generic window. */
+export interface AddrRange {
+  name: string;
+  base: bigint;
+  /** Bytes; an address up to base+size (one past the end) is named. */
+  size: bigint;
+  /** Element size in bytes (buffers), 0 for windows. */
+  elem: number;
+  count: number;
+  note: string;
+}
+
+/** The address ranges a `loaded` message describes: its buffers (name,
+ * type, count, base address) and the generic windows of shared, local,
+ * const and param memory (4 GiB each; the note of shared gives the
+ * launch's shared bytes). */
+export function addressRanges(loaded: { buffers?: { name: string; type: string; count: number; addr: string }[] | null; sharedBytes?: number } | null): AddrRange[] {
+  const out: AddrRange[] = [];
+  if (!loaded) return out;
+  for (const b of loaded.buffers ?? []) {
+    if (!/^[0-9a-f]+$/i.test(b.addr)) continue;
+    const elem = Math.max(1, typeBits(b.type) / 8);
+    out.push({ name: b.name, base: BigInt("0x" + b.addr), size: BigInt(b.count * elem), elem, count: b.count, note: `buffer ${b.name} (.${b.type} × ${b.count})` });
+  }
+  for (const [name, base, note] of windows) {
+    const shared = name === "shared" && loaded.sharedBytes !== undefined;
+    out.push({ name, base, size: WINDOW, elem: 0, count: 0, note: shared ? `${note} (${loaded.sharedBytes} bytes)` : note });
+  }
+  return out;
+}
+
+/** A 64-bit value as `name+offset` when it points into a known range. */
+export function symbolicAddr(hex: string, ranges: readonly AddrRange[] | null | undefined): { text: string; detail: string } | null {
+  if (!ranges?.length || !hex || hex.length > 16) return null;
+  const v = big(hex, 64);
+  // Inside a range first; else one past the end of one.
+  const r = ranges.find((x) => v >= x.base && v < x.base + x.size) ?? ranges.find((x) => v === x.base + x.size);
+  if (r) {
+    const off = v - r.base;
+    const text = `${r.name}+${off}`;
+    let detail = `${r.name} + ${off} bytes: ${r.note}`;
+    if (r.elem) {
+      const e = Number(off) / r.elem;
+      if (off === r.size) detail += ", one past the end";
+      else if (Number.isInteger(e)) detail += `, &${r.name}[${e}]`;
+      else detail += `, inside ${r.name}[${Math.floor(e)}]`;
+    }
+    return { text, detail };
+  }
+  return null;
+}
+
 /** The formats that make sense for a value of `bits` bits. */
 export function formatsFor(bits: number): Fmt[] {
   if (bits >= 64) return ["auto", "hex", "unsigned", "signed", "f64", "f32", "f16x2", "bf16x2"];
@@ -124,11 +203,13 @@ function f32Text(u: number): string {
   return tidy(v);
 }
 
-/** Formats raw bits (hex string) of a `bits`-wide value in format f. */
-export function formatValue(hex: string, bits: number, f: Fmt): string {
+/** Formats raw bits (hex string) of a `bits`-wide value in format f; in
+ * "auto", a 64-bit value inside one of `ranges` reads `name+offset`. */
+export function formatValue(hex: string, bits: number, f: Fmt, ranges?: readonly AddrRange[] | null): string {
   switch (f) {
     case "auto": {
-      // Integers that look like counts and indices in decimal, the rest in hex.
+      // Integers that look like counts and indices in decimal, known
+      // addresses by name, the rest in hex.
       if (bits <= 32) {
         const u = low(hex, bits);
         const v = bits === 32 ? u | 0 : u >= 2 ** (bits - 1) ? u - 2 ** bits : u;
@@ -136,6 +217,8 @@ export function formatValue(hex: string, bits: number, f: Fmt): string {
       }
       const v = BigInt.asIntN(64, big(hex, 64));
       if (v > -(1n << 31n) && v < 1n << 32n) return v.toString();
+      const sym = symbolicAddr(hex, ranges);
+      if (sym) return sym.text;
       return "0x" + big(hex, bits).toString(16);
     }
     case "hex": {
@@ -175,8 +258,11 @@ export function formatValue(hex: string, bits: number, f: Fmt): string {
 }
 
 /** A multi-line description of a value in every format that fits its width, for tooltips. */
-export function describeValue(hex: string, bits: number): string {
-  return formatsFor(bits).filter((f) => f !== "auto").map((f) => `${fmtLabels[f].padEnd(8)} ${formatValue(hex, bits, f)}`).join("\n");
+export function describeValue(hex: string, bits: number, ranges?: readonly AddrRange[] | null): string {
+  const lines = formatsFor(bits).filter((f) => f !== "auto").map((f) => `${fmtLabels[f].padEnd(8)} ${formatValue(hex, bits, f)}`);
+  const sym = bits >= 64 ? symbolicAddr(hex, ranges) : null;
+  if (sym) lines.unshift(`${"address".padEnd(8)} ${sym.detail}`);
+  return lines.join("\n");
 }
 
 /** Hex without the leading zeros (compact table cells). */

@@ -1,15 +1,28 @@
 // The registers view: the selected warp's registers × 32 lanes with typed
 // formatting, the values the last step changed highlighted, and a "warp
 // watch" of one register across all lanes.
+//
+// Two layouts: register-major (a row per register, a column per lane; the
+// registers grouped by width, so that a 32-bit register never gets the
+// column width of a 64-bit one) and lane-major (a row per lane, a column
+// per register, each as wide as its own type needs). Every value cell
+// shows its lane number; hovering a cell names the thread and CTA.
 
 import type { Model } from "./model";
 import type { RegInfo, PredInfo } from "./proto";
-import { h, setChildren, setClass, setText } from "./dom";
-import { allFormats, defaultFmt, describeValue, fmtLabels, formatValue, formatsFor, typeBits } from "./format";
-import type { Fmt } from "./format";
-import { faultLaneOf, laneState } from "./warps";
+import { h, setChildren, setClass, setText, stored } from "./dom";
+import { addressRanges, allFormats, decimalFmt, defaultRegFmt, describeValue, fmtLabels, formatValue, formatsFor, typeBits } from "./format";
+import type { AddrRange, Fmt } from "./format";
+import { faultLaneOf, laneState, laneTitle } from "./warps";
 
-type FmtChoice = Fmt | "auto";
+/** The format menu: "auto" picks by each register's type, "decimal" shows
+ * integers in decimal (signed for signed types) and floats as floats. */
+type FmtChoice = Fmt | "auto" | "decimal";
+
+/** registers: a row per register; lanes: a row per lane. */
+export type Orient = "registers" | "lanes";
+
+type Group = "pred" | "32" | "64";
 
 interface RegRow {
   kind: "reg" | "pred";
@@ -17,47 +30,69 @@ interface RegRow {
   name: string;
   type: string;
   bits: number;
-  tr: HTMLTableRowElement;
+  group: Group;
+  /** The register's row (register-major only). */
+  tr: HTMLTableRowElement | null;
   nameCell: HTMLElement;
+  fmtCell: HTMLElement;
   cells: HTMLElement[];
   sel: HTMLSelectElement | null;
   shown: string[];
 }
 
 const STORE = "ptxplay.regfmt";
+const ORIENT = "ptxplay.regorient";
+
+const groupLabels: Record<Group, string> = { pred: "predicates", "32": "32-bit", "64": "64-bit" };
+
+function groupOf(kind: "reg" | "pred", bits: number): Group {
+  return kind === "pred" ? "pred" : bits > 32 ? "64" : "32";
+}
+
+function optLabel(f: Fmt, bits: number): string {
+  return f === "auto" && bits >= 64 ? "auto" : fmtLabels[f];
+}
 
 export class RegsView {
-  private table: HTMLTableElement;
-  private tbody: HTMLTableSectionElement;
-  private headCells: HTMLElement[] = [];
+  private scroller: HTMLElement;
+  private tables: HTMLTableElement[] = [];
+  /** The lane header cells of each lane (one per table). */
+  private headCells: HTMLElement[][] = [];
   private rows: RegRow[] = [];
   private title: HTMLElement;
   private watchBox: HTMLElement;
   private filterInput: HTMLInputElement;
   private globalSel: HTMLSelectElement;
   private onlyChanged: HTMLInputElement;
-  private scroller: HTMLElement;
+  private orientBtns: HTMLButtonElement[];
   private empty: HTMLElement;
   private global: FmtChoice = "auto";
   private perReg = new Map<string, Fmt>();
+  private ranges: AddrRange[] = [];
+  private titlesOf = "";
+  orient: Orient = "registers";
   watched: string | null = null;
 
   constructor(root: HTMLElement, private readonly model: Model) {
     try {
-      const saved = JSON.parse(localStorage.getItem(STORE) ?? "{}") as { global?: FmtChoice };
-      if (saved.global && (saved.global === "auto" || allFormats.includes(saved.global))) this.global = saved.global;
+      const saved = JSON.parse(stored(STORE) ?? "{}") as { global?: FmtChoice };
+      if (saved.global && (saved.global === "auto" || saved.global === "decimal" || allFormats.includes(saved.global))) this.global = saved.global;
     } catch {
       // No saved preference.
     }
+    if (stored(ORIENT) === "lanes") this.orient = "lanes";
     this.title = h("span.pane-sub");
     this.globalSel = h("select.small", { "aria-label": "Format of all registers", title: "Format of every register (auto: by its declared type)" },
       h("option", { value: "auto" }, "auto (by type)"),
-      allFormats.map((f) => h("option", { value: f }, fmtLabels[f])));
+      h("option", { value: "hex" }, "hex"),
+      h("option", { value: "decimal" }, "decimal"),
+      h("optgroup", { label: "every register as" },
+        allFormats.filter((f) => f !== "hex").map((f) => h("option", { value: f }, fmtLabels[f]))));
     this.globalSel.value = this.global;
     this.globalSel.addEventListener("change", () => {
       this.global = this.globalSel.value as FmtChoice;
       this.perReg.clear();
-      localStorage.setItem(STORE, JSON.stringify({ global: this.global }));
+      stored(STORE, JSON.stringify({ global: this.global }));
       for (const r of this.rows) if (r.sel) r.sel.value = this.fmtOf(r);
       this.render(true);
     });
@@ -65,113 +100,186 @@ export class RegsView {
     this.filterInput.addEventListener("input", () => this.applyFilter());
     this.onlyChanged = h("input", { type: "checkbox", "aria-label": "Only registers changed by the last step" });
     this.onlyChanged.addEventListener("change", () => this.applyFilter());
+    this.orientBtns = (["registers", "lanes"] as Orient[]).map((o) => h("button.seg-btn", {
+      type: "button", "data-orient": o,
+      title: o === "registers" ? "A row per register, a column per lane" : "A row per lane, a column per register",
+      onclick: () => this.setOrient(o),
+    }, o));
     const bar = h("div.toolbar",
       this.title,
       h("span.spacer"),
       this.filterInput,
       h("label.check", { title: "Show only the registers the last step changed" }, this.onlyChanged, "changed"),
+      h("span.seg", { role: "group", "aria-label": "Rows of the register table" }, h("span.seg-label", "rows"), this.orientBtns),
       h("label.inline", "format ", this.globalSel));
     this.watchBox = h("div.watch", { hidden: true });
-    this.table = h("table.regs");
-    this.tbody = h("tbody");
-    this.scroller = h("div.regs-scroll", this.table);
+    this.scroller = h("div.regs-scroll");
     this.empty = h("p.empty", "Compile and step to see the selected warp's registers.");
     setChildren(root, bar, this.watchBox, this.scroller, this.empty);
-    this.table.addEventListener("click", (e) => {
+    this.scroller.addEventListener("click", (e) => {
       const t = e.target as HTMLElement;
+      if (t.closest("select")) return;
       const nameCell = t.closest<HTMLElement>("th.reg-name");
       if (nameCell?.dataset.name) this.watch(this.watched === nameCell.dataset.name ? null : nameCell.dataset.name);
     });
-    // Tooltips with every interpretation of a value, computed on demand.
-    this.table.addEventListener("mouseover", (e) => {
+    // Tooltips: who the lane is, and every interpretation of its value,
+    // computed on demand.
+    this.scroller.addEventListener("mouseover", (e) => {
       const td = (e.target as HTMLElement).closest<HTMLElement>("td.val");
       if (!td || td.dataset.hex === undefined) return;
-      const key = td.dataset.hex + "/" + td.dataset.bits;
+      const m = this.model;
+      const key = `${td.dataset.hex}/${td.dataset.bits}/${m.sel.cta}:${m.sel.warp}`;
       if (td.dataset.tip === key) return;
       td.dataset.tip = key;
-      td.title = `${td.dataset.reg} lane ${td.dataset.lane}\n` + describeValue(td.dataset.hex, Number(td.dataset.bits));
+      const lane = Number(td.dataset.lane);
+      td.title = `${td.dataset.reg} · ${laneTitle(m, m.sel.cta, m.sel.warp, lane)}\n` + describeValue(td.dataset.hex, Number(td.dataset.bits), this.ranges);
     });
+    this.markOrient();
   }
 
   private fmtOf(r: { name: string; type: string; bits: number }): Fmt {
     const own = this.perReg.get(r.name);
     if (own) return own;
-    if (this.global !== "auto") {
-      const ok = formatsFor(r.bits);
-      if (ok.includes(this.global)) return this.global;
-      if (r.bits === 16 && (this.global === "f16x2" || this.global === "f32")) return "f16";
-      if (r.bits === 16 && this.global === "bf16x2") return "bf16";
-      return "hex";
+    if (this.global === "auto") return defaultRegFmt(r.type);
+    if (this.global === "decimal") return decimalFmt(r.type);
+    const ok = formatsFor(r.bits);
+    if (ok.includes(this.global)) return this.global;
+    if (r.bits === 16 && (this.global === "f16x2" || this.global === "f32")) return "f16";
+    if (r.bits === 16 && this.global === "bf16x2") return "bf16";
+    return "hex";
+  }
+
+  /** Switches between a row per register and a row per lane. */
+  setOrient(o: Orient): void {
+    if (o === this.orient) return;
+    this.orient = o;
+    stored(ORIENT, o);
+    this.markOrient();
+    this.build();
+    this.render(true);
+  }
+
+  private markOrient(): void {
+    for (const b of this.orientBtns) {
+      const on = b.dataset.orient === this.orient;
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+      setClass(b, "seg-btn" + (on ? " on" : ""));
     }
-    return defaultFmt(r.type);
   }
 
   /** Rebuilds the table for a newly loaded program. */
   loaded(): void {
     const m = this.model.loaded;
     this.rows = [];
-    setChildren(this.tbody);
-    const head = h("tr", h("th.reg-corner", "register"), h("th.reg-fmt-h", "format"));
-    this.headCells = [];
-    for (let l = 0; l < 32; l++) {
-      const th = h("th.lane-h", String(l));
-      this.headCells.push(th);
-      head.appendChild(th);
+    this.ranges = addressRanges(m);
+    if (m) {
+      const preds: PredInfo[] = m.preds ?? [];
+      const regs: RegInfo[] = m.regs ?? [];
+      for (const p of preds) this.addRow("pred", p.slot, p.name, "pred");
+      for (const r of regs) this.addRow("reg", r.slot, r.name, r.type);
     }
-    setChildren(this.table, h("thead", head), this.tbody);
-    if (!m) {
-      this.render(true);
-      return;
-    }
-    const preds: PredInfo[] = m.preds ?? [];
-    const regs: RegInfo[] = m.regs ?? [];
-    for (const p of preds) this.addRow("pred", p.slot, p.name, "pred");
-    for (const r of regs) this.addRow("reg", r.slot, r.name, r.type);
     if (this.watched && !this.rows.some((r) => r.name === this.watched)) this.watched = null;
-    this.applyFilter();
+    this.build();
     this.render(true);
   }
 
   private addRow(kind: "reg" | "pred", slot: number, name: string, type: string): void {
     const bits = kind === "pred" ? 1 : typeBits(type);
-    const nameCell = h("th.reg-name", { "data-name": name, title: `${name} .${type} — click to watch across lanes`, scope: "row" }, name);
-    let sel: HTMLSelectElement | null = null;
-    const fmtCell = h("td.reg-fmt");
-    const row: RegRow = { kind, slot, name, type, bits, tr: h("tr"), nameCell, cells: [], sel: null, shown: [] };
-    if (kind === "reg") {
-      sel = h("select.tiny", { "aria-label": `Format of ${name}`, title: `.${type}` },
-        formatsFor(bits).map((f) => h("option", { value: f }, f === defaultFmt(type) ? `${fmtLabels[f]}` : fmtLabels[f])));
-      sel.value = this.fmtOf(row);
-      sel.addEventListener("change", () => {
-        this.perReg.set(name, sel!.value as Fmt);
-        row.shown = [];
-        this.render(true);
-      });
-      fmtCell.appendChild(sel);
+    this.rows.push({
+      kind, slot, name, type, bits, group: groupOf(kind, bits),
+      tr: null, nameCell: h("th"), fmtCell: h("td"), cells: [], sel: null, shown: [],
+    });
+  }
+
+  /** Creates the cells of a register (its name, its format menu, its lanes). */
+  private makeCells(row: RegRow): void {
+    const { kind, name, type, bits } = row;
+    row.nameCell = h("th.reg-name", { "data-name": name, title: `${name} .${type} — click to watch across lanes`, scope: this.orient === "registers" ? "row" : "col" });
+    row.sel = null;
+    if (this.orient === "lanes") {
+      // A column is as wide as its values: the type instead of a menu
+      // (the toolbar's menu sets every register's format).
+      row.nameCell.append(h("span.reg-label", name), h("span.reg-type", `.${type}`));
+      row.fmtCell = row.nameCell;
     } else {
-      fmtCell.appendChild(h("span.muted", ".pred"));
+      row.nameCell.textContent = name;
+      if (kind === "reg") {
+        const sel = h("select.tiny", { "aria-label": `Format of ${name}`, title: bits >= 64 ? `.${type}; auto: small values in decimal, addresses as buffer+offset, the rest in hex` : `.${type}` },
+          formatsFor(bits).map((f) => h("option", { value: f }, optLabel(f, bits))));
+        sel.value = this.fmtOf(row);
+        sel.addEventListener("change", () => {
+          this.perReg.set(name, sel.value as Fmt);
+          row.shown = [];
+          this.render(true);
+        });
+        row.sel = sel;
+      }
+      row.fmtCell = h("td.reg-fmt", row.sel ?? h("span.muted", ".pred"));
     }
-    row.sel = sel;
-    const tr = row.tr;
-    tr.append(nameCell, fmtCell);
-    for (let l = 0; l < 32; l++) {
-      const td = h("td.val", { "data-lane": l, "data-reg": name, "data-bits": bits });
-      row.cells.push(td);
-      tr.appendChild(td);
+    row.cells = [];
+    row.shown = [];
+    for (let l = 0; l < 32; l++) row.cells.push(h("td", { class: `val w${bits > 32 ? 64 : bits === 1 ? 1 : 32}`, "data-lane": l, "data-reg": name, "data-bits": bits }));
+  }
+
+  private laneHead(l: number, scope: "col" | "row"): HTMLElement {
+    const th = h("th.lane-h", { scope, "data-lane": l }, String(l));
+    this.headCells[l].push(th);
+    return th;
+  }
+
+  /** Builds the table(s) in the current orientation. */
+  private build(): void {
+    this.headCells = Array.from({ length: 32 }, () => []);
+    this.tables = [];
+    this.titlesOf = "";
+    for (const r of this.rows) this.makeCells(r);
+    if (this.orient === "registers") {
+      for (const g of ["pred", "32", "64"] as Group[]) {
+        const rows = this.rows.filter((r) => r.group === g);
+        if (!rows.length) continue;
+        const narrow = g === "32" && rows.some((r) => r.bits < 32);
+        const head = h("tr",
+          h("th.reg-corner", { scope: "col", title: "Registers of this width; click a name to watch it across lanes" }, narrow ? "≤32-bit" : groupLabels[g]),
+          h("th.reg-fmt-h", { scope: "col" }, "format"));
+        for (let l = 0; l < 32; l++) head.appendChild(this.laneHead(l, "col"));
+        const body = h("tbody");
+        for (const r of rows) {
+          r.tr = h("tr", r.nameCell, r.fmtCell, r.cells);
+          body.appendChild(r.tr);
+        }
+        this.tables.push(h("table.regs", { "data-orient": "registers", "data-group": g }, h("thead", head), body));
+      }
+    } else {
+      const head = h("tr", h("th.reg-corner", { scope: "col" }, "lane"));
+      for (const r of this.rows) {
+        r.tr = null;
+        head.appendChild(r.nameCell);
+      }
+      const body = h("tbody");
+      for (let l = 0; l < 32; l++) body.appendChild(h("tr", this.laneHead(l, "row"), this.rows.map((r) => r.cells[l])));
+      if (this.rows.length) this.tables.push(h("table.regs", { "data-orient": "lanes" }, h("thead", head), body));
     }
-    this.rows.push(row);
-    this.tbody.appendChild(tr);
+    setChildren(this.scroller, this.tables);
+    this.applyFilter();
   }
 
   private applyFilter(): void {
     const f = this.filterInput.value.trim().toLowerCase();
     const only = this.onlyChanged.checked;
     const m = this.model;
+    const shownGroups = new Set<Group>();
     for (const r of this.rows) {
       const changed = r.kind === "pred" ? m.changedPreds.has(r.slot) : m.changedRegs.has(r.slot) || m.changedLanes.has(r.slot);
       const show = (!f || r.name.toLowerCase().includes(f)) && (!only || changed);
-      r.tr.hidden = !show;
+      if (show) shownGroups.add(r.group);
+      if (r.tr) {
+        r.tr.hidden = !show;
+      } else if (r.nameCell.hidden === show) {
+        r.nameCell.hidden = !show;
+        for (const c of r.cells) c.hidden = !show;
+      }
     }
+    for (const t of this.tables) if (t.dataset.group) t.hidden = !shownGroups.has(t.dataset.group as Group);
   }
 
   render(force = false): void {
@@ -197,13 +305,20 @@ export class RegsView {
         : "No warp selected: click a warp.");
       return;
     }
-    setText(this.title, w ? `CTA ${c?.linear ?? m.sel.cta} · warp ${m.sel.warp}` : "no warp selected");
-    const fl = w && c ? faultLaneOf(m.fault, c, w.warp) : -1;
+    setText(this.title, `CTA ${c?.linear ?? m.sel.cta} · warp ${m.sel.warp}`);
+    const fl = c ? faultLaneOf(m.fault, c, w.warp) : -1;
     const laneCls: string[] = [];
+    const who = `${m.sel.cta}:${c?.linear}:${m.sel.warp}`;
+    const titles = who !== this.titlesOf;
+    this.titlesOf = who;
     for (let l = 0; l < 32; l++) {
-      const st = w ? laneState(w, l, fl) : "none";
+      const st = laneState(w, l, fl);
       laneCls.push(st === "active" || st === "barrier" ? "" : ` l-${st}`);
-      setClass(this.headCells[l], "lane-h" + laneCls[l]);
+      const title = titles ? laneTitle(m, m.sel.cta, m.sel.warp, l) : "";
+      for (const th of this.headCells[l]) {
+        setClass(th, "lane-h" + laneCls[l]);
+        if (titles) th.title = title;
+      }
     }
     const stale = !m.regsOf || m.regsOf.cta !== m.sel.cta || m.regsOf.warp !== m.sel.warp;
     for (const r of this.rows) {
@@ -216,7 +331,7 @@ export class RegsView {
           const td = r.cells[l];
           const text = v === undefined || stale ? "·" : v & (1 << l) ? "1" : "0";
           setText(td, text);
-          setClass(td, "val pred" + (text === "1" ? " p-on" : "") + laneCls[l] + (changed & (1 << l) ? " chg" : ""));
+          setClass(td, "val w1 pred" + (text === "1" ? " p-on" : "") + laneCls[l] + (changed & (1 << l) ? " chg" : ""));
           td.dataset.hex = v === undefined ? "" : (v >>> l) & 1 ? "1" : "0";
         }
         continue;
@@ -224,30 +339,36 @@ export class RegsView {
       const vals = stale ? undefined : m.regs.get(r.slot);
       const fmt = this.fmtOf(r);
       if (r.sel && r.sel.value !== fmt) r.sel.value = fmt;
+      const wcls = r.bits > 32 ? "val w64" : "val w32";
       for (let l = 0; l < 32; l++) {
         const td = r.cells[l];
         const hex = vals?.[l];
         const key = hex === undefined ? "" : hex + "/" + fmt;
         if (force || r.shown[l] !== key) {
           r.shown[l] = key;
-          setText(td, hex === undefined ? "·" : formatValue(hex, r.bits, fmt));
+          setText(td, hex === undefined ? "·" : formatValue(hex, r.bits, fmt, this.ranges));
           if (hex !== undefined) td.dataset.hex = hex;
           else delete td.dataset.hex;
         }
-        setClass(td, "val" + laneCls[l] + (changed & (1 << l) ? " chg" : ""));
+        setClass(td, wcls + laneCls[l] + (changed & (1 << l) ? " chg" : ""));
       }
     }
     if (this.onlyChanged.checked) this.applyFilter();
     this.renderWatch(laneCls);
   }
 
-  /** Scrolls a lane's column into view. */
+  /** Scrolls a lane's column (or, lane-major, its row) into view. */
   revealLane(lane: number): void {
-    const th = this.headCells[lane];
+    const th = this.headCells[lane]?.find((x) => x.offsetParent !== null);
     if (!th) return;
     const box = this.scroller.getBoundingClientRect();
     const c = th.getBoundingClientRect();
-    const sticky = (this.table.querySelector<HTMLElement>("th.reg-name")?.offsetWidth ?? 60) + 8;
+    if (this.orient === "lanes") {
+      const head = this.scroller.querySelector<HTMLElement>("thead")?.offsetHeight ?? 24;
+      if (c.top < box.top + head || c.bottom > box.bottom) this.scroller.scrollTop += c.top - box.top - head;
+      return;
+    }
+    const sticky = (this.scroller.querySelector<HTMLElement>("th.reg-name")?.offsetWidth ?? 60) + 8;
     if (c.left < box.left + sticky || c.right > box.right) this.scroller.scrollLeft += c.left - box.left - sticky;
   }
 
@@ -268,7 +389,7 @@ export class RegsView {
       h("div.watch-head",
         h("span.watch-title", "Warp watch "),
         h("code", r.name),
-        h("span.muted", ` .${r.type} · ${r.kind === "pred" ? "predicate" : fmtLabels[this.fmtOf(r)]} · all 32 lanes of the selected warp`),
+        h("span.muted", ` .${r.type} · ${r.kind === "pred" ? "predicate" : optLabel(this.fmtOf(r), r.bits)} · all 32 lanes of the selected warp`),
         h("span.spacer"),
         h("button.icon", { type: "button", title: "Close the watch", "aria-label": "Close the watch", onclick: () => this.watch(null) }, "×")),
       this.laneGrid(r, laneCls, m));
@@ -283,7 +404,7 @@ export class RegsView {
     const w = m.selectedWarp();
     for (let l = 0; l < 32; l++) {
       let text = "·";
-      let title = "";
+      let title = laneTitle(m, m.sel.cta, m.sel.warp, l);
       if (!stale) {
         if (r.kind === "pred") {
           const v = m.preds.get(r.slot);
@@ -291,8 +412,8 @@ export class RegsView {
         } else {
           const hex = m.regs.get(r.slot)?.[l];
           if (hex !== undefined) {
-            text = formatValue(hex, r.bits, fmt);
-            title = describeValue(hex, r.bits);
+            text = formatValue(hex, r.bits, fmt, this.ranges);
+            title += "\n" + describeValue(hex, r.bits, this.ranges);
           }
         }
       }
@@ -301,7 +422,7 @@ export class RegsView {
         const st = laneState(w, l, -1);
         cls = st === "active" || st === "barrier" ? "" : ` l-${st}`;
       }
-      grid.appendChild(h("div", { class: "lane-cell" + cls + (changed & (1 << l) ? " chg" : ""), title: title || null },
+      grid.appendChild(h("div", { class: "lane-cell" + cls + (changed & (1 << l) ? " chg" : ""), title },
         h("span.lane-no", String(l)), h("span.lane-val", text)));
     }
     return grid;
@@ -327,5 +448,4 @@ export class RegsView {
   refilter(): void {
     this.applyFilter();
   }
-
 }

@@ -50,6 +50,35 @@ export function sameIdx(a: number[] | undefined, b: number[] | undefined): boole
   return true;
 }
 
+/** The thread index (x, y, z) in its block of a warp's lane, or null when
+ * the lane holds no thread (the block's last warp is partial). */
+export function threadIdx(block: number[] | undefined, warp: number, lane: number): [number, number, number] | null {
+  const bx = Math.max(1, block?.[0] ?? 1), by = Math.max(1, block?.[1] ?? 1), bz = Math.max(1, block?.[2] ?? 1);
+  const t = warp * 32 + lane;
+  if (t >= bx * by * bz) return null;
+  return [t % bx, Math.floor(t / bx) % by, Math.floor(t / (bx * by))];
+}
+
+/** "lane 5 · thread (5, 0, 0) · CTA (1, 0, 0)": who a lane of a warp of a
+ * resident CTA (by its slot) is, for hover titles. */
+export function laneTitle(m: Model, cta: number, warp: number, lane: number): string {
+  const c = m.ctas.get(cta);
+  const idx = c?.idx ?? [c?.linear ?? cta, 0, 0];
+  const t = threadIdx(m.loaded?.block, warp, lane);
+  const ctaText = `CTA (${idx[0] ?? 0}, ${idx[1] ?? 0}, ${idx[2] ?? 0})` + (m.totalCTAs > 1 && c ? ` #${c.linear}` : "");
+  return `lane ${lane} · ${t ? `thread (${t[0]}, ${t[1]}, ${t[2]})` : "no thread"} · ${ctaText}`;
+}
+
+/** A row of lane numbers aligned with the lane strips below it. */
+function laneRuler(): HTMLElement {
+  const nums = h("span.lanes.ruler");
+  for (let l = 0; l < 32; l++) {
+    if (l % 8 === 0 && l) nums.appendChild(h("span.ln-gap"));
+    nums.appendChild(h("span", { class: "ln-no" + (l % 4 === 0 ? " ln-no4" : "") }, String(l)));
+  }
+  return h("div.lane-ruler", { "aria-hidden": "true" }, h("span.warp-name", "lane"), nums, h("span.warp-where"), h("span"));
+}
+
 interface Row {
   el: HTMLElement;
   lanes: HTMLElement[];
@@ -124,6 +153,7 @@ export class WarpsView {
     this.rows.clear();
     this.ctaHeads.clear();
     const parts: HTMLElement[] = [];
+    if (ctas.length) parts.push(laneRuler());
     if (!ctas.length) {
       const m = this.model;
       const done = m.status === "done" || m.finishedCTAs >= m.totalCTAs && m.totalCTAs > 0;
@@ -139,7 +169,7 @@ export class WarpsView {
         const lanes: HTMLElement[] = [];
         const laneBox = h("span.lanes", { "aria-hidden": "true" });
         for (let l = 0; l < 32; l++) {
-          const cell = h("span.ln");
+          const cell = h("span.ln", { "data-lane": l, title: laneTitle(this.model, c.cta, w.warp, l) });
           if (l % 8 === 0 && l) laneBox.appendChild(h("span.ln-gap"));
           laneBox.appendChild(cell);
           lanes.push(cell);
@@ -229,7 +259,7 @@ export class WarpsView {
         h("span.stack-title", `Reconvergence stack · CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`),
         h("span.muted", stack.length ? " top entry executes" : " (empty)")),
       stack.length ? h("table.stack-table",
-        h("thead", h("tr", h("th", "#"), h("th", "pc"), h("th", "reconverges"), h("th", "mask"), h("th", ""), h("th", "lanes"))),
+        h("thead", h("tr", h("th", "#"), h("th", "pc"), h("th", "reconverges"), h("th", "mask"), h("th.mask-hex", ""), h("th", "lanes"))),
         h("tbody", rows)) : null);
   }
 

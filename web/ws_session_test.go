@@ -75,7 +75,7 @@ func TestWebsocketSessionRoundTrip(t *testing.T) {
 	c := wsDial(t, ts)
 
 	hello := wsRead(t, c)
-	if hello["type"] != "hello" || hello["v"] != 1.0 {
+	if hello["type"] != "hello" || hello["v"] != float64(sessions.ProtocolVersion) {
 		t.Fatalf("hello: %v", hello)
 	}
 	if lim, _ := hello["limits"].(map[string]any); lim == nil || lim["maxSourceBytes"] != float64(64<<10) {

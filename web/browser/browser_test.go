@@ -551,6 +551,7 @@ func TestHelpAndKeys(t *testing.T) {
 		"First / last step of the history":                      "Home End",
 		"Pause a run":                                           "Esc Space",
 		"Show the selected warp's line in the editor":           "g",
+		"Presenter mode: larger type, stronger contrast":        "z",
 	}
 	if len(help.Rows) != len(wantRows) {
 		t.Errorf("the help lists %d shortcuts, want %d: %+v", len(help.Rows), len(wantRows), help.Rows)

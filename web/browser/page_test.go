@@ -83,6 +83,20 @@ func (tb *tab) waitLoaded(file string) {
 	tb.waitJS("the warps view", `document.querySelectorAll("#pg-warps .warp-row").length > 0`)
 }
 
+// waitRestored waits, after a reload, until the page has reconnected and
+// replayed its draft to the step it was at (a step greater than 0).
+func (tb *tab) waitRestored() {
+	tb.t.Helper()
+	tb.waitStatus("the page to restore its draft", func(s status) string {
+		var cur, last int
+		if _, err := fmt.Sscanf(s.Step, "step %d/%d", &cur, &last); err != nil || s.Conn != "open" || s.Dirty || cur == 0 || cur != last {
+			return "not restored"
+		}
+		return ""
+	})
+	tb.waitJS("the warps view", `document.querySelectorAll("#pg-warps .warp-row").length > 0`)
+}
+
 // waitAt waits until the page is at the reference machine's position (its
 // warp-instruction count) at the head of the history.
 func (tb *tab) waitAt(r *ref) status {
