@@ -235,7 +235,7 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		c.diags.Warnf(ins.OpSpan, "%s %s; the launch faults if a thread reaches it", info.Name, what)
 		msg := info.Name + " " + what
 		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
-			return w.fault(FaultIllegal, firstLane(mask), "%s", msg)
+			return w.faultAll(FaultIllegal, mask, "%s", msg)
 		}
 		c.emit(op, ins.Span)
 		return
