@@ -217,9 +217,6 @@ func varSize(d *ptx.VarDecl, n *ptx.VarName) int {
 
 func (c *compiler) redeclared(scope map[string]*sym, name string, span ptx.Span) bool {
 	if old, ok := scope[name]; ok {
-		if old.kind == symFunc {
-			return false
-		}
 		p := c.prog.Src.Position(old.span.Start)
 		c.errorf(span, "%s redeclared in this scope (previous declaration at line %d)", name, p.Line)
 		return true
@@ -234,7 +231,9 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	}
 	if d.Type == isa.TNone && d.Space != isa.Tex {
 		// .texref/.samplerref/.surfref and friends.
-		scope[n.Name] = &sym{kind: symOpaque, name: n.Name, span: n.Span}
+		if old := scope[n.Name]; old == nil || old.kind != symFunc || !c.redeclared(scope, n.Name, n.Span) {
+			scope[n.Name] = &sym{kind: symOpaque, name: n.Name, span: n.Span}
+		}
 		return
 	}
 	if c.redeclared(scope, n.Name, n.Span) {
@@ -438,6 +437,10 @@ func (c *compiler) declareReg(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 }
 
 func (c *compiler) declareFunc(f *ptx.Func) {
+	if old, ok := c.global[f.Name]; ok && old.kind != symFunc {
+		c.redeclared(c.global, f.Name, f.NameSpan)
+		return
+	}
 	if old, ok := c.global[f.Name]; ok && old.kind == symFunc {
 		if f.Body != nil && old.fdecl.Body != nil {
 			c.errorf(f.NameSpan, "function %s redefined", f.Name)

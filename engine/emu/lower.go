@@ -19,6 +19,9 @@ func (c *compiler) lookup(name string) *sym {
 
 func (c *compiler) lowerFunc(f *ptx.Func) {
 	s := c.global[f.Name]
+	if s == nil || s.kind != symFunc {
+		return // its name was taken by a variable (reported)
+	}
 	if s.fdecl != f && s.fdecl.Body != nil {
 		return
 	}
