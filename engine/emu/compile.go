@@ -12,7 +12,8 @@ import (
 // Compile checks a parsed module and lowers it to a Program. It returns the
 // program (nil if there are errors) and every diagnostic: errors for what
 // cannot run, warnings for instructions the emulator recognises but does
-// not execute yet (they fault if reached).
+// not execute yet (they fault if reached). A module with syntax errors is
+// checked as far as it parsed (see partial.go) and gives no program.
 func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 	c := &compiler{
 		mod:      mod,
@@ -22,22 +23,26 @@ func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 		specials: map[Special]int32{},
 	}
 	c.predConst[0], c.predConst[1] = -1, -1
+	c.lostNames()
 	c.run()
 	c.diags.Sort()
-	if c.diags.Errors > 0 {
+	if c.diags.Errors > 0 || mod.SyntaxErrors() > 0 {
 		return nil, c.diags.Diags
 	}
 	return c.prog, c.diags.Diags
 }
 
-// CompileSource parses and compiles src in one go.
+// CompileSource parses and compiles src in one go. The diagnostics of both
+// are merged (sorted by position, without duplicates, capped at
+// ptx.MaxErrors errors): a syntax error does not hide the semantic errors
+// of the statements that parsed.
 func CompileSource(src *ptx.Source) (*Program, []ptx.Diagnostic) {
 	mod, diags := ptx.Parse(src)
-	if ptx.HasErrors(diags) {
+	if ptx.Capped(diags) {
 		return nil, diags
 	}
 	prog, more := Compile(mod)
-	return prog, append(diags, more...)
+	return prog, ptx.Merge(diags, more)
 }
 
 type symKind uint8
@@ -102,6 +107,11 @@ type compiler struct {
 	// presetShared holds the symbols of function-scope shared variables,
 	// laid out before bodies are lowered.
 	presetShared map[*ptx.VarName]*sym
+	// Names written in text the parser lost (nil without syntax errors):
+	// module-level, per function, and the current function's.
+	lostGlobal map[string]bool
+	lostIn     map[*ptx.Func]map[string]bool
+	lostFn     map[string]bool
 }
 
 func (c *compiler) scanShared(b *ptx.Block) {
@@ -318,7 +328,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	default:
 		c.errorf(n.Span, "variables cannot be declared in the %s state space", d.Space)
 	}
-	if n.Init != nil {
+	if n.Init != nil && !c.mod.HasSyntaxError(n.Init.Span) {
 		switch d.Space {
 		case isa.Global, isa.Const:
 			if c.fn != nil {
@@ -510,7 +520,9 @@ func (c *compiler) evalInit(e *ptx.Expr, t isa.Type) (uint64, bool) {
 		if len(e.Args) == 1 && e.Args[0].Kind == ptx.ExprName {
 			s, ok := c.global[e.Args[0].Name]
 			if !ok || s.kind != symVar {
-				c.errorf(e.Args[0].Span, "undefined variable %s in initializer", e.Args[0].Name)
+				if !c.maybeLost(e.Args[0].Name) {
+					c.errorf(e.Args[0].Span, "undefined variable %s in initializer", e.Args[0].Name)
+				}
 				return 0, false
 			}
 			if e.Name == "generic" {

@@ -146,12 +146,14 @@ func bindCall(b *binder) {
 			return
 		}
 		fd := s.fdecl
-		if np := countNames(fd.Params); np != len(argOps) {
+		// A broken signature may have lost parameters: its counts say nothing.
+		broken := b.c.brokenHeader(fd)
+		if np := countNames(fd.Params); np != len(argOps) && !broken {
 			b.c.errorf(target.Span, "%s: %s takes %d arguments, %d given", b.name, target.Name, np, len(argOps))
 			b.failed = true
 			return
 		}
-		if nr := countNames(fd.Rets); nr != len(retOps) {
+		if nr := countNames(fd.Rets); nr != len(retOps) && !broken {
 			b.c.errorf(target.Span, "%s: %s returns %d values, %d destinations given", b.name, target.Name, nr, len(retOps))
 			b.failed = true
 			return

@@ -37,6 +37,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 		}
 	}
 	c.labels = map[string]int32{}
+	c.lostFn = c.lostIn[f]
 	c.fixups = nil
 	c.protos = map[string]*ptx.CallProto{}
 	c.scopes = []map[string]*sym{{}}
@@ -73,7 +74,9 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	for _, fx := range c.fixups {
 		pc, ok := c.labels[fx.label]
 		if !ok {
-			c.errorf(fx.span, "undefined label %s", fx.label)
+			if !c.maybeLost(fx.label) {
+				c.errorf(fx.span, "undefined label %s", fx.label)
+			}
 			continue
 		}
 		if fx.table >= 0 {
@@ -163,7 +166,19 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 		case *ptx.Block:
 			c.lowerBlock(st, true)
 		case *ptx.Instr:
+			if c.lostGlobal == nil {
+				c.lowerInstr(st)
+				continue
+			}
+			// A module with syntax errors (see partial.go).
+			if c.mod.HasSyntaxError(st.Span) {
+				continue
+			}
+			nd, ne := len(c.diags.Diags), c.diags.Errors
 			c.lowerInstr(st)
+			if c.diags.Errors > ne && c.refersToLost(st) {
+				c.diags.Diags, c.diags.Errors = c.diags.Diags[:nd], ne
+			}
 		case *ptx.CallProto:
 			c.protos[st.Name] = st
 			scope[st.Name] = &sym{kind: symProto, name: st.Name, proto: st, span: st.Span}
