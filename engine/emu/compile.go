@@ -12,7 +12,8 @@ import (
 // Compile checks a parsed module and lowers it to a Program. It returns the
 // program (nil if there are errors) and every diagnostic: errors for what
 // cannot run, warnings for instructions the emulator recognises but does
-// not execute yet (they fault if reached).
+// not execute yet (they fault if reached). A module with syntax errors is
+// checked as far as it parsed (see partial.go) and gives no program.
 func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 	c := &compiler{
 		mod:      mod,
@@ -22,22 +23,26 @@ func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 		specials: map[Special]int32{},
 	}
 	c.predConst[0], c.predConst[1] = -1, -1
+	c.lostNames()
 	c.run()
 	c.diags.Sort()
-	if c.diags.Errors > 0 {
+	if c.diags.Errors > 0 || mod.SyntaxErrors() > 0 {
 		return nil, c.diags.Diags
 	}
 	return c.prog, c.diags.Diags
 }
 
-// CompileSource parses and compiles src in one go.
+// CompileSource parses and compiles src in one go. The diagnostics of both
+// are merged (sorted by position, without duplicates, capped at
+// ptx.MaxErrors errors): a syntax error does not hide the semantic errors
+// of the statements that parsed.
 func CompileSource(src *ptx.Source) (*Program, []ptx.Diagnostic) {
 	mod, diags := ptx.Parse(src)
-	if ptx.HasErrors(diags) {
+	if ptx.Capped(diags) {
 		return nil, diags
 	}
 	prog, more := Compile(mod)
-	return prog, append(diags, more...)
+	return prog, ptx.Merge(diags, more)
 }
 
 type symKind uint8
@@ -103,6 +108,11 @@ type compiler struct {
 	// laid out before bodies are lowered.
 	presetShared map[*ptx.VarName]*sym
 	scanFunc     string // the function whose shared variables scanShared lays out
+	// Names written in text the parser lost (nil without syntax errors):
+	// module-level, per function, and the current function's.
+	lostGlobal map[string]bool
+	lostIn     map[*ptx.Func]map[string]bool
+	lostFn     map[string]bool
 }
 
 func (c *compiler) scanShared(b *ptx.Block) {
@@ -220,9 +230,6 @@ func varSize(d *ptx.VarDecl, n *ptx.VarName) int {
 
 func (c *compiler) redeclared(scope map[string]*sym, name string, span ptx.Span) bool {
 	if old, ok := scope[name]; ok {
-		if old.kind == symFunc {
-			return false
-		}
 		p := c.prog.Src.Position(old.span.Start)
 		c.errorf(span, "%s redeclared in this scope (previous declaration at line %d)", name, p.Line)
 		return true
@@ -237,7 +244,9 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	}
 	if d.Type == isa.TNone && d.Space != isa.Tex {
 		// .texref/.samplerref/.surfref and friends.
-		scope[n.Name] = &sym{kind: symOpaque, name: n.Name, span: n.Span}
+		if old := scope[n.Name]; old == nil || old.kind != symFunc || !c.redeclared(scope, n.Name, n.Span) {
+			scope[n.Name] = &sym{kind: symOpaque, name: n.Name, span: n.Span}
+		}
 		return
 	}
 	if c.redeclared(scope, n.Name, n.Span) {
@@ -322,7 +331,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	default:
 		c.errorf(n.Span, "variables cannot be declared in the %s state space", d.Space)
 	}
-	if n.Init != nil {
+	if n.Init != nil && !c.mod.HasSyntaxError(n.Init.Span) {
 		switch d.Space {
 		case isa.Global, isa.Const:
 			if c.fn != nil {
@@ -449,6 +458,10 @@ func (c *compiler) declareReg(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 }
 
 func (c *compiler) declareFunc(f *ptx.Func) {
+	if old, ok := c.global[f.Name]; ok && old.kind != symFunc {
+		c.redeclared(c.global, f.Name, f.NameSpan)
+		return
+	}
 	if old, ok := c.global[f.Name]; ok && old.kind == symFunc {
 		if f.Body != nil && old.fdecl.Body != nil {
 			c.errorf(f.NameSpan, "function %s redefined", f.Name)
@@ -518,7 +531,9 @@ func (c *compiler) evalInit(e *ptx.Expr, t isa.Type) (uint64, bool) {
 		if len(e.Args) == 1 && e.Args[0].Kind == ptx.ExprName {
 			s, ok := c.global[e.Args[0].Name]
 			if !ok || s.kind != symVar {
-				c.errorf(e.Args[0].Span, "undefined variable %s in initializer", e.Args[0].Name)
+				if !c.maybeLost(e.Args[0].Name) {
+					c.errorf(e.Args[0].Span, "undefined variable %s in initializer", e.Args[0].Name)
+				}
 				return 0, false
 			}
 			if e.Name == "generic" {

@@ -146,12 +146,14 @@ func bindCall(b *binder) {
 			return
 		}
 		fd := s.fdecl
-		if np := countNames(fd.Params); np != len(argOps) {
+		// A broken signature may have lost parameters: its counts say nothing.
+		broken := b.c.brokenHeader(fd)
+		if np := countNames(fd.Params); np != len(argOps) && !broken {
 			b.c.errorf(target.Span, "%s: %s takes %d arguments, %d given", b.name, target.Name, np, len(argOps))
 			b.failed = true
 			return
 		}
-		if nr := countNames(fd.Rets); nr != len(retOps) {
+		if nr := countNames(fd.Rets); nr != len(retOps) && !broken {
 			b.c.errorf(target.Span, "%s: %s returns %d values, %d destinations given", b.name, target.Name, nr, len(retOps))
 			b.failed = true
 			return
@@ -240,25 +242,34 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	if fn == nil {
 		lane := firstLane(emask)
 		a := w.regs[int(ci.Indirect)*32+lane]
+		var other uint32 // lanes calling another target than the first lane
 		for l := 0; l < 32; l++ {
 			if emask>>l&1 != 0 && w.regs[int(ci.Indirect)*32+l] != a {
-				return w.fault(FaultIllegal, l, "indirect call with different targets across lanes (0x%x and 0x%x) is not supported", a, w.regs[int(ci.Indirect)*32+l])
+				other |= 1 << l
 			}
+		}
+		if other != 0 {
+			l := firstLane(other)
+			f := w.fault(FaultIllegal, l, "indirect call with different targets across lanes (0x%x and 0x%x) is not supported", a, w.regs[int(ci.Indirect)*32+l])
+			f.Lanes = other
+			return f
 		}
 		idx := (a - FuncAddrBase) / 16
 		if a < FuncAddrBase || (a-FuncAddrBase)%16 != 0 || idx >= uint64(len(m.prog.Funcs)) || !m.prog.Funcs[idx].HasBody || m.prog.Funcs[idx].Kind == ptx.KindEntry {
-			return w.faultAddr(FaultIllegal, lane, a, "indirect call to 0x%x, which is not a function", a)
+			f := w.faultAll(FaultIllegal, emask, "indirect call to 0x%x, which is not a function", a)
+			f.Addr, f.HasAddr = a, true
+			return f
 		}
 		fn = m.prog.Funcs[idx]
 		if len(fn.Params) != len(ci.Args) || len(fn.Rets) != len(ci.Rets) {
-			return w.fault(FaultIllegal, lane, "indirect call to %s with %d arguments and %d results; it takes %d and returns %d", fn.Name, len(ci.Args), len(ci.Rets), len(fn.Params), len(fn.Rets))
+			return w.faultAll(FaultIllegal, emask, "indirect call to %s with %d arguments and %d results; it takes %d and returns %d", fn.Name, len(ci.Args), len(ci.Rets), len(fn.Params), len(fn.Rets))
 		}
 	}
 	if !fn.HasBody {
-		return w.fault(FaultIllegal, firstLane(emask), "call to %s, which has no body in this module", fn.Name)
+		return w.faultAll(FaultIllegal, emask, "call to %s, which has no body in this module", fn.Name)
 	}
 	if len(w.frames) >= MaxCallDepth {
-		return w.fault(FaultStack, firstLane(emask), "call depth exceeds %d (unbounded recursion?)", MaxCallDepth)
+		return w.faultAll(FaultStack, emask, "call depth exceeds %d (unbounded recursion?)", MaxCallDepth)
 	}
 	fr := frame{fn: fn, call: ci}
 	// A function already active on this warp's call stack is being
@@ -465,7 +476,8 @@ func (w *Warp) finishCall() {
 			}
 		}
 	}
-	if w.m.obs != nil {
+	if w.m.obs != nil && fr.retMask != 0 {
+		// (A call whose lanes all exited inside the callee returns nothing.)
 		w.m.event(Event{Kind: EvReturn, PC: w.m.info.PC, Mask: fr.retMask})
 	}
 }
@@ -589,13 +601,13 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 	lane := firstLane(emask)
 	id := w.regs[int(op.A)*32+lane]
 	if id >= 16 {
-		return w.fault(FaultIllegal, lane, "barrier id %d out of range (0-15)", id)
+		return w.faultAll(FaultIllegal, emask, "barrier id %d out of range (0-15)", id)
 	}
 	cnt := 0
 	if op.B >= 0 {
 		c := w.regs[int(op.B)*32+lane] & 0xffffffff
 		if c == 0 || c%32 != 0 || c > MaxBlockThreads {
-			return w.fault(FaultIllegal, lane, "barrier thread count %d must be a positive multiple of 32 (at most %d)", c, MaxBlockThreads)
+			return w.faultAll(FaultIllegal, emask, "barrier thread count %d must be a positive multiple of 32 (at most %d)", c, MaxBlockThreads)
 		}
 		cnt = int(c)
 	}
@@ -618,11 +630,15 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		bar.redAnd = bar.redAnd && p == emask
 		bar.redOr = bar.redOr || p != 0
 	}
+	act := w.activeMask()
 	w.advance()
 	if op.Sub != isa.SubArrive && w.State == WarpReady {
+		// The warp waits at the barrier: its stack already holds where it
+		// continues, but it reports the barrier's pc and active lanes
+		// (PC, Active) until it is released.
 		w.State = WarpBarrier
 		w.barID = int(id)
-		w.barOp, w.barPC = op, w.m.curPC
+		w.barOp, w.barPC, w.barAct = op, w.m.curPC, act
 		bar.waiting = append(bar.waiting, w)
 	}
 	if w.m.obs != nil {
@@ -630,7 +646,7 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		if exp == 0 {
 			exp = c.liveThreads()
 		}
-		w.m.event(Event{Kind: EvBarrierArrive, PC: w.m.info.PC, ID: int(id), Count: bar.arrived, Expected: exp})
+		w.m.event(Event{Kind: EvBarrierArrive, PC: w.m.info.PC, ID: int(id), Count: bar.arrived, Expected: exp, Mask: w.valid &^ w.exited})
 	}
 	w.m.checkBarrier(c, int(id))
 	return nil
@@ -645,6 +661,17 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 	}
 	if bar.arrived < exp {
 		return
+	}
+	var ev Event
+	if m.obs != nil {
+		ev = Event{Kind: EvBarrierRelease, PC: m.info.PC, ID: id, Count: bar.arrived, Expected: exp}
+		for _, w := range bar.waiting {
+			lanes := w.valid &^ w.exited
+			ev.Warps = append(ev.Warps, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.barPC, Lanes: lanes})
+			if w == m.cur {
+				ev.Mask = lanes
+			}
+		}
 	}
 	for _, w := range bar.waiting {
 		if w.State == WarpBarrier {
@@ -674,7 +701,7 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 	*bar = barrier{waiting: bar.waiting[:0]}
 	m.released = true
 	if m.obs != nil {
-		m.event(Event{Kind: EvBarrierRelease, PC: m.info.PC, ID: id})
+		m.event(ev)
 	}
 }
 
@@ -721,7 +748,7 @@ func bindTrap(b *binder) {
 	}
 	if b.op.Code == isa.OpTrap {
 		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
-			return w.fault(FaultTrap, firstLane(mask), "trap executed")
+			return w.faultAll(FaultTrap, mask, "trap executed")
 		}
 		return
 	}

@@ -999,39 +999,66 @@ func bindCpAsync(b *binder) {
 	}
 	op.B, op.C = sizeSlot, ignore
 	srcBase, srcOff, srcMask := src.base, uint64(src.off), src.amask
-	op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			n := cp
-			if op.B >= 0 {
-				s := w.regs[int(op.B)*32+l] & 0xffffffff
-				if s > uint64(cp) {
-					return w.fault(FaultIllegal, l, "cp.async src-size %d exceeds cp-size %d", s, cp)
-				}
-				n = int(s)
+	// lane copies for lane l; with check it only reports whether the copy
+	// faults, changing nothing.
+	lane := func(w *Warp, op *Op, l int, check bool) *Fault {
+		n := cp
+		if op.B >= 0 {
+			s := w.regs[int(op.B)*32+l] & 0xffffffff
+			if s > uint64(cp) {
+				return w.fault(FaultIllegal, l, "cp.async src-size %d exceeds cp-size %d", s, cp)
 			}
-			if op.C >= 0 && (w.preds[op.C]>>l&1 != 0) != (op.Neg&4 != 0) {
-				n = 0
-			}
-			sa := srcOff
-			if srcBase >= 0 {
-				sa += w.regs[int(srcBase)*32+l] & srcMask
-			}
-			var tmp [16]byte
+			n = int(s)
+		}
+		if op.C >= 0 && (w.preds[op.C]>>l&1 != 0) != (op.Neg&4 != 0) {
+			n = 0
+		}
+		sa := srcOff
+		if srcBase >= 0 {
+			sa += w.regs[int(srcBase)*32+l] & srcMask
+		}
+		da := memAddr(w, op, l)
+		if check {
 			if n > 0 {
-				sb, f := w.access(AccessLoad, isa.Global, l, sa, n, cp)
-				if f != nil {
+				if _, _, f := w.spaceBytes(isa.Global, l, sa, n, cp); f != nil {
 					return f
 				}
-				copy(tmp[:], sb)
 			} else if sa&uint64(cp-1) != 0 {
 				return w.faultAddr(FaultMisaligned, l, sa, "cp.async source address 0x%x is not aligned to cp-size %d", sa, cp)
 			}
-			db, f := w.access(AccessStore, isa.Shared, l, memAddr(w, op, l), cp, cp)
+			_, _, f := w.spaceBytes(isa.Shared, l, da, cp, cp)
+			return f
+		}
+		var tmp [16]byte
+		if n > 0 {
+			sb, f := w.access(AccessLoad, isa.Global, l, sa, n, cp)
 			if f != nil {
 				return f
 			}
-			copy(db, tmp[:cp])
+			copy(tmp[:], sb)
+		} else if sa&uint64(cp-1) != 0 {
+			return w.faultAddr(FaultMisaligned, l, sa, "cp.async source address 0x%x is not aligned to cp-size %d", sa, cp)
+		}
+		db, f := w.access(AccessStore, isa.Shared, l, da, cp, cp)
+		if f != nil {
+			return f
+		}
+		copy(db, tmp[:cp])
+		return nil
+	}
+	op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			if f := lane(w, op, l, false); f != nil {
+				// Every lane above l whose copy would fault faults too.
+				f.Lanes = 1 << l
+				for r := m & (m - 1); r != 0; r &= r - 1 {
+					if k := bits.TrailingZeros32(r); lane(w, op, k, true) != nil {
+						f.Lanes |= 1 << k
+					}
+				}
+				return f
+			}
 		}
 		return nil
 	}

@@ -91,22 +91,29 @@ func warpMembers(w *Warp, op *Op, mask uint32, grp *[32]uint32) *Fault {
 		return nil
 	}
 	mm := w.r(op.E)
-	var need uint32
+	var need, outside uint32
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		v := uint32(mm[l])
 		if v>>l&1 == 0 {
-			return w.fault(FaultInvalidMember, l, "%s.sync: lane %d executes it with membermask 0x%08x, which does not contain the lane (undefined behaviour)", op.Code, l, v)
+			outside |= 1 << l
 		}
 		need |= v
 		grp[l] = v & mask
+	}
+	if outside != 0 {
+		l := firstLane(outside)
+		f := w.fault(FaultInvalidMember, l, "%s.sync: lane %d executes it with membermask 0x%08x, which does not contain the lane (undefined behaviour)", op.Code, l, uint32(mm[l]))
+		f.Lanes = outside
+		return f
 	}
 	missing := need &^ mask & w.valid &^ w.exited
 	if missing == 0 {
 		return nil
 	}
 	if bad := w.lanesMaySync(missing, mask); bad != 0 {
-		return w.fault(FaultInvalidMember, firstLane(mask), "%s.sync: membermask names lane(s) %s, which are alive but not executing this instruction; they would have to synchronise with the executing lanes (independent thread scheduling), which the emulator does not model", op.Code, warpLaneList(bad))
+		// The executing lanes fault: they would wait for the lanes named.
+		return w.faultAll(FaultInvalidMember, mask, "%s.sync: membermask names lane(s) %s, which are alive but not executing this instruction; they would have to synchronise with the executing lanes (independent thread scheduling), which the emulator does not model", op.Code, warpLaneList(bad))
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 
 // FuzzCompile feeds arbitrary text through the parser, the checker and the
 // lowering, and runs what compiles for a bounded number of instructions:
-// nothing may panic, and every diagnostic span must lie in the source.
+// nothing may panic, every diagnostic span must lie in the source, and the
+// diagnostics (syntax and semantic errors merged) are sorted, distinct and
+// capped.
 func FuzzCompile(f *testing.F) {
 	for _, dir := range []string{"../../../shared/conformance/zluda", "testdata/errors"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.ptx"))
@@ -25,10 +27,24 @@ func FuzzCompile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
 		src := ptx.NewSource("f.ptx", text)
 		prog, diags := CompileSource(src)
-		for _, d := range diags {
+		errs := 0
+		for i, d := range diags {
 			if d.Span.Start < 0 || d.Span.End < d.Span.Start || int(d.Span.End) > len(text) {
 				t.Fatalf("bad span %v in %d bytes: %s", d.Span, len(text), d.Message)
 			}
+			if d.Severity == ptx.SevError {
+				errs++
+			}
+			if i == 0 || d.Severity == ptx.SevNote {
+				continue
+			}
+			// Sorted by position, without duplicates (the note ends the list).
+			if p := diags[i-1]; p.Span.Start > d.Span.Start || p == d {
+				t.Fatalf("diagnostics out of order or repeated: %v then %v", p, d)
+			}
+		}
+		if errs > ptx.MaxErrors || (prog != nil) == (errs > 0) {
+			t.Fatalf("%d errors, program %v", errs, prog != nil)
 		}
 		if prog == nil {
 			return

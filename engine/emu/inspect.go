@@ -6,11 +6,24 @@ import "github.com/ptxplayground/ptxplay/engine/isa"
 // returned here alias machine memory: do not modify them, and copy what you
 // keep across steps.
 
-// PC returns the pc the warp executes next (-1 if it exited).
-func (w *Warp) PC() int { return w.pc() }
+// PC returns the pc the warp executes next (-1 if it exited). While the
+// warp waits at a barrier (State WarpBarrier, also after a deadlock), it
+// is the pc of that barrier instruction.
+func (w *Warp) PC() int {
+	if w.State == WarpBarrier {
+		return w.barPC
+	}
+	return w.pc()
+}
 
-// Active returns the lanes that execute the next instruction.
-func (w *Warp) Active() uint32 { return w.activeMask() }
+// Active returns the lanes that execute the next instruction; while the
+// warp waits at a barrier, the lanes that executed it.
+func (w *Warp) Active() uint32 {
+	if w.State == WarpBarrier {
+		return w.barAct
+	}
+	return w.activeMask()
+}
 
 // Valid returns the lanes that exist (a partial last warp has fewer).
 func (w *Warp) Valid() uint32 { return w.valid }
@@ -21,7 +34,9 @@ func (w *Warp) Exited() uint32 { return w.exited }
 // CTA returns the warp's CTA.
 func (w *Warp) CTA() *CTA { return w.cta }
 
-// Stack returns a copy of the reconvergence stack, bottom first.
+// Stack returns a copy of the reconvergence stack, bottom first. A warp
+// waiting at a barrier has already moved past it: its top entry is where
+// it continues once released.
 func (w *Warp) Stack() []StackEntry { return append([]StackEntry(nil), w.stack...) }
 
 // Barrier returns the barrier the warp waits at (valid when State is WarpBarrier).

@@ -19,6 +19,9 @@ func (c *compiler) lookup(name string) *sym {
 
 func (c *compiler) lowerFunc(f *ptx.Func) {
 	s := c.global[f.Name]
+	if s == nil || s.kind != symFunc {
+		return // its name was taken by a variable (reported)
+	}
 	if s.fdecl != f && s.fdecl.Body != nil {
 		return
 	}
@@ -34,6 +37,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 		}
 	}
 	c.labels = map[string]int32{}
+	c.lostFn = c.lostIn[f]
 	c.fixups = nil
 	c.protos = map[string]*ptx.CallProto{}
 	c.scopes = []map[string]*sym{{}}
@@ -70,7 +74,9 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	for _, fx := range c.fixups {
 		pc, ok := c.labels[fx.label]
 		if !ok {
-			c.errorf(fx.span, "undefined label %s", fx.label)
+			if !c.maybeLost(fx.label) {
+				c.errorf(fx.span, "undefined label %s", fx.label)
+			}
 			continue
 		}
 		if fx.table >= 0 {
@@ -160,7 +166,19 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 		case *ptx.Block:
 			c.lowerBlock(st, true)
 		case *ptx.Instr:
+			if c.lostGlobal == nil {
+				c.lowerInstr(st)
+				continue
+			}
+			// A module with syntax errors (see partial.go).
+			if c.mod.HasSyntaxError(st.Span) {
+				continue
+			}
+			nd, ne := len(c.diags.Diags), c.diags.Errors
 			c.lowerInstr(st)
+			if c.diags.Errors > ne && c.refersToLost(st) {
+				c.diags.Diags, c.diags.Errors = c.diags.Diags[:nd], ne
+			}
 		case *ptx.CallProto:
 			c.protos[st.Name] = st
 			scope[st.Name] = &sym{kind: symProto, name: st.Name, proto: st, span: st.Span}
@@ -235,7 +253,7 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		c.diags.Warnf(ins.OpSpan, "%s %s; the launch faults if a thread reaches it", info.Name, what)
 		msg := info.Name + " " + what
 		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
-			return w.fault(FaultIllegal, firstLane(mask), "%s", msg)
+			return w.faultAll(FaultIllegal, mask, "%s", msg)
 		}
 		c.emit(op, ins.Span)
 		return

@@ -207,6 +207,23 @@ func (m *Machine) Stats() Stats { return m.stats }
 // Stopped reports whether the launch can make no more progress.
 func (m *Machine) Stopped() bool { return m.done || m.fault != nil }
 
+// SetMaxWarpInstructions changes the warp-instruction budget of a live
+// machine (0: no limit). After a StopLimit, raising it lets Step and Run
+// continue where the launch stopped; a budget at or below the work already
+// done makes the next issue stop with StopLimit again.
+func (m *Machine) SetMaxWarpInstructions(n int64) { m.cfg.MaxWarpInstructions = max(n, 0) }
+
+// LimitReached reports whether the warp-instruction budget is spent while
+// the launch could still make progress: the next Step, Issue or Run
+// returns StopLimit.
+func (m *Machine) LimitReached() bool {
+	return !m.Stopped() && m.overBudget()
+}
+
+func (m *Machine) overBudget() bool {
+	return m.cfg.MaxWarpInstructions > 0 && m.stats.WarpInstructions >= m.cfg.MaxWarpInstructions
+}
+
 // CTAs returns the resident CTAs.
 func (m *Machine) CTAs() []*CTA { return m.ctas }
 
@@ -406,8 +423,9 @@ func (m *Machine) recoverInternal(r *StopReason) {
 	f := &Fault{Kind: FaultInternal, Message: fmt.Sprintf("internal emulator error: %v", p), PC: -1}
 	if w := m.cur; w != nil {
 		f.PC, f.CTA, f.Warp = m.curPC, w.cta.Idx, w.ID
-		if l := firstLane(w.activeMask()); w.activeMask() != 0 {
-			f.Lane, f.Thread = l, w.tid(l)
+		if a := w.activeMask(); a != 0 {
+			l := firstLane(a)
+			f.Lane, f.Thread, f.Lanes = l, w.tid(l), a
 		}
 	}
 	m.fault = nil
@@ -504,13 +522,16 @@ func (m *Machine) stopped() (StopReason, bool) {
 
 // issueNext issues one warp-instruction from the next ready warp in
 // round-robin order. checkBP makes a breakpoint at the warp's pc stop first.
+// When the budget is spent it executes nothing, but still settles what
+// needs no instruction (the launch completing, a deadlock) before it
+// reports StopLimit, so that a launch that has in fact ended is reported
+// as ended, and one that has not continues exactly where it stopped once
+// the budget is raised.
 func (m *Machine) issueNext(checkBP bool) StopReason {
 	if m.fault != nil {
 		return StopFault
 	}
-	if m.cfg.MaxWarpInstructions > 0 && m.stats.WarpInstructions >= m.cfg.MaxWarpInstructions {
-		return StopLimit
-	}
+	limit := m.overBudget()
 	for {
 		if len(m.warps) == 0 {
 			m.fill()
@@ -531,6 +552,9 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 			w := m.warps[i]
 			if w.State != WarpReady {
 				continue
+			}
+			if limit {
+				return StopLimit
 			}
 			pc := w.stack[len(w.stack)-1].PC
 			if checkBP && m.bp[pc] {
@@ -611,16 +635,21 @@ func (m *Machine) retire() bool {
 	return true
 }
 
+// deadlock stops the launch: every live warp of c waits at a barrier that
+// cannot complete. The fault names the first waiting warp of the lowest
+// barrier (at the barrier instruction it waits at) and lists every
+// waiting warp with its live lanes; the warps stay in WarpBarrier, at
+// their barriers.
 func (m *Machine) deadlock(c *CTA) {
-	var w0 *Warp
+	var waiting []BarrierWarp
 	msg := ""
 	for id := range c.bars {
 		b := &c.bars[id]
 		if len(b.waiting) == 0 {
 			continue
 		}
-		if w0 == nil {
-			w0 = b.waiting[0]
+		for _, w := range b.waiting {
+			waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.barPC, Lanes: w.valid &^ w.exited})
 		}
 		exp := b.expected
 		if exp == 0 {
@@ -638,23 +667,14 @@ func (m *Machine) deadlock(c *CTA) {
 		}
 		msg += fmt.Sprintf("barrier %d has %d of %d threads (warps %s waiting)", id, b.arrived, exp, ws)
 	}
-	f := &Fault{Kind: FaultDeadlock, Message: "barrier deadlock: every live warp is waiting and no barrier can complete: " + msg, PC: -1, CTA: c.Idx}
-	if w0 != nil {
-		f.PC = w0.lastPC()
-		f.Warp = w0.ID
-		f.Thread = w0.tid(firstLane(w0.valid &^ w0.exited))
-		f.Lane = firstLane(w0.valid &^ w0.exited)
+	f := &Fault{Kind: FaultDeadlock, Message: "barrier deadlock: every live warp is waiting and no barrier can complete: " + msg, PC: -1, CTA: c.Idx, Waiting: waiting}
+	if len(waiting) > 0 {
+		w0 := waiting[0]
+		f.PC, f.Warp, f.Lanes = w0.PC, w0.Warp, w0.Lanes
+		f.Lane = firstLane(w0.Lanes)
+		f.Thread = c.Warps[w0.Warp].tid(f.Lane)
 	}
 	m.setFault(f)
-}
-
-// lastPC is the pc of the barrier a waiting warp issued (it has already
-// advanced past it), else the warp's pc.
-func (w *Warp) lastPC() int {
-	if w.State == WarpBarrier {
-		return w.barPC
-	}
-	return w.pc()
 }
 
 func (c *CTA) liveThreads() int {
@@ -665,9 +685,14 @@ func (c *CTA) liveThreads() int {
 	return n
 }
 
+// setFault records f and marks the faulting warp WarpFaulted; in a
+// deadlock the warps keep waiting at their barriers (WarpBarrier).
 func (m *Machine) setFault(f *Fault) {
 	if m.fault == nil {
 		m.fault = f
+	}
+	if f.Kind == FaultDeadlock {
+		return
 	}
 	for _, c := range m.ctas {
 		for _, w := range c.Warps {
@@ -719,6 +744,9 @@ func (m *Machine) exec(w *Warp) {
 		if f.PC < 0 {
 			f.PC = int(pc)
 		}
+		if f.Lanes == 0 && f.Lane >= 0 && f.Lane < 32 {
+			f.Lanes = w.faultLanes(op, emask, f)
+		}
 		m.setFault(f)
 		if m.obs != nil {
 			m.info.Fault = f
@@ -731,6 +759,12 @@ func (m *Machine) exec(w *Warp) {
 
 // unwind pops stack entries that reconverged or emptied, completing calls
 // whose lanes all returned; an empty stack means the warp exited.
+//
+// The paths of a divergent region are entries that end at the region's
+// reconvergence pc, above the entry that waits there. The warp reconverges
+// when the last of them is popped and that entry resumes with the merged
+// lanes: only then is EvReconverge reported (a path that arrives while
+// another is still pending reports nothing).
 func (w *Warp) unwind() {
 	for len(w.stack) > 0 {
 		i := len(w.stack) - 1
@@ -747,8 +781,12 @@ func (w *Warp) unwind() {
 			continue
 		}
 		w.stack = w.stack[:i]
-		if t.Mask != 0 && w.m.obs != nil {
-			w.m.event(Event{Kind: EvReconverge, PC: int(t.PC), Mask: t.Mask})
+		if w.m.obs != nil && i > 0 && t.RPC >= 0 {
+			// The entry below is either another pending path of the same
+			// region (it ends at the same pc) or the entry waiting there.
+			if u := w.stack[i-1]; u.PC == t.RPC && u.RPC != t.RPC && u.Mask != 0 {
+				w.m.event(Event{Kind: EvReconverge, PC: int(u.PC), Mask: u.Mask})
+			}
 		}
 	}
 	w.State = WarpExited

@@ -33,17 +33,41 @@ const (
 	FaultInternal      FaultKind = "internal-error" // an emulator bug, caught instead of crashing
 )
 
-// Fault stops a launch: what happened, where, and to whom.
+// Fault stops a launch: what happened, where, and to whom. Thread, Lane
+// and Addr describe the first faulting lane (the lowest of Lanes); Lanes
+// names every lane of the warp that faults, and Waiting every warp stuck
+// in a barrier deadlock.
 type Fault struct {
 	Kind    FaultKind
 	Message string
 	PC      int    // -1 if not tied to an instruction
 	CTA     [3]int // block index
-	Thread  [3]int // thread index within the block
+	Thread  [3]int // thread index within the block (of Lane)
 	Lane    int
 	Warp    int    // warp index within its CTA
-	Addr    uint64 // faulting address, if HasAddr
+	Addr    uint64 // faulting address of Lane, if HasAddr
 	HasAddr bool
+	// Lanes is the mask of the faulting lanes of Warp: for a memory access,
+	// every executing lane whose access faults (Lane and the lanes above it;
+	// the lanes below it executed); for an instruction that fails as a
+	// whole (trap, a barrier or call that cannot proceed, an unsupported
+	// instruction), every lane executing it; for a barrier deadlock, the
+	// warp's live lanes.
+	Lanes uint32
+	// Waiting lists, for a barrier deadlock, every warp of the CTA waiting
+	// at a barrier with its live lanes: the threads that are stuck. The
+	// first entry is the fault's warp. Nil for other faults.
+	Waiting []BarrierWarp
+}
+
+// BarrierWarp is a warp at a barrier: waiting at it (deadlock faults) or
+// released by it (EvBarrierRelease events).
+type BarrierWarp struct {
+	CTA     [3]int
+	Warp    int    // warp index within its CTA
+	Barrier int    // barrier id (0-15)
+	PC      int    // the barrier instruction the warp executed
+	Lanes   uint32 // the warp's live lanes (a warp arrives with all of them)
 }
 
 func (f *Fault) Error() string { return string(f.Kind) + ": " + f.Message }
@@ -96,9 +120,10 @@ type Warp struct {
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
 	State  WarpState
-	barID  int // barrier waited on, when State == WarpBarrier
-	barOp  *Op // the barrier instruction waited at (its results are written on release)
-	barPC  int // its pc, for deadlock reports
+	barID  int    // barrier waited on, when State == WarpBarrier
+	barOp  *Op    // the barrier instruction waited at (its results are written on release)
+	barPC  int    // its pc: where the warp is while it waits
+	barAct uint32 // the active lanes that executed it
 }
 
 // r returns the 32 lanes of value slot i.

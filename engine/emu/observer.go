@@ -12,14 +12,33 @@ type Observer interface {
 // EventKind classifies per-step events.
 type EventKind uint8
 
+// Every event's Mask holds lanes of the warp that executed the step.
 const (
-	EvDiverge        EventKind = iota // the branch at PC split the warp (Mask: taken lanes, Other: not taken, Reconv: where they rejoin, -1: at exit)
-	EvReconverge                      // lanes rejoined at PC (Mask: the lanes that rejoined)
-	EvBarrierArrive                   // the warp arrived at barrier ID (Count arrived of Expected)
-	EvBarrierRelease                  // barrier ID released its waiting warps
-	EvExit                            // lanes in Mask exited
-	EvCall                            // lanes in Mask called the function whose first pc is Target
-	EvReturn                          // lanes in Mask returned
+	// EvDiverge: the branch at PC split the warp. Mask: the lanes that
+	// take it (they run first); Other: the lanes that do not; Reconv: the
+	// pc where they rejoin (-1: they only meet at exit).
+	EvDiverge EventKind = iota
+	// EvReconverge: the paths of a divergent region have all arrived at
+	// its reconvergence point PC and the warp continues there with the
+	// merged lanes in Mask. A path that arrives while another is still
+	// pending does not report it.
+	EvReconverge
+	// EvBarrierArrive: the warp arrived at barrier ID with the lanes in
+	// Mask (its live lanes: a warp arrives with all of them); Count threads
+	// have arrived of Expected.
+	EvBarrierArrive
+	// EvBarrierRelease: barrier ID completed with Count threads of
+	// Expected and released the warps in Warps (each with its lanes). Mask:
+	// this warp's released lanes, 0 when it did not wait (it completed the
+	// barrier with bar.arrive, or by exiting).
+	EvBarrierRelease
+	// EvExit: the lanes in Mask exited.
+	EvExit
+	// EvCall: the lanes in Mask called the function whose first pc is Target.
+	EvCall
+	// EvReturn: the lanes in Mask returned from a call, once every lane of
+	// the call returned or exited (not reported when none returned).
+	EvReturn
 )
 
 var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-release", "exit", "call", "return"}
@@ -38,6 +57,9 @@ type Event struct {
 	ID       int
 	Count    int
 	Expected int
+	// Warps lists the warps a barrier released (EvBarrierRelease); each
+	// event has its own slice, which may be kept.
+	Warps []BarrierWarp
 }
 
 // StepInfo describes one executed warp-instruction.

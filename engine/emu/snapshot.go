@@ -75,7 +75,7 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry,
-			State: w.State, barID: w.barID, barOp: w.barOp, barPC: w.barPC}
+			State: w.State, barID: w.barID, barOp: w.barOp, barPC: w.barPC, barAct: w.barAct}
 		nw.regs = append([]uint64(nil), w.regs...)
 		nw.preds = append([]uint32(nil), w.preds...)
 		nw.stack = append([]StackEntry(nil), w.stack...)

@@ -1,6 +1,10 @@
 package ptx
 
-import "github.com/ptxplayground/ptxplay/engine/isa"
+import (
+	"sort"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
 
 // Module is a parsed PTX file.
 type Module struct {
@@ -12,6 +16,47 @@ type Module struct {
 	// Directives holds module-level directives kept as data (".pragma",
 	// ".alias") in source order. They are not Decls.
 	Directives []*Directive
+	// Lost holds, in source order, the source ranges of statements and
+	// declarations that Parse dropped because of syntax errors. What they
+	// declared (registers, variables, labels, functions) is missing from
+	// the tree; see Names.
+	Lost []Span
+	// errStarts holds the start offset of every syntax error, sorted.
+	errStarts []int32
+}
+
+// SyntaxErrors returns the number of syntax errors Parse reported.
+func (m *Module) SyntaxErrors() int { return len(m.errStarts) }
+
+// HasSyntaxError reports whether a syntax error starts within s (from
+// s.Start up to, not including, s.End: a missing ';' reported at the end of
+// a statement does not count). A statement that holds one was recovered
+// from broken text and is best not checked further.
+func (m *Module) HasSyntaxError(s Span) bool {
+	i := sort.Search(len(m.errStarts), func(i int) bool { return m.errStarts[i] >= s.Start })
+	return i < len(m.errStarts) && m.errStarts[i] < s.End
+}
+
+// Names returns the identifiers written in the source range s (registers,
+// variables, labels, functions; "%r" for "%r<8>"), in order, for instance
+// the names a lost statement may have declared.
+func (m *Module) Names(s Span) []string {
+	text := m.Src.Text
+	if s.Start < 0 || s.End > int32(len(text)) || s.Start >= s.End {
+		return nil
+	}
+	var diags DiagList
+	lx := newLexer(text[s.Start:s.End], &diags)
+	var names []string
+	for {
+		t := lx.next()
+		switch t.Kind {
+		case TokEOF:
+			return names
+		case TokIdent:
+			names = append(names, string(text[s.Start+t.Span.Start:s.Start+t.Span.End]))
+		}
+	}
 }
 
 // Decl is a module-level declaration: *VarDecl or *Func.

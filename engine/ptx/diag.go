@@ -131,10 +131,67 @@ func (l *DiagList) Errorf(span Span, format string, args ...any) bool {
 	l.Errors++
 	l.Diags = append(l.Diags, Diagnostic{Severity: SevError, Span: span, Message: fmt.Sprintf(format, args...)})
 	if l.Errors == MaxErrors {
-		l.Diags = append(l.Diags, Diagnostic{Severity: SevNote, Span: span, Message: fmt.Sprintf("too many errors (stopped after %d)", MaxErrors)})
+		l.Diags = append(l.Diags, Diagnostic{Severity: SevNote, Span: span, Message: tooManyErrors})
 		return true
 	}
 	return false
+}
+
+var tooManyErrors = fmt.Sprintf("too many errors (stopped after %d)", MaxErrors)
+
+// Capped reports whether diags ends at the error cap (it holds the "too
+// many errors" note): whoever produced them stopped looking.
+func Capped(diags []Diagnostic) bool {
+	for i := len(diags) - 1; i >= 0; i-- {
+		if d := diags[i]; d.Severity == SevNote && d.Message == tooManyErrors {
+			return true
+		}
+	}
+	return false
+}
+
+// Merge combines lists of diagnostics (the parser's and the checker's) the
+// way a DiagList holds them: sorted by position (stable), without
+// duplicates, with at most MaxErrors errors — the first ones by position —
+// and the "too many errors" note last when errors were cut (or a list had
+// already been cut).
+func Merge(lists ...[]Diagnostic) []Diagnostic {
+	var all []Diagnostic
+	capped := false
+	for _, l := range lists {
+		for _, d := range l {
+			if d.Severity == SevNote && d.Message == tooManyErrors {
+				capped = true
+				continue
+			}
+			all = append(all, d)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start < all[j].Span.Start })
+	out := all[:0]
+	errors := 0
+	var last Span
+next:
+	for _, d := range all {
+		for k := len(out) - 1; k >= 0 && out[k].Span.Start == d.Span.Start; k-- {
+			if out[k] == d {
+				continue next
+			}
+		}
+		if d.Severity == SevError {
+			if errors == MaxErrors {
+				capped = true
+				continue
+			}
+			errors++
+			last = d.Span
+		}
+		out = append(out, d)
+	}
+	if capped {
+		out = append(out, Diagnostic{Severity: SevNote, Span: last, Message: tooManyErrors})
+	}
+	return out
 }
 
 // Warnf adds a warning at span.

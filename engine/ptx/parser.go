@@ -39,6 +39,16 @@ type parser struct {
 	// exact-size slices (shared by nested lists).
 	opStack  []*Operand
 	modStack []Mod
+	// lostSpans are the source ranges of dropped statements (Module.Lost).
+	lostSpans []Span
+}
+
+// lost records that the statement or declaration that began at start was
+// dropped after a syntax error (it ends where parsing stopped).
+func (p *parser) lost(start int32) {
+	if p.prevEnd > start {
+		p.lostSpans = append(p.lostSpans, Span{start, p.prevEnd})
+	}
 }
 
 const slabSize = 512
@@ -108,7 +118,13 @@ func Parse(src *Source) (*Module, []Diagnostic) {
 	p.next()
 	m := &Module{Src: src, AddressSize: 64}
 	p.parseModule(m)
+	m.Lost = p.lostSpans
 	p.diags.Sort()
+	for _, d := range p.diags.Diags {
+		if d.Severity == SevError {
+			m.errStarts = append(m.errStarts, d.Span.Start)
+		}
+	}
 	// Keep the "too many errors" note last.
 	if p.diags.Full() {
 		ds := p.diags.Diags
@@ -393,7 +409,11 @@ func perfDirective(name []byte) bool {
 func (p *parser) parseModule(m *Module) {
 	for p.tok.Kind != TokEOF && !p.diags.Full() {
 		n := p.ntok
+		start, errs, decls := p.tok.Span.Start, p.diags.Errors, len(m.Decls)
 		p.parseTop(m)
+		if p.diags.Errors > errs && len(m.Decls) == decls {
+			p.lost(start)
+		}
 		if p.ntok == n && p.tok.Kind != TokEOF {
 			p.next() // always make progress
 		}
@@ -1030,8 +1050,11 @@ func (p *parser) parseBlock() *Block {
 			return b
 		}
 		n := p.ntok
+		start, errs := p.tok.Span.Start, p.diags.Errors
 		if s := p.parseStmt(); s != nil {
 			b.Stmts = append(b.Stmts, s)
+		} else if p.diags.Errors > errs {
+			p.lost(start)
 		}
 		if p.ntok == n {
 			p.next() // always make progress
