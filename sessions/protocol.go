@@ -234,6 +234,8 @@ type eventJSON struct {
 	ID       *int   `json:"id,omitempty"`
 	Count    *int   `json:"count,omitempty"`
 	Expected *int   `json:"expected,omitempty"`
+	// barrier-release: every warp the release let go.
+	Warps []barrierWarpJSON `json:"warps,omitempty"`
 }
 
 type regsJSON struct {
@@ -271,6 +273,21 @@ type faultJSON struct {
 	Warp    int    `json:"warp"`
 	Lane    int    `json:"lane"`
 	Address string `json:"address,omitempty"`
+	// Lanes: every faulting lane of the warp (hex mask).
+	Lanes string `json:"lanes"`
+	// Waiting (barrier deadlock): every warp stuck at a barrier.
+	Waiting []barrierWarpJSON `json:"waiting,omitempty"`
+}
+
+// barrierWarpJSON is a warp at a barrier: stuck in a deadlock, or
+// released by a barrier-release event.
+type barrierWarpJSON struct {
+	CTA     int    `json:"cta"` // index among resident CTAs
+	Warp    int    `json:"warp"`
+	Barrier int    `json:"barrier"`
+	PC      int    `json:"pc"`
+	Line    int    `json:"line"`
+	Lanes   string `json:"lanes"`
 }
 
 type breakpointsMsg struct {

@@ -43,6 +43,7 @@ var tsTypes = []struct {
 	{"RegValues", regsJSON{}, ""},
 	{"MemChunk", memJSON{}, ""},
 	{"Touch", touchJSON{}, ""},
+	{"BarrierWarp", barrierWarpJSON{}, ""},
 	{"Fault", faultJSON{}, ""},
 	{"State", stateMsg{}, "state"},
 	{"Breakpoints", breakpointsMsg{}, "breakpoints"},

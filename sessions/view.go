@@ -330,11 +330,22 @@ func (s *Session) eventJSON(e evRec) eventJSON {
 	case emu.EvBarrierArrive, emu.EvBarrierRelease:
 		id, c, x := e.ev.ID, e.ev.Count, e.ev.Expected
 		j.ID = &id
-		if e.ev.Kind == emu.EvBarrierArrive {
-			j.Count, j.Expected = &c, &x
+		j.Count, j.Expected = &c, &x
+		for _, bw := range e.ev.Warps {
+			j.Warps = append(j.Warps, s.barrierWarpJSON(bw))
 		}
 	}
 	return j
+}
+
+func (s *Session) barrierWarpJSON(bw emu.BarrierWarp) barrierWarpJSON {
+	ci := -1
+	for i, c := range s.m.CTAs() {
+		if c.Idx == bw.CTA {
+			ci = i
+		}
+	}
+	return barrierWarpJSON{CTA: ci, Warp: bw.Warp, Barrier: bw.Barrier, PC: bw.PC, Line: s.prog.line(bw.PC), Lanes: hex32(bw.Lanes)}
 }
 
 // memoryJSON adds the memory written since the previous state.
@@ -482,6 +493,10 @@ func (s *Session) faultJSON(f *emu.Fault) *faultJSON {
 	}
 	if f.HasAddr {
 		j.Address = hex64(f.Addr)
+	}
+	j.Lanes = hex32(f.Lanes)
+	for _, bw := range f.Waiting {
+		j.Waiting = append(j.Waiting, s.barrierWarpJSON(bw))
 	}
 	return j
 }

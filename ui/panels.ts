@@ -140,7 +140,8 @@ export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => v
     h("span.ev-who", who),
     h("span.ev-what", eventText[e.kind] ?? ""),
     e.line ? h("button.linklike", { type: "button", onclick: () => goto(e.line) }, `line ${e.line}`) : null,
-    mask !== null ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
+    mask !== null && (mask !== 0 || e.kind !== "barrier-release") ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
+    e.warps?.length ? h("span.ev-mask", { title: e.warps.map((w) => `w${w.warp}: ${maskText(mask32(w.lanes))}`).join("\n") }, `${e.warps.length} warp${e.warps.length === 1 ? "" : "s"} released`) : null,
     other !== null ? h("span.ev-mask", { title: maskText(other) }, `/ ${popc(other)} other`) : null,
     e.id !== undefined ? h("span.ev-mask", `barrier ${e.id}${e.count !== undefined ? ` · ${e.count}/${e.expected} threads` : ""}`) : null);
 }

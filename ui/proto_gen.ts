@@ -156,6 +156,7 @@ export interface EventInfo {
   id?: number;
   count?: number;
   expected?: number;
+  warps?: BarrierWarp[];
 }
 
 export interface RegValues {
@@ -182,6 +183,15 @@ export interface Touch {
   kind: "load" | "store" | "atomic";
 }
 
+export interface BarrierWarp {
+  cta: number;
+  warp: number;
+  barrier: number;
+  pc: number;
+  line: number;
+  lanes: string;
+}
+
 export interface Fault {
   kind: string;
   message: string;
@@ -193,6 +203,8 @@ export interface Fault {
   warp: number;
   lane: number;
   address?: string;
+  lanes: string;
+  waiting?: BarrierWarp[];
 }
 
 export interface State {

@@ -13,7 +13,7 @@ import type { RegInfo, PredInfo } from "./proto";
 import { h, setChildren, setClass, setText, stored } from "./dom";
 import { addressRanges, allFormats, decimalFmt, defaultRegFmt, describeValue, fmtLabels, formatValue, formatsFor, typeBits } from "./format";
 import type { AddrRange, Fmt } from "./format";
-import { faultLaneOf, laneState, laneTitle } from "./warps";
+import { faultLanesOf, laneState, laneTitle } from "./warps";
 
 /** The format menu: "auto" picks by each register's type, "decimal" shows
  * integers in decimal (signed for signed types) and floats as floats. */
@@ -306,7 +306,7 @@ export class RegsView {
       return;
     }
     setText(this.title, `CTA ${c?.linear ?? m.sel.cta} · warp ${m.sel.warp}`);
-    const fl = c ? faultLaneOf(m.fault, c, w.warp) : -1;
+    const fl = c ? faultLanesOf(m.fault, c, w.warp) : 0;
     const laneCls: string[] = [];
     const who = `${m.sel.cta}:${c?.linear}:${m.sel.warp}`;
     const titles = who !== this.titlesOf;
@@ -419,7 +419,7 @@ export class RegsView {
       }
       let cls = laneCls ? laneCls[l] : "";
       if (!laneCls && w) {
-        const st = laneState(w, l, -1);
+        const st = laneState(w, l, 0);
         cls = st === "active" || st === "barrier" ? "" : ` l-${st}`;
       }
       grid.appendChild(h("div", { class: "lane-cell" + cls + (changed & (1 << l) ? " chg" : ""), title },

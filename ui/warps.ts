@@ -28,20 +28,23 @@ export function warpKind(state: string): "ready" | "barrier" | "exited" | "fault
   return "other";
 }
 
-export function laneState(w: WarpState, lane: number, faultLane: number): LaneState {
+export function laneState(w: WarpState, lane: number, faultLanes: number): LaneState {
   const bit = 1 << lane;
   if (!(mask32(w.valid) & bit)) return "none";
-  if (lane === faultLane) return "fault";
+  if (faultLanes & bit) return "fault";
   if (mask32(w.exited) & bit) return "exited";
   if (mask32(w.active) & bit) return warpKind(w.state) === "barrier" ? "barrier" : "active";
   return "inactive";
 }
 
-/** The faulting lane of a warp, or -1. */
-export function faultLaneOf(f: Fault | null, c: CtaState | undefined, warp: number): number {
-  if (!f || !c || f.lane === undefined || f.warp !== warp) return -1;
-  if (f.cta && !sameIdx(f.cta, c.idx)) return -1;
-  return f.lane;
+/** The faulting lanes of a warp (a mask): the fault's lanes on its warp,
+ * and for a barrier deadlock every lane stuck at a barrier. */
+export function faultLanesOf(f: Fault | null, c: CtaState | undefined, warp: number): number {
+  if (!f || !c) return 0;
+  let m = 0;
+  for (const bw of f.waiting ?? []) if (bw.cta === c.cta && bw.warp === warp) m |= mask32(bw.lanes);
+  if (f.warp === warp && (!f.cta || sameIdx(f.cta, c.idx))) m |= f.lanes ? mask32(f.lanes) : f.lane >= 0 ? 1 << f.lane : 0;
+  return m >>> 0;
 }
 
 export function sameIdx(a: number[] | undefined, b: number[] | undefined): boolean {
@@ -205,7 +208,7 @@ export class WarpsView {
     const row = this.rows.get(`${c.cta}:${w.warp}`);
     if (!row) return;
     const m = this.model;
-    const fl = faultLaneOf(m.fault, c, w.warp);
+    const fl = faultLanesOf(m.fault, c, w.warp);
     const last = m.last && m.last.cta === c.cta && m.last.warp === w.warp ? mask32(m.last.execMask) : 0;
     for (let l = 0; l < 32; l++) {
       const st = laneState(w, l, fl);
