@@ -44,6 +44,13 @@ Usage:
         Exit 0 if every thread finished, 1 on a fault or when
         maxWarpInstructions is spent, 2 if the spec or the PTX is invalid
         (diagnostics on standard error).
+  ptxplay init [--entry NAME] KERNEL.ptx
+        Print a launch spec for a kernel of KERNEL.ptx ("-": standard
+        input, then inlined as "source"), inferred from its code: a buffer
+        for each pointer parameter, defaults for the scalars (what was
+        inferred is noted on standard error). "ptx" is the path as given,
+        so keep the spec in the current folder:
+        ptxplay init k.ptx > k.json && ptxplay run k.json
   ptxplay version
         Print the version.
   ptxplay help
@@ -70,6 +77,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return cmdCheck(rest, stdin, stdout, stderr)
 	case "run":
 		return cmdRun(ctx, rest, stdin, stdout, stderr)
+	case "init":
+		return cmdInit(rest, stdin, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			fmt.Fprintln(stderr, "ptxplay version: takes no arguments")
@@ -271,6 +280,53 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "ptxplay: run interrupted: %v\n", err)
 	}
 	if res.Status != launch.StatusOK {
+		return exitFail
+	}
+	return exitOK
+}
+
+func cmdInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("init", "[--entry NAME] KERNEL.ptx|-", stderr)
+	entry := fs.String("entry", "", "the kernel to launch (default: the module's first)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "ptxplay init: want exactly one PTX file (or - for standard input)")
+		fs.Usage()
+		return exitInvalid
+	}
+	text, name, err := readInput(pos[0], stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return exitInvalid
+	}
+	prog, src, diags := launch.Compile(name, text)
+	fmt.Fprint(stderr, ptx.FormatAll(src, diags))
+	if prog == nil {
+		return exitInvalid
+	}
+	spec, notes, err := launch.Infer(prog, nil, *entry)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return exitInvalid
+	}
+	if pos[0] == "-" {
+		spec.Source = string(text)
+	} else {
+		spec.PTX = pos[0]
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "note: %s\n", n.Text)
+	}
+	out, err := spec.MarshalIndent()
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay: %v\n", err)
+		return exitFail
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "ptxplay: %v\n", err)
 		return exitFail
 	}
 	return exitOK

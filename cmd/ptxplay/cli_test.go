@@ -42,7 +42,8 @@ func TestUsage(t *testing.T) {
 	// (No arguments starts the web server: see serve_test.go.)
 	for _, h := range []string{"-h", "--help", "help"} {
 		code, out, _ := cli(t, "", h)
-		if code != 0 || !strings.Contains(out, "ptxplay check [--json] FILE.ptx...") || !strings.Contains(out, "ptxplay run [--json-compact]") {
+		if code != 0 || !strings.Contains(out, "ptxplay check [--json] FILE.ptx...") || !strings.Contains(out, "ptxplay run [--json-compact]") ||
+			!strings.Contains(out, "ptxplay init [--entry NAME] KERNEL.ptx") {
 			t.Errorf("%s: %d %q", h, code, out)
 		}
 	}
@@ -265,5 +266,78 @@ func TestRunInvalid(t *testing.T) {
 	code, _, errs = cli(t, "", "run", filepath.Join(dir, "none.json"))
 	if code != 2 || !strings.Contains(errs, "cannot read") {
 		t.Errorf("missing spec: %d %q", code, errs)
+	}
+}
+
+// TestInit writes a spec for a kernel and runs it: ptxplay init k.ptx >
+// k.json && ptxplay run k.json.
+func TestInit(t *testing.T) {
+	kernel, err := os.ReadFile(filepath.Join("..", "..", "web", "examples", "vector-add.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := os.ReadFile(filepath.Join("testdata", "all.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := os.ReadFile(filepath.Join("testdata", "bad.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	for name, text := range map[string][]byte{"k.ptx": kernel, "all.ptx": all, "bad.ptx": bad} {
+		if err := os.WriteFile(name, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := cli(t, "", "init", "k.ptx")
+	if code != 0 || !strings.Contains(out, `"ptx": "k.ptx",`) || !strings.Contains(out, "\n    {\"buffer\": \"a\"},\n") ||
+		!strings.Contains(errs, `note: param 3 "n": scalar u32 = 64 (compared with the thread index)`) {
+		t.Fatalf("init: %d\n%s\n%s", code, out, errs)
+	}
+	if err := os.WriteFile("k.json", []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cli(t, "", "run", "k.json")
+	if code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, out, errs)
+	}
+	// a = 0, 1, 2, ...; b = 0, 2, 4, ...: c = 3i.
+	if got := values(t, resultOf(t, out), "c"); !strings.HasPrefix(got, "[0,3,6,9,") || strings.Count(got, ",") != 63 {
+		t.Errorf("c = %s", got)
+	}
+
+	// Standard input: the source goes inline.
+	code, out, _ = cli(t, string(kernel), "init", "-", "--entry", "vector_add")
+	if code != 0 || !strings.Contains(out, `"source": "// Vector addition: c[i] = a[i] + b[i] for i < n.\n`) || strings.Contains(out, `"ptx"`) {
+		t.Fatalf("init -: %d\n%s", code, out)
+	}
+	if code, out, errs = cli(t, out, "run", "-"); code != 0 {
+		t.Errorf("run the inline spec: %d\n%s%s", code, out, errs)
+	}
+
+	// Every kind of parameter: the spec is valid (the run may fault).
+	code, out, errs = cli(t, "", "init", "all.ptx")
+	if code != 0 || !strings.Contains(out, `{"bytes": "0000000000000000"}`) {
+		t.Fatalf("init all.ptx: %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs = cli(t, out, "run", "-"); code == 2 {
+		t.Errorf("run the spec of all.ptx: %s", errs)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"init", "--entry", "nope", "k.ptx"}, `k.ptx: no kernel named "nope" (kernels: vector_add)`},
+		{[]string{"init", "bad.ptx"}, "bad.ptx:8:"},
+		{[]string{"init", "missing.ptx"}, "missing.ptx: cannot read"},
+		{[]string{"init"}, "want exactly one PTX file"},
+		{[]string{"init", "k.ptx", "all.ptx"}, "want exactly one PTX file"},
+	} {
+		code, out, errs := cli(t, "", c.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: %d %q %q; want 2 and %q", c.args, code, out, errs, c.want)
+		}
 	}
 }

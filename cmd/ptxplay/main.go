@@ -1,11 +1,13 @@
 // Command ptxplay is PTX Playground: it serves the web playground, checks
-// PTX files, and runs launch specs on the emulated GPU printing the results.
+// PTX files, writes launch specs for kernels, and runs launch specs on the
+// emulated GPU printing the results.
 //
 // Usage:
 //
 //	ptxplay [serve] [flags]
 //	ptxplay check [--json] FILE.ptx...
 //	ptxplay run [--json-compact] [--max-buffer-bytes N] SPEC.json | -
+//	ptxplay init [--entry NAME] KERNEL.ptx | -
 //	ptxplay version
 package main
 

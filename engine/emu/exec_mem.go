@@ -998,6 +998,7 @@ func bindCpAsync(b *binder) {
 		return
 	}
 	op.B, op.C = sizeSlot, ignore
+	op.E = src.base // not read when executing: recorded for analyses of the program
 	srcBase, srcOff, srcMask := src.base, uint64(src.off), src.amask
 	// lane copies for lane l; with check it only reports whether the copy
 	// faults, changing nothing.

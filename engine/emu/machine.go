@@ -112,34 +112,10 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 		}
 		return nil, fmt.Errorf("no kernel named %q (kernels: %s)", entry, names)
 	}
-	for i := range 3 {
-		if cfg.Grid[i] == 0 {
-			cfg.Grid[i] = 1
-		}
-		if cfg.Block[i] == 0 {
-			cfg.Block[i] = 1
-		}
-		if cfg.Grid[i] < 0 || cfg.Block[i] < 0 {
-			return nil, errors.New("grid and block dimensions must be positive")
-		}
-	}
-	nt := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
-	if nt > MaxBlockThreads || cfg.Block[2] > 64 {
-		return nil, fmt.Errorf("block of %d threads exceeds the limit of %d (and z <= 64)", nt, MaxBlockThreads)
-	}
-	if r := fn.ReqNTID; r[0] > 0 && (r[0] != cfg.Block[0] || max(r[1], 1) != cfg.Block[1] || max(r[2], 1) != cfg.Block[2]) {
-		return nil, fmt.Errorf("kernel %s requires a block of %dx%dx%d threads (.reqntid)", entry, r[0], max(r[1], 1), max(r[2], 1))
-	}
-	if r := fn.MaxNTID; r[0] > 0 && nt > r[0]*max(r[1], 1)*max(r[2], 1) {
-		return nil, fmt.Errorf("kernel %s allows at most %d threads per block (.maxntid)", entry, r[0]*max(r[1], 1)*max(r[2], 1))
+	if err := CheckConfig(p, fn, &cfg); err != nil {
+		return nil, err
 	}
 	n := int64(cfg.Grid[0]) * int64(cfg.Grid[1]) * int64(cfg.Grid[2])
-	if n > MaxGridCTAs || cfg.Grid[1] > 65535 || cfg.Grid[2] > 65535 {
-		return nil, errors.New("grid too large")
-	}
-	if cfg.DynamicSharedBytes < 0 || p.DynSharedBase+cfg.DynamicSharedBytes > MaxSharedBytes {
-		return nil, fmt.Errorf("shared memory of %d bytes exceeds the limit of %d", p.DynSharedBase+cfg.DynamicSharedBytes, MaxSharedBytes)
-	}
 	if cfg.ResidentCTAs <= 0 {
 		cfg.ResidentCTAs = DefaultResidentCTAs
 	}
@@ -153,6 +129,63 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 	}
 	m.bp = make([]bool, len(p.Ops))
 	return m, nil
+}
+
+// ConfigError is a launch configuration that CheckConfig rejects. Field
+// names what is wrong: "grid", "block" or "dynamicSharedBytes".
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// CheckConfig checks cfg against the limits of a launch and the kernel's
+// .reqntid and .maxntid: the checks NewMachine makes. Zero dimensions
+// count as 1 (cfg is normalised in place). The error is a *ConfigError.
+func CheckConfig(p *Program, fn *Function, cfg *Config) error {
+	bad := func(field, format string, args ...any) error {
+		return &ConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	for i := range 3 {
+		if cfg.Grid[i] == 0 {
+			cfg.Grid[i] = 1
+		}
+		if cfg.Block[i] == 0 {
+			cfg.Block[i] = 1
+		}
+		if cfg.Grid[i] < 0 {
+			return bad("grid", "grid and block dimensions must be positive")
+		}
+		if cfg.Block[i] < 0 {
+			return bad("block", "grid and block dimensions must be positive")
+		}
+	}
+	if max(cfg.Block[0], cfg.Block[1], cfg.Block[2]) > MaxBlockThreads {
+		// (Checked first: the product could overflow.)
+		return bad("block", "block %dx%dx%d exceeds the limit of %d threads (and z <= 64)", cfg.Block[0], cfg.Block[1], cfg.Block[2], MaxBlockThreads)
+	}
+	nt := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
+	if nt > MaxBlockThreads || cfg.Block[2] > 64 {
+		return bad("block", "block of %d threads exceeds the limit of %d (and z <= 64)", nt, MaxBlockThreads)
+	}
+	if r := fn.ReqNTID; r[0] > 0 && (r[0] != cfg.Block[0] || max(r[1], 1) != cfg.Block[1] || max(r[2], 1) != cfg.Block[2]) {
+		return bad("block", "kernel %s requires a block of %dx%dx%d threads (.reqntid)", fn.Name, r[0], max(r[1], 1), max(r[2], 1))
+	}
+	if r := fn.MaxNTID; r[0] > 0 && nt > r[0]*max(r[1], 1)*max(r[2], 1) {
+		return bad("block", "kernel %s allows at most %d threads per block (.maxntid)", fn.Name, r[0]*max(r[1], 1)*max(r[2], 1))
+	}
+	if max(cfg.Grid[0], cfg.Grid[1], cfg.Grid[2]) > MaxGridCTAs {
+		return bad("grid", "grid too large")
+	}
+	n := int64(cfg.Grid[0]) * int64(cfg.Grid[1]) * int64(cfg.Grid[2])
+	if n > MaxGridCTAs || cfg.Grid[1] > 65535 || cfg.Grid[2] > 65535 {
+		return bad("grid", "grid too large")
+	}
+	if cfg.DynamicSharedBytes < 0 || p.DynSharedBase+cfg.DynamicSharedBytes > MaxSharedBytes {
+		return bad("dynamicSharedBytes", "shared memory of %d bytes exceeds the limit of %d", p.DynSharedBase+cfg.DynamicSharedBytes, MaxSharedBytes)
+	}
+	return nil
 }
 
 // Program returns the program being run.

@@ -172,7 +172,9 @@ type Op struct {
 	Neg uint8
 	// D and D2 are destinations; A, B, C, E sources. Each is a slot index in
 	// the value file, or in the predicate file where the operand is a
-	// predicate; -1 when absent.
+	// predicate; -1 when absent. Memory operations hold their address base
+	// register in A (cp.async: the shared destination in A, the global
+	// source in E).
 	D, D2, A, B, C, E int32
 	Off               int64   // address offset (memory operands: address = A + Off, or Off alone when A < 0)
 	Imm               uint64  // an immediate that selects behaviour (lop3 table, cp.async size, ...)

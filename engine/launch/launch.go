@@ -42,23 +42,11 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 	if err := s.Validate(lim); err != nil {
 		return nil, err
 	}
-	entry := s.Entry
-	if entry == "" {
-		ks := prog.Entries()
-		switch len(ks) {
-		case 1:
-			entry = ks[0].Name
-		case 0:
-			return nil, errors.New("the module has no kernel (.entry with a body)")
-		default:
-			names := make([]string, len(ks))
-			for i, k := range ks {
-				names[i] = k.Name
-			}
-			return nil, fmt.Errorf("the module has %d kernels; choose one with \"entry\": %s", len(ks), strings.Join(names, ", "))
-		}
+	fn, err := resolveEntry(prog, s.Entry)
+	if err != nil {
+		return nil, err
 	}
-	m, err := emu.NewMachine(prog, entry, emu.Config{
+	m, err := emu.NewMachine(prog, fn.Name, emu.Config{
 		Grid:                s.Grid,
 		Block:               s.Block,
 		DynamicSharedBytes:  s.DynamicSharedBytes,
@@ -84,63 +72,38 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 	return l, nil
 }
 
-// packParams writes the spec's parameters into the kernel parameter buffer.
+// packParams writes the spec's parameters into the kernel parameter buffer,
+// after the checks of paramBlocking (shared with Check).
 func (l *Launch) packParams() error {
 	k := l.m.Kernel()
 	ps := l.spec.Params
 	if len(ps) != len(k.Params) {
-		var names []string
-		for _, p := range k.Params {
-			names = append(names, describeParam(p))
+		return errors.New(paramCountMessage(k, len(ps)))
+	}
+	bufBytes := func(name string) (int64, bool) {
+		if j := l.bufferIndex(name); j >= 0 {
+			return int64(len(l.bufs[j].Data)), true
 		}
-		list := "none"
-		if len(names) > 0 {
-			list = strings.Join(names, ", ")
-		}
-		return fmt.Errorf("kernel %s takes %d parameters (%s); the spec gives %d", k.Name, len(k.Params), list, len(ps))
+		return 0, false
 	}
 	buf := l.m.Params()
 	for i, p := range ps {
+		if msg := paramBlocking(k, i, p, bufBytes); msg != "" {
+			return errors.New(msg)
+		}
 		kp := k.Params[i]
-		where := fmt.Sprintf("params[%d]: parameter %s of kernel %s (%s)", i, kp.Name, k.Name, describeParam(kp))
 		dst := buf[kp.Offset : kp.Offset+kp.Size]
 		switch {
 		case p.Buffer != "":
-			j := l.bufferIndex(p.Buffer)
-			a := l.bufs[j]
-			if kp.Size != 8 {
-				return fmt.Errorf("%s: is not 8 bytes wide, so it cannot hold the address of buffer %q", where, p.Buffer)
-			}
-			if p.Offset > int64(len(a.Data)) {
-				return fmt.Errorf("%s: offset %d is past the end of buffer %q (%d bytes)", where, p.Offset, p.Buffer, len(a.Data))
-			}
+			a := l.bufs[l.bufferIndex(p.Buffer)]
 			putElem(dst, 0, 8, a.Base+uint64(p.Offset))
 		case p.Bytes != nil:
-			raw, err := decodeHex(*p.Bytes)
-			if err != nil {
-				return fmt.Errorf("%s: bytes: %v", where, err)
-			}
-			if len(raw) != kp.Size {
-				return fmt.Errorf("%s: %d bytes given, the parameter has %d", where, len(raw), kp.Size)
-			}
+			raw, _ := decodeHex(*p.Bytes)
 			copy(dst, raw)
 		default:
-			t, err := lookupType(p.Type)
-			if err != nil {
-				return fmt.Errorf("%s: %v", where, err)
-			}
-			if n := len(p.Values) * t.Size(); n != kp.Size {
-				what := fmt.Sprintf("a %s value gives %d bytes", p.Type, n)
-				if len(p.Values) > 1 {
-					what = fmt.Sprintf("%d %s values give %d bytes", len(p.Values), p.Type, n)
-				}
-				return fmt.Errorf("%s: %s, the parameter has %d", where, what, kp.Size)
-			}
+			t, _ := lookupType(p.Type)
 			for j, v := range p.Values {
-				x, err := encodeValue(v, t)
-				if err != nil {
-					return fmt.Errorf("%s: %v", where, err)
-				}
+				x, _ := encodeValue(v, t)
 				putElem(dst, j, t.Size(), x)
 			}
 		}

@@ -574,3 +574,109 @@ func (s *Spec) Load(baseDir string) (source []byte, name string, err error) {
 	}
 	return data, path, nil
 }
+
+// MarshalIndent returns s as JSON laid out like the gallery's specs: one
+// member per line, each buffer and each parameter on a line of its own,
+// and a final newline. Grid and block dimensions of 0 are written as 1.
+func (s *Spec) MarshalIndent() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{")
+	first := true
+	member := func(key string, v any) error {
+		j, err := marshalPlain(v)
+		if err != nil {
+			return err
+		}
+		if !first {
+			b.WriteString(",")
+		}
+		first = false
+		fmt.Fprintf(&b, "\n  %q: %s", key, spaceJSON(j))
+		return nil
+	}
+	list := func(key string, n int, elem func(i int) any) error {
+		if !first {
+			b.WriteString(",")
+		}
+		first = false
+		fmt.Fprintf(&b, "\n  %q: [", key)
+		for i := 0; i < n; i++ {
+			j, err := marshalPlain(elem(i))
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "\n    %s", spaceJSON(j))
+		}
+		if n > 0 {
+			b.WriteString("\n  ")
+		}
+		b.WriteString("]")
+		return nil
+	}
+	type opt struct {
+		key string
+		v   any
+		set bool
+	}
+	for _, m := range []opt{
+		{"version", s.Version, s.Version != 0},
+		{"comment", s.Comment, s.Comment != ""},
+		{"ptx", s.PTX, s.PTX != ""},
+		{"source", s.Source, s.Source != ""},
+		{"entry", s.Entry, s.Entry != ""},
+		{"grid", ones(s.Grid), true},
+		{"block", ones(s.Block), true},
+		{"dynamicSharedBytes", s.DynamicSharedBytes, s.DynamicSharedBytes != 0},
+		{"maxWarpInstructions", s.MaxWarpInstructions, s.MaxWarpInstructions != 0},
+	} {
+		if m.set {
+			if err := member(m.key, m.v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := list("buffers", len(s.Buffers), func(i int) any { return s.Buffers[i] }); err != nil {
+		return nil, err
+	}
+	if err := list("params", len(s.Params), func(i int) any { return s.Params[i] }); err != nil {
+		return nil, err
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes(), nil
+}
+
+// marshalPlain is json.Marshal without the escaping of <, > and & (PTX
+// source has plenty of them).
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// spaceJSON puts a space after each colon and comma of compact JSON that
+// are outside strings.
+func spaceJSON(j []byte) []byte {
+	out := make([]byte, 0, len(j)+len(j)/4)
+	inStr, esc := false, false
+	for _, c := range j {
+		out = append(out, c)
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case !inStr && (c == ':' || c == ','):
+			out = append(out, ' ')
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package launch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+)
+
+// sharedDir is the shared test data (the PTX corpus and the conformance
+// suites), next to the repository.
+const sharedDir = "../../../shared"
+
+// skipOrFail skips a test whose shared data is missing, except in CI (CI
+// set), where the data must be there and a skip would hide a broken setup.
+func skipOrFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// TestInferGallery: every gallery example's own spec fits its kernel, and
+// Infer without a spec gives one that Prepare accepts and that runs to
+// completion.
+func TestInferGallery(t *testing.T) {
+	dir := filepath.Join("..", "..", "web", "examples")
+	specs, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, path := range specs {
+		if filepath.Base(path) == "index.json" {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := parseSpecT(t, string(data))
+			text, name, err := spec.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := compileLaunchTest(t, string(text))
+			if ms := Check(p, spec); len(ms) != 0 {
+				t.Errorf("%s: Check: %+v", name, ms)
+			}
+			if s, notes, err := Infer(p, spec, ""); s != spec || notes != nil || err != nil {
+				t.Errorf("Infer changed the example's spec: %v %v", notes, err)
+			}
+			s, notes, res := inferAndRun(t, p, nil, spec.Entry)
+			if res.Status != StatusOK {
+				t.Errorf("inferred spec: status %s %+v\nspec %s\nnotes:\n%s", res.Status, res.Fault, specJSON(t, s), notesText(notes))
+			}
+			// The inferred pointers are the example's buffers, with their
+			// types.
+			for i, prm := range spec.Params {
+				got := s.Params[i]
+				if prm.Buffer == "" {
+					if got.Buffer != "" {
+						t.Errorf("params[%d]: a buffer for a scalar", i)
+					}
+					continue
+				}
+				if got.Buffer == "" {
+					t.Errorf("params[%d]: no buffer", i)
+					continue
+				}
+				if want, have := specBuffers(spec)[prm.Buffer].Type, specBuffers(s)[got.Buffer].Type; want != have {
+					t.Errorf("params[%d]: buffer of %s, want %s", i, have, want)
+				}
+			}
+		})
+	}
+	if n < 5 {
+		t.Fatalf("only %d gallery specs found in %s", n, dir)
+	}
+}
+
+// corpusModules lists the .ptx files under the shared corpus and the ZLUDA
+// suite, sorted.
+func corpusModules(t *testing.T) []string {
+	var files []string
+	for _, dir := range []string{
+		filepath.Join(sharedDir, "corpus", "ptx-ir"),
+		filepath.Join(sharedDir, "conformance", "zluda"),
+	} {
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".ptx") {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(files)
+	return files
+}
+
+// TestInferCorpus infers a spec for every kernel of every corpus module
+// that compiles: Infer must not fail or panic, Prepare must accept the
+// spec, Check must find it fitting, and a short run must not fail.
+func TestInferCorpus(t *testing.T) {
+	files := corpusModules(t)
+	if len(files) == 0 {
+		skipOrFail(t, "no PTX corpus found under %s (corpus/ptx-ir, conformance/zluda)", sharedDir)
+	}
+	kernels := 0
+	for _, path := range files {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, _ := Compile(path, text)
+		if p == nil {
+			continue
+		}
+		for _, k := range p.Entries() {
+			kernels++
+			if err := inferCorpusKernel(p, k.Name); err != nil {
+				t.Errorf("%s: kernel %s: %v", path, k.Name, err)
+			}
+		}
+	}
+	t.Logf("%d kernels of %d modules", kernels, len(files))
+}
+
+func inferCorpusKernel(p *emu.Program, entry string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	_ = Kernels(p)
+	s, _, err := Infer(p, nil, entry)
+	if err != nil {
+		return fmt.Errorf("Infer: %v", err)
+	}
+	if ms := Check(p, s); len(ms) != 0 {
+		return fmt.Errorf("Check of the inferred spec: %+v", ms)
+	}
+	if again, _, _ := Infer(p, s, ""); again != s {
+		return fmt.Errorf("Infer changed its own spec")
+	}
+	s.MaxWarpInstructions = 20000
+	l, err := Prepare(p, s)
+	if err != nil {
+		return fmt.Errorf("Prepare: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := l.Run(ctx); err != nil {
+		return fmt.Errorf("Run: %v", err)
+	}
+	return nil
+}
+
+// TestInferZludaTypes compares the inferred element types with the buffer
+// types of the ZLUDA manifest (by size: the manifest says u64 where a
+// kernel may say b64 or s64).
+func TestInferZludaTypes(t *testing.T) {
+	dir := filepath.Join(sharedDir, "conformance", "zluda")
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		skipOrFail(t, "ZLUDA manifest not found: %v", err)
+	}
+	var man struct {
+		Tests []struct {
+			File, Entry   string
+			Params        []string
+			Input, Output *struct{ Type string }
+		}
+	}
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatal(err)
+	}
+	agree, total := 0, 0
+	var misses []string
+	for _, c := range man.Tests {
+		text, err := os.ReadFile(filepath.Join(dir, c.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, _ := Compile(c.File, text)
+		if p == nil {
+			continue
+		}
+		var k *Kernel
+		ks := Kernels(p)
+		for i := range ks {
+			if ks[i].Name == c.Entry {
+				k = &ks[i]
+			}
+		}
+		if k == nil {
+			t.Errorf("%s: no kernel %s", c.File, c.Entry)
+			continue
+		}
+		for i, role := range c.Params {
+			buf := c.Output
+			if role == "input" {
+				buf = c.Input
+			}
+			if i >= len(k.Params) || buf == nil {
+				continue
+			}
+			total++
+			kp := k.Params[i]
+			want, _ := lookupType(strings.Replace(buf.Type, "i", "s", 1))
+			got, _ := lookupType(kp.ElemType)
+			if kp.Role == RolePointer && got.Size() == want.Size() {
+				agree++
+			} else {
+				misses = append(misses, fmt.Sprintf("%s %s: %s %s, manifest %s", c.File, kp.Name, kp.Role, kp.ElemType, buf.Type))
+			}
+		}
+	}
+	t.Logf("%d of %d manifest buffers agree; the others:\n%s", agree, total, strings.Join(misses, "\n"))
+	if total == 0 || agree*100 < total*90 {
+		t.Errorf("only %d of %d buffers agree with the manifest", agree, total)
+	}
+}
