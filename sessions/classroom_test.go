@@ -144,3 +144,50 @@ func TestLoadAt(t *testing.T) {
 	}
 	c.expect("done")
 }
+
+// A spec that does not fit the kernel never stops the load: a mismatch
+// that would stop the launch is fixed by the launch inferred from the
+// kernel (and said so), a lesser one is reported with the fix.
+func TestLaunchFollowsKernel(t *testing.T) {
+	c := newClient(t, newManager(t, Limits{}))
+	// divergent's spec under the reduction kernel: two pointers, not one.
+	c.send(map[string]any{"type": "load", "id": 1, "source": reducePTX, "spec": json.RawMessage(divergentSpec)})
+	c.expect("diagnostics")
+	var l loadedMsg
+	json.Unmarshal(c.expect("loaded"), &l)
+	if l.Entry != "reduce" || len(l.Kernels) != 1 || len(l.Kernels[0].Params) != 2 || l.Kernels[0].Params[0].Role != "pointer" {
+		t.Fatalf("loaded %+v", l)
+	}
+	if l.Launch == nil || !l.Launch.Applied || len(l.Launch.Mismatches) == 0 || len(l.Launch.Spec) == 0 {
+		t.Fatalf("launch %+v", l.Launch)
+	}
+	st, _ := c.state()
+	if st.Status != "paused" {
+		t.Fatalf("state %+v", st)
+	}
+	c.send(map[string]any{"type": "run"})
+	st, _ = c.state()
+	if st.Status != "done" {
+		t.Fatalf("run %+v", st)
+	}
+	c.expect("done")
+	// The applied spec, sent back, fits: no launch message.
+	c.send(map[string]any{"type": "load", "id": 2, "source": reducePTX, "spec": l.Launch.Spec})
+	c.expect("diagnostics")
+	var l2 loadedMsg
+	json.Unmarshal(c.expect("loaded"), &l2)
+	if l2.Launch != nil {
+		t.Fatalf("the inferred spec does not fit: %+v", l2.Launch)
+	}
+	c.state()
+	// A buffer of the wrong element type runs as given, with the fix.
+	spec := strings.Replace(reduceSpec, `"name":"in","type":"u32"`, `"name":"in","type":"f32"`, 1)
+	c.send(map[string]any{"type": "load", "id": 3, "source": reducePTX, "spec": json.RawMessage(spec)})
+	c.expect("diagnostics")
+	var l3 loadedMsg
+	json.Unmarshal(c.expect("loaded"), &l3)
+	if l3.Launch == nil || l3.Launch.Applied || len(l3.Launch.Mismatches) == 0 {
+		t.Fatalf("type mismatch: %+v", l3.Launch)
+	}
+	c.state()
+}

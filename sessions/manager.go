@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -149,6 +150,21 @@ type compiled struct {
 	pcCol   []int32
 	lines   []lineJSON
 	linePCs map[int][]int
+
+	kernelsOnce sync.Once
+	kernelList  []launch.Kernel
+}
+
+// kernels lists the program's kernels and their parameters (computed once,
+// shared by the sessions of the program).
+func (c *compiled) kernels() []launch.Kernel {
+	c.kernelsOnce.Do(func() {
+		c.kernelList = launch.Kernels(c.prog)
+		if c.kernelList == nil {
+			c.kernelList = []launch.Kernel{}
+		}
+	})
+	return c.kernelList
 }
 
 func compile(source string) *compiled {

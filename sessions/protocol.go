@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -100,6 +101,21 @@ type loadedMsg struct {
 	// Remapped: the source changed only in comments and white space; the
 	// machine and its history stay, lines are renumbered.
 	Remapped bool `json:"remapped,omitempty"`
+	// Kernels lists the module's kernels with their parameters' roles.
+	Kernels []launch.Kernel `json:"kernels"`
+	// Launch: the spec does not fit the kernel.
+	Launch *launchFixJSON `json:"launch,omitempty"`
+}
+
+// launchFixJSON says how the load's spec fits the kernel. With applied, a
+// mismatch would have stopped the launch, so the session runs spec (the
+// launch inferred from the kernel, keeping what still fits); else it runs
+// the client's spec and spec is the one-click fix.
+type launchFixJSON struct {
+	Mismatches []launch.Mismatch `json:"mismatches"`
+	Notes      []launch.Note     `json:"notes"`
+	Spec       json.RawMessage   `json:"spec,omitempty"`
+	Applied    bool              `json:"applied"`
 }
 
 type lineJSON struct {

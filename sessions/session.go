@@ -372,10 +372,11 @@ func count(msg *clientMsg) int {
 
 func (s *Session) doLoad(msg *clientMsg) {
 	c := s.mgr.cache.get(*msg.Source)
-	if s.m != nil && c.prog != nil && s.prog != c && canonicalJSON(msg.Spec) == s.specKey &&
-		sameTokens(s.prog.prog.Src.Text, c.prog.Src.Text) {
-		s.remap(msg.ID, c)
-		return
+	if s.m != nil && c.prog != nil && s.prog != c && sameTokens(s.prog.prog.Src.Text, c.prog.Src.Text) {
+		if spec, err := s.parseSpec(msg.Spec); err == nil && specKey(spec) == s.specKey {
+			s.remap(msg.ID, c)
+			return
+		}
 	}
 	s.drop()
 	s.bpLines = map[int]bool{}
@@ -388,13 +389,19 @@ func (s *Session) doLoad(msg *clientMsg) {
 		s.sendErr(msg.ID, "bad-request", "spec: "+err.Error())
 		return
 	}
-	s.prog, s.spec, s.specKey = c, spec, canonicalJSON(msg.Spec)
+	fix := fitLaunch(c.prog, spec)
+	if fix != nil && fix.Applied {
+		if applied, err := s.parseSpec(fix.Spec); err == nil {
+			spec = applied
+		}
+	}
+	s.prog, s.spec, s.specKey = c, spec, specKey(spec)
 	if e := s.prepare("loaded"); e != nil {
 		s.drop()
 		s.send(errReply(msg.ID, e))
 		return
 	}
-	s.send(s.loadedMsg(msg.ID, false))
+	s.send(s.loadedMsg(msg.ID, false, fix))
 	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true}))
 	if msg.At != nil && *msg.At > 0 {
 		// Replay to the position the client was at (after an edit or a
@@ -432,7 +439,7 @@ func (s *Session) remap(id *int64, c *compiled) {
 	}
 	s.bpLines = bps
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: id, Items: c.diags}))
-	s.send(s.loadedMsg(id, true))
+	s.send(s.loadedMsg(id, true, nil))
 	reason, message := s.h.reason()
 	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
 }
@@ -454,18 +461,44 @@ func sameTokens(a, b []byte) bool {
 	return true
 }
 
-// canonicalJSON renders a JSON value with sorted keys and no spacing ("" if
-// it is not JSON), to compare specs.
-func canonicalJSON(raw json.RawMessage) string {
-	var v any
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return "null"
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+// specKey renders a parsed spec for comparison (dimensions filled in, keys
+// in order).
+func specKey(s *launch.Spec) string {
+	b, err := json.Marshal(s)
+	if err != nil {
 		return ""
 	}
-	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// fitLaunch checks a spec against the program's kernel. Nil when it fits;
+// else the mismatches and the launch inferred from the kernel (keeping what
+// still fits), which replaces the spec when a mismatch would stop the
+// launch: a launch that does not fit its kernel is a warning with a fix,
+// never an error.
+func fitLaunch(p *emu.Program, spec *launch.Spec) *launchFixJSON {
+	mm := launch.Check(p, spec)
+	if len(mm) == 0 {
+		return nil
+	}
+	fix := &launchFixJSON{Mismatches: mm, Notes: []launch.Note{}}
+	inferred, notes, err := launch.Infer(p, spec, "")
+	if err != nil {
+		return fix // no kernel: Prepare says so
+	}
+	raw, err := inferred.MarshalIndent()
+	if err != nil {
+		return fix
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return fix
+	}
+	fix.Spec, fix.Notes = buf.Bytes(), append(fix.Notes, notes...)
+	for _, m := range mm {
+		fix.Applied = fix.Applied || m.Blocking
+	}
+	return fix
 }
 
 // parseSpec reads a launch spec given without ptx/source.
@@ -575,14 +608,15 @@ func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
 	return regs, preds
 }
 
-func (s *Session) loadedMsg(id *int64, remapped bool) []byte {
+func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte {
 	m, p := s.m, s.prog.prog
 	cfg := m.Config()
 	threads := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
 	msg := loadedMsg{Type: "loaded", ID: id, Entry: m.Kernel().Name, Grid: cfg.Grid, Block: cfg.Block,
 		WarpsPerCTA: (threads + 31) / 32, ResidentCTAs: min(cfg.ResidentCTAs, m.NumCTAs()), TotalCTAs: m.NumCTAs(),
 		SharedBytes: p.DynSharedBase + cfg.DynamicSharedBytes, Lines: s.prog.lines,
-		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}, Remapped: remapped}
+		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}, Remapped: remapped,
+		Kernels: s.prog.kernels(), Launch: fix}
 	if msg.Lines == nil {
 		msg.Lines = []lineJSON{}
 	}

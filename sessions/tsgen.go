@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -31,6 +32,11 @@ var tsTypes = []struct {
 	{"PredInfo", predJSON{}, ""},
 	{"BufferInfo", bufferJSON{}, ""},
 	{"SymbolInfo", symbolJSON{}, ""},
+	{"KernelParam", launch.KernelParam{}, ""},
+	{"Kernel", launch.Kernel{}, ""},
+	{"Mismatch", launch.Mismatch{}, ""},
+	{"LaunchNote", launch.Note{}, ""},
+	{"LaunchFix", launchFixJSON{}, ""},
 	{"Loaded", loadedMsg{}, "loaded"},
 	{"Stats", emu.Stats{}, ""},
 	{"WarpRef", warpRef{}, ""},
@@ -61,6 +67,8 @@ var tsFields = map[string]string{
 	"Touch.space":      `"global" | "shared"`,
 	"Done.result":      "Record<string, unknown>",
 	"CtaDelta.warps":   "WarpDelta[] | null", // a CTA whose barriers alone changed
+	"LaunchFix.spec":   "Record<string, unknown>",
+	"KernelParam.role": `"pointer" | "scalar" | "unused"`,
 	"Touch.kind":       `"load" | "store" | "atomic"`,
 }
 

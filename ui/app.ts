@@ -154,7 +154,7 @@ export class App {
     this.mem = new MemoryView(byId("pg-tab-memory"), m, (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
-    new ProblemsView(m, (line, col) => this.editor.goto(line, col));
+    new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
     new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });
     new ChangeBanner(m, {
       replay: () => this.compile(true),
@@ -228,10 +228,29 @@ export class App {
     this.updateDirty();
   }
 
-  private onLoaded(_m: Loaded): void {
+  private onLoaded(m: Loaded): void {
     this.editor.setCodeLines(this.model.codeLines);
     this.resendBreakpoints();
+    this.launch.setKernels((m.kernels ?? []).map((k) => k.name));
+    const fit = m.launch;
+    if (fit?.applied && fit.spec) {
+      // The spec did not fit the kernel: the session runs the launch
+      // inferred from it, and the panel shows what runs.
+      this.launch.set(canonical(fit.spec as unknown as Spec));
+      this.session.sentSpec = JSON.stringify(wireSpec(this.launch.spec));
+      this.updateDirty();
+      this.updateLaunchSummary();
+      this.saveDraft();
+      this.toast(`The launch now follows kernel ${m.entry} (see the note below the editor).`, "info");
+    }
     this.updateFileName();
+  }
+
+  /** Applies the launch inferred from the kernel (the problems list's fix). */
+  private fixLaunch(spec: Spec): void {
+    this.launch.set(canonical(spec));
+    this.updateLaunchSummary();
+    this.compile();
   }
 
   private onState(m: State, ch: Set<Change>): void {

@@ -123,6 +123,8 @@ export interface LaunchHooks {
 
 export class LaunchPanel {
   spec: Spec = { version: 1, grid: [1, 1, 1], block: [32, 1, 1] };
+  /** The module's kernels (from `loaded`): the entry becomes a chooser when there are several. */
+  private kernels: string[] = [];
   private form: HTMLElement;
   private json: HTMLTextAreaElement;
   private jsonErr: HTMLElement;
@@ -165,6 +167,13 @@ export class LaunchPanel {
     delete this.spec.ptx;
     this.renderForm();
     this.writeJSON(true);
+  }
+
+  /** The kernels of the loaded module. */
+  setKernels(names: string[]): void {
+    if (names.join("\n") === this.kernels.join("\n")) return;
+    this.kernels = names;
+    this.renderForm();
   }
 
   private emit(): void {
@@ -269,7 +278,16 @@ export class LaunchPanel {
               nd[i] = n ?? 1;
               this.spec[key] = nd;
             }, { min: 1 })))));
-    const entry = h("input.text", { type: "text", value: s.entry ?? "", placeholder: "(the only kernel)", "aria-label": "Entry kernel", spellcheck: "false" });
+    let entry: HTMLInputElement | HTMLSelectElement;
+    if (this.kernels.length > 1) {
+      // Several kernels: choose one (the launch follows the kernel).
+      const cur = s.entry && this.kernels.includes(s.entry) ? s.entry : this.kernels[0];
+      entry = h("select", { "aria-label": "Entry kernel", title: "The kernel to launch: the buffers and parameters follow it" },
+        this.kernels.map((k) => h("option", { value: k, selected: k === cur }, k)));
+      entry.value = cur;
+    } else {
+      entry = h("input.text", { type: "text", value: s.entry ?? "", placeholder: "(the only kernel)", "aria-label": "Entry kernel", spellcheck: "false" });
+    }
     entry.addEventListener("change", () => {
       const v = entry.value.trim();
       if (v) this.spec.entry = v;

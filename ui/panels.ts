@@ -3,7 +3,7 @@
 // changed" banner.
 
 import type { Model } from "./model";
-import type { CtaState, EventInfo, Fault } from "./proto";
+import type { CtaState, EventInfo, Fault, Spec } from "./proto";
 import { h, setChildren, setText, toggle } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { sameIdx } from "./warps";
@@ -14,9 +14,13 @@ export class ProblemsView {
   private list = document.getElementById("pg-problems")!;
   private summary = document.getElementById("pg-diag-summary")!;
 
-  constructor(private readonly model: Model, private readonly goto: (line: number, col: number) => void) {
+  constructor(
+    private readonly model: Model,
+    private readonly goto: (line: number, col: number) => void,
+    private readonly fixLaunch: (spec: Spec) => void,
+  ) {
     model.subscribe((c) => {
-      if (c.has("diagnostics") || c.has("loaded")) this.render();
+      if (c.has("diagnostics") || c.has("loaded") || c.has("source")) this.render();
     });
   }
 
@@ -24,13 +28,34 @@ export class ProblemsView {
     const m = this.model;
     const list = m.diagnostics;
     const errors = list.filter((d) => d.severity === "error").length + (m.loadError ? 1 : 0);
-    const warnings = list.filter((d) => d.severity === "warning").length;
+    const warnings = list.filter((d) => d.severity === "warning").length +
+      (m.loaded?.launch && !m.loaded.launch.applied ? m.loaded.launch.mismatches.length : 0);
     const items = list.map((d) => h("li", { class: `diag diag-${d.severity}` },
       h("button.diag-loc", { type: "button", onclick: () => this.goto(d.line, d.col), title: "Go to the line" }, `${d.line}:${d.col}`),
       h("span.diag-sev", d.severity),
       h("span.diag-msg", d.message)));
     if (m.loadError) {
       items.unshift(h("li.diag.diag-error", h("span.diag-loc", "launch"), h("span.diag-sev", "error"), h("span.diag-msg", m.loadError)));
+    }
+    // How the launch fits the kernel: adapted (said once), or a warning with its fix.
+    const fit = m.loaded?.launch;
+    if (fit && m.edit !== "changed") {
+      const notes = (fit.notes ?? []).map((n) => n.text);
+      if (fit.applied) {
+        items.unshift(h("li.diag.diag-note.launch-fit",
+          h("span.diag-loc", "launch"), h("span.diag-sev", "adapted"),
+          h("span.diag-msg", `The launch now follows kernel ${m.loaded!.entry}: ${(fit.mismatches ?? []).map((x) => x.message).join("; ")}.`,
+            notes.length ? h("ul.fit-notes", notes.map((n) => h("li", n))) : null)));
+      } else {
+        for (const x of fit.mismatches ?? []) {
+          items.unshift(h("li.diag.diag-warning.launch-fit",
+            h("span.diag-loc", "launch"), h("span.diag-sev", "warning"), h("span.diag-msg", x.message),
+            fit.spec ? h("button.btn-small.fix-launch", {
+              type: "button", title: `Use the launch inferred from the kernel${notes.length ? ":\n" + notes.join("\n") : ""}`,
+              onclick: () => this.fixLaunch(fit.spec as unknown as Spec),
+            }, "Fix launch") : null));
+        }
+      }
     }
     setChildren(this.list, items.length ? h("ul.diag-list", items) : null);
     this.list.hidden = !items.length;

@@ -71,6 +71,43 @@ export interface SymbolInfo {
   line: number;
 }
 
+export interface KernelParam {
+  name: string;
+  type: string;
+  size: number;
+  array?: number;
+  role: "pointer" | "scalar" | "unused";
+  elemType?: string;
+  access?: string;
+  use?: string;
+}
+
+export interface Kernel {
+  name: string;
+  params: KernelParam[];
+  reqntid?: number[];
+  maxntid?: number[];
+}
+
+export interface Mismatch {
+  field: string;
+  param: number;
+  message: string;
+  blocking: boolean;
+}
+
+export interface LaunchNote {
+  param: number;
+  text: string;
+}
+
+export interface LaunchFix {
+  mismatches: Mismatch[];
+  notes: LaunchNote[];
+  spec?: Record<string, unknown>;
+  applied: boolean;
+}
+
 export interface Loaded {
   type: "loaded";
   id?: number;
@@ -87,6 +124,8 @@ export interface Loaded {
   buffers: BufferInfo[];
   symbols: SymbolInfo[];
   remapped?: boolean;
+  kernels: Kernel[];
+  launch?: LaunchFix;
 }
 
 export interface Stats {

@@ -411,3 +411,126 @@ func TestReloadAndRestart(t *testing.T) {
 	})
 	tb.screenshot("budget")
 }
+
+// A kernel whose threads 32 and up exit while the others wait for all 64
+// at the barrier: a deadlock.
+const deadlockKernel = `.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry stuck(.param .u64 out)
+{
+	.reg .u32 %r<3>;
+	.reg .pred %p;
+	mov.u32 %r1, %tid.x;
+	setp.ge.u32 %p, %r1, 32;
+	@%p exit;
+	bar.sync 0, 64;
+	ret;
+}
+`
+
+// TestLaunchFollowsKernel pastes other kernels over vector-add: no compile
+// error, the launch is inferred from the kernel (and says so), and it runs.
+// A module with two kernels gets an entry chooser.
+func TestLaunchFollowsKernel(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=vector-add")
+	tb.waitLoaded("vector-add.ptx")
+	tb.replaceEditorText(example(t, "divergence").Source)
+	tb.waitLoaded("collatz.ptx")
+	tb.waitJS("the launch note", `[...document.querySelectorAll("#pg-problems .launch-fit")].some((e) => e.textContent.includes("collatz"))`)
+	var summary string
+	tb.eval(`document.getElementById("pg-launch-summary").textContent`, &summary)
+	if !strings.Contains(summary, "2 buffers") {
+		t.Errorf("the launch summary says %q", summary)
+	}
+	tb.screenshot("launch-follows-kernel")
+	tb.button("run")
+	tb.waitStatus("the pasted kernel to finish", func(s status) string {
+		if s.Status != "done" {
+			return "not done"
+		}
+		return ""
+	})
+
+	// Two kernels: the Launch tab offers both.
+	two := example(t, "divergence").Source + "\n" + strings.Replace(deadlockKernel, ".version 8.0\n.target sm_80\n.address_size 64\n", "", 1)
+	tb.replaceEditorText(two)
+	tb.waitJS("the source-changed banner or a reload", `!document.getElementById("pg-changed").hidden || document.getElementById("pg-step").textContent === "step 0/0"`)
+	if tb.status().Step != "step 0/0" {
+		tb.click(`#pg-changed [data-change="fresh"]`)
+	}
+	tb.waitLoaded("collatz.ptx")
+	tb.showTab("launch")
+	var entries []string
+	tb.waitFor("the entry chooser", func() string {
+		if err := tb.tryEval(`[...document.querySelectorAll('#pg-tab-launch select[aria-label="Entry kernel"] option')].map((o) => o.value)`, &entries); err != nil {
+			return err.Error()
+		}
+		if strings.Join(entries, ",") != "collatz,stuck" {
+			return fmt.Sprintf("entries %v", entries)
+		}
+		return ""
+	})
+}
+
+// TestDeadlockAndDiagnostics: a barrier deadlock keeps every stuck warp at
+// its bar.sync line with all its stuck lanes marked, arrival events count
+// their lanes, and a syntax error no longer hides the semantic errors of
+// the rest of the module.
+func TestDeadlockAndDiagnostics(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=vector-add")
+	tb.waitLoaded("vector-add.ptx")
+	tb.replaceEditorText(deadlockKernel)
+	tb.waitLoaded("stuck.ptx")
+	tb.showTab("launch")
+	tb.eval(`(() => { const t = document.getElementById("pg-spec-json"); t.value = JSON.stringify({version: 1, entry: "stuck", grid: [1], block: [64], buffers: [{name: "out", type: "u32", count: 64}], params: [{buffer: "out"}]}); t.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`, nil)
+	tb.waitLoaded("stuck.ptx")
+	tb.button("run")
+	tb.waitStatus("the deadlock", func(s status) string {
+		if s.Status != "fault" {
+			return "no fault"
+		}
+		return ""
+	})
+	barLine := lineOf(t, deadlockKernel, "bar.sync 0, 64;")
+	var row struct {
+		Where  string `json:"where"`
+		State  string `json:"state"`
+		Faults int    `json:"faults"`
+	}
+	tb.waitFor("warp 0 at the barrier with its 32 stuck lanes marked", func() string {
+		if err := tb.tryEval(`(() => { const r = document.querySelector('#pg-warps .warp-row[data-warp="0"]'); return {where: r.querySelector(".warp-where")?.textContent ?? "", state: r.querySelector(".warp-state")?.textContent ?? "", faults: r.querySelectorAll(".lanes .ln-fault").length}; })()`, &row); err != nil {
+			return err.Error()
+		}
+		if !strings.HasPrefix(row.Where, fmt.Sprintf("line %d ", barLine)) || row.Faults != 32 || !strings.Contains(row.State, "barrier") {
+			return fmt.Sprintf("warp 0: %+v (want line %d, 32 faulted lanes, at barrier)", row, barLine)
+		}
+		return ""
+	})
+	tb.showTab("events")
+	var arrive string
+	tb.eval(`[...document.querySelectorAll("#pg-tab-events .ev-barrier-arrive")].map((e) => e.textContent).join("|")`, &arrive)
+	if !strings.Contains(arrive, "32 lanes") || strings.Contains(arrive, "0 lanes") {
+		t.Errorf("the arrival events say %q", arrive)
+	}
+	tb.screenshot("deadlock")
+
+	// A syntax error and an undeclared register elsewhere: both reported.
+	broken := strings.Replace(deadlockKernel, "mov.u32 %r1, %tid.x;", "mov.u32 %r1, %tid.x;\n\tadd.u32 %r2, %r9, 1;", 1)
+	broken = strings.Replace(broken, "ret;", "ret ret;", 1)
+	tb.replaceEditorText(broken)
+	tb.waitFor("both diagnostics", func() string {
+		var msgs []string
+		if err := tb.tryEval(`[...document.querySelectorAll("#pg-problems .diag-error .diag-msg")].map((e) => e.textContent)`, &msgs); err != nil {
+			return err.Error()
+		}
+		all := strings.Join(msgs, " | ")
+		if len(msgs) < 2 || !strings.Contains(all, "%r9") {
+			return "problems: " + all
+		}
+		return ""
+	})
+}
