@@ -423,8 +423,17 @@ func TestLoadDiagnostics(t *testing.T) {
 	if st.Regs == nil || len(st.Regs.Values) == 0 {
 		t.Fatal("full state without registers")
 	}
-	// A spec that does not fit the kernel is an error.
+	// A spec that does not fit the kernel runs the launch inferred from it.
 	c.send(map[string]any{"type": "load", "id": 9, "source": divergentPTX, "spec": json.RawMessage(`{"block":[32]}`)})
+	c.expect("diagnostics")
+	var l loadedMsg
+	json.Unmarshal(c.expect("loaded"), &l)
+	if l.Launch == nil || !l.Launch.Applied {
+		t.Fatalf("launch %+v", l.Launch)
+	}
+	c.state()
+	// A spec that is not a launch spec is an error.
+	c.send(map[string]any{"type": "load", "id": 10, "source": divergentPTX, "spec": json.RawMessage(`{"grid":"x"}`)})
 	c.expect("diagnostics")
 	c.expectError("bad-request")
 }

@@ -58,7 +58,6 @@ type clientModel struct {
 	regsOf                *[2]int
 	mem                   map[memKey]map[uint64]byte
 	memStep               int64
-	sel                   [2]int
 	fullStates, deltas    int
 	regDeltas, predDeltas int
 }
@@ -76,13 +75,6 @@ func (c *clientModel) applyLoaded(b []byte) error {
 	*c = *newClientModel()
 	c.loaded = &l
 	return nil
-}
-
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }
 
 // applyState merges a state message (ui/model.ts applyState).

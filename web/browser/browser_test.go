@@ -428,15 +428,20 @@ func TestFault(t *testing.T) {
 	if f.Line != lineOf(t, e.Source, "ld.global.f32 %f1, [%rd5];") {
 		t.Errorf("reference: the fault is at line %d", f.Line)
 	}
-	// The faulting lane is marked in its warp's row, the line in the gutter.
-	tb.waitJS("the faulted lane", fmt.Sprintf(`(() => {
+	// Every faulting lane is marked in its warp's row (the first is the
+	// fault's lane), the line in the gutter.
+	lanes := r.m.Fault().Lanes
+	if lanes&(1<<f.Lane) == 0 || bits.TrailingZeros32(lanes) != f.Lane {
+		t.Fatalf("reference: fault lanes %08x, lane %d", lanes, f.Lane)
+	}
+	tb.waitJS("the faulted lanes", fmt.Sprintf(`(() => {
 		for (const r of document.querySelectorAll("#pg-warps .warp-row")) {
 			const cells = [...r.querySelectorAll(".lanes .ln")];
 			const f = cells.filter((c) => c.classList.contains("ln-fault"));
-			if (f.length === 1 && cells.indexOf(f[0]) === %d && r.classList.contains("sel")) return true;
+			if (f.length === %d && cells.indexOf(f[0]) === %d && r.classList.contains("sel")) return true;
 		}
 		return false;
-	})()`, f.Lane))
+	})()`, bits.OnesCount32(lanes), f.Lane))
 	tb.expectMarks(".warp-mark-fault", "the fault mark", f.Line)
 	tb.expectStats(r)
 	tb.screenshot("fault")
