@@ -156,30 +156,14 @@ func (s *Session) parse(raw []byte) command {
 func (s *Session) validate(c *clientMsg) *Error {
 	bad := func(format string, args ...any) *Error { return errf("bad-request", fmt.Sprintf(format, args...)) }
 	switch c.Type {
-	case "load":
+	case "load", "check":
 		if c.Source == nil {
-			return bad("load needs \"source\" (the PTX text)")
+			return bad("%s needs \"source\" (the PTX text)", c.Type)
 		}
 		if len(*c.Source) > s.lim.MaxSourceBytes {
 			return errf("too-large", fmt.Sprintf("source of %d bytes exceeds the limit of %d", len(*c.Source), s.lim.MaxSourceBytes))
 		}
-	case "check":
-		if c.Source == nil {
-			return bad("check needs \"source\" (the PTX text)")
-		}
-		if len(*c.Source) > s.lim.MaxSourceBytes {
-			return errf("too-large", fmt.Sprintf("source of %d bytes exceeds the limit of %d", len(*c.Source), s.lim.MaxSourceBytes))
-		}
-	case "step":
-		switch c.Granularity {
-		case "", "warp", "round", "barrier":
-		default:
-			return bad("unknown granularity %q (want \"warp\", \"round\" or \"barrier\")", c.Granularity)
-		}
-		if c.Count != nil && (*c.Count < 1 || *c.Count > MaxStepCount) {
-			return bad("count must be between 1 and %d", MaxStepCount)
-		}
-	case "back":
+	case "step", "back":
 		switch c.Granularity {
 		case "", "warp", "round", "barrier":
 		default:

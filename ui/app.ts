@@ -18,7 +18,7 @@ import { ControlsView } from "./controls";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
 import { actionFor, helpContent } from "./keys";
 import type { Action } from "./keys";
-import { h, byId, setChildren, setText, toggle, grouped, download } from "./dom";
+import { h, byId, setChildren, setText, toggle, grouped, download, stored } from "./dom";
 import type { Fault, Loaded, Spec, State } from "./proto";
 import { isaDocs } from "./isa";
 import { mask32 } from "./format";
@@ -41,15 +41,6 @@ function readJSON<T>(id: string): T | null {
   if (!el?.textContent) return null;
   try {
     return JSON.parse(el.textContent) as T;
-  } catch {
-    return null;
-  }
-}
-
-export function store(key: string, value?: string): string | null {
-  try {
-    if (value !== undefined) localStorage.setItem(key, value);
-    return localStorage.getItem(key);
   } catch {
     return null;
   }
@@ -102,7 +93,7 @@ export class App {
   }
 
   start(): void {
-    this.applyTheme(store("ptxplay.theme") as "light" | "dark" | null);
+    this.applyTheme(stored("ptxplay.theme") as "light" | "dark" | null);
     initPresenter();
     const initial = readJSON<ExampleData>("initial-example");
     const pre = document.getElementById("pg-source");
@@ -171,11 +162,11 @@ export class App {
     this.updateLaunchSummary();
     m.emit(new Set<Change>(["status", "diagnostics", "source", "events"]));
 
-    this.live = store("ptxplay.live") !== "0";
+    this.live = stored("ptxplay.live") !== "0";
     this.ui.live.checked = this.live;
     this.ui.live.addEventListener("change", () => {
       this.live = this.ui.live.checked;
-      store("ptxplay.live", this.live ? "1" : "0");
+      stored("ptxplay.live", this.live ? "1" : "0");
       if (this.live && this.isDirty()) this.liveEdit();
       this.model.emit(new Set<Change>(["source"]));
     });
@@ -212,7 +203,7 @@ export class App {
 
   private toggleTheme(): void {
     const next = this.isDark() ? "light" : "dark";
-    store("ptxplay.theme", next);
+    stored("ptxplay.theme", next);
     this.applyTheme(next);
   }
 
@@ -618,7 +609,7 @@ export class App {
   }
 
   private bindTabs(): void {
-    const saved = store("ptxplay.tab") as Tab | null;
+    const saved = stored("ptxplay.tab") as Tab | null;
     if (saved && ["regs", "memory", "launch", "events"].includes(saved)) this.tab = saved;
     for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
       b.addEventListener("click", () => this.showTab(b.dataset.tab as Tab));
@@ -637,7 +628,7 @@ export class App {
 
   private showTab(t: Tab): void {
     this.tab = t;
-    store("ptxplay.tab", t);
+    stored("ptxplay.tab", t);
     for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
       const on = b.dataset.tab === t;
       b.setAttribute("aria-selected", on ? "true" : "false");
@@ -667,14 +658,14 @@ export class App {
       split.setAttribute("aria-valuenow", String(Math.round(pct)));
       return pct;
     };
-    const saved = Number(store("ptxplay.split"));
+    const saved = Number(stored("ptxplay.split"));
     if (saved) set(saved);
     split.addEventListener("pointerdown", (e) => {
       split.setPointerCapture(e.pointerId);
       document.body.classList.add("dragging");
       const move = (ev: PointerEvent) => {
         const r = work.getBoundingClientRect();
-        store("ptxplay.split", String(set(((ev.clientX - r.left) / r.width) * 100)));
+        stored("ptxplay.split", String(set(((ev.clientX - r.left) / r.width) * 100)));
       };
       const up = () => {
         split.removeEventListener("pointermove", move);
@@ -686,8 +677,8 @@ export class App {
     });
     split.addEventListener("keydown", (e) => {
       const cur = Number(split.getAttribute("aria-valuenow")) || 46;
-      if (e.key === "ArrowLeft") store("ptxplay.split", String(set(cur - 2)));
-      else if (e.key === "ArrowRight") store("ptxplay.split", String(set(cur + 2)));
+      if (e.key === "ArrowLeft") stored("ptxplay.split", String(set(cur - 2)));
+      else if (e.key === "ArrowRight") stored("ptxplay.split", String(set(cur + 2)));
       else return;
       e.preventDefault();
     });
