@@ -140,9 +140,11 @@ export class App {
     } else if (initial) this.launch.set(specOf(initial.spec));
 
     const m = this.model;
+    // First: the views show the hint this sets.
+    m.subscribe((c) => this.render(c));
     this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line));
-    this.regs = new RegsView(byId("pg-tab-regs"), m);
-    this.mem = new MemoryView(byId("pg-tab-memory"), m, (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
+    this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs");
+    this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
     new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
@@ -152,7 +154,6 @@ export class App {
       fresh: () => this.compile(false),
       revert: () => this.revert(),
     }, () => this.live);
-    m.subscribe((c) => this.render(c));
 
     this.bindControls();
     this.bindTabs();
@@ -639,13 +640,8 @@ export class App {
       const p = document.getElementById(`pg-tab-${id}`);
       if (p) p.hidden = id !== t;
     }
-    if (t === "memory") this.mem.render(true);
-    if (t === "regs") {
-      this.regs.render(true);
-      const f = this.model.fault;
-      if (f?.lane !== undefined && f.warp === this.model.sel.warp) this.regs.revealLane(f.lane);
-    }
-    if (t === "events") this.events.render();
+    const view = { regs: this.regs, memory: this.mem, events: this.events, launch: null }[t];
+    view?.shown();
   }
 
   private bindSplitter(): void {
@@ -685,6 +681,8 @@ export class App {
   }
 
   // ---- rendering what the views do not own ----
+  // (the views subscribe to the model themselves; here: the hint they show,
+  // the connection badge and the editor's diagnostics, breakpoints and marks)
 
   private updateHint(): void {
     const m = this.model;
@@ -703,17 +701,9 @@ export class App {
       setText(conn, this.model.conn === "open" ? "connected" : this.model.connDetail);
       conn.title = this.model.conn === "open" ? "Connected to the session" : this.model.connDetail;
     }
-    if (c.has("loaded")) {
-      this.warps.loaded();
-      this.regs.loaded();
-      this.mem.loaded();
-      this.editor.setCodeLines(this.model.codeLines);
-    }
+    if (c.has("loaded")) this.editor.setCodeLines(this.model.codeLines);
     if (c.has("diagnostics")) this.editor.setDiagnostics(this.model.diagnostics);
     if (c.has("breakpoints")) this.editor.setBreakpoints([...this.model.breakpoints]);
-    if (c.has("warps") || c.has("selection") || c.has("fault") || c.has("status")) this.warps.render();
-    if ((c.has("regs") || c.has("selection") || c.has("warps")) && this.tab === "regs") this.regs.render();
-    if ((c.has("memory") || c.has("selection")) && this.tab === "memory") this.mem.render();
     if (c.has("warps") || c.has("selection") || c.has("fault") || c.has("loaded") || c.has("source")) this.updateMarks();
   }
 

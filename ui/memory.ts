@@ -1,12 +1,13 @@
 // The memory view: each global buffer and the selected CTA's shared memory
 // as a table of typed elements, paged, with the cells the last step
-// touched highlighted.
+// touched highlighted. The table of a page is built once and updated in
+// place as the memory changes.
 
-import type { Model, MemRegion } from "./model";
+import type { Change, Model, MemRegion } from "./model";
 import { elemSize } from "./model";
 import type { SymbolInfo, Touch } from "./proto";
 import { elemTypes } from "./proto";
-import { h, setChildren, setClass } from "./dom";
+import { h, setChildren, setClass, setText } from "./dom";
 import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
 
 const PAGE_BYTES = 2048;
@@ -20,6 +21,19 @@ interface Tab {
   size: number;
 }
 
+/** The table of one page: built once per region, element type, page and
+ * column layout; later renders (memory writes, touches, the format)
+ * update its cells in place, so hover and scroll survive a run. */
+interface Grid {
+  key: string;
+  table: HTMLTableElement;
+  /** The cell of element start+i. */
+  cells: HTMLTableCellElement[];
+  /** What each cell shows: null before its first render, "" unknown, else hex/format. */
+  shown: (string | null)[];
+  start: number;
+}
+
 export class MemoryView {
   private tabsEl: HTMLElement;
   private bar: HTMLElement;
@@ -31,12 +45,18 @@ export class MemoryView {
   private hex = false;
   private follow = true;
   private pending = new Set<string>();
+  private epoch = 0;
   private cols = 8;
   private lastTouchSig = "";
+  private grid: Grid | null = null;
+  /** What the toolbar was built for. */
+  private barOf = "";
 
+  /** visible: whether the memory tab is shown (a hidden tab renders when shown). */
   constructor(
     private readonly root: HTMLElement,
     private readonly model: Model,
+    private readonly visible: () => boolean,
     private readonly request: (space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number) => void,
   ) {
     this.tabsEl = h("div.mem-tabs", { role: "tablist", "aria-label": "Memory regions" });
@@ -48,22 +68,52 @@ export class MemoryView {
       if (!b?.dataset.key) return;
       this.current = b.dataset.key;
       this.page = 0;
-      this.render(true);
+      this.render();
     });
     new ResizeObserver(() => {
+      if (!this.visible()) return;
       const c = this.fitCols();
       if (c !== this.cols) {
         this.cols = c;
-        this.render(true);
+        this.render();
       }
     }).observe(root);
     this.body.addEventListener("mouseover", (e) => {
       const td = (e.target as HTMLElement).closest<HTMLElement>("td.val");
       if (!td || !td.dataset.hex) return;
       if (td.dataset.tip === td.dataset.hex) return;
-      td.dataset.tip = td.dataset.hex;
-      td.title = `${td.dataset.where}\n` + describeValue(td.dataset.hex, Number(td.dataset.bits));
+      this.setTip(td);
     });
+    model.subscribe((c) => this.update(c));
+  }
+
+  /** What a change means here: a new program gives new region tabs; memory
+   * contents, touches or the selection (whose CTA's shared memory shows)
+   * update the table while the tab is shown; with no program, anything that
+   * changes the hint shows it. */
+  private update(c: Set<Change>): void {
+    if (c.has("loaded")) this.loaded();
+    if (this.model.memEpoch !== this.epoch) {
+      // The model dropped its memory: requests in flight are for old bytes.
+      this.epoch = this.model.memEpoch;
+      this.pending.clear();
+    }
+    if (!this.visible()) return;
+    if (c.has("loaded") || c.has("memory") || c.has("selection")) this.render();
+    else if (!this.model.loaded && (c.has("status") || c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
+  }
+
+  /** The tab was shown: fit the columns to its width and render. */
+  shown(): void {
+    this.cols = this.fitCols();
+    this.render();
+  }
+
+  /** The hover title of a value cell: where it is and every reading of its bits. */
+  private setTip(td: HTMLElement): void {
+    const hex = td.dataset.hex ?? "";
+    td.dataset.tip = hex;
+    td.title = `${td.dataset.where}\n` + describeValue(hex, Number(td.dataset.bits));
   }
 
   private fitCols(): number {
@@ -84,10 +134,13 @@ export class MemoryView {
     return this.viewType.get(t.key) ?? t.type;
   }
 
-  loaded(): void {
+  /** A new program: its buffers and shared memory as tabs. */
+  private loaded(): void {
     const m = this.model.loaded;
     this.tabs = [];
     this.pending.clear();
+    this.grid = null;
+    this.barOf = "";
     if (m) {
       for (const b of m.buffers ?? []) {
         this.tabs.push({ key: `global:${b.name}`, space: "global", buffer: b.name, label: b.name, type: b.type, size: b.count * elemSize(b.type) });
@@ -100,16 +153,16 @@ export class MemoryView {
     }
     setChildren(this.tabsEl, this.tabs.map((t) => h("button.mem-tab", { type: "button", role: "tab", "data-key": t.key, title: t.space === "shared" ? `shared memory of the selected CTA (${t.size} bytes)` : `.global ${t.type}[${t.size / elemSize(t.type)}]` },
       t.label, h("span.mem-tab-type", t.space === "shared" ? `${t.size}B` : `${t.type}[${t.size / elemSize(t.type)}]`))));
-    this.cols = this.fitCols();
-    this.render(true);
+    if (this.visible()) this.cols = this.fitCols();
   }
 
   private region(t: Tab): MemRegion | null {
     return this.model.region(t.space, t.buffer, this.model.selLinear());
   }
 
-  /** Called when memory contents, touches or the selection change. */
-  render(_force = false): void {
+  /** Renders the current region's page: the table is built again only
+   * when its layout changes; otherwise its cells are updated in place. */
+  render(): void {
     const m = this.model;
     for (const b of this.tabsEl.querySelectorAll<HTMLElement>("[data-key]")) {
       const on = b.dataset.key === this.current;
@@ -131,6 +184,8 @@ export class MemoryView {
     }
     const t = this.tab();
     if (!m.loaded || !t) {
+      this.grid = null;
+      this.barOf = "";
       setChildren(this.bar);
       setChildren(this.body, h("p.empty", m.loaded ? "This launch has no buffers and no shared memory." : m.hint));
       return;
@@ -167,18 +222,17 @@ export class MemoryView {
     this.renderTable(t, r, type, start, end, touches);
   }
 
-  /** A reply arrived: allow new requests for the range. */
-  received(): void {
-    this.pending.clear();
-  }
-
   /** The tab a touch belongs to ("" for another CTA's shared memory). */
   private touchKey(x: Touch): string {
     if (x.space.startsWith("shared")) return x.cta === undefined || x.cta === this.model.selLinear() ? "shared" : "";
     return `global:${x.buffer ?? ""}`;
   }
 
+  /** The toolbar: built again only when the region, its type or the page changes. */
   private renderBar(t: Tab, type: string, pages: number, count: number): void {
+    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? this.model.selLinear() : ""}`;
+    if (of === this.barOf) return;
+    this.barOf = of;
     const typeSel = h("select.small", { "aria-label": "Element type", title: "Read the memory as elements of this type" },
       elemTypes.filter((x) => !x.startsWith("b")).map((x) => h("option", { value: x }, x)));
     typeSel.value = type;
@@ -186,27 +240,27 @@ export class MemoryView {
       this.viewType.set(t.key, typeSel.value);
       this.page = 0;
       this.cols = this.fitCols();
-      this.render(true);
+      this.render();
     });
     const hexBox = h("input", { type: "checkbox", checked: this.hex });
     hexBox.addEventListener("change", () => {
       this.hex = hexBox.checked;
       this.cols = this.fitCols();
-      this.render(true);
+      this.render();
     });
     const followBox = h("input", { type: "checkbox", checked: this.follow });
     followBox.addEventListener("change", () => {
       this.follow = followBox.checked;
     });
     const nav = (label: string, title: string, p: number, disabled: boolean) =>
-      h("button.small", { type: "button", title, "aria-label": title, disabled, onclick: () => { this.page = p; this.render(true); } }, label);
+      h("button.small", { type: "button", title, "aria-label": title, disabled, onclick: () => { this.page = p; this.render(); } }, label);
     const gotoInput = h("input.small", { type: "number", min: 0, max: Math.max(0, count - 1), placeholder: "index", "aria-label": "Go to element index", title: "Go to element index", size: 6 });
     gotoInput.addEventListener("change", () => {
       const i = Number(gotoInput.value);
       if (!Number.isFinite(i)) return;
       const perPage = Math.max(1, Math.floor(PAGE_BYTES / elemSize(type)));
       this.page = Math.max(0, Math.min(pages - 1, Math.floor(i / perPage)));
-      this.render(true);
+      this.render();
     });
     setChildren(this.bar,
       h("label.inline", "as ", typeSel),
@@ -225,15 +279,15 @@ export class MemoryView {
       h("span.muted.mem-size", t.space === "shared" ? `CTA #${this.model.selLinear()}` : ""));
   }
 
-  private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, touches: Touch[]): void {
+  /** Builds the empty table of elements [start, end) in rows of this.cols. */
+  private buildGrid(key: string, t: Tab, type: string, start: number, end: number): Grid {
     const size = elemSize(type);
     const bits = typeBits(type);
-    const fmt = this.hex ? "hex" : defaultFmt(type);
     const cols = this.cols;
     const head = h("tr", h("th.idx-h", "index"));
     for (let c = 0; c < cols; c++) head.appendChild(h("th.col-h", `+${c}`));
     const rows: HTMLElement[] = [];
-    const buf = new Uint8Array(size);
+    const cells: HTMLTableCellElement[] = [];
     const rowStart = start - (start % cols);
     for (let i = rowStart; i < end; i += cols) {
       const tr = h("tr", h("th.idx", { scope: "row", title: `byte offset ${i * size} (0x${(i * size).toString(16)})` }, String(i)));
@@ -243,41 +297,76 @@ export class MemoryView {
           tr.appendChild(h("td.val.pad"));
           continue;
         }
-        const off = e * size;
-        const known = r ? r.read(off, buf) : false;
-        let cls = "val";
-        for (const x of touches) {
-          if (x.offset < off + size && off < x.offset + x.bytes) {
-            cls += x.kind === "load" ? " t-load" : " t-store";
-            break;
-          }
-        }
-        if (!known) {
-          tr.appendChild(h("td", { class: cls + " unk" }, "…"));
-          continue;
-        }
-        const hex = leHex(buf, 0, size);
-        tr.appendChild(h("td", { class: cls, "data-hex": hex, "data-bits": bits, "data-where": `${t.label}[${e}] · byte ${off}` }, formatValue(hex, bits, fmt)));
+        const td = h("td.val", { "data-bits": bits, "data-where": `${t.label}[${e}] · byte ${e * size}` });
+        cells.push(td);
+        tr.appendChild(td);
       }
       rows.push(tr);
     }
     const table = h("table.mem", h("thead", head), h("tbody", rows));
-    const scroll = this.body.scrollTop;
-    setChildren(this.body, table);
-    this.body.scrollTop = scroll;
+    return { key, table, cells, shown: cells.map(() => null), start };
+  }
+
+  private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, touches: Touch[]): void {
+    const size = elemSize(type);
+    const bits = typeBits(type);
+    const fmt = this.hex ? "hex" : defaultFmt(type);
+    const key = `${t.key}|${type}|${start}|${end}|${this.cols}`;
+    let g = this.grid;
+    if (!g || g.key !== key || g.table.parentNode !== this.body) {
+      g = this.buildGrid(key, t, type, start, end);
+      this.grid = g;
+      const scroll = this.body.scrollTop;
+      setChildren(this.body, g.table);
+      this.body.scrollTop = scroll;
+    }
+    const buf = new Uint8Array(size);
+    for (let i = 0; i < g.cells.length; i++) {
+      const td = g.cells[i];
+      const off = (g.start + i) * size;
+      const known = r ? r.read(off, buf) : false;
+      let cls = "val";
+      for (const x of touches) {
+        if (x.offset < off + size && off < x.offset + x.bytes) {
+          cls += x.kind === "load" ? " t-load" : " t-store";
+          break;
+        }
+      }
+      if (!known) {
+        if (g.shown[i] !== "") {
+          g.shown[i] = "";
+          setText(td, "…");
+          delete td.dataset.hex;
+          delete td.dataset.tip;
+          td.removeAttribute("title");
+        }
+        setClass(td, cls + " unk");
+        continue;
+      }
+      const hex = leHex(buf, 0, size);
+      const shown = `${hex}/${fmt}`;
+      if (g.shown[i] !== shown) {
+        g.shown[i] = shown;
+        td.dataset.hex = hex;
+        setText(td, formatValue(hex, bits, fmt));
+        // A cell hovered before keeps a title that tells its current value.
+        if (td.dataset.tip !== undefined && td.dataset.tip !== hex) this.setTip(td);
+      }
+      setClass(td, cls);
+    }
     // Keep a touched cell in view.
-    const hit = table.querySelector<HTMLElement>(".t-store, .t-load");
+    const hit = g.table.querySelector<HTMLElement>(".t-store, .t-load");
     if (hit && this.follow) {
       const b = this.body.getBoundingClientRect();
       const c = hit.getBoundingClientRect();
-      const head = table.tHead?.getBoundingClientRect().height ?? 0;
+      const head = g.table.tHead?.getBoundingClientRect().height ?? 0;
       if (c.top < b.top + head) this.body.scrollTop -= b.top + head - c.top + 2;
       else if (c.bottom > b.bottom) this.body.scrollTop += c.bottom - b.bottom + 2;
     }
   }
 
-  /** Shows a buffer's tab (e.g. from the fault panel). */
-  show(space: "global" | "shared", buffer?: string, offset?: number): void {
+  /** Shows a region's tab, on the page of a byte offset (e.g. from the fault panel). */
+  reveal(space: "global" | "shared", buffer?: string, offset?: number): void {
     const key = space === "shared" ? "shared" : `global:${buffer}`;
     const t = this.tabs.find((x) => x.key === key);
     if (!t) return;
@@ -286,7 +375,7 @@ export class MemoryView {
       const size = elemSize(this.typeOf(t));
       this.page = Math.floor(offset / size / Math.max(1, Math.floor(PAGE_BYTES / size)));
     }
-    this.render(true);
+    this.render();
   }
 }
 

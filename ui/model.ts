@@ -148,6 +148,8 @@ export class Model {
   memory = new Map<string, MemRegion>();
   /** Bumped whenever memory contents change (views re-render on a change). */
   memVersion = 0;
+  /** Bumped when the memory the client holds is thrown away (views ask again). */
+  memEpoch = 0;
   breakpoints = new Set<number>();
   /** What the views say while there is no program (set by the app). */
   hint = "Starting a session…";
@@ -291,6 +293,7 @@ export class Model {
       // The memory the client holds may be from another step: fetch again.
       for (const r of this.memory.values()) r.invalidate();
       this.memVersion++;
+      this.memEpoch++;
       ch.add("memory");
     }
     for (const c of m.memory ?? []) this.applyMemory(c);

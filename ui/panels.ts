@@ -138,6 +138,11 @@ export class EventsView {
     });
   }
 
+  /** The tab was shown. */
+  shown(): void {
+    this.render();
+  }
+
   render(): void {
     const evs = this.model.events;
     const el = this.el;

@@ -8,7 +8,7 @@
 // per register, each as wide as its own type needs). Every value cell
 // shows its lane number; hovering a cell names the thread and CTA.
 
-import type { Model } from "./model";
+import type { Change, Model } from "./model";
 import type { RegInfo, PredInfo } from "./proto";
 import { h, setChildren, setClass, setText, stored } from "./dom";
 import { addressRanges, allFormats, decimalFmt, defaultRegFmt, describeValue, fmtLabels, formatValue, formatsFor, typeBits } from "./format";
@@ -73,7 +73,8 @@ export class RegsView {
   orient: Orient = "registers";
   watched: string | null = null;
 
-  constructor(root: HTMLElement, private readonly model: Model) {
+  /** visible: whether the registers tab is shown (a hidden tab renders when shown). */
+  constructor(root: HTMLElement, private readonly model: Model, private readonly visible: () => boolean) {
     try {
       const saved = JSON.parse(stored(STORE) ?? "{}") as { global?: FmtChoice };
       if (saved.global && (saved.global === "auto" || saved.global === "decimal" || allFormats.includes(saved.global))) this.global = saved.global;
@@ -135,6 +136,28 @@ export class RegsView {
       td.title = `${td.dataset.reg} · ${laneTitle(m, m.sel.cta, m.sel.warp, lane)}\n` + describeValue(td.dataset.hex, Number(td.dataset.bits), this.ranges);
     });
     this.markOrient();
+    model.subscribe((c) => this.update(c));
+  }
+
+  /** What a change means here: a new program rebuilds the rows (the
+   * editor's register hover reads them, shown or not); the registers, the
+   * selection or the warps' states update the cells in place while the tab
+   * is shown; with no program, anything that changes the hint shows it. */
+  private update(c: Set<Change>): void {
+    if (c.has("loaded")) {
+      this.loaded();
+      return;
+    }
+    if (!this.visible()) return;
+    if (c.has("regs") || c.has("selection") || c.has("warps")) this.render();
+    else if (!this.model.loaded && (c.has("status") || c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
+  }
+
+  /** The tab was shown: everything again, and the faulting lane of the selected warp in view. */
+  shown(): void {
+    this.render(true);
+    const f = this.model.fault;
+    if (f?.lane !== undefined && f.warp === this.model.sel.warp) this.revealLane(f.lane);
   }
 
   private fmtOf(r: { name: string; type: string; bits: number }): Fmt {
@@ -168,7 +191,7 @@ export class RegsView {
   }
 
   /** Rebuilds the table for a newly loaded program. */
-  loaded(): void {
+  private loaded(): void {
     const m = this.model.loaded;
     this.rows = [];
     this.ranges = addressRanges(m);
@@ -180,7 +203,7 @@ export class RegsView {
     }
     if (this.watched && !this.rows.some((r) => r.name === this.watched)) this.watched = null;
     this.build();
-    this.render(true);
+    if (this.visible()) this.render(true);
   }
 
   private addRow(kind: "reg" | "pred", slot: number, name: string, type: string): void {

@@ -2,7 +2,7 @@
 // coloured by state, each warp's pc and line, and the reconvergence stack
 // of the selected warp.
 
-import type { Model } from "./model";
+import type { Change, Model } from "./model";
 import type { CtaState, WarpState, Fault } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
@@ -96,7 +96,6 @@ export class WarpsView {
   private shape = "";
   private list: HTMLElement;
   private stack: HTMLElement;
-  private pcLine = new Map<number, number>();
 
   constructor(
     root: HTMLElement,
@@ -113,6 +112,16 @@ export class WarpsView {
       this.select(Number(row.dataset.cta), Number(row.dataset.warp));
     });
     this.showEmpty();
+    model.subscribe((c) => this.update(c));
+  }
+
+  /** What a change means here: a new program rebuilds the rows; the warps,
+   * the selection, a fault or the status update them in place; with no
+   * program, anything that changes the hint shows it again. */
+  private update(c: Set<Change>): void {
+    if (c.has("loaded")) this.loaded();
+    if (c.has("loaded") || c.has("warps") || c.has("selection") || c.has("fault") || c.has("status")) this.render();
+    else if (!this.model.loaded && (c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
   }
 
   private showEmpty(): void {
@@ -123,16 +132,10 @@ export class WarpsView {
     setChildren(this.stack);
   }
 
-  /** Rebuilds the pc -> line map after `loaded`. */
-  loaded(): void {
-    this.pcLine.clear();
-    for (const l of this.model.loaded?.lines ?? []) for (const pc of l.pcs) this.pcLine.set(pc, l.line);
+  /** A new (or remapped) program: the rows are built again on the next render. */
+  private loaded(): void {
     if (this.model.loaded) this.shape = "\u0000";
     else this.showEmpty();
-  }
-
-  lineOf(pc: number): number | undefined {
-    return this.pcLine.get(pc);
   }
 
   render(): void {
@@ -239,7 +242,7 @@ export class WarpsView {
     const stack = w.stack ?? [];
     const rows = stack.slice().reverse().map((e, i) => {
       const mk = mask32(e.mask);
-      const lineOf = (pc: number) => (pc < 0 ? undefined : this.pcLine.get(pc));
+      const lineOf = (pc: number) => (pc < 0 ? undefined : m.lineOf(pc));
       const pcLine = lineOf(e.pc);
       const rLine = lineOf(e.rpc);
       const cells = h("span.lanes.lanes-mini", { "aria-hidden": "true" });

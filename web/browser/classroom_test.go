@@ -374,11 +374,18 @@ func TestReloadAndRestart(t *testing.T) {
 		}
 		return ""
 	})
-	var toast string
-	tb.eval(`document.getElementById("pg-toast").textContent`, &toast)
-	if !strings.Contains(toast, "Reconnected") || !strings.Contains(toast, "step 7") {
-		t.Errorf("the toast says %q", toast)
-	}
+	// The page still shows step 7 while the new session replays: wait for
+	// the replay's toast.
+	tb.waitFor("the reconnect toast", func() string {
+		var toast string
+		if err := tb.tryEval(`document.getElementById("pg-toast").textContent`, &toast); err != nil {
+			return err.Error()
+		}
+		if !strings.Contains(toast, "Reconnected") || !strings.Contains(toast, "step 7") {
+			return fmt.Sprintf("the toast says %q", toast)
+		}
+		return ""
+	})
 	tb.expectRegTable(r, r.warp(0, 0), "after the restart")
 	tb.screenshot("reconnected")
 
