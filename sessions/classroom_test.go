@@ -191,3 +191,29 @@ func TestLaunchFollowsKernel(t *testing.T) {
 	}
 	c.state()
 }
+
+// The launch's own maxWarpInstructions ends it with status limit, a
+// message and `done`; the per-command budget only pauses (TestLimits).
+func TestLaunchBudget(t *testing.T) {
+	c := newClient(t, newManager(t, Limits{}))
+	spec := strings.Replace(spinSpec(64, 1<<20), `"grid"`, `"maxWarpInstructions":500,"grid"`, 1)
+	c.load(spinPTX, spec)
+	c.send(map[string]any{"type": "run", "id": 4})
+	st, _ := c.state()
+	if st.Status != "limit" || st.Reason != "limit" || st.Message == "" || st.Step != 500 {
+		t.Fatalf("run %+v", st)
+	}
+	var d doneMsg
+	json.Unmarshal(c.expect("done"), &d)
+	if !strings.Contains(string(d.Result), `"status":"limit"`) {
+		t.Fatalf("done %s", d.Result)
+	}
+	// Back one step: paused again, and stepping forward returns to the limit.
+	c.send(map[string]any{"type": "back"})
+	if b, _ := c.state(); b.Status != "paused" || b.Step != 499 {
+		t.Fatalf("back %+v", b)
+	}
+	if f := c.step("warp", 1); f.Status != "limit" || f.Step != 500 {
+		t.Fatalf("forward %+v", f)
+	}
+}
