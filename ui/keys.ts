@@ -19,11 +19,11 @@ export const shortcuts: { group: string; items: Shortcut[] }[] = [
   {
     group: "Run",
     items: [
-      { keys: ["Ctrl+Enter"], action: "compile", desc: "Compile and load the kernel (resets the launch)", global: true },
-      { keys: ["F10", "n"], action: "stepWarp", desc: "Step one warp-instruction (the scheduler's next warp)", global: true },
-      { keys: ["F11", "r"], action: "stepRound", desc: "Step one round: one instruction of every ready warp", global: true },
-      { keys: ["b"], action: "stepBarrier", desc: "Run until a barrier releases" },
-      { keys: ["Shift+F10", "p"], action: "back", desc: "Step back", global: true },
+      { keys: ["Ctrl+Enter"], action: "compile", desc: "Compile and load the kernel (replays to the current step when there is a run)", global: true },
+      { keys: ["F10", "n"], action: "stepWarp", desc: "Forward one warp-instruction (the scheduler's next warp)", global: true },
+      { keys: ["F11", "r"], action: "stepRound", desc: "Forward one round: until the scheduler has visited every ready warp", global: true },
+      { keys: ["b"], action: "stepBarrier", desc: "Forward until a barrier releases" },
+      { keys: ["Shift+F10", "p"], action: "back", desc: "Back one unit of the last step (warp-instruction, round or barrier)", global: true },
       { keys: ["F5", "c"], action: "run", desc: "Run / continue to a breakpoint, a fault or the end", global: true },
       { keys: ["Esc", "Space"], action: "pause", desc: "Pause a run" },
       { keys: ["Shift+R"], action: "reset", desc: "Reset the launch (clears the history)" },
@@ -32,7 +32,7 @@ export const shortcuts: { group: string; items: Shortcut[] }[] = [
   {
     group: "Timeline",
     items: [
-      { keys: ["[", "]"], action: "earlier", desc: "One step earlier / later in the history" },
+      { keys: ["[", "]"], action: "earlier", desc: "One warp-instruction earlier / later in the history" },
       { keys: ["Home", "End"], action: "first", desc: "First / last step of the history" },
     ],
   },

@@ -541,22 +541,22 @@ func TestHelpAndKeys(t *testing.T) {
 		t.Errorf("help title %q", help.Title)
 	}
 	wantRows := map[string]string{
-		"Step one warp-instruction (the scheduler's next warp)": "F10 n",
-		"Step one round: one instruction of every ready warp":   "F11 r",
-		"Run until a barrier releases":                          "b",
-		"Step back":                                             "Shift+F10 p",
-		"Run / continue to a breakpoint, a fault or the end":    "F5 c",
-		"Compile and load the kernel (resets the launch)":       "Ctrl+Enter",
-		"Show or hide this help":                                "?",
-		"Reset the launch (clears the history)":                 "Shift+R",
-		"Registers, Memory, Launch, Events tab":                 "1 2 3 4",
-		"Focus the editor (Esc, then Tab leaves it)":            "e",
-		"Select the next / previous warp":                       "j k",
-		"One step earlier / later in the history":               "[ ]",
-		"First / last step of the history":                      "Home End",
-		"Pause a run":                                           "Esc Space",
-		"Show the selected warp's line in the editor":           "g",
-		"Presenter mode: larger type, stronger contrast":        "z",
+		"Forward one warp-instruction (the scheduler's next warp)":                      "F10 n",
+		"Forward one round: until the scheduler has visited every ready warp":           "F11 r",
+		"Forward until a barrier releases":                                              "b",
+		"Back one unit of the last step (warp-instruction, round or barrier)":           "Shift+F10 p",
+		"Run / continue to a breakpoint, a fault or the end":                            "F5 c",
+		"Compile and load the kernel (replays to the current step when there is a run)": "Ctrl+Enter",
+		"Show or hide this help":                                                        "?",
+		"Reset the launch (clears the history)":                                         "Shift+R",
+		"Registers, Memory, Launch, Events tab":                                         "1 2 3 4",
+		"Focus the editor (Esc, then Tab leaves it)":                                    "e",
+		"Select the next / previous warp":                                               "j k",
+		"One warp-instruction earlier / later in the history":                           "[ ]",
+		"First / last step of the history":                                              "Home End",
+		"Pause a run":                                                                   "Esc Space",
+		"Show the selected warp's line in the editor":                                   "g",
+		"Presenter mode: larger type, stronger contrast":                                "z",
 	}
 	if len(help.Rows) != len(wantRows) {
 		t.Errorf("the help lists %d shortcuts, want %d: %+v", len(help.Rows), len(wantRows), help.Rows)
