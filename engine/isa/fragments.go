@@ -1,0 +1,320 @@
+package isa
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Fragment layouts of the warp-level matrix instructions (mma, ldmatrix,
+// stmatrix, movmatrix), as data: for every operand, which lane holds which
+// element of the matrix, in which register and in which part of it. The
+// emulator executes these instructions from this table, the tests check it
+// against independent formulas, and the web layer serves it as JSON.
+
+// FragElem places one element of an operand: the lane that holds it, the
+// register index within the lane's fragment, the part within the register
+// (16-bit types: 0 low half, 1 high half; 8-bit types: byte 0..3; 32- and
+// 64-bit types: 0), and its row and column in the operand's matrix.
+// For ldmatrix, stmatrix and movmatrix, Reg is the register's position in
+// the instruction's vector operand (matrix j is register j).
+// JSON: [lane,reg,part,row,col].
+type FragElem struct{ Lane, Reg, Part, Row, Col uint8 }
+
+// MarshalJSON writes e as [lane,reg,part,row,col].
+func (e FragElem) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf("[%d,%d,%d,%d,%d]", e.Lane, e.Reg, e.Part, e.Row, e.Col)), nil
+}
+
+// UnmarshalJSON reads [lane,reg,part,row,col].
+func (e *FragElem) UnmarshalJSON(b []byte) error {
+	var a [5]uint8
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	*e = FragElem{a[0], a[1], a[2], a[3], a[4]}
+	return nil
+}
+
+// FragOperand is one operand of a fragment instruction.
+type FragOperand struct {
+	Name  string     `json:"name"` // "a","b","c","d" for mma; "m0".."m3" for the 8x8 matrices of ldmatrix/stmatrix
+	Rows  int        `json:"rows"`
+	Cols  int        `json:"cols"`
+	Type  string     `json:"type"` // element type: "f16","bf16","tf32","f32","f64","s8","u8","s32","b16"
+	Regs  int        `json:"regs"` // 32-bit (64-bit for f64) registers per lane
+	Elems []FragElem `json:"elems"`
+	// AddrLanes (ldmatrix/stmatrix): row r of this matrix is at the
+	// address held by lane AddrLanes[r].
+	AddrLanes []uint8 `json:"addrLanes,omitempty"`
+}
+
+// MarshalJSON writes AddrLanes as a list of numbers (not base64).
+func (o FragOperand) MarshalJSON() ([]byte, error) {
+	type plain FragOperand
+	var lanes []int
+	for _, l := range o.AddrLanes {
+		lanes = append(lanes, int(l))
+	}
+	return json.Marshal(struct {
+		plain
+		AddrLanes []int `json:"addrLanes,omitempty"`
+	}{plain(o), lanes})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (o *FragOperand) UnmarshalJSON(b []byte) error {
+	type plain FragOperand
+	var v struct {
+		plain
+		AddrLanes []int `json:"addrLanes,omitempty"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*o = FragOperand(v.plain)
+	o.AddrLanes = nil
+	for _, l := range v.AddrLanes {
+		o.AddrLanes = append(o.AddrLanes, uint8(l))
+	}
+	return nil
+}
+
+// FragInstr is one form of a fragment instruction.
+type FragInstr struct {
+	Key      string        `json:"key"`   // e.g. "mma.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.m8n8.x4.b16", "ldmatrix.m8n8.x4.trans.b16"
+	Op       string        `json:"op"`    // "mma" | "ldmatrix" | "stmatrix" | "movmatrix"
+	Shape    string        `json:"shape"` // "m16n8k16", "m8n8", ...
+	Operands []FragOperand `json:"operands"`
+	Notes    string        `json:"notes,omitempty"`
+}
+
+// Operand returns the operand named name, or nil.
+func (f *FragInstr) Operand(name string) *FragOperand {
+	for i := range f.Operands {
+		if f.Operands[i].Name == name {
+			return &f.Operands[i]
+		}
+	}
+	return nil
+}
+
+var fragOnce struct {
+	sync.Once
+	table []FragInstr
+	byKey map[string]int
+}
+
+func fragInit() {
+	fragOnce.Do(func() {
+		fragOnce.table = buildFragments()
+		fragOnce.byKey = make(map[string]int, len(fragOnce.table))
+		for i, f := range fragOnce.table {
+			fragOnce.byKey[f.Key] = i
+		}
+	})
+}
+
+// FragmentTable returns every supported form, in a deterministic order
+// (mma by shape and types, then ldmatrix, stmatrix, movmatrix). The slice
+// is shared: do not modify it.
+func FragmentTable() []FragInstr {
+	fragInit()
+	return fragOnce.table
+}
+
+// LookupFragments returns the form with the given key, or nil.
+func LookupFragments(key string) *FragInstr {
+	fragInit()
+	if i, ok := fragOnce.byKey[key]; ok {
+		return &fragOnce.table[i]
+	}
+	return nil
+}
+
+// FragmentIndex returns the position of key in FragmentTable, or -1.
+func FragmentIndex(key string) int {
+	fragInit()
+	if i, ok := fragOnce.byKey[key]; ok {
+		return i
+	}
+	return -1
+}
+
+// fragPos maps (lane g/q decomposition, value index v) to (row, col).
+type fragPos func(g, q, v int) (row, col int)
+
+// fragOp builds an operand: each lane holds n values of elemBits bits,
+// packed into registers of regBits bits (value v is in register
+// v/(regBits/elemBits), part v%(regBits/elemBits)).
+func fragOp(name, typ string, rows, cols, n, elemBits, regBits int, pos fragPos) FragOperand {
+	per := max(regBits/elemBits, 1)
+	o := FragOperand{Name: name, Rows: rows, Cols: cols, Type: typ, Regs: (n + per - 1) / per}
+	for lane := 0; lane < 32; lane++ {
+		g, q := lane>>2, lane&3
+		for v := 0; v < n; v++ {
+			r, c := pos(g, q, v)
+			o.Elems = append(o.Elems, FragElem{uint8(lane), uint8(v / per), uint8(v % per), uint8(r), uint8(c)})
+		}
+	}
+	sortElems(o.Elems)
+	return o
+}
+
+func sortElems(es []FragElem) {
+	sort.Slice(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.Lane != b.Lane {
+			return a.Lane < b.Lane
+		}
+		if a.Reg != b.Reg {
+			return a.Reg < b.Reg
+		}
+		return a.Part < b.Part
+	})
+}
+
+// The accumulator layout shared by the m16n8 shapes: c0..c3 at rows g and
+// g+8, columns 2q and 2q+1.
+func accM16N8(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 }
+
+func typeBits(t string) int {
+	switch t {
+	case "s8", "u8", "e4m3", "e5m2":
+		return 8
+	case "f16", "bf16", "b16":
+		return 16
+	case "f64":
+		return 64
+	}
+	return 32
+}
+
+// mmaForm adds one mma form for each combination of the listed types.
+type mmaShape struct {
+	shape   string
+	m, n, k int
+	a, b    fragPos // positions of A (row m, col k) and B (row k, col n)
+}
+
+func buildFragments() []FragInstr {
+	var out []FragInstr
+	add := func(sh mmaShape, d, a, b, c string, notes string) {
+		ab := typeBits(a)
+		regBits := 32
+		if a == "f64" {
+			regBits = 64
+		}
+		na := sh.m * sh.k / 32
+		nb := sh.k * sh.n / 32
+		nc := sh.m * sh.n / 32
+		acc := func(t string) FragOperand {
+			rb := 32
+			if t == "f64" {
+				rb = 64
+			}
+			pos := accM16N8
+			if sh.m == 8 {
+				pos = func(g, q, v int) (int, int) { return g, 2*q + v }
+			}
+			return fragOp("", t, sh.m, sh.n, nc, typeBits(t), rb, pos)
+		}
+		fa := fragOp("a", a, sh.m, sh.k, na, ab, regBits, sh.a)
+		fb := fragOp("b", b, sh.k, sh.n, nb, typeBits(b), regBits, sh.b)
+		fc, fd := acc(c), acc(d)
+		fc.Name, fd.Name = "c", "d"
+		out = append(out, FragInstr{
+			Key:      "mma." + sh.shape + ".row.col." + d + "." + a + "." + b + "." + c,
+			Op:       "mma",
+			Shape:    sh.shape,
+			Operands: []FragOperand{fd, fa, fb, fc},
+			Notes:    notes,
+		})
+	}
+	m16n8k16h := mmaShape{"m16n8k16", 16, 8, 16,
+		func(g, q, v int) (int, int) { return g + 8*((v>>1)&1), 2*q + v&1 + 8*(v>>2) },
+		func(g, q, v int) (int, int) { return 2*q + v&1 + 8*(v>>1), g }}
+	m16n8k8h := mmaShape{"m16n8k8", 16, 8, 8,
+		func(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 },
+		func(g, q, v int) (int, int) { return 2*q + v, g }}
+	m16n8k8t := mmaShape{"m16n8k8", 16, 8, 8,
+		func(g, q, v int) (int, int) { return g + 8*(v&1), q + 4*(v>>1) },
+		func(g, q, v int) (int, int) { return q + 4*v, g }}
+	m16n8k4t := mmaShape{"m16n8k4", 16, 8, 4,
+		func(g, q, v int) (int, int) { return g + 8*v, q },
+		func(g, q, v int) (int, int) { return q, g }}
+	m16n8k32i := mmaShape{"m16n8k32", 16, 8, 32,
+		func(g, q, v int) (int, int) { return g + 8*((v>>2)&1), 4*q + v&3 + 16*(v>>3) },
+		func(g, q, v int) (int, int) { return 4*q + v&3 + 16*(v>>2), g }}
+	m16n8k16i := mmaShape{"m16n8k16", 16, 8, 16,
+		func(g, q, v int) (int, int) { return g + 8*(v>>2), 4*q + v&3 },
+		func(g, q, v int) (int, int) { return 4*q + v, g }}
+	m8n8k16i := mmaShape{"m8n8k16", 8, 8, 16,
+		func(g, q, v int) (int, int) { return g, 4*q + v },
+		func(g, q, v int) (int, int) { return 4*q + v, g }}
+	m8n8k4d := mmaShape{"m8n8k4", 8, 8, 4,
+		func(g, q, v int) (int, int) { return g, q },
+		func(g, q, v int) (int, int) { return q, g }}
+
+	const fnote = "D = A*B + C. Products are exact; each element of D is the sum of C and the K products, accumulated in f64 in ascending k and rounded once (round to nearest even) to the accumulator type."
+	for _, sh := range []mmaShape{m16n8k16h, m16n8k8h} {
+		for _, dc := range [][2]string{{"f32", "f32"}, {"f16", "f16"}, {"f16", "f32"}, {"f32", "f16"}} {
+			add(sh, dc[0], "f16", "f16", dc[1], fnote)
+		}
+		add(sh, "f32", "bf16", "bf16", "f32", fnote)
+	}
+	const tnote = fnote + " A and B hold tf32 values in 32-bit registers; the low 13 bits of the mantissa are ignored."
+	add(m16n8k8t, "f32", "tf32", "tf32", "f32", tnote)
+	add(m16n8k4t, "f32", "tf32", "tf32", "f32", tnote)
+	const inote = "D = A*B + C in 32-bit integers: exact, wrapping modulo 2^32, or with .satfinite clamped to the s32 range."
+	for _, sh := range []mmaShape{m16n8k32i, m16n8k16i, m8n8k16i} {
+		for _, a := range []string{"s8", "u8"} {
+			for _, b := range []string{"s8", "u8"} {
+				add(sh, "s32", a, b, "s32", inote)
+			}
+		}
+	}
+	add(m8n8k4d, "f64", "f64", "f64", "f64", "D = A*B + C in f64: each element is a chain of fused multiply-adds starting from C, in ascending k (one rounding per k step).")
+
+	// ldmatrix / stmatrix / movmatrix .m8n8 .b16
+	mat := func(j int, trans bool) FragOperand {
+		o := FragOperand{Name: "m" + string(rune('0'+j)), Rows: 8, Cols: 8, Type: "b16", Regs: 1}
+		for lane := 0; lane < 32; lane++ {
+			for p := 0; p < 2; p++ {
+				r, c := lane/4, 2*(lane%4)+p
+				if trans {
+					r, c = c, r
+				}
+				o.Elems = append(o.Elems, FragElem{uint8(lane), uint8(j), uint8(p), uint8(r), uint8(c)})
+			}
+		}
+		for r := 0; r < 8; r++ {
+			o.AddrLanes = append(o.AddrLanes, uint8(8*j+r))
+		}
+		return o
+	}
+	for _, op := range []string{"ldmatrix", "stmatrix"} {
+		for _, n := range []int{1, 2, 4} {
+			for _, trans := range []bool{false, true} {
+				key := op + ".m8n8.x" + string(rune('0'+n))
+				notes := "Matrix j is register j of each lane; row r of matrix j (16 bytes) is at the address in lane 8j+r."
+				if trans {
+					key += ".trans"
+					notes += " With .trans each matrix is transposed on the way."
+				}
+				fi := FragInstr{Key: key + ".b16", Op: op, Shape: "m8n8", Notes: notes}
+				for j := 0; j < n; j++ {
+					fi.Operands = append(fi.Operands, mat(j, trans))
+				}
+				out = append(out, fi)
+			}
+		}
+	}
+	a, d := mat(0, false), mat(0, true)
+	a.Name, d.Name, a.AddrLanes, d.AddrLanes = "a", "d", nil, nil
+	out = append(out, FragInstr{Key: "movmatrix.m8n8.trans.b16", Op: "movmatrix", Shape: "m8n8",
+		Operands: []FragOperand{d, a},
+		Notes:    "d receives the transpose of the 8x8 matrix held in a; both operands give rows and columns of the source matrix."})
+	return out
+}

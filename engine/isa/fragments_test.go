@@ -1,0 +1,184 @@
+package isa
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Independent reference formulas (CUTLASS CuTe layouts, checked on
+// hardware): g = lane>>2, q = lane&3, v the value index within the lane.
+type refLayout func(g, q, v int) (row, col int)
+
+func refMma(shape, a string) (ra, rb, rc refLayout) {
+	c16 := func(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + (v & 1) }
+	c8 := func(g, q, v int) (int, int) { return g, 2*q + v }
+	switch {
+	case shape == "m16n8k16" && (a == "f16" || a == "bf16"):
+		return func(g, q, v int) (int, int) { return g + 8*((v>>1)&1), 2*q + (v & 1) + 8*(v>>2) },
+			func(g, q, v int) (int, int) { return 2*q + (v & 1) + 8*(v>>1), g }, c16
+	case shape == "m16n8k8" && (a == "f16" || a == "bf16"):
+		return func(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + (v & 1) },
+			func(g, q, v int) (int, int) { return 2*q + v, g }, c16
+	case shape == "m16n8k8" && a == "tf32":
+		return func(g, q, v int) (int, int) { return g + 8*(v&1), q + 4*(v>>1) },
+			func(g, q, v int) (int, int) { return q + 4*v, g }, c16
+	case shape == "m16n8k4" && a == "tf32":
+		return func(g, q, v int) (int, int) { return g + 8*v, q },
+			func(g, q, v int) (int, int) { return q, g }, c16
+	case shape == "m16n8k32" && (a == "s8" || a == "u8"):
+		return func(g, q, v int) (int, int) { return g + 8*((v>>2)&1), 4*q + (v & 3) + 16*(v>>3) },
+			func(g, q, v int) (int, int) { return 4*q + (v & 3) + 16*(v>>2), g }, c16
+	case shape == "m16n8k16" && (a == "s8" || a == "u8"):
+		return func(g, q, v int) (int, int) { return g + 8*(v>>2), 4*q + (v & 3) },
+			func(g, q, v int) (int, int) { return 4*q + v, g }, c16
+	case shape == "m8n8k16" && (a == "s8" || a == "u8"):
+		return func(g, q, v int) (int, int) { return g, 4*q + v },
+			func(g, q, v int) (int, int) { return 4*q + v, g }, c8
+	case shape == "m8n8k4" && a == "f64":
+		return func(g, q, v int) (int, int) { return g, q },
+			func(g, q, v int) (int, int) { return q, g }, c8
+	}
+	return nil, nil, nil
+}
+
+// refPlace returns (reg, part) of value v for an element type.
+func refPlace(typ string, v int) (int, int) {
+	switch typ {
+	case "f16", "bf16", "b16":
+		return v / 2, v % 2
+	case "s8", "u8":
+		return v / 4, v % 4
+	}
+	return v, 0
+}
+
+func checkAgainst(t *testing.T, key string, o *FragOperand, ref refLayout) {
+	t.Helper()
+	perLane := o.Rows * o.Cols / 32
+	want := map[[3]int][2]int{}
+	for lane := 0; lane < 32; lane++ {
+		for v := 0; v < perLane; v++ {
+			reg, part := refPlace(o.Type, v)
+			r, c := ref(lane>>2, lane&3, v)
+			want[[3]int{lane, reg, part}] = [2]int{r, c}
+		}
+	}
+	if len(o.Elems) != len(want) {
+		t.Errorf("%s %s: %d elements, want %d", key, o.Name, len(o.Elems), len(want))
+	}
+	for _, e := range o.Elems {
+		w, ok := want[[3]int{int(e.Lane), int(e.Reg), int(e.Part)}]
+		if !ok || w != [2]int{int(e.Row), int(e.Col)} {
+			t.Errorf("%s %s: lane %d reg %d part %d at (%d,%d), want %v", key, o.Name, e.Lane, e.Reg, e.Part, e.Row, e.Col, w)
+			return
+		}
+	}
+}
+
+func TestFragmentsMatchReference(t *testing.T) {
+	n := 0
+	for i := range FragmentTable() {
+		f := &FragmentTable()[i]
+		switch f.Op {
+		case "mma":
+			types := strings.Split(f.Key, ".")[4:]
+			ra, rb, rc := refMma(f.Shape, types[1])
+			if ra == nil {
+				t.Errorf("%s: no reference layout", f.Key)
+				continue
+			}
+			checkAgainst(t, f.Key, f.Operand("a"), ra)
+			checkAgainst(t, f.Key, f.Operand("b"), rb)
+			checkAgainst(t, f.Key, f.Operand("c"), rc)
+			checkAgainst(t, f.Key, f.Operand("d"), rc)
+			n++
+		case "ldmatrix", "stmatrix":
+			trans := strings.Contains(f.Key, ".trans")
+			for j, o := range f.Operands {
+				for r := 0; r < 8; r++ {
+					if int(o.AddrLanes[r]) != 8*j+r {
+						t.Errorf("%s m%d: row %d from lane %d", f.Key, j, r, o.AddrLanes[r])
+					}
+				}
+				for _, e := range o.Elems {
+					l := int(e.Lane)
+					r, c := l/4, 2*(l%4)+int(e.Part)
+					if trans {
+						r, c = c, r
+					}
+					if int(e.Reg) != j || int(e.Row) != r || int(e.Col) != c {
+						t.Errorf("%s m%d: %+v", f.Key, j, e)
+						break
+					}
+				}
+			}
+			n++
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d forms checked", n)
+	}
+	for _, k := range []string{"mma.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.m8n8.x4.b16", "ldmatrix.m8n8.x4.trans.b16",
+		"mma.m16n8k32.row.col.s32.s8.s8.s32", "mma.m8n8k4.row.col.f64.f64.f64.f64", "movmatrix.m8n8.trans.b16", "stmatrix.m8n8.x2.trans.b16"} {
+		if LookupFragments(k) == nil {
+			t.Errorf("LookupFragments(%q) = nil", k)
+		}
+	}
+	if LookupFragments("mma.nope") != nil {
+		t.Error("unknown key found")
+	}
+}
+
+func TestFragmentsBijective(t *testing.T) {
+	keys := map[string]bool{}
+	for _, f := range FragmentTable() {
+		if keys[f.Key] {
+			t.Errorf("key %s twice", f.Key)
+		}
+		keys[f.Key] = true
+		for _, o := range f.Operands {
+			if len(o.Elems) != o.Rows*o.Cols {
+				t.Errorf("%s %s: %d elements for %dx%d", f.Key, o.Name, len(o.Elems), o.Rows, o.Cols)
+			}
+			cells := map[[2]uint8]bool{}
+			slots := map[[3]uint8]bool{}
+			for _, e := range o.Elems {
+				if int(e.Row) >= o.Rows || int(e.Col) >= o.Cols || e.Lane >= 32 {
+					t.Errorf("%s %s: element %+v outside the matrix", f.Key, o.Name, e)
+				}
+				c, s := [2]uint8{e.Row, e.Col}, [3]uint8{e.Lane, e.Reg, e.Part}
+				if cells[c] || slots[s] {
+					t.Errorf("%s %s: element %+v placed twice", f.Key, o.Name, e)
+				}
+				cells[c], slots[s] = true, true
+			}
+		}
+	}
+}
+
+func TestFragmentsJSON(t *testing.T) {
+	f := LookupFragments("ldmatrix.m8n8.x2.b16")
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{`"key":"ldmatrix.m8n8.x2.b16"`, `"elems":[[0,0,0,0,0],[0,0,1,0,1],`, `"addrLanes":[8,9,10,11,12,13,14,15]`, `"regs":1`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("JSON lacks %s: %.300s", want, s)
+		}
+	}
+	var back FragInstr
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, f) {
+		t.Error("JSON round trip changed the form")
+	}
+	m := LookupFragments("mma.m16n8k16.row.col.f32.f16.f16.f32")
+	if b, _ := json.Marshal(m); strings.Contains(string(b), "addrLanes") {
+		t.Error("mma operands have addrLanes")
+	}
+}
