@@ -51,6 +51,21 @@ const (
 	zludaTimeout             = 60 * time.Second
 )
 
+// zludaAllocSlack is how many bytes past each global allocation are mapped
+// (zero-filled) in the ZLUDA cases. ZLUDA's runner allocates every buffer
+// with cuMemAlloc of exactly the recorded output's size and launches its
+// "warp" cases with 64 threads and 1024 bytes of dynamic shared memory.
+// Two kernels written for one warp let their second warp run past the
+// ends: ldmatrix reads values_g[64..95] (128 bytes past the module's
+// 256-byte global array, stored to shared bytes 256..383 that no ldmatrix
+// reads) and writes output bytes 256..511; mma_..._2x writes output bytes
+// 1024..2047. None of it reaches the recorded output, which the runner
+// copies back at its exact size (64 and 256 elements: warp 0's results).
+// On the GPU those bytes lie in the pages the driver mapped for the
+// allocation, so nothing faults; the emulator models that here only.
+// Everywhere else an access past an allocation faults.
+const zludaAllocSlack = 4096
+
 // zludaDir finds the suite: the shared folder, or a copy in testdata.
 func zludaDir() string {
 	for _, dir := range []string{
@@ -142,6 +157,7 @@ func zludaSpec(c zludaCase) (*launch.Spec, error) {
 	if spec.DynamicSharedBytes == 0 {
 		spec.DynamicSharedBytes = 1024
 	}
+	spec.SetAllocSlack(zludaAllocSlack)
 	for i := range 3 {
 		spec.Grid[i], spec.Block[i] = 1, 1
 		if i < len(c.Grid) {

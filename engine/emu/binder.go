@@ -24,7 +24,7 @@ type binder struct {
 	m      Mods
 	failed bool
 	used   struct {
-		types, space, rnd, cmp, vec, shapes bool
+		types, space, rnd, cmp, vec, tensor bool
 		subs                                int
 		flags                               isa.Flags
 	}
@@ -54,8 +54,9 @@ func (b *binder) decodeMods(mods []ptx.Mod) {
 			b.m.Flags = b.m.Flags.With(isa.Flag(d.Value))
 		case isa.ModVec:
 			b.m.Vec = int(d.Value)
-		case isa.ModShape:
-			b.m.Shapes = append(b.m.Shapes, m.Name)
+		case isa.ModShape, isa.ModLayout, isa.ModNum, isa.ModElem, isa.ModTensor:
+			b.m.Tensor = append(b.m.Tensor, d)
+			b.m.TensorNames = append(b.m.TensorNames, m.Name)
 		}
 	}
 }
@@ -83,8 +84,8 @@ func (b *binder) checkUnused() {
 	if b.m.Vec != 0 && !b.used.vec {
 		bad("vector modifier .v" + itoa(b.m.Vec))
 	}
-	if len(b.m.Shapes) > 0 && !b.used.shapes {
-		bad("modifier ." + b.m.Shapes[0])
+	if len(b.m.Tensor) > 0 && !b.used.tensor {
+		bad("modifier ." + b.m.TensorNames[0])
 	}
 	if rest := b.m.Flags &^ b.used.flags; rest != 0 {
 		for f := isa.Flag(0); f < isa.NumFlags; f++ {
@@ -199,10 +200,11 @@ func (b *binder) Vec() int {
 	return b.m.Vec
 }
 
-// Shapes returns the matrix-shape modifiers.
-func (b *binder) Shapes() []string {
-	b.used.shapes = true
-	return b.m.Shapes
+// Tensor returns the tensor-instruction modifiers (shape, layouts, matrix
+// count, sub-byte element types, tensor-copy words) in order, decoded.
+func (b *binder) Tensor() []isa.Mod {
+	b.used.tensor = true
+	return b.m.Tensor
 }
 
 func (b *binder) opd(i int) *ptx.Operand {

@@ -196,15 +196,18 @@ func (c *compiler) emit(op Op, span ptx.Span) int {
 
 // Mods holds an instruction's modifiers decoded by kind.
 type Mods struct {
-	Types  []isa.Type
-	Space  isa.Space
-	HasSp  bool
-	Rnd    isa.Rnd
-	Cmp    isa.Cmp
-	Subs   []isa.SubOp
-	Vec    int
-	Flags  isa.Flags
-	Shapes []string
+	Types []isa.Type
+	Space isa.Space
+	HasSp bool
+	Rnd   isa.Rnd
+	Cmp   isa.Cmp
+	Subs  []isa.SubOp
+	Vec   int
+	Flags isa.Flags
+	// Tensor holds the tensor-instruction modifiers (kinds ModShape,
+	// ModLayout, ModNum, ModElem, ModTensor) in order, with their words.
+	Tensor      []isa.Mod
+	TensorNames []string
 }
 
 // bindFn checks an instruction's modifiers and operands and fills in op.

@@ -20,6 +20,13 @@ type Config struct {
 	// ResidentCTAs is how many CTAs are resident (scheduled) at once; the
 	// rest wait in linear order. 0 means DefaultResidentCTAs.
 	ResidentCTAs int
+	// AllocSlack maps this many zero-filled bytes after every global
+	// allocation (the module's globals and each buffer), as the CUDA
+	// driver's page-granular allocations do, so that small overruns read
+	// and write them instead of faulting. Only conformance tests that
+	// replay kernels recorded on GPUs set it; with 0 (the default) every
+	// byte past an allocation is unmapped.
+	AllocSlack int
 }
 
 // Limits of a launch.
@@ -122,6 +129,7 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 	m := &Machine{prog: p, fn: fn, cfg: cfg, numCTAs: int(n)}
 	m.constMem = append([]byte(nil), p.ConstImg...)
 	m.params = make([]byte, fn.ParamSize)
+	m.Global.slack = max(cfg.AllocSlack, 0)
 	g := m.Global.Alloc("module globals", len(p.GlobalImg), 256)
 	copy(g.Data, p.GlobalImg)
 	if g.Base != GlobalBase {

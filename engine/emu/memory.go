@@ -20,6 +20,7 @@ type GlobalMem struct {
 	allocs []*Alloc
 	last   *Alloc
 	next   uint64
+	slack  int // mapped bytes after each allocation (Config.AllocSlack)
 }
 
 // allocGap is the unmapped distance kept between allocations.
@@ -35,9 +36,10 @@ func (g *GlobalMem) Alloc(name string, size, align int) *Alloc {
 		g.next = GlobalBase
 	}
 	base := (g.next + uint64(align) - 1) &^ (uint64(align) - 1)
-	a := &Alloc{Name: name, Base: base, Data: make([]byte, size)}
+	// Data's capacity includes the slack: the mapped end of the allocation.
+	a := &Alloc{Name: name, Base: base, Data: make([]byte, size+g.slack)[:size]}
 	g.allocs = append(g.allocs, a)
-	n := uint64(size)
+	n := uint64(size + g.slack)
 	if n == 0 {
 		n = 1
 	}
@@ -50,7 +52,7 @@ func (g *GlobalMem) Allocs() []*Alloc { return g.allocs }
 
 // Find returns the allocation holding [addr, addr+size), or nil.
 func (g *GlobalMem) Find(addr uint64, size int) *Alloc {
-	if a := g.last; a != nil && addr >= a.Base && addr+uint64(size) <= a.Base+uint64(len(a.Data)) && addr+uint64(size) >= addr {
+	if a := g.last; a != nil && addr >= a.Base && addr+uint64(size) <= a.Base+uint64(cap(a.Data)) && addr+uint64(size) >= addr {
 		return a
 	}
 	i := sort.Search(len(g.allocs), func(i int) bool { return g.allocs[i].Base > addr }) - 1
@@ -59,7 +61,7 @@ func (g *GlobalMem) Find(addr uint64, size int) *Alloc {
 	}
 	a := g.allocs[i]
 	end := addr + uint64(size)
-	if end < addr || end > a.Base+uint64(len(a.Data)) {
+	if end < addr || end > a.Base+uint64(cap(a.Data)) {
 		return nil
 	}
 	g.last = a

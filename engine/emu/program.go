@@ -160,7 +160,8 @@ type Op struct {
 	Cmp   isa.Cmp
 	Sub   isa.SubOp // operation/mode selector
 	Sub2  isa.SubOp // setp/set boolean combiner
-	Vec   uint8     // vector width of ld/st (0 or 1: scalar)
+	Vec   uint8     // vector width of ld/st (0 or 1: scalar); ldmatrix/stmatrix: the number of matrices
+	Shape isa.Shape // matrix shape of tensor-core instructions
 	Ctrl  bool      // control operation: Exec manages the pc itself
 	Dyn   bool      // reads a dynamic special register (refreshed before Exec)
 	Flags isa.Flags
@@ -181,5 +182,13 @@ type Op struct {
 	Target            int32   // branch target pc
 	Reconv            int32   // reconvergence pc of a branch (its immediate post-dominator), -1: function exit
 	Regs              []int32 // vector operand slots (ld/st .v2/.v4/.v8, cp.async, ...)
-	Aux               int32   // index into Program.Calls or Program.Tables
+	// Parts splits Regs into consecutive vector operands for instructions
+	// that have several: Parts[i] is the number of slots of vector operand
+	// i, in operand order (mma: D, A, B, C; ldmatrix/stmatrix/movmatrix
+	// use Regs whole and leave Parts zero).
+	Parts [4]uint8
+	// Aux is an index into Program.Calls (call) or Program.Tables (brx.idx);
+	// for tensor-core instructions (mma, ldmatrix, stmatrix, movmatrix) the
+	// index of the form in isa.FragmentTable().
+	Aux int32
 }

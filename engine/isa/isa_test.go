@@ -57,7 +57,17 @@ func TestModifierDecoding(t *testing.T) {
 		"ftz":         {ModFlag, uint8(FFtz)},
 		"v4":          {ModVec, 4},
 		"L2::128B":    {ModHint, 0},
-		"m16n8k16":    {ModShape, 0},
+		"m16n8k16":    {ModShape, uint8(M16N8K16)},
+		"m8n8":        {ModShape, uint8(M8N8)},
+		"row":         {ModLayout, uint8(Row)},
+		"col":         {ModLayout, uint8(Col)},
+		"x4":          {ModNum, 4},
+		"trans":       {ModFlag, uint8(FTrans)},
+		"satfinite":   {ModFlag, uint8(FSatfinite)},
+		"s4":          {ModElem, uint8(ElemS4)},
+		"b1":          {ModElem, uint8(ElemB1)},
+		"im2col":      {ModTensor, uint8(TensorIm2col)},
+		"3d":          {ModTensor, uint8(Tensor3D)},
 	}
 	for word, want := range cases {
 		if got, ok := LookupMod(word); !ok || got != want {

@@ -173,11 +173,94 @@ const (
 	ModFlag            // a Flag
 	ModVec             // .v2 .v4 .v8 (value: the width)
 	ModHint            // a hint with no effect on results in the emulator: cache operators, eviction priorities, memory-order and scope qualifiers
-	ModShape           // a matrix shape (.m16n8k16, .x4, .row, .col ...): used by tensor-core instructions
+	ModShape           // a matrix shape (value: Shape): .m8n8, .m16n8k16, ...
+	ModLayout          // .row / .col (value: Layout)
+	ModNum             // .x1 .x2 .x4 (value: the number of matrices)
+	ModElem            // a sub-byte element type of tensor instructions (value: Elem): .s4 .u4 .b1
+	ModTensor          // other tensor-instruction words (value: TensorWord): .tile, .im2col, .1d ... .5d
 )
 
+// Shape is the matrix shape of a tensor-core instruction.
+type Shape uint8
+
+const (
+	ShapeNone Shape = iota
+	M8N8
+	M16N16
+	M8N16
+	M16N8
+	M8N8K4
+	M8N8K16
+	M8N8K32
+	M8N8K128
+	M16N8K4
+	M16N8K8
+	M16N8K16
+	M16N8K32
+	M16N8K64
+	M16N8K128
+	M16N8K256
+	M16N16K16
+	M32N8K16
+	M8N32K16
+	M16N16K8
+	NumShapes
+)
+
+var shapeNames = [NumShapes]string{"", "m8n8", "m16n16", "m8n16", "m16n8",
+	"m8n8k4", "m8n8k16", "m8n8k32", "m8n8k128", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32", "m16n8k64",
+	"m16n8k128", "m16n8k256", "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8"}
+
+func (s Shape) String() string { return shapeNames[s] }
+
+// Layout is the .row / .col layout of an mma operand.
+type Layout uint8
+
+const (
+	LayoutNone Layout = iota
+	Row
+	Col
+)
+
+func (l Layout) String() string { return [...]string{"", "row", "col"}[l] }
+
+// Elem is a sub-byte element type of mma (no register type has these sizes).
+type Elem uint8
+
+const (
+	ElemNone Elem = iota
+	ElemS4
+	ElemU4
+	ElemB1
+	NumElems
+)
+
+var elemNames = [NumElems]string{"", "s4", "u4", "b1"}
+
+func (e Elem) String() string { return elemNames[e] }
+
+// TensorWord is a modifier of the Hopper tensor copies (cp.async.bulk.tensor).
+type TensorWord uint8
+
+const (
+	TensorNone TensorWord = iota
+	TensorTile
+	TensorIm2col
+	Tensor1D
+	Tensor2D
+	Tensor3D
+	Tensor4D
+	Tensor5D
+	NumTensorWords
+)
+
+var tensorWordNames = [NumTensorWords]string{"", "tile", "im2col", "1d", "2d", "3d", "4d", "5d"}
+
+func (w TensorWord) String() string { return tensorWordNames[w] }
+
 // Mod is a decoded modifier: its kind and its value (a Type, Space, Rnd,
-// Cmp, SubOp, Flag or vector width depending on Kind).
+// Cmp, SubOp, Flag, vector width, Shape, Layout, matrix count, Elem or
+// TensorWord depending on Kind).
 type Mod struct {
 	Kind  ModKind
 	Value uint8
@@ -221,15 +304,16 @@ var modTable = func() map[string]Mod {
 			m[h] = Mod{ModHint, 0}
 		}
 	}
-	for _, s := range []string{
-		"row", "col", "x1", "x2", "x4", "m8n8", "m16n16", "m8n16", "m16n8", "b16", "trans",
-		"m8n8k4", "m8n8k16", "m8n8k32", "m8n8k128", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32", "m16n8k64",
-		"m16n8k128", "m16n8k256", "m16n16k16", "m32n8k16", "m8n32k16", "m16n16k8", "tile", "im2col",
-		"1d", "2d", "3d", "4d", "5d",
-	} {
-		if _, ok := m[s]; !ok {
-			m[s] = Mod{ModShape, 0}
-		}
+	for sh := Shape(1); sh < NumShapes; sh++ {
+		m[sh.String()] = Mod{ModShape, uint8(sh)}
+	}
+	m["row"], m["col"] = Mod{ModLayout, uint8(Row)}, Mod{ModLayout, uint8(Col)}
+	m["x1"], m["x2"], m["x4"] = Mod{ModNum, 1}, Mod{ModNum, 2}, Mod{ModNum, 4}
+	for e := Elem(1); e < NumElems; e++ {
+		m[e.String()] = Mod{ModElem, uint8(e)}
+	}
+	for w := TensorWord(1); w < NumTensorWords; w++ {
+		m[w.String()] = Mod{ModTensor, uint8(w)}
 	}
 	return m
 }()

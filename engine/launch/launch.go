@@ -51,6 +51,7 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 		Block:               s.Block,
 		DynamicSharedBytes:  s.DynamicSharedBytes,
 		MaxWarpInstructions: s.MaxWarpInstructions,
+		AllocSlack:          s.allocSlack,
 	})
 	if err != nil {
 		return nil, err
@@ -71,6 +72,12 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 	}
 	return l, nil
 }
+
+// SetAllocSlack makes the launch map n zero-filled bytes after every
+// global allocation (see emu.Config.AllocSlack). It is not part of the
+// JSON format: conformance tests that replay kernels recorded on GPUs use
+// it to model the CUDA driver's allocation granularity.
+func (s *Spec) SetAllocSlack(n int) { s.allocSlack = n }
 
 // packParams writes the spec's parameters into the kernel parameter buffer,
 // after the checks of paramBlocking (shared with Check).

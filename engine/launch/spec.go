@@ -59,7 +59,8 @@ type Spec struct {
 	// Params are the kernel's parameters, in order.
 	Params []Param `json:"params,omitempty"`
 
-	limits *Limits // the limits the spec was validated against
+	limits     *Limits // the limits the spec was validated against
+	allocSlack int     // see SetAllocSlack
 }
 
 // Buffer is a global allocation of Count elements of Type.

@@ -1,0 +1,681 @@
+package emu
+
+import (
+	"math"
+	"sync"
+
+	"github.com/ptxplayground/ptxplay/engine/fpx"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// The tensor-core family: mma, ldmatrix, stmatrix and movmatrix.
+//
+// Every form the emulator executes is an entry of isa.FragmentTable(): the
+// op's Aux is the entry's index and the executors place elements by its
+// layouts. Operands are read from the Op: Regs holds the vector operands
+// one after the other (mma: D, A, B, C, with their lengths in Parts), A
+// the address register of ldmatrix/stmatrix (as for ld and st).
+//
+// These instructions are warp-collective (.sync.aligned): all 32 lanes of
+// the warp must execute them together. When some lane does not (inactive,
+// guard false, exited, or absent from a partial warp), the launch stops with
+// an invalid-membermask fault naming the missing lanes.
+//
+// Numerics of mma (see docs/emulator.md): products are exact; floating
+// point D = C + sum of the K products, accumulated in f64 from C in
+// ascending k and rounded once, to nearest even, to the accumulator type
+// (a NaN result is the canonical NaN). Integer forms are exact, wrapping
+// modulo 2^32 or clamped with .satfinite. .f64 forms chain fused
+// multiply-adds from C in ascending k.
+
+func init() {
+	binders[isa.OpMma] = bindMma
+	binders[isa.OpLdmatrix] = bindMatrixMem
+	binders[isa.OpStmatrix] = bindMatrixMem
+	binders[isa.OpMovmatrix] = bindMovmatrix
+}
+
+// ---- forms ----
+
+// fragMap is one operand's layout, flattened for the executors: pos[(reg*32
+// + lane)*per + part] is the element's index in the operand's matrix
+// (row*cols + col; B of mma is stored transposed, col*rows + row).
+type fragMap struct {
+	regs, per, bits int
+	elem            string
+	pos             []uint16
+}
+
+type tensorKind uint8
+
+const (
+	tkFloat tensorKind = iota
+	tkInt
+	tkF64
+	tkLd
+	tkSt
+	tkMov
+)
+
+type tensorForm struct {
+	fi      *isa.FragInstr
+	kind    tensorKind
+	m, n, k int
+	ops     []fragMap
+}
+
+var tensorForms struct {
+	sync.Once
+	list []tensorForm
+}
+
+func tensorFormAt(i int32) *tensorForm {
+	tensorForms.Do(func() {
+		tab := isa.FragmentTable()
+		tensorForms.list = make([]tensorForm, len(tab))
+		for i := range tab {
+			tensorForms.list[i] = newTensorForm(&tab[i])
+		}
+	})
+	return &tensorForms.list[i]
+}
+
+func elemBits(t string) int {
+	switch t {
+	case "s8", "u8":
+		return 8
+	case "f16", "bf16", "b16":
+		return 16
+	case "f64":
+		return 64
+	}
+	return 32
+}
+
+func newTensorForm(fi *isa.FragInstr) tensorForm {
+	f := tensorForm{fi: fi}
+	switch fi.Op {
+	case "ldmatrix":
+		f.kind = tkLd
+	case "stmatrix":
+		f.kind = tkSt
+	case "movmatrix":
+		f.kind = tkMov
+	default:
+		a, b := fi.Operand("a"), fi.Operand("b")
+		f.m, f.k, f.n = a.Rows, a.Cols, b.Cols
+		switch a.Type {
+		case "s8", "u8":
+			f.kind = tkInt
+		case "f64":
+			f.kind = tkF64
+		default:
+			f.kind = tkFloat
+		}
+	}
+	for oi := range fi.Operands {
+		o := &fi.Operands[oi]
+		eb := elemBits(o.Type)
+		rb := 32
+		if eb == 64 {
+			rb = 64
+		}
+		fm := fragMap{regs: o.Regs, per: rb / eb, bits: eb, elem: o.Type}
+		if f.kind == tkLd || f.kind == tkSt {
+			fm.regs = 1 // one register per matrix (o's Reg is its position in the vector)
+		}
+		fm.pos = make([]uint16, fm.regs*32*fm.per)
+		for _, e := range o.Elems {
+			reg := int(e.Reg)
+			if f.kind == tkLd || f.kind == tkSt {
+				reg = 0
+			}
+			idx := int(e.Row)*o.Cols + int(e.Col)
+			if o.Name == "b" && fi.Op == "mma" {
+				idx = int(e.Col)*o.Rows + int(e.Row)
+			}
+			fm.pos[(reg*32+int(e.Lane))*fm.per+int(e.Part)] = uint16(idx)
+		}
+		f.ops = append(f.ops, fm)
+	}
+	return f
+}
+
+// ---- binding ----
+
+// tensorNotYet lowers a recognised form the emulator does not execute yet:
+// a warning, and an op that faults when reached (as lowerInstr does for
+// planned instructions).
+func tensorNotYet(b *binder) {
+	b.used.types, b.used.space, b.used.rnd, b.used.cmp, b.used.vec, b.used.tensor = true, true, true, true, true, true
+	b.used.subs = len(b.m.Subs)
+	b.used.flags = b.m.Flags
+	what := b.name + " is not supported yet (this form of " + b.op.Code.String() + " is planned)"
+	b.c.diags.Warnf(b.ins.OpSpan, "%s; the launch faults if a thread reaches it", what)
+	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+		return w.faultAll(FaultIllegal, mask, "%s", what)
+	}
+}
+
+// tensorMods splits the tensor modifiers: the shape, the layouts, the matrix
+// count and whether sub-byte element types or other words appear.
+func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, other bool) {
+	for _, m := range b.Tensor() {
+		switch m.Kind {
+		case isa.ModShape:
+			if shape != isa.ShapeNone {
+				other = true
+			}
+			shape = isa.Shape(m.Value)
+		case isa.ModLayout:
+			lays = append(lays, isa.Layout(m.Value))
+		case isa.ModNum:
+			if num != 0 {
+				other = true
+			}
+			num = int(m.Value)
+		default:
+			other = true
+		}
+	}
+	return
+}
+
+func tensorSyncAligned(b *binder) bool {
+	s, a := b.Flag(isa.FSync), b.Flag(isa.FAligned)
+	if !s || !a {
+		b.errorf("needs .sync.aligned")
+		return false
+	}
+	return true
+}
+
+func bindMma(b *binder) {
+	if !tensorSyncAligned(b) {
+		return
+	}
+	sat := b.Flag(isa.FSatfinite)
+	rnd := b.Rnd()
+	types := b.AllTypes()
+	subs := 0 // .and.popc / .xor.popc of .b1 forms, not executed yet
+	for b.Sub() != isa.SubNone {
+		subs++
+	}
+	shape, lays, num, other := tensorMods(b)
+	if b.failed {
+		return
+	}
+	if shape == isa.ShapeNone || num != 0 {
+		b.errorf("needs one shape (.m16n8k16, ...) and no matrix count")
+		return
+	}
+	if other || subs > 0 || len(types) != 4 || len(lays) != 2 {
+		tensorNotYet(b)
+		return
+	}
+	key := "mma." + shape.String() + "." + lays[0].String() + "." + lays[1].String()
+	for _, t := range types {
+		key += "." + t.String()
+	}
+	fi := isa.FragmentIndex(key)
+	if fi < 0 {
+		tensorNotYet(b)
+		return
+	}
+	f := tensorFormAt(int32(fi))
+	if sat && f.kind != tkInt {
+		b.errorf(".satfinite applies to integer forms only")
+		return
+	}
+	if rnd != isa.RndNone && (rnd != isa.RN || f.kind != tkF64) {
+		b.errorf("rounding modifier .%s is not valid for this form", rnd)
+		return
+	}
+	if !b.Want(4, 4) {
+		return
+	}
+	op := b.op
+	op.Aux = int32(fi)
+	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
+	if sat {
+		op.Flags = op.Flags.With(isa.FSatfinite)
+	}
+	op.Type, op.Type2 = types[0], types[1]
+	op.Shape = shape
+	var regs []int32
+	for i, fm := range f.ops {
+		t := isa.B32
+		if fm.bits == 64 {
+			t = isa.B64
+		}
+		rs := b.VecRegs(i, fm.regs, t, i == 0)
+		if b.failed {
+			return
+		}
+		op.Parts[i] = uint8(len(rs))
+		regs = append(regs, rs...)
+	}
+	op.Regs = regs
+	switch f.kind {
+	case tkInt:
+		op.Exec = execMmaInt
+	case tkF64:
+		op.Exec = execMmaF64
+	default:
+		op.Exec = execMmaFloat
+	}
+}
+
+// bindMatrixMem binds ldmatrix and stmatrix.
+func bindMatrixMem(b *binder) {
+	if !tensorSyncAligned(b) {
+		return
+	}
+	trans := b.Flag(isa.FTrans)
+	space := b.Space()
+	t := b.Type()
+	shape, lays, num, other := tensorMods(b)
+	if b.failed {
+		return
+	}
+	if shape == isa.ShapeNone || num == 0 || len(lays) > 0 {
+		b.errorf("needs a shape and a matrix count (.m8n8.x1, .x2 or .x4)")
+		return
+	}
+	if other || shape != isa.M8N8 || t != isa.B16 {
+		tensorNotYet(b)
+		return
+	}
+	switch space {
+	case isa.SpaceNone, isa.Shared:
+	default:
+		b.errorf("accesses .shared memory only (or a generic address of it)")
+		return
+	}
+	name := b.op.Code.String()
+	key := name + ".m8n8.x" + itoa(num)
+	if trans {
+		key += ".trans"
+	}
+	fi := isa.FragmentIndex(key + ".b16")
+	if fi < 0 || !b.Want(2, 2) {
+		return
+	}
+	vi, ai := 0, 1
+	if b.op.Code == isa.OpStmatrix {
+		vi, ai = 1, 0
+	}
+	ref, ok := bindMemRef(b, ai, space)
+	if !ok {
+		return
+	}
+	if ref.space != isa.Shared && ref.space != isa.SpaceNone {
+		b.operr(ai, "%s accesses .shared memory only", name)
+		return
+	}
+	regs := b.VecRegs(vi, num, isa.B32, vi == 0)
+	if b.failed {
+		return
+	}
+	op := b.op
+	ref.set(op)
+	op.Type, op.Vec, op.Shape = t, uint8(num), shape
+	op.Aux = int32(fi)
+	op.Regs = regs
+	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
+	if trans {
+		op.Flags = op.Flags.With(isa.FTrans)
+	}
+	if op.Code == isa.OpLdmatrix {
+		op.Exec = execLdmatrix
+	} else {
+		op.Exec = execStmatrix
+	}
+}
+
+func bindMovmatrix(b *binder) {
+	if !tensorSyncAligned(b) {
+		return
+	}
+	trans := b.Flag(isa.FTrans)
+	t := b.Type()
+	shape, lays, num, other := tensorMods(b)
+	if b.failed {
+		return
+	}
+	if !trans || shape != isa.M8N8 || t != isa.B16 || num != 0 || len(lays) > 0 || other {
+		b.errorf("the only form is movmatrix.sync.aligned.m8n8.trans.b16")
+		return
+	}
+	if !b.Want(2, 2) {
+		return
+	}
+	op := b.op
+	op.D = b.Dst(0, isa.B32)
+	op.A = b.Src(1, isa.B32)
+	op.Type, op.Shape = t, shape
+	op.Aux = int32(isa.FragmentIndex("movmatrix.m8n8.trans.b16"))
+	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned).With(isa.FTrans)
+	op.Exec = execMovmatrix
+}
+
+// ---- execution ----
+
+// tensorConverged checks that the whole warp executes a warp-collective
+// instruction.
+func tensorConverged(w *Warp, op *Op, mask uint32) *Fault {
+	if mask == ^uint32(0) {
+		return nil
+	}
+	return w.faultAll(FaultInvalidMember, mask, "%s is warp-collective (.sync.aligned): every lane of the warp must execute it together, but lane(s) %s do not (inactive, guard false, exited or absent)", op.Code, warpLaneList(^mask))
+}
+
+// tensorOperand returns the slots of vector operand i of op.
+func tensorOperand(op *Op, i int) []int32 {
+	off := 0
+	for j := 0; j < i; j++ {
+		off += int(op.Parts[j])
+	}
+	return op.Regs[off : off+int(op.Parts[i])]
+}
+
+// Largest operands: A of m16n8k32 (16x32), B (32x8), C/D (16x8).
+const tensorMaxElems = 512
+
+// gatherFloat converts operand fm held in slots to f64 matrix elements.
+func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
+	for r, s := range slots {
+		vals := w.r(s)
+		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
+		switch fm.elem {
+		case "f16":
+			for l, x := range vals {
+				dst[pos[2*l]] = float64(math.Float32frombits(fpx.F16ToF32(uint16(x))))
+				dst[pos[2*l+1]] = float64(math.Float32frombits(fpx.F16ToF32(uint16(x >> 16))))
+			}
+		case "bf16":
+			for l, x := range vals {
+				dst[pos[2*l]] = float64(math.Float32frombits(uint32(x) << 16))
+				dst[pos[2*l+1]] = float64(math.Float32frombits(uint32(x) & 0xffff0000))
+			}
+		case "tf32":
+			for l, x := range vals {
+				dst[pos[l]] = float64(math.Float32frombits(uint32(x) & 0xffffe000))
+			}
+		case "f32":
+			for l, x := range vals {
+				dst[pos[l]] = float64(math.Float32frombits(uint32(x)))
+			}
+		case "f64":
+			for l, x := range vals {
+				dst[pos[l]] = math.Float64frombits(x)
+			}
+		}
+	}
+}
+
+// scatter writes matrix elements src (raw bits of fm's element type) into
+// the registers of operand fm; every register is written whole.
+func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
+	mask := uint64(1)<<fm.bits - 1
+	if fm.bits == 64 {
+		mask = ^uint64(0)
+	}
+	for r, s := range slots {
+		out := w.r(s)
+		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
+		for l := range out {
+			var v uint64
+			for p := 0; p < fm.per; p++ {
+				v |= (src[pos[l*fm.per+p]] & mask) << (p * fm.bits)
+			}
+			out[l] = v
+		}
+	}
+}
+
+func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	var a, b [tensorMaxElems]float64
+	var c [128]float64
+	var d [128]uint64
+	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
+	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
+	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	M, N, K := f.m, f.n, f.k
+	half := f.ops[0].elem == "f16"
+	for i := 0; i < M; i++ {
+		ar := a[i*K : i*K+K]
+		for j := 0; j < N; j++ {
+			br := b[j*K : j*K+K]
+			br = br[:len(ar)]
+			s := c[i*N+j]
+			for k, x := range ar {
+				s += x * br[k]
+			}
+			if half {
+				d[i*N+j] = uint64(fpx.F64ToF16(math.Float64bits(s), fpx.RN, 0))
+			} else if s != s {
+				d[i*N+j] = uint64(fpx.NaN32)
+			} else {
+				d[i*N+j] = uint64(math.Float32bits(float32(s)))
+			}
+		}
+	}
+	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])
+	return nil
+}
+
+func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	var a, b, c [64]float64
+	var d [64]uint64
+	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
+	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
+	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	M, N, K := f.m, f.n, f.k
+	for i := 0; i < M; i++ {
+		for j := 0; j < N; j++ {
+			s := c[i*N+j]
+			for k := 0; k < K; k++ {
+				s = math.FMA(a[i*K+k], b[j*K+k], s)
+			}
+			if s != s {
+				d[i*N+j] = fpx.NaN64
+			} else {
+				d[i*N+j] = math.Float64bits(s)
+			}
+		}
+	}
+	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])
+	return nil
+}
+
+// gatherInt extracts integer elements of operand fm (s8, u8 or s32).
+func gatherInt(w *Warp, fm *fragMap, slots []int32, dst []int64) {
+	for r, s := range slots {
+		vals := w.r(s)
+		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
+		switch fm.elem {
+		case "s8":
+			for l, x := range vals {
+				p := pos[4*l : 4*l+4]
+				dst[p[0]] = int64(int8(x))
+				dst[p[1]] = int64(int8(x >> 8))
+				dst[p[2]] = int64(int8(x >> 16))
+				dst[p[3]] = int64(int8(x >> 24))
+			}
+		case "u8":
+			for l, x := range vals {
+				p := pos[4*l : 4*l+4]
+				dst[p[0]] = int64(uint8(x))
+				dst[p[1]] = int64(uint8(x >> 8))
+				dst[p[2]] = int64(uint8(x >> 16))
+				dst[p[3]] = int64(uint8(x >> 24))
+			}
+		default:
+			for l, x := range vals {
+				dst[pos[l]] = int64(int32(x))
+			}
+		}
+	}
+}
+
+func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	var a, b [tensorMaxElems]int64
+	var c [128]int64
+	var d [128]uint64
+	gatherInt(w, &f.ops[1], tensorOperand(op, 1), a[:])
+	gatherInt(w, &f.ops[2], tensorOperand(op, 2), b[:])
+	gatherInt(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	M, N, K := f.m, f.n, f.k
+	sat := op.Flags.Has(isa.FSatfinite)
+	for i := 0; i < M; i++ {
+		ar := a[i*K : i*K+K]
+		for j := 0; j < N; j++ {
+			br := b[j*K : j*K+K]
+			br = br[:len(ar)]
+			s := c[i*N+j]
+			for k, x := range ar {
+				s += x * br[k]
+			}
+			if sat {
+				s = min(max(s, math.MinInt32), math.MaxInt32)
+			}
+			d[i*N+j] = uint64(uint32(s))
+		}
+	}
+	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])
+	return nil
+}
+
+// matrixRows resolves the row addresses of ldmatrix/stmatrix: row r of
+// matrix j is 16 bytes at the address of lane 8j+r, in shared memory
+// (directly or through a generic address). It checks every row before
+// anything is accessed, so a fault leaves registers and memory unchanged;
+// the fault names the lowest faulting lane and carries all of them.
+func matrixRows(w *Warp, op *Op, store bool, rows *[32][]byte) *Fault {
+	n := 8 * int(op.Vec)
+	var first *Fault
+	var bad uint32
+	for l := 0; l < n; l++ {
+		addr := memAddr(w, op, l)
+		space := op.Space
+		if space == isa.SpaceNone {
+			if sp, _ := w.m.genericToSpace(addr); sp != isa.Shared {
+				f := w.faultAddr(FaultOutOfBounds, l, addr, "%s: generic address 0x%x of lane %d is not in shared memory", op.Code, addr, l)
+				if first == nil {
+					first = f
+				}
+				bad |= 1 << l
+				continue
+			}
+		}
+		if _, _, f := w.spaceBytes(space, l, addr, 16, 16); f != nil {
+			if first == nil {
+				first = f
+			}
+			bad |= 1 << l
+		}
+	}
+	if first != nil {
+		first.Lanes = bad
+		return first
+	}
+	kind := AccessLoad
+	if store {
+		kind = AccessStore
+	}
+	for l := 0; l < n; l++ {
+		buf, f := w.access(kind, op.Space, l, memAddr(w, op, l), 16, 16)
+		if f != nil {
+			return f
+		}
+		rows[l] = buf
+	}
+	return nil
+}
+
+func execLdmatrix(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	var rows [32][]byte
+	if f := matrixRows(w, op, false, &rows); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	for j, s := range op.Regs {
+		pos := f.ops[j].pos
+		out := w.r(s)
+		for l := range out {
+			var v uint64
+			for p := 0; p < 2; p++ {
+				e := pos[2*l+p]
+				row := rows[8*j+int(e>>3)]
+				c := 2 * int(e&7)
+				v |= uint64(row[c])<<(16*p) | uint64(row[c+1])<<(16*p+8)
+			}
+			out[l] = v
+		}
+	}
+	return nil
+}
+
+func execStmatrix(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	// Gather the matrices first: the row accesses report the old bytes.
+	var data [4][128]byte
+	for j, s := range op.Regs {
+		pos := f.ops[j].pos
+		for l, x := range w.r(s) {
+			for p := 0; p < 2; p++ {
+				e := int(pos[2*l+p])
+				h := uint16(x >> (16 * p))
+				data[j][2*e], data[j][2*e+1] = byte(h), byte(h>>8)
+			}
+		}
+	}
+	var rows [32][]byte
+	if fl := matrixRows(w, op, true, &rows); fl != nil {
+		return fl
+	}
+	for l := 0; l < 8*int(op.Vec); l++ {
+		copy(rows[l], data[l/8][16*(l%8):16*(l%8)+16])
+	}
+	return nil
+}
+
+func execMovmatrix(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	// Operand 1 (a) places the source matrix; operand 0 (d) says which
+	// source element each destination half receives.
+	var m [64]uint16
+	src := w.r(op.A)
+	apos := f.ops[1].pos
+	for l, x := range src {
+		m[apos[2*l]], m[apos[2*l+1]] = uint16(x), uint16(x>>16)
+	}
+	dpos := f.ops[0].pos
+	dst := w.r(op.D)
+	for l := range dst {
+		dst[l] = uint64(m[dpos[2*l]]) | uint64(m[dpos[2*l+1]])<<16
+	}
+	return nil
+}
