@@ -1,0 +1,532 @@
+package emu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/fpx"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// mmaKernel builds a kernel that loads each lane's A, B and C registers from
+// in (A, then B, then C; word-sized per register), executes the form and
+// stores D to out.
+func mmaKernel(fi *isa.FragInstr, mods string) (src string, inWords, outWords int) {
+	d, a, b, c := fi.Operand("d"), fi.Operand("a"), fi.Operand("b"), fi.Operand("c")
+	word, rt := 4, "b32"
+	if a.Type == "f64" {
+		word, rt = 8, "b64"
+	}
+	inWords, outWords = a.Regs+b.Regs+c.Regs, d.Regs
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s.visible .entry k(.param .u64 pin, .param .u64 pout) {\n", memHdr)
+	fmt.Fprintf(&sb, "\t.reg .%s %%a<%d>, %%b<%d>, %%c<%d>, %%d<%d>;\n\t.reg .u64 %%rd<4>; .reg .u32 %%t;\n", rt, a.Regs, b.Regs, c.Regs, d.Regs)
+	fmt.Fprintf(&sb, "\tld.param.u64 %%rd1, [pin];\n\tld.param.u64 %%rd2, [pout];\n\tmov.u32 %%t, %%tid.x;\n")
+	fmt.Fprintf(&sb, "\tmul.wide.u32 %%rd3, %%t, %d;\n\tadd.u64 %%rd1, %%rd1, %%rd3;\n", inWords*word)
+	off := 0
+	list := func(p string, n int, load bool) string {
+		var names []string
+		for i := 0; i < n; i++ {
+			names = append(names, fmt.Sprintf("%%%s%d", p, i))
+			if load {
+				fmt.Fprintf(&sb, "\tld.global.%s %%%s%d, [%%rd1+%d];\n", rt, p, i, off)
+				off += word
+			}
+		}
+		return "{" + strings.Join(names, ", ") + "}"
+	}
+	la, lb, lc := list("a", a.Regs, true), list("b", b.Regs, true), list("c", c.Regs, true)
+	ld := list("d", d.Regs, false)
+	fmt.Fprintf(&sb, "\tmma.sync.aligned.%s%s %s, %s, %s, %s;\n", strings.TrimPrefix(fi.Key, "mma."), mods, ld, la, lb, lc)
+	fmt.Fprintf(&sb, "\tmul.wide.u32 %%rd3, %%t, %d;\n\tadd.u64 %%rd2, %%rd2, %%rd3;\n", d.Regs*word)
+	for i := 0; i < d.Regs; i++ {
+		fmt.Fprintf(&sb, "\tst.global.%s [%%rd2+%d], %%d%d;\n", rt, i*word, i)
+	}
+	sb.WriteString("\tret;\n}\n")
+	return sb.String(), inWords, outWords
+}
+
+// elemOf reads element e of operand o from a lane's registers regs.
+func elemOf(o *isa.FragOperand, e isa.FragElem, regs []uint64) uint64 {
+	bits := 32
+	switch o.Type {
+	case "f16", "bf16", "b16":
+		bits = 16
+	case "s8", "u8":
+		bits = 8
+	case "f64":
+		bits = 64
+	}
+	x := regs[e.Reg] >> (uint(e.Part) * uint(bits))
+	if bits < 64 {
+		x &= 1<<bits - 1
+	}
+	return x
+}
+
+// mmaOperands decodes A, B, C of one random input into matrices of raw
+// element bits, using the fragment table (itself checked against the
+// reference formulas in engine/isa).
+func mmaMatrix(o *isa.FragOperand, lanes [][]uint64) [][]uint64 {
+	m := make([][]uint64, o.Rows)
+	for i := range m {
+		m[i] = make([]uint64, o.Cols)
+	}
+	for _, e := range o.Elems {
+		m[e.Row][e.Col] = elemOf(o, e, lanes[e.Lane])
+	}
+	return m
+}
+
+func toFloat(t string, x uint64) float64 {
+	switch t {
+	case "f16":
+		return float64(math.Float32frombits(fpx.F16ToF32(uint16(x))))
+	case "bf16":
+		return float64(math.Float32frombits(uint32(x) << 16))
+	case "tf32":
+		return float64(math.Float32frombits(uint32(x) &^ 0x1fff))
+	case "f32":
+		return float64(math.Float32frombits(uint32(x)))
+	case "f64":
+		return math.Float64frombits(x)
+	}
+	panic(t)
+}
+
+func toInt(t string, x uint64) int64 {
+	switch t {
+	case "s8":
+		return int64(int8(x))
+	case "u8":
+		return int64(uint8(x))
+	}
+	return int64(int32(x))
+}
+
+func fromFloat(t string, v float64) uint64 {
+	switch t {
+	case "f16":
+		return uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
+	case "f32":
+		return uint64(math.Float32bits(float32(v)))
+	}
+	return math.Float64bits(v)
+}
+
+// mmaRun runs the form on input words (per lane: A, B, C registers) and
+// returns D's registers per lane.
+func mmaRun(t *testing.T, fi *isa.FragInstr, mods string, in [][]uint64) [][]uint64 {
+	t.Helper()
+	src, nin, nout := mmaKernel(fi, mods)
+	word := 4
+	if fi.Operand("a").Type == "f64" {
+		word = 8
+	}
+	buf := make([]byte, 32*nin*word)
+	for l := 0; l < 32; l++ {
+		for i, x := range in[l] {
+			putLE(buf[(l*nin+i)*word:(l*nin+i+1)*word], x)
+		}
+	}
+	m, a, r := memLaunch(t, src, [3]int{32, 1, 1}, [3]int{1, 1, 1}, buf, make([]byte, 32*nout*word))
+	if r != StopDone {
+		t.Fatalf("%s: %v: %v\n%s", fi.Key, r, m.Fault(), src)
+	}
+	out := make([][]uint64, 32)
+	for l := range out {
+		for i := 0; i < nout; i++ {
+			out[l] = append(out[l], getLE(a[1].Data[(l*nout+i)*word:(l*nout+i+1)*word]))
+		}
+	}
+	return out
+}
+
+// randomElem returns random element bits of type t: small integers when
+// small is set, otherwise values of random sign, mantissa and a moderate
+// exponent range (floats) or the full range (integers).
+func randomElem(rng *rand.Rand, t string, small bool) uint64 {
+	if small {
+		v := rng.Intn(17) - 8
+		switch t {
+		case "s8", "s32":
+			return uint64(int64(v))
+		case "u8":
+			return uint64(v + 8)
+		case "f16":
+			return fromFloat("f16", float64(v))
+		case "bf16":
+			return uint64(math.Float32bits(float32(v)) >> 16)
+		case "tf32", "f32":
+			return uint64(math.Float32bits(float32(v)))
+		}
+		return math.Float64bits(float64(v))
+	}
+	switch t {
+	case "s8", "u8":
+		return uint64(rng.Intn(256))
+	case "s32":
+		return uint64(rng.Uint32())
+	}
+	f := (rng.Float64()*2 - 1) * math.Ldexp(1, rng.Intn(12)-6)
+	switch t {
+	case "f16":
+		return uint64(fpx.F64ToF16(math.Float64bits(f), fpx.RN, 0))
+	case "bf16":
+		return uint64(math.Float32bits(float32(f)) >> 16)
+	case "tf32", "f32":
+		return uint64(math.Float32bits(float32(f))) | uint64(rng.Intn(1<<13)) // tf32: low bits must be ignored
+	}
+	return math.Float64bits(f)
+}
+
+// mmaInputs builds random per-lane registers for A, B and C.
+func mmaInputs(rng *rand.Rand, fi *isa.FragInstr, small bool) [][]uint64 {
+	in := make([][]uint64, 32)
+	for _, name := range []string{"a", "b", "c"} {
+		o := fi.Operand(name)
+		regs := make([][]uint64, 32)
+		for l := range regs {
+			regs[l] = make([]uint64, o.Regs)
+		}
+		for _, e := range o.Elems {
+			x := randomElem(rng, o.Type, small)
+			bits := 64 / max(1, len(o.Elems)/(32*o.Regs))
+			if o.Type != "f64" {
+				bits = 32 / max(1, len(o.Elems)/(32*o.Regs))
+			}
+			if bits < 64 {
+				x &= 1<<bits - 1
+			}
+			regs[e.Lane][e.Reg] |= x << (uint(e.Part) * uint(bits))
+		}
+		for l := range in {
+			in[l] = append(in[l], regs[l]...)
+		}
+	}
+	return in
+}
+
+// split returns lane l's registers of A, B, C from the inputs.
+func split(fi *isa.FragInstr, in [][]uint64) (a, b, c [][]uint64) {
+	na, nb := fi.Operand("a").Regs, fi.Operand("b").Regs
+	for _, l := range in {
+		a, b, c = append(a, l[:na]), append(b, l[na:na+nb]), append(c, l[na+nb:])
+	}
+	return
+}
+
+func TestMmaAgainstMatrixProduct(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, fi := range isa.FragmentTable() {
+		if fi.Op != "mma" {
+			continue
+		}
+		fi := fi
+		t.Run(fi.Key, func(t *testing.T) {
+			d, oa, ob, oc := fi.Operand("d"), fi.Operand("a"), fi.Operand("b"), fi.Operand("c")
+			isInt := oa.Type == "s8" || oa.Type == "u8"
+			modsList := []string{""}
+			if isInt {
+				modsList = append(modsList, ".satfinite")
+			}
+			for _, mods := range modsList {
+				for trial := 0; trial < 6; trial++ {
+					small := trial < 3
+					in := mmaInputs(rng, &fi, small)
+					if isInt && !small && trial == 5 {
+						// Large accumulators make sums overflow s32.
+						for l := range in {
+							for i := oa.Regs + ob.Regs; i < len(in[l]); i++ {
+								in[l][i] = uint64(uint32(math.MaxInt32 - rng.Intn(1000)))
+								if rng.Intn(2) == 0 {
+									in[l][i] = uint64(uint32(math.MinInt32 + rng.Intn(1000)))
+								}
+							}
+						}
+					}
+					la, lb, lc := split(&fi, in)
+					A, B, C := mmaMatrix(oa, la), mmaMatrix(ob, lb), mmaMatrix(oc, lc)
+					got := mmaMatrix(d, mmaRun(t, &fi, mods, in))
+					for i := 0; i < d.Rows; i++ {
+						for j := 0; j < d.Cols; j++ {
+							if isInt {
+								s := toInt(oc.Type, C[i][j])
+								for k := 0; k < oa.Cols; k++ {
+									s += toInt(oa.Type, A[i][k]) * toInt(ob.Type, B[k][j])
+								}
+								if mods != "" {
+									s = min(max(s, math.MinInt32), math.MaxInt32)
+								}
+								if want := uint64(uint32(s)); got[i][j] != want {
+									t.Fatalf("%s%s trial %d: D[%d][%d] = %d, want %d", fi.Key, mods, trial, i, j, int32(got[i][j]), int32(want))
+								}
+								continue
+							}
+							// Exact sum with big floats, and the sum of magnitudes.
+							exact := new(big.Float).SetPrec(2000).SetFloat64(toFloat(oc.Type, C[i][j]))
+							mag := math.Abs(toFloat(oc.Type, C[i][j]))
+							for k := 0; k < oa.Cols; k++ {
+								x, y := toFloat(oa.Type, A[i][k]), toFloat(ob.Type, B[k][j])
+								p := new(big.Float).SetPrec(2000).Mul(big.NewFloat(x).SetPrec(2000), big.NewFloat(y).SetPrec(2000))
+								exact.Add(exact, p)
+								mag += math.Abs(x * y)
+							}
+							ef, _ := exact.Float64()
+							g := toFloat(d.Type, got[i][j])
+							if small {
+								// Integer-valued: the result is exact.
+								if want := fromFloat(d.Type, ef); got[i][j] != want {
+									t.Fatalf("%s trial %d: D[%d][%d] = %v, want %v", fi.Key, trial, i, j, g, ef)
+								}
+								continue
+							}
+							// Random inputs: within one ulp of the accumulator type of
+							// the exact result, plus 2^-45 of the sum of magnitudes
+							// (f64 summation; f64 forms: the K fused steps).
+							ulp := math.Abs(float64(math.Nextafter32(float32(ef), float32(math.Inf(1)))) - float64(float32(ef)))
+							switch d.Type {
+							case "f16":
+								ulp = math.Ldexp(1, max(int(math.Floor(math.Log2(math.Abs(ef))))-10, -24))
+							case "f64":
+								ulp = math.Abs(math.Nextafter(ef, math.Inf(1))-ef) * float64(oa.Cols)
+							}
+							if diff := math.Abs(g - ef); diff > ulp+mag*0x1p-45 {
+								t.Fatalf("%s trial %d: D[%d][%d] = %v, exact %v (diff %g > %g)", fi.Key, trial, i, j, g, ef, diff, ulp+mag*0x1p-45)
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// ---- ldmatrix / stmatrix / movmatrix ----
+
+const matrixKernel = memHdr + `
+.visible .entry k(.param .u64 pin, .param .u64 pout) {
+	.reg .b32 %%x<4>; .reg .u32 %%t, %%s, %%v; .reg .u64 %%rd<6>; .reg .pred %%p;
+	.shared .align 16 .b8 sm[1024];
+	ld.param.u64 %%rd1, [pin];
+	ld.param.u64 %%rd2, [pout];
+	mov.u32 %%t, %%tid.x;
+	// copy 1024 bytes of input into shared memory (32 bytes per lane)
+	mul.wide.u32 %%rd3, %%t, 32;
+	add.u64 %%rd4, %%rd1, %%rd3;
+	mov.u32 %%s, sm;
+	mad.lo.u32 %%s, %%t, 32, %%s;
+	ld.global.v4.u32 {%%x0, %%x1, %%x2, %%x3}, [%%rd4];
+	st.shared.v4.u32 [%%s], {%%x0, %%x1, %%x2, %%x3};
+	ld.global.v4.u32 {%%x0, %%x1, %%x2, %%x3}, [%%rd4+16];
+	st.shared.v4.u32 [%%s+16], {%%x0, %%x1, %%x2, %%x3};
+	bar.sync 0;
+	// lane l's row address: a permutation of 16-byte rows
+	mul.lo.u32 %%v, %%t, 7;
+	and.b32 %%v, %%v, 31;
+	mov.u32 %%s, sm;
+	mad.lo.u32 %%s, %%v, 16, %%s;
+	%s
+	mul.wide.u32 %%rd3, %%t, 16;
+	add.u64 %%rd5, %%rd2, %%rd3;
+	st.global.v4.u32 [%%rd5], {%%x0, %%x1, %%x2, %%x3};
+	%s
+	ret;
+}
+`
+
+func TestLdStMatrix(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	in := make([]byte, 1024)
+	rng.Read(in)
+	row := func(l int) []byte { v := l * 7 % 32; return in[16*v : 16*v+16] } // the row lane l points at
+	h := func(b []byte, c int) uint64 { return uint64(binary.LittleEndian.Uint16(b[2*c:])) }
+	for _, n := range []int{1, 2, 4} {
+		for _, trans := range []string{"", ".trans"} {
+			regs := []string{"%x0", "%x1", "%x2", "%x3"}[:n]
+			vec := "{" + strings.Join(regs, ", ") + "}"
+			// ldmatrix through a shared address, then stmatrix of the loaded
+			// registers back (same form) through a generic address to the
+			// same rows: memory must come back unchanged.
+			ld := fmt.Sprintf("ldmatrix.sync.aligned.m8n8.x%d%s.shared.b16 %s, [%%s];", n, trans, vec)
+			st := fmt.Sprintf("cvta.shared.u64 %%rd4, %%rd4;\n\tcvt.u64.u32 %%rd4, %%s;\n\tcvta.shared.u64 %%rd4, %%rd4;\n\tstmatrix.sync.aligned.m8n8.x%d%s.b16 [%%rd4], %s;\n", n, trans, vec)
+			st += "\tmov.u32 %s, sm;\n\tmad.lo.u32 %s, %t, 32, %s;\n\tld.shared.v4.u32 {%x0, %x1, %x2, %x3}, [%s];\n\tmul.wide.u32 %rd3, %t, 32;\n\tadd.u64 %rd5, %rd2, %rd3;\n\tst.global.v4.u32 [%rd5+512], {%x0, %x1, %x2, %x3};\n\tld.shared.v4.u32 {%x0, %x1, %x2, %x3}, [%s+16];\n\tst.global.v4.u32 [%rd5+528], {%x0, %x1, %x2, %x3};"
+			src := fmt.Sprintf(matrixKernel, strings.Replace(ld, "%s]", "%s]", 1), st)
+			src = strings.ReplaceAll(src, "%%", "%")
+			a := memRun(t, src, 32, in, make([]byte, 512+1024))
+			out := a[1].Data
+			for l := 0; l < 32; l++ {
+				for j := 0; j < n; j++ {
+					got := uint64(binary.LittleEndian.Uint32(out[16*l+4*j:]))
+					var want uint64
+					if trans == "" {
+						r := row(8*j + l/4)
+						want = h(r, 2*(l%4)) | h(r, 2*(l%4)+1)<<16
+					} else {
+						want = h(row(8*j+2*(l%4)), l/4) | h(row(8*j+2*(l%4)+1), l/4)<<16
+					}
+					if got != want {
+						t.Fatalf("x%d%s: lane %d reg %d = %08x, want %08x", n, trans, l, j, got, want)
+					}
+				}
+			}
+			if string(out[512:]) != string(in) {
+				t.Errorf("x%d%s: stmatrix of the loaded fragments did not restore shared memory", n, trans)
+			}
+		}
+	}
+}
+
+func TestMovmatrix(t *testing.T) {
+	src := memHdr + `
+.visible .entry k(.param .u64 pin, .param .u64 pout) {
+	.reg .b32 %a, %d; .reg .u32 %t; .reg .u64 %rd<4>;
+	ld.param.u64 %rd1, [pin];
+	ld.param.u64 %rd2, [pout];
+	mov.u32 %t, %tid.x;
+	mul.wide.u32 %rd3, %t, 4;
+	add.u64 %rd1, %rd1, %rd3;
+	add.u64 %rd2, %rd2, %rd3;
+	ld.global.b32 %a, [%rd1];
+	movmatrix.sync.aligned.m8n8.trans.b16 %a, %a;
+	st.global.b32 [%rd2], %a;
+	ret;
+}
+`
+	in := make([]byte, 128)
+	rand.New(rand.NewSource(3)).Read(in)
+	a := memRun(t, src, 32, in, make([]byte, 128))
+	el := func(b []byte, r, c int) uint16 { return binary.LittleEndian.Uint16(b[4*(4*r+c/2)+2*(c%2):]) } // fragment element (r, c)
+	for r := 0; r < 8; r++ {
+		for c := 0; c < 8; c++ {
+			if g, w := el(a[1].Data, r, c), el(in, c, r); g != w {
+				t.Fatalf("D(%d,%d) = %04x, want A(%d,%d) = %04x", r, c, g, c, r, w)
+			}
+		}
+	}
+}
+
+type accessRecorder struct{ acc []Access }
+
+func (r *accessRecorder) Step(in *StepInfo) {
+	for _, a := range in.Accesses {
+		if a.Space == isa.Shared {
+			r.acc = append(r.acc, a)
+		}
+	}
+}
+
+func TestMatrixObserverAndFaults(t *testing.T) {
+	kernel := func(body string) string {
+		return memHdr + `
+.visible .entry k(.param .u64 pout) {
+	.reg .b32 %x<4>; .reg .u32 %t, %s; .reg .pred %p;
+	.shared .align 16 .b8 sm[512];
+	mov.u32 %t, %tid.x;
+	mov.u32 %s, sm;
+	mad.lo.u32 %s, %t, 16, %s;
+	` + body + `
+	ret;
+}
+`
+	}
+	// The observer sees one 16-byte row per addressing lane.
+	m, _, r := memLaunchObserved(t, kernel("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%x0, %x1}, [%s];"), &accessRecorder{})
+	if r != StopDone {
+		t.Fatalf("%v: %v", r, m.Fault())
+	}
+	rec := m.obs.(*accessRecorder)
+	if len(rec.acc) != 1 || rec.acc[0].Lanes != 0xffff || rec.acc[0].Kind != AccessLoad || rec.acc[0].Addr[15] != 15*16 {
+		t.Errorf("ldmatrix accesses: %+v", rec.acc)
+	}
+	m, _, _ = memLaunchObserved(t, kernel("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%s], %x0;"), &accessRecorder{})
+	rec = m.obs.(*accessRecorder)
+	if len(rec.acc) != 1 || rec.acc[0].Lanes != 0xff || rec.acc[0].Kind != AccessStore || rec.acc[0].Size != 16 {
+		t.Errorf("stmatrix accesses: %+v", rec.acc)
+	}
+	cases := []struct{ body, kind, msg string }{
+		{"add.u32 %s, %s, 8;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];", "misaligned", "misaligned 16-byte access"},
+		{"add.u32 %s, %s, 256;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];", "out-of-bounds", "outside its"},
+		{"setp.lt.u32 %p, %t, 30;\n\t@%p ldmatrix.sync.aligned.m8n8.x1.shared.b16 %x0, [%s];", "invalid-membermask", "lane(s) 30-31 do not"},
+		{"setp.lt.u32 %p, %t, 16;\n\t@%p bra L;\n\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%x0, %x1, %x2, %x3}, {%x0, %x1}, {%x2}, {%x0, %x1, %x2, %x3};\nL:", "invalid-membermask", "lane(s) 0-15 do not"},
+		{"movmatrix.sync.aligned.m8n8.trans.b16 %x0, %x1;\n\texit;", "", ""},
+	}
+	for _, c := range cases {
+		m, _, r := memLaunchObserved(t, kernel(c.body), nil)
+		if c.kind == "" {
+			if r != StopDone {
+				t.Errorf("%s: %v %v", c.body, r, m.Fault())
+			}
+			continue
+		}
+		f := m.Fault()
+		if r != StopFault || f == nil || string(f.Kind) != c.kind || !strings.Contains(f.Message, c.msg) {
+			t.Errorf("%s: stop %v fault %v, want %s %q", c.body, r, f, c.kind, c.msg)
+		}
+	}
+	// An out-of-bounds row names the lowest faulting lane and all of them.
+	m, _, _ = memLaunchObserved(t, kernel("add.u32 %s, %s, 384;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];"), nil)
+	if f := m.Fault(); f == nil || f.Lane != 8 || f.Lanes != 0xffffff00 {
+		t.Errorf("fault %+v, want lane 8, lanes 8-31", f)
+	}
+}
+
+func memLaunchObserved(t *testing.T, src string, obs Observer) (*Machine, *Alloc, StopReason) {
+	t.Helper()
+	m, out := ctlKernel(t, src, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 64)
+	if obs != nil {
+		m.SetObserver(obs)
+	}
+	return m, out, m.Run(context.Background())
+}
+
+func TestTensorCheckErrors(t *testing.T) {
+	for _, c := range []struct{ ins, msg string }{
+		{"mma.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "needs .sync.aligned"},
+		{"mma.sync.aligned.m16n8k8.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", ".satfinite applies to integer forms only"},
+		{"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "vector operand has 3 elements, expected 4"},
+		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];", "vector operand has 1 elements, expected 2"},
+		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
+		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},
+	} {
+		msg := memCompileErr(t, memHdr+`.visible .entry k() { .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .u64 %rd1;
+	`+c.ins+`
+}`)
+		if !strings.Contains(msg, c.msg) {
+			t.Errorf("%s: got %s, want %q", c.ins, msg, c.msg)
+		}
+	}
+}
+
+// BenchmarkMmaM16n8k16 measures mma.m16n8k16.f32.f16.f16.f32 executed
+// directly on a warp (the executor alone).
+func BenchmarkMmaM16n8k16(b *testing.B) {
+	fi := isa.LookupFragments("mma.m16n8k16.row.col.f32.f16.f16.f32")
+	src, _, _ := mmaKernel(fi, "")
+	m, _ := ctlKernel(b, src, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 1)
+	var op *Op
+	for i := range m.prog.Ops {
+		if m.prog.Ops[i].Code == isa.OpMma {
+			op = &m.prog.Ops[i]
+		}
+	}
+	m.Step(StepWarpInstruction) // make the CTA resident
+	w := m.warps[0]
+	rng := rand.New(rand.NewSource(4))
+	for i := range w.regs {
+		w.regs[i] = uint64(fpx.F64ToF16(math.Float64bits(rng.Float64()), fpx.RN, 0)) | uint64(fpx.F64ToF16(math.Float64bits(rng.Float64()), fpx.RN, 0))<<16
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if f := op.Exec(w, op, ^uint32(0)); f != nil {
+			b.Fatal(f)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "mma/s")
+}
