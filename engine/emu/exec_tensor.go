@@ -389,9 +389,17 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
 		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
 		switch fm.elem {
 		case "f16":
+			pos = pos[:64]
 			for l, x := range vals {
-				dst[pos[2*l]] = float64(math.Float32frombits(fpx.F16ToF32(uint16(x))))
-				dst[pos[2*l+1]] = float64(math.Float32frombits(fpx.F16ToF32(uint16(x >> 16))))
+				lo, hi := uint16(x), uint16(x>>16)
+				if lo>>10&0x1f-1 < 30 && hi>>10&0x1f-1 < 30 {
+					// Both normal: widen the bits directly.
+					dst[pos[2*l]] = math.Float64frombits(uint64(lo&0x8000)<<48 | (uint64(lo&0x7fff)<<42 + 1008<<52))
+					dst[pos[2*l+1]] = math.Float64frombits(uint64(hi&0x8000)<<48 | (uint64(hi&0x7fff)<<42 + 1008<<52))
+					continue
+				}
+				dst[pos[2*l]] = f16ToF64(lo)
+				dst[pos[2*l+1]] = f16ToF64(hi)
 			}
 		case "bf16":
 			for l, x := range vals {
@@ -414,6 +422,9 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
 	}
 }
 
+// f16ToF64 widens an f16 exactly.
+func f16ToF64(h uint16) float64 { return float64(math.Float32frombits(fpx.F16ToF32(h))) }
+
 // scatter writes matrix elements src (raw bits of fm's element type) into
 // the registers of operand fm; every register is written whole.
 func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
@@ -424,6 +435,13 @@ func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
 	for r, s := range slots {
 		out := w.r(s)
 		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
+		if fm.per == 1 {
+			pos = pos[:32]
+			for l := range out {
+				out[l] = src[pos[l]] & mask
+			}
+			continue
+		}
 		for l := range out {
 			var v uint64
 			for p := 0; p < fm.per; p++ {
@@ -439,29 +457,55 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	var a, b [tensorMaxElems]float64
-	var c [128]float64
+	// Largest float operands: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
+	var a [256]float64
+	var b, c [128]float64
 	var d [128]uint64
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
 	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
 	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
 	M, N, K := f.m, f.n, f.k
-	half := f.ops[0].elem == "f16"
+	var s [128]float64
 	for i := 0; i < M; i++ {
 		ar := a[i*K : i*K+K]
-		for j := 0; j < N; j++ {
-			br := b[j*K : j*K+K]
-			br = br[:len(ar)]
-			s := c[i*N+j]
+		cr, sr := c[i*N:i*N+N], s[i*N:i*N+N]
+		j := 0
+		for ; j+8 <= N; j += 8 {
+			// Eight independent sums, each in ascending k.
+			b0, b1, b2, b3 := b[j*K:][:len(ar)], b[(j+1)*K:][:len(ar)], b[(j+2)*K:][:len(ar)], b[(j+3)*K:][:len(ar)]
+			b4, b5, b6, b7 := b[(j+4)*K:][:len(ar)], b[(j+5)*K:][:len(ar)], b[(j+6)*K:][:len(ar)], b[(j+7)*K:][:len(ar)]
+			s0, s1, s2, s3, s4, s5, s6, s7 := cr[j], cr[j+1], cr[j+2], cr[j+3], cr[j+4], cr[j+5], cr[j+6], cr[j+7]
 			for k, x := range ar {
-				s += x * br[k]
+				s0 += x * b0[k]
+				s1 += x * b1[k]
+				s2 += x * b2[k]
+				s3 += x * b3[k]
+				s4 += x * b4[k]
+				s5 += x * b5[k]
+				s6 += x * b6[k]
+				s7 += x * b7[k]
 			}
-			if half {
-				d[i*N+j] = uint64(fpx.F64ToF16(math.Float64bits(s), fpx.RN, 0))
-			} else if s != s {
-				d[i*N+j] = uint64(fpx.NaN32)
+			sr[j], sr[j+1], sr[j+2], sr[j+3], sr[j+4], sr[j+5], sr[j+6], sr[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+		for ; j < N; j++ {
+			br := b[j*K:][:len(ar)]
+			v := cr[j]
+			for k, x := range ar {
+				v += x * br[k]
+			}
+			sr[j] = v
+		}
+	}
+	if f.ops[0].elem == "f16" {
+		for i, v := range s[:M*N] {
+			d[i] = uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
+		}
+	} else {
+		for i, v := range s[:M*N] {
+			if v != v {
+				d[i] = uint64(fpx.NaN32)
 			} else {
-				d[i*N+j] = uint64(math.Float32bits(float32(s)))
+				d[i] = uint64(math.Float32bits(float32(v)))
 			}
 		}
 	}
