@@ -15,6 +15,7 @@ import { WarpsView, laneLegend } from "./warps";
 import { RegsView } from "./regs";
 import { MemoryView } from "./memory";
 import { ControlsView } from "./controls";
+import { FragmentsView } from "./fragments";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
 import { actionFor, helpContent } from "./keys";
 import type { Action } from "./keys";
@@ -34,7 +35,8 @@ export interface ExampleData {
   spec: Spec | string;
 }
 
-type Tab = "regs" | "memory" | "launch" | "events";
+type Tab = "regs" | "memory" | "launch" | "events" | "fragments";
+const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments"];
 
 function readJSON<T>(id: string): T | null {
   const el = document.getElementById(id);
@@ -60,6 +62,7 @@ export class App {
   private regs!: RegsView;
   private mem!: MemoryView;
   private events!: EventsView;
+  private fragments!: FragmentsView;
   private example: ExampleData | null = null;
   /** The name of an imported file (else derived from the example or the kernel). */
   private fileName: string | null = null;
@@ -146,6 +149,7 @@ export class App {
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs");
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
+    this.fragments = new FragmentsView(byId("pg-tab-fragments"));
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
     new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
     new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });
@@ -576,6 +580,7 @@ export class App {
       case "tabMemory": this.showTab("memory"); break;
       case "tabLaunch": this.showTab("launch"); break;
       case "tabEvents": this.showTab("events"); break;
+      case "tabFragments": this.showTab("fragments"); break;
       case "focusEditor": this.editor.view.focus(); break;
       case "help": this.showHelp(this.ui.help.hidden === true); break;
       case "presenter": togglePresenter(); this.editor.view.requestMeasure(); break;
@@ -611,7 +616,7 @@ export class App {
 
   private bindTabs(): void {
     const saved = stored("ptxplay.tab") as Tab | null;
-    if (saved && ["regs", "memory", "launch", "events"].includes(saved)) this.tab = saved;
+    if (saved && tabs.includes(saved)) this.tab = saved;
     for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
       b.addEventListener("click", () => this.showTab(b.dataset.tab as Tab));
       b.addEventListener("keydown", (e) => {
@@ -636,11 +641,11 @@ export class App {
       b.tabIndex = on ? 0 : -1;
       toggle(b, "on", on);
     }
-    for (const id of ["regs", "memory", "launch", "events"]) {
+    for (const id of tabs) {
       const p = document.getElementById(`pg-tab-${id}`);
       if (p) p.hidden = id !== t;
     }
-    const view = { regs: this.regs, memory: this.mem, events: this.events, launch: null }[t];
+    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, launch: null }[t];
     view?.shown();
   }
 

@@ -217,3 +217,21 @@ func TestExampleHistogram(t *testing.T) {
 		t.Errorf("bins sum to %d, want %d", sum, len(data))
 	}
 }
+
+// The tensor-core tile: D = A*B with A[m][k] = 16m+k and B[k][n] = 8k+n+1
+// (small integers: every product and sum is exact in f32).
+func TestExampleMmaTile(t *testing.T) {
+	r := runExample(t, "mma-tile")
+	d := exF32(t, r, "d")
+	for m := 0; m < 16; m++ {
+		for n := 0; n < 8; n++ {
+			want := 0
+			for k := 0; k < 16; k++ {
+				want += (16*m + k) * (8*k + n + 1)
+			}
+			if got := d[8*m+n]; got != float32(want) {
+				t.Fatalf("D[%d][%d] = %v, want %d", m, n, got, want)
+			}
+		}
+	}
+}
