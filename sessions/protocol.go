@@ -105,6 +105,17 @@ type loadedMsg struct {
 	Kernels []launch.Kernel `json:"kernels"`
 	// Launch: the spec does not fit the kernel.
 	Launch *launchFixJSON `json:"launch,omitempty"`
+	// TensorOps lists the tensor-core instructions of the kernel and its
+	// callees: their fragment layout (a key of /api/fragments) and, per
+	// operand, the register slots its elements' register indices refer to.
+	TensorOps []tensorOpJSON `json:"tensorOps"`
+}
+
+type tensorOpJSON struct {
+	PC   int              `json:"pc"`
+	Line int              `json:"line"`
+	Key  string           `json:"key"`
+	Regs map[string][]int `json:"regs"`
 }
 
 // launchFixJSON says how the load's spec fits the kernel. With applied, a

@@ -549,19 +549,13 @@ func stateBytes(m *emu.Machine) int64 {
 	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
 }
 
-// userSlots lists the user registers of the kernel and of the functions
-// it can call.
-func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
-	idx := map[*emu.Function]int{}
-	for i, f := range p.Funcs {
-		idx[f] = i
-	}
-	reach := map[int]bool{-1: true}
-	stack := []*emu.Function{k}
-	reach[idx[k]] = true
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+// reachable returns the kernel and the functions it can call (every
+// function when it makes an indirect call), kernel first.
+func reachable(p *emu.Program, k *emu.Function) []*emu.Function {
+	seen := map[*emu.Function]bool{k: true}
+	out := []*emu.Function{k}
+	for i := 0; i < len(out); i++ {
+		f := out[i]
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
 			op := &p.Ops[pc]
 			if op.Code != isa.OpCall || int(op.Aux) < 0 || int(op.Aux) >= len(p.Calls) {
@@ -572,10 +566,24 @@ func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
 				callees = p.Funcs
 			}
 			for _, g := range callees {
-				if i, ok := idx[g]; ok && !reach[i] {
-					reach[i] = true
-					stack = append(stack, g)
+				if !seen[g] {
+					seen[g] = true
+					out = append(out, g)
 				}
+			}
+		}
+	}
+	return out
+}
+
+// userSlots lists the user registers of the kernel and of the functions
+// it can call.
+func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
+	reach := map[int]bool{-1: true}
+	for _, f := range reachable(p, k) {
+		for i, g := range p.Funcs {
+			if g == f {
+				reach[i] = true
 			}
 		}
 	}
@@ -616,7 +624,55 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 		}
 	}
 	msg.Symbols = symbolsJSON(s.prog)
+	msg.TensorOps = s.tensorOps()
 	return encode(&msg)
+}
+
+// tensorOps describes the tensor-core instructions the kernel can reach, for
+// the fragment explorer's live values: per operand of the layout, the
+// register slots that its elements' Reg indices select.
+func (s *Session) tensorOps() []tensorOpJSON {
+	out := []tensorOpJSON{}
+	p := s.prog.prog
+	table := isa.FragmentTable()
+	funcs := reachable(p, s.m.Kernel())
+	for _, f := range funcs {
+		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
+			op := &p.Ops[pc]
+			if isa.Info[op.Code].Family != isa.FamTensor || op.Aux < 0 || int(op.Aux) >= len(table) || op.Exec == nil {
+				continue
+			}
+			fi := &table[op.Aux]
+			j := tensorOpJSON{PC: pc, Line: s.prog.line(pc), Key: fi.Key, Regs: map[string][]int{}}
+			slots := func(rs []int32) []int {
+				out := make([]int, len(rs))
+				for i, r := range rs {
+					out[i] = int(r)
+				}
+				return out
+			}
+			switch fi.Op {
+			case "mma":
+				off := 0
+				for i, o := range fi.Operands {
+					n := int(op.Parts[i])
+					if off+n > len(op.Regs) {
+						break
+					}
+					j.Regs[o.Name] = slots(op.Regs[off : off+n])
+					off += n
+				}
+			case "movmatrix":
+				j.Regs["a"], j.Regs["d"] = []int{int(op.A)}, []int{int(op.D)}
+			default: // ldmatrix, stmatrix: matrix j is register j of the vector
+				for _, o := range fi.Operands {
+					j.Regs[o.Name] = slots(op.Regs)
+				}
+			}
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // symbolsJSON lists the program's variables in .global, .const and .shared.

@@ -37,6 +37,7 @@ var tsTypes = []struct {
 	{"Mismatch", launch.Mismatch{}, ""},
 	{"LaunchNote", launch.Note{}, ""},
 	{"LaunchFix", launchFixJSON{}, ""},
+	{"TensorOp", tensorOpJSON{}, ""},
 	{"Loaded", loadedMsg{}, "loaded"},
 	{"Stats", emu.Stats{}, ""},
 	{"WarpRef", warpRef{}, ""},

@@ -149,7 +149,14 @@ export class App {
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs");
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
-    this.fragments = new FragmentsView(byId("pg-tab-fragments"));
+    this.fragments = new FragmentsView(byId("pg-tab-fragments"), m, () => this.tab === "fragments", {
+      gotoRegister: (slot, lane) => {
+        this.showTab("regs");
+        const name = this.model.loaded?.regs.find((r) => r.slot === slot)?.name;
+        if (name) this.regs.watch(name);
+        this.regs.revealLane(lane);
+      },
+    });
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
     new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
     new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });

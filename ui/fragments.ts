@@ -6,6 +6,9 @@
 // picture exports as SVG or PNG.
 
 import { h, setChildren, download, stored } from "./dom";
+import type { Change, Model } from "./model";
+import type { TensorOp } from "./proto";
+import { bf16Value, f16Value } from "./format";
 
 /** One element: [lane, reg, part, row, col]. */
 export type FragElem = [number, number, number, number, number];
@@ -68,12 +71,47 @@ function typeBits(t: string): number {
   return m ? Number(m[1]) : 32;
 }
 
-const CELL_W = 46;
+const CELL_W = 52;
 const CELL_H = 30;
 const HEAD = 18;
 
-/** Draws one operand as an SVG grid. */
-export function operandSVG(op: FragOperand): SVGSVGElement {
+/** The value of one element from its register's bits (hex, as the protocol sends them). */
+export function elemValue(hex: string | undefined, type: string, part: number): string {
+  if (hex === undefined) return "";
+  const v = BigInt("0x" + (hex || "0"));
+  const bits = typeBits(type);
+  const raw = Number(BigInt.asUintN(Math.min(bits, 32), v >> BigInt(bits < 32 ? part * bits : 0)));
+  const short = (x: number) => (Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x) : x.toPrecision(4));
+  switch (type) {
+    case "f16": return short(f16Value(raw));
+    case "bf16": return short(bf16Value(raw));
+    case "f32":
+    case "tf32": {
+      const dv = new DataView(new ArrayBuffer(4));
+      dv.setUint32(0, raw >>> 0);
+      return short(dv.getFloat32(0));
+    }
+    case "f64": {
+      const dv = new DataView(new ArrayBuffer(8));
+      dv.setBigUint64(0, BigInt.asUintN(64, v));
+      return short(dv.getFloat64(0));
+    }
+    case "s8": return String((raw << 24) >> 24);
+    case "s32": return String(raw | 0);
+    case "u8":
+    case "u32": return String(raw >>> 0);
+  }
+  return raw.toString(16);
+}
+
+/** Live values: the register slots of an executed instruction's operands and the selected warp's registers. */
+export interface LiveValues {
+  slots: Record<string, number[]>;
+  regs: Map<number, string[]>;
+}
+
+/** Draws one operand as an SVG grid (with the warp's values when live). */
+export function operandSVG(op: FragOperand, live?: LiveValues): SVGSVGElement {
   const w = HEAD + op.cols * CELL_W + 1;
   const hgt = HEAD + op.rows * CELL_H + 1;
   const root = svg("svg", { xmlns: SVG, width: w, height: hgt, viewBox: `0 0 ${w} ${hgt}`, class: "frag-svg", role: "img", "aria-label": `${op.name.toUpperCase()}: ${op.rows}×${op.cols} ${op.type}` });
@@ -83,41 +121,60 @@ export function operandSVG(op: FragOperand): SVGSVGElement {
   for (let r = 0; r < op.rows; r++) {
     root.append(svg("text", { x: HEAD - 4, y: HEAD + r * CELL_H + CELL_H / 2 + 4, "text-anchor": "end", class: "frag-axis" }, String(r)));
   }
+  const slots = live?.slots[op.name];
   for (const [lane, reg, part, row, col] of op.elems) {
     const x = HEAD + col * CELL_W;
     const y = HEAD + row * CELL_H;
+    const slot = slots?.[reg];
+    const value = live && slot !== undefined ? elemValue(live.regs.get(slot)?.[lane], op.type, part) : "";
+    const label = regLabel(op, reg, part);
     const g = svg("g", { class: "frag-cell", "data-lane": lane, "data-reg": reg, "data-part": part, "data-row": row, "data-col": col },
       svg("rect", { x: x + 0.5, y: y + 0.5, width: CELL_W - 1, height: CELL_H - 1, rx: 2, fill: laneColour(lane) }),
-      svg("text", { x: x + CELL_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane" }, `T${lane}`),
-      svg("text", { x: x + CELL_W / 2, y: y + 25, "text-anchor": "middle", class: "frag-reg" }, regLabel(op, reg, part)),
-      svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: lane ${lane}, register ${regLabel(op, reg, part)} (${op.type})`));
+      svg("text", { x: x + CELL_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane" }, value !== "" ? `T${lane}:${label}` : `T${lane}`),
+      svg("text", { x: x + CELL_W / 2, y: y + 25, "text-anchor": "middle", class: value !== "" ? "frag-val" : "frag-reg" }, value !== "" ? value : label),
+      svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: lane ${lane}, register ${label} (${op.type})${value !== "" ? ` = ${value}` : ""}`));
+    if (slot !== undefined) g.dataset.slot = String(slot);
     root.append(g);
   }
   return root;
 }
 
-/** The explorer's view (a tab of the inspectors). */
+export interface FragmentsHooks {
+  /** Show a register's lane in the registers view (a click on a live cell). */
+  gotoRegister(slot: number, lane: number): void;
+}
+
+/** The explorer's view (a tab of the inspectors). Static: any form of the
+ * table. Live: an instruction of the loaded kernel, with the selected
+ * warp's register values; it follows the last tensor instruction executed. */
 export class FragmentsView {
   private table: FragInstr[] = [];
   private key = stored("ptxplay.frag") ?? "";
+  /** The kernel's instruction shown live (pc), or -1. */
+  private livePC = -1;
   private lane: number | null = null;
   private pick: HTMLSelectElement;
+  private kernelPick: HTMLSelectElement;
   private body: HTMLElement;
   private info: HTMLElement;
   private ready = false;
 
-  constructor(root: HTMLElement) {
-    this.pick = h("select", { "aria-label": "Instruction", title: "The instruction whose fragments to show" });
+  constructor(root: HTMLElement, private readonly model: Model, private readonly visible: () => boolean, private readonly hooks: FragmentsHooks) {
+    this.pick = h("select", { "aria-label": "Instruction", title: "Any form: which lane holds which element" });
     this.pick.addEventListener("change", () => {
       this.key = this.pick.value;
+      this.livePC = -1;
       stored("ptxplay.frag", this.key);
       this.lane = null;
       this.render();
     });
+    this.kernelPick = h("select", { "aria-label": "Instruction of the kernel", title: "A tensor-core instruction of the loaded kernel: its fragments with the selected warp's values" });
+    this.kernelPick.addEventListener("change", () => this.showLive(Number(this.kernelPick.value)));
     this.body = h("div.frag-body");
     this.info = h("div.frag-info", { role: "status" });
     const bar = h("div.toolbar.frag-bar",
-      h("label.field", h("span.field-label", "instruction"), this.pick),
+      h("label.field", h("span.field-label", "in this kernel"), this.kernelPick),
+      h("label.field", h("span.field-label", "any form"), this.pick),
       h("span.spacer"),
       h("button.btn-small", { type: "button", onclick: () => this.exportSVG(), title: "Download the picture as SVG" }, "SVG ↓"),
       h("button.btn-small", { type: "button", onclick: () => void this.exportPNG(), title: "Download the picture as PNG" }, "PNG ↓"));
@@ -129,14 +186,65 @@ export class FragmentsView {
     this.body.addEventListener("pointerleave", () => this.highlight(this.lane, null));
     this.body.addEventListener("click", (e) => {
       const g = (e.target as Element).closest<SVGGElement>(".frag-cell");
+      if (g?.dataset.slot !== undefined) {
+        this.hooks.gotoRegister(Number(g.dataset.slot), Number(g.dataset.lane));
+        return;
+      }
       this.lane = g ? (this.lane === Number(g.dataset.lane) ? null : Number(g.dataset.lane)) : null;
       this.highlight(this.lane, g);
     });
+    model.subscribe((c) => this.update(c));
+  }
+
+  private update(c: Set<Change>): void {
+    if (c.has("loaded")) {
+      this.livePC = -1;
+      this.fillKernel();
+    }
+    // Follow the last tensor instruction executed.
+    const last = this.model.last;
+    const ops = this.model.loaded?.tensorOps ?? [];
+    if (c.has("status") && last && !this.model.running && ops.some((o) => o.pc === last.pc) && last.pc !== this.livePC) {
+      this.livePC = last.pc;
+      this.kernelPick.value = String(last.pc);
+      if (this.visible()) this.render();
+      return;
+    }
+    if (this.visible() && this.livePC >= 0 && (c.has("regs") || c.has("selection") || c.has("loaded"))) this.render();
+  }
+
+  private fillKernel(): void {
+    const ops = this.model.loaded?.tensorOps ?? [];
+    setChildren(this.kernelPick,
+      h("option", { value: "-1" }, ops.length ? "—" : "(none)"),
+      ops.map((o) => h("option", { value: String(o.pc) }, `line ${o.line} · ${o.key}`)));
+    this.kernelPick.disabled = !ops.length;
+    this.kernelPick.value = String(this.livePC);
+  }
+
+  /** Shows the loaded kernel's instruction at pc live (from the editor or the picker). */
+  showLive(pc: number): void {
+    const op = this.liveOp(pc);
+    this.livePC = op ? pc : -1;
+    if (op) {
+      this.key = op.key;
+      this.pick.value = op.key;
+    }
+    this.kernelPick.value = String(this.livePC);
+    this.lane = null;
+    this.render();
+  }
+
+  private liveOp(pc = this.livePC): TensorOp | undefined {
+    return pc < 0 ? undefined : this.model.loaded?.tensorOps?.find((o) => o.pc === pc);
   }
 
   /** The tab was shown: fetch the table once, then draw. */
   shown(): void {
-    if (this.ready) return;
+    if (this.ready) {
+      this.render();
+      return;
+    }
     this.ready = true;
     void fragmentTable().then((t) => {
       this.table = t;
@@ -153,30 +261,32 @@ export class FragmentsView {
     });
   }
 
-  /** Shows the instruction with this key (e.g. from the editor). */
-  show(key: string): void {
-    this.key = key;
-    if (this.ready) {
-      this.pick.value = key;
-      this.render();
-    }
-  }
-
   private current(): FragInstr | undefined {
     return this.table.find((f) => f.key === this.key);
   }
 
+  private live(): LiveValues | undefined {
+    const op = this.liveOp();
+    const m = this.model;
+    if (!op || !m.regsOf || m.regsOf.cta !== m.sel.cta || m.regsOf.warp !== m.sel.warp) return undefined;
+    return { slots: op.regs, regs: m.regs };
+  }
+
   private render(): void {
+    if (!this.ready) return;
     const f = this.current();
     if (!f) {
       setChildren(this.body, h("p.empty", this.table.length ? "Pick an instruction." : "No fragment layouts are available."));
       setChildren(this.info);
       return;
     }
-    setChildren(this.body, f.operands.map((op) => h("figure.frag-op",
-      h("figcaption", h("b", op.name.toUpperCase()), ` ${op.rows}×${op.cols} .${op.type} · ${op.regs} register${op.regs === 1 ? "" : "s"} per lane`,
-        op.addrLanes ? h("span.muted", ` · row r from the address in lane ${op.addrLanes[0]}+r`) : null),
-      operandSVG(op))));
+    const live = this.live();
+    const op = this.liveOp();
+    const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now (click a cell for its register)` : " · select a warp to see its values") : null;
+    setChildren(this.body, caption, f.operands.map((o) => h("figure.frag-op",
+      h("figcaption", h("b", o.name.toUpperCase()), ` ${o.rows}×${o.cols} .${o.type} · ${o.regs} register${o.regs === 1 ? "" : "s"} per lane`,
+        o.addrLanes ? h("span.muted", ` · row r from the address in lane ${o.addrLanes[0]}+r`) : null),
+      operandSVG(o, live))));
     this.highlight(this.lane, null);
   }
 
@@ -191,10 +301,7 @@ export class FragmentsView {
       setChildren(this.info, h("span.muted", f.notes ?? "Hover a cell to see every element its lane holds; click to keep it."));
       return;
     }
-    const parts = f.operands.map((op) => {
-      const n = op.elems.filter((e) => e[0] === lane).length;
-      return `${op.name.toUpperCase()} ${n}`;
-    });
+    const parts = f.operands.map((op) => `${op.name.toUpperCase()} ${op.elems.filter((e) => e[0] === lane).length}`);
     const where = cell ? ` · ${cell.querySelector("title")?.textContent ?? ""}` : "";
     setChildren(this.info, h("span", h("b", `lane ${lane}`), ` holds ${parts.join(", ")} elements${where}`));
   }
@@ -206,11 +313,11 @@ export class FragmentsView {
     let y = 0;
     let width = 0;
     const out = svg("svg", { xmlns: SVG });
-    out.append(svg("style", {}, ".frag-axis{font:10px sans-serif;fill:#666}.frag-lane{font:bold 10px sans-serif;fill:#fff}.frag-reg{font:10px monospace;fill:#fff}.cap{font:bold 13px sans-serif;fill:#222}"));
+    out.append(svg("style", {}, ".frag-axis{font:10px sans-serif;fill:#666}.frag-lane{font:bold 10px sans-serif;fill:#fff}.frag-reg,.frag-val{font:10px monospace;fill:#fff}.cap{font:bold 13px sans-serif;fill:#222}"));
     out.append(svg("text", { x: 0, y: 14, class: "cap" }, f.key));
     y = 24;
     for (const op of f.operands) {
-      const s = operandSVG(op);
+      const s = operandSVG(op, this.live());
       out.append(svg("text", { x: 0, y: y + 14, class: "cap" }, `${op.name.toUpperCase()} ${op.rows}×${op.cols} .${op.type}`));
       const g = svg("g", { transform: `translate(0 ${y + 20})` });
       for (const c of [...s.childNodes]) g.append(c);

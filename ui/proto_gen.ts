@@ -108,6 +108,13 @@ export interface LaunchFix {
   applied: boolean;
 }
 
+export interface TensorOp {
+  pc: number;
+  line: number;
+  key: string;
+  regs: Record<string, number[]>;
+}
+
 export interface Loaded {
   type: "loaded";
   id?: number;
@@ -126,6 +133,7 @@ export interface Loaded {
   remapped?: boolean;
   kernels: Kernel[];
   launch?: LaunchFix;
+  tensorOps: TensorOp[];
 }
 
 export interface Stats {

@@ -71,7 +71,7 @@ func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
 
 func TestExamplesGallery(t *testing.T) {
 	x := BuiltinExamples()
-	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram"}
+	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
 	}

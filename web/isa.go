@@ -25,6 +25,13 @@ type isaSpecial struct {
 	Doc     string `json:"doc"`
 }
 
+// fragmentDoc is the /api/fragments document: which lane holds which
+// element of every tensor-core instruction's operands (isa.FragmentTable),
+// for the fragment explorer.
+type fragmentDoc struct {
+	Instructions []isa.FragInstr `json:"instructions"`
+}
+
 // isaDoc is the /api/isa document: hover documentation for the editor.
 type isaDoc struct {
 	Opcodes  []isaOpcode  `json:"opcodes"`

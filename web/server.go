@@ -21,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/gorilla/websocket"
 
+	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/static"
 )
 
@@ -51,6 +52,7 @@ type Server struct {
 	exampleList *jsonDoc
 	exampleDocs map[string]*jsonDoc
 	isaDoc      *jsonDoc
+	fragDoc     *jsonDoc
 
 	mu       sync.Mutex
 	conns    map[*wsConn]struct{}
@@ -89,6 +91,9 @@ func New(o Options) (*Server, error) {
 		if s.exampleDocs[e.Name], err = newJSONDoc(e); err != nil {
 			return nil, err
 		}
+	}
+	if s.fragDoc, err = newJSONDoc(fragmentDoc{Instructions: isa.FragmentTable()}); err != nil {
+		return nil, err
 	}
 	if s.isaDoc, err = newJSONDoc(isaTable()); err != nil {
 		return nil, err
@@ -131,6 +136,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/api/examples", s.serveDoc(func(*http.Request) *jsonDoc { return s.exampleList }))
 		r.Get("/api/examples/{name}", s.serveDoc(func(r *http.Request) *jsonDoc { return s.exampleDocs[chi.URLParam(r, "name")] }))
 		r.Get("/api/isa", s.serveDoc(func(*http.Request) *jsonDoc { return s.isaDoc }))
+		r.Get("/api/fragments", s.serveDoc(func(*http.Request) *jsonDoc { return s.fragDoc }))
 		r.Handle("/static/*", http.StripPrefix("/static", static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r, "")
 		}))))

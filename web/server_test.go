@@ -183,6 +183,7 @@ func TestRoutes(t *testing.T) {
 		{"/api/examples/transpose", "application/json; charset=utf-8", 200, `"entry":"transpose_conflicts"`},
 		{"/api/examples/nope", "application/json; charset=utf-8", 404, `"error"`},
 		{"/api/isa", "application/json; charset=utf-8", 200, `"name":"shfl"`},
+		{"/api/fragments", "application/json; charset=utf-8", 200, `"key":"mma.m16n8k16.row.col.f32.f16.f16.f32"`},
 		{"/healthz", "text/plain; charset=utf-8", 200, "ok"},
 		{"/metrics", "text/plain; version=0.0.4; charset=utf-8", 200, "ptxplay_sessions_active"},
 		{"/no/such/page", "text/html; charset=utf-8", 404, "This page does not exist"},
