@@ -530,7 +530,7 @@ func (s *Session) prepare(reason string) *Error {
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}
 	s.sel.cta, s.sel.warp = 0, 0
-	s.userRegs, s.userPreds = userSlots(s.prog.prog, m.Kernel())
+	s.userRegs, s.userPreds = userSlots(m)
 	for line := range s.bpLines {
 		if len(s.prog.linePCs[line]) == 0 {
 			delete(s.bpLines, line)
@@ -539,53 +539,34 @@ func (s *Session) prepare(reason string) *Error {
 	return nil
 }
 
-// stateBytes estimates the machine state of the resident CTAs.
+// stateBytes estimates the machine state of the resident CTAs: per warp
+// its register storage (only the registers the kernel can use; immediates
+// take none) and a fixed overhead, per CTA its shared and local memory.
 func stateBytes(m *emu.Machine) int64 {
 	p, cfg := m.Program(), m.Config()
 	threads := int64(cfg.Block[0]) * int64(cfg.Block[1]) * int64(cfg.Block[2])
 	warps := (threads + 31) / 32
-	per := warps*(int64(len(p.Regs))*32*8+int64(len(p.Preds))*4+256) +
+	per := warps*(m.WarpRegisterBytes()+256) +
 		int64(p.DynSharedBase+cfg.DynamicSharedBytes) + int64(p.LocalSize)*threads
 	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
 }
 
 // userSlots lists the user registers of the kernel and of the functions
-// it can call.
-func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
-	idx := map[*emu.Function]int{}
+// it can call (as the machine lays them out: see Machine.Reachable).
+func userSlots(m *emu.Machine) (regs, preds []int32) {
+	p := m.Program()
+	reach := make([]bool, len(p.Funcs))
 	for i, f := range p.Funcs {
-		idx[f] = i
+		reach[i] = m.Reachable(f)
 	}
-	reach := map[int]bool{-1: true}
-	stack := []*emu.Function{k}
-	reach[idx[k]] = true
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
-			op := &p.Ops[pc]
-			if op.Code != isa.OpCall || int(op.Aux) < 0 || int(op.Aux) >= len(p.Calls) {
-				continue
-			}
-			callees := []*emu.Function{p.Calls[op.Aux].Callee}
-			if callees[0] == nil {
-				callees = p.Funcs
-			}
-			for _, g := range callees {
-				if i, ok := idx[g]; ok && !reach[i] {
-					reach[i] = true
-					stack = append(stack, g)
-				}
-			}
-		}
-	}
+	in := func(f int32) bool { return f < 0 || int(f) < len(reach) && reach[f] }
 	for i, r := range p.Regs {
-		if r.Kind == emu.RegUser && reach[int(r.Func)] {
+		if r.Kind == emu.RegUser && in(r.Func) {
 			regs = append(regs, int32(i))
 		}
 	}
 	for i, r := range p.Preds {
-		if r.Kind == emu.RegUser && reach[int(r.Func)] {
+		if r.Kind == emu.RegUser && in(r.Func) {
 			preds = append(preds, int32(i))
 		}
 	}
