@@ -530,7 +530,7 @@ func (s *Session) prepare(reason string) *Error {
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}
 	s.sel.cta, s.sel.warp = 0, 0
-	s.userRegs, s.userPreds = userSlots(s.prog.prog, m.Kernel())
+	s.userRegs, s.userPreds = userSlots(m)
 	for line := range s.bpLines {
 		if len(s.prog.linePCs[line]) == 0 {
 			delete(s.bpLines, line)
@@ -539,61 +539,34 @@ func (s *Session) prepare(reason string) *Error {
 	return nil
 }
 
-// stateBytes estimates the machine state of the resident CTAs.
+// stateBytes estimates the machine state of the resident CTAs: per warp
+// its register storage (only the registers the kernel can use; immediates
+// take none) and a fixed overhead, per CTA its shared and local memory.
 func stateBytes(m *emu.Machine) int64 {
 	p, cfg := m.Program(), m.Config()
 	threads := int64(cfg.Block[0]) * int64(cfg.Block[1]) * int64(cfg.Block[2])
 	warps := (threads + 31) / 32
-	per := warps*(int64(len(p.Regs))*32*8+int64(len(p.Preds))*4+256) +
+	per := warps*(m.WarpRegisterBytes()+256) +
 		int64(p.DynSharedBase+cfg.DynamicSharedBytes) + int64(p.LocalSize)*threads
 	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
 }
 
-// reachable returns the kernel and the functions it can call (every
-// function when it makes an indirect call), kernel first.
-func reachable(p *emu.Program, k *emu.Function) []*emu.Function {
-	seen := map[*emu.Function]bool{k: true}
-	out := []*emu.Function{k}
-	for i := 0; i < len(out); i++ {
-		f := out[i]
-		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
-			op := &p.Ops[pc]
-			if op.Code != isa.OpCall || int(op.Aux) < 0 || int(op.Aux) >= len(p.Calls) {
-				continue
-			}
-			callees := []*emu.Function{p.Calls[op.Aux].Callee}
-			if callees[0] == nil {
-				callees = p.Funcs
-			}
-			for _, g := range callees {
-				if !seen[g] {
-					seen[g] = true
-					out = append(out, g)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // userSlots lists the user registers of the kernel and of the functions
-// it can call.
-func userSlots(p *emu.Program, k *emu.Function) (regs, preds []int32) {
-	reach := map[int]bool{-1: true}
-	for _, f := range reachable(p, k) {
-		for i, g := range p.Funcs {
-			if g == f {
-				reach[i] = true
-			}
-		}
+// it can call (as the machine lays them out: see Machine.Reachable).
+func userSlots(m *emu.Machine) (regs, preds []int32) {
+	p := m.Program()
+	reach := make([]bool, len(p.Funcs))
+	for i, f := range p.Funcs {
+		reach[i] = m.Reachable(f)
 	}
+	in := func(f int32) bool { return f < 0 || int(f) < len(reach) && reach[f] }
 	for i, r := range p.Regs {
-		if r.Kind == emu.RegUser && reach[int(r.Func)] {
+		if r.Kind == emu.RegUser && in(r.Func) {
 			regs = append(regs, int32(i))
 		}
 	}
 	for i, r := range p.Preds {
-		if r.Kind == emu.RegUser && reach[int(r.Func)] {
+		if r.Kind == emu.RegUser && in(r.Func) {
 			preds = append(preds, int32(i))
 		}
 	}
@@ -635,8 +608,10 @@ func (s *Session) tensorOps() []tensorOpJSON {
 	out := []tensorOpJSON{}
 	p := s.prog.prog
 	table := isa.FragmentTable()
-	funcs := reachable(p, s.m.Kernel())
-	for _, f := range funcs {
+	for _, f := range p.Funcs {
+		if !s.m.Reachable(f) {
+			continue
+		}
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
 			op := &p.Ops[pc]
 			if isa.Info[op.Code].Family != isa.FamTensor || op.Aux < 0 || int(op.Aux) >= len(table) || op.Exec == nil {

@@ -310,7 +310,9 @@ func (b *binder) SrcPred(i int, field uint8) int32 {
 }
 
 func (b *binder) scratch(t isa.Type) int32 {
-	return b.c.newReg("_", t, RegConst)
+	r := b.c.newReg("_", t, RegConst)
+	b.c.prog.Regs[r].Used = true
+	return r
 }
 
 func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
@@ -424,9 +426,11 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 
 // funcAddr is the value of a function's address (for indirect calls): an
 // address in a reserved range that encodes the function index.
+// Taking the address marks the function a possible indirect-call target.
 func funcAddr(fn *Function, p *Program) uint64 {
 	for i, f := range p.Funcs {
 		if f == fn {
+			fn.AddrTaken = true
 			return FuncAddrBase + uint64(i)*16
 		}
 	}
@@ -578,6 +582,7 @@ func (c *compiler) predConstant(v bool) int32 {
 		save := c.fnIdx
 		c.fnIdx = -1
 		c.predConst[i] = c.newReg([]string{"false", "true"}[i], isa.Pred, RegConst)
+		c.prog.Preds[c.predConst[i]].Used = true
 		c.fnIdx = save
 	}
 	return c.predConst[i]
@@ -597,6 +602,7 @@ func (c *compiler) special(sr Special) int32 {
 		t = isa.U64
 	}
 	r := c.newReg(Specials[sr].Name, t, RegSpecial)
+	c.prog.Regs[r].Used = true
 	c.fnIdx = save
 	c.specials[sr] = r
 	c.prog.Specials = append(c.prog.Specials, SpecialReg{Reg: r, SR: sr})

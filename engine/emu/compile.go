@@ -184,6 +184,12 @@ func (c *compiler) run() {
 		}
 	}
 	c.prog.LocalSize = align(c.localOff, 16)
+	c.prog.constRows = make([][32]uint64, len(c.prog.Consts))
+	for i, k := range c.prog.Consts {
+		for l := range c.prog.constRows[i] {
+			c.prog.constRows[i][l] = k.Val
+		}
+	}
 }
 
 func align(n, a int) int {
@@ -472,7 +478,7 @@ func (c *compiler) declareFunc(f *ptx.Func) {
 		}
 		return
 	}
-	fn := &Function{Name: f.Name, Kind: f.Kind, Span: f.Span}
+	fn := &Function{Name: f.Name, Kind: f.Kind, Span: f.Span, index: int32(len(c.prog.Funcs))}
 	c.prog.Funcs = append(c.prog.Funcs, fn)
 	c.prog.funcByName[f.Name] = fn
 	c.global[f.Name] = &sym{kind: symFunc, name: f.Name, fn: fn, fdecl: f, span: f.NameSpan}

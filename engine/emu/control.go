@@ -241,16 +241,16 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	fn := ci.Callee
 	if fn == nil {
 		lane := firstLane(emask)
-		a := w.regs[int(ci.Indirect)*32+lane]
+		a := w.r(ci.Indirect)[lane]
 		var other uint32 // lanes calling another target than the first lane
 		for l := 0; l < 32; l++ {
-			if emask>>l&1 != 0 && w.regs[int(ci.Indirect)*32+l] != a {
+			if emask>>l&1 != 0 && w.r(ci.Indirect)[l] != a {
 				other |= 1 << l
 			}
 		}
 		if other != 0 {
 			l := firstLane(other)
-			f := w.fault(FaultIllegal, l, "indirect call with different targets across lanes (0x%x and 0x%x) is not supported", a, w.regs[int(ci.Indirect)*32+l])
+			f := w.fault(FaultIllegal, l, "indirect call with different targets across lanes (0x%x and 0x%x) is not supported", a, w.r(ci.Indirect)[l])
 			f.Lanes = other
 			return f
 		}
@@ -261,6 +261,11 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 			return f
 		}
 		fn = m.prog.Funcs[idx]
+		if !m.rf.reach[idx] {
+			f := w.faultAll(FaultIllegal, emask, "indirect call to %s, whose address the module never takes", fn.Name)
+			f.Addr, f.HasAddr = a, true
+			return f
+		}
 		if len(fn.Params) != len(ci.Args) || len(fn.Rets) != len(ci.Rets) {
 			return w.faultAll(FaultIllegal, emask, "indirect call to %s with %d arguments and %d results; it takes %d and returns %d", fn.Name, len(ci.Args), len(ci.Rets), len(fn.Params), len(fn.Rets))
 		}
@@ -276,7 +281,8 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	// re-entered: save its registers and local memory for the return.
 	for k := range w.frames {
 		if w.frames[k].fn == fn {
-			fr.saved = append([]uint64(nil), w.regs[int(fn.RegBase)*32:int(fn.RegBase+fn.RegCount)*32]...)
+			rr := m.rf.frame[fn.index]
+			fr.saved = append([]uint64(nil), w.rows[int(rr.lo)*32:int(rr.hi)*32]...)
 			fr.savedP = append([]uint32(nil), w.preds[fn.PredBase:fn.PredBase+fn.PredCount]...)
 			fr.savedLoc = w.saveLocal(fn)
 			break
@@ -310,7 +316,7 @@ func (w *Warp) copyParam(l int, a CallArg, p *Param, scratch []byte) *Fault {
 	size := p.Size
 	if a.Reg >= 0 && !a.Pred && p.Reg >= 0 && !p.Pred && (a.Count > 1 || p.Count > 1) {
 		for k := 0; k < min(max(a.Count, 1), max(p.Count, 1)); k++ {
-			w.regs[int(p.Reg+int32(k))*32+l] = w.regs[int(a.Reg+int32(k))*32+l]
+			w.r(p.Reg + int32(k))[l] = w.r(a.Reg + int32(k))[l]
 		}
 		return nil
 	}
@@ -319,7 +325,7 @@ func (w *Warp) copyParam(l int, a CallArg, p *Param, scratch []byte) *Fault {
 		if a.Pred {
 			v = uint64(w.preds[a.Reg] >> l & 1)
 		} else {
-			v = w.regs[int(a.Reg)*32+l]
+			v = w.r(a.Reg)[l]
 		}
 		return w.writeParam(l, p, v, nil)
 	}
@@ -342,7 +348,7 @@ func (w *Warp) writeParam(l int, p *Param, v uint64, src []byte) *Fault {
 				w.preds[p.Reg] &^= 1 << l
 			}
 		} else {
-			w.regs[int(p.Reg)*32+l] = v
+			w.r(p.Reg)[l] = v
 		}
 		return nil
 	}
@@ -418,10 +424,10 @@ func (w *Warp) finishCall() {
 					x.v = uint64(w.preds[p.Reg] >> l & 1)
 				case p.Reg >= 0 && p.Count > 1:
 					for k := 0; k < p.Count; k++ {
-						x.vs = append(x.vs, w.regs[int(p.Reg+int32(k))*32+l])
+						x.vs = append(x.vs, w.r(p.Reg + int32(k))[l])
 					}
 				case p.Reg >= 0:
-					x.v = w.regs[int(p.Reg)*32+l]
+					x.v = w.r(p.Reg)[l]
 				default:
 					b, f := w.localBytes(l, uint64(p.Offset), p.Size)
 					if f == nil {
@@ -433,7 +439,7 @@ func (w *Warp) finishCall() {
 		}
 	}
 	if fr.saved != nil {
-		copy(w.regs[int(fn.RegBase)*32:], fr.saved)
+		copy(w.rows[int(w.m.rf.frame[fn.index].lo)*32:], fr.saved)
 		copy(w.preds[fn.PredBase:], fr.savedP)
 		w.restoreLocal(fn, fr.savedLoc)
 	}
@@ -453,14 +459,14 @@ func (w *Warp) finishCall() {
 				}
 			case a.Reg >= 0 && x.vs != nil:
 				for k := 0; k < min(len(x.vs), max(a.Count, 1)); k++ {
-					w.regs[int(a.Reg+int32(k))*32+l] = x.vs[k]
+					w.r(a.Reg + int32(k))[l] = x.vs[k]
 				}
 			case a.Reg >= 0:
 				v := x.v
 				if x.mem != nil {
 					v = getLE(x.mem[:min(8, len(x.mem))])
 				}
-				w.regs[int(a.Reg)*32+l] = v
+				w.r(a.Reg)[l] = v
 			default:
 				dst, f := w.localBytes(l, a.Addr, a.Size)
 				if f != nil {
@@ -599,13 +605,13 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		return nil
 	}
 	lane := firstLane(emask)
-	id := w.regs[int(op.A)*32+lane]
+	id := w.r(op.A)[lane]
 	if id >= 16 {
 		return w.faultAll(FaultIllegal, emask, "barrier id %d out of range (0-15)", id)
 	}
 	cnt := 0
 	if op.B >= 0 {
-		c := w.regs[int(op.B)*32+lane] & 0xffffffff
+		c := w.r(op.B)[lane] & 0xffffffff
 		if c == 0 || c%32 != 0 || c > MaxBlockThreads {
 			return w.faultAll(FaultIllegal, emask, "barrier thread count %d must be a positive multiple of 32 (at most %d)", c, MaxBlockThreads)
 		}
@@ -736,7 +742,7 @@ func bindNanosleep(b *binder) {
 	}
 	b.op.A = b.Src(0, isa.U32)
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
-		t := w.regs[int(op.A)*32+firstLane(mask)] & 0xffffffff
+		t := w.r(op.A)[firstLane(mask)] & 0xffffffff
 		w.m.sleptNS += int64(min(t, 1000000))
 		return nil
 	}

@@ -315,10 +315,10 @@ func makeAtom(space isa.Space, size int, fnG, fnS atomFn) execFn {
 			if f != nil {
 				return f
 			}
-			x := w.regs[int(op.B)*32+l]
+			x := w.r(op.B)[l]
 			var c uint64
 			if op.C >= 0 {
-				c = w.regs[int(op.C)*32+l]
+				c = w.r(op.C)[l]
 			}
 			old := getLE(buf)
 			fn := fnS
@@ -327,7 +327,7 @@ func makeAtom(space isa.Space, size int, fnG, fnS atomFn) execFn {
 			}
 			putLE(buf, fn(old, x, c))
 			if op.D >= 0 {
-				w.regs[int(op.D)*32+l] = old
+				w.r(op.D)[l] = old
 			}
 		}
 		return nil
@@ -355,11 +355,11 @@ func makeAtomVec(space isa.Space, es, n int, hasD bool, fn atomFn) execFn {
 			for k := 0; k < n; k++ {
 				e := buf[k*es : (k+1)*es]
 				old[k] = getLE(e)
-				putLE(e, fn(old[k], w.regs[int(op.Regs[k])*32+l], 0))
+				putLE(e, fn(old[k], w.r(op.Regs[k])[l], 0))
 			}
 			if hasD {
 				for k := 0; k < n; k++ {
-					w.regs[int(op.Regs[n+k])*32+l] = old[k]
+					w.r(op.Regs[n+k])[l] = old[k]
 				}
 			}
 		}

@@ -138,10 +138,34 @@ func (r memRef) set(op *Op) {
 
 // memAddr is the address of a memory operand for lane l (see memRef).
 func memAddr(w *Warp, op *Op, l int) uint64 {
+	return memAt(memBase(w, op), op, l)
+}
+
+// memBase returns the lanes of the base register of a memory operand
+// (zeros for an absolute address), for memAt; loops over lanes fetch it
+// once.
+func memBase(w *Warp, op *Op) *[32]uint64 {
 	if op.A < 0 {
-		return uint64(op.Off)
+		return &ixZero
 	}
-	return w.regs[int(op.A)*32+l]&op.Imm + uint64(op.Off)
+	return w.r(op.A)
+}
+
+// memAt is the address of a memory operand for lane l, given its base.
+func memAt(base *[32]uint64, op *Op, l int) uint64 {
+	return base[l]&op.Imm + uint64(op.Off)
+}
+
+// maxVecRegs bounds the registers of a vector memory operand (.v8).
+const maxVecRegs = 8
+
+// vecRows returns the lanes of the vector operand slots regs (at most
+// maxVecRegs), for loops over lanes.
+func vecRows(w *Warp, regs []int32) (rows [maxVecRegs]*[32]uint64) {
+	for k, r := range regs[:min(len(regs), maxVecRegs)] {
+		rows[k] = w.r(r)
+	}
+	return rows
 }
 
 // memRegWidth returns the width in bits of value slot r as declared (64 for
@@ -313,9 +337,10 @@ func memExtension(t isa.Type, dw int) (uint, uint64) {
 func memMakeLdScalar(space isa.Space, size int, shift uint, dmask uint64) execFn {
 	return func(w *Warp, op *Op, mask uint32) *Fault {
 		d := w.r(op.D)
+		base := memBase(w, op)
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			v, f := w.load(space, l, memAddr(w, op, l), size)
+			v, f := w.load(space, l, memAt(base, op, l), size)
 			if f != nil {
 				return f
 			}
@@ -367,9 +392,10 @@ func memBytes(w *Warp, kind AccessKind, space isa.Space, l int, addr uint64, siz
 func memMakeLdVec(space isa.Space, es, n int, shifts []uint, dmasks []uint64) execFn {
 	total := es * n
 	return func(w *Warp, op *Op, mask uint32) *Fault {
+		base, rows := memBase(w, op), vecRows(w, op.Regs)
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			buf, f := memBytes(w, AccessLoad, space, l, memAddr(w, op, l), total)
+			buf, f := memBytes(w, AccessLoad, space, l, memAt(base, op, l), total)
 			if f != nil {
 				return f
 			}
@@ -378,7 +404,7 @@ func memMakeLdVec(space isa.Space, es, n int, shifts []uint, dmasks []uint64) ex
 				if s := shifts[k]; s != 0 {
 					v = uint64(int64(v<<s) >> s)
 				}
-				w.regs[int(op.Regs[k])*32+l] = v & dmasks[k]
+				rows[k][l] = v & dmasks[k]
 			}
 		}
 		return nil
@@ -483,9 +509,10 @@ func execLdShared(w *Warp, op *Op, mask uint32) *Fault {
 
 func memLdSlow(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
 	d := w.r(op.D)
+	base := memBase(w, op)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		v, f := w.load(space, l, memAddr(w, op, l), size)
+		v, f := w.load(space, l, memAt(base, op, l), size)
 		if f != nil {
 			return f
 		}
@@ -577,9 +604,10 @@ func execStShared(w *Warp, op *Op, mask uint32) *Fault {
 
 func memStSlow(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
 	src := w.r(op.B)
+	base := memBase(w, op)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		if f := w.store(space, l, memAddr(w, op, l), size, src[l]); f != nil {
+		if f := w.store(space, l, memAt(base, op, l), size, src[l]); f != nil {
 			return f
 		}
 	}
@@ -634,9 +662,10 @@ func bindSt(b *binder) {
 		space := ref.space
 		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 			src := w.r(op.B)
+			base := memBase(w, op)
 			for m := mask; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m)
-				if f := w.store(space, l, memAddr(w, op, l), size, src[l]+add); f != nil {
+				if f := w.store(space, l, memAt(base, op, l), size, src[l]+add); f != nil {
 					return f
 				}
 			}
@@ -699,14 +728,15 @@ func memStSource(b *binder, i int, t isa.Type) (int32, uint64, bool) {
 func memMakeStVec(space isa.Space, es, n int) execFn {
 	total := es * n
 	return func(w *Warp, op *Op, mask uint32) *Fault {
+		base, rows := memBase(w, op), vecRows(w, op.Regs)
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			buf, f := memBytes(w, AccessStore, space, l, memAddr(w, op, l), total)
+			buf, f := memBytes(w, AccessStore, space, l, memAt(base, op, l), total)
 			if f != nil {
 				return f
 			}
 			for k := 0; k < n; k++ {
-				putLE(buf[k*es:(k+1)*es], w.regs[int(op.Regs[k])*32+l])
+				putLE(buf[k*es:(k+1)*es], rows[k][l])
 			}
 		}
 		return nil
@@ -1005,7 +1035,7 @@ func bindCpAsync(b *binder) {
 	lane := func(w *Warp, op *Op, l int, check bool) *Fault {
 		n := cp
 		if op.B >= 0 {
-			s := w.regs[int(op.B)*32+l] & 0xffffffff
+			s := w.r(op.B)[l] & 0xffffffff
 			if s > uint64(cp) {
 				return w.fault(FaultIllegal, l, "cp.async src-size %d exceeds cp-size %d", s, cp)
 			}
@@ -1016,7 +1046,7 @@ func bindCpAsync(b *binder) {
 		}
 		sa := srcOff
 		if srcBase >= 0 {
-			sa += w.regs[int(srcBase)*32+l] & srcMask
+			sa += w.r(srcBase)[l] & srcMask
 		}
 		da := memAddr(w, op, l)
 		if check {

@@ -172,7 +172,7 @@ func execIxPack(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		var v uint64
 		for k, r := range op.Regs {
-			v |= (w.regs[int(r)*32+l] & em) << (ew * uint(k))
+			v |= (w.r(r)[l] & em) << (ew * uint(k))
 		}
 		d[l] = v
 	}
@@ -205,7 +205,7 @@ func execIxUnpack(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		v := a[l]
 		for k, r := range op.Regs {
-			w.regs[int(r)*32+l] = v >> (ew * uint(k)) & em
+			w.r(r)[l] = v >> (ew * uint(k)) & em
 		}
 	}
 	return nil
@@ -293,10 +293,10 @@ func execMovVec(w *Warp, op *Op, mask uint32) *Fault {
 			continue
 		}
 		for k := 0; k < n; k++ {
-			tmp[k] = w.regs[int(op.Regs[n+k])*32+l] & op.Imm
+			tmp[k] = w.r(op.Regs[n+k])[l] & op.Imm
 		}
 		for k := 0; k < n; k++ {
-			w.regs[int(op.Regs[k])*32+l] = tmp[k]
+			w.r(op.Regs[k])[l] = tmp[k]
 		}
 	}
 	return nil

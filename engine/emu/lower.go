@@ -8,13 +8,34 @@ import (
 // maxParamBytes bounds a single kernel or function parameter list.
 const maxParamBytes = 32 << 10
 
+// lookup resolves a name in the current scopes. A register it finds is
+// marked used (all components of a vector register): instructions reach
+// registers only through lookup, so registers never looked up take no
+// storage in a machine.
 func (c *compiler) lookup(name string) *sym {
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		if s, ok := c.scopes[i][name]; ok {
+			c.use(s)
 			return s
 		}
 	}
 	return c.global[name]
+}
+
+func (c *compiler) use(s *sym) {
+	info := c.prog.Regs
+	switch s.kind {
+	case symReg:
+	case symPred:
+		info = c.prog.Preds
+	default:
+		return
+	}
+	for k := int32(0); k < int32(max(s.size, 1)); k++ {
+		if r := s.reg + k; r >= 0 && int(r) < len(info) {
+			info[r].Used = true
+		}
+	}
 }
 
 func (c *compiler) lowerFunc(f *ptx.Func) {

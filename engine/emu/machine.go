@@ -74,6 +74,7 @@ type Stats struct {
 type Machine struct {
 	prog   *Program
 	fn     *Function
+	rf     *regFile
 	cfg    Config
 	Global GlobalMem
 
@@ -126,7 +127,7 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 	if cfg.ResidentCTAs <= 0 {
 		cfg.ResidentCTAs = DefaultResidentCTAs
 	}
-	m := &Machine{prog: p, fn: fn, cfg: cfg, numCTAs: int(n)}
+	m := &Machine{prog: p, fn: fn, rf: newRegFile(p, fn), cfg: cfg, numCTAs: int(n)}
 	m.constMem = append([]byte(nil), p.ConstImg...)
 	m.params = make([]byte, fn.ParamSize)
 	m.Global.slack = max(cfg.AllocSlack, 0)
@@ -325,25 +326,20 @@ func (m *Machine) newCTA(lin int) *CTA {
 		c.local = make([]byte, p.LocalSize*nt)
 		c.Warps = make([]*Warp, nw)
 		for i := range c.Warps {
-			c.Warps[i] = &Warp{regs: make([]uint64, len(p.Regs)*32), preds: make([]uint32, len(p.Preds))}
+			c.Warps[i] = &Warp{rows: make([]uint64, m.rf.rows*32), preds: make([]uint32, len(p.Preds))}
 		}
 	}
 	c.Idx, c.Linear = m.ctaIndex(lin), lin
 	for i, w := range c.Warps {
-		regs, preds, stack := w.regs, w.preds, w.stack[:0]
-		clear(regs)
+		rows, preds, stack := w.rows, w.preds, w.stack[:0]
+		clear(rows)
 		clear(preds)
-		*w = Warp{m: m, cta: c, ID: i, regs: regs, preds: preds, stack: stack}
+		*w = Warp{m: m, cta: c, ID: i, rows: rows, preds: preds, stack: stack}
+		m.bindRegs(w)
 		n := min(32, nt-i*32)
 		w.valid = uint32(1<<n - 1)
 		if n == 32 {
 			w.valid = ^uint32(0)
-		}
-		for _, k := range p.Consts {
-			r := w.r(k.Reg)
-			for l := range r {
-				r[l] = k.Val
-			}
 		}
 		for j, pi := range p.Preds {
 			if pi.Kind == RegConst && pi.Name == "true" {

@@ -107,13 +107,16 @@ type frame struct {
 }
 
 // Warp is 32 lanes executing in lock step. Registers are register-major:
-// slot r of lane l is regs[r*32+l].
+// row j of lane l is rows[j*32+l]; a value slot maps to its row through
+// slot (see regFile), an immediate to a row of konst.
 type Warp struct {
 	m      *Machine
 	cta    *CTA
-	ID     int // warp index within the CTA
-	regs   []uint64
-	preds  []uint32 // one bit per lane
+	ID     int          // warp index within the CTA
+	rows   []uint64     // the warp's value storage, 32 lanes per row
+	slot   []int32      // module value slot → row (>= 0) or ^constant row (shared by the machine's warps)
+	konst  [][32]uint64 // the program's constant rows (read-only)
+	preds  []uint32     // one bit per lane
 	stack  []StackEntry
 	frames []frame
 	valid  uint32 // lanes that exist (a partial last warp has fewer)
@@ -126,8 +129,16 @@ type Warp struct {
 	barAct uint32 // the active lanes that executed it
 }
 
-// r returns the 32 lanes of value slot i.
-func (w *Warp) r(i int32) *[32]uint64 { return (*[32]uint64)(w.regs[int(i)*32:]) }
+// r returns the 32 lanes of value slot i. The rows of immediates are
+// shared and read-only: only destinations may be written through r.
+func (w *Warp) r(i int32) *[32]uint64 {
+	j := w.slot[i]
+	if j < 0 {
+		return &w.konst[^j]
+	}
+	o := int(j) * 32
+	return (*[32]uint64)(w.rows[o : o+32])
+}
 
 // tid returns the thread index (x, y, z) of a lane within the CTA.
 func (w *Warp) tid(lane int) [3]int {

@@ -30,6 +30,10 @@ type Program struct {
 	DynSharedBase int
 	LocalSize     int // per-thread local memory (every function's .local and call parameters)
 	funcByName    map[string]*Function
+	// constRows holds each constant of Consts broadcast to 32 lanes, in
+	// the order of Consts: one read-only row per constant, shared by every
+	// warp of every machine running the program.
+	constRows [][32]uint64
 }
 
 // Function is a lowered .entry or .func.
@@ -48,7 +52,11 @@ type Function struct {
 	LocalBase, LocalLen int
 	ReqNTID, MaxNTID    [3]int
 	HasBody             bool
-	Span                ptx.Span
+	// AddrTaken reports that an instruction uses the function's address
+	// (a possible target of indirect calls).
+	AddrTaken bool
+	Span      ptx.Span
+	index     int32 // index in Program.Funcs
 }
 
 // Param is a parameter of a function. For kernels Offset is in the .param
@@ -96,9 +104,14 @@ type RegInfo struct {
 	Type isa.Type
 	Kind RegKind
 	Func int32 // index in Program.Funcs, -1 for module scope
+	// Used reports that an instruction or a call reads or writes the slot.
+	// A register that no instruction uses is always zero: machines give it
+	// no storage.
+	Used bool
 }
 
-// ConstReg is a value slot that holds an immediate, broadcast to all lanes.
+// ConstReg is a value slot that holds an immediate. Machines store it once
+// per program (a read-only row shared by every warp), not per lane.
 type ConstReg struct {
 	Reg int32
 	Val uint64
@@ -149,7 +162,9 @@ type execFn func(w *Warp, op *Op, mask uint32) *Fault
 
 // Op is one lowered instruction: a union of every operation's fields, with
 // operands resolved to register slots. Immediates and special registers are
-// read-only value slots too, so every source operand is a slot index.
+// read-only value slots too, so every source operand is a slot index (a
+// machine maps it to its warp's storage, or to the program's row of an
+// immediate; see Warp.r).
 type Op struct {
 	Exec  execFn
 	Code  isa.Opcode

@@ -76,7 +76,8 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry,
 			State: w.State, barID: w.barID, barOp: w.barOp, barPC: w.barPC, barAct: w.barAct}
-		nw.regs = append([]uint64(nil), w.regs...)
+		nw.rows = append([]uint64(nil), w.rows...)
+		m.bindRegs(nw)
 		nw.preds = append([]uint32(nil), w.preds...)
 		nw.stack = append([]StackEntry(nil), w.stack...)
 		for _, f := range w.frames {
@@ -86,7 +87,7 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 			nw.frames = append(nw.frames, f)
 			size += 8*len(f.saved) + 4*len(f.savedP) + len(f.savedLoc)
 		}
-		size += 8*len(nw.regs) + 4*len(nw.preds) + 12*len(nw.stack) + 64
+		size += 8*len(nw.rows) + 4*len(nw.preds) + 12*len(nw.stack) + 64
 		n.Warps = append(n.Warps, nw)
 		byID[w.ID] = nw
 	}

@@ -519,8 +519,8 @@ func BenchmarkMmaM16n8k16(b *testing.B) {
 	m.Step(StepWarpInstruction) // make the CTA resident
 	w := m.warps[0]
 	rng := rand.New(rand.NewSource(4))
-	for i := range w.regs {
-		w.regs[i] = uint64(fpx.F64ToF16(math.Float64bits(rng.Float64()), fpx.RN, 0)) | uint64(fpx.F64ToF16(math.Float64bits(rng.Float64()), fpx.RN, 0))<<16
+	for i := range w.rows {
+		w.rows[i] = uint64(fpx.F64ToF16(math.Float64bits(rng.Float64()), fpx.RN, 0)) | uint64(fpx.F64ToF16(math.Float64bits(rng.Float64()), fpx.RN, 0))<<16
 	}
 	b.ResetTimer()
 	for b.Loop() {

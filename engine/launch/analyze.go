@@ -1036,7 +1036,11 @@ func (a *analyzer) accessType(op *emu.Op) isa.Type {
 	if r >= 0 && int(r) < len(a.p.Regs) && a.p.Regs[r].Kind == emu.RegUser {
 		if rt := a.p.Regs[r].Type; rt.Size() == t.Size() && rt.Kind() != isa.KindBits {
 			switch rt {
-			case isa.F16x2, isa.BF16x2, isa.U16x2, isa.S16x2, isa.TF32:
+			case isa.F16x2:
+				return isa.F16 // pairs of halves: the buffer holds halves
+			case isa.BF16x2:
+				return isa.BF16
+			case isa.U16x2, isa.S16x2, isa.TF32:
 			default:
 				return rt
 			}
