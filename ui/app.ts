@@ -124,6 +124,17 @@ export class App {
       changed: () => this.onEdit(),
       compile: () => this.compile(),
       registerHover: (name) => this.regs.hover(name),
+      instructionHover: (line) => {
+        const op = this.model.edit === "clean" ? this.model.loaded?.tensorOps?.find((o) => o.line === line) : undefined;
+        if (!op) return null;
+        return h("button.btn-small.hover-action", {
+          type: "button", title: "Open the Fragments tab on this instruction, with the selected warp's values",
+          onclick: () => {
+            this.showTab("fragments");
+            this.fragments.showLive(op.pc);
+          },
+        }, "Show fragments");
+      },
     }, this.isDark());
 
     this.launch = new LaunchPanel(byId("pg-tab-launch"), {

@@ -29,6 +29,8 @@ export interface EditorHooks {
   compile(): void;
   /** Extra hover content for a register name (its values in the selected warp). */
   registerHover(name: string): HTMLElement | null;
+  /** Extra hover content for an instruction on a line (e.g. "show fragments"). */
+  instructionHover?(line: number): HTMLElement | null;
 }
 
 /** Where the warps are: for each line, the warps whose next instruction is on it. */
@@ -201,7 +203,8 @@ function hoverSource(hooks: EditorHooks) {
           op.family && h("span.hover-meta", ` ${op.family}`),
           op.status && op.status !== "supported" && h("span.hover-status", op.status)),
         op.syntax && h("pre.hover-syntax", op.syntax),
-        op.doc && h("div.hover-doc", op.doc));
+        op.doc && h("div.hover-doc", op.doc),
+        hooks.instructionHover?.(view.state.doc.lineAt(pos).number) ?? null);
     }
     if (!body) return null;
     const el = body;

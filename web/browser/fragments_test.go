@@ -2,6 +2,9 @@ package browser
 
 import (
 	"fmt"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,4 +139,22 @@ func TestFragmentExplorer(t *testing.T) {
 		t.Errorf("the explorer shows pc %s, the mma is at %d", pick, mmaPC)
 	}
 	tb.screenshot("fragments-live")
+
+	// The editor's hover on the mma offers "Show fragments".
+	tb.showTab("regs")
+	line := r.line(mmaPC)
+	tb.scrollEditorToLine(line)
+	var pt struct{ X, Y float64 }
+	tb.eval(fmt.Sprintf(`(() => {
+		const el = [...document.querySelectorAll(".cm-line")].find((l) => l.textContent.includes("mma.sync") && !l.textContent.trim().startsWith("//"));
+		const range = document.createRange();
+		const node = [...el.querySelectorAll("span")].find((s) => s.textContent === "mma") ?? el;
+		range.selectNodeContents(node);
+		const b = range.getBoundingClientRect();
+		return {X: b.left + 6, Y: (b.top + b.bottom) / 2, line: %d};
+	})()`, line), &pt)
+	tb.do("hover the mma", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt.X, pt.Y))
+	tb.waitJS("the hover's Show fragments button", `!!document.querySelector(".cm-tooltip .hover-action")`)
+	tb.click(".cm-tooltip .hover-action")
+	tb.waitJS("the Fragments tab on the mma", fmt.Sprintf(`!document.getElementById("pg-tab-fragments").hidden && document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]').value === "%d"`, mmaPC))
 }
