@@ -538,8 +538,14 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 			// Fill some memory into the view.
 			l := mc.model.loaded
 			req := map[string]any{"type": "inspect", "cta": mc.sel[0], "warp": mc.sel[1]}
-			if len(l.Buffers) > 0 && (l.SharedBytes == 0 || rnd.Intn(2) == 0) {
-				b := l.Buffers[rnd.Intn(len(l.Buffers))]
+			var bufs []int // the buffers with bytes to view
+			for bi, b := range l.Buffers {
+				if b.Count*elemBytes(b.Type) > 0 {
+					bufs = append(bufs, bi)
+				}
+			}
+			if len(bufs) > 0 && (l.SharedBytes == 0 || rnd.Intn(2) == 0) {
+				b := l.Buffers[bufs[rnd.Intn(len(bufs))]]
 				size := b.Count * elemBytes(b.Type)
 				off := rnd.Intn(size)
 				n := min(size-off, 1+rnd.Intn(4096))

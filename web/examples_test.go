@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"strconv"
 	"testing"
 
+	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
@@ -71,7 +73,7 @@ func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
 
 func TestExamplesGallery(t *testing.T) {
 	x := BuiltinExamples()
-	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile"}
+	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile", "triton-matmul"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
 	}
@@ -231,6 +233,66 @@ func TestExampleMmaTile(t *testing.T) {
 			}
 			if got := d[8*m+n]; got != float32(want) {
 				t.Fatalf("D[%d][%d] = %v, want %d", m, n, got, want)
+			}
+		}
+	}
+}
+
+func exF16(t *testing.T, r *launch.Result, buf string) []float32 {
+	t.Helper()
+	b := r.Buffer(buf)
+	if b == nil {
+		t.Fatalf("no buffer %q in the result", buf)
+	}
+	out := make([]float32, len(b.Data)/2)
+	for i := range out {
+		out[i] = math.Float32frombits(fpx.F16ToF32(binary.LittleEndian.Uint16(b.Data[2*i:])))
+	}
+	return out
+}
+
+// The Triton GEMM: C = A*B for the M, N, K of the spec's parameters, with
+// small integer inputs, so the f16 result must be the exact product.
+func TestExampleTritonMatmul(t *testing.T) {
+	e := BuiltinExamples().Get("triton-matmul")
+	if e == nil {
+		t.Fatal("no example triton-matmul")
+	}
+	spec, err := e.Launch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim := func(i int) int {
+		n, err := strconv.Atoi(string(spec.Params[i].Values[0]))
+		if err != nil {
+			t.Fatalf("params[%d]: %v", i, err)
+		}
+		return n
+	}
+	m, n, k := dim(3), dim(4), dim(5)
+	if dim(6) != k || dim(7) != n || dim(8) != n {
+		t.Fatalf("strides %d %d %d, want row-major %d %d %d", dim(6), dim(7), dim(8), k, n, n)
+	}
+	if grid := (m + 127) / 128 * ((n + 63) / 64); spec.Grid != [3]int{grid, 1, 1} || grid < 2 || k < 64 {
+		t.Errorf("grid %v for M=%d N=%d K=%d: want %d CTAs, at least 2, and 2 trips of the K loop", spec.Grid, m, n, k, grid)
+	}
+	r := runExample(t, "triton-matmul")
+	a, b, c := exF16(t, r, "a"), exF16(t, r, "b"), exF16(t, r, "c")
+	if len(a) != m*k || len(b) != k*n || len(c) != m*n {
+		t.Fatalf("buffer sizes %d %d %d for M=%d N=%d K=%d", len(a), len(b), len(c), m, n, k)
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			want := 0
+			for l := 0; l < k; l++ {
+				x, y := a[i*k+l], b[l*n+j]
+				if x != float32(int(x)) || y != float32(int(y)) || x*x > 16 || y*y > 16 {
+					t.Fatalf("inputs a[%d][%d] = %v, b[%d][%d] = %v: want small integers", i, l, x, l, j, y)
+				}
+				want += int(x) * int(y)
+			}
+			if got := c[i*n+j]; got != float32(want) {
+				t.Fatalf("C[%d][%d] = %v, want %d", i, j, got, want)
 			}
 		}
 	}

@@ -190,6 +190,29 @@ func TestRunAll(t *testing.T) {
 	}
 }
 
+// TestRunGallery: `ptxplay run` runs every gallery spec of web/examples
+// (the Triton GEMM included) to status ok.
+func TestRunGallery(t *testing.T) {
+	specs, err := filepath.Glob(filepath.Join("..", "..", "web", "examples", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, path := range specs {
+		if filepath.Base(path) == "index.json" {
+			continue
+		}
+		n++
+		code, out, errs := cli(t, "", "run", "--json-compact", path)
+		if code != 0 || !strings.HasPrefix(out, `{"status":"ok",`) {
+			t.Errorf("%s: exit %d\n%.300s%s", path, code, out, errs)
+		}
+	}
+	if n < 9 {
+		t.Errorf("only %d gallery specs", n)
+	}
+}
+
 func TestRunFault(t *testing.T) {
 	code, out, _ := cli(t, "", "run", filepath.Join("testdata", "fault.json"))
 	if code != 1 {

@@ -568,6 +568,79 @@ func TestMemCpAsync(t *testing.T) {
 	}
 }
 
+// TestMemCpAsyncZeroFillReuse: the K tail of a Triton GEMM. A stage of
+// shared memory that already holds data is refilled with cp.async whose
+// src-size is 0 (a masked load): the 16 bytes become zeros, and the source
+// address, past the end of the input as a masked pointer may be, is not
+// read (only its alignment matters).
+func TestMemCpAsyncZeroFillReuse(t *testing.T) {
+	src := memHdr + `
+.extern .shared .align 16 .b8 smem[];
+.visible .entry k(.param .u64 pin, .param .u64 pout) {
+	.reg .u32 %r<12>; .reg .u64 %rd<12>; .reg .pred %p;
+	ld.param.u64 %rd1, [pin];
+	ld.param.u64 %rd2, [pout];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 16;
+	add.u64 %rd4, %rd1, %rd3;
+	mov.u32 %r2, smem;
+	shl.b32 %r3, %r1, 4;
+	add.u32 %r3, %r2, %r3;
+	// Stage 0 gets the input (the first trip of the K loop).
+	cp.async.cg.shared.global [%r3], [%rd4], 16, 16;
+	cp.async.commit_group;
+	cp.async.wait_group 0;
+	bar.sync 0;
+	// The refill: odd lanes are masked (src-size 0) and point 4 KiB past
+	// the end of the input.
+	and.b32 %r4, %r1, 1;
+	setp.eq.u32 %p, %r4, 1;
+	selp.b32 %r5, 0, 16, %p;
+	selp.b64 %rd5, 4096, 0, %p;
+	add.u64 %rd6, %rd4, %rd5;
+	add.u64 %rd6, %rd6, 512;
+	cp.async.cg.shared.global [%r3], [%rd6], 16, %r5;
+	cp.async.commit_group;
+	cp.async.wait_group 0;
+	bar.sync 0;
+	ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r3];
+	add.u64 %rd8, %rd2, %rd3;
+	st.global.v4.u32 [%rd8], {%r6, %r7, %r8, %r9};
+	ret;
+}`
+	in := make([]byte, 32*16+512)
+	for i := range in {
+		in[i] = byte(i%251 + 1)
+	}
+	out := make([]byte, 32*16)
+	prog, diags := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+	if prog == nil {
+		t.Fatalf("compile: %v", diags)
+	}
+	m, err := NewMachine(prog, "k", Config{Block: [3]int{32, 1, 1}, DynamicSharedBytes: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ain := m.Global.Alloc("in", len(in), 256)
+	copy(ain.Data, in)
+	aout := m.Global.Alloc("out", len(out), 256)
+	binary.LittleEndian.PutUint64(m.Params(), ain.Base)
+	binary.LittleEndian.PutUint64(m.Params()[8:], aout.Base)
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatalf("%v: %v", r, m.Fault())
+	}
+	for tid := 0; tid < 32; tid++ {
+		got := aout.Data[tid*16 : tid*16+16]
+		want := in[512+tid*16 : 512+tid*16+16] // the even lanes' refill
+		if tid%2 == 1 {
+			want = make([]byte, 16) // zero-filled over the stale stage
+		}
+		if string(got) != string(want) {
+			t.Errorf("tid %d: shared % x, want % x", tid, got, want)
+		}
+	}
+}
+
 func TestMemQualifiersAndHints(t *testing.T) {
 	src := memHdr + `
 .visible .entry k(.param .u64 pout) {

@@ -229,7 +229,7 @@ func paramAdvice(kf *kernelFacts, i int, p Param, bufs bufferSet) string {
 		case role == RolePointer:
 			want := kf.params[i].elemType()
 			got, err := lookupType(b.Type)
-			if err == nil && want != isa.TNone && !typesFit(want, got) {
+			if err == nil && want != isa.TNone && !typesFit(want, got) && !kf.params[i].holdsPacked(want, got) {
 				return fmt.Sprintf("%s: the kernel accesses it as %s, but buffer %q holds %s", where, want, p.Buffer, b.Type)
 			}
 		}
@@ -285,6 +285,23 @@ func typesFit(want, got isa.Type) bool {
 		return true
 	}
 	return (wk == isa.KindFloat) == (gk == isa.KindFloat)
+}
+
+// holdsPacked reports whether a buffer of type got suits a pointer whose
+// accesses are all bit-size (.b32, .v4.b32, ...) of type want's size: such
+// accesses move raw bits, e.g. packed pairs of halves (Triton and CUTLASS
+// store f16 results with st.global.v4.b32), so any element that divides
+// them fits.
+func (pf *paramFacts) holdsPacked(want, got isa.Type) bool {
+	if got.Size() == 0 || want.Size()%got.Size() != 0 {
+		return false
+	}
+	for t := isa.Type(1); t < isa.NumTypes; t++ {
+		if pf.votes[t] > 0 && t.Kind() != isa.KindBits {
+			return false
+		}
+	}
+	return true
 }
 
 func article(t string) string {

@@ -790,6 +790,54 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckPackedBits: a pointer accessed only through bit-size types
+// (st.global.v2.b32 of .b32 registers, as Triton stores packed halves)
+// fits a buffer of any element that divides the access; a typed access
+// (an .f32 register) still decides the type.
+func TestCheckPackedBits(t *testing.T) {
+	src := `
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry packed(.param .u64 p, .param .u64 q) .reqntid 32
+{
+	.reg .b32 %r<4>;
+	.reg .f32 %f1;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [p];
+	ld.param.u64 %rd2, [q];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 8;
+	add.s64 %rd1, %rd1, %rd3;
+	mov.b32 %r2, 0x3c003c00;
+	mov.b32 %r3, %r2;
+	st.global.v2.b32 [%rd1], {%r2, %r3};
+	mov.b32 %f1, %r2;
+	add.s64 %rd2, %rd2, %rd3;
+	st.global.b32 [%rd2], %f1;
+	ret;
+}
+`
+	p := compileLaunchTest(t, src)
+	for _, c := range []struct{ p, q, want string }{
+		{"f16", "f32", ""},
+		{"u8", "f32", ""},
+		{"u32", "f32", ""},
+		{"f64", "f32", `params[0]: parameter p of kernel packed (.u64 p): the kernel accesses it as u32, but buffer "p" holds f64`},
+		{"f16", "f16", `params[1]: parameter q of kernel packed (.u64 q): the kernel accesses it as f32, but buffer "q" holds f16`},
+	} {
+		spec := fmt.Sprintf(`{"source": "-", "block": [32], "buffers": [{"name": "p", "type": %q, "count": 256}, {"name": "q", "type": %q, "count": 64}], "params": [{"buffer": "p"}, {"buffer": "q"}]}`, c.p, c.q)
+		ms := Check(p, parseSpecT(t, spec))
+		got := ""
+		if len(ms) > 0 {
+			got = ms[0].Message
+		}
+		if len(ms) > 1 || got != c.want {
+			t.Errorf("p %s, q %s: Check %+v, want %q", c.p, c.q, ms, c.want)
+		}
+	}
+}
+
 // TestMarshalIndent: the indented form parses back to the same spec.
 func TestMarshalIndent(t *testing.T) {
 	s := parseSpecT(t, vectorAddSpec)

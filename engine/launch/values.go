@@ -340,7 +340,7 @@ func encodeFloat(s string, t isa.Type) (uint64, error) {
 // at least two fewer significand bits (f16, bf16) gives the correctly
 // rounded result of s, avoiding double rounding.
 func roundToOdd(s string, f float64) float64 {
-	if f == 0 || math.IsInf(f, 0) || len(s) > 800 || math.Float64bits(f)&1 == 1 {
+	if f == 0 || math.IsInf(f, 0) || len(s) > 800 || math.Float64bits(f)&1 == 1 || smallInteger(s) {
 		return f
 	}
 	r, ok := new(big.Rat).SetString(s)
@@ -355,6 +355,24 @@ func roundToOdd(s string, f float64) float64 {
 		return math.Nextafter(f, math.Inf(-1))
 	}
 	return f
+}
+
+// smallInteger reports whether s is a decimal integer of at most 15
+// digits: below 2^53, so the float64 nearest to it is s exactly (the fast
+// path of roundToOdd for the common small integer values).
+func smallInteger(s string) bool {
+	if s != "" && s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 15 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // floatBits rounds f to nearest even in float type t and returns its bits.

@@ -51,6 +51,16 @@ func TestEncodeValue(t *testing.T) {
 		{"1.00048828125000000001", isa.F16, 0x3c01},
 		{"1.00048828125", isa.F16, 0x3c00},
 		{"1.0009765625", isa.F16, 0x3c01},
+		// Small integers take a fast path (exact in float64): still
+		// rounded to nearest even.
+		{"-2", isa.F16, 0xc000},
+		{"2049", isa.F16, 0x6800},
+		{"2051", isa.F16, 0x6802},
+		{"65519", isa.F16, 0x7bff},
+		{"257", isa.BF16, 0x4380},
+		{"259", isa.BF16, 0x4382},
+		{"999999999999999", isa.BF16, 0x5863},
+		{"-9007199254740993", isa.BF16, 0xda00},
 		{"0", isa.U8, 0},
 		{"255", isa.U8, 255},
 		{"-128", isa.S8, 0x80},
