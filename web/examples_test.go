@@ -73,7 +73,7 @@ func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
 
 func TestExamplesGallery(t *testing.T) {
 	x := BuiltinExamples()
-	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile", "triton-matmul"}
+	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile", "triton-matmul", "mma-int8"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
 	}
@@ -293,6 +293,23 @@ func TestExampleTritonMatmul(t *testing.T) {
 			}
 			if got := c[i*n+j]; got != float32(want) {
 				t.Fatalf("C[%d][%d] = %v, want %d", i, j, got, want)
+			}
+		}
+	}
+}
+
+// The int8 tile: D = A*B exactly, A row-major 16x32, B stored n-major.
+func TestExampleMmaInt8(t *testing.T) {
+	r := runExample(t, "mma-int8")
+	a, bt, d := r.Buffer("a").Data, r.Buffer("bt").Data, r.Buffer("d").Data
+	for m := 0; m < 16; m++ {
+		for n := 0; n < 8; n++ {
+			want := int32(0)
+			for k := 0; k < 32; k++ {
+				want += int32(int8(a[32*m+k])) * int32(int8(bt[32*n+k]))
+			}
+			if got := int32(binary.LittleEndian.Uint32(d[4*(8*m+n):])); got != want {
+				t.Fatalf("D[%d][%d] = %d, want %d", m, n, got, want)
 			}
 		}
 	}
