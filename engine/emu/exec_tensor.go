@@ -60,7 +60,8 @@ const (
 type tensorForm struct {
 	fi      *isa.FragInstr
 	kind    tensorKind
-	m, n, k int
+	m, n, k int // of one product
+	groups  int // independent products (4 for m8n8k4 .f16, else 1)
 	ops     []fragMap
 }
 
@@ -103,7 +104,8 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		f.kind = tkMov
 	default:
 		a, b := fi.Operand("a"), fi.Operand("b")
-		f.m, f.k, f.n = a.Rows, a.Cols, b.Cols
+		f.groups = max(fi.Groups, 1)
+		f.m, f.k, f.n = a.Rows/f.groups, a.Cols, b.Cols
 		switch a.Type {
 		case "s8", "u8":
 			f.kind = tkInt
@@ -132,7 +134,9 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 			}
 			idx := int(e.Row)*o.Cols + int(e.Col)
 			if o.Name == "b" && fi.Op == "mma" {
-				idx = int(e.Col)*o.Rows + int(e.Row)
+				// Each group's B transposed: group g at g*K*N.
+				k := f.k
+				idx = int(e.Row)/k*k*o.Cols + int(e.Col)*k + int(e.Row)%k
 			}
 			fm.pos[(reg*32+int(e.Lane))*fm.per+int(e.Part)] = uint16(idx)
 		}
@@ -219,6 +223,14 @@ func bindMma(b *binder) {
 	}
 	fi := isa.FragmentIndex(key)
 	if fi < 0 {
+		if lays[0] != isa.Row || lays[1] != isa.Col {
+			// Only .m8n8k4 with .f16 inputs has other layouts.
+			rowCol := "mma." + shape.String() + ".row.col" + key[len("mma."+shape.String()+"."+lays[0].String()+"."+lays[1].String()):]
+			if isa.FragmentIndex(rowCol) >= 0 {
+				b.errorf("this form of mma takes .row.col layouts only")
+				return
+			}
+		}
 		tensorNotYet(b)
 		return
 	}
@@ -457,17 +469,20 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	// Largest float operands: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
+	// Largest float operands: A of m16n8k16 (16x16), B (16x8), C/D (16x8);
+	// m8n8k4 .f16: C/D of the four products (32x8).
 	var a [256]float64
-	var b, c [128]float64
-	var d [128]uint64
+	var b [128]float64
+	var c [256]float64
+	var d [256]uint64
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
 	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
 	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
 	M, N, K := f.m, f.n, f.k
-	var s [128]float64
-	for i := 0; i < M; i++ {
+	var s [256]float64
+	for i := 0; i < f.groups*M; i++ {
 		ar := a[i*K : i*K+K]
+		b := b[i/M*K*N:]
 		cr, sr := c[i*N:i*N+N], s[i*N:i*N+N]
 		j := 0
 		for ; j+8 <= N; j += 8 {
@@ -496,6 +511,7 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 			sr[j] = v
 		}
 	}
+	M *= f.groups
 	if f.ops[0].elem == "f16" {
 		for i, v := range s[:M*N] {
 			d[i] = uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))

@@ -254,12 +254,16 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 					la, lb, lc := split(&fi, in)
 					A, B, C := mmaMatrix(oa, la), mmaMatrix(ob, lb), mmaMatrix(oc, lc)
 					got := mmaMatrix(d, mmaRun(t, &fi, mods, in))
+					// Row of B for row i of A and column k: the forms with groups
+					// stack independent products by rows.
+					groups := max(fi.Groups, 1)
+					kb := func(i, k int) int { return i/(oa.Rows/groups)*oa.Cols + k }
 					for i := 0; i < d.Rows; i++ {
 						for j := 0; j < d.Cols; j++ {
 							if isInt {
 								s := toInt(oc.Type, C[i][j])
 								for k := 0; k < oa.Cols; k++ {
-									s += toInt(oa.Type, A[i][k]) * toInt(ob.Type, B[k][j])
+									s += toInt(oa.Type, A[i][k]) * toInt(ob.Type, B[kb(i, k)][j])
 								}
 								if mods != "" {
 									s = min(max(s, math.MinInt32), math.MaxInt32)
@@ -273,7 +277,7 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 							exact := new(big.Float).SetPrec(2000).SetFloat64(toFloat(oc.Type, C[i][j]))
 							mag := math.Abs(toFloat(oc.Type, C[i][j]))
 							for k := 0; k < oa.Cols; k++ {
-								x, y := toFloat(oa.Type, A[i][k]), toFloat(ob.Type, B[k][j])
+								x, y := toFloat(oa.Type, A[i][k]), toFloat(ob.Type, B[kb(i, k)][j])
 								p := new(big.Float).SetPrec(2000).Mul(big.NewFloat(x).SetPrec(2000), big.NewFloat(y).SetPrec(2000))
 								exact.Add(exact, p)
 								mag += math.Abs(x * y)
@@ -491,6 +495,8 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"mma.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "needs .sync.aligned"},
 		{"mma.sync.aligned.m16n8k8.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", ".satfinite applies to integer forms only"},
 		{"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "vector operand has 3 elements, expected 4"},
+		{"mma.sync.aligned.m16n8k8.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "takes .row.col layouts only"},
+		{"mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "vector operand has 4 elements, expected 8"},
 		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];", "vector operand has 1 elements, expected 2"},
 		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
 		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},

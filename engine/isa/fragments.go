@@ -88,6 +88,11 @@ type FragInstr struct {
 	Shape    string        `json:"shape"` // "m16n8k16", "m8n8", ...
 	Operands []FragOperand `json:"operands"`
 	Notes    string        `json:"notes,omitempty"`
+	// Groups (mma.m8n8k4 with .f16: 4, one per quad pair; otherwise 0)
+	// is the number of independent products the warp computes. Each
+	// operand stacks the groups' matrices by rows: rows p*Rows/Groups to
+	// (p+1)*Rows/Groups-1 are group p's matrix.
+	Groups int `json:"groups,omitempty"`
 }
 
 // Operand returns the operand named name, or nil.
@@ -191,6 +196,58 @@ func typeBits(t string) int {
 	return 32
 }
 
+// quadPairForms returns the .m8n8k4 forms with .f16 inputs (PTX ISA
+// 9.7.15.4.1, "Matrix Fragments for mma.m8n8k4 with .f16 floating point
+// type"): the warp computes four independent 8x8x4 products, product p by
+// quad pair p, lanes 4p..4p+3 (the low group) and 16+4p..16+4p+3 (the high
+// group). Every operand stacks the four matrices by rows (A and C/D: rows
+// 8p..8p+7, B: rows 4p..4p+3). A and B may each be .row or .col; C and D
+// are .f16 or .f32, independently.
+func quadPairForms(notes string) []FragInstr {
+	// lane = 4g+q: quad pair p = g&3, hi = 1 in the high group (lane >= 16).
+	stack := func(rows int, pos fragPos) fragPos {
+		return func(g, q, v int) (int, int) {
+			r, c := pos(g>>2, q, v)
+			return rows*(g&3) + r, c
+		}
+	}
+	// In these positions g is hi (0 or 1).
+	aPos := map[string]fragPos{
+		"row": func(hi, q, v int) (int, int) { return q + 4*hi, v },
+		"col": func(hi, q, v int) (int, int) { return v + 4*hi, q },
+	}
+	bPos := map[string]fragPos{
+		"row": func(hi, q, v int) (int, int) { return q, v + 4*hi },
+		"col": func(hi, q, v int) (int, int) { return v, q + 4*hi },
+	}
+	accPos := map[string]fragPos{
+		"f16": func(hi, q, v int) (int, int) { return q + 4*hi, v },
+		"f32": func(hi, q, v int) (int, int) { return q&1 + v&2 + 4*hi, v&4 + q&2 + v&1 },
+	}
+	acc := func(name, t string) FragOperand {
+		return fragOp(name, t, 32, 8, 8, typeBits(t), 32, stack(8, accPos[t]))
+	}
+	var out []FragInstr
+	for _, al := range []string{"row", "col"} {
+		for _, bl := range []string{"row", "col"} {
+			for _, dc := range [][2]string{{"f32", "f32"}, {"f16", "f16"}, {"f16", "f32"}, {"f32", "f16"}} {
+				out = append(out, FragInstr{
+					Key:   "mma.m8n8k4." + al + "." + bl + "." + dc[0] + ".f16.f16." + dc[1],
+					Op:    "mma",
+					Shape: "m8n8k4",
+					Operands: []FragOperand{acc("d", dc[0]),
+						fragOp("a", "f16", 32, 4, 4, 16, 32, stack(8, aPos[al])),
+						fragOp("b", "f16", 16, 8, 4, 16, 32, stack(4, bPos[bl])),
+						acc("c", dc[1])},
+					Notes:  "Four independent products, one per quad pair: quad pair p (lanes 4p..4p+3 and 16+4p..16+4p+3) computes rows 8p..8p+7 of D from rows 8p..8p+7 of A and C and rows 4p..4p+3 of B. " + notes,
+					Groups: 4,
+				})
+			}
+		}
+	}
+	return out
+}
+
 // mmaForm adds one mma form for each combination of the listed types.
 type mmaShape struct {
 	shape   string
@@ -276,6 +333,7 @@ func buildFragments() []FragInstr {
 		}
 	}
 	add(m8n8k4d, "f64", "f64", "f64", "f64", "D = A*B + C in f64: each element is a chain of fused multiply-adds starting from C, in ascending k (one rounding per k step).")
+	out = append(out, quadPairForms(fnote)...)
 
 	// ldmatrix / stmatrix / movmatrix .m8n8 .b16
 	mat := func(j int, trans bool) FragOperand {

@@ -43,6 +43,48 @@ func refMma(shape, a string) (ra, rb, rc refLayout) {
 	return nil, nil, nil
 }
 
+// refQuadPair returns the layouts of mma.m8n8k4 with .f16 inputs, written
+// as in PTX ISA 9.7.15.4.1 (Figures 22-27) in terms of %laneid and the
+// value index i, then stacked by quad pair (rows 8p.. of A, C, D; rows 4p..
+// of B, p = (%laneid>>2)&3); acc gives an accumulator type's layout.
+func refQuadPair(alay, blay string) (ra, rb refLayout, acc func(typ string) refLayout) {
+	lane := func(g, q int) int { return 4*g + q }
+	stack := func(rows int, f func(laneid, i int) (int, int)) refLayout {
+		return func(g, q, v int) (int, int) {
+			l := lane(g, q)
+			r, c := f(l, v)
+			return rows*((l>>2)&3) + r, c
+		}
+	}
+	hi4 := func(laneid int) int {
+		if laneid < 16 {
+			return 0
+		}
+		return 4
+	}
+	if alay == "row" {
+		ra = stack(8, func(laneid, i int) (int, int) { return laneid%4 + hi4(laneid), i })
+	} else {
+		ra = stack(8, func(laneid, i int) (int, int) { return i%4 + hi4(laneid), laneid % 4 })
+	}
+	if blay == "row" {
+		rb = stack(4, func(laneid, i int) (int, int) { return laneid % 4, i + hi4(laneid) })
+	} else {
+		rb = stack(4, func(laneid, i int) (int, int) { return i, laneid%4 + hi4(laneid) })
+	}
+	acc = func(typ string) refLayout {
+		if typ == "f16" {
+			return stack(8, func(laneid, i int) (int, int) { return laneid%4 + hi4(laneid), i })
+		}
+		// .f32: row = X (+4 in the high group), X = (%laneid & 0b1) + (i & 0b10);
+		// col = (i & 0b100) + (%laneid & 0b10) + (i & 0b1).
+		return stack(8, func(laneid, i int) (int, int) {
+			return (laneid & 1) + (i & 2) + hi4(laneid), (i & 4) + (laneid & 2) + (i & 1)
+		})
+	}
+	return
+}
+
 // refPlace returns (reg, part) of value v for an element type.
 func refPlace(typ string, v int) (int, int) {
 	switch typ {
@@ -83,8 +125,20 @@ func TestFragmentsMatchReference(t *testing.T) {
 		f := &FragmentTable()[i]
 		switch f.Op {
 		case "mma":
-			types := strings.Split(f.Key, ".")[4:]
+			w := strings.Split(f.Key, ".")
+			types := w[4:]
 			ra, rb, rc := refMma(f.Shape, types[1])
+			rd := rc
+			if f.Shape == "m8n8k4" && types[1] == "f16" {
+				var acc func(string) refLayout
+				ra, rb, acc = refQuadPair(w[2], w[3])
+				rd, rc = acc(types[0]), acc(types[3])
+				if f.Groups != 4 {
+					t.Errorf("%s: %d groups, want 4", f.Key, f.Groups)
+				}
+			} else if w[2] != "row" || w[3] != "col" || f.Groups != 0 {
+				t.Errorf("%s: layouts %s.%s, %d groups", f.Key, w[2], w[3], f.Groups)
+			}
 			if ra == nil {
 				t.Errorf("%s: no reference layout", f.Key)
 				continue
@@ -92,7 +146,7 @@ func TestFragmentsMatchReference(t *testing.T) {
 			checkAgainst(t, f.Key, f.Operand("a"), ra)
 			checkAgainst(t, f.Key, f.Operand("b"), rb)
 			checkAgainst(t, f.Key, f.Operand("c"), rc)
-			checkAgainst(t, f.Key, f.Operand("d"), rc)
+			checkAgainst(t, f.Key, f.Operand("d"), rd)
 			n++
 		case "ldmatrix", "stmatrix":
 			trans := strings.Contains(f.Key, ".trans")
@@ -121,7 +175,7 @@ func TestFragmentsMatchReference(t *testing.T) {
 		t.Errorf("only %d forms checked", n)
 	}
 	for _, k := range []string{"mma.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.m8n8.x4.b16", "ldmatrix.m8n8.x4.trans.b16",
-		"mma.m16n8k32.row.col.s32.s8.s8.s32", "mma.m8n8k4.row.col.f64.f64.f64.f64", "movmatrix.m8n8.trans.b16", "stmatrix.m8n8.x2.trans.b16"} {
+		"mma.m16n8k32.row.col.s32.s8.s8.s32", "mma.m8n8k4.row.col.f64.f64.f64.f64", "mma.m8n8k4.col.row.f32.f16.f16.f16", "movmatrix.m8n8.trans.b16", "stmatrix.m8n8.x2.trans.b16"} {
 		if LookupFragments(k) == nil {
 			t.Errorf("LookupFragments(%q) = nil", k)
 		}
