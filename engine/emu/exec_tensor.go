@@ -83,7 +83,11 @@ func tensorFormAt(i int32) *tensorForm {
 
 func elemBits(t string) int {
 	switch t {
-	case "s8", "u8":
+	case "b1":
+		return 1
+	case "s4", "u4":
+		return 4
+	case "s8", "u8", "e4m3", "e5m2":
 		return 8
 	case "f16", "bf16", "b16":
 		return 16
@@ -107,7 +111,7 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		f.groups = max(fi.Groups, 1)
 		f.m, f.k, f.n = a.Rows/f.groups, a.Cols, b.Cols
 		switch a.Type {
-		case "s8", "u8":
+		case "s8", "u8", "s4", "u4":
 			f.kind = tkInt
 		case "f64":
 			f.kind = tkF64
@@ -162,10 +166,12 @@ func tensorNotYet(b *binder) {
 }
 
 // tensorMods splits the tensor modifiers: the shape, the layouts, the matrix
-// count and whether sub-byte element types or other words appear.
-func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, other bool) {
+// count, the sub-byte element types and whether other words appear.
+func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, elems []isa.Elem, other bool) {
 	for _, m := range b.Tensor() {
 		switch m.Kind {
+		case isa.ModElem:
+			elems = append(elems, isa.Elem(m.Value))
 		case isa.ModShape:
 			if shape != isa.ShapeNone {
 				other = true
@@ -205,7 +211,7 @@ func bindMma(b *binder) {
 	for b.Sub() != isa.SubNone {
 		subs++
 	}
-	shape, lays, num, other := tensorMods(b)
+	shape, lays, num, elems, other := tensorMods(b)
 	if b.failed {
 		return
 	}
@@ -213,13 +219,24 @@ func bindMma(b *binder) {
 		b.errorf("needs one shape (.m16n8k16, ...) and no matrix count")
 		return
 	}
-	if other || subs > 0 || len(types) != 4 || len(lays) != 2 {
+	// The element types in order d, a, b, c: sub-byte A and B (.s4, .u4,
+	// .b1) are modifiers of their own, between D's type and C's.
+	var tnames []string
+	for _, t := range types {
+		tnames = append(tnames, t.String())
+	}
+	if len(elems) == 2 && len(types) == 2 {
+		tnames = []string{tnames[0], elems[0].String(), elems[1].String(), tnames[1]}
+	} else if len(elems) > 0 {
+		other = true
+	}
+	if other || subs > 0 || len(tnames) != 4 || len(lays) != 2 {
 		tensorNotYet(b)
 		return
 	}
 	key := "mma." + shape.String() + "." + lays[0].String() + "." + lays[1].String()
-	for _, t := range types {
-		key += "." + t.String()
+	for _, t := range tnames {
+		key += "." + t
 	}
 	fi := isa.FragmentIndex(key)
 	if fi < 0 {
@@ -252,7 +269,10 @@ func bindMma(b *binder) {
 	if sat {
 		op.Flags = op.Flags.With(isa.FSatfinite)
 	}
-	op.Type, op.Type2 = types[0], types[1]
+	op.Type = types[0]
+	if len(types) == 4 {
+		op.Type2 = types[1]
+	}
 	op.Shape = shape
 	var regs []int32
 	for i, fm := range f.ops {
@@ -286,7 +306,8 @@ func bindMatrixMem(b *binder) {
 	trans := b.Flag(isa.FTrans)
 	space := b.Space()
 	t := b.Type()
-	shape, lays, num, other := tensorMods(b)
+	shape, lays, num, elems, other := tensorMods(b)
+	other = other || len(elems) > 0
 	if b.failed {
 		return
 	}
@@ -351,7 +372,8 @@ func bindMovmatrix(b *binder) {
 	}
 	trans := b.Flag(isa.FTrans)
 	t := b.Type()
-	shape, lays, num, other := tensorMods(b)
+	shape, lays, num, elems, other := tensorMods(b)
+	other = other || len(elems) > 0
 	if b.failed {
 		return
 	}
@@ -391,8 +413,8 @@ func tensorOperand(op *Op, i int) []int32 {
 	return op.Regs[off : off+int(op.Parts[i])]
 }
 
-// Largest operands: A of m16n8k32 (16x32), B (32x8), C/D (16x8).
-const tensorMaxElems = 512
+// Largest integer operands: A of m16n8k64 (16x64), B (64x8), C/D (16x8).
+const tensorMaxElems = 1024
 
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
 func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
@@ -557,12 +579,26 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
-// gatherInt extracts integer elements of operand fm (s8, u8 or s32).
+// gatherInt extracts integer elements of operand fm (s4, u4, s8, u8 or s32).
 func gatherInt(w *Warp, fm *fragMap, slots []int32, dst []int64) {
 	for r, s := range slots {
 		vals := w.r(s)
 		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
 		switch fm.elem {
+		case "s4":
+			for l, x := range vals {
+				p := pos[8*l : 8*l+8]
+				for i, e := range p {
+					dst[e] = int64(int32(x<<(28-4*i)) >> 28)
+				}
+			}
+		case "u4":
+			for l, x := range vals {
+				p := pos[8*l : 8*l+8]
+				for i, e := range p {
+					dst[e] = int64(x >> (4 * i) & 15)
+				}
+			}
 		case "s8":
 			for l, x := range vals {
 				p := pos[4*l : 4*l+4]
@@ -592,7 +628,8 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	var a, b [tensorMaxElems]int64
+	var a [tensorMaxElems]int64
+	var b [tensorMaxElems / 2]int64
 	var c [128]int64
 	var d [128]uint64
 	gatherInt(w, &f.ops[1], tensorOperand(op, 1), a[:])

@@ -58,8 +58,12 @@ func elemOf(o *isa.FragOperand, e isa.FragElem, regs []uint64) uint64 {
 	switch o.Type {
 	case "f16", "bf16", "b16":
 		bits = 16
-	case "s8", "u8":
+	case "s8", "u8", "e4m3", "e5m2":
 		bits = 8
+	case "s4", "u4":
+		bits = 4
+	case "b1":
+		bits = 1
 	case "f64":
 		bits = 64
 	}
@@ -106,6 +110,10 @@ func toInt(t string, x uint64) int64 {
 		return int64(int8(x))
 	case "u8":
 		return int64(uint8(x))
+	case "s4":
+		return int64(int8(x<<4) >> 4)
+	case "u4", "b1":
+		return int64(x)
 	}
 	return int64(int32(x))
 }
@@ -159,6 +167,12 @@ func randomElem(rng *rand.Rand, t string, small bool) uint64 {
 			return uint64(int64(v))
 		case "u8":
 			return uint64(v + 8)
+		case "s4":
+			return uint64(int64(min(v, 7))) & 15
+		case "u4":
+			return uint64(v+8) & 15
+		case "b1":
+			return uint64(v & 1)
 		case "f16":
 			return fromFloat("f16", float64(v))
 		case "bf16":
@@ -171,6 +185,10 @@ func randomElem(rng *rand.Rand, t string, small bool) uint64 {
 	switch t {
 	case "s8", "u8":
 		return uint64(rng.Intn(256))
+	case "s4", "u4":
+		return uint64(rng.Intn(16))
+	case "b1":
+		return uint64(rng.Intn(2))
 	case "s32":
 		return uint64(rng.Uint32())
 	}
@@ -231,7 +249,7 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 		fi := fi
 		t.Run(fi.Key, func(t *testing.T) {
 			d, oa, ob, oc := fi.Operand("d"), fi.Operand("a"), fi.Operand("b"), fi.Operand("c")
-			isInt := oa.Type == "s8" || oa.Type == "u8"
+			isInt := oa.Type == "s8" || oa.Type == "u8" || oa.Type == "s4" || oa.Type == "u4"
 			modsList := []string{""}
 			if isInt {
 				modsList = append(modsList, ".satfinite")

@@ -186,6 +186,10 @@ func accM16N8(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 }
 
 func typeBits(t string) int {
 	switch t {
+	case "b1":
+		return 1
+	case "s4", "u4":
+		return 4
 	case "s8", "u8", "e4m3", "e5m2":
 		return 8
 	case "f16", "bf16", "b16":
@@ -310,6 +314,17 @@ func buildFragments() []FragInstr {
 	m8n8k16i := mmaShape{"m8n8k16", 8, 8, 16,
 		func(g, q, v int) (int, int) { return g, 4*q + v },
 		func(g, q, v int) (int, int) { return 4*q + v, g }}
+	// .s4/.u4: eight elements per register (PTX ISA 9.7.15.5, the
+	// fragments of m8n8k32, m16n8k32 and m16n8k64 with .u4/.s4).
+	m8n8k32i := mmaShape{"m8n8k32", 8, 8, 32,
+		func(g, q, v int) (int, int) { return g, 8*q + v },
+		func(g, q, v int) (int, int) { return 8*q + v, g }}
+	m16n8k32i4 := mmaShape{"m16n8k32", 16, 8, 32,
+		func(g, q, v int) (int, int) { return g + 8*(v>>3), 8*q + v&7 },
+		func(g, q, v int) (int, int) { return 8*q + v, g }}
+	m16n8k64i := mmaShape{"m16n8k64", 16, 8, 64,
+		func(g, q, v int) (int, int) { return g + 8*((v>>3)&1), 8*q + v&7 + 32*(v>>4) },
+		func(g, q, v int) (int, int) { return 8*q + v&7 + 32*(v>>3), g }}
 	m8n8k4d := mmaShape{"m8n8k4", 8, 8, 4,
 		func(g, q, v int) (int, int) { return g, q },
 		func(g, q, v int) (int, int) { return q, g }}
@@ -328,6 +343,13 @@ func buildFragments() []FragInstr {
 	for _, sh := range []mmaShape{m16n8k32i, m16n8k16i, m8n8k16i} {
 		for _, a := range []string{"s8", "u8"} {
 			for _, b := range []string{"s8", "u8"} {
+				add(sh, "s32", a, b, "s32", inote)
+			}
+		}
+	}
+	for _, sh := range []mmaShape{m8n8k32i, m16n8k32i4, m16n8k64i} {
+		for _, a := range []string{"s4", "u4"} {
+			for _, b := range []string{"s4", "u4"} {
 				add(sh, "s32", a, b, "s32", inote)
 			}
 		}

@@ -36,6 +36,36 @@ func refMma(shape, a string) (ra, rb, rc refLayout) {
 	case shape == "m8n8k16" && (a == "s8" || a == "u8"):
 		return func(g, q, v int) (int, int) { return g, 4*q + v },
 			func(g, q, v int) (int, int) { return 4*q + v, g }, c8
+	// .s4/.u4 (PTX ISA 9.7.15.5: mma.m8n8k32, .m16n8k32, .m16n8k64 fragments):
+	// groupID = g, threadID_in_group = q, element i = v.
+	case shape == "m8n8k32" && (a == "s4" || a == "u4"):
+		return func(g, q, v int) (int, int) { return g, q*8 + v },
+			func(g, q, v int) (int, int) { return q*8 + v, g }, c8
+	case shape == "m16n8k32" && (a == "s4" || a == "u4"):
+		return func(g, q, v int) (int, int) {
+				if v < 8 {
+					return g, q*8 + (v & 7)
+				}
+				return g + 8, q*8 + (v & 7)
+			},
+			func(g, q, v int) (int, int) { return q*8 + v, g }, c16
+	case shape == "m16n8k64" && (a == "s4" || a == "u4"):
+		return func(g, q, v int) (int, int) {
+				row := g
+				if (v >= 8 && v < 16) || v >= 24 {
+					row = g + 8
+				}
+				if v < 16 {
+					return row, q*8 + (v & 7)
+				}
+				return row, q*8 + (v & 7) + 32
+			},
+			func(g, q, v int) (int, int) {
+				if v < 8 {
+					return q*8 + (v & 7), g
+				}
+				return q*8 + (v & 7) + 32, g
+			}, c16
 	case shape == "m8n8k4" && a == "f64":
 		return func(g, q, v int) (int, int) { return g, q },
 			func(g, q, v int) (int, int) { return q, g }, c8
@@ -90,8 +120,12 @@ func refPlace(typ string, v int) (int, int) {
 	switch typ {
 	case "f16", "bf16", "b16":
 		return v / 2, v % 2
-	case "s8", "u8":
+	case "s8", "u8", "e4m3", "e5m2":
 		return v / 4, v % 4
+	case "s4", "u4":
+		return v / 8, v % 8
+	case "b1":
+		return v / 32, v % 32
 	}
 	return v, 0
 }
