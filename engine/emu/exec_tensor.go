@@ -435,6 +435,18 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
 				dst[pos[2*l]] = f16ToF64(lo)
 				dst[pos[2*l+1]] = f16ToF64(hi)
 			}
+		case "e4m3", "e5m2":
+			tab := &e4m3Values
+			if fm.elem == "e5m2" {
+				tab = &e5m2Values
+			}
+			for l, x := range vals {
+				p := pos[4*l : 4*l+4]
+				dst[p[0]] = tab[uint8(x)]
+				dst[p[1]] = tab[uint8(x>>8)]
+				dst[p[2]] = tab[uint8(x>>16)]
+				dst[p[3]] = tab[uint8(x>>24)]
+			}
 		case "bf16":
 			for l, x := range vals {
 				dst[pos[2*l]] = float64(math.Float32frombits(uint32(x) << 16))
@@ -455,6 +467,15 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
 		}
 	}
 }
+
+// The values of the 8-bit float encodings (exact; NaN encodings are NaN).
+var e4m3Values, e5m2Values = func() (e4, e5 [256]float64) {
+	for i := range e4 {
+		e4[i] = f16ToF64(fpx.E4M3ToF16(uint8(i)))
+		e5[i] = f16ToF64(fpx.E5M2ToF16(uint8(i)))
+	}
+	return
+}()
 
 // f16ToF64 widens an f16 exactly.
 func f16ToF64(h uint16) float64 { return float64(math.Float32frombits(fpx.F16ToF32(h))) }
@@ -491,10 +512,10 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	// Largest float operands: A of m16n8k16 (16x16), B (16x8), C/D (16x8);
-	// m8n8k4 .f16: C/D of the four products (32x8).
-	var a [256]float64
-	var b [128]float64
+	// Largest float operands: A of m16n8k32 .e4m3 (16x32), B (32x8);
+	// C/D of the four products of m8n8k4 .f16 (32x8).
+	var a [512]float64
+	var b [256]float64
 	var c [256]float64
 	var d [256]uint64
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])

@@ -94,6 +94,10 @@ func toFloat(t string, x uint64) float64 {
 		return float64(math.Float32frombits(fpx.F16ToF32(uint16(x))))
 	case "bf16":
 		return float64(math.Float32frombits(uint32(x) << 16))
+	case "e4m3":
+		return float64(math.Float32frombits(fpx.F16ToF32(fpx.E4M3ToF16(uint8(x)))))
+	case "e5m2":
+		return float64(math.Float32frombits(fpx.F16ToF32(fpx.E5M2ToF16(uint8(x)))))
 	case "tf32":
 		return float64(math.Float32frombits(uint32(x) &^ 0x1fff))
 	case "f32":
@@ -179,6 +183,10 @@ func randomElem(rng *rand.Rand, t string, small bool) uint64 {
 			return uint64(math.Float32bits(float32(v)) >> 16)
 		case "tf32", "f32":
 			return uint64(math.Float32bits(float32(v)))
+		case "e4m3":
+			return uint64(fpx.F32ToE4M3(math.Float32bits(float32(v)), true, false))
+		case "e5m2":
+			return uint64(fpx.F32ToE5M2(math.Float32bits(float32(v)), true, false)) // integer-valued (7 rounds to 8)
 		}
 		return math.Float64bits(float64(v))
 	}
@@ -198,6 +206,10 @@ func randomElem(rng *rand.Rand, t string, small bool) uint64 {
 		return uint64(fpx.F64ToF16(math.Float64bits(f), fpx.RN, 0))
 	case "bf16":
 		return uint64(math.Float32bits(float32(f)) >> 16)
+	case "e4m3":
+		return uint64(fpx.F32ToE4M3(math.Float32bits(float32(f)), true, false))
+	case "e5m2":
+		return uint64(fpx.F32ToE5M2(math.Float32bits(float32(f)), true, false))
 	case "tf32", "f32":
 		return uint64(math.Float32bits(float32(f))) | uint64(rng.Intn(1<<13)) // tf32: low bits must be ignored
 	}
@@ -241,6 +253,17 @@ func split(fi *isa.FragInstr, in [][]uint64) (a, b, c [][]uint64) {
 }
 
 func TestMmaAgainstMatrixProduct(t *testing.T) {
+	// The 8-bit float decodings the reference uses: 1.0 and the largest
+	// finite values.
+	for _, c := range []struct {
+		t    string
+		x    uint64
+		want float64
+	}{{"e4m3", 0x38, 1}, {"e4m3", 0x7e, 448}, {"e4m3", 0xfe, -448}, {"e5m2", 0x3c, 1}, {"e5m2", 0x7b, 57344}, {"e4m3", 0x01, 0x1p-9}} {
+		if g := toFloat(c.t, c.x); g != c.want {
+			t.Fatalf("%s %#x = %v, want %v", c.t, c.x, g, c.want)
+		}
+	}
 	rng := rand.New(rand.NewSource(1))
 	for _, fi := range isa.FragmentTable() {
 		if fi.Op != "mma" {

@@ -347,6 +347,17 @@ func buildFragments() []FragInstr {
 			}
 		}
 	}
+	// .e4m3/.e5m2: the layouts of the 8-bit integer forms of the same shape
+	// (PTX ISA 9.7.15.5, mma.m16n8k16 and mma.m16n8k32 fragments).
+	for _, sh := range []mmaShape{m16n8k16i, m16n8k32i} {
+		for _, a := range []string{"e4m3", "e5m2"} {
+			for _, b := range []string{"e4m3", "e5m2"} {
+				for _, dc := range [][2]string{{"f32", "f32"}, {"f16", "f16"}, {"f16", "f32"}, {"f32", "f16"}} {
+					add(sh, dc[0], a, b, dc[1], fnote)
+				}
+			}
+		}
+	}
 	for _, sh := range []mmaShape{m8n8k32i, m16n8k32i4, m16n8k64i} {
 		for _, a := range []string{"s4", "u4"} {
 			for _, b := range []string{"s4", "u4"} {

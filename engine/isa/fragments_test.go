@@ -27,10 +27,10 @@ func refMma(shape, a string) (ra, rb, rc refLayout) {
 	case shape == "m16n8k4" && a == "tf32":
 		return func(g, q, v int) (int, int) { return g + 8*v, q },
 			func(g, q, v int) (int, int) { return q, g }, c16
-	case shape == "m16n8k32" && (a == "s8" || a == "u8"):
+	case shape == "m16n8k32" && (a == "s8" || a == "u8" || a == "e4m3" || a == "e5m2"):
 		return func(g, q, v int) (int, int) { return g + 8*((v>>2)&1), 4*q + (v & 3) + 16*(v>>3) },
 			func(g, q, v int) (int, int) { return 4*q + (v & 3) + 16*(v>>2), g }, c16
-	case shape == "m16n8k16" && (a == "s8" || a == "u8"):
+	case shape == "m16n8k16" && (a == "s8" || a == "u8" || a == "e4m3" || a == "e5m2"):
 		return func(g, q, v int) (int, int) { return g + 8*(v>>2), 4*q + (v & 3) },
 			func(g, q, v int) (int, int) { return 4*q + v, g }, c16
 	case shape == "m8n8k16" && (a == "s8" || a == "u8"):
