@@ -2,6 +2,7 @@ package emu
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
@@ -51,6 +52,7 @@ type tensorKind uint8
 const (
 	tkFloat tensorKind = iota
 	tkInt
+	tkBit
 	tkF64
 	tkLd
 	tkSt
@@ -113,6 +115,8 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		switch a.Type {
 		case "s8", "u8", "s4", "u4":
 			f.kind = tkInt
+		case "b1":
+			f.kind = tkBit
 		case "f64":
 			f.kind = tkF64
 		default:
@@ -143,6 +147,18 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 				idx = int(e.Row)/k*k*o.Cols + int(e.Col)*k + int(e.Row)%k
 			}
 			fm.pos[(reg*32+int(e.Lane))*fm.per+int(e.Part)] = uint16(idx)
+		}
+		if fm.bits == 1 {
+			// execMmaBit moves whole registers: each must hold 32
+			// consecutive elements of a row of A (column of B), from a
+			// multiple of 32.
+			for i := 0; i < len(fm.pos); i += 32 {
+				for p := 0; p < 32; p++ {
+					if fm.pos[i]%32 != 0 || fm.pos[i+p] != fm.pos[i]+uint16(p) {
+						panic("emu: " + fi.Key + ": a .b1 register is not 32 consecutive elements")
+					}
+				}
+			}
 		}
 		f.ops = append(f.ops, fm)
 	}
@@ -207,9 +223,9 @@ func bindMma(b *binder) {
 	sat := b.Flag(isa.FSatfinite)
 	rnd := b.Rnd()
 	types := b.AllTypes()
-	subs := 0 // .and.popc / .xor.popc of .b1 forms, not executed yet
-	for b.Sub() != isa.SubNone {
-		subs++
+	var subs []isa.SubOp // .and.popc / .xor.popc of the .b1 forms
+	for s := b.Sub(); s != isa.SubNone; s = b.Sub() {
+		subs = append(subs, s)
 	}
 	shape, lays, num, elems, other := tensorMods(b)
 	if b.failed {
@@ -230,7 +246,7 @@ func bindMma(b *binder) {
 	} else if len(elems) > 0 {
 		other = true
 	}
-	if other || subs > 0 || len(tnames) != 4 || len(lays) != 2 {
+	if other || len(tnames) != 4 || len(lays) != 2 {
 		tensorNotYet(b)
 		return
 	}
@@ -252,6 +268,19 @@ func bindMma(b *binder) {
 		return
 	}
 	f := tensorFormAt(int32(fi))
+	if f.kind == tkBit {
+		if len(subs) != 2 || (subs[0] != isa.SubAnd && subs[0] != isa.SubXor) || subs[1] != isa.SubPopc {
+			b.errorf(".b1 forms need .and.popc or .xor.popc")
+			return
+		}
+		if sat {
+			b.errorf(".satfinite is not valid for .b1 forms")
+			return
+		}
+	} else if len(subs) > 0 {
+		b.errorf(".and.popc / .xor.popc apply to .b1 forms only")
+		return
+	}
 	if sat && f.kind != tkInt {
 		b.errorf(".satfinite applies to integer forms only")
 		return
@@ -291,6 +320,9 @@ func bindMma(b *binder) {
 	switch f.kind {
 	case tkInt:
 		op.Exec = execMmaInt
+	case tkBit:
+		op.Sub = subs[0]
+		op.Exec = execMmaBit
 	case tkF64:
 		op.Exec = execMmaF64
 	default:
@@ -671,6 +703,54 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 				s = min(max(s, math.MinInt32), math.MaxInt32)
 			}
 			d[i*N+j] = uint64(uint32(s))
+		}
+	}
+	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])
+	return nil
+}
+
+// gatherBits places the registers of a .b1 operand as words of its rows
+// (columns of B): each register holds 32 consecutive elements, element i at
+// bit i, the first at element pos (a multiple of 32; see newTensorForm).
+func gatherBits(w *Warp, fm *fragMap, slots []int32, dst []uint32) {
+	for r, s := range slots {
+		pos := fm.pos[r*32*32:]
+		for l, x := range w.r(s) {
+			dst[pos[32*l]/32] = uint32(x)
+		}
+	}
+}
+
+// execMmaBit executes the .b1 forms: D = C + popc(A row AND/XOR B column).
+func execMmaBit(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	// Rows of A and columns of B as 32-bit words: A of m16n8k256 (16x256),
+	// B (256x8).
+	var a [128]uint32
+	var b [64]uint32
+	gatherBits(w, &f.ops[1], tensorOperand(op, 1), a[:])
+	gatherBits(w, &f.ops[2], tensorOperand(op, 2), b[:])
+	var c [128]int64
+	var d [128]uint64
+	gatherInt(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	M, N, W := f.m, f.n, f.k/32
+	xor := op.Sub == isa.SubXor
+	for i := 0; i < M; i++ {
+		ar := a[i*W : i*W+W]
+		for j := 0; j < N; j++ {
+			br := b[j*W : j*W+W]
+			s := uint32(c[i*N+j])
+			for k, x := range ar {
+				if xor {
+					s += uint32(bits.OnesCount32(x ^ br[k]))
+				} else {
+					s += uint32(bits.OnesCount32(x & br[k]))
+				}
+			}
+			d[i*N+j] = uint64(s)
 		}
 	}
 	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])

@@ -272,9 +272,11 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 		fi := fi
 		t.Run(fi.Key, func(t *testing.T) {
 			d, oa, ob, oc := fi.Operand("d"), fi.Operand("a"), fi.Operand("b"), fi.Operand("c")
-			isInt := oa.Type == "s8" || oa.Type == "u8" || oa.Type == "s4" || oa.Type == "u4"
+			isInt := oa.Type == "s8" || oa.Type == "u8" || oa.Type == "s4" || oa.Type == "u4" || oa.Type == "b1"
 			modsList := []string{""}
-			if isInt {
+			if oa.Type == "b1" {
+				modsList = []string{".and.popc", ".xor.popc"}
+			} else if isInt {
 				modsList = append(modsList, ".satfinite")
 			}
 			for _, mods := range modsList {
@@ -304,9 +306,17 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 							if isInt {
 								s := toInt(oc.Type, C[i][j])
 								for k := 0; k < oa.Cols; k++ {
-									s += toInt(oa.Type, A[i][k]) * toInt(ob.Type, B[kb(i, k)][j])
+									x, y := toInt(oa.Type, A[i][k]), toInt(ob.Type, B[kb(i, k)][j])
+									switch mods {
+									case ".and.popc":
+										s += x & y
+									case ".xor.popc":
+										s += x ^ y
+									default:
+										s += x * y
+									}
 								}
-								if mods != "" {
+								if mods == ".satfinite" {
 									s = min(max(s, math.MinInt32), math.MaxInt32)
 								}
 								if want := uint64(uint32(s)); got[i][j] != want {
@@ -538,6 +548,10 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "vector operand has 3 elements, expected 4"},
 		{"mma.sync.aligned.m16n8k8.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "takes .row.col layouts only"},
 		{"mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "vector operand has 4 elements, expected 8"},
+		{"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32 {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".b1 forms need .and.popc or .xor.popc"},
+		{"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.or.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".b1 forms need .and.popc or .xor.popc"},
+		{"mma.sync.aligned.m8n8k128.row.col.satfinite.s32.b1.b1.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".satfinite is not valid for .b1 forms"},
+		{"mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".and.popc / .xor.popc apply to .b1 forms only"},
 		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];", "vector operand has 1 elements, expected 2"},
 		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
 		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},

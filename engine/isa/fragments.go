@@ -358,6 +358,21 @@ func buildFragments() []FragInstr {
 			}
 		}
 	}
+	// .b1 (PTX ISA 9.7.15.5, mma.m8n8k128, .m16n8k128, .m16n8k256
+	// fragments): 32 elements per register, element i at bit i.
+	m8n8k128b := mmaShape{"m8n8k128", 8, 8, 128,
+		func(g, q, v int) (int, int) { return g, 32*q + v },
+		func(g, q, v int) (int, int) { return 32*q + v, g }}
+	m16n8k128b := mmaShape{"m16n8k128", 16, 8, 128,
+		func(g, q, v int) (int, int) { return g + 8*(v>>5), 32*q + v&31 },
+		func(g, q, v int) (int, int) { return 32*q + v, g }}
+	m16n8k256b := mmaShape{"m16n8k256", 16, 8, 256,
+		func(g, q, v int) (int, int) { return g + 8*((v>>5)&1), 32*q + v&31 + 128*(v>>6) },
+		func(g, q, v int) (int, int) { return 32*q + v&31 + 128*(v>>5), g }}
+	const bnote = "D = C + popc(A row AND B column) with .and.popc, or popc(A row XOR B column) with .xor.popc, per element, in 32-bit integers wrapping modulo 2^32."
+	for _, sh := range []mmaShape{m8n8k128b, m16n8k128b, m16n8k256b} {
+		add(sh, "s32", "b1", "b1", "s32", bnote)
+	}
 	for _, sh := range []mmaShape{m8n8k32i, m16n8k32i4, m16n8k64i} {
 		for _, a := range []string{"s4", "u4"} {
 			for _, b := range []string{"s4", "u4"} {

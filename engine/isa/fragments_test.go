@@ -66,6 +66,35 @@ func refMma(shape, a string) (ra, rb, rc refLayout) {
 				}
 				return q*8 + (v & 7) + 32, g
 			}, c16
+	// .b1 (PTX ISA 9.7.15.5: mma.m8n8k128, .m16n8k128, .m16n8k256 fragments).
+	case shape == "m8n8k128" && a == "b1":
+		return func(g, q, v int) (int, int) { return g, q*32 + v },
+			func(g, q, v int) (int, int) { return q*32 + v, g }, c8
+	case shape == "m16n8k128" && a == "b1":
+		return func(g, q, v int) (int, int) {
+				if v < 32 {
+					return g, q*32 + (v & 0x1f)
+				}
+				return g + 8, q*32 + (v & 0x1f)
+			},
+			func(g, q, v int) (int, int) { return q*32 + v, g }, c16
+	case shape == "m16n8k256" && a == "b1":
+		return func(g, q, v int) (int, int) {
+				row := g
+				if (v >= 32 && v < 64) || v >= 96 {
+					row = g + 8
+				}
+				if v < 64 {
+					return row, q*32 + (v & 0x1f)
+				}
+				return row, q*32 + (v & 0x1f) + 128
+			},
+			func(g, q, v int) (int, int) {
+				if v < 32 {
+					return q*32 + (v & 0x1f), g
+				}
+				return q*32 + (v & 0x1f) + 128, g
+			}, c16
 	case shape == "m8n8k4" && a == "f64":
 		return func(g, q, v int) (int, int) { return g, q },
 			func(g, q, v int) (int, int) { return q, g }, c8
