@@ -609,8 +609,10 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	var a, b, c [64]float64
-	var d [64]uint64
+	// Largest: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
+	var a [256]float64
+	var b, c [128]float64
+	var d [128]uint64
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
 	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
 	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])

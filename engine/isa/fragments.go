@@ -380,7 +380,19 @@ func buildFragments() []FragInstr {
 			}
 		}
 	}
-	add(m8n8k4d, "f64", "f64", "f64", "f64", "D = A*B + C in f64: each element is a chain of fused multiply-adds starting from C, in ascending k (one rounding per k step).")
+	const dnote = "D = A*B + C in f64: each element is a chain of fused multiply-adds starting from C, in ascending k (one rounding per k step)."
+	add(m8n8k4d, "f64", "f64", "f64", "f64", dnote)
+	// .f64 m16n8 shapes (sm_90; PTX ISA 9.7.15.5, mma.m16n8k4/k8/k16 with
+	// .f64): the .tf32 layouts extended along k, one element per register.
+	for _, sh := range []mmaShape{
+		{"m16n8k4", 16, 8, 4, m16n8k4t.a, m16n8k4t.b},
+		{"m16n8k8", 16, 8, 8, m16n8k8t.a, m16n8k8t.b},
+		{"m16n8k16", 16, 8, 16,
+			func(g, q, v int) (int, int) { return g + 8*(v&1), q + 4*(v>>1) },
+			func(g, q, v int) (int, int) { return q + 4*v, g }},
+	} {
+		add(sh, "f64", "f64", "f64", "f64", dnote)
+	}
 	out = append(out, quadPairForms(fnote)...)
 
 	// ldmatrix / stmatrix / movmatrix .m8n8 .b16

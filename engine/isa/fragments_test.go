@@ -95,6 +95,12 @@ func refMma(shape, a string) (ra, rb, rc refLayout) {
 				}
 				return q*32 + (v & 0x1f) + 128, g
 			}, c16
+	// .f64 (PTX ISA 9.7.15.5: mma.m16n8k4, .m16n8k8, .m16n8k16 with .f64):
+	// row = groupID for even i, groupID+8 for odd i; col = threadID_in_group
+	// + 4*(i/2); B row = threadID_in_group + 4*i, col = groupID.
+	case (shape == "m16n8k4" || shape == "m16n8k8" || shape == "m16n8k16") && a == "f64":
+		return func(g, q, v int) (int, int) { return g + 8*(v%2), q + 4*(v/2) },
+			func(g, q, v int) (int, int) { return q + 4*v, g }, c16
 	case shape == "m8n8k4" && a == "f64":
 		return func(g, q, v int) (int, int) { return g, q },
 			func(g, q, v int) (int, int) { return q, g }, c8
