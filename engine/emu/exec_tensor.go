@@ -3,6 +3,7 @@ package emu
 import (
 	"math"
 	"math/bits"
+	"strings"
 	"sync"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
@@ -170,11 +171,15 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 // tensorNotYet lowers a recognised form the emulator does not execute yet:
 // a warning, and an op that faults when reached (as lowerInstr does for
 // planned instructions).
-func tensorNotYet(b *binder) {
+// variant names what is planned ("" for "this form of <op>").
+func tensorNotYet(b *binder, variant string) {
 	b.used.types, b.used.space, b.used.rnd, b.used.cmp, b.used.vec, b.used.tensor = true, true, true, true, true, true
 	b.used.subs = len(b.m.Subs)
 	b.used.flags = b.m.Flags
-	what := b.name + " is not supported yet (this form of " + b.op.Code.String() + " is planned)"
+	if variant == "" {
+		variant = "this form of " + b.op.Code.String()
+	}
+	what := b.name + " is not supported yet (" + variant + " is planned)"
 	b.c.diags.Warnf(b.ins.OpSpan, "%s; the launch faults if a thread reaches it", what)
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 		return w.faultAll(FaultIllegal, mask, "%s", what)
@@ -205,6 +210,26 @@ func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, elems [
 		}
 	}
 	return
+}
+
+// mmaPlanned names the variant of mma that the modifier words select when
+// the emulator does not execute it yet, or "".
+func mmaPlanned(b *binder) string {
+	for _, m := range b.m.Tensor {
+		if m.Kind != isa.ModTensor {
+			continue
+		}
+		switch isa.TensorWord(m.Value) {
+		case isa.TensorSp, isa.TensorSpOrdered:
+			return "mma.sp, the structured-sparse A with metadata and selector,"
+		case isa.TensorKindF8F6F4:
+			return "mma .kind::f8f6f4 of sm_120a"
+		case isa.TensorKindMxF8F6F4, isa.TensorKindMxF4, isa.TensorKindMxF4NvF4, isa.TensorBlockScale,
+			isa.TensorScaleVec1X, isa.TensorScaleVec2X, isa.TensorScaleVec4X:
+			return "mma with block scaling (.block_scale, .kind::mx*)"
+		}
+	}
+	return ""
 }
 
 func tensorSyncAligned(b *binder) bool {
@@ -246,8 +271,12 @@ func bindMma(b *binder) {
 	} else if len(elems) > 0 {
 		other = true
 	}
+	if v := mmaPlanned(b); v != "" {
+		tensorNotYet(b, v)
+		return
+	}
 	if other || len(tnames) != 4 || len(lays) != 2 {
-		tensorNotYet(b)
+		b.errorf("not a form of mma: it needs .alayout.blayout and the four types .dtype.atype.btype.ctype")
 		return
 	}
 	key := "mma." + shape.String() + "." + lays[0].String() + "." + lays[1].String()
@@ -264,7 +293,7 @@ func bindMma(b *binder) {
 				return
 			}
 		}
-		tensorNotYet(b)
+		b.errorf("not a form of mma: no .%s form with types .%s (d.a.b.c)", shape, strings.Join(tnames, "."))
 		return
 	}
 	f := tensorFormAt(int32(fi))
@@ -337,6 +366,14 @@ func bindMatrixMem(b *binder) {
 	}
 	trans := b.Flag(isa.FTrans)
 	space := b.Space()
+	for _, m := range b.m.Tensor {
+		if m.Kind == isa.ModTensor && isa.TensorWord(m.Value) >= isa.TensorB8x16 {
+			// The packed sub-byte loads (.b8x16.b6x16_p32, .b8x16.b4x16_p64)
+			// have no type modifier of their own.
+			tensorNotYet(b, "")
+			return
+		}
+	}
 	t := b.Type()
 	shape, lays, num, elems, other := tensorMods(b)
 	other = other || len(elems) > 0
@@ -348,7 +385,7 @@ func bindMatrixMem(b *binder) {
 		return
 	}
 	if other || shape != isa.M8N8 || t != isa.B16 {
-		tensorNotYet(b)
+		tensorNotYet(b, "")
 		return
 	}
 	switch space {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // mmaKernel builds a kernel that loads each lane's A, B and C registers from
@@ -552,6 +553,8 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.or.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".b1 forms need .and.popc or .xor.popc"},
 		{"mma.sync.aligned.m8n8k128.row.col.satfinite.s32.b1.b1.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".satfinite is not valid for .b1 forms"},
 		{"mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".and.popc / .xor.popc apply to .b1 forms only"},
+		{"mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "not a form of mma: no .m16n8k16 form with types .f32.tf32.tf32.f32"},
+		{"mma.sync.aligned.m16n8k16.row.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "not a form of mma: it needs .alayout.blayout"},
 		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];", "vector operand has 1 elements, expected 2"},
 		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
 		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},
@@ -561,6 +564,36 @@ func TestTensorCheckErrors(t *testing.T) {
 }`)
 		if !strings.Contains(msg, c.msg) {
 			t.Errorf("%s: got %s, want %q", c.ins, msg, c.msg)
+		}
+	}
+}
+
+// TestTensorPlanned: the recognised tensor-core forms the emulator does not
+// execute yet compile with a warning naming the variant, and fault when
+// reached.
+func TestTensorPlanned(t *testing.T) {
+	for _, c := range []struct{ ins, msg string }{
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0x0;", "(mma.sp, the structured-sparse A with metadata and selector, is planned)"},
+		{"mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 0x0;", "(mma.sp, the structured-sparse A"},
+		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
+		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
+		{"ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 %r1, [%rd1];", "(this form of ldmatrix is planned)"},
+		{"mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3}, %r1, {0, 0}, %r2, {0, 0};", "(mma with block scaling"},
+	} {
+		src := memHdr + `.visible .entry k(.param .u64 pout) { .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .u64 %rd1;
+	` + c.ins + `
+	ret;
+}`
+		s := ptx.NewSource("t.ptx", []byte(src))
+		prog, diags := CompileSource(s)
+		msg := ptx.FormatAll(s, diags)
+		if prog == nil || !strings.Contains(msg, "warning: ") || !strings.Contains(msg, "is not supported yet "+c.msg) {
+			t.Errorf("%s: compiled %v, diagnostics %s, want a warning %q", c.ins, prog != nil, msg, c.msg)
+			continue
+		}
+		m, _, r := memLaunchObserved(t, src, nil)
+		if f := m.Fault(); r != StopFault || f == nil || f.Kind != FaultIllegal {
+			t.Errorf("%s: stop %v fault %v, want illegal-instruction", c.ins, r, f)
 		}
 	}
 }

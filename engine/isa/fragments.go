@@ -42,7 +42,7 @@ type FragOperand struct {
 	Name  string     `json:"name"` // "a","b","c","d" for mma; "m0".."m3" for the 8x8 matrices of ldmatrix/stmatrix
 	Rows  int        `json:"rows"`
 	Cols  int        `json:"cols"`
-	Type  string     `json:"type"` // element type: "f16","bf16","tf32","f32","f64","s8","u8","s32","b16"
+	Type  string     `json:"type"` // element type: "f16","bf16","tf32","e4m3","e5m2","f32","f64","s8","u8","s4","u4","b1","s32","b16"
 	Regs  int        `json:"regs"` // 32-bit (64-bit for f64) registers per lane
 	Elems []FragElem `json:"elems"`
 	// AddrLanes (ldmatrix/stmatrix): row r of this matrix is at the
