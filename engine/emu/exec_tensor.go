@@ -2,6 +2,8 @@ package emu
 
 import (
 	"math"
+	"math/bits"
+	"strings"
 	"sync"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
@@ -51,6 +53,7 @@ type tensorKind uint8
 const (
 	tkFloat tensorKind = iota
 	tkInt
+	tkBit
 	tkF64
 	tkLd
 	tkSt
@@ -60,7 +63,8 @@ const (
 type tensorForm struct {
 	fi      *isa.FragInstr
 	kind    tensorKind
-	m, n, k int
+	m, n, k int // of one product
+	groups  int // independent products (4 for m8n8k4 .f16, else 1)
 	ops     []fragMap
 }
 
@@ -82,7 +86,11 @@ func tensorFormAt(i int32) *tensorForm {
 
 func elemBits(t string) int {
 	switch t {
-	case "s8", "u8":
+	case "b1":
+		return 1
+	case "s4", "u4":
+		return 4
+	case "s8", "u8", "e4m3", "e5m2":
 		return 8
 	case "f16", "bf16", "b16":
 		return 16
@@ -103,10 +111,13 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		f.kind = tkMov
 	default:
 		a, b := fi.Operand("a"), fi.Operand("b")
-		f.m, f.k, f.n = a.Rows, a.Cols, b.Cols
+		f.groups = max(fi.Groups, 1)
+		f.m, f.k, f.n = a.Rows/f.groups, a.Cols, b.Cols
 		switch a.Type {
-		case "s8", "u8":
+		case "s8", "u8", "s4", "u4":
 			f.kind = tkInt
+		case "b1":
+			f.kind = tkBit
 		case "f64":
 			f.kind = tkF64
 		default:
@@ -132,9 +143,23 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 			}
 			idx := int(e.Row)*o.Cols + int(e.Col)
 			if o.Name == "b" && fi.Op == "mma" {
-				idx = int(e.Col)*o.Rows + int(e.Row)
+				// Each group's B transposed: group g at g*K*N.
+				k := f.k
+				idx = int(e.Row)/k*k*o.Cols + int(e.Col)*k + int(e.Row)%k
 			}
 			fm.pos[(reg*32+int(e.Lane))*fm.per+int(e.Part)] = uint16(idx)
+		}
+		if fm.bits == 1 {
+			// execMmaBit moves whole registers: each must hold 32
+			// consecutive elements of a row of A (column of B), from a
+			// multiple of 32.
+			for i := 0; i < len(fm.pos); i += 32 {
+				for p := 0; p < 32; p++ {
+					if fm.pos[i]%32 != 0 || fm.pos[i+p] != fm.pos[i]+uint16(p) {
+						panic("emu: " + fi.Key + ": a .b1 register is not 32 consecutive elements")
+					}
+				}
+			}
 		}
 		f.ops = append(f.ops, fm)
 	}
@@ -146,11 +171,15 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 // tensorNotYet lowers a recognised form the emulator does not execute yet:
 // a warning, and an op that faults when reached (as lowerInstr does for
 // planned instructions).
-func tensorNotYet(b *binder) {
+// variant names what is planned ("" for "this form of <op>").
+func tensorNotYet(b *binder, variant string) {
 	b.used.types, b.used.space, b.used.rnd, b.used.cmp, b.used.vec, b.used.tensor = true, true, true, true, true, true
 	b.used.subs = len(b.m.Subs)
 	b.used.flags = b.m.Flags
-	what := b.name + " is not supported yet (this form of " + b.op.Code.String() + " is planned)"
+	if variant == "" {
+		variant = "this form of " + b.op.Code.String()
+	}
+	what := b.name + " is not supported yet (" + variant + " is planned)"
 	b.c.diags.Warnf(b.ins.OpSpan, "%s; the launch faults if a thread reaches it", what)
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 		return w.faultAll(FaultIllegal, mask, "%s", what)
@@ -158,10 +187,12 @@ func tensorNotYet(b *binder) {
 }
 
 // tensorMods splits the tensor modifiers: the shape, the layouts, the matrix
-// count and whether sub-byte element types or other words appear.
-func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, other bool) {
+// count, the sub-byte element types and whether other words appear.
+func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, elems []isa.Elem, other bool) {
 	for _, m := range b.Tensor() {
 		switch m.Kind {
+		case isa.ModElem:
+			elems = append(elems, isa.Elem(m.Value))
 		case isa.ModShape:
 			if shape != isa.ShapeNone {
 				other = true
@@ -181,6 +212,26 @@ func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, other b
 	return
 }
 
+// mmaPlanned names the variant of mma that the modifier words select when
+// the emulator does not execute it yet, or "".
+func mmaPlanned(b *binder) string {
+	for _, m := range b.m.Tensor {
+		if m.Kind != isa.ModTensor {
+			continue
+		}
+		switch isa.TensorWord(m.Value) {
+		case isa.TensorSp, isa.TensorSpOrdered:
+			return "mma.sp, the structured-sparse A with metadata and selector,"
+		case isa.TensorKindF8F6F4:
+			return "mma .kind::f8f6f4 of sm_120a"
+		case isa.TensorKindMxF8F6F4, isa.TensorKindMxF4, isa.TensorKindMxF4NvF4, isa.TensorBlockScale,
+			isa.TensorScaleVec1X, isa.TensorScaleVec2X, isa.TensorScaleVec4X:
+			return "mma with block scaling (.block_scale, .kind::mx*)"
+		}
+	}
+	return ""
+}
+
 func tensorSyncAligned(b *binder) bool {
 	s, a := b.Flag(isa.FSync), b.Flag(isa.FAligned)
 	if !s || !a {
@@ -197,11 +248,11 @@ func bindMma(b *binder) {
 	sat := b.Flag(isa.FSatfinite)
 	rnd := b.Rnd()
 	types := b.AllTypes()
-	subs := 0 // .and.popc / .xor.popc of .b1 forms, not executed yet
-	for b.Sub() != isa.SubNone {
-		subs++
+	var subs []isa.SubOp // .and.popc / .xor.popc of the .b1 forms
+	for s := b.Sub(); s != isa.SubNone; s = b.Sub() {
+		subs = append(subs, s)
 	}
-	shape, lays, num, other := tensorMods(b)
+	shape, lays, num, elems, other := tensorMods(b)
 	if b.failed {
 		return
 	}
@@ -209,20 +260,56 @@ func bindMma(b *binder) {
 		b.errorf("needs one shape (.m16n8k16, ...) and no matrix count")
 		return
 	}
-	if other || subs > 0 || len(types) != 4 || len(lays) != 2 {
-		tensorNotYet(b)
+	// The element types in order d, a, b, c: sub-byte A and B (.s4, .u4,
+	// .b1) are modifiers of their own, between D's type and C's.
+	var tnames []string
+	for _, t := range types {
+		tnames = append(tnames, t.String())
+	}
+	if len(elems) == 2 && len(types) == 2 {
+		tnames = []string{tnames[0], elems[0].String(), elems[1].String(), tnames[1]}
+	} else if len(elems) > 0 {
+		other = true
+	}
+	if v := mmaPlanned(b); v != "" {
+		tensorNotYet(b, v)
+		return
+	}
+	if other || len(tnames) != 4 || len(lays) != 2 {
+		b.errorf("not a form of mma: it needs .alayout.blayout and the four types .dtype.atype.btype.ctype")
 		return
 	}
 	key := "mma." + shape.String() + "." + lays[0].String() + "." + lays[1].String()
-	for _, t := range types {
-		key += "." + t.String()
+	for _, t := range tnames {
+		key += "." + t
 	}
 	fi := isa.FragmentIndex(key)
 	if fi < 0 {
-		tensorNotYet(b)
+		if lays[0] != isa.Row || lays[1] != isa.Col {
+			// Only .m8n8k4 with .f16 inputs has other layouts.
+			rowCol := "mma." + shape.String() + ".row.col" + key[len("mma."+shape.String()+"."+lays[0].String()+"."+lays[1].String()):]
+			if isa.FragmentIndex(rowCol) >= 0 {
+				b.errorf("this form of mma takes .row.col layouts only")
+				return
+			}
+		}
+		b.errorf("not a form of mma: no .%s form with types .%s (d.a.b.c)", shape, strings.Join(tnames, "."))
 		return
 	}
 	f := tensorFormAt(int32(fi))
+	if f.kind == tkBit {
+		if len(subs) != 2 || (subs[0] != isa.SubAnd && subs[0] != isa.SubXor) || subs[1] != isa.SubPopc {
+			b.errorf(".b1 forms need .and.popc or .xor.popc")
+			return
+		}
+		if sat {
+			b.errorf(".satfinite is not valid for .b1 forms")
+			return
+		}
+	} else if len(subs) > 0 {
+		b.errorf(".and.popc / .xor.popc apply to .b1 forms only")
+		return
+	}
 	if sat && f.kind != tkInt {
 		b.errorf(".satfinite applies to integer forms only")
 		return
@@ -240,7 +327,10 @@ func bindMma(b *binder) {
 	if sat {
 		op.Flags = op.Flags.With(isa.FSatfinite)
 	}
-	op.Type, op.Type2 = types[0], types[1]
+	op.Type = types[0]
+	if len(types) == 4 {
+		op.Type2 = types[1]
+	}
 	op.Shape = shape
 	var regs []int32
 	for i, fm := range f.ops {
@@ -259,6 +349,9 @@ func bindMma(b *binder) {
 	switch f.kind {
 	case tkInt:
 		op.Exec = execMmaInt
+	case tkBit:
+		op.Sub = subs[0]
+		op.Exec = execMmaBit
 	case tkF64:
 		op.Exec = execMmaF64
 	default:
@@ -273,8 +366,17 @@ func bindMatrixMem(b *binder) {
 	}
 	trans := b.Flag(isa.FTrans)
 	space := b.Space()
+	for _, m := range b.m.Tensor {
+		if m.Kind == isa.ModTensor && isa.TensorWord(m.Value) >= isa.TensorB8x16 {
+			// The packed sub-byte loads (.b8x16.b6x16_p32, .b8x16.b4x16_p64)
+			// have no type modifier of their own.
+			tensorNotYet(b, "")
+			return
+		}
+	}
 	t := b.Type()
-	shape, lays, num, other := tensorMods(b)
+	shape, lays, num, elems, other := tensorMods(b)
+	other = other || len(elems) > 0
 	if b.failed {
 		return
 	}
@@ -283,7 +385,7 @@ func bindMatrixMem(b *binder) {
 		return
 	}
 	if other || shape != isa.M8N8 || t != isa.B16 {
-		tensorNotYet(b)
+		tensorNotYet(b, "")
 		return
 	}
 	switch space {
@@ -339,7 +441,8 @@ func bindMovmatrix(b *binder) {
 	}
 	trans := b.Flag(isa.FTrans)
 	t := b.Type()
-	shape, lays, num, other := tensorMods(b)
+	shape, lays, num, elems, other := tensorMods(b)
+	other = other || len(elems) > 0
 	if b.failed {
 		return
 	}
@@ -379,8 +482,8 @@ func tensorOperand(op *Op, i int) []int32 {
 	return op.Regs[off : off+int(op.Parts[i])]
 }
 
-// Largest operands: A of m16n8k32 (16x32), B (32x8), C/D (16x8).
-const tensorMaxElems = 512
+// Largest integer operands: A of m16n8k64 (16x64), B (64x8), C/D (16x8).
+const tensorMaxElems = 1024
 
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
 func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
@@ -400,6 +503,18 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
 				}
 				dst[pos[2*l]] = f16ToF64(lo)
 				dst[pos[2*l+1]] = f16ToF64(hi)
+			}
+		case "e4m3", "e5m2":
+			tab := &e4m3Values
+			if fm.elem == "e5m2" {
+				tab = &e5m2Values
+			}
+			for l, x := range vals {
+				p := pos[4*l : 4*l+4]
+				dst[p[0]] = tab[uint8(x)]
+				dst[p[1]] = tab[uint8(x>>8)]
+				dst[p[2]] = tab[uint8(x>>16)]
+				dst[p[3]] = tab[uint8(x>>24)]
 			}
 		case "bf16":
 			for l, x := range vals {
@@ -421,6 +536,15 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
 		}
 	}
 }
+
+// The values of the 8-bit float encodings (exact; NaN encodings are NaN).
+var e4m3Values, e5m2Values = func() (e4, e5 [256]float64) {
+	for i := range e4 {
+		e4[i] = f16ToF64(fpx.E4M3ToF16(uint8(i)))
+		e5[i] = f16ToF64(fpx.E5M2ToF16(uint8(i)))
+	}
+	return
+}()
 
 // f16ToF64 widens an f16 exactly.
 func f16ToF64(h uint16) float64 { return float64(math.Float32frombits(fpx.F16ToF32(h))) }
@@ -457,17 +581,20 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	// Largest float operands: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
-	var a [256]float64
-	var b, c [128]float64
-	var d [128]uint64
+	// Largest float operands: A of m16n8k32 .e4m3 (16x32), B (32x8);
+	// C/D of the four products of m8n8k4 .f16 (32x8).
+	var a [512]float64
+	var b [256]float64
+	var c [256]float64
+	var d [256]uint64
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
 	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
 	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
 	M, N, K := f.m, f.n, f.k
-	var s [128]float64
-	for i := 0; i < M; i++ {
+	var s [256]float64
+	for i := 0; i < f.groups*M; i++ {
 		ar := a[i*K : i*K+K]
+		b := b[i/M*K*N:]
 		cr, sr := c[i*N:i*N+N], s[i*N:i*N+N]
 		j := 0
 		for ; j+8 <= N; j += 8 {
@@ -496,6 +623,7 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 			sr[j] = v
 		}
 	}
+	M *= f.groups
 	if f.ops[0].elem == "f16" {
 		for i, v := range s[:M*N] {
 			d[i] = uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
@@ -518,8 +646,10 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	var a, b, c [64]float64
-	var d [64]uint64
+	// Largest: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
+	var a [256]float64
+	var b, c [128]float64
+	var d [128]uint64
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
 	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
 	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
@@ -541,12 +671,26 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
-// gatherInt extracts integer elements of operand fm (s8, u8 or s32).
+// gatherInt extracts integer elements of operand fm (s4, u4, s8, u8 or s32).
 func gatherInt(w *Warp, fm *fragMap, slots []int32, dst []int64) {
 	for r, s := range slots {
 		vals := w.r(s)
 		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
 		switch fm.elem {
+		case "s4":
+			for l, x := range vals {
+				p := pos[8*l : 8*l+8]
+				for i, e := range p {
+					dst[e] = int64(int32(x<<(28-4*i)) >> 28)
+				}
+			}
+		case "u4":
+			for l, x := range vals {
+				p := pos[8*l : 8*l+8]
+				for i, e := range p {
+					dst[e] = int64(x >> (4 * i) & 15)
+				}
+			}
 		case "s8":
 			for l, x := range vals {
 				p := pos[4*l : 4*l+4]
@@ -576,7 +720,8 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	var a, b [tensorMaxElems]int64
+	var a [tensorMaxElems]int64
+	var b [tensorMaxElems / 2]int64
 	var c [128]int64
 	var d [128]uint64
 	gatherInt(w, &f.ops[1], tensorOperand(op, 1), a[:])
@@ -597,6 +742,54 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 				s = min(max(s, math.MinInt32), math.MaxInt32)
 			}
 			d[i*N+j] = uint64(uint32(s))
+		}
+	}
+	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])
+	return nil
+}
+
+// gatherBits places the registers of a .b1 operand as words of its rows
+// (columns of B): each register holds 32 consecutive elements, element i at
+// bit i, the first at element pos (a multiple of 32; see newTensorForm).
+func gatherBits(w *Warp, fm *fragMap, slots []int32, dst []uint32) {
+	for r, s := range slots {
+		pos := fm.pos[r*32*32:]
+		for l, x := range w.r(s) {
+			dst[pos[32*l]/32] = uint32(x)
+		}
+	}
+}
+
+// execMmaBit executes the .b1 forms: D = C + popc(A row AND/XOR B column).
+func execMmaBit(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	// Rows of A and columns of B as 32-bit words: A of m16n8k256 (16x256),
+	// B (256x8).
+	var a [128]uint32
+	var b [64]uint32
+	gatherBits(w, &f.ops[1], tensorOperand(op, 1), a[:])
+	gatherBits(w, &f.ops[2], tensorOperand(op, 2), b[:])
+	var c [128]int64
+	var d [128]uint64
+	gatherInt(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	M, N, W := f.m, f.n, f.k/32
+	xor := op.Sub == isa.SubXor
+	for i := 0; i < M; i++ {
+		ar := a[i*W : i*W+W]
+		for j := 0; j < N; j++ {
+			br := b[j*W : j*W+W]
+			s := uint32(c[i*N+j])
+			for k, x := range ar {
+				if xor {
+					s += uint32(bits.OnesCount32(x ^ br[k]))
+				} else {
+					s += uint32(bits.OnesCount32(x & br[k]))
+				}
+			}
+			d[i*N+j] = uint64(s)
 		}
 	}
 	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])

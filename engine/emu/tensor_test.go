@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // mmaKernel builds a kernel that loads each lane's A, B and C registers from
@@ -58,8 +59,12 @@ func elemOf(o *isa.FragOperand, e isa.FragElem, regs []uint64) uint64 {
 	switch o.Type {
 	case "f16", "bf16", "b16":
 		bits = 16
-	case "s8", "u8":
+	case "s8", "u8", "e4m3", "e5m2":
 		bits = 8
+	case "s4", "u4":
+		bits = 4
+	case "b1":
+		bits = 1
 	case "f64":
 		bits = 64
 	}
@@ -90,6 +95,10 @@ func toFloat(t string, x uint64) float64 {
 		return float64(math.Float32frombits(fpx.F16ToF32(uint16(x))))
 	case "bf16":
 		return float64(math.Float32frombits(uint32(x) << 16))
+	case "e4m3":
+		return float64(math.Float32frombits(fpx.F16ToF32(fpx.E4M3ToF16(uint8(x)))))
+	case "e5m2":
+		return float64(math.Float32frombits(fpx.F16ToF32(fpx.E5M2ToF16(uint8(x)))))
 	case "tf32":
 		return float64(math.Float32frombits(uint32(x) &^ 0x1fff))
 	case "f32":
@@ -106,6 +115,10 @@ func toInt(t string, x uint64) int64 {
 		return int64(int8(x))
 	case "u8":
 		return int64(uint8(x))
+	case "s4":
+		return int64(int8(x<<4) >> 4)
+	case "u4", "b1":
+		return int64(x)
 	}
 	return int64(int32(x))
 }
@@ -159,18 +172,32 @@ func randomElem(rng *rand.Rand, t string, small bool) uint64 {
 			return uint64(int64(v))
 		case "u8":
 			return uint64(v + 8)
+		case "s4":
+			return uint64(int64(min(v, 7))) & 15
+		case "u4":
+			return uint64(v+8) & 15
+		case "b1":
+			return uint64(v & 1)
 		case "f16":
 			return fromFloat("f16", float64(v))
 		case "bf16":
 			return uint64(math.Float32bits(float32(v)) >> 16)
 		case "tf32", "f32":
 			return uint64(math.Float32bits(float32(v)))
+		case "e4m3":
+			return uint64(fpx.F32ToE4M3(math.Float32bits(float32(v)), true, false))
+		case "e5m2":
+			return uint64(fpx.F32ToE5M2(math.Float32bits(float32(v)), true, false)) // integer-valued (7 rounds to 8)
 		}
 		return math.Float64bits(float64(v))
 	}
 	switch t {
 	case "s8", "u8":
 		return uint64(rng.Intn(256))
+	case "s4", "u4":
+		return uint64(rng.Intn(16))
+	case "b1":
+		return uint64(rng.Intn(2))
 	case "s32":
 		return uint64(rng.Uint32())
 	}
@@ -180,6 +207,10 @@ func randomElem(rng *rand.Rand, t string, small bool) uint64 {
 		return uint64(fpx.F64ToF16(math.Float64bits(f), fpx.RN, 0))
 	case "bf16":
 		return uint64(math.Float32bits(float32(f)) >> 16)
+	case "e4m3":
+		return uint64(fpx.F32ToE4M3(math.Float32bits(float32(f)), true, false))
+	case "e5m2":
+		return uint64(fpx.F32ToE5M2(math.Float32bits(float32(f)), true, false))
 	case "tf32", "f32":
 		return uint64(math.Float32bits(float32(f))) | uint64(rng.Intn(1<<13)) // tf32: low bits must be ignored
 	}
@@ -223,6 +254,17 @@ func split(fi *isa.FragInstr, in [][]uint64) (a, b, c [][]uint64) {
 }
 
 func TestMmaAgainstMatrixProduct(t *testing.T) {
+	// The 8-bit float decodings the reference uses: 1.0 and the largest
+	// finite values.
+	for _, c := range []struct {
+		t    string
+		x    uint64
+		want float64
+	}{{"e4m3", 0x38, 1}, {"e4m3", 0x7e, 448}, {"e4m3", 0xfe, -448}, {"e5m2", 0x3c, 1}, {"e5m2", 0x7b, 57344}, {"e4m3", 0x01, 0x1p-9}} {
+		if g := toFloat(c.t, c.x); g != c.want {
+			t.Fatalf("%s %#x = %v, want %v", c.t, c.x, g, c.want)
+		}
+	}
 	rng := rand.New(rand.NewSource(1))
 	for _, fi := range isa.FragmentTable() {
 		if fi.Op != "mma" {
@@ -231,9 +273,11 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 		fi := fi
 		t.Run(fi.Key, func(t *testing.T) {
 			d, oa, ob, oc := fi.Operand("d"), fi.Operand("a"), fi.Operand("b"), fi.Operand("c")
-			isInt := oa.Type == "s8" || oa.Type == "u8"
+			isInt := oa.Type == "s8" || oa.Type == "u8" || oa.Type == "s4" || oa.Type == "u4" || oa.Type == "b1"
 			modsList := []string{""}
-			if isInt {
+			if oa.Type == "b1" {
+				modsList = []string{".and.popc", ".xor.popc"}
+			} else if isInt {
 				modsList = append(modsList, ".satfinite")
 			}
 			for _, mods := range modsList {
@@ -254,14 +298,26 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 					la, lb, lc := split(&fi, in)
 					A, B, C := mmaMatrix(oa, la), mmaMatrix(ob, lb), mmaMatrix(oc, lc)
 					got := mmaMatrix(d, mmaRun(t, &fi, mods, in))
+					// Row of B for row i of A and column k: the forms with groups
+					// stack independent products by rows.
+					groups := max(fi.Groups, 1)
+					kb := func(i, k int) int { return i/(oa.Rows/groups)*oa.Cols + k }
 					for i := 0; i < d.Rows; i++ {
 						for j := 0; j < d.Cols; j++ {
 							if isInt {
 								s := toInt(oc.Type, C[i][j])
 								for k := 0; k < oa.Cols; k++ {
-									s += toInt(oa.Type, A[i][k]) * toInt(ob.Type, B[k][j])
+									x, y := toInt(oa.Type, A[i][k]), toInt(ob.Type, B[kb(i, k)][j])
+									switch mods {
+									case ".and.popc":
+										s += x & y
+									case ".xor.popc":
+										s += x ^ y
+									default:
+										s += x * y
+									}
 								}
-								if mods != "" {
+								if mods == ".satfinite" {
 									s = min(max(s, math.MinInt32), math.MaxInt32)
 								}
 								if want := uint64(uint32(s)); got[i][j] != want {
@@ -273,7 +329,7 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 							exact := new(big.Float).SetPrec(2000).SetFloat64(toFloat(oc.Type, C[i][j]))
 							mag := math.Abs(toFloat(oc.Type, C[i][j]))
 							for k := 0; k < oa.Cols; k++ {
-								x, y := toFloat(oa.Type, A[i][k]), toFloat(ob.Type, B[k][j])
+								x, y := toFloat(oa.Type, A[i][k]), toFloat(ob.Type, B[kb(i, k)][j])
 								p := new(big.Float).SetPrec(2000).Mul(big.NewFloat(x).SetPrec(2000), big.NewFloat(y).SetPrec(2000))
 								exact.Add(exact, p)
 								mag += math.Abs(x * y)
@@ -491,6 +547,14 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"mma.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "needs .sync.aligned"},
 		{"mma.sync.aligned.m16n8k8.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", ".satfinite applies to integer forms only"},
 		{"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "vector operand has 3 elements, expected 4"},
+		{"mma.sync.aligned.m16n8k8.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3}, {%f0,%f1,%f2,%f3};", "takes .row.col layouts only"},
+		{"mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "vector operand has 4 elements, expected 8"},
+		{"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32 {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".b1 forms need .and.popc or .xor.popc"},
+		{"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.or.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".b1 forms need .and.popc or .xor.popc"},
+		{"mma.sync.aligned.m8n8k128.row.col.satfinite.s32.b1.b1.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".satfinite is not valid for .b1 forms"},
+		{"mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1};", ".and.popc / .xor.popc apply to .b1 forms only"},
+		{"mma.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "not a form of mma: no .m16n8k16 form with types .f32.tf32.tf32.f32"},
+		{"mma.sync.aligned.m16n8k16.row.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "not a form of mma: it needs .alayout.blayout"},
 		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];", "vector operand has 1 elements, expected 2"},
 		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
 		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},
@@ -500,6 +564,36 @@ func TestTensorCheckErrors(t *testing.T) {
 }`)
 		if !strings.Contains(msg, c.msg) {
 			t.Errorf("%s: got %s, want %q", c.ins, msg, c.msg)
+		}
+	}
+}
+
+// TestTensorPlanned: the recognised tensor-core forms the emulator does not
+// execute yet compile with a warning naming the variant, and fault when
+// reached.
+func TestTensorPlanned(t *testing.T) {
+	for _, c := range []struct{ ins, msg string }{
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0x0;", "(mma.sp, the structured-sparse A with metadata and selector, is planned)"},
+		{"mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 0x0;", "(mma.sp, the structured-sparse A"},
+		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
+		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
+		{"ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 %r1, [%rd1];", "(this form of ldmatrix is planned)"},
+		{"mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3}, %r1, {0, 0}, %r2, {0, 0};", "(mma with block scaling"},
+	} {
+		src := memHdr + `.visible .entry k(.param .u64 pout) { .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .u64 %rd1;
+	` + c.ins + `
+	ret;
+}`
+		s := ptx.NewSource("t.ptx", []byte(src))
+		prog, diags := CompileSource(s)
+		msg := ptx.FormatAll(s, diags)
+		if prog == nil || !strings.Contains(msg, "warning: ") || !strings.Contains(msg, "is not supported yet "+c.msg) {
+			t.Errorf("%s: compiled %v, diagnostics %s, want a warning %q", c.ins, prog != nil, msg, c.msg)
+			continue
+		}
+		m, _, r := memLaunchObserved(t, src, nil)
+		if f := m.Fault(); r != StopFault || f == nil || f.Kind != FaultIllegal {
+			t.Errorf("%s: stop %v fault %v, want illegal-instruction", c.ins, r, f)
 		}
 	}
 }

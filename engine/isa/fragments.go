@@ -42,7 +42,7 @@ type FragOperand struct {
 	Name  string     `json:"name"` // "a","b","c","d" for mma; "m0".."m3" for the 8x8 matrices of ldmatrix/stmatrix
 	Rows  int        `json:"rows"`
 	Cols  int        `json:"cols"`
-	Type  string     `json:"type"` // element type: "f16","bf16","tf32","f32","f64","s8","u8","s32","b16"
+	Type  string     `json:"type"` // element type: "f16","bf16","tf32","e4m3","e5m2","f32","f64","s8","u8","s4","u4","b1","s32","b16"
 	Regs  int        `json:"regs"` // 32-bit (64-bit for f64) registers per lane
 	Elems []FragElem `json:"elems"`
 	// AddrLanes (ldmatrix/stmatrix): row r of this matrix is at the
@@ -88,6 +88,11 @@ type FragInstr struct {
 	Shape    string        `json:"shape"` // "m16n8k16", "m8n8", ...
 	Operands []FragOperand `json:"operands"`
 	Notes    string        `json:"notes,omitempty"`
+	// Groups (mma.m8n8k4 with .f16: 4, one per quad pair; otherwise 0)
+	// is the number of independent products the warp computes. Each
+	// operand stacks the groups' matrices by rows: rows p*Rows/Groups to
+	// (p+1)*Rows/Groups-1 are group p's matrix.
+	Groups int `json:"groups,omitempty"`
 }
 
 // Operand returns the operand named name, or nil.
@@ -181,6 +186,10 @@ func accM16N8(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 }
 
 func typeBits(t string) int {
 	switch t {
+	case "b1":
+		return 1
+	case "s4", "u4":
+		return 4
 	case "s8", "u8", "e4m3", "e5m2":
 		return 8
 	case "f16", "bf16", "b16":
@@ -189,6 +198,58 @@ func typeBits(t string) int {
 		return 64
 	}
 	return 32
+}
+
+// quadPairForms returns the .m8n8k4 forms with .f16 inputs (PTX ISA
+// 9.7.15.4.1, "Matrix Fragments for mma.m8n8k4 with .f16 floating point
+// type"): the warp computes four independent 8x8x4 products, product p by
+// quad pair p, lanes 4p..4p+3 (the low group) and 16+4p..16+4p+3 (the high
+// group). Every operand stacks the four matrices by rows (A and C/D: rows
+// 8p..8p+7, B: rows 4p..4p+3). A and B may each be .row or .col; C and D
+// are .f16 or .f32, independently.
+func quadPairForms(notes string) []FragInstr {
+	// lane = 4g+q: quad pair p = g&3, hi = 1 in the high group (lane >= 16).
+	stack := func(rows int, pos fragPos) fragPos {
+		return func(g, q, v int) (int, int) {
+			r, c := pos(g>>2, q, v)
+			return rows*(g&3) + r, c
+		}
+	}
+	// In these positions g is hi (0 or 1).
+	aPos := map[string]fragPos{
+		"row": func(hi, q, v int) (int, int) { return q + 4*hi, v },
+		"col": func(hi, q, v int) (int, int) { return v + 4*hi, q },
+	}
+	bPos := map[string]fragPos{
+		"row": func(hi, q, v int) (int, int) { return q, v + 4*hi },
+		"col": func(hi, q, v int) (int, int) { return v, q + 4*hi },
+	}
+	accPos := map[string]fragPos{
+		"f16": func(hi, q, v int) (int, int) { return q + 4*hi, v },
+		"f32": func(hi, q, v int) (int, int) { return q&1 + v&2 + 4*hi, v&4 + q&2 + v&1 },
+	}
+	acc := func(name, t string) FragOperand {
+		return fragOp(name, t, 32, 8, 8, typeBits(t), 32, stack(8, accPos[t]))
+	}
+	var out []FragInstr
+	for _, al := range []string{"row", "col"} {
+		for _, bl := range []string{"row", "col"} {
+			for _, dc := range [][2]string{{"f32", "f32"}, {"f16", "f16"}, {"f16", "f32"}, {"f32", "f16"}} {
+				out = append(out, FragInstr{
+					Key:   "mma.m8n8k4." + al + "." + bl + "." + dc[0] + ".f16.f16." + dc[1],
+					Op:    "mma",
+					Shape: "m8n8k4",
+					Operands: []FragOperand{acc("d", dc[0]),
+						fragOp("a", "f16", 32, 4, 4, 16, 32, stack(8, aPos[al])),
+						fragOp("b", "f16", 16, 8, 4, 16, 32, stack(4, bPos[bl])),
+						acc("c", dc[1])},
+					Notes:  "Four independent products, one per quad pair: quad pair p (lanes 4p..4p+3 and 16+4p..16+4p+3) computes rows 8p..8p+7 of D from rows 8p..8p+7 of A and C and rows 4p..4p+3 of B. " + notes,
+					Groups: 4,
+				})
+			}
+		}
+	}
+	return out
 }
 
 // mmaForm adds one mma form for each combination of the listed types.
@@ -253,6 +314,17 @@ func buildFragments() []FragInstr {
 	m8n8k16i := mmaShape{"m8n8k16", 8, 8, 16,
 		func(g, q, v int) (int, int) { return g, 4*q + v },
 		func(g, q, v int) (int, int) { return 4*q + v, g }}
+	// .s4/.u4: eight elements per register (PTX ISA 9.7.15.5, the
+	// fragments of m8n8k32, m16n8k32 and m16n8k64 with .u4/.s4).
+	m8n8k32i := mmaShape{"m8n8k32", 8, 8, 32,
+		func(g, q, v int) (int, int) { return g, 8*q + v },
+		func(g, q, v int) (int, int) { return 8*q + v, g }}
+	m16n8k32i4 := mmaShape{"m16n8k32", 16, 8, 32,
+		func(g, q, v int) (int, int) { return g + 8*(v>>3), 8*q + v&7 },
+		func(g, q, v int) (int, int) { return 8*q + v, g }}
+	m16n8k64i := mmaShape{"m16n8k64", 16, 8, 64,
+		func(g, q, v int) (int, int) { return g + 8*((v>>3)&1), 8*q + v&7 + 32*(v>>4) },
+		func(g, q, v int) (int, int) { return 8*q + v&7 + 32*(v>>3), g }}
 	m8n8k4d := mmaShape{"m8n8k4", 8, 8, 4,
 		func(g, q, v int) (int, int) { return g, q },
 		func(g, q, v int) (int, int) { return q, g }}
@@ -275,7 +347,53 @@ func buildFragments() []FragInstr {
 			}
 		}
 	}
-	add(m8n8k4d, "f64", "f64", "f64", "f64", "D = A*B + C in f64: each element is a chain of fused multiply-adds starting from C, in ascending k (one rounding per k step).")
+	// .e4m3/.e5m2: the layouts of the 8-bit integer forms of the same shape
+	// (PTX ISA 9.7.15.5, mma.m16n8k16 and mma.m16n8k32 fragments).
+	for _, sh := range []mmaShape{m16n8k16i, m16n8k32i} {
+		for _, a := range []string{"e4m3", "e5m2"} {
+			for _, b := range []string{"e4m3", "e5m2"} {
+				for _, dc := range [][2]string{{"f32", "f32"}, {"f16", "f16"}, {"f16", "f32"}, {"f32", "f16"}} {
+					add(sh, dc[0], a, b, dc[1], fnote)
+				}
+			}
+		}
+	}
+	// .b1 (PTX ISA 9.7.15.5, mma.m8n8k128, .m16n8k128, .m16n8k256
+	// fragments): 32 elements per register, element i at bit i.
+	m8n8k128b := mmaShape{"m8n8k128", 8, 8, 128,
+		func(g, q, v int) (int, int) { return g, 32*q + v },
+		func(g, q, v int) (int, int) { return 32*q + v, g }}
+	m16n8k128b := mmaShape{"m16n8k128", 16, 8, 128,
+		func(g, q, v int) (int, int) { return g + 8*(v>>5), 32*q + v&31 },
+		func(g, q, v int) (int, int) { return 32*q + v, g }}
+	m16n8k256b := mmaShape{"m16n8k256", 16, 8, 256,
+		func(g, q, v int) (int, int) { return g + 8*((v>>5)&1), 32*q + v&31 + 128*(v>>6) },
+		func(g, q, v int) (int, int) { return 32*q + v&31 + 128*(v>>5), g }}
+	const bnote = "D = C + popc(A row AND B column) with .and.popc, or popc(A row XOR B column) with .xor.popc, per element, in 32-bit integers wrapping modulo 2^32."
+	for _, sh := range []mmaShape{m8n8k128b, m16n8k128b, m16n8k256b} {
+		add(sh, "s32", "b1", "b1", "s32", bnote)
+	}
+	for _, sh := range []mmaShape{m8n8k32i, m16n8k32i4, m16n8k64i} {
+		for _, a := range []string{"s4", "u4"} {
+			for _, b := range []string{"s4", "u4"} {
+				add(sh, "s32", a, b, "s32", inote)
+			}
+		}
+	}
+	const dnote = "D = A*B + C in f64: each element is a chain of fused multiply-adds starting from C, in ascending k (one rounding per k step)."
+	add(m8n8k4d, "f64", "f64", "f64", "f64", dnote)
+	// .f64 m16n8 shapes (sm_90; PTX ISA 9.7.15.5, mma.m16n8k4/k8/k16 with
+	// .f64): the .tf32 layouts extended along k, one element per register.
+	for _, sh := range []mmaShape{
+		{"m16n8k4", 16, 8, 4, m16n8k4t.a, m16n8k4t.b},
+		{"m16n8k8", 16, 8, 8, m16n8k8t.a, m16n8k8t.b},
+		{"m16n8k16", 16, 8, 16,
+			func(g, q, v int) (int, int) { return g + 8*(v&1), q + 4*(v>>1) },
+			func(g, q, v int) (int, int) { return q + 4*v, g }},
+	} {
+		add(sh, "f64", "f64", "f64", "f64", dnote)
+	}
+	out = append(out, quadPairForms(fnote)...)
 
 	// ldmatrix / stmatrix / movmatrix .m8n8 .b16
 	mat := func(j int, trans bool) FragOperand {

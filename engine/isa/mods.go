@@ -176,8 +176,8 @@ const (
 	ModShape           // a matrix shape (value: Shape): .m8n8, .m16n8k16, ...
 	ModLayout          // .row / .col (value: Layout)
 	ModNum             // .x1 .x2 .x4 (value: the number of matrices)
-	ModElem            // a sub-byte element type of tensor instructions (value: Elem): .s4 .u4 .b1
-	ModTensor          // other tensor-instruction words (value: TensorWord): .tile, .im2col, .1d ... .5d
+	ModElem            // a narrow element type of tensor instructions (value: Elem): .s4 .u4 .b1 .e2m1 .e3m2 .e2m3 .ue8m0 .ue4m3
+	ModTensor          // other tensor-instruction words (value: TensorWord): .tile, .im2col, .1d ... .5d, .sp, .kind::..., .block_scale, .scale_vec::...
 )
 
 // Shape is the matrix shape of a tensor-core instruction.
@@ -232,10 +232,15 @@ const (
 	ElemS4
 	ElemU4
 	ElemB1
+	ElemE2M1  // 4-bit float (mma .kind::f8f6f4, .kind::mxf4...)
+	ElemE3M2  // 6-bit float
+	ElemE2M3  // 6-bit float
+	ElemUE8M0 // block-scale factor types (mma .block_scale)
+	ElemUE4M3
 	NumElems
 )
 
-var elemNames = [NumElems]string{"", "s4", "u4", "b1"}
+var elemNames = [NumElems]string{"", "s4", "u4", "b1", "e2m1", "e3m2", "e2m3", "ue8m0", "ue4m3"}
 
 func (e Elem) String() string { return elemNames[e] }
 
@@ -251,10 +256,25 @@ const (
 	Tensor3D
 	Tensor4D
 	Tensor5D
+	TensorSp           // mma.sp: sparse A with metadata and selector
+	TensorSpOrdered    // mma.sp::ordered_metadata
+	TensorKindF8F6F4   // mma .kind::f8f6f4 (sm_120a)
+	TensorKindMxF8F6F4 // mma .kind::mxf8f6f4 (block scaling)
+	TensorKindMxF4     // mma .kind::mxf4
+	TensorKindMxF4NvF4 // mma .kind::mxf4nvf4
+	TensorBlockScale   // mma .block_scale
+	TensorScaleVec1X   // mma .scale_vec::1X
+	TensorScaleVec2X   // mma .scale_vec::2X
+	TensorScaleVec4X   // mma .scale_vec::4X
+	TensorB8x16        // ldmatrix .m8n16: .b8x16 (destination format)
+	TensorB6x16P32     // ldmatrix .m8n16/.m16n16: .b6x16_p32 (packed source format)
+	TensorB4x16P64     // ldmatrix .m8n16/.m16n16: .b4x16_p64
 	NumTensorWords
 )
 
-var tensorWordNames = [NumTensorWords]string{"", "tile", "im2col", "1d", "2d", "3d", "4d", "5d"}
+var tensorWordNames = [NumTensorWords]string{"", "tile", "im2col", "1d", "2d", "3d", "4d", "5d",
+	"sp", "sp::ordered_metadata", "kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4",
+	"block_scale", "scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "b8x16", "b6x16_p32", "b4x16_p64"}
 
 func (w TensorWord) String() string { return tensorWordNames[w] }
 
