@@ -349,6 +349,7 @@ func TestReloadAndRestart(t *testing.T) {
 
 	// The server restarts on the same address.
 	addr := strings.TrimPrefix(base, "http://")
+	tb.expectConsole(fmt.Sprintf("WebSocket connection to 'ws://%s/ws' failed", addr))
 	stop()
 	tb.waitStatus("the page to see the connection drop", func(s status) string {
 		if s.Conn == "open" {

@@ -294,6 +294,8 @@ type tab struct {
 	mu   sync.Mutex
 	errs []string
 	shot int
+	// expected are console messages the scenario causes on purpose.
+	expected []string
 }
 
 // newTab opens a tab and navigates it to path (relative to the server).
@@ -380,7 +382,21 @@ func (tb *tab) onEvent(ev any) {
 		return
 	}
 	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for _, x := range tb.expected {
+		if strings.Contains(msg, x) {
+			return
+		}
+	}
 	tb.errs = append(tb.errs, msg)
+}
+
+// expectConsole declares browser log messages (containing text) that the
+// scenario causes on purpose, e.g. a refused websocket while the server
+// restarts: they do not fail the test.
+func (tb *tab) expectConsole(text string) {
+	tb.mu.Lock()
+	tb.expected = append(tb.expected, text)
 	tb.mu.Unlock()
 }
 
