@@ -84,22 +84,6 @@ func tensorFormAt(i int32) *tensorForm {
 	return &tensorForms.list[i]
 }
 
-func elemBits(t string) int {
-	switch t {
-	case "b1":
-		return 1
-	case "s4", "u4":
-		return 4
-	case "s8", "u8", "e4m3", "e5m2":
-		return 8
-	case "f16", "bf16", "b16":
-		return 16
-	case "f64":
-		return 64
-	}
-	return 32
-}
-
 func newTensorForm(fi *isa.FragInstr) tensorForm {
 	f := tensorForm{fi: fi}
 	switch fi.Op {
@@ -126,7 +110,7 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 	}
 	for oi := range fi.Operands {
 		o := &fi.Operands[oi]
-		eb := elemBits(o.Type)
+		eb := isa.FragTypeBits(o.Type)
 		rb := 32
 		if eb == 64 {
 			rb = 64

@@ -184,7 +184,9 @@ func sortElems(es []FragElem) {
 // g+8, columns 2q and 2q+1.
 func accM16N8(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 }
 
-func typeBits(t string) int {
+// FragTypeBits is the width in bits of a fragment element type ("f16",
+// "s4", "b1", …).
+func FragTypeBits(t string) int {
 	switch t {
 	case "b1":
 		return 1
@@ -229,7 +231,7 @@ func quadPairForms(notes string) []FragInstr {
 		"f32": func(hi, q, v int) (int, int) { return q&1 + v&2 + 4*hi, v&4 + q&2 + v&1 },
 	}
 	acc := func(name, t string) FragOperand {
-		return fragOp(name, t, 32, 8, 8, typeBits(t), 32, stack(8, accPos[t]))
+		return fragOp(name, t, 32, 8, 8, FragTypeBits(t), 32, stack(8, accPos[t]))
 	}
 	var out []FragInstr
 	for _, al := range []string{"row", "col"} {
@@ -262,7 +264,7 @@ type mmaShape struct {
 func buildFragments() []FragInstr {
 	var out []FragInstr
 	add := func(sh mmaShape, d, a, b, c string, notes string) {
-		ab := typeBits(a)
+		ab := FragTypeBits(a)
 		regBits := 32
 		if a == "f64" {
 			regBits = 64
@@ -279,10 +281,10 @@ func buildFragments() []FragInstr {
 			if sh.m == 8 {
 				pos = func(g, q, v int) (int, int) { return g, 2*q + v }
 			}
-			return fragOp("", t, sh.m, sh.n, nc, typeBits(t), rb, pos)
+			return fragOp("", t, sh.m, sh.n, nc, FragTypeBits(t), rb, pos)
 		}
 		fa := fragOp("a", a, sh.m, sh.k, na, ab, regBits, sh.a)
-		fb := fragOp("b", b, sh.k, sh.n, nb, typeBits(b), regBits, sh.b)
+		fb := fragOp("b", b, sh.k, sh.n, nb, FragTypeBits(b), regBits, sh.b)
 		fc, fd := acc(c), acc(d)
 		fc.Name, fd.Name = "c", "d"
 		out = append(out, FragInstr{
