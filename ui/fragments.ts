@@ -67,6 +67,7 @@ export function regLabel(op: FragOperand, reg: number, part: number): string {
 
 function typeBits(t: string): number {
   if (t === "tf32") return 32;
+  if (t === "e4m3" || t === "e5m2") return 8;
   const m = /(\d+)/.exec(t);
   return m ? Number(m[1]) : 32;
 }
@@ -96,12 +97,29 @@ export function elemValue(hex: string | undefined, type: string, part: number): 
       dv.setBigUint64(0, BigInt.asUintN(64, v));
       return short(dv.getFloat64(0));
     }
+    case "e4m3":
+    case "e5m2": return short(fp8Value(raw, type));
+    case "s4": return String((raw << 28) >> 28);
+    case "u4":
+    case "b1": return String(raw);
     case "s8": return String((raw << 24) >> 24);
     case "s32": return String(raw | 0);
     case "u8":
     case "u32": return String(raw >>> 0);
   }
   return raw.toString(16);
+}
+
+/** Decodes an fp8 value (e4m3: no infinities, S.1111.111 is NaN; e5m2: IEEE-like). */
+export function fp8Value(x: number, type: string): number {
+  const [eb, mb, bias] = type === "e4m3" ? [4, 3, 7] : [5, 2, 15];
+  const s = x & 0x80 ? -1 : 1;
+  const e = (x >> mb) & ((1 << eb) - 1);
+  const m = x & ((1 << mb) - 1);
+  if (type === "e4m3" && e === 15 && m === 7) return NaN;
+  if (type === "e5m2" && e === 31) return m ? NaN : s * Infinity;
+  if (e === 0) return s * m * 2 ** (1 - bias - mb);
+  return s * (1 + m / (1 << mb)) * 2 ** (e - bias);
 }
 
 /** Live values: the register slots of an executed instruction's operands and the selected warp's registers. */
