@@ -139,6 +139,18 @@ func TestFragmentExplorer(t *testing.T) {
 		t.Errorf("the explorer shows pc %s, the mma is at %d", pick, mmaPC)
 	}
 	tb.screenshot("fragments-live")
+	// The explorer on a projector and a phone: no sideways page scroll.
+	for _, size := range [][2]int64{{1024, 768}, {390, 844}} {
+		tb.viewport(size[0], size[1])
+		var over bool
+		tb.eval(`document.documentElement.scrollWidth > window.innerWidth`, &over)
+		if over {
+			t.Errorf("%dx%d: the page scrolls sideways with the Fragments tab open", size[0], size[1])
+		}
+		tb.eval(`(document.getElementById("pg-tab-fragments").scrollIntoView(), true)`, nil)
+		tb.screenshot(fmt.Sprintf("fragments-%dx%d", size[0], size[1]))
+	}
+	tb.viewport(viewW, viewH)
 
 	// The editor's hover on the mma offers "Show fragments".
 	tb.showTab("regs")
