@@ -73,7 +73,7 @@ func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
 
 func TestExamplesGallery(t *testing.T) {
 	x := BuiltinExamples()
-	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile", "triton-matmul", "mma-int8"}
+	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile", "triton-matmul", "mma-int8", "mma-tf32"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
 	}
@@ -310,6 +310,24 @@ func TestExampleMmaInt8(t *testing.T) {
 			}
 			if got := int32(binary.LittleEndian.Uint32(d[4*(8*m+n):])); got != want {
 				t.Fatalf("D[%d][%d] = %d, want %d", m, n, got, want)
+			}
+		}
+	}
+}
+
+// The tf32 tile: D = A*B with A[m][k] = 8m+k and B[k][n] = 8k+n+1, small
+// integers that tf32 holds exactly.
+func TestExampleMmaTF32(t *testing.T) {
+	r := runExample(t, "mma-tf32")
+	d := exF32(t, r, "d")
+	for m := 0; m < 16; m++ {
+		for n := 0; n < 8; n++ {
+			want := 0
+			for k := 0; k < 8; k++ {
+				want += (8*m + k) * (8*k + n + 1)
+			}
+			if got := d[8*m+n]; got != float32(want) {
+				t.Fatalf("D[%d][%d] = %v, want %d", m, n, got, want)
 			}
 		}
 	}

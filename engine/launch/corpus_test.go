@@ -45,6 +45,7 @@ var tileExamples = map[string]struct {
 }{
 	"mma-tile.json": {why: "one warp reads a 16x16 and a 16x8 tile of halves, 8 and 4 per lane", fault: "out-of-bounds"},
 	"mma-int8.json": {why: "one warp loads 16x32 and 32x8 tiles of bytes, four k per 32-bit fragment register", fault: "out-of-bounds", untyped: true},
+	"mma-tf32.json": {why: "one warp loads a 16x8 and an 8x8 tile of f32, 4 and 2 elements per lane", fault: "out-of-bounds"},
 	"triton-matmul.json": {why: "a Triton GEMM: each CTA copies 128x32 and 32x64 tiles with 16-byte cp.async (the strides must keep rows 16-byte aligned) and stores packed halves with st.global.v4.b32",
 		fault: "misaligned", untyped: true},
 }
