@@ -41,7 +41,8 @@ func init() {
 
 // fragMap is one operand's layout, flattened for the executors: pos[(reg*32
 // + lane)*per + part] is the element's index in the operand's matrix
-// (row*cols + col; B of mma is stored transposed, col*rows + row).
+// (row*cols + col; B of the integer, .b1 and .f64 mma forms is stored
+// transposed, col*rows + row, that of the other float forms is not).
 type fragMap struct {
 	regs, per, bits int
 	elem            string
@@ -75,6 +76,10 @@ var tensorForms struct {
 
 func tensorFormAt(i int32) *tensorForm {
 	tensorForms.Do(func() {
+		f16Values = new([1 << 16]float64)
+		for h := range f16Values {
+			f16Values[h] = f16ToF64(uint16(h))
+		}
 		tab := isa.FragmentTable()
 		tensorForms.list = make([]tensorForm, len(tab))
 		for i := range tab {
@@ -126,10 +131,13 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 				reg = 0
 			}
 			idx := int(e.Row)*o.Cols + int(e.Col)
-			if o.Name == "b" && fi.Op == "mma" {
+			if o.Name == "b" && fi.Op == "mma" && f.kind != tkFloat {
 				// Each group's B transposed: group g at g*K*N.
 				k := f.k
 				idx = int(e.Row)/k*k*o.Cols + int(e.Col)*k + int(e.Row)%k
+			}
+			if (f.kind == tkFloat || f.kind == tkF64) && idx >= tensorFloatElems {
+				panic("emu: " + fi.Key + ": an operand exceeds the float mma storage")
 			}
 			fm.pos[(reg*32+int(e.Lane))*fm.per+int(e.Part)] = uint16(idx)
 		}
@@ -469,55 +477,86 @@ func tensorOperand(op *Op, i int) []int32 {
 // Largest integer operands: A of m16n8k64 (16x64), B (64x8), C/D (16x8).
 const tensorMaxElems = 1024
 
+// mmaScratch is the working storage of the floating-point mma executors:
+// the operands as f64 matrices. The machine keeps one (its warps run on one
+// goroutine), so it is not cleared for every instruction: each executor
+// writes every element it reads (the layouts cover their matrices).
+type mmaScratch struct {
+	a, b, c [tensorFloatElems]float64
+}
+
+// Largest float operands: A of m16n8k32 .e4m3 (16x32); B (32x8) and the
+// C/D of the four products of m8n8k4 .f16 (32x8) are smaller.
+const tensorFloatElems = 512
+
+func (w *Warp) mmaScratch() *mmaScratch {
+	if w.m.mma == nil {
+		w.m.mma = new(mmaScratch)
+	}
+	return w.m.mma
+}
+
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
-func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst []float64) {
+func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) {
+	n := 32 * fm.per
 	for r, s := range slots {
 		vals := w.r(s)
-		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
+		pos := fm.pos[r*n : r*n+n]
 		switch fm.elem {
 		case "f16":
-			pos = pos[:64]
-			for l, x := range vals {
-				lo, hi := uint16(x), uint16(x>>16)
-				if lo>>10&0x1f-1 < 30 && hi>>10&0x1f-1 < 30 {
-					// Both normal: widen the bits directly.
-					dst[pos[2*l]] = math.Float64frombits(uint64(lo&0x8000)<<48 | (uint64(lo&0x7fff)<<42 + 1008<<52))
-					dst[pos[2*l+1]] = math.Float64frombits(uint64(hi&0x8000)<<48 | (uint64(hi&0x7fff)<<42 + 1008<<52))
-					continue
-				}
-				dst[pos[2*l]] = f16ToF64(lo)
-				dst[pos[2*l+1]] = f16ToF64(hi)
-			}
-		case "e4m3", "e5m2":
-			tab := &e4m3Values
-			if fm.elem == "e5m2" {
-				tab = &e5m2Values
-			}
-			for l, x := range vals {
-				p := pos[4*l : 4*l+4]
-				dst[p[0]] = tab[uint8(x)]
-				dst[p[1]] = tab[uint8(x>>8)]
-				dst[p[2]] = tab[uint8(x>>16)]
-				dst[p[3]] = tab[uint8(x>>24)]
-			}
+			gatherF16(vals, (*[64]uint16)(pos), dst)
 		case "bf16":
-			for l, x := range vals {
-				dst[pos[2*l]] = float64(math.Float32frombits(uint32(x) << 16))
-				dst[pos[2*l+1]] = float64(math.Float32frombits(uint32(x) & 0xffff0000))
-			}
+			gatherBF16(vals, (*[64]uint16)(pos), dst)
+		case "e4m3":
+			gatherF8(vals, (*[128]uint16)(pos), &e4m3Values, dst)
+		case "e5m2":
+			gatherF8(vals, (*[128]uint16)(pos), &e5m2Values, dst)
 		case "tf32":
-			for l, x := range vals {
-				dst[pos[l]] = float64(math.Float32frombits(uint32(x) & 0xffffe000))
-			}
+			gatherF32(vals, (*[32]uint16)(pos), 0xffffe000, dst)
 		case "f32":
-			for l, x := range vals {
-				dst[pos[l]] = float64(math.Float32frombits(uint32(x)))
-			}
+			gatherF32(vals, (*[32]uint16)(pos), 0xffffffff, dst)
 		case "f64":
+			pos := (*[32]uint16)(pos)
 			for l, x := range vals {
-				dst[pos[l]] = math.Float64frombits(x)
+				dst[pos[l]%tensorFloatElems] = math.Float64frombits(x)
 			}
 		}
+	}
+}
+
+// The gathers of one register: pos as in fragMap (one register's part).
+// Positions are below tensorFloatElems (checked in newTensorForm); the
+// index masks only spare the bounds checks.
+
+func gatherF16(vals *[32]uint64, pos *[64]uint16, dst *[tensorFloatElems]float64) {
+	tab := f16Values
+	for l, x := range vals {
+		dst[pos[2*l%64]%tensorFloatElems] = tab[uint16(x)]
+		dst[pos[(2*l+1)%64]%tensorFloatElems] = tab[uint16(x>>16)]
+	}
+}
+
+func gatherBF16(vals *[32]uint64, pos *[64]uint16, dst *[tensorFloatElems]float64) {
+	for l, x := range vals {
+		dst[pos[2*l%64]%tensorFloatElems] = float64(math.Float32frombits(uint32(x) << 16))
+		dst[pos[(2*l+1)%64]%tensorFloatElems] = float64(math.Float32frombits(uint32(x) & 0xffff0000))
+	}
+}
+
+func gatherF8(vals *[32]uint64, pos *[128]uint16, tab *[256]float64, dst *[tensorFloatElems]float64) {
+	for l, x := range vals {
+		p := (*[4]uint16)(pos[4*l%128:])
+		dst[p[0]%tensorFloatElems] = tab[uint8(x)]
+		dst[p[1]%tensorFloatElems] = tab[uint8(x>>8)]
+		dst[p[2]%tensorFloatElems] = tab[uint8(x>>16)]
+		dst[p[3]%tensorFloatElems] = tab[uint8(x>>24)]
+	}
+}
+
+// gatherF32 converts f32 (tf32: mask drops the low 13 mantissa bits).
+func gatherF32(vals *[32]uint64, pos *[32]uint16, mask uint32, dst *[tensorFloatElems]float64) {
+	for l, x := range vals {
+		dst[pos[l]%tensorFloatElems] = float64(math.Float32frombits(uint32(x) & mask))
 	}
 }
 
@@ -529,6 +568,10 @@ var e4m3Values, e5m2Values = func() (e4, e5 [256]float64) {
 	}
 	return
 }()
+
+// f16Values holds the value of every f16 encoding (exact; NaN encodings
+// are NaN), built with the forms (tensorFormAt).
+var f16Values *[1 << 16]float64
 
 // f16ToF64 widens an f16 exactly.
 func f16ToF64(h uint16) float64 { return float64(math.Float32frombits(fpx.F16ToF32(h))) }
@@ -560,69 +603,95 @@ func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
 	}
 }
 
+// scatterF32 rounds the f64 elements of src to f32 (to nearest even; a
+// NaN is the canonical NaN) into the registers of .f32 operand fm.
+func scatterF32(w *Warp, fm *fragMap, slots []int32, src *[tensorFloatElems]float64) {
+	for r, s := range slots {
+		out := w.r(s)
+		pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])
+		for l := range out {
+			v := src[pos[l]%tensorFloatElems]
+			x := uint64(math.Float32bits(float32(v)))
+			if v != v {
+				x = uint64(fpx.NaN32)
+			}
+			out[l] = x
+		}
+	}
+}
+
 func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
 	f := tensorFormAt(op.Aux)
-	// Largest float operands: A of m16n8k32 .e4m3 (16x32), B (32x8);
-	// C/D of the four products of m8n8k4 .f16 (32x8).
-	var a [512]float64
-	var b [256]float64
-	var c [256]float64
-	var d [256]uint64
-	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
-	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
-	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	sc := w.mmaScratch()
+	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), &sc.a)
+	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), &sc.b)
+	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), &sc.c)
 	M, N, K := f.m, f.n, f.k
-	var s [256]float64
-	for i := 0; i < f.groups*M; i++ {
-		ar := a[i*K : i*K+K]
-		b := b[i/M*K*N:]
-		cr, sr := c[i*N:i*N+N], s[i*N:i*N+N]
-		j := 0
-		for ; j+8 <= N; j += 8 {
-			// Eight independent sums, each in ascending k.
-			b0, b1, b2, b3 := b[j*K:][:len(ar)], b[(j+1)*K:][:len(ar)], b[(j+2)*K:][:len(ar)], b[(j+3)*K:][:len(ar)]
-			b4, b5, b6, b7 := b[(j+4)*K:][:len(ar)], b[(j+5)*K:][:len(ar)], b[(j+6)*K:][:len(ar)], b[(j+7)*K:][:len(ar)]
-			s0, s1, s2, s3, s4, s5, s6, s7 := cr[j], cr[j+1], cr[j+2], cr[j+3], cr[j+4], cr[j+5], cr[j+6], cr[j+7]
-			for k, x := range ar {
-				s0 += x * b0[k]
-				s1 += x * b1[k]
-				s2 += x * b2[k]
-				s3 += x * b3[k]
-				s4 += x * b4[k]
-				s5 += x * b5[k]
-				s6 += x * b6[k]
-				s7 += x * b7[k]
-			}
-			sr[j], sr[j+1], sr[j+2], sr[j+3], sr[j+4], sr[j+5], sr[j+6], sr[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
-		}
-		for ; j < N; j++ {
-			br := b[j*K:][:len(ar)]
-			v := cr[j]
-			for k, x := range ar {
-				v += x * br[k]
-			}
-			sr[j] = v
-		}
-	}
-	M *= f.groups
-	if f.ops[0].elem == "f16" {
-		for i, v := range s[:M*N] {
-			d[i] = uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
-		}
+	rows := f.groups * M
+	if N == 8 {
+		mmaFloatN8(sc, f.groups, M, K)
 	} else {
-		for i, v := range s[:M*N] {
-			if v != v {
-				d[i] = uint64(fpx.NaN32)
-			} else {
-				d[i] = uint64(math.Float32bits(float32(v)))
+		mmaFloatSum(sc, f.groups, M, N, K)
+	}
+	if f.ops[0].elem == "f32" {
+		scatterF32(w, &f.ops[0], tensorOperand(op, 0), &sc.c)
+		return nil
+	}
+	var d [tensorFloatElems / 2]uint64
+	for i, v := range sc.c[:rows*N] {
+		d[i] = uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
+	}
+	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:rows*N])
+	return nil
+}
+
+// mmaFloatSum replaces C (sc.c, groups*m x n, row-major) by C + A·B: A
+// (sc.a) is groups*m x k row-major, sc.b holds each group's B (k x n)
+// row-major, one after the other. Each element is its C plus the products
+// in ascending k, accumulated in f64 (the products are exact).
+func mmaFloatSum(sc *mmaScratch, groups, m, n, k int) {
+	for g := 0; g < groups; g++ {
+		bg := sc.b[g*k*n : (g+1)*k*n]
+		for i := g * m; i < (g+1)*m; i++ {
+			ar := sc.a[i*k : i*k+k]
+			cr := sc.c[i*n : i*n+n]
+			for j := range cr {
+				v := cr[j]
+				for kk, x := range ar {
+					v += x * bg[kk*n+j]
+				}
+				cr[j] = v
 			}
 		}
 	}
-	scatter(w, &f.ops[0], tensorOperand(op, 0), d[:M*N])
-	return nil
+}
+
+// mmaFloatN8 is mmaFloatSum for n = 8 (every float form): the eight sums
+// of a row of D are independent and kept in registers, each in ascending k.
+func mmaFloatN8(sc *mmaScratch, groups, m, k int) {
+	for g := 0; g < groups; g++ {
+		bg := sc.b[g*k*8 : (g+1)*k*8]
+		for i := g * m; i < (g+1)*m; i++ {
+			ar := sc.a[i*k : i*k+k]
+			cr := (*[8]float64)(sc.c[i*8 : i*8+8])
+			s0, s1, s2, s3, s4, s5, s6, s7 := cr[0], cr[1], cr[2], cr[3], cr[4], cr[5], cr[6], cr[7]
+			for kk, x := range ar {
+				br := (*[8]float64)(bg[kk*8 : kk*8+8])
+				s0 += x * br[0]
+				s1 += x * br[1]
+				s2 += x * br[2]
+				s3 += x * br[3]
+				s4 += x * br[4]
+				s5 += x * br[5]
+				s6 += x * br[6]
+				s7 += x * br[7]
+			}
+			cr[0], cr[1], cr[2], cr[3], cr[4], cr[5], cr[6], cr[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+	}
 }
 
 func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
@@ -631,12 +700,12 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	f := tensorFormAt(op.Aux)
 	// Largest: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
-	var a [256]float64
-	var b, c [128]float64
+	sc := w.mmaScratch()
+	a, b, c := &sc.a, &sc.b, &sc.c
 	var d [128]uint64
-	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a[:])
-	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b[:])
-	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c[:])
+	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), a)
+	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b)
+	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c)
 	M, N, K := f.m, f.n, f.k
 	for i := 0; i < M; i++ {
 		for j := 0; j < N; j++ {

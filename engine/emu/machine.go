@@ -102,6 +102,8 @@ type Machine struct {
 	obs  Observer
 	info StepInfo
 
+	mma *mmaScratch // working storage of the float mma executors
+
 	cur   *Warp // the warp executing, for internal-error faults
 	curPC int
 }
