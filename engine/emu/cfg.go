@@ -7,28 +7,34 @@ import "github.com/ptxplayground/ptxplay/engine/isa"
 // reach (computed on the control-flow graph of basic blocks with the
 // Cooper-Harvey-Kennedy iterative algorithm on the reverse graph). Branches
 // whose paths only meet at function exit get -1.
-func computeReconvergence(p *Program, fn *Function) {
+// BlockLeaders marks the first instruction of every basic block of fn:
+// leader[i] for the instruction at fn.Entry+i (len fn.End-fn.Entry+1; the
+// last entry stands for the end). A block starts at the function's entry,
+// at every branch target inside fn, and after every branch, ret and exit.
+func BlockLeaders(p *Program, fn *Function) []bool {
 	lo, hi := fn.Entry, fn.End
-	n := hi - lo
-	if n == 0 {
-		return
-	}
-	ops := p.Ops[lo:hi]
-	// Block leaders.
+	n := max(hi-lo, 0)
 	leader := make([]bool, n+1)
 	leader[0] = true
+	if hi > len(p.Ops) {
+		return leader
+	}
+	ops := p.Ops[lo:hi]
+	in := func(t int) bool { return t >= 0 && t < n }
 	for i := range ops {
 		op := &ops[i]
 		switch op.Code {
 		case isa.OpBra:
-			if t := int(op.Target) - lo; t >= 0 && t < n {
+			if t := int(op.Target) - lo; in(t) {
 				leader[t] = true
 			}
 			leader[i+1] = true
 		case isa.OpBrx:
-			for _, t := range p.Tables[op.Aux] {
-				if t := int(t) - lo; t >= 0 && t < n {
-					leader[t] = true
+			if op.Aux >= 0 && int(op.Aux) < len(p.Tables) {
+				for _, t := range p.Tables[op.Aux] {
+					if t := int(t) - lo; in(t) {
+						leader[t] = true
+					}
 				}
 			}
 			leader[i+1] = true
@@ -36,6 +42,17 @@ func computeReconvergence(p *Program, fn *Function) {
 			leader[i+1] = true
 		}
 	}
+	return leader
+}
+
+func computeReconvergence(p *Program, fn *Function) {
+	lo, hi := fn.Entry, fn.End
+	n := hi - lo
+	if n == 0 {
+		return
+	}
+	ops := p.Ops[lo:hi]
+	leader := BlockLeaders(p, fn)
 	blockOf := make([]int, n)
 	var starts []int
 	for i := 0; i < n; i++ {

@@ -265,31 +265,8 @@ func (a *analyzer) blocks(fn *emu.Function) []*cfgBlock {
 		return nil
 	}
 	n := hi - lo
-	ops := a.p.Ops[lo:hi]
 	inFn := func(pc int) bool { return pc >= 0 && pc < n }
-	leader := make([]bool, n+1)
-	leader[0] = true
-	for i := range ops {
-		op := &ops[i]
-		switch op.Code {
-		case isa.OpBra:
-			if t := int(op.Target) - lo; inFn(t) {
-				leader[t] = true
-			}
-			leader[i+1] = true
-		case isa.OpBrx:
-			if op.Aux >= 0 && int(op.Aux) < len(a.p.Tables) {
-				for _, t := range a.p.Tables[op.Aux] {
-					if t := int(t) - lo; inFn(t) {
-						leader[t] = true
-					}
-				}
-			}
-			leader[i+1] = true
-		case isa.OpRet, isa.OpExit:
-			leader[i+1] = true
-		}
-	}
+	leader := emu.BlockLeaders(a.p, fn)
 	blockOf := make([]int, n)
 	var bs []*cfgBlock
 	for i := 0; i < n; i++ {
