@@ -36,6 +36,9 @@ type Metrics struct {
 	steps            *vm.Counter
 	stepSeconds      *vm.Summary
 	wsIn, wsOut      *vm.Counter
+	sharesCreated    *vm.Counter
+	sharesExisting   *vm.Counter
+	sharesOpened     *vm.Counter
 }
 
 // stepQuantiles are the quantiles of the step latency summary.
@@ -53,6 +56,9 @@ func NewMetrics() *Metrics {
 	m.stepSeconds = s.NewSummaryExt("ptxplay_step_duration_seconds", 5*time.Minute, stepQuantiles)
 	m.wsIn = s.NewCounter(`ptxplay_ws_messages_total{direction="in"}`)
 	m.wsOut = s.NewCounter(`ptxplay_ws_messages_total{direction="out"}`)
+	m.sharesCreated = s.NewCounter(`ptxplay_shares_total{result="created"}`)
+	m.sharesExisting = s.NewCounter(`ptxplay_shares_total{result="existing"}`)
+	m.sharesOpened = s.NewCounter("ptxplay_shares_opened_total")
 	return m
 }
 
@@ -81,6 +87,16 @@ func (m *Metrics) AddFault(kind string) {
 }
 
 func (m *Metrics) sessionStarted()  { m.sessionsTotal.Inc() }
+func (m *Metrics) shareOpened()     { m.sharesOpened.Inc() }
+
+func (m *Metrics) shareCreated(created bool) {
+	if created {
+		m.sharesCreated.Inc()
+	} else {
+		m.sharesExisting.Inc()
+	}
+}
+
 func (m *Metrics) sessionRejected() { m.sessionsRejected.Inc() }
 func (m *Metrics) messageIn()       { m.wsIn.Inc() }
 func (m *Metrics) messageOut()      { m.wsOut.Inc() }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"github.com/ptxplayground/ptxplay/sessions/share"
 )
 
 // PlaygroundData is what the playground page renders: the page is
@@ -25,6 +27,8 @@ type PlaygroundData struct {
 	Compact bool
 	// WSPath is the websocket's path ("/ws").
 	WSPath string
+	// Share is the share link the page opens (Example is then nil).
+	Share *sharePayload
 }
 
 // playgroundView renders the playground page. web/playground.templ (the
@@ -93,6 +97,10 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	name := strings.Trim(strings.TrimPrefix(r.URL.Path, "/embed"), "/")
 	if name == "" {
 		name = r.URL.Query().Get("example")
+	}
+	if s.examples.Get(name) == nil && share.ValidID(name) {
+		s.serveShare(w, r, name, true)
+		return
 	}
 	d, ok := s.playgroundData(name, true)
 	if !ok {

@@ -29,6 +29,9 @@ func pgExampleName(d PlaygroundData) string {
 }
 
 func pgSource(d PlaygroundData) string {
+	if d.Share != nil {
+		return d.Share.Source
+	}
 	if d.Example == nil {
 		return ""
 	}
@@ -36,27 +39,61 @@ func pgSource(d PlaygroundData) string {
 }
 
 func pgFile(d PlaygroundData) string {
+	if d.Share != nil {
+		if e := specEntry(d.Share.Snapshot); e != "" {
+			return e + ".ptx"
+		}
+		return "shared.ptx"
+	}
 	if d.Example == nil {
 		return "kernel.ptx"
 	}
 	return d.Example.Name + ".ptx"
 }
 
+// pgSpec is the launch spec the page opens with.
+func pgSpec(d PlaygroundData) []byte {
+	if d.Share != nil {
+		return d.Share.Spec
+	}
+	if d.Example == nil {
+		return nil
+	}
+	return d.Example.Spec
+}
+
 // pgSpecJSON is the example's launch spec, indented, for the JSON view of the
 // launch panel.
 func pgSpecJSON(d PlaygroundData) string {
-	if d.Example == nil || len(d.Example.Spec) == 0 {
+	spec := pgSpec(d)
+	if len(spec) == 0 {
 		return "{\n  \"version\": 1,\n  \"grid\": [1],\n  \"block\": [32]\n}"
 	}
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, d.Example.Spec, "", "  "); err != nil {
-		return string(d.Example.Spec)
+	if err := json.Indent(&buf, spec, "", "  "); err != nil {
+		return string(spec)
 	}
 	return buf.String()
 }
 
 func pgLaunchSummary(d PlaygroundData) string {
-	if d.Example == nil {
+	grid, block := [3]int{}, [3]int{}
+	switch {
+	case d.Share != nil:
+		var sp struct{ Grid, Block []int }
+		_ = json.Unmarshal(d.Share.Spec, &sp)
+		for i := 0; i < 3; i++ {
+			grid[i], block[i] = 1, 1
+			if i < len(sp.Grid) {
+				grid[i] = sp.Grid[i]
+			}
+			if i < len(sp.Block) {
+				block[i] = sp.Block[i]
+			}
+		}
+	case d.Example != nil:
+		grid, block = d.Example.Grid, d.Example.Block
+	default:
 		return ""
 	}
 	dim := func(v [3]int) string {
@@ -69,7 +106,7 @@ func pgLaunchSummary(d PlaygroundData) string {
 		}
 		return strings.Join(parts, "×")
 	}
-	return "grid " + dim(d.Example.Grid) + " · block " + dim(d.Example.Block)
+	return "grid " + dim(grid) + " · block " + dim(block)
 }
 
 func pgClass(d PlaygroundData) string {
@@ -125,7 +162,7 @@ func Playground(d PlaygroundData) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(exampleURL(pgExampleName(d)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 79, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 116, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -148,7 +185,7 @@ func Playground(d PlaygroundData) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 85, Col: 28}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 122, Col: 28}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -171,7 +208,7 @@ func Playground(d PlaygroundData) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(e.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 85, Col: 81}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 122, Col: 81}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -211,7 +248,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var8 string
 			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(pgExampleName(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 95, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 132, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 			if templ_7745c5c3_Err != nil {
@@ -224,7 +261,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(d.WSPath)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 95, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 132, Col: 97}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -237,7 +274,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(pgFile(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 138, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 175, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
@@ -250,7 +287,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(pgSource(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 149, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 186, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -271,7 +308,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(pgLaunchSummary(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 176, Col: 145}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 213, Col: 145}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
@@ -284,7 +321,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(pgSpecJSON(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 181, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 218, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {
@@ -296,6 +333,12 @@ func Playground(d PlaygroundData) templ.Component {
 			}
 			if d.Example != nil {
 				templ_7745c5c3_Err = templ.JSONScript("initial-example", d.Example).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			if d.Share != nil {
+				templ_7745c5c3_Err = templ.JSONScript("initial-share", d.Share).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -6,6 +6,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/sessions/share"
 	"github.com/ptxplayground/ptxplay/static"
 )
 
@@ -37,6 +39,8 @@ type Options struct {
 	Logger *slog.Logger
 	// WebSocket tunes the websocket connections (zero fields: defaults).
 	WebSocket WSOptions
+	// Share configures share links (zero: none kept on the server).
+	Share ShareOptions
 }
 
 // Server is the playground's HTTP handler.
@@ -47,6 +51,9 @@ type Server struct {
 	metrics  *Metrics
 	sessions SessionStarter
 	ws       WSOptions
+	share    ShareOptions
+
+	shareLimiter *rateLimiter
 
 	// Precomputed JSON responses (the data is fixed for the binary).
 	exampleList *jsonDoc
@@ -71,6 +78,7 @@ func New(o Options) (*Server, error) {
 		metrics:  o.Metrics,
 		sessions: o.Sessions,
 		ws:       o.WebSocket.withDefaults(),
+		share:    o.Share,
 		conns:    map[*wsConn]struct{}{},
 	}
 	if s.log == nil {
@@ -82,6 +90,10 @@ func New(o Options) (*Server, error) {
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
+	if s.share.Limits == (share.Limits{}) {
+		s.share.Limits = share.DefaultLimits
+	}
+	s.shareLimiter = newRateLimiter(s.share.PerMinute, s.share.Burst)
 	var err error
 	if s.exampleList, err = newJSONDoc(s.examples.Infos()); err != nil {
 		return nil, err
@@ -125,6 +137,7 @@ func (s *Server) routes() http.Handler {
 	// Not compressed: the websocket (hijacked), probes and metrics.
 	r.Get("/ws", s.handleWS)
 	r.Get("/healthz", s.handleHealth)
+	r.Get("/readyz", s.handleReady)
 	r.Get("/metrics", s.handleMetrics)
 
 	r.Group(func(r chi.Router) {
@@ -133,6 +146,9 @@ func (s *Server) routes() http.Handler {
 		r.Get("/gallery", s.handleGallery)
 		r.Get("/embed", s.handleEmbed)
 		r.Get("/embed/*", s.handleEmbed)
+		r.Get("/s/{id}", s.handleSharePage)
+		r.Post("/api/share", s.handleShareCreate)
+		r.Get("/api/share/{id}", s.handleShareGet)
 		r.Get("/api/examples", s.serveDoc(func(*http.Request) *jsonDoc { return s.exampleList }))
 		r.Get("/api/examples/{name}", s.serveDoc(func(r *http.Request) *jsonDoc { return s.exampleDocs[chi.URLParam(r, "name")] }))
 		r.Get("/api/isa", s.serveDoc(func(*http.Request) *jsonDoc { return s.isaDoc }))
@@ -152,6 +168,25 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
+	io.WriteString(w, "ok\n")
+}
+
+// handleReady answers the readiness probe: the share store (when there is
+// one that can be pinged) must answer within two seconds.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	if p, ok := s.share.Store.(interface{ Ping(context.Context) error }); ok {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := p.Ping(ctx); err != nil {
+			s.log.WarnContext(r.Context(), "readiness: share store", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "share store unavailable\n")
+			return
+		}
+	}
 	io.WriteString(w, "ok\n")
 }
 

@@ -51,6 +51,11 @@ Usage:
         inferred is noted on standard error). "ptx" is the path as given,
         so keep the spec in the current folder:
         ptxplay init k.ptx > k.json && ptxplay run k.json
+  ptxplay share export [--data DIR] [--store DSN] [FILE]
+  ptxplay share import [--data DIR] [--store DSN] [FILE]
+        Back up the server's share links as JSON lines (export, oldest
+        first), or add the links of such a file that are not there yet
+        (import); FILE defaults to standard output / input.
   ptxplay version
         Print the version.
   ptxplay help
@@ -79,6 +84,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return cmdRun(ctx, rest, stdin, stdout, stderr)
 	case "init":
 		return cmdInit(rest, stdin, stdout, stderr)
+	case "share":
+		return cmdShare(ctx, rest, stdin, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			fmt.Fprintln(stderr, "ptxplay version: takes no arguments")

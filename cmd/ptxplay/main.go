@@ -8,6 +8,7 @@
 //	ptxplay check [--json] FILE.ptx...
 //	ptxplay run [--json-compact] [--max-buffer-bytes N] SPEC.json | -
 //	ptxplay init [--entry NAME] KERNEL.ptx | -
+//	ptxplay share export|import [--data DIR] [--store DSN] [FILE]
 //	ptxplay version
 package main
 

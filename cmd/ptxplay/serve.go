@@ -21,10 +21,11 @@ import (
 	vm "github.com/VictoriaMetrics/metrics"
 
 	"github.com/ptxplayground/ptxplay/sessions"
+	"github.com/ptxplayground/ptxplay/sessions/share"
 	"github.com/ptxplayground/ptxplay/web"
 )
 
-const serveSynopsis = "[--addr HOST:PORT] [--data DIR] [limits...]"
+const serveSynopsis = "[--addr HOST:PORT] [--data DIR] [--store DSN] [limits...]"
 
 // serveConfig is the serve command's configuration: flags, each with an
 // environment variable as its default.
@@ -36,6 +37,9 @@ type serveConfig struct {
 	shutdownTimeout time.Duration
 	maxMessageBytes int64
 	limits          sessions.Limits
+	store           string
+	storeReadOnly   bool
+	shareRate       int
 }
 
 // serveCmd runs the web playground until SIGINT or SIGTERM, then shuts it
@@ -71,11 +75,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	if cfg.maxMessageBytes <= 0 {
 		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)
 	}
+	shareOpts := web.ShareOptions{Limits: shareLimits(lim), PerMinute: cfg.shareRate}
+	if dsn := storeDSN(cfg.store, cfg.dataDir); dsn != "" {
+		st, err := share.Open(ctx, dsn, share.Options{ReadOnly: cfg.storeReadOnly})
+		if err != nil {
+			fmt.Fprintf(stderr, "ptxplay serve: share store: %v\n", err)
+			return exitFail
+		}
+		defer st.Close()
+		shareOpts.Store = st
+		log.Info("share links", "store", st.Name(), "read_only", st.ReadOnly())
+	} else {
+		log.Info("share links: no store (link-only sharing)")
+	}
 	srv, err := web.New(web.Options{
 		Sessions:  web.ManagerSessions(mgr),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: web.WSOptions{MaxMessageBytes: cfg.maxMessageBytes},
+		Share:     shareOpts,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
@@ -163,6 +181,9 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.IntVar(&cfg.limits.MaxSourceBytes, "max-source-bytes", env.int("PTXPLAY_MAX_SOURCE_BYTES", d.MaxSourceBytes), "size of a PTX source (env PTXPLAY_MAX_SOURCE_BYTES)")
 	fs.Int64Var(&cfg.limits.MaxBufferBytes, "max-buffer-bytes", env.int64("PTXPLAY_MAX_BUFFER_BYTES", d.MaxBufferBytes), "global buffers of a launch, together (env PTXPLAY_MAX_BUFFER_BYTES)")
 	fs.Int64Var(&cfg.limits.MaxHistoryBytes, "max-history-bytes", env.int64("PTXPLAY_MAX_HISTORY_BYTES", d.MaxHistoryBytes), "memory of a session's step history (env PTXPLAY_MAX_HISTORY_BYTES)")
+	fs.StringVar(&cfg.store, "store", env.str("PTXPLAY_STORE", ""), "share links: sqlite:PATH, postgres://…, or off (default: sqlite in the data directory) (env PTXPLAY_STORE)")
+	fs.BoolVar(&cfg.storeReadOnly, "store-read-only", env.str("PTXPLAY_STORE_READ_ONLY", "") == "1", "serve share links but create none (env PTXPLAY_STORE_READ_ONLY=1)")
+	fs.IntVar(&cfg.shareRate, "share-rate", env.int("PTXPLAY_SHARE_RATE", 20), "share links one client address may create per minute (env PTXPLAY_SHARE_RATE)")
 	fs.Int64Var(&cfg.maxMessageBytes, "max-message-bytes", env.int64("PTXPLAY_MAX_MESSAGE_BYTES", 0), "size of a websocket message (0: the source limit plus 1 MiB) (env PTXPLAY_MAX_MESSAGE_BYTES)")
 	if env.err != nil {
 		fmt.Fprintf(stderr, "ptxplay serve: %v\n", env.err)
@@ -186,6 +207,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 		err = errors.New("limits must be positive")
 	case cfg.shutdownTimeout <= 0:
 		err = errors.New("--shutdown-timeout must be positive")
+	case cfg.shareRate < 1:
+		err = errors.New("--share-rate must be at least 1")
 	case cfg.maxMessageBytes < 0:
 		err = errors.New("--max-message-bytes must not be negative")
 	case cfg.dataDir == "":
@@ -302,4 +325,24 @@ func isServeFlag(arg string) bool {
 		return false
 	}
 	return strings.HasPrefix(arg, "-")
+}
+
+// storeDSN resolves --store: "" is SQLite in the data directory, "off"
+// none.
+func storeDSN(store, dataDir string) string {
+	switch store {
+	case "off", "none":
+		return ""
+	case "":
+		return "sqlite:" + filepath.Join(dataDir, "shares.db")
+	}
+	return store
+}
+
+// shareLimits bounds share snapshots like the sessions bound a load.
+func shareLimits(lim sessions.Limits) share.Limits {
+	l := share.DefaultLimits
+	l.MaxSourceBytes = lim.MaxSourceBytes
+	l.Launch.MaxBufferBytes = lim.MaxBufferBytes
+	return l
 }

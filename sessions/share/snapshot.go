@@ -115,7 +115,11 @@ func Decode(r io.Reader, l Limits) (*Snapshot, error) {
 		case errors.As(err, &te):
 			return nil, invalid("field %q: expected %s, got %s", strings.TrimPrefix(te.Field, "Snapshot."), te.Type, te.Value)
 		}
-		return nil, invalid("malformed snapshot: %v", err)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, invalid("malformed snapshot: %v", err)
+		}
+		// A read error (e.g. the body was cut at its size limit).
+		return nil, fmt.Errorf("share: reading the snapshot: %w", err)
 	}
 	if dec.More() {
 		return nil, invalid("unexpected data after the snapshot object")

@@ -1,0 +1,236 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptxplayground/ptxplay/sessions/share"
+)
+
+func newShareServer(t *testing.T, o ShareOptions) *httptest.Server {
+	t.Helper()
+	s, err := New(Options{Sessions: &echoStarter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Share: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func openTestStore(t *testing.T, ro bool) (*share.Store, string) {
+	t.Helper()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "shares.db")
+	if ro {
+		w, err := share.Open(context.Background(), dsn, share.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+	}
+	st, err := share.Open(context.Background(), dsn, share.Options{ReadOnly: ro})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, dsn
+}
+
+func postShare(t *testing.T, url, ctype, body string) (*http.Response, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url+"/api/share", ctype, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("POST /api/share %d: not JSON: %s", resp.StatusCode, b)
+	}
+	return resp, v
+}
+
+func shareBody(title string, step int) string {
+	src := ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry scale(.param .u64 out) { ret; }\n"
+	return fmt.Sprintf(`{"title":%q,"source":%q,"spec":{"entry":"scale","grid":[2],"block":[64]},"step":%d,"view":{"tab":"memory"}}`, title, src, step)
+}
+
+func TestShareRoutes(t *testing.T) {
+	st, _ := openTestStore(t, false)
+	ts := newShareServer(t, ShareOptions{Store: st, Burst: 100, PerMinute: 100})
+
+	resp, v := postShare(t, ts.URL, "application/json", shareBody("Scale <kernel>", 7))
+	if resp.StatusCode != http.StatusCreated || v["created"] != true {
+		t.Fatalf("create: %d %v", resp.StatusCode, v)
+	}
+	id := v["id"].(string)
+	if !share.ValidID(id) || v["url"] != "/s/"+id || v["embed"] != "/embed/"+id || resp.Header.Get("Location") != "/s/"+id {
+		t.Fatalf("create response %v, Location %q", v, resp.Header.Get("Location"))
+	}
+	// The same content is the same link.
+	resp, v = postShare(t, ts.URL, "application/json; charset=utf-8", shareBody("Scale <kernel>", 7))
+	if resp.StatusCode != http.StatusOK || v["id"] != id || v["created"] != false {
+		t.Fatalf("again: %d %v", resp.StatusCode, v)
+	}
+	// Another step is another link.
+	if _, v2 := postShare(t, ts.URL, "application/json", shareBody("Scale <kernel>", 8)); v2["id"] == id {
+		t.Fatal("a different step gave the same link")
+	}
+
+	r, body := get(t, ts.URL+"/api/share/"+id)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(body), &got); err != nil || r.StatusCode != 200 {
+		t.Fatalf("GET /api/share: %d %s", r.StatusCode, body)
+	}
+	if got["id"] != id || got["title"] != "Scale <kernel>" || got["step"] != float64(7) || !strings.Contains(r.Header.Get("Cache-Control"), "immutable") {
+		t.Fatalf("GET /api/share: %v", got)
+	}
+
+	r, body = get(t, ts.URL+"/s/"+id)
+	if r.StatusCode != 200 {
+		t.Fatalf("/s/: %d", r.StatusCode)
+	}
+	for _, want := range []string{
+		`<meta property="og:title" content="Scale &lt;kernel&gt; · PTX Playground">`,
+		`<meta property="og:url" content="` + ts.URL + `/s/` + id + `">`,
+		`<meta name="twitter:card" content="summary">`,
+		`grid 2 · block 64, opened at warp-instruction 7`,
+		`id="initial-share"`,
+		`scale.ptx`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/s/%s lacks %s", id, want)
+		}
+	}
+	if strings.Contains(body, `id="initial-example"`) {
+		t.Error("/s/ page also carries an example")
+	}
+	if r.Header.Get("X-Frame-Options") != "DENY" {
+		t.Error("/s/ may be framed")
+	}
+	r, body = get(t, ts.URL+"/embed/"+id)
+	if r.StatusCode != 200 || !strings.Contains(body, `id="initial-share"`) || strings.Contains(r.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") || r.Header.Get("X-Frame-Options") != "" {
+		t.Fatalf("/embed/%s: %d, CSP %q", id, r.StatusCode, r.Header.Get("Content-Security-Policy"))
+	}
+	// Examples keep their embed names.
+	if r, body = get(t, ts.URL+"/embed/vector-add"); r.StatusCode != 200 || !strings.Contains(body, `id="initial-example"`) {
+		t.Fatalf("/embed/vector-add: %d", r.StatusCode)
+	}
+
+	for _, path := range []string{"/s/AAAAAAAAAAAA", "/s/nope", "/embed/AAAAAAAAAAAA"} {
+		r, body = get(t, ts.URL+path)
+		if r.StatusCode != 404 || !strings.Contains(body, "This share link does not exist") {
+			t.Errorf("%s: %d", path, r.StatusCode)
+		}
+	}
+	r, body = get(t, ts.URL+"/api/share/AAAAAAAAAAAA")
+	if r.StatusCode != 404 || !strings.Contains(body, `"error"`) {
+		t.Errorf("/api/share unknown: %d %s", r.StatusCode, body)
+	}
+}
+
+func TestShareRefusals(t *testing.T) {
+	st, _ := openTestStore(t, false)
+	ts := newShareServer(t, ShareOptions{Store: st, Burst: 100, PerMinute: 100})
+	cases := []struct {
+		name, ctype, body string
+		status            int
+		want              string
+	}{
+		{"not json", "text/plain", shareBody("x", 0), 415, "application/json"},
+		{"malformed", "application/json", `{"source":`, 400, "malformed"},
+		{"bad spec", "application/json", `{"source":"x","spec":{"grid":[0],"block":[1]}}`, 400, "launch spec"},
+		{"no source", "application/json", `{"spec":{"grid":[1],"block":[1]}}`, 400, "no PTX source"},
+		{"oversize", "application/json", `{"source":"` + strings.Repeat("a", int(share.DefaultLimits.MaxEncodedBytes())) + `"}`, 413, "at most"},
+	}
+	for _, c := range cases {
+		resp, v := postShare(t, ts.URL, c.ctype, c.body)
+		msg, _ := v["error"].(string)
+		if resp.StatusCode != c.status || !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %d %q, want %d with %q", c.name, resp.StatusCode, msg, c.status, c.want)
+		}
+	}
+	// Chunked (no Content-Length) oversize bodies are cut off too.
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(`{"source":"`))
+		chunk := []byte(strings.Repeat("a", 1<<16))
+		for range int(share.DefaultLimits.MaxEncodedBytes()>>16) + 2 {
+			if _, err := pw.Write(chunk); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	resp, err := http.Post(ts.URL+"/api/share", "application/json", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Errorf("chunked oversize: %d", resp.StatusCode)
+	}
+}
+
+func TestShareRateLimitAndModes(t *testing.T) {
+	st, _ := openTestStore(t, false)
+	ts := newShareServer(t, ShareOptions{Store: st, Burst: 3, PerMinute: 1})
+	for i := range 3 {
+		if resp, v := postShare(t, ts.URL, "application/json", shareBody(fmt.Sprint(i), 0)); resp.StatusCode != 201 {
+			t.Fatalf("share %d: %d %v", i, resp.StatusCode, v)
+		}
+	}
+	resp, v := postShare(t, ts.URL, "application/json", shareBody("more", 0))
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(v["error"].(string), "try again") {
+		t.Fatalf("rate limit: %d %v", resp.StatusCode, v)
+	}
+
+	off := newShareServer(t, ShareOptions{})
+	resp, v = postShare(t, off.URL, "application/json", shareBody("x", 0))
+	if resp.StatusCode != 503 || !strings.Contains(v["error"].(string), "link-only") {
+		t.Fatalf("no store: %d %v", resp.StatusCode, v)
+	}
+	if r, _ := get(t, off.URL+"/s/AAAAAAAAAAAA"); r.StatusCode != 404 {
+		t.Fatalf("no store /s/: %d", r.StatusCode)
+	}
+	ro, _ := openTestStore(t, true)
+	rots := newShareServer(t, ShareOptions{Store: ro})
+	resp, v = postShare(t, rots.URL, "application/json", shareBody("x", 0))
+	if resp.StatusCode != 503 || !strings.Contains(v["error"].(string), "read-only") {
+		t.Fatalf("read-only: %d %v", resp.StatusCode, v)
+	}
+	if r, body := get(t, rots.URL+"/readyz"); r.StatusCode != 200 || body != "ok\n" {
+		t.Fatalf("/readyz: %d %q", r.StatusCode, body)
+	}
+}
+
+func TestRateLimiterBounded(t *testing.T) {
+	l := newRateLimiter(60, 2)
+	now := timeZero()
+	for i := range maxClients * 3 {
+		l.allow(fmt.Sprintf("10.0.%d.%d", i>>8, i&255), now.Add(timeMillis(i)))
+		if len(l.buckets) > maxClients {
+			t.Fatalf("%d buckets", len(l.buckets))
+		}
+	}
+	if _, ok := l.allow("a", now); !ok {
+		t.Fatal("first request refused")
+	}
+	l.allow("a", now)
+	if wait, ok := l.allow("a", now); ok || wait <= 0 || wait > 2e9 {
+		t.Fatalf("third request: %v %v", wait, ok)
+	}
+}
+
+func timeZero() time.Time            { return time.Unix(1_700_000_000, 0) }
+func timeMillis(i int) time.Duration { return time.Duration(i) * time.Millisecond }
