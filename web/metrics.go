@@ -86,8 +86,8 @@ func (m *Metrics) AddFault(kind string) {
 	m.set.GetOrCreateCounter(fmt.Sprintf("ptxplay_faults_total{kind=%q}", labelValue(kind))).Inc()
 }
 
-func (m *Metrics) sessionStarted()  { m.sessionsTotal.Inc() }
-func (m *Metrics) shareOpened()     { m.sharesOpened.Inc() }
+func (m *Metrics) sessionStarted() { m.sessionsTotal.Inc() }
+func (m *Metrics) shareOpened()    { m.sharesOpened.Inc() }
 
 func (m *Metrics) shareCreated(created bool) {
 	if created {
