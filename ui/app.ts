@@ -24,6 +24,8 @@ import type { Fault, Loaded, Spec, State } from "./proto";
 import { isaDocs } from "./isa";
 import { mask32 } from "./format";
 import { debounce, readDraft, writeDraft } from "./draft";
+import { ShareDialog, parseShare } from "./share";
+import type { ShareData, ShareView } from "./share";
 import type { Draft } from "./draft";
 import { initPresenter, togglePresenter } from "./presenter";
 
@@ -73,6 +75,13 @@ export class App {
   private lastRevealed = "";
   /** A draft to replay once the session opens (after a reload). */
   private restore: Draft | null = null;
+  /** The share link the page was opened on, until the user forks it. */
+  private shared: ShareData | null = null;
+  /** The view of a share link, applied once its launch has loaded. */
+  private pendingView: ShareView | null = null;
+  private shareDialog: ShareDialog | null = null;
+  /** The embed player (/embed/…): read-only, no draft. */
+  private compact = false;
   private saveDraft = debounce(() => this.writeDraft(), 400);
   private ui = {
     count: byId<HTMLInputElement>("pg-count"),
@@ -95,18 +104,34 @@ export class App {
     });
   }
 
-  start(): void {
+  /** Starts the playground; linked is a link-only share read from the URL's fragment. */
+  start(linked: ShareData | null = null): void {
     this.applyTheme(stored("ptxplay.theme") as "light" | "dark" | null);
     initPresenter();
-    const initial = readJSON<ExampleData>("initial-example");
+    const shared = linked ?? parseShare(readJSON<unknown>("initial-share"));
+    const initial = shared ? null : readJSON<ExampleData>("initial-example");
     const pre = document.getElementById("pg-source");
     let source = initial?.source ?? pre?.textContent ?? "";
     this.example = initial;
 
     // A draft of this page (same example, or none asked for) comes back.
     const asked = new URLSearchParams(location.search).get("example");
-    const draft = readDraft();
-    if (draft && (asked === null || asked === draft.example)) {
+    // The embed player keeps no draft: it always shows what it embeds.
+    this.compact = !!document.getElementById("playground")?.classList.contains("compact");
+    const draft = this.compact ? null : readDraft();
+    if (shared) {
+      // A share link opens as published, unless the draft holds edits
+      // made on this very link (a reload).
+      this.shared = shared;
+      this.pendingView = shared.view ?? null;
+      const mine = draft && shared.id && draft.share === shared.id;
+      this.restore = mine ? draft : {
+        v: 1, source: shared.source, spec: shared.spec, breakpoints: shared.view?.breakpoints ?? [],
+        step: shared.step ?? 0, saved: 0, share: shared.id,
+      };
+      source = this.restore.source;
+      if (shared.view?.tab && (tabs as readonly string[]).includes(shared.view.tab)) this.tab = shared.view.tab as Tab;
+    } else if (draft && (asked === null || asked === draft.example)) {
       const ex = initial && draft.example === initial.name ? initial : null;
       const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
       if (!same || draft.step > 0 || draft.breakpoints.length) {
@@ -176,6 +201,14 @@ export class App {
       fresh: () => this.compile(false),
       revert: () => this.revert(),
     }, () => this.live);
+
+    this.shareDialog = new ShareDialog(byId("pg-share"), {
+      snapshot: () => this.snapshot(),
+      position: () => (this.model.compiled ? this.model.step : 0),
+      toast: (msg, kind) => this.toast(msg, kind),
+    });
+    this.updateForkButton();
+    if (this.compact) this.editor.setReadOnly(true);
 
     this.bindControls();
     this.bindTabs();
@@ -258,6 +291,62 @@ export class App {
       this.toast(`The launch now follows kernel ${m.entry} (see the note below the editor).`, "info");
     }
     this.updateFileName();
+    this.applyPendingView();
+  }
+
+  /** Restores the selection and tab a share link saved. */
+  private applyPendingView(): void {
+    const v = this.pendingView;
+    const m = this.model;
+    if (!v || !m.loaded || m.ctas.size === 0) return;
+    this.pendingView = null;
+    if (v.gran === "warp" || v.gran === "round" || v.gran === "barrier") this.setGran(v.gran);
+    if (v.cta !== undefined && v.warp !== undefined && m.ctas.get(v.cta)?.warps.some((w) => w.warp === v.warp)) {
+      this.select(v.cta, v.warp);
+    }
+    if (v.tab && (tabs as readonly string[]).includes(v.tab)) this.showTab(v.tab as Tab);
+    if (v.lane !== undefined && v.lane < 32) window.setTimeout(() => this.regs.revealLane(v.lane!), 0);
+  }
+
+  // ---- sharing ----
+
+  /** The snapshot a share link takes of the playground. */
+  private snapshot(): ShareData {
+    const m = this.model;
+    const bps = this.editor.breakpointLines();
+    return {
+      source: this.editor.text,
+      spec: wireSpec(this.launch.spec),
+      step: m.compiled && m.step > 0 ? m.step : undefined,
+      example: this.example && this.followsExample() ? this.example.name : this.shared?.example,
+      view: {
+        tab: this.tab, cta: m.sel.cta, warp: m.sel.warp, gran: m.gran,
+        breakpoints: bps.length ? bps : undefined,
+      },
+    };
+  }
+
+  private openShare(): void {
+    const title = this.shared?.title ?? (this.example && this.followsExample() ? this.example.title : "");
+    this.shareDialog?.show(true, title);
+  }
+
+  /** Forking a shared kernel makes it the user's own: the URL no longer names the link. */
+  private fork(): void {
+    if (!this.shared) return;
+    const title = this.shared.title;
+    this.shared = null;
+    history.replaceState(null, "", "/");
+    document.title = "PTX Playground";
+    this.updateForkButton();
+    this.updateFileName();
+    this.writeDraft();
+    this.toast(`Forked${title ? ` "${title}"` : ""}: this copy is yours to edit; Share makes a new link.`, "info");
+  }
+
+  private updateForkButton(): void {
+    const b = document.querySelector<HTMLElement>('[data-action="fork"]');
+    if (b) b.hidden = !this.shared || this.compact;
   }
 
   /** Applies the launch inferred from the kernel (the problems list's fix). */
@@ -277,6 +366,7 @@ export class App {
       if (model.fault!.line) this.editor.reveal(model.fault!.line);
     }
     if (!m.running) this.saveDraft();
+    if (this.pendingView && !m.running) this.applyPendingView();
   }
 
   private onDone(result: Record<string, unknown>): void {
@@ -397,10 +487,11 @@ export class App {
   // ---- the draft ----
 
   private writeDraft(): void {
-    if (!this.editor) return;
+    if (!this.editor || this.compact) return;
     writeDraft({
       source: this.editor.text, spec: wireSpec(this.launch.spec), example: this.example?.name,
       fileName: this.fileName, breakpoints: this.editor.breakpointLines(), step: this.model.compiled ? this.model.step : 0,
+      share: this.shared?.id,
     });
   }
 
@@ -561,6 +652,14 @@ export class App {
         this.showTab("launch");
         return;
       }
+      if (a === "share") {
+        this.openShare();
+        return;
+      }
+      if (a === "fork") {
+        this.fork();
+        return;
+      }
       if (a && map[a]) this.perform(map[a]);
     });
     this.ui.exampleSelect?.addEventListener("change", () => {
@@ -606,7 +705,7 @@ export class App {
   }
 
   private onKey(e: KeyboardEvent): void {
-    if (e.defaultPrevented) return;
+    if (e.defaultPrevented || this.shareDialog?.open) return;
     if (!this.ui.help.hidden && (e.key === "Escape" || e.key === "?")) {
       e.preventDefault();
       this.showHelp(false);
@@ -803,6 +902,11 @@ export class App {
 
   private updateLaunchSummary(): void {
     setText(this.ui.launchSummary, this.launch.summary());
+  }
+
+  /** Shows a message in the toast. */
+  notify(msg: string, kind: "error" | "info" = "info"): void {
+    this.toast(msg, kind);
   }
 
   private toast(msg: string, kind: "error" | "info" = "info"): void {

@@ -10,6 +10,8 @@ export interface Draft {
   spec: Spec;
   /** The gallery example the draft started from, if any. */
   example?: string;
+  /** The share link the draft started from, if any. */
+  share?: string;
   fileName?: string | null;
   breakpoints: number[];
   /** The position (warp-instructions) the user was at. */
@@ -28,6 +30,7 @@ export function readDraft(): Draft | null {
     if (d.v !== 1 || typeof d.source !== "string" || !d.spec || typeof d.spec !== "object") return null;
     return {
       v: 1, source: d.source, spec: d.spec, example: typeof d.example === "string" ? d.example : undefined,
+      share: typeof d.share === "string" ? d.share : undefined,
       fileName: typeof d.fileName === "string" ? d.fileName : null,
       breakpoints: Array.isArray(d.breakpoints) ? d.breakpoints.filter((x) => Number.isInteger(x) && x > 0) : [],
       step: Number.isSafeInteger(d.step) && (d.step as number) > 0 ? (d.step as number) : 0,

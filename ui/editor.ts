@@ -296,6 +296,7 @@ const theme = EditorView.theme({
 export class Editor {
   readonly view: EditorView;
   private dark = new Compartment();
+  private readOnly = new Compartment();
   private suppressChange = false;
 
   constructor(parent: HTMLElement, doc: string, hooks: EditorHooks, darkTheme: boolean) {
@@ -364,6 +365,7 @@ export class Editor {
       indentUnit.of("\t"),
       theme,
       this.dark.of(EditorView.darkTheme.of(darkTheme)),
+      this.readOnly.of([]),
       keymap.of([
         { key: "Mod-Enter", run: () => (hooks.compile(), true), preventDefault: true },
         ...closeBracketsKeymap,
@@ -398,6 +400,11 @@ export class Editor {
     } finally {
       this.suppressChange = false;
     }
+  }
+
+  /** A read-only editor (the embed player): the text can be read, selected and copied, not changed. */
+  setReadOnly(on: boolean): void {
+    this.view.dispatch({ effects: this.readOnly.reconfigure(on ? [EditorState.readOnly.of(true), EditorView.editable.of(false)] : []) });
   }
 
   setDark(dark: boolean): void {

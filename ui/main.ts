@@ -5,11 +5,23 @@
 import "./cmstyle";
 import "./styles.css";
 import { App } from "./app";
+import { decodeLinkOnly } from "./share";
+import type { ShareData } from "./share";
 
-function boot(): void {
+async function boot(): Promise<void> {
   if (!document.getElementById("playground")) return;
+  // A link-only share holds the kernel in the URL's fragment.
+  let linked: ShareData | null = null;
+  let bad = "";
   try {
-    new App().start();
+    linked = await decodeLinkOnly(location.hash);
+  } catch (e) {
+    bad = (e as Error).message;
+  }
+  try {
+    const app = new App();
+    app.start(linked);
+    if (bad) app.notify(`This link's kernel could not be read (${bad}): it may have been cut short when it was copied.`, "error");
   } catch (e) {
     const el = document.getElementById("pg-toast");
     if (el) {
@@ -21,5 +33,5 @@ function boot(): void {
   }
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
-else boot();
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => void boot());
+else void boot();

@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/ptxplayground/ptxplay/sessions"
+	"github.com/ptxplayground/ptxplay/sessions/share"
 	"github.com/ptxplayground/ptxplay/web"
 )
 
@@ -172,14 +173,28 @@ func (s *suite) serve(addr string, limits sessions.Limits) (base string, stop fu
 	mgr := sessions.NewManager(limits, metrics)
 	lim := mgr.Limits()
 	log := slog.New(s.srvLog)
+	dir, err := os.MkdirTemp("", "ptxplay-shares-")
+	if err != nil {
+		mgr.Close()
+		return "", nil, err
+	}
+	store, err := share.Open(context.Background(), "sqlite:"+filepath.Join(dir, "shares.db"), share.Options{})
+	if err != nil {
+		mgr.Close()
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
 	srv, err := web.New(web.Options{
 		Sessions:  web.ManagerSessions(mgr),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: web.WSOptions{MaxMessageBytes: int64(lim.MaxMessageBytes)},
+		Share:     web.ShareOptions{Store: store, PerMinute: 600, Burst: 100},
 	})
 	if err != nil {
 		mgr.Close()
+		store.Close()
+		os.RemoveAll(dir)
 		return "", nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -203,6 +218,8 @@ func (s *suite) serve(addr string, limits sessions.Limits) (base string, stop fu
 		srv.CloseWebsockets(ctx)
 		hs.Shutdown(ctx)
 		mgr.Close()
+		store.Close()
+		os.RemoveAll(dir)
 	}
 	return "http://" + ln.Addr().String(), stop, nil
 }

@@ -1,0 +1,265 @@
+// Share links: a snapshot of the kernel, its launch, the view and
+// optionally the current position. With a server store the snapshot gets a
+// short link (/s/ID, and /embed/ID for iframes); link-only sharing puts the
+// whole snapshot, compressed, in the URL's fragment (#k=…), which never
+// reaches a server.
+
+import { h, setChildren } from "./dom";
+import type { Spec } from "./proto";
+
+/** The view state a link restores. Every field is optional. */
+export interface ShareView {
+  tab?: string;
+  cta?: number;
+  warp?: number;
+  lane?: number;
+  breakpoints?: number[];
+  gran?: string;
+}
+
+/** A snapshot as the server stores it (and as #k= carries it). */
+export interface ShareData {
+  id?: string;
+  title?: string;
+  description?: string;
+  source: string;
+  spec: Spec;
+  view?: ShareView;
+  step?: number;
+  example?: string;
+}
+
+/** Reads a snapshot from untrusted JSON (a page script, a URL fragment). */
+export function parseShare(v: unknown): ShareData | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.source !== "string" || !o.spec || typeof o.spec !== "object" || Array.isArray(o.spec)) return null;
+  const view = o.view && typeof o.view === "object" && !Array.isArray(o.view) ? (o.view as Record<string, unknown>) : {};
+  const int = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : undefined);
+  return {
+    id: typeof o.id === "string" ? o.id : undefined,
+    title: typeof o.title === "string" ? o.title : undefined,
+    description: typeof o.description === "string" ? o.description : undefined,
+    source: o.source,
+    spec: o.spec as Spec,
+    step: int(o.step),
+    example: typeof o.example === "string" ? o.example : undefined,
+    view: {
+      tab: typeof view.tab === "string" ? view.tab : undefined,
+      cta: int(view.cta), warp: int(view.warp), lane: int(view.lane),
+      gran: typeof view.gran === "string" ? view.gran : undefined,
+      breakpoints: Array.isArray(view.breakpoints) ? view.breakpoints.filter((x) => Number.isInteger(x) && x > 0).slice(0, 1000) : undefined,
+    },
+  };
+}
+
+const FRAGMENT = "#k=";
+/** The most a link-only URL may hold (browsers and chat apps cut longer ones). */
+export const MAX_LINK_ONLY = 16000;
+
+function b64url(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function unb64url(s: string): Uint8Array {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function pipe(data: Uint8Array, stream: CompressionStream | DecompressionStream, limit: number): Promise<Uint8Array> {
+  const reader = new Blob([data as BlobPart]).stream().pipeThrough(stream).getReader();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > limit) {
+      await reader.cancel();
+      throw new Error("the link's kernel is too large");
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+/** The fragment (#k=…) that holds snap. */
+export async function encodeLinkOnly(snap: ShareData): Promise<string> {
+  const { id: _id, ...rest } = snap;
+  const json = new TextEncoder().encode(JSON.stringify(rest));
+  return FRAGMENT + b64url(await pipe(json, new CompressionStream("deflate-raw"), 1 << 24));
+}
+
+/** The snapshot in location.hash, or null when there is none; throws on a damaged link. */
+export async function decodeLinkOnly(hash: string): Promise<ShareData | null> {
+  if (!hash.startsWith(FRAGMENT)) return null;
+  const raw = unb64url(hash.slice(FRAGMENT.length));
+  const json = await pipe(raw, new DecompressionStream("deflate-raw"), 2 << 20);
+  const snap = parseShare(JSON.parse(new TextDecoder().decode(json)));
+  if (!snap) throw new Error("the link does not hold a kernel");
+  return snap;
+}
+
+export interface ShareHooks {
+  /** The snapshot of what the playground shows now (step: the current position). */
+  snapshot(): ShareData;
+  /** The current position and whether there is one to include. */
+  position(): number;
+  toast(msg: string, kind?: "error" | "info"): void;
+}
+
+/** The Share dialog. */
+export class ShareDialog {
+  private result: HTMLElement;
+  private titleIn: HTMLInputElement;
+  private descIn: HTMLTextAreaElement;
+  private stepIn: HTMLInputElement;
+  private stepLabel: HTMLElement;
+  private createBtn: HTMLButtonElement;
+  private linkBtn: HTMLButtonElement;
+  private returnFocus: HTMLElement | null = null;
+
+  constructor(private el: HTMLElement, private hooks: ShareHooks) {
+    this.titleIn = h("input#pg-share-title", { type: "text", maxlength: "200", placeholder: "e.g. Bank conflicts in a transpose" }) as HTMLInputElement;
+    this.descIn = h("textarea#pg-share-desc", { rows: "2", maxlength: "1000", placeholder: "One line for link previews (optional)" }) as HTMLTextAreaElement;
+    this.stepIn = h("input#pg-share-step", { type: "checkbox" }) as HTMLInputElement;
+    this.stepLabel = h("span");
+    this.createBtn = h("button.btn.btn-primary", { type: "button", "data-share": "create", onclick: () => void this.create() }, "Create link") as HTMLButtonElement;
+    this.linkBtn = h("button.btn", { type: "button", "data-share": "link-only", title: "Put the kernel itself in the URL: no server keeps it", onclick: () => void this.linkOnly() }, "Link only (kernel in the URL)") as HTMLButtonElement;
+    this.result = h("div.share-result", { "aria-live": "polite" });
+    setChildren(el, h("div.help-card.share-card", { role: "document" },
+      h("div.help-head",
+        h("h2#pg-share-title-h", "Share this kernel"),
+        h("button.icon", { type: "button", "aria-label": "Close", title: "Close (Esc)", onclick: () => this.show(false) }, "×")),
+      h("div.share-form",
+        h("label.share-field", h("span", "Title"), this.titleIn),
+        h("label.share-field", h("span", "Description"), this.descIn),
+        h("label.check.share-step", this.stepIn, this.stepLabel),
+        h("p.share-note", "The link opens this kernel, its launch and the selected warp and tab; with the step, at that moment of the run. A link never changes: editing later makes a new one."),
+        h("div.share-actions", this.createBtn, this.linkBtn)),
+      this.result));
+    el.addEventListener("click", (e) => {
+      if (e.target === el) this.show(false);
+    });
+    window.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && this.open) {
+        this.show(false);
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    }, true);
+  }
+
+  get open(): boolean {
+    return !this.el.hidden;
+  }
+
+  show(on: boolean, title = ""): void {
+    if (!on) {
+      this.el.hidden = true;
+      this.returnFocus?.focus();
+      return;
+    }
+    this.returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const pos = this.hooks.position();
+    this.stepIn.disabled = pos <= 0;
+    this.stepIn.checked = pos > 0;
+    this.stepLabel.textContent = pos > 0 ? `Open at the current step (warp-instruction ${pos})` : "Open at the current step (the run has not started)";
+    if (!this.titleIn.value) this.titleIn.value = title;
+    setChildren(this.result);
+    this.el.hidden = false;
+    this.titleIn.focus();
+  }
+
+  private snapshot(): ShareData {
+    const s = this.hooks.snapshot();
+    s.title = this.titleIn.value.trim() || undefined;
+    s.description = this.descIn.value.trim() || undefined;
+    if (!this.stepIn.checked) s.step = undefined;
+    return s;
+  }
+
+  private async create(): Promise<void> {
+    const snap = this.snapshot();
+    this.createBtn.disabled = true;
+    setChildren(this.result, h("p.share-note", "Saving…"));
+    try {
+      const r = await fetch("/api/share", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(snap),
+      });
+      const body = (await r.json().catch(() => ({}))) as { id?: string; url?: string; embed?: string; error?: string };
+      if (!r.ok || !body.url) {
+        const msg = body.error ?? `HTTP ${r.status}`;
+        setChildren(this.result, h("p.share-error", { role: "alert" }, msg));
+        if (r.status === 503) this.linkBtn.focus();
+        return;
+      }
+      const url = new URL(body.url, location.href).href;
+      const embed = new URL(body.embed ?? `/embed/${body.id}`, location.href).href;
+      this.showLinks(url, embed);
+    } catch (e) {
+      setChildren(this.result, h("p.share-error", { role: "alert" }, `Could not reach the server: ${(e as Error).message}. Try a link-only share.`));
+    } finally {
+      this.createBtn.disabled = false;
+    }
+  }
+
+  private async linkOnly(): Promise<void> {
+    try {
+      const frag = await encodeLinkOnly(this.snapshot());
+      const url = `${location.origin}/${frag}`;
+      if (url.length > MAX_LINK_ONLY) {
+        setChildren(this.result, h("p.share-error", { role: "alert" },
+          `This kernel makes a ${url.length.toLocaleString()}-character link, too long to paste reliably (at most ${MAX_LINK_ONLY.toLocaleString()}): create a stored link instead.`));
+        return;
+      }
+      this.showLinks(url, null);
+    } catch (e) {
+      setChildren(this.result, h("p.share-error", { role: "alert" }, `Could not build the link: ${(e as Error).message}`));
+    }
+  }
+
+  private showLinks(url: string, embed: string | null): void {
+    const field = (id: string, label: string, value: string) => {
+      const input = h(`input#${id}`, { type: "text", readonly: "", value }) as HTMLInputElement;
+      input.addEventListener("focus", () => input.select());
+      return h("div.share-link",
+        h("label", { for: id }, label),
+        h("div.share-row", input,
+          h("button.btn", { type: "button", onclick: () => void this.copy(value, input) }, "Copy")));
+    };
+    const rows = [field("pg-share-url", "Link", url)];
+    if (embed) {
+      rows.push(field("pg-share-embed", "Embed in a course page or slides",
+        `<iframe src="${embed}" width="960" height="600" style="border:0" title="PTX Playground" loading="lazy"></iframe>`));
+    }
+    setChildren(this.result, ...rows);
+    const first = this.result.querySelector<HTMLInputElement>("input");
+    first?.focus();
+    first?.select();
+    void this.copy(url, null, true);
+  }
+
+  private async copy(text: string, input: HTMLInputElement | null, quiet = false): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.hooks.toast(quiet ? "Link created and copied to the clipboard." : "Copied.", "info");
+    } catch {
+      input?.select();
+      if (!quiet) this.hooks.toast("Press Ctrl+C to copy the selected text.", "info");
+      else this.hooks.toast("Link created.", "info");
+    }
+  }
+}

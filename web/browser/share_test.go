@@ -1,0 +1,240 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// shareVia opens the Share dialog, optionally with the current step, and
+// returns the link it made (stored, or link-only).
+func (tb *tab) shareVia(title string, withStep, linkOnly bool) string {
+	tb.t.Helper()
+	tb.click(`[data-action="share"]`)
+	tb.waitJS("the share dialog", `!document.getElementById("pg-share").hidden`)
+	tb.eval(fmt.Sprintf(`(() => {
+		const t = document.getElementById("pg-share-title"); t.value = %q;
+		const s = document.getElementById("pg-share-step"); s.checked = %v && !s.disabled;
+		return true; })()`, title, withStep), nil)
+	if linkOnly {
+		tb.click(`[data-share="link-only"]`)
+	} else {
+		tb.click(`[data-share="create"]`)
+	}
+	tb.waitJS("the link", `!!document.getElementById("pg-share-url")`)
+	var url string
+	tb.eval(`document.getElementById("pg-share-url").value`, &url)
+	tb.key(kb.Escape)
+	tb.waitJS("the dialog to close", `document.getElementById("pg-share").hidden`)
+	return url
+}
+
+func (tb *tab) selectedWarp() string {
+	var s string
+	tb.eval(`(() => { const r = document.querySelector('#pg-warps .warp-row.sel'); return r ? r.dataset.cta + "/" + r.dataset.warp : ""; })()`, &s)
+	return s
+}
+
+func (tb *tab) activeTab() string {
+	var s string
+	tb.eval(`document.querySelector('[data-tab].on')?.dataset.tab ?? ""`, &s)
+	return s
+}
+
+// TestShareLinks: a link opens the same kernel, launch, view and moment as
+// the author had, whether stored on the server or carried in the URL; Fork
+// detaches the copy from the link.
+func TestShareLinks(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=shared-reduction")
+	tb.waitLoaded("shared-reduction.ptx")
+	tb.setCount(9)
+	tb.button("step-warp")
+	tb.waitStep(9, 9)
+	tb.eval(`document.querySelectorAll("#pg-warps .warp-row")[2].click(), true`, nil)
+	tb.waitJS("warp 2 selected", `document.querySelector('#pg-warps .warp-row.sel')?.dataset.warp === "2"`)
+	sel := tb.selectedWarp()
+	tb.showTab("memory")
+
+	url := tb.shareVia("A reduction, nine steps in", true, false)
+	if !strings.HasPrefix(url, s.base+"/s/") || len(url) != len(s.base)+len("/s/")+12 {
+		t.Fatalf("share link %q", url)
+	}
+	// The same content makes the same link.
+	if again := tb.shareVia("A reduction, nine steps in", true, false); again != url {
+		t.Fatalf("sharing again gave %q, then %q", url, again)
+	}
+
+	// Open it as someone else would: the same moment as stepping there by hand.
+	other := s.newTab(t, strings.TrimPrefix(url, s.base))
+	other.waitStep(9, 9)
+	var title string
+	other.eval(`document.title`, &title)
+	if !strings.HasPrefix(title, "A reduction, nine steps in") {
+		t.Errorf("page title %q", title)
+	}
+	other.waitJS("the shared selection", fmt.Sprintf(`document.querySelector('#pg-warps .warp-row.sel')?.dataset.cta + "/" + document.querySelector('#pg-warps .warp-row.sel')?.dataset.warp === %q`, sel))
+	if tab := other.activeTab(); tab != "memory" {
+		t.Errorf("the link opened the %q tab, want memory", tab)
+	}
+	r := refAt(t, "shared-reduction", 9)
+	other.expectWarps(r, "opened from the link at step 9")
+	other.expectRegTable(r, r.warp(0, 2), "opened from the link at step 9")
+	if f := other.status().File; f != "block_sum.ptx" {
+		t.Errorf("file name %q", f)
+	}
+
+	// Fork: the copy is the user's own and the address stops naming the link.
+	other.waitJS("the Fork button", `!document.querySelector('[data-action="fork"]').hidden`)
+	other.click(`[data-action="fork"]`)
+	other.waitJS("the forked address", `location.pathname === "/" && document.querySelector('[data-action="fork"]').hidden`)
+
+	// Without the step, the link opens at the start.
+	start := tb.shareVia("", false, false)
+	if start == url {
+		t.Fatal("a link without the step is the same link")
+	}
+	st := s.newTab(t, strings.TrimPrefix(start, s.base))
+	st.waitLoaded("block_sum.ptx")
+
+	// Link-only: the kernel travels in the URL's fragment.
+	lo := tb.shareVia("", true, true)
+	if !strings.HasPrefix(lo, s.base+"/#k=") {
+		t.Fatalf("link-only URL %q", lo)
+	}
+	lt := s.newTab(t, strings.TrimPrefix(lo, s.base))
+	lt.waitStep(9, 9)
+	lt.expectWarps(r, "opened from a link-only URL at step 9")
+
+	// A damaged link-only URL says so and opens the default kernel.
+	bad := s.newTab(t, "/#k=AAAA")
+	bad.waitJS("the damaged-link notice", `document.getElementById("pg-toast").textContent.includes("could not be read")`)
+
+	// Unknown links get the friendly page.
+	nf := s.newTab(t, "/healthz")
+	nf.expectConsole("404")
+	nf.navigate("/s/AAAAAAAAAAAA")
+	nf.waitJS("the not-found page", `document.body.textContent.includes("This share link does not exist")`)
+}
+
+// TestEmbedFraming: the embed player renders inside an iframe of another
+// origin (a course page), read-only, while the playground itself refuses
+// to be framed.
+func TestEmbedFraming(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=warp-shuffle")
+	tb.waitLoaded("warp-shuffle.ptx")
+	url := tb.shareVia("Shuffle", false, false)
+	id := url[strings.LastIndex(url, "/")+1:]
+
+	course := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		src := s.base + "/embed/" + id
+		switch r.URL.Path {
+		case "/framed-app":
+			src = s.base + "/s/" + id
+		case "/blank":
+			fmt.Fprint(w, "<!DOCTYPE html><title>blank</title>")
+			return
+		}
+		fmt.Fprintf(w, `<!DOCTYPE html><title>Course</title><h1>Lesson 3</h1><iframe id="f" src="%s" width="1000" height="640"></iframe>`, src)
+	}))
+	defer course.Close()
+	if strings.HasPrefix(course.URL, s.base) || course.URL == s.base {
+		t.Fatalf("the course page must be another origin: %s vs %s", course.URL, s.base)
+	}
+
+	page := s.newTabAt(t, course.URL, "/lesson")
+	page.waitFrame("#f", "the embed player", `document.querySelector("#pg-step")?.textContent === "step 0/0" && document.getElementById("pg-conn")?.dataset.state === "open" && document.body.classList.contains("compact")`)
+	page.waitFrame("#f", "a read-only editor", `document.querySelector(".cm-content")?.getAttribute("contenteditable") === "false"`)
+	page.screenshot("embed-in-course-page")
+
+	framed := s.newTabAt(t, course.URL, "/blank")
+	framed.expectConsole("frame-ancestors 'none'")
+	framed.navigate("/framed-app")
+	framed.waitFrameBlocked("#f")
+}
+
+// frameEval evaluates expr in the first child frame of the page (in an
+// isolated world: the frame's DOM, not its scripts' variables) and
+// returns the frame's URL and the expression's value.
+func (tb *tab) frameEval(expr string) (frameURL string, ok bool, err error) {
+	ctx, cancel := context.WithTimeout(tb.ctx, waitTimeout)
+	defer cancel()
+	err = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		tree, err := cdp.Call(ctx, tg, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		if tree.FrameTree == nil || len(tree.FrameTree.ChildFrames) == 0 {
+			return errors.New("no child frame yet")
+		}
+		f := tree.FrameTree.ChildFrames[0].Frame
+		frameURL = f.URL
+		if f.UnreachableURL != "" {
+			frameURL = f.UnreachableURL
+		}
+		world, err := cdp.Call(ctx, tg, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: f.ID, WorldName: "test"})
+		if err != nil {
+			return err
+		}
+		yes := true
+		res, err := cdp.Call(ctx, tg, runtime.Evaluate, runtime.EvaluateParams{Expression: "!!(" + expr + ")", ContextID: world.ExecutionContextID, ReturnByValue: &yes})
+		if err != nil {
+			return err
+		}
+		if res.ExceptionDetails != nil {
+			return fmt.Errorf("exception: %s", res.ExceptionDetails.Text)
+		}
+		return json.Unmarshal(res.Result.Value, &ok)
+	}))
+	return frameURL, ok, err
+}
+
+// waitFrame waits until expr is true inside the page's iframe.
+func (tb *tab) waitFrame(sel, what, expr string) {
+	tb.t.Helper()
+	tb.waitFor(what+" in the frame", func() string {
+		u, ok, err := tb.frameEval(expr)
+		switch {
+		case err != nil:
+			return err.Error()
+		case !ok:
+			return "not yet in frame " + u + ": " + short(expr)
+		}
+		return ""
+	})
+}
+
+// waitFrameBlocked waits until the browser has refused to render the
+// page's iframe (its document is an error page, not the playground).
+func (tb *tab) waitFrameBlocked(sel string) {
+	tb.t.Helper()
+	tb.waitFor("the frame to be refused", func() string {
+		u, ok, err := tb.frameEval(`!document.getElementById("playground")`)
+		if err != nil {
+			return err.Error()
+		}
+		if !ok {
+			return "the playground rendered in the frame " + u
+		}
+		return ""
+	})
+	// And it stays refused.
+	time.Sleep(500 * time.Millisecond)
+	if u, ok, err := tb.frameEval(`!document.getElementById("playground")`); err == nil && !ok {
+		tb.t.Fatalf("the playground rendered in a frame (%s)", u)
+	}
+}
