@@ -37,21 +37,25 @@ type Example struct {
 	Block [3]int `json:"-"`
 	// File is the PTX file's name (for diagnostics).
 	File string `json:"-"`
+
+	// Lesson, when present, turns the example into a guided lesson.
+	Lesson *Lesson `json:"lesson,omitempty"`
 }
 
 // ExampleInfo is the short form of an example (the /api/examples list).
 type ExampleInfo struct {
-	Name        string `json:"name"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	Entry       string `json:"entry"`
-	Grid        [3]int `json:"grid"`
-	Block       [3]int `json:"block"`
+	Name        string  `json:"name"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Entry       string  `json:"entry"`
+	Grid        [3]int  `json:"grid"`
+	Block       [3]int  `json:"block"`
+	Lesson      *Lesson `json:"lesson,omitempty"`
 }
 
 // Info returns the short form of e.
 func (e *Example) Info() ExampleInfo {
-	return ExampleInfo{Name: e.Name, Title: e.Title, Description: e.Description, Entry: e.Entry, Grid: e.Grid, Block: e.Block}
+	return ExampleInfo{Name: e.Name, Title: e.Title, Description: e.Description, Entry: e.Entry, Grid: e.Grid, Block: e.Block, Lesson: e.Lesson}
 }
 
 // Launch returns the example's launch spec with its source inline, ready
@@ -107,6 +111,7 @@ func LoadExamples(fsys fs.FS) (*Examples, error) {
 	}
 	var entries []struct {
 		Name, Title, Description, Spec string
+		Lesson                         *Lesson
 	}
 	dec := json.NewDecoder(bytes.NewReader(idx))
 	dec.DisallowUnknownFields()
@@ -146,8 +151,14 @@ func LoadExamples(fsys fs.FS) (*Examples, error) {
 		delete(m, "ptx")
 		delete(m, "source")
 		wire, _ := json.Marshal(m)
+		if en.Lesson != nil {
+			if err := en.Lesson.check(string(src), spec); err != nil {
+				return nil, fmt.Errorf("example %s: lesson: %v", en.Name, err)
+			}
+		}
 		e := &Example{Name: en.Name, Title: en.Title, Description: en.Description,
-			Source: string(src), Spec: wire, Entry: spec.Entry, Grid: spec.Grid, Block: spec.Block, File: spec.PTX}
+			Source: string(src), Spec: wire, Entry: spec.Entry, Grid: spec.Grid, Block: spec.Block, File: spec.PTX,
+			Lesson: en.Lesson}
 		x.list = append(x.list, e)
 		x.byName[e.Name] = e
 	}

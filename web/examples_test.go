@@ -73,7 +73,10 @@ func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
 
 func TestExamplesGallery(t *testing.T) {
 	x := BuiltinExamples()
-	want := []string{"vector-add", "divergence", "shared-reduction", "warp-shuffle", "transpose", "transpose-padded", "histogram", "mma-tile", "triton-matmul", "mma-int8", "mma-tf32"}
+	// Lesson order: from thread indexing to a compiler's GEMM.
+	want := []string{"vector-add", "coalescing", "divergence", "reconvergence", "shared-reduction", "warp-shuffle",
+		"transpose", "transpose-padded", "transpose-swizzled", "histogram", "mma-tile", "mma-tf32", "mma-int8",
+		"cp-async", "mini-gemm", "triton-matmul"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
 	}
@@ -179,11 +182,14 @@ func TestExampleWarpShuffle(t *testing.T) {
 }
 
 func TestExampleTranspose(t *testing.T) {
-	for _, name := range []string{"transpose", "transpose-padded"} {
+	for _, name := range []string{"transpose", "transpose-padded", "transpose-swizzled"} {
 		t.Run(name, func(t *testing.T) {
 			r := runExample(t, name)
 			in, out := exF32(t, r, "in"), exF32(t, r, "out")
-			const n = 64
+			n := int(math.Sqrt(float64(len(in))))
+			if n*n != len(in) || n%32 != 0 || len(out) != len(in) {
+				t.Fatalf("in has %d elements, out %d: want a square matrix of a multiple of 32", len(in), len(out))
+			}
 			for y := 0; y < n; y++ {
 				for x := 0; x < n; x++ {
 					if in[y*n+x] != float32(y*n+x) {
