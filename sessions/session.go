@@ -630,6 +630,13 @@ func (s *Session) tensorOps() []tensorOpJSON {
 			case "mma":
 				off := 0
 				for i, o := range fi.Operands {
+					if o.Name == "e" { // mma.sp metadata: one register
+						j.Regs["e"] = []int{int(op.E)}
+						continue
+					}
+					if i >= len(op.Parts) {
+						break
+					}
 					n := int(op.Parts[i])
 					if off+n > len(op.Regs) {
 						break

@@ -1307,3 +1307,29 @@ func TestMemoryDelta(t *testing.T) {
 		t.Fatalf("back: stale %v memory %+v", st.MemoryStale, st.Memory)
 	}
 }
+
+// The fragment explorer's live values of an mma.sp: the metadata register is
+// operand "e", beside d, a, b and c.
+func TestTensorOpsSparse(t *testing.T) {
+	src := hdr + `
+.visible .entry sp(.param .u64 out) {
+	.reg .b32 %a<2>, %b<2>, %e;
+	.reg .f32 %c<4>;
+	mov.b32 %e, 0x44444444;
+	mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%c0, %c1, %c2, %c3}, {%a0, %a1}, {%b0, %b1}, {%c0, %c1, %c2, %c3}, %e, 1;
+	ret;
+}
+`
+	c := newClient(t, newManager(t, Limits{}))
+	c.send(map[string]any{"type": "load", "id": 1, "source": src, "spec": json.RawMessage(faultSpec)})
+	c.expect("diagnostics")
+	var l loadedMsg
+	json.Unmarshal(c.expect("loaded"), &l)
+	if len(l.TensorOps) != 1 {
+		t.Fatalf("tensorOps %+v", l.TensorOps)
+	}
+	op := l.TensorOps[0]
+	if op.Key != "mma.sp.m16n8k16.row.col.f32.f16.f16.f32" || len(op.Regs["d"]) != 4 || len(op.Regs["a"]) != 2 || len(op.Regs["b"]) != 2 || len(op.Regs["c"]) != 4 || len(op.Regs["e"]) != 1 {
+		t.Fatalf("tensorOp %+v", op)
+	}
+}

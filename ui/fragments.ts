@@ -23,12 +23,36 @@ export interface FragOperand {
   addrLanes?: number[];
 }
 
+/** The structured-sparse A of an mma.sp form (isa.SparseInfo). */
+export interface SparseInfo {
+  /** Columns of the logical (uncompressed) A. */
+  k: number;
+  chunk: number;
+  span: number;
+  indexBits: number;
+  values?: number[];
+  /** Lanes of each group of four that supply metadata; selector s moves operand e to lane + s*threads. */
+  threads: number;
+  selectors: number;
+  /** kcols[c][i]: the logical column of compressed column c when its index is i. */
+  kcols: number[][];
+}
+
 export interface FragInstr {
   key: string;
   op: string;
   shape: string;
   operands: FragOperand[];
   notes?: string;
+  groups?: number;
+  sparse?: SparseInfo;
+}
+
+/** What the grids of an mma.sp form mean: the compressed A and the metadata fields. */
+export function sparseCaption(sp: SparseInfo, rows: number, aCols: number): string {
+  const sel = sp.selectors === 1 ? "selector 0" : `selector 0 (selector s: lane + ${sp.threads}·s, s < ${sp.selectors})`;
+  return `Sparse: A is the compressed ${rows}×${aCols} matrix of a logical ${rows}×${sp.k} A (${sp.chunk / 2} of every ${sp.chunk} elements kept); ` +
+    `E shows which lane and bits hold the index of each stored element${sp.span > 1 ? ` pair` : ""} for ${sel}.`;
 }
 
 let table: Promise<FragInstr[]> | null = null;
@@ -300,8 +324,10 @@ export class FragmentsView {
     }
     const live = this.live();
     const op = this.liveOp();
+    const a = f.operands.find((o) => o.name === "a");
+    const sparse = f.sparse && a ? h("p.frag-live", sparseCaption(f.sparse, a.rows, a.cols)) : null;
     const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now (click a cell for its register)` : " · select a warp to see its values") : null;
-    setChildren(this.body, caption, f.operands.map((o) => h("figure.frag-op",
+    setChildren(this.body, caption, sparse, f.operands.map((o) => h("figure.frag-op",
       h("figcaption", h("b", o.name.toUpperCase()), ` ${o.rows}×${o.cols} .${o.type} · ${o.regs} register${o.regs === 1 ? "" : "s"} per lane`,
         o.addrLanes ? h("span.muted", ` · row r from the address in lane ${o.addrLanes[0]}+r`) : null),
       operandSVG(o, live))));

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // The tensor-core family: mma, ldmatrix, stmatrix and movmatrix.
@@ -67,6 +68,10 @@ type tensorForm struct {
 	m, n, k int // of one product
 	groups  int // independent products (4 for m8n8k4 .f16, else 1)
 	ops     []fragMap
+	// mma.sp: k is the logical K, k2 the columns of the compressed A, sp
+	// the metadata fields.
+	k2 int
+	sp *sparseMeta
 }
 
 var tensorForms struct {
@@ -102,6 +107,10 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		a, b := fi.Operand("a"), fi.Operand("b")
 		f.groups = max(fi.Groups, 1)
 		f.m, f.k, f.n = a.Rows/f.groups, a.Cols, b.Cols
+		if fi.Sparse != nil {
+			f.k, f.k2 = fi.Sparse.K, a.Cols
+			f.sp = newSparseMeta(fi)
+		}
 		switch a.Type {
 		case "s8", "u8", "s4", "u4":
 			f.kind = tkInt
@@ -115,6 +124,9 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 	}
 	for oi := range fi.Operands {
 		o := &fi.Operands[oi]
+		if o.Name == "e" {
+			continue // the mma.sp metadata: sparseMeta
+		}
 		eb := isa.FragTypeBits(o.Type)
 		rb := 32
 		if eb == 64 {
@@ -179,9 +191,13 @@ func tensorNotYet(b *binder, variant string) {
 }
 
 // tensorMods splits the tensor modifiers: the shape, the layouts, the matrix
-// count, the sub-byte element types and whether other words appear.
+// count, the sub-byte element types and whether other words appear (.sp and
+// .sp::ordered_metadata are not counted: see mmaSparse).
 func tensorMods(b *binder) (shape isa.Shape, lays []isa.Layout, num int, elems []isa.Elem, other bool) {
 	for _, m := range b.Tensor() {
+		if m.Kind == isa.ModTensor && (isa.TensorWord(m.Value) == isa.TensorSp || isa.TensorWord(m.Value) == isa.TensorSpOrdered) {
+			continue
+		}
 		switch m.Kind {
 		case isa.ModElem:
 			elems = append(elems, isa.Elem(m.Value))
@@ -212,8 +228,6 @@ func mmaPlanned(b *binder) string {
 			continue
 		}
 		switch isa.TensorWord(m.Value) {
-		case isa.TensorSp, isa.TensorSpOrdered:
-			return "mma.sp, the structured-sparse A with metadata and selector,"
 		case isa.TensorKindF8F6F4:
 			return "mma .kind::f8f6f4 of sm_120a"
 		case isa.TensorKindMxF8F6F4, isa.TensorKindMxF4, isa.TensorKindMxF4NvF4, isa.TensorBlockScale,
@@ -222,6 +236,29 @@ func mmaPlanned(b *binder) string {
 		}
 	}
 	return ""
+}
+
+// mmaSparse reports whether the instruction is mma.sp (sp) and whether it
+// is mma.sp::ordered_metadata (ordered); twice is an error.
+func mmaSparse(b *binder) (sp, ordered bool) {
+	n := 0
+	for _, m := range b.m.Tensor {
+		if m.Kind != isa.ModTensor {
+			continue
+		}
+		switch isa.TensorWord(m.Value) {
+		case isa.TensorSp:
+			sp = true
+			n++
+		case isa.TensorSpOrdered:
+			sp, ordered = true, true
+			n++
+		}
+	}
+	if n > 1 {
+		b.errorf("takes one of .sp and .sp::ordered_metadata")
+	}
+	return
 }
 
 func tensorSyncAligned(b *binder) bool {
@@ -244,6 +281,7 @@ func bindMma(b *binder) {
 	for s := b.Sub(); s != isa.SubNone; s = b.Sub() {
 		subs = append(subs, s)
 	}
+	sparse, ordered := mmaSparse(b)
 	shape, lays, num, elems, other := tensorMods(b)
 	if b.failed {
 		return
@@ -251,6 +289,10 @@ func bindMma(b *binder) {
 	if shape == isa.ShapeNone || num != 0 {
 		b.errorf("needs one shape (.m16n8k16, ...) and no matrix count")
 		return
+	}
+	name := "mma"
+	if sparse {
+		name = "mma.sp"
 	}
 	// The element types in order d, a, b, c: sub-byte A and B (.s4, .u4,
 	// .b1) are modifiers of their own, between D's type and C's.
@@ -268,24 +310,21 @@ func bindMma(b *binder) {
 		return
 	}
 	if other || len(tnames) != 4 || len(lays) != 2 {
-		b.errorf("not a form of mma: it needs .alayout.blayout and the four types .dtype.atype.btype.ctype")
+		b.errorf("not a form of %s: it needs .alayout.blayout and the four types .dtype.atype.btype.ctype", name)
 		return
 	}
-	key := "mma." + shape.String() + "." + lays[0].String() + "." + lays[1].String()
-	for _, t := range tnames {
-		key += "." + t
-	}
+	types4 := "." + strings.Join(tnames, ".")
+	key := name + "." + shape.String() + "." + lays[0].String() + "." + lays[1].String() + types4
 	fi := isa.FragmentIndex(key)
 	if fi < 0 {
 		if lays[0] != isa.Row || lays[1] != isa.Col {
 			// Only .m8n8k4 with .f16 inputs has other layouts.
-			rowCol := "mma." + shape.String() + ".row.col" + key[len("mma."+shape.String()+"."+lays[0].String()+"."+lays[1].String()):]
-			if isa.FragmentIndex(rowCol) >= 0 {
-				b.errorf("this form of mma takes .row.col layouts only")
+			if isa.FragmentIndex(name+"."+shape.String()+".row.col"+types4) >= 0 {
+				b.errorf("this form of %s takes .row.col layouts only", name)
 				return
 			}
 		}
-		b.errorf("not a form of mma: no .%s form with types .%s (d.a.b.c)", shape, strings.Join(tnames, "."))
+		b.errorf("not a form of %s: no .%s form with types %s (d.a.b.c)", name, shape, types4)
 		return
 	}
 	f := tensorFormAt(int32(fi))
@@ -310,10 +349,44 @@ func bindMma(b *binder) {
 		b.errorf("rounding modifier .%s is not valid for this form", rnd)
 		return
 	}
-	if !b.Want(4, 4) {
+	nopd := 4
+	if sparse {
+		nopd = 6
+	}
+	if !b.Want(nopd, nopd) {
 		return
 	}
 	op := b.op
+	if sparse {
+		// e: the metadata register (or a constant); f: the sparsity
+		// selector, a constant. op.Imm holds the selector, bit 8 says
+		// ::ordered_metadata.
+		sp := f.fi.Sparse
+		if !b.IsImm(5) {
+			b.operr(5, "the sparsity selector (operand 6) must be a constant 0..%d", sp.Selectors-1)
+			return
+		}
+		v, ok := b.Imm(5)
+		if !ok {
+			return
+		}
+		if v.Kind == ptx.ValFloat {
+			b.operr(5, "the sparsity selector (operand 6) must be an integer constant 0..%d", sp.Selectors-1)
+			return
+		}
+		if v.Int >= uint64(sp.Selectors) {
+			b.operr(5, "sparsity selector %s is out of range for this form: %s", v, selectorRule(sp))
+			return
+		}
+		op.E = b.Src(4, isa.B32)
+		if b.failed {
+			return
+		}
+		op.Imm = uint64(v.Int)
+		if ordered {
+			op.Imm |= mmaOrdered
+		}
+	}
 	op.Aux = int32(fi)
 	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
 	if sat {
@@ -325,7 +398,7 @@ func bindMma(b *binder) {
 	}
 	op.Shape = shape
 	var regs []int32
-	for i, fm := range f.ops {
+	for i, fm := range f.ops { // d, a, b, c
 		t := isa.B32
 		if fm.bits == 64 {
 			t = isa.B64
@@ -338,13 +411,17 @@ func bindMma(b *binder) {
 		regs = append(regs, rs...)
 	}
 	op.Regs = regs
-	switch f.kind {
-	case tkInt:
+	switch {
+	case f.sp != nil && f.kind == tkInt:
+		op.Exec = execMmaSparseInt
+	case f.sp != nil:
+		op.Exec = execMmaSparseFloat
+	case f.kind == tkInt:
 		op.Exec = execMmaInt
-	case tkBit:
+	case f.kind == tkBit:
 		op.Sub = subs[0]
 		op.Exec = execMmaBit
-	case tkF64:
+	case f.kind == tkF64:
 		op.Exec = execMmaF64
 	default:
 		op.Exec = execMmaFloat

@@ -267,8 +267,8 @@ func TestMmaAgainstMatrixProduct(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	for _, fi := range isa.FragmentTable() {
-		if fi.Op != "mma" {
-			continue
+		if fi.Op != "mma" || fi.Sparse != nil {
+			continue // mma.sp: TestMmaSparseAgainstMatrixProduct
 		}
 		fi := fi
 		t.Run(fi.Key, func(t *testing.T) {
@@ -558,6 +558,26 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%rd1];", "vector operand has 1 elements, expected 2"},
 		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
 		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},
+		// mma.sp
+		{"mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 2;", "t.ptx:5:136: error: mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32: sparsity selector 2 is out of range for this form: 0 (threads T0, T1 of each group of four supply the metadata) or 1 (T2, T3)"},
+		{"mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, %r1, 1;", "sparsity selector 1 is out of range for this form: 0 (all four threads"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 4;", "sparsity selector 4 is out of range for this form: 0..3"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, -1;", "sparsity selector -1 is out of range"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, %r2;", "the sparsity selector (operand 6) must be a constant 0..3"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 1.0;", "must be an integer constant"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1;", "expects 6 operands, got 5"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3};", "expects 6 operands, got 4"},
+		{"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2,%r3,%r0}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "expects 4 operands, got 6"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2,%r3,%r0}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "vector operand has 4 elements, expected 2"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %rd1, 0;", "%rd1"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.f16.f16.f16.f32 {%r0,%r1}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "not a form of mma.sp: no .m16n8k16 form with types .f16.f16.f16.f32"},
+		{"mma.sp.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1}, {%r3}, {%f0,%f1,%f2,%f3}, %r1, 0;", "not a form of mma.sp: no .m16n8k8 form"},
+		{"mma.sp.sync.aligned.m16n8k64.row.col.f16.e4m3.e4m3.f16 {%r0,%r1}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, %r1, 0;", "not a form of mma.sp"},
+		{"mma.sp.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.and.popc {%r0,%r1}, {%r1}, {%r2}, {%r0,%r1}, %r1, 0;", "not a form of mma.sp"},
+		{"mma.sp.sync.aligned.m16n8k16.col.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "this form of mma.sp takes .row.col layouts only"},
+		{"mma.sp.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", ".satfinite applies to integer forms only"},
+		{"mma.sp.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "takes one of .sp and .sp::ordered_metadata"},
+		{"mma.sp.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "needs .sync.aligned"},
 	} {
 		msg := memCompileErr(t, memHdr+`.visible .entry k() { .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .u64 %rd1;
 	`+c.ins+`
@@ -573,8 +593,7 @@ func TestTensorCheckErrors(t *testing.T) {
 // reached.
 func TestTensorPlanned(t *testing.T) {
 	for _, c := range []struct{ ins, msg string }{
-		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0x0;", "(mma.sp, the structured-sparse A with metadata and selector, is planned)"},
-		{"mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 0x0;", "(mma.sp, the structured-sparse A"},
+		{"mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 0;", "(mma .kind::f8f6f4 of sm_120a is planned)"},
 		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
 		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
 		{"ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 %r1, [%rd1];", "(this form of ldmatrix is planned)"},

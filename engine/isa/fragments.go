@@ -93,6 +93,44 @@ type FragInstr struct {
 	// operand stacks the groups' matrices by rows: rows p*Rows/Groups to
 	// (p+1)*Rows/Groups-1 are group p's matrix.
 	Groups int `json:"groups,omitempty"`
+	// Sparse is set on the mma.sp forms (keys "mma.sp.<shape>.row.col.<types>",
+	// one entry for both mma.sp and mma.sp::ordered_metadata). Their operand
+	// "a" is the compressed M x K/2 matrix as the registers hold it; operand
+	// "e" places the metadata's index fields (see SparseInfo); "b", "c",
+	// "d" are as in the dense forms, B with the logical K rows.
+	Sparse *SparseInfo `json:"sparse,omitempty"`
+}
+
+// SparseInfo describes the structured-sparse A of an mma.sp form (PTX ISA
+// 9.7.14.6.1, "Sparse matrix storage"). Each row of the logical M x K matrix
+// A is cut into chunks of Chunk consecutive elements; a chunk keeps Chunk/2
+// of them, stored one after another in the compressed A, and the metadata
+// register e gives their positions in the chunk: one index field per Span
+// stored elements (.f16, .bf16, .s8, .u8, .e4m3, .e5m2: 2:4, a 2-bit index
+// per element; .tf32: 1:2, a 4-bit field per element whose meaningful values
+// are Values; .s4/.u4: 4:8 in pairs, a 2-bit index per pair of elements).
+//
+// The metadata of row r is a string of 4-bit nibbles, one per chunk: chunk
+// j of row r is bits 4*(j%4)+16*(r/8) of the e register of lane
+// 4*(r%8) + s*Threads + j/4, where s is the sparsity selector (0 to
+// Selectors-1); within a nibble the first index field (the lower bits)
+// belongs to the chunk's first stored element(s). Operand "e" of the form
+// places every index field for selector 0 as an element of an M x
+// (K/2/Span) matrix: element (r, f) is the field of compressed elements
+// (r, f*Span) to (r, f*Span+Span-1); its Part is its bit offset divided by
+// IndexBits. With selector s the same fields are in lane + s*Threads.
+type SparseInfo struct {
+	K         int   `json:"k"`                // columns of the logical (uncompressed) A; rows of B
+	Chunk     int   `json:"chunk"`            // logical elements per chunk: 4; .tf32 2; .s4/.u4 8
+	Span      int   `json:"span"`             // stored elements one index field places: 1; .s4/.u4 2
+	IndexBits int   `json:"indexBits"`        // bits of an index field: 2; .tf32 4
+	Values    []int `json:"values,omitempty"` // .tf32: the meaningful field values, index i written as Values[i]
+	Threads   int   `json:"threads"`          // lanes of each group of four that supply metadata: 1, 2 or 4
+	Selectors int   `json:"selectors"`        // legal sparsity selectors: 0..Selectors-1
+	// KCols[c][i] is the logical column (k) that compressed column c of A
+	// takes, in every row, when its index is i (the field's value; .tf32:
+	// the position of its value in Values).
+	KCols [][]int `json:"kcols"`
 }
 
 // Operand returns the operand named name, or nil.
@@ -185,12 +223,14 @@ func sortElems(es []FragElem) {
 func accM16N8(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 }
 
 // FragTypeBits is the width in bits of a fragment element type ("f16",
-// "s4", "b1", …).
+// "s4", "b1", …; "b2" and "b4" are the index fields of mma.sp metadata).
 func FragTypeBits(t string) int {
 	switch t {
 	case "b1":
 		return 1
-	case "s4", "u4":
+	case "b2":
+		return 2
+	case "s4", "u4", "b4":
 		return 4
 	case "s8", "u8", "e4m3", "e5m2":
 		return 8
@@ -396,6 +436,7 @@ func buildFragments() []FragInstr {
 		add(sh, "f64", "f64", "f64", "f64", dnote)
 	}
 	out = append(out, quadPairForms(fnote)...)
+	out = append(out, sparseForms()...)
 
 	// ldmatrix / stmatrix / movmatrix .m8n8 .b16
 	mat := func(j int, trans bool) FragOperand {
@@ -436,5 +477,110 @@ func buildFragments() []FragInstr {
 	out = append(out, FragInstr{Key: "movmatrix.m8n8.trans.b16", Op: "movmatrix", Shape: "m8n8",
 		Operands: []FragOperand{d, a},
 		Notes:    "d receives the transpose of the 8x8 matrix held in a; both operands give rows and columns of the source matrix."})
+	return out
+}
+
+// sparseForms returns the mma.sp forms up to sm_90 (PTX ISA 9.7.14.6). The
+// compressed A of each is laid out as the A of the dense form of the same
+// type with half the K (9.7.14.6.2: "row = groupID ... for ai", "firstcol =
+// threadID_in_group * ..." describe the columns of the stored elements); B
+// extends the dense B pattern of the type to the logical K; C and D are the
+// m16n8 accumulators.
+func sparseForms() []FragInstr {
+	var out []FragInstr
+	// a and b: positions in the compressed A (16 x k/2) and in B (k x 8).
+	add := func(shape string, k int, a, b fragPos, dt, at, bt, ct string, notes string) {
+		ab := FragTypeBits(at)
+		chunk, span, ibits := 4, 1, 2
+		var values []int
+		switch at {
+		case "tf32":
+			chunk, ibits, values = 2, 4, []int{0b0100, 0b1110}
+		case "s4", "u4":
+			chunk, span = 8, 2
+		}
+		kept := chunk / 2
+		nch := k / chunk // chunks per row
+		threads := nch / 4
+		sp := &SparseInfo{K: k, Chunk: chunk, Span: span, IndexBits: ibits, Values: values, Threads: threads, Selectors: 4 / threads}
+		for c := 0; c < k/2; c++ {
+			var cols []int
+			for i := 0; i < chunk/span; i++ {
+				cols = append(cols, c/kept*chunk+i*span+c%span)
+			}
+			sp.KCols = append(sp.KCols, cols)
+		}
+		fields := 4 / ibits // index fields per chunk
+		e := FragOperand{Name: "e", Rows: 16, Cols: k / 2 / span, Type: "b" + string(rune('0'+ibits)), Regs: 1}
+		for r := 0; r < 16; r++ {
+			for j := 0; j < nch; j++ {
+				for f := 0; f < fields; f++ {
+					bit := 4*(j%4) + 16*(r/8) + f*ibits
+					e.Elems = append(e.Elems, FragElem{uint8(4*(r%8) + j/4), 0, uint8(bit / ibits), uint8(r), uint8(j*fields + f)})
+				}
+			}
+		}
+		sortElems(e.Elems)
+		fd := fragOp("d", dt, 16, 8, 4, FragTypeBits(dt), 32, accM16N8)
+		fc := fragOp("c", ct, 16, 8, 4, FragTypeBits(ct), 32, accM16N8)
+		out = append(out, FragInstr{
+			Key:   "mma.sp." + shape + ".row.col." + dt + "." + at + "." + bt + "." + ct,
+			Op:    "mma",
+			Shape: shape,
+			Operands: []FragOperand{fd,
+				fragOp("a", at, 16, k/2, 16*k/64, ab, 32, a),
+				fragOp("b", bt, k, 8, k*8/32, FragTypeBits(bt), 32, b),
+				fc, e},
+			Notes:  notes,
+			Sparse: sp,
+		})
+	}
+	const spnote = " A is structured-sparse: operand a holds the compressed 16 x K/2 matrix, and the metadata e (for selector 0; selector s moves it to lane + s*threads in each group of four) says for each stored element which column of the logical A it is in (sparse.kcols); the logical A is zero elsewhere."
+	const fnote = "D = A*B + C. Products are exact; each element of D is C plus the products of the stored elements of its row of A with the rows of B their metadata selects, in stored order, accumulated in f64 and rounded once (round to nearest even) to the accumulator type." + spnote
+	const inote = "D = A*B + C in 32-bit integers: exact, wrapping modulo 2^32, or with .satfinite clamped to the s32 range." + spnote
+	// Compressed A layouts: the dense A of half the K.
+	a16x8h := func(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + v&1 }                   // f16 m16n8k8
+	a16x16h := func(g, q, v int) (int, int) { return g + 8*((v>>1)&1), 2*q + v&1 + 8*(v>>2) }   // f16 m16n8k16
+	a16x4t := func(g, q, v int) (int, int) { return g + 8*v, q }                                // tf32 m16n8k4
+	a16x8t := func(g, q, v int) (int, int) { return g + 8*(v&1), q + 4*(v>>1) }                 // tf32 m16n8k8
+	a16x16i := func(g, q, v int) (int, int) { return g + 8*(v>>2), 4*q + v&3 }                  // s8 m16n8k16
+	a16x32i := func(g, q, v int) (int, int) { return g + 8*((v>>2)&1), 4*q + v&3 + 16*(v>>3) }  // s8 m16n8k32
+	a16x32i4 := func(g, q, v int) (int, int) { return g + 8*(v>>3), 8*q + v&7 }                 // s4 m16n8k32
+	a16x64i4 := func(g, q, v int) (int, int) { return g + 8*((v>>3)&1), 8*q + v&7 + 32*(v>>4) } // s4 m16n8k64
+	bh := func(g, q, v int) (int, int) { return 2*q + v&1 + 8*(v>>1), g }                       // f16: k16 and k32
+	bt := func(g, q, v int) (int, int) { return q + 4*v, g }                                    // tf32: k8 and k16
+	bi := func(g, q, v int) (int, int) { return 4*q + v&3 + 16*(v>>2), g }                      // 8-bit: k32 and k64
+	bi4 := func(g, q, v int) (int, int) { return 8*q + v&7 + 32*(v>>3), g }                     // 4-bit: k64 and k128
+	for _, sh := range []struct {
+		shape string
+		k     int
+		a     fragPos
+	}{{"m16n8k16", 16, a16x8h}, {"m16n8k32", 32, a16x16h}} {
+		add(sh.shape, sh.k, sh.a, bh, "f16", "f16", "f16", "f16", fnote)
+		add(sh.shape, sh.k, sh.a, bh, "f32", "f16", "f16", "f32", fnote)
+		add(sh.shape, sh.k, sh.a, bh, "f32", "bf16", "bf16", "f32", fnote)
+	}
+	const tnote = fnote + " A and B hold tf32 values in 32-bit registers; the low 13 bits of the mantissa are ignored."
+	add("m16n8k8", 8, a16x4t, bt, "f32", "tf32", "tf32", "f32", tnote)
+	add("m16n8k16", 16, a16x8t, bt, "f32", "tf32", "tf32", "f32", tnote)
+	for _, x := range []string{"e4m3", "e5m2"} {
+		for _, y := range []string{"e4m3", "e5m2"} {
+			add("m16n8k64", 64, a16x32i, bi, "f32", x, y, "f32", fnote)
+		}
+	}
+	for _, sh := range []struct {
+		shape string
+		k     int
+		a     fragPos
+		b     fragPos
+		types []string
+	}{{"m16n8k32", 32, a16x16i, bi, []string{"s8", "u8"}}, {"m16n8k64", 64, a16x32i, bi, []string{"s8", "u8"}},
+		{"m16n8k64", 64, a16x32i4, bi4, []string{"s4", "u4"}}, {"m16n8k128", 128, a16x64i4, bi4, []string{"s4", "u4"}}} {
+		for _, x := range sh.types {
+			for _, y := range sh.types {
+				add(sh.shape, sh.k, sh.a, sh.b, "s32", x, y, "s32", inote)
+			}
+		}
+	}
 	return out
 }

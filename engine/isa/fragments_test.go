@@ -2,6 +2,7 @@ package isa
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,8 +193,11 @@ func TestFragmentsMatchReference(t *testing.T) {
 	n := 0
 	for i := range FragmentTable() {
 		f := &FragmentTable()[i]
-		switch f.Op {
-		case "mma":
+		switch {
+		case f.Sparse != nil:
+			checkSparse(t, f)
+			n++
+		case f.Op == "mma":
 			w := strings.Split(f.Key, ".")
 			types := w[4:]
 			ra, rb, rc := refMma(f.Shape, types[1])
@@ -217,7 +221,7 @@ func TestFragmentsMatchReference(t *testing.T) {
 			checkAgainst(t, f.Key, f.Operand("c"), rc)
 			checkAgainst(t, f.Key, f.Operand("d"), rd)
 			n++
-		case "ldmatrix", "stmatrix":
+		case f.Op == "ldmatrix" || f.Op == "stmatrix":
 			trans := strings.Contains(f.Key, ".trans")
 			for j, o := range f.Operands {
 				for r := 0; r < 8; r++ {
@@ -301,7 +305,151 @@ func TestFragmentsJSON(t *testing.T) {
 		t.Error("JSON round trip changed the form")
 	}
 	m := LookupFragments("mma.m16n8k16.row.col.f32.f16.f16.f32")
-	if b, _ := json.Marshal(m); strings.Contains(string(b), "addrLanes") {
-		t.Error("mma operands have addrLanes")
+	if b, _ := json.Marshal(m); strings.Contains(string(b), "addrLanes") || strings.Contains(string(b), "sparse") {
+		t.Error("dense mma operands have addrLanes or sparse")
+	}
+	// mma.sp: the sparse description is an optional field, and survives a
+	// round trip.
+	sp := LookupFragments("mma.sp.m16n8k16.row.col.f32.tf32.tf32.f32")
+	b, err = json.Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"sparse":{"k":16,"chunk":2,"span":1,"indexBits":4,"values":[4,14],"threads":2,"selectors":2,"kcols":[[0,1],[2,3],`, `{"name":"e","rows":16,"cols":8,"type":"b4","regs":1,"elems":[[0,0,0,0,0],[0,0,1,0,1],`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s: %.300s", want, b)
+		}
+	}
+	back = FragInstr{}
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(&back, sp) {
+		t.Errorf("mma.sp JSON round trip: %v", err)
+	}
+}
+
+// refSparseA is the layout of the compressed A of an mma.sp form as PTX ISA
+// 9.7.14.6.2 writes it: element a_i of a lane is in row row(g, i), among
+// the stored elements of logical columns firstcol(q, i) .. firstcol+width-1
+// (each register holds the non-zero half of width consecutive elements, in
+// order), so its compressed column is firstcol/2 + i mod (width/2).
+func refSparseA(shape, a string) (row func(g, i int) int, firstcol func(q, i int) int, width int) {
+	switch shape + "." + a {
+	case "m16n8k16.f16", "m16n8k16.bf16": // a0,a1: groupID; a2,a3: +8; firstcol = q*4
+		return func(g, i int) int { return g + 8*(i/2) }, func(q, i int) int { return q * 4 }, 4
+	case "m16n8k32.f16", "m16n8k32.bf16": // a0,a1,a4,a5: groupID; else +8; firstcol = q*4 (+16 for i >= 4)
+		return func(g, i int) int { return g + 8*((i/2)%2) }, func(q, i int) int { return q*4 + 16*(i/4) }, 4
+	case "m16n8k8.tf32": // a0: groupID, a1: +8; firstcol = q*2
+		return func(g, i int) int { return g + 8*i }, func(q, i int) int { return q * 2 }, 2
+	case "m16n8k16.tf32": // a0,a2: groupID; a1,a3: +8; firstcol = q*2 (+8 for a2,a3)
+		return func(g, i int) int { return g + 8*(i%2) }, func(q, i int) int { return q*2 + 8*(i/2) }, 2
+	case "m16n8k32.s8", "m16n8k32.u8": // i < 4: groupID; else +8; firstcol = q*8
+		return func(g, i int) int { return g + 8*(i/4) }, func(q, i int) int { return q * 8 }, 8
+	case "m16n8k64.s8", "m16n8k64.u8", "m16n8k64.e4m3", "m16n8k64.e5m2": // 0<=i<4 || 8<=i<12: groupID; firstcol = q*8 (+32 for i >= 8)
+		return func(g, i int) int { return g + 8*((i/4)%2) }, func(q, i int) int { return q*8 + 32*(i/8) }, 8
+	case "m16n8k64.s4", "m16n8k64.u4": // i < 8: groupID; else +8; firstcol = q*16
+		return func(g, i int) int { return g + 8*(i/8) }, func(q, i int) int { return q * 16 }, 16
+	case "m16n8k128.s4", "m16n8k128.u4": // 0<=i<8 || 16<=i<24: groupID; firstcol = q*16 (+64 for i >= 16)
+		return func(g, i int) int { return g + 8*((i/8)%2) }, func(q, i int) int { return q*16 + 64*(i/16) }, 16
+	}
+	return nil, nil, 0
+}
+
+// refSparseB: B of the mma.sp forms, the dense B pattern of the type over
+// the logical K (f16 m16n8k32: rows 2q, 2q+1 of each block of 8 in register
+// i/2; tf32: row q + 4i; 8-bit: rows 4q..4q+3 of each block of 16; 4-bit:
+// rows 8q..8q+7 of each block of 32).
+func refSparseB(a string) refLayout {
+	switch a {
+	case "f16", "bf16":
+		return func(g, q, v int) (int, int) { return 2*q + v%2 + 8*(v/2), g }
+	case "tf32":
+		return func(g, q, v int) (int, int) { return q + 4*v, g }
+	case "s4", "u4":
+		return func(g, q, v int) (int, int) { return 8*q + v%8 + 32*(v/8), g }
+	}
+	return func(g, q, v int) (int, int) { return 4*q + v%4 + 16*(v/4), g }
+}
+
+// checkSparse checks an mma.sp form against the ISA's storage rules
+// (9.7.14.6.1): the chunk granularity per type, the threads that supply
+// metadata per shape (one: selector 0..3; a pair: 0 or 1; all four: 0), and
+// the metadata layout: the nibble of chunk j of row r is bits
+// 4*(j%4) (+16 for rows 8-15) of lane 4*(r%8) + j/4 (with selector 0),
+// its first 2-bit index (or the whole 4-bit .tf32 field) describing the
+// chunk's first stored element(s).
+func checkSparse(t *testing.T, f *FragInstr) {
+	t.Helper()
+	w := strings.Split(f.Key, ".")
+	if w[0] != "mma" || w[1] != "sp" || w[3] != "row" || w[4] != "col" {
+		t.Errorf("%s: key", f.Key)
+		return
+	}
+	shape, at := w[2], w[6]
+	sp := f.Sparse
+	var k int
+	if _, err := fmt.Sscanf(shape, "m16n8k%d", &k); err != nil || sp.K != k {
+		t.Errorf("%s: K %d", f.Key, sp.K)
+		return
+	}
+	chunk, unit, ibits := 4, 1, 2
+	switch at {
+	case "tf32":
+		chunk, ibits = 2, 4
+		if !reflect.DeepEqual(sp.Values, []int{0b0100, 0b1110}) {
+			t.Errorf("%s: values %v", f.Key, sp.Values)
+		}
+	case "s4", "u4":
+		chunk, unit = 8, 2
+	}
+	threads := map[string]int{"m16n8k16.f16": 1, "m16n8k16.bf16": 1, "m16n8k8.tf32": 1,
+		"m16n8k32.f16": 2, "m16n8k32.bf16": 2, "m16n8k16.tf32": 2, "m16n8k32.s8": 2, "m16n8k32.u8": 2, "m16n8k64.s4": 2, "m16n8k64.u4": 2,
+		"m16n8k64.s8": 4, "m16n8k64.u8": 4, "m16n8k128.s4": 4, "m16n8k128.u4": 4, "m16n8k64.e4m3": 4, "m16n8k64.e5m2": 4}[shape+"."+at]
+	if sp.Chunk != chunk || sp.Span != unit || sp.IndexBits != ibits || sp.Threads != threads || sp.Selectors != 4/max(threads, 1) {
+		t.Errorf("%s: %+v, want chunk %d span %d index bits %d threads %d", f.Key, *sp, chunk, unit, ibits, threads)
+		return
+	}
+	row, first, width := refSparseA(shape, at)
+	if row == nil {
+		t.Errorf("%s: no reference layout", f.Key)
+		return
+	}
+	checkAgainst(t, f.Key, f.Operand("a"), func(g, q, i int) (int, int) { return row(g, i), first(q, i)/2 + i%(width/2) })
+	checkAgainst(t, f.Key, f.Operand("b"), refSparseB(at))
+	acc := func(g, q, v int) (int, int) { return g + 8*(v>>1), 2*q + (v & 1) }
+	checkAgainst(t, f.Key, f.Operand("c"), acc)
+	checkAgainst(t, f.Key, f.Operand("d"), acc)
+	// Metadata: every index field once, where the ISA puts it.
+	e := f.Operand("e")
+	fields := 4 / ibits
+	if e.Rows != 16 || e.Cols != k/2/unit || len(e.Elems) != e.Rows*e.Cols {
+		t.Errorf("%s e: %dx%d, %d fields", f.Key, e.Rows, e.Cols, len(e.Elems))
+		return
+	}
+	for _, el := range e.Elems {
+		r, c := int(el.Row), int(el.Col)
+		j, fld := c/fields, c%fields // chunk, field within its nibble
+		lane, bit := 4*(r%8)+j/4, 4*(j%4)+16*(r/8)+fld*ibits
+		if int(el.Lane) != lane || int(el.Reg) != 0 || int(el.Part)*ibits != bit {
+			t.Errorf("%s e: field of row %d chunk %d at lane %d part %d, want lane %d bits %d", f.Key, r, j, el.Lane, el.Part, lane, bit)
+			return
+		}
+	}
+	// KCols: index i of the field of compressed column c selects logical
+	// column chunk*j + unit*i + (c mod unit), j the chunk of c.
+	if len(sp.KCols) != k/2 {
+		t.Errorf("%s: %d kcols", f.Key, len(sp.KCols))
+		return
+	}
+	for c, cols := range sp.KCols {
+		j := c / (chunk / 2)
+		if len(cols) != chunk/unit {
+			t.Errorf("%s: kcols[%d] = %v", f.Key, c, cols)
+			return
+		}
+		for i, col := range cols {
+			if col != chunk*j+unit*i+c%unit {
+				t.Errorf("%s: kcols[%d][%d] = %d, want %d", f.Key, c, i, col, chunk*j+unit*i+c%unit)
+				return
+			}
+		}
 	}
 }
