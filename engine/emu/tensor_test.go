@@ -668,10 +668,7 @@ func checkMatrixReport(t *testing.T, m *Machine, tr *tensorRecorder, ins string,
 		return
 	}
 	// The destination (source) registers, in the vector's order.
-	var names []string
-	for _, f := range strings.FieldsFunc(ins[strings.Index(ins, "{")+1:strings.Index(ins, "}")], func(r rune) bool { return r == ',' || r == ' ' }) {
-		names = append(names, f)
-	}
+	names := strings.FieldsFunc(ins[strings.Index(ins, "{")+1:strings.Index(ins, "}")], func(r rune) bool { return r == ',' || r == ' ' })
 	if len(acc) != 1 || bits.OnesCount32(acc[0].Lanes) != 8*n {
 		t.Errorf("%s: accesses %+v", ins, acc)
 		return
