@@ -489,7 +489,7 @@ export class FragmentsView {
     const op = this.liveOp();
     const rep = op && op.key === f.key ? this.report() : undefined;
     const last = this.model.last;
-    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op ? " · its rows and registers show once it executes" : "";
+    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op ? " · its row addresses and registers show right after it executes" : "";
     const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now (click a cell for its register)` : " · select a warp to see its values", who) : null;
     const regs = rep?.operands?.length
       ? h("p.frag-regs", rep.operands.map((o) => h("span.frag-regop", { "data-operand": o.name, "data-write": o.write ? "1" : "0" },
