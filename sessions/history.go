@@ -91,6 +91,7 @@ type lastRec struct {
 	ctaLin, warp   int
 	pc             int
 	mask, execMask uint32
+	tensor         *tensorJSON // its fragment report (tensor-core instructions); never modified
 }
 
 // touchRec is one memory access of that instruction, summarised.

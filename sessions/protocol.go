@@ -209,6 +209,43 @@ type lastJSON struct {
 	Line     int    `json:"line"`
 	Mask     string `json:"mask"`
 	ExecMask string `json:"execMask"`
+	// Tensor: the instruction was a tensor-core instruction (ldmatrix,
+	// stmatrix, mma, movmatrix) that ran.
+	Tensor *tensorJSON `json:"tensor,omitempty"`
+}
+
+// tensorJSON is the fragment report of a tensor-core instruction: for a
+// matrix load or store, where each matrix's rows were and which lane gave
+// each row's address; for mma and movmatrix, the registers each operand
+// read or wrote.
+type tensorJSON struct {
+	Key      string          `json:"key"` // its layout (a key of /api/fragments)
+	Matrices []matrixJSON    `json:"matrices,omitempty"`
+	Operands []tensorRegJSON `json:"operands,omitempty"`
+}
+
+// matrixJSON is one 8x8 matrix of ldmatrix/stmatrix: row r is rowBytes at
+// addrs[r], the address in lane lanes[r]; the matrix is register reg (a
+// slot) of the vector operand, at position index, written (ldmatrix) or
+// read (stmatrix). offsets (shared-memory offsets) comes when the
+// addresses are generic.
+type matrixJSON struct {
+	Index    int      `json:"index"`
+	Reg      int      `json:"reg"`
+	Write    bool     `json:"write"`
+	RowBytes int      `json:"rowBytes"`
+	Space    string   `json:"space"`
+	Lanes    []int    `json:"lanes"`
+	Addrs    []string `json:"addrs"`
+	Offsets  []string `json:"offsets,omitempty"`
+}
+
+// tensorRegJSON is one register operand: its layout name and its
+// register slots in the layout's register order.
+type tensorRegJSON struct {
+	Name  string `json:"name"`
+	Write bool   `json:"write"`
+	Regs  []int  `json:"regs"`
 }
 
 type ctaJSON struct {

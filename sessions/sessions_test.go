@@ -349,6 +349,12 @@ func (c *client) fresh(k int64) machineDump {
 // freshMachine is fresh's machine.
 func (c *client) freshMachine(k int64) *emu.Machine {
 	c.t.Helper()
+	return c.freshMachineObserved(k, nil)
+}
+
+// freshMachineObserved is freshMachine with an observer installed.
+func (c *client) freshMachineObserved(k int64, obs emu.Observer) *emu.Machine {
+	c.t.Helper()
 	var prog *emu.Program
 	var spec *launch.Spec
 	e := stop{wi: k, tail: noTail}
@@ -363,6 +369,9 @@ func (c *client) freshMachine(k int64) *emu.Machine {
 		c.t.Fatal(err)
 	}
 	m := l.Machine()
+	if obs != nil {
+		m.SetObserver(obs)
+	}
 	for m.Stats().WarpInstructions < e.wi {
 		if r := m.Step(emu.StepWarpInstruction); r != emu.StopStepped {
 			c.t.Fatalf("fresh machine stopped: %v at %d of %d", r, m.Stats().WarpInstructions, e.wi)

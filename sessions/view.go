@@ -421,7 +421,7 @@ func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
 
 // lastOf summarises an executed instruction and its memory accesses.
 func (s *Session) lastOf(in *emu.StepInfo) (lastRec, []touchRec) {
-	lr := lastRec{valid: true, ctaLin: in.CTALin, warp: in.Warp, pc: in.PC, mask: in.Mask, execMask: in.ExecMask}
+	lr := lastRec{valid: true, ctaLin: in.CTALin, warp: in.Warp, pc: in.PC, mask: in.Mask, execMask: in.ExecMask, tensor: tensorReport(in.Tensor)}
 	var tr []touchRec
 	for i := range in.Accesses {
 		a := &in.Accesses[i]
@@ -462,7 +462,41 @@ func (s *Session) lastJSON(lr *lastRec) *lastJSON {
 		return nil
 	}
 	return &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc),
-		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask)}
+		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask), Tensor: lr.tensor}
+}
+
+// tensorReport converts the machine's tensor report (reused by the
+// machine) to its wire form.
+func tensorReport(t *emu.TensorStep) *tensorJSON {
+	if t == nil {
+		return nil
+	}
+	j := &tensorJSON{Key: t.Key}
+	for _, m := range t.Matrices {
+		mj := matrixJSON{Index: m.Index, Reg: int(m.Reg), Write: m.Write, RowBytes: m.RowBytes}
+		generic := false
+		for _, r := range m.Rows {
+			mj.Lanes = append(mj.Lanes, r.Lane)
+			mj.Addrs = append(mj.Addrs, hex64(r.Addr))
+			mj.Offsets = append(mj.Offsets, hex64(r.Offset))
+			generic = generic || r.Addr != r.Offset
+			if mj.Space == "" || r.Space != isa.Shared {
+				mj.Space = r.Space.String()
+			}
+		}
+		if !generic {
+			mj.Offsets = nil
+		}
+		j.Matrices = append(j.Matrices, mj)
+	}
+	for _, o := range t.Operands {
+		oj := tensorRegJSON{Name: o.Name, Write: o.Write, Regs: make([]int, len(o.Regs))}
+		for i, r := range o.Regs {
+			oj.Regs[i] = int(r)
+		}
+		j.Operands = append(j.Operands, oj)
+	}
+	return j
 }
 
 var accessKinds = [...]string{emu.AccessLoad: "load", emu.AccessStore: "store", emu.AccessAtomic: "atomic"}

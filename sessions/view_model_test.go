@@ -502,6 +502,8 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 	rnd := rand.New(rand.NewSource(seed))
 	grans := []string{"warp", "round", "barrier"}
 	var log []string
+	tensorLasts := 0
+	tensorAt := tensorPositions(c, 5000)
 	for i := 0; i < commands; i++ {
 		var desc string
 		wantState := true
@@ -517,6 +519,19 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 			g, n := grans[rnd.Intn(3)], 1+rnd.Intn(3)
 			desc = fmt.Sprintf("back %s %d", g, n)
 			c.send(map[string]any{"type": "back", "granularity": g, "count": n})
+		case x < 12 && len(tensorAt) > 0 && rnd.Intn(2) == 0:
+			// To just after a tensor-core instruction: seek there, or step
+			// forward to it.
+			k := tensorAt[rnd.Intn(len(tensorAt))]
+			if k >= mc.model.first && k < mc.model.steps {
+				desc = fmt.Sprintf("seek %d (after a tensor-core instruction)", k)
+				c.send(map[string]any{"type": "seek", "step": k})
+			} else if k > mc.model.step {
+				desc = fmt.Sprintf("step warp %d (to a tensor-core instruction)", k-mc.model.step)
+				c.send(map[string]any{"type": "step", "granularity": "warp", "count": k - mc.model.step})
+			} else {
+				continue
+			}
 		case x < 12:
 			k := mc.model.first + rnd.Int63n(mc.model.steps-mc.model.first)
 			desc = fmt.Sprintf("seek %d", k)
@@ -585,15 +600,64 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 		}
 		var s *Session
 		c.do(func() { s = c.s })
-		fm := c.freshMachine(mc.model.step)
+		var lastStep lastStepObserver
+		fm := c.freshMachineObserved(mc.model.step, &lastStep)
 		var err error
-		c.do(func() { err = mc.model.check(s, fm, mc.sel) })
+		c.do(func() {
+			err = mc.model.check(s, fm, mc.sel)
+			if err == nil {
+				err = mc.model.checkLast(s, lastStep.info)
+			}
+		})
+		if mc.model.last != nil && mc.model.last.Tensor != nil {
+			tensorLasts++
+		}
 		if err != nil {
 			from := max(0, len(log)-12)
 			t.Fatalf("after command %d (%s) at step %d: %v\nlast commands: %s", i, desc, mc.model.step, err, strings.Join(log[from:], "; "))
 		}
 	}
-	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates)", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas)
+	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts)
+	if strings.HasPrefix(ex.name, "mma") && tensorLasts == 0 {
+		t.Errorf("no state followed a tensor-core instruction")
+	}
+}
+
+// tensorPositions lists the positions (up to limit) right after a
+// tensor-core instruction of the loaded launch.
+func tensorPositions(c *client, limit int64) []int64 {
+	var out []int64
+	var o lastStepObserver
+	m := c.freshMachineObserved(0, &o)
+	for m.Stats().WarpInstructions < limit && m.Step(emu.StepWarpInstruction) == emu.StopStepped {
+		if o.info != nil && o.info.Tensor != nil {
+			out = append(out, m.Stats().WarpInstructions)
+		}
+	}
+	return out
+}
+
+// lastStepObserver keeps the machine's report of the last instruction
+// executed (valid until the machine executes again).
+type lastStepObserver struct{ info *emu.StepInfo }
+
+func (o *lastStepObserver) Step(in *emu.StepInfo) { o.info = in }
+
+// checkLast compares the model's last instruction, with its tensor-core
+// report, with the one a fresh machine executed last (info; nil when it
+// executed none).
+func (c *clientModel) checkLast(s *Session, info *emu.StepInfo) error {
+	var want *lastJSON
+	if info != nil && c.step > 0 {
+		lr, _ := s.lastOf(info)
+		want = s.lastJSON(&lr)
+	}
+	got, _ := json.Marshal(c.last)
+	exp, _ := json.Marshal(want)
+	if string(got) != string(exp) {
+		return fmt.Errorf("last instruction %s, machine %s", got, exp)
+	}
+	return nil
 }
 
 func elemBytes(t string) int {
@@ -612,4 +676,104 @@ func elemBytes(t string) int {
 		return n / 8 * 2
 	}
 	return max(1, n/8)
+}
+
+// TestTensorReport: stepping over the gallery tile's ldmatrix.x4 reports,
+// in the state's last instruction, the lane and address of every row and
+// the register of every matrix; the mma reports its operands' registers;
+// stepping back shows the report of the instruction now last.
+func TestTensorReport(t *testing.T) {
+	var ex example
+	for _, e := range galleryExamples(t) {
+		if e.name == "mma-tile" {
+			ex = e
+		}
+	}
+	c := newClient(t, newManager(t, Limits{MaxWarpInstructions: 5000}))
+	c.load(ex.src, ex.spec)
+	var names map[int]string
+	var ldPC, mmaPC int
+	tensorPC := map[int]bool{}
+	c.do(func() {
+		names = map[int]string{}
+		for i, r := range c.s.prog.prog.Regs {
+			names[i] = r.Name
+		}
+		for pc, op := range c.s.prog.prog.Ops {
+			switch op.Code.String() {
+			case "ldmatrix", "mma":
+				tensorPC[pc] = true
+			}
+			switch op.Code.String() {
+			case "ldmatrix":
+				if op.Vec == 4 {
+					ldPC = pc
+				}
+			case "mma":
+				mmaPC = pc
+			}
+		}
+	})
+	var atLd, atMma int64 = -1, -1
+	for i := 0; i < 200 && atMma < 0; i++ {
+		st := c.step("warp", 1)
+		if st.Last == nil {
+			t.Fatalf("step %d: no last instruction", st.Step)
+		}
+		if tensorPC[st.Last.PC] != (st.Last.Tensor != nil) {
+			t.Fatalf("pc %d: tensor report %+v", st.Last.PC, st.Last.Tensor)
+		}
+		switch st.Last.PC {
+		case ldPC:
+			atLd = st.Step
+			tj := st.Last.Tensor
+			b, _ := json.Marshal(tj)
+			if len(b) > 800 {
+				t.Errorf("the ldmatrix.x4 report is %d bytes: %s", len(b), b)
+			}
+			if tj.Key != "ldmatrix.m8n8.x4.b16" || len(tj.Matrices) != 4 || len(tj.Operands) != 0 {
+				t.Fatalf("ldmatrix report %s", b)
+			}
+			for j, m := range tj.Matrices {
+				if m.Index != j || !m.Write || names[m.Reg] != fmt.Sprintf("%%fa%d", j) || m.Space != "shared" || m.RowBytes != 16 || len(m.Lanes) != 8 || len(m.Addrs) != 8 {
+					t.Errorf("matrix %d: %+v (register %s)", j, m, names[m.Reg])
+					continue
+				}
+				for r := range 8 {
+					if m.Lanes[r] != 8*j+r {
+						t.Errorf("matrix %d row %d from lane %d, want %d", j, r, m.Lanes[r], 8*j+r)
+					}
+				}
+			}
+		case mmaPC:
+			atMma = st.Step
+			var got []string
+			for _, o := range st.Last.Tensor.Operands {
+				s := o.Name
+				for _, r := range o.Regs {
+					s += " " + names[r]
+				}
+				if o.Write != (o.Name == "d") {
+					t.Errorf("operand %s written %v", o.Name, o.Write)
+				}
+				got = append(got, s)
+			}
+			if len(got) != 4 || got[0][0] != 'd' || got[1][0] != 'a' || got[2][0] != 'b' || got[3][0] != 'c' || !strings.Contains(got[1], "%fa0 %fa1 %fa2 %fa3") {
+				t.Errorf("mma operands %q", got)
+			}
+		}
+	}
+	if atLd < 0 || atMma < 0 {
+		t.Fatalf("ldmatrix at %d, mma at %d", atLd, atMma)
+	}
+	// Back to just after the ldmatrix: its report again.
+	c.send(map[string]any{"type": "seek", "step": atLd})
+	st, _ := c.state()
+	if st.Last == nil || st.Last.PC != ldPC || st.Last.Tensor == nil || len(st.Last.Tensor.Matrices) != 4 {
+		t.Errorf("after seeking back to %d: last %+v", atLd, st.Last)
+	}
+	st = c.step("warp", 1)
+	if st.Last == nil || (st.Last.Tensor != nil) != tensorPC[st.Last.PC] {
+		t.Errorf("after a step: last %+v", st.Last)
+	}
 }

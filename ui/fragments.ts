@@ -3,11 +3,15 @@
 // The layouts are data served by the engine (/api/fragments); each operand
 // is drawn as a grid whose cells say lane and register ("T5:a2"), coloured
 // by lane. Hovering a cell highlights every element of its lane; the
-// picture exports as SVG or PNG.
+// picture exports as SVG or PNG. .b1 operands are drawn one cell per
+// 32-bit register word; the four quad-pair products of mma.m8n8k4 as four
+// labelled matrices. Live, the last execution's report (last.tensor) adds
+// the lane and address of every ldmatrix/stmatrix row and the registers
+// an mma read and wrote.
 
 import { h, setChildren, download, stored } from "./dom";
 import type { Change, Model } from "./model";
-import type { TensorOp } from "./proto";
+import type { MatrixRows, TensorOp, TensorReport } from "./proto";
 import { bf16Value, f16Value } from "./format";
 
 /** One element: [lane, reg, part, row, col]. */
@@ -44,6 +48,7 @@ export interface FragInstr {
   shape: string;
   operands: FragOperand[];
   notes?: string;
+  /** mma.m8n8k4 .f16: 4 independent products; each operand stacks the groups' matrices by rows. */
   groups?: number;
   sparse?: SparseInfo;
 }
@@ -152,33 +157,185 @@ export interface LiveValues {
   regs: Map<number, string[]>;
 }
 
+/** A note beside row r of a matrix: the lane whose address gave the row, and the address. */
+export interface RowNote {
+  lane: number;
+  addr: string;
+  title: string;
+}
+
+export interface OperandOpts {
+  /** The first row drawn (a group of a stacked operand): cells carry row + rowBase, axes count from 0. */
+  rowBase?: number;
+  /** ldmatrix/stmatrix live: one note per row, drawn beside the grid. */
+  rows?: RowNote[];
+}
+
+const NOTE_W = 132;
+
 /** Draws one operand as an SVG grid (with the warp's values when live). */
-export function operandSVG(op: FragOperand, live?: LiveValues): SVGSVGElement {
-  const w = HEAD + op.cols * CELL_W + 1;
+export function operandSVG(op: FragOperand, live?: LiveValues, opts: OperandOpts = {}): SVGSVGElement {
+  if (typeBits(op.type) === 1) return wordSVG(op, live);
+  const base = opts.rowBase ?? 0;
+  const notes = opts.rows ?? [];
+  // The row notes come first (left), so a narrow screen sees them with the first columns.
+  const left = notes.length ? NOTE_W : 0;
+  const w = left + HEAD + op.cols * CELL_W + 1;
   const hgt = HEAD + op.rows * CELL_H + 1;
   const root = svg("svg", { xmlns: SVG, width: w, height: hgt, viewBox: `0 0 ${w} ${hgt}`, class: "frag-svg", role: "img", "aria-label": `${op.name.toUpperCase()}: ${op.rows}×${op.cols} ${op.type}` });
   for (let c = 0; c < op.cols; c++) {
-    root.append(svg("text", { x: HEAD + c * CELL_W + CELL_W / 2, y: 12, "text-anchor": "middle", class: "frag-axis" }, String(c)));
+    root.append(svg("text", { x: left + HEAD + c * CELL_W + CELL_W / 2, y: 12, "text-anchor": "middle", class: "frag-axis" }, String(c)));
   }
   for (let r = 0; r < op.rows; r++) {
-    root.append(svg("text", { x: HEAD - 4, y: HEAD + r * CELL_H + CELL_H / 2 + 4, "text-anchor": "end", class: "frag-axis" }, String(r)));
+    root.append(svg("text", { x: left + HEAD - 4, y: HEAD + r * CELL_H + CELL_H / 2 + 4, "text-anchor": "end", class: "frag-axis" }, String(r)));
   }
   const slots = live?.slots[op.name];
   for (const [lane, reg, part, row, col] of op.elems) {
-    const x = HEAD + col * CELL_W;
-    const y = HEAD + row * CELL_H;
+    if (row < base || row >= base + op.rows) continue;
+    const x = left + HEAD + col * CELL_W;
+    const y = HEAD + (row - base) * CELL_H;
     const slot = slots?.[reg];
     const value = live && slot !== undefined ? elemValue(live.regs.get(slot)?.[lane], op.type, part) : "";
     const label = regLabel(op, reg, part);
+    const top = value !== "" ? `T${lane}:${label}` : `T${lane}`;
     const g = svg("g", { class: "frag-cell", "data-lane": lane, "data-reg": reg, "data-part": part, "data-row": row, "data-col": col },
       svg("rect", { x: x + 0.5, y: y + 0.5, width: CELL_W - 1, height: CELL_H - 1, rx: 2, fill: laneColour(lane) }),
-      svg("text", { x: x + CELL_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane" }, value !== "" ? `T${lane}:${label}` : `T${lane}`),
-      svg("text", { x: x + CELL_W / 2, y: y + 25, "text-anchor": "middle", class: value !== "" ? "frag-val" : "frag-reg" }, value !== "" ? value : label),
+      svg("text", { x: x + CELL_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane", ...fit(top, CELL_W - 4) }, top),
+      svg("text", { x: x + CELL_W / 2, y: y + 25, "text-anchor": "middle", class: value !== "" ? "frag-val" : "frag-reg", ...fit(value !== "" ? value : label, CELL_W - 4) }, value !== "" ? value : label),
       svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: lane ${lane}, register ${label} (${op.type})${value !== "" ? ` = ${value}` : ""}`));
     if (slot !== undefined) g.dataset.slot = String(slot);
     root.append(g);
   }
+  if (notes.length) {
+    root.append(svg("text", { x: 0, y: 12, class: "frag-axis" }, "lane · row address →"));
+    notes.forEach((n, r) => {
+      const y = HEAD + r * CELL_H;
+      root.append(svg("g", { class: "frag-rowaddr", "data-row": r, "data-lane": n.lane, "data-addr": n.addr },
+        svg("rect", { x: 0, y: y + 5, width: 34, height: CELL_H - 10, rx: 2, fill: laneColour(n.lane) }),
+        svg("text", { x: 17, y: y + CELL_H / 2 + 4, "text-anchor": "middle", class: "frag-lane" }, `T${n.lane}`),
+        svg("text", { x: 40, y: y + CELL_H / 2 + 4, class: "frag-addr", ...fit(`0x${n.addr}`, NOTE_W - 48) }, `0x${n.addr}`),
+        svg("title", {}, n.title)));
+    });
+  }
   return root;
+}
+
+/** Squeezes a label wider than width (about 6.2px a character at 10px monospace) into it. */
+function fit(text: string, width: number): Record<string, string | number> {
+  return text.length * 6.2 > width ? { textLength: width, lengthAdjust: "spacingAndGlyphs" } : {};
+}
+
+/** A .b1 register word: 32 consecutive elements of a row (A) or a column (B). */
+interface Word {
+  lane: number;
+  reg: number;
+  r0: number;
+  r1: number;
+  c0: number;
+  c1: number;
+}
+
+/** The register words of a .b1 operand (each register holds 32 consecutive elements). */
+export function bitWords(op: FragOperand): Word[] {
+  const words = new Map<number, Word>();
+  for (const [lane, reg, , row, col] of op.elems) {
+    const k = reg * 32 + lane;
+    const w = words.get(k);
+    if (!w) words.set(k, { lane, reg, r0: row, r1: row, c0: col, c1: col });
+    else {
+      w.r0 = Math.min(w.r0, row);
+      w.r1 = Math.max(w.r1, row);
+      w.c0 = Math.min(w.c0, col);
+      w.c1 = Math.max(w.c1, col);
+    }
+  }
+  return [...words.values()];
+}
+
+const WORD_W = 78;
+
+/** Draws a .b1 operand with one cell per 32-bit register word: along a row
+ * of A (a cell spans 32 columns) or down a column of B (32 rows). */
+function wordSVG(op: FragOperand, live?: LiveValues): SVGSVGElement {
+  const words = bitWords(op);
+  const across = words.every((w) => w.r0 === w.r1);
+  const gcols = across ? Math.ceil(op.cols / 32) : op.cols;
+  const grows = across ? op.rows : Math.ceil(op.rows / 32);
+  const headW = across ? HEAD : 54;
+  const w = headW + gcols * WORD_W + 1;
+  const hgt = HEAD + grows * CELL_H + 1;
+  const span = (i: number) => `${32 * i}–${32 * i + 31}`;
+  const root = svg("svg", { xmlns: SVG, width: w, height: hgt, viewBox: `0 0 ${w} ${hgt}`, class: "frag-svg frag-words", role: "img",
+    "aria-label": `${op.name.toUpperCase()}: ${op.rows}×${op.cols} ${op.type}, one cell per 32-bit register word` });
+  for (let c = 0; c < gcols; c++) {
+    root.append(svg("text", { x: headW + c * WORD_W + WORD_W / 2, y: 12, "text-anchor": "middle", class: "frag-axis" }, across ? span(c) : String(c)));
+  }
+  for (let r = 0; r < grows; r++) {
+    root.append(svg("text", { x: headW - 4, y: HEAD + r * CELL_H + CELL_H / 2 + 4, "text-anchor": "end", class: "frag-axis" }, across ? String(r) : span(r)));
+  }
+  const slots = live?.slots[op.name];
+  for (const wd of words) {
+    const gx = across ? Math.floor(wd.c0 / 32) : wd.c0;
+    const gy = across ? wd.r0 : Math.floor(wd.r0 / 32);
+    const x = headW + gx * WORD_W;
+    const y = HEAD + gy * CELL_H;
+    const slot = slots?.[wd.reg];
+    const hex = live && slot !== undefined ? live.regs.get(slot)?.[wd.lane] : undefined;
+    const label = regLabel(op, wd.reg, 0);
+    const where = across ? `[${wd.r0}][${wd.c0}..${wd.c1}]` : `[${wd.r0}..${wd.r1}][${wd.c0}]`;
+    const first = across ? `[${wd.r0}][${wd.c0}+i]` : `[${wd.r0}+i][${wd.c0}]`;
+    let title = `${op.name.toUpperCase()}${where}: 32 elements in lane ${wd.lane}, register ${label}; bit i is element ${op.name.toUpperCase()}${first}`;
+    if (hex !== undefined) {
+      const bitsStr = BigInt("0x" + (hex || "0")).toString(2).padStart(32, "0");
+      title += `\nbits 31..0: ${bitsStr.replace(/(.{8})(?=.)/g, "$1 ")}`;
+    }
+    const g = svg("g", { class: "frag-cell frag-word", "data-lane": wd.lane, "data-reg": wd.reg, "data-part": 0, "data-row": wd.r0, "data-col": wd.c0,
+      "data-rows": wd.r1 - wd.r0 + 1, "data-cols": wd.c1 - wd.c0 + 1 },
+      svg("rect", { x: x + 0.5, y: y + 0.5, width: WORD_W - 1, height: CELL_H - 1, rx: 2, fill: laneColour(wd.lane) }),
+      svg("text", { x: x + WORD_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane" }, `T${wd.lane}:${label}`),
+      svg("text", { x: x + WORD_W / 2, y: y + 25, "text-anchor": "middle", class: hex !== undefined ? "frag-val" : "frag-reg" },
+        hex !== undefined ? `0x${(hex || "0").padStart(8, "0")}` : across ? `k ${wd.c0}–${wd.c1}` : `k ${wd.r0}–${wd.r1}`),
+      svg("title", {}, title));
+    if (slot !== undefined) g.dataset.slot = String(slot);
+    root.append(g);
+  }
+  return root;
+}
+
+/** One drawing of an operand: the whole operand, or one group of a stacked one. */
+interface OperandPart {
+  title: string | null;
+  svg: SVGSVGElement;
+}
+
+/** Lists lanes as ranges: "0–3, 16–19". */
+export function laneRanges(lanes: number[]): string {
+  const s = [...new Set(lanes)].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < s.length;) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    out.push(j > i ? `T${s[i]}–T${s[j]}` : `T${s[i]}`);
+    i = j + 1;
+  }
+  return out.join(", ");
+}
+
+/** The drawings of an operand: groups > 1 splits it into the groups' matrices (stacked by rows). */
+export function operandParts(f: FragInstr, op: FragOperand, live?: LiveValues, opts: OperandOpts = {}): OperandPart[] {
+  const groups = f.groups ?? 0;
+  if (groups <= 1 || op.rows % groups !== 0) return [{ title: null, svg: operandSVG(op, live, opts) }];
+  const rows = op.rows / groups;
+  const out: OperandPart[] = [];
+  for (let p = 0; p < groups; p++) {
+    const lo = p * rows;
+    const lanes = op.elems.filter((e) => e[3] >= lo && e[3] < lo + rows).map((e) => e[0]);
+    out.push({
+      title: `quad pair ${p} · ${laneRanges(lanes)} · rows ${lo}–${lo + rows - 1}`,
+      svg: operandSVG({ ...op, rows }, live, { rowBase: lo }),
+    });
+  }
+  return out;
 }
 
 export interface FragmentsHooks {
@@ -246,13 +403,17 @@ export class FragmentsView {
     // Follow the last tensor instruction executed.
     const last = this.model.last;
     const ops = this.model.loaded?.tensorOps ?? [];
-    if (c.has("status") && last && !this.model.running && ops.some((o) => o.pc === last.pc) && last.pc !== this.livePC) {
-      this.livePC = last.pc;
-      this.kernelPick.value = String(last.pc);
+    const op = last ? ops.find((o) => o.pc === last.pc) : undefined;
+    if (c.has("status") && op && !this.model.running && op.pc !== this.livePC) {
+      this.livePC = op.pc;
+      this.key = op.key;
+      if (this.ready) this.pick.value = op.key;
+      this.kernelPick.value = String(op.pc);
       if (this.visible()) this.render();
       return;
     }
-    if (this.visible() && this.livePC >= 0 && (c.has("regs") || c.has("selection") || c.has("loaded"))) this.render();
+    // The values, and the last execution's report (rows, registers), follow the position.
+    if (this.visible() && this.livePC >= 0 && (c.has("regs") || c.has("selection") || c.has("loaded") || c.has("status"))) this.render();
   }
 
   private fillKernel(): void {
@@ -314,6 +475,31 @@ export class FragmentsView {
     return { slots: op.regs, regs: m.regs };
   }
 
+  /** The last execution's report, when it is of the instruction shown live. */
+  private report(): TensorReport | undefined {
+    const last = this.model.last;
+    return last && this.livePC >= 0 && last.pc === this.livePC && last.tensor ? last.tensor : undefined;
+  }
+
+  private regName(slot: number): string {
+    return this.model.loaded?.regs.find((r) => r.slot === slot)?.name ?? `slot ${slot}`;
+  }
+
+  /** ldmatrix/stmatrix: the matrix drawn as operand o (m0..m3) in the report. */
+  private matrixOf(o: FragOperand, rep: TensorReport | undefined): MatrixRows | undefined {
+    if (!rep?.matrices || !/^m\d$/.test(o.name)) return undefined;
+    const j = Number(o.name.slice(1));
+    return rep.matrices.find((m) => m.index === j);
+  }
+
+  private rowNotes(m: MatrixRows): RowNote[] {
+    return m.lanes.map((lane, r) => ({
+      lane,
+      addr: m.addrs[r] ?? "",
+      title: `row ${r}: ${m.rowBytes} bytes at 0x${m.addrs[r]}${m.offsets ? ` (${m.space} offset 0x${m.offsets[r]})` : ` in ${m.space}`}, the address lane ${lane} gave`,
+    }));
+  }
+
   private render(): void {
     if (!this.ready) return;
     const f = this.current();
@@ -324,13 +510,27 @@ export class FragmentsView {
     }
     const live = this.live();
     const op = this.liveOp();
+    const rep = op && op.key === f.key ? this.report() : undefined;
+    const last = this.model.last;
+    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op ? " · its row addresses and registers show right after it executes" : "";
+    const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now (click a cell for its register)` : " · select a warp to see its values", who) : null;
+    const regs = rep?.operands?.length
+      ? h("p.frag-regs", rep.operands.map((o) => h("span.frag-regop", { "data-operand": o.name, "data-write": o.write ? "1" : "0" },
+        h("b", `${o.write ? "wrote" : "read"} ${o.name.toUpperCase()}`), " ", h("code", o.regs.map((r) => this.regName(r)).join(" ")))))
+      : null;
     const a = f.operands.find((o) => o.name === "a");
     const sparse = f.sparse && a ? h("p.frag-live", sparseCaption(f.sparse, a.rows, a.cols)) : null;
-    const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now (click a cell for its register)` : " · select a warp to see its values") : null;
-    setChildren(this.body, caption, sparse, f.operands.map((o) => h("figure.frag-op",
-      h("figcaption", h("b", o.name.toUpperCase()), ` ${o.rows}×${o.cols} .${o.type} · ${o.regs} register${o.regs === 1 ? "" : "s"} per lane`,
-        o.addrLanes ? h("span.muted", ` · row r from the address in lane ${o.addrLanes[0]}+r`) : null),
-      operandSVG(o, live))));
+    setChildren(this.body, caption, sparse, regs, f.operands.map((o) => {
+      const m = this.matrixOf(o, rep);
+      const parts = operandParts(f, o, live, m ? { rows: this.rowNotes(m) } : {});
+      return h("figure.frag-op", { "data-operand": o.name },
+        h("figcaption", h("b", o.name.toUpperCase()), ` ${o.rows}×${o.cols} .${o.type} · ${o.regs} register${o.regs === 1 ? "" : "s"} per lane`,
+          typeBits(o.type) === 1 ? h("span.muted", " · one cell per 32-bit register word (hover for its bits)") : null,
+          parts.length > 1 ? h("span.muted", ` · ${parts.length} independent products, one per quad pair`) : null,
+          o.addrLanes && !m ? h("span.muted", ` · row r from the address in lane ${o.addrLanes[0]}+r`) : null,
+          m ? h("span.frag-dest", { "data-reg": this.regName(m.reg) }, m.write ? " · loaded into " : " · stored from ", h("code", this.regName(m.reg)), ` (register ${m.index} of the vector)`) : null),
+        parts.length === 1 ? parts[0].svg : h("div.frag-groups", parts.map((p) => h("figure.frag-group", h("figcaption", p.title ?? ""), p.svg))));
+    }));
     this.highlight(this.lane, null);
   }
 
@@ -357,17 +557,28 @@ export class FragmentsView {
     let y = 0;
     let width = 0;
     const out = svg("svg", { xmlns: SVG });
-    out.append(svg("style", {}, ".frag-axis{font:10px sans-serif;fill:#666}.frag-lane{font:bold 10px sans-serif;fill:#fff}.frag-reg,.frag-val{font:10px monospace;fill:#fff}.cap{font:bold 13px sans-serif;fill:#222}"));
+    out.append(svg("style", {}, ".frag-axis{font:10px sans-serif;fill:#666}.frag-lane{font:bold 10px sans-serif;fill:#fff}.frag-reg,.frag-val{font:10px monospace;fill:#fff}.frag-addr{font:10px monospace;fill:#222}.cap{font:bold 13px sans-serif;fill:#222}.sub{font:11px sans-serif;fill:#444}"));
     out.append(svg("text", { x: 0, y: 14, class: "cap" }, f.key));
     y = 24;
+    const live = this.live();
+    const rep = this.liveOp()?.key === f.key ? this.report() : undefined;
     for (const op of f.operands) {
-      const s = operandSVG(op, this.live());
       out.append(svg("text", { x: 0, y: y + 14, class: "cap" }, `${op.name.toUpperCase()} ${op.rows}×${op.cols} .${op.type}`));
-      const g = svg("g", { transform: `translate(0 ${y + 20})` });
-      for (const c of [...s.childNodes]) g.append(c);
-      out.append(g);
-      y += 20 + Number(s.getAttribute("height")) + 16;
-      width = Math.max(width, Number(s.getAttribute("width")));
+      y += 20;
+      const m = this.matrixOf(op, rep);
+      for (const p of operandParts(f, op, live, m ? { rows: this.rowNotes(m) } : {})) {
+        if (p.title) {
+          out.append(svg("text", { x: 0, y: y + 12, class: "sub" }, p.title));
+          y += 16;
+        }
+        const s = p.svg;
+        const g = svg("g", { transform: `translate(0 ${y})` });
+        for (const c of [...s.childNodes]) g.append(c);
+        out.append(g);
+        y += Number(s.getAttribute("height")) + 10;
+        width = Math.max(width, Number(s.getAttribute("width")));
+      }
+      y += 6;
     }
     out.setAttribute("width", String(width));
     out.setAttribute("height", String(y));

@@ -146,6 +146,29 @@ export interface WarpRef {
   warp: number;
 }
 
+export interface TensorReport {
+  key: string;
+  matrices?: MatrixRows[];
+  operands?: TensorRegs[];
+}
+
+export interface MatrixRows {
+  index: number;
+  reg: number;
+  write: boolean;
+  rowBytes: number;
+  space: string;
+  lanes: number[];
+  addrs: string[];
+  offsets?: string[];
+}
+
+export interface TensorRegs {
+  name: string;
+  write: boolean;
+  regs: number[];
+}
+
 export interface LastInfo {
   cta: number;
   linear: number;
@@ -154,6 +177,7 @@ export interface LastInfo {
   line: number;
   mask: string;
   execMask: string;
+  tensor?: TensorReport;
 }
 
 export interface Barrier {

@@ -701,6 +701,9 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
+	if w.m.obs != nil {
+		noteTensorOperands(w, op)
+	}
 	f := tensorFormAt(op.Aux)
 	sc := w.mmaScratch()
 	gatherFloat(w, &f.ops[1], tensorOperand(op, 1), &sc.a)
@@ -774,6 +777,9 @@ func mmaFloatN8(sc *mmaScratch, groups, m, k int) {
 func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
+	}
+	if w.m.obs != nil {
+		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)
 	// Largest: A of m16n8k16 (16x16), B (16x8), C/D (16x8).
@@ -849,6 +855,9 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
+	if w.m.obs != nil {
+		noteTensorOperands(w, op)
+	}
 	f := tensorFormAt(op.Aux)
 	var a [tensorMaxElems]int64
 	var b [tensorMaxElems / 2]int64
@@ -895,6 +904,9 @@ func execMmaBit(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
+	if w.m.obs != nil {
+		noteTensorOperands(w, op)
+	}
 	f := tensorFormAt(op.Aux)
 	// Rows of A and columns of B as 32-bit words: A of m16n8k256 (16x256),
 	// B (256x8).
@@ -926,6 +938,43 @@ func execMmaBit(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
+// noteTensorOperands reports the register operands of an mma or
+// movmatrix to the observer: D written, the others read.
+func noteTensorOperands(w *Warp, op *Op) {
+	f := tensorFormAt(op.Aux)
+	t := w.m.tensorStep(f.fi.Key)
+	for i := range f.fi.Operands {
+		var regs []int32
+		if op.Code == isa.OpMovmatrix {
+			// One register each: d (operand 0) and a.
+			w.m.tensorSlots = [2]int32{op.D, op.A}
+			regs = w.m.tensorSlots[i : i+1]
+		} else {
+			regs = tensorOperand(op, i)
+		}
+		t.Operands = append(t.Operands, TensorOperand{Name: f.fi.Operands[i].Name, Write: i == 0, Regs: regs})
+	}
+}
+
+// noteMatrixRows reports the matrices of an ldmatrix/stmatrix to the
+// observer: row r of matrix j at the address of lane 8j+r.
+func noteMatrixRows(w *Warp, op *Op, store bool) {
+	m := w.m
+	t := m.tensorStep(tensorFormAt(op.Aux).fi.Key)
+	base := memBase(w, op)
+	for l := 0; l < 8*len(op.Regs); l++ {
+		addr := memAt(base, op, l)
+		sp, off := op.Space, addr
+		if sp == isa.SpaceNone {
+			sp, off = m.genericToSpace(addr)
+		}
+		m.tensorRows = append(m.tensorRows, MatrixRow{Lane: l, Addr: addr, Space: sp, Offset: off})
+	}
+	for j, s := range op.Regs {
+		t.Matrices = append(t.Matrices, TensorMatrix{Index: j, Reg: s, Write: !store, RowBytes: 16, Rows: m.tensorRows[8*j : 8*j+8]})
+	}
+}
+
 // matrixRows resolves the row addresses of ldmatrix/stmatrix: row r of
 // matrix j is 16 bytes at the address of lane 8j+r, in shared memory
 // (directly or through a generic address). It checks every row before
@@ -933,6 +982,9 @@ func execMmaBit(w *Warp, op *Op, mask uint32) *Fault {
 // the fault names the lowest faulting lane and carries all of them.
 func matrixRows(w *Warp, op *Op, store bool, rows *[32][]byte) *Fault {
 	n := 8 * int(op.Vec)
+	if w.m.obs != nil {
+		noteMatrixRows(w, op, store)
+	}
 	var first *Fault
 	var bad uint32
 	for l := 0; l < n; l++ {
@@ -1029,6 +1081,9 @@ func execStmatrix(w *Warp, op *Op, mask uint32) *Fault {
 func execMovmatrix(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
+	}
+	if w.m.obs != nil {
+		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)
 	// Operand 1 (a) places the source matrix; operand 0 (d) says which

@@ -101,6 +101,11 @@ type Machine struct {
 
 	obs  Observer
 	info StepInfo
+	// The tensor report of the current instruction (StepInfo.Tensor) and
+	// its rows' storage, reused.
+	tensor      TensorStep
+	tensorRows  []MatrixRow
+	tensorSlots [2]int32 // movmatrix's d and a
 
 	mma *mmaScratch // working storage of the float mma executors
 

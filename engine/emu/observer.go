@@ -74,6 +74,50 @@ type StepInfo struct {
 	Accesses []Access
 	Events   []Event
 	Fault    *Fault
+	// Tensor reports a tensor-core instruction (ldmatrix, stmatrix, mma,
+	// movmatrix) that ran past its convergence check; nil for every other
+	// instruction. It is reused like the rest of the StepInfo.
+	Tensor *TensorStep
+}
+
+// TensorStep describes the fragments of one tensor-core instruction.
+// Matrix loads and stores (ldmatrix, stmatrix) fill Matrices: where each
+// row of each matrix came from, which lane supplied its address, and the
+// register the matrix occupies. Register-to-register forms (mma,
+// movmatrix) fill Operands: the register slots each operand read or
+// wrote. A form may fill both.
+type TensorStep struct {
+	// Key is the form's fragment layout (a key of isa.FragmentTable).
+	Key      string
+	Matrices []TensorMatrix
+	Operands []TensorOperand
+}
+
+// TensorMatrix is one matrix of a matrix load or store: the register of
+// the vector operand that holds it and its rows in memory, in row order.
+// With a fault on an address the rows are still reported (the faulting
+// row's Space says where its address fell).
+type TensorMatrix struct {
+	Index    int   // position in the vector operand
+	Reg      int32 // its register slot
+	Write    bool  // the register was written (ldmatrix), not read (stmatrix)
+	RowBytes int   // bytes per row
+	Rows     []MatrixRow
+}
+
+// MatrixRow is one row of a matrix in memory.
+type MatrixRow struct {
+	Lane   int       // the lane whose address operand gave the row's address
+	Addr   uint64    // that address, as computed (generic or in Space)
+	Space  isa.Space // the state space it resolves to
+	Offset uint64    // the row's offset in Space (Addr for a non-generic access)
+}
+
+// TensorOperand is one register operand of the instruction.
+type TensorOperand struct {
+	Name  string  // the layout's operand name: "a", "b", "c", "d"
+	Write bool    // written (D) rather than read
+	Regs  []int32 // register slots in the layout's register order (shared with the program: do not modify)
 }
 
 func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
@@ -82,6 +126,18 @@ func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in.Accesses = in.Accesses[:0]
 	in.Events = in.Events[:0]
 	in.Fault = nil
+	in.Tensor = nil
+}
+
+// tensorStep starts the tensor report of the current instruction.
+func (m *Machine) tensorStep(key string) *TensorStep {
+	t := &m.tensor
+	t.Key = key
+	t.Matrices = t.Matrices[:0]
+	t.Operands = t.Operands[:0]
+	m.tensorRows = m.tensorRows[:0]
+	m.info.Tensor = t
+	return t
 }
 
 func (m *Machine) endStep(w *Warp) {

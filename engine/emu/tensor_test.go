@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -530,6 +532,171 @@ func TestMatrixObserverAndFaults(t *testing.T) {
 	m, _, _ = memLaunchObserved(t, kernel("add.u32 %s, %s, 384;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];"), nil)
 	if f := m.Fault(); f == nil || f.Lane != 8 || f.Lanes != 0xffffff00 {
 		t.Errorf("fault %+v, want lane 8, lanes 8-31", f)
+	}
+
+	// The tensor report: row r of matrix j from the address in lane 8j+r
+	// (lanes 0-7 for .x1, 0-15 for .x2), each matrix in its register of
+	// the vector operand. The lanes hold permuted rows (lane l: row 5l
+	// mod 32), so a lane and its row differ.
+	perm := "mul.lo.u32 %t, %t, 5;\n\trem.u32 %t, %t, 32;\n\tmov.u32 %s, sm;\n\tmad.lo.u32 %s, %t, 16, %s;\n\t"
+	for _, c := range []struct {
+		ins     string
+		n       int
+		store   bool
+		generic bool
+	}{
+		{"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%x2}, [%s];", 1, false, false},
+		{"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%x3, %x1}, [%s];", 2, false, false},
+		{"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s+16];", 4, false, false},
+		{"cvta.shared.u64 %g, %g;\n\tldmatrix.sync.aligned.m8n8.x4.b16 {%x3, %x2, %x1, %x0}, [%g];", 4, false, true},
+		{"stmatrix.sync.aligned.m8n8.x2.shared.b16 [%s], {%x1, %x0};", 2, true, false},
+		{"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%s], {%x0, %x1, %x2, %x3};", 4, true, false},
+	} {
+		body := perm + "cvt.u64.u32 %g, %s;\n\t" + c.ins
+		tr := &tensorRecorder{}
+		m, _, r := memLaunchObserved(t, tensorKernel(body), tr)
+		if r != StopDone {
+			t.Errorf("%s: %v %v", c.ins, r, m.Fault())
+			continue
+		}
+		checkMatrixReport(t, m, tr, c.ins, c.n, c.store, c.generic)
+	}
+	// A faulting row still reports every row, with where it fell.
+	tr := &tensorRecorder{}
+	m, _, _ = memLaunchObserved(t, tensorKernel("add.u32 %s, %s, 768;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];"), tr)
+	if m.Fault() == nil || m.Fault().Lanes != 0xffff0000 || len(tr.steps) != 1 || len(tr.steps[0].Matrices) != 4 || tr.steps[0].Matrices[3].Rows[7].Offset != 768+31*16 || tr.steps[0].Matrices[3].Rows[7].Lane != 31 {
+		t.Errorf("faulting ldmatrix: fault %v, report %+v", m.Fault(), tr.steps)
+	}
+	// Convergence faults report nothing: the instruction did not run.
+	tr = &tensorRecorder{}
+	memLaunchObserved(t, tensorKernel("setp.lt.u32 %p, %t, 30;\n\t@%p ldmatrix.sync.aligned.m8n8.x1.shared.b16 %x0, [%s];"), tr)
+	if len(tr.steps) != 0 {
+		t.Errorf("a non-converged ldmatrix reported %+v", tr.steps)
+	}
+
+	// mma and movmatrix: the registers of each operand, D written.
+	for _, c := range []struct {
+		ins  string
+		want []string // per operand d, a, b, c: its registers
+	}{
+		{"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%x0, %x1}, {%x2}, {%f3, %f2, %f1, %f0};",
+			[]string{"d w %f0 %f1 %f2 %f3", "a r %x0 %x1", "b r %x2", "c r %f3 %f2 %f1 %f0"}},
+		{"mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f16 {%x0, %x1, %x2, %x3}, {%x1, %x2}, {%x3, %x0}, {%x2, %x3, %x0, %x1};",
+			[]string{"d w %x0 %x1 %x2 %x3", "a r %x1 %x2", "b r %x3 %x0", "c r %x2 %x3 %x0 %x1"}},
+		{"mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc {%x0, %x1, %x2, %x3}, {%x3, %x2, %x1, %x0}, {%x1, %x2}, {%x0, %x1, %x2, %x3};",
+			[]string{"d w %x0 %x1 %x2 %x3", "a r %x3 %x2 %x1 %x0", "b r %x1 %x2", "c r %x0 %x1 %x2 %x3"}},
+		{"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%d0, %d1}, {%d2}, {%d3}, {%d1, %d0};",
+			[]string{"d w %d0 %d1", "a r %d2", "b r %d3", "c r %d1 %d0"}},
+		{"movmatrix.sync.aligned.m8n8.trans.b16 %x3, %x1;", []string{"d w %x3", "a r %x1"}},
+	} {
+		tr := &tensorRecorder{}
+		m, _, r := memLaunchObserved(t, tensorKernel(c.ins), tr)
+		if r != StopDone || len(tr.steps) != 1 {
+			t.Errorf("%s: %v %v, %d reports", c.ins, r, m.Fault(), len(tr.steps))
+			continue
+		}
+		ts := tr.steps[0]
+		var got []string
+		for _, o := range ts.Operands {
+			s := o.Name + " r"
+			if o.Write {
+				s = o.Name + " w"
+			}
+			for _, slot := range o.Regs {
+				s += " " + m.prog.Regs[slot].Name
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, "; ") != strings.Join(c.want, "; ") || len(ts.Matrices) != 0 || !strings.HasPrefix(ts.Key, strings.Fields(c.ins)[0][:3]) {
+			t.Errorf("%s: report %s %q, want %q", c.ins, ts.Key, got, c.want)
+		}
+		if isa.LookupFragments(ts.Key) == nil {
+			t.Errorf("%s: key %q is not a layout", c.ins, ts.Key)
+		}
+	}
+}
+
+func tensorKernel(body string) string {
+	return memHdr + `
+.visible .entry k(.param .u64 pout) {
+	.reg .b32 %x<4>; .reg .f32 %f<4>; .reg .f64 %d<4>; .reg .u32 %t, %s; .reg .u64 %g; .reg .pred %p;
+	.shared .align 16 .b8 sm[1024];
+	mov.u32 %t, %tid.x;
+	mov.u32 %s, sm;
+	mad.lo.u32 %s, %t, 16, %s;
+	` + body + `
+	ret;
+}
+`
+}
+
+// tensorRecorder keeps a copy of every tensor report, and the shared
+// accesses of the same instructions.
+type tensorRecorder struct {
+	steps []TensorStep
+	acc   [][]Access
+}
+
+func (r *tensorRecorder) Step(in *StepInfo) {
+	if in.Tensor == nil {
+		return
+	}
+	t := *in.Tensor
+	t.Matrices = slices.Clone(t.Matrices)
+	for i := range t.Matrices {
+		t.Matrices[i].Rows = slices.Clone(t.Matrices[i].Rows)
+	}
+	t.Operands = slices.Clone(t.Operands)
+	for i := range t.Operands {
+		t.Operands[i].Regs = slices.Clone(t.Operands[i].Regs)
+	}
+	r.steps = append(r.steps, t)
+	r.acc = append(r.acc, slices.Clone(in.Accesses))
+}
+
+// checkMatrixReport checks an ldmatrix/stmatrix report of n matrices
+// against the ISA rule and the instruction's operands.
+func checkMatrixReport(t *testing.T, m *Machine, tr *tensorRecorder, ins string, n int, store, generic bool) {
+	t.Helper()
+	if len(tr.steps) != 1 {
+		t.Errorf("%s: %d tensor reports", ins, len(tr.steps))
+		return
+	}
+	ts, acc := tr.steps[0], tr.acc[0]
+	if len(ts.Operands) != 0 || len(ts.Matrices) != n || isa.LookupFragments(ts.Key) == nil {
+		t.Errorf("%s: report %+v", ins, ts)
+		return
+	}
+	// The destination (source) registers, in the vector's order.
+	names := strings.FieldsFunc(ins[strings.Index(ins, "{")+1:strings.Index(ins, "}")], func(r rune) bool { return r == ',' || r == ' ' })
+	if len(acc) != 1 || bits.OnesCount32(acc[0].Lanes) != 8*n {
+		t.Errorf("%s: accesses %+v", ins, acc)
+		return
+	}
+	off := uint64(0)
+	if strings.Contains(ins, "+16]") {
+		off = 16
+	}
+	base := acc[0].Addr[0] - off // lane 0 addresses row 0
+	if generic {
+		base -= GenericShared
+	}
+	for j, mt := range ts.Matrices {
+		if mt.Index != j || m.prog.Regs[mt.Reg].Name != names[j] || mt.Write == store || mt.RowBytes != 16 || len(mt.Rows) != 8 {
+			t.Errorf("%s: matrix %d: index %d reg %s write %v, %d rows of %d bytes; want register %s", ins, j, mt.Index, m.prog.Regs[mt.Reg].Name, mt.Write, len(mt.Rows), mt.RowBytes, names[j])
+			continue
+		}
+		for r, row := range mt.Rows {
+			l := 8*j + r
+			want := base + uint64(5*l%32)*16 + off
+			addr := want
+			if generic {
+				addr += GenericShared
+			}
+			if row.Lane != l || row.Space != isa.Shared || row.Offset != want || row.Addr != addr || acc[0].Addr[l] != addr {
+				t.Errorf("%s: matrix %d row %d: lane %d addr %#x (%s offset %#x), want lane %d addr %#x offset %#x (accessed %#x)", ins, j, r, row.Lane, row.Addr, row.Space, row.Offset, l, addr, want, acc[0].Addr[l])
+			}
+		}
 	}
 }
 
