@@ -10,7 +10,8 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
-// The tensor-core family: mma, ldmatrix, stmatrix and movmatrix.
+// The tensor-core family: mma, ldmatrix, stmatrix and movmatrix (wmma:
+// exec_wmma.go, on the mma executors).
 //
 // Every form the emulator executes is an entry of isa.FragmentTable(): the
 // op's Aux is the entry's index and the executors place elements by its
