@@ -627,7 +627,7 @@ func (s *Session) tensorOps() []tensorOpJSON {
 				return out
 			}
 			switch fi.Op {
-			case "mma":
+			case "mma", "wmma.mma":
 				off := 0
 				for i, o := range fi.Operands {
 					if o.Name == "e" { // mma.sp metadata: one register
@@ -646,7 +646,7 @@ func (s *Session) tensorOps() []tensorOpJSON {
 				}
 			case "movmatrix":
 				j.Regs["a"], j.Regs["d"] = []int{int(op.A)}, []int{int(op.D)}
-			default: // ldmatrix, stmatrix: matrix j is register j of the vector
+			default: // ldmatrix, stmatrix: matrix j is register j of the vector; wmma.load, wmma.store: the fragment
 				for _, o := range fi.Operands {
 					j.Regs[o.Name] = slots(op.Regs)
 				}

@@ -422,6 +422,39 @@ func (mc *modelClient) apply(wantState bool) (*stateMsg, error) {
 	}
 }
 
+// wmmaPTX: two warps accumulate A·B into their own 16x16 tile of acc three
+// times in place (wmma.load.c, wmma.mma, wmma.store.d), and store each
+// result to shared memory too: stepping back over a wmma.store must bring
+// the old bytes back.
+const wmmaPTX = hdr + `
+.visible .entry wm(.param .u64 in, .param .u64 acc) {
+	.reg .b32 %a<8>, %b<8>; .reg .f32 %c<8>; .reg .u32 %t, %w, %i, %s; .reg .u64 %rd<4>; .reg .pred %p;
+	.shared .align 256 .b8 tile[2048];
+	ld.param.u64 %rd1, [in];
+	ld.param.u64 %rd2, [acc];
+	mov.u32 %t, %tid.x;
+	shr.u32 %w, %t, 5;
+	mul.wide.u32 %rd3, %w, 1024;
+	add.u64 %rd2, %rd2, %rd3;
+	wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, [%rd1];
+	wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, [%rd1+512];
+	mov.u32 %s, tile;
+	mad.lo.u32 %s, %w, 1024, %s;
+	mov.u32 %i, 0;
+LOOP:
+	wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7}, [%rd2];
+	wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7}, {%a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7}, {%b0, %b1, %b2, %b3, %b4, %b5, %b6, %b7}, {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7};
+	wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7};
+	wmma.store.d.sync.aligned.col.m16n16k16.shared.f32 [%s], {%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7}, 16;
+	add.u32 %i, %i, 1;
+	setp.lt.u32 %p, %i, 3;
+	@%p bra LOOP;
+	ret;
+}
+`
+
+const wmmaSpec = `{"grid":[1],"block":[64],"buffers":[{"name":"in","type":"f16","count":512,"init":{"random":{"seed":3,"min":-2,"max":2}}},{"name":"acc","type":"f32","count":512,"init":{"iota":{"start":0,"step":1}}}],"params":[{"buffer":"in"},{"buffer":"acc"}]}`
+
 type example struct {
 	name, src, spec string
 }
@@ -472,7 +505,8 @@ func galleryExamples(t testing.TB) []example {
 // deltas equals the machine's state rebuilt from scratch at that position.
 func TestClientModelExact(t *testing.T) {
 	exs := galleryExamples(t)
-	exs = append(exs, example{"reduce", reducePTX, reduceSpec}, example{"divergent", divergentPTX, divergentSpec})
+	exs = append(exs, example{"reduce", reducePTX, reduceSpec}, example{"divergent", divergentPTX, divergentSpec},
+		example{"wmma", wmmaPTX, wmmaSpec})
 	for ei, ex := range exs {
 		t.Run(ex.name, func(t *testing.T) {
 			runModelSequence(t, ex, int64(ei+1), 250)
@@ -775,5 +809,42 @@ func TestTensorReport(t *testing.T) {
 	st = c.step("warp", 1)
 	if st.Last == nil || (st.Last.Tensor != nil) != tensorPC[st.Last.PC] {
 		t.Errorf("after a step: last %+v", st.Last)
+	}
+}
+
+// TestWmmaTensorOps: the loaded message lists the wmma instructions with
+// the register slots of their fragments, for the fragment explorer.
+func TestWmmaTensorOps(t *testing.T) {
+	c := newClient(t, newManager(t, Limits{MaxWarpInstructions: 5000}))
+	mc := &modelClient{client: c, model: newClientModel()}
+	c.send(map[string]any{"type": "load", "id": 1, "source": wmmaPTX, "spec": json.RawMessage(wmmaSpec)})
+	if _, err := mc.apply(true); err != nil {
+		t.Fatal(err)
+	}
+	var ops []tensorOpJSON
+	c.do(func() { ops = c.s.tensorOps() })
+	want := map[string][]string{
+		"wmma.load.a.m16n16k16.f16":      {"a"},
+		"wmma.load.b.m16n16k16.f16":      {"b"},
+		"wmma.load.c.m16n16k16.f32":      {"c"},
+		"wmma.m16n16k16.f32.f16.f16.f32": {"d", "a", "b", "c"},
+		"wmma.store.d.m16n16k16.f32":     {"d"},
+	}
+	seen := map[string]int{}
+	for _, o := range ops {
+		names, ok := want[o.Key]
+		if !ok {
+			t.Errorf("unexpected tensor op %s", o.Key)
+			continue
+		}
+		seen[o.Key]++
+		for _, n := range names {
+			if len(o.Regs[n]) != 8 {
+				t.Errorf("%s: operand %s has %d registers", o.Key, n, len(o.Regs[n]))
+			}
+		}
+	}
+	if len(seen) != len(want) || seen["wmma.store.d.m16n16k16.f32"] != 2 {
+		t.Errorf("tensor ops %v", seen)
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
-// The tensor-core family: mma, ldmatrix, stmatrix and movmatrix.
+// The tensor-core family: mma, ldmatrix, stmatrix and movmatrix (wmma:
+// exec_wmma.go, on the mma executors).
 //
 // Every form the emulator executes is an entry of isa.FragmentTable(): the
 // op's Aux is the entry's index and the executors place elements by its
@@ -60,6 +61,8 @@ const (
 	tkLd
 	tkSt
 	tkMov
+	tkWmmaLd
+	tkWmmaSt
 )
 
 type tensorForm struct {
@@ -70,8 +73,9 @@ type tensorForm struct {
 	ops     []fragMap
 	// mma.sp: k is the logical K, k2 the columns of the compressed A, sp
 	// the metadata fields.
-	k2 int
-	sp *sparseMeta
+	k2   int
+	sp   *sparseMeta
+	wmem *wmmaMem // wmma.load / wmma.store
 }
 
 var tensorForms struct {
@@ -103,6 +107,10 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		f.kind = tkSt
 	case "movmatrix":
 		f.kind = tkMov
+	case "wmma.load":
+		f.kind = tkWmmaLd
+	case "wmma.store":
+		f.kind = tkWmmaSt
 	default:
 		a, b := fi.Operand("a"), fi.Operand("b")
 		f.groups = max(fi.Groups, 1)
@@ -132,7 +140,9 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		if eb == 64 {
 			rb = 64
 		}
-		fm := fragMap{regs: o.Regs, per: rb / eb, bits: eb, elem: o.Type}
+		// Operands with copies (wmma .f16 A and B): the map covers the
+		// first copy; the executors read it and wmma.load writes every copy.
+		fm := fragMap{regs: o.Primary(), per: rb / eb, bits: eb, elem: o.Type}
 		if f.kind == tkLd || f.kind == tkSt {
 			fm.regs = 1 // one register per matrix (o's Reg is its position in the vector)
 		}
@@ -143,7 +153,7 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 				reg = 0
 			}
 			idx := int(e.Row)*o.Cols + int(e.Col)
-			if o.Name == "b" && fi.Op == "mma" && f.kind != tkFloat {
+			if o.Name == "b" && (fi.Op == "mma" || fi.Op == "wmma.mma") && f.kind != tkFloat {
 				// Each group's B transposed: group g at g*K*N.
 				k := f.k
 				idx = int(e.Row)/k*k*o.Cols + int(e.Col)*k + int(e.Row)%k
@@ -153,7 +163,7 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 			}
 			fm.pos[(reg*32+int(e.Lane))*fm.per+int(e.Part)] = uint16(idx)
 		}
-		if fm.bits == 1 {
+		if fm.bits == 1 && f.kind == tkBit {
 			// execMmaBit moves whole registers: each must hold 32
 			// consecutive elements of a row of A (column of B), from a
 			// multiple of 32.
@@ -166,6 +176,9 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 			}
 		}
 		f.ops = append(f.ops, fm)
+	}
+	if f.kind == tkWmmaLd || f.kind == tkWmmaSt {
+		f.wmem = newWmmaMem(fi)
 	}
 	return f
 }
@@ -436,7 +449,7 @@ func bindMatrixMem(b *binder) {
 	trans := b.Flag(isa.FTrans)
 	space := b.Space()
 	for _, m := range b.m.Tensor {
-		if m.Kind == isa.ModTensor && isa.TensorWord(m.Value) >= isa.TensorB8x16 {
+		if w := isa.TensorWord(m.Value); m.Kind == isa.ModTensor && w >= isa.TensorB8x16 && w <= isa.TensorB4x16P64 {
 			// The packed sub-byte loads (.b8x16.b6x16_p32, .b8x16.b4x16_p64)
 			// have no type modifier of their own.
 			tensorNotYet(b, "")
@@ -551,8 +564,12 @@ func tensorOperand(op *Op, i int) []int32 {
 	return op.Regs[off : off+int(op.Parts[i])]
 }
 
-// Largest integer operands: A of m16n8k64 (16x64), B (64x8), C/D (16x8).
-const tensorMaxElems = 1024
+// Largest integer operands: A of m16n8k64 (16x64), B (64x8); C/D of the
+// wmma shapes (16x16, 32x8, 8x32).
+const (
+	tensorMaxElems = 1024
+	tensorAccElems = 256
+)
 
 // mmaScratch is the working storage of the floating-point mma executors:
 // the operands as f64 matrices. The machine keeps one (its warps run on one
@@ -575,6 +592,7 @@ func (w *Warp) mmaScratch() *mmaScratch {
 
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
 func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) {
+	slots = slots[:fm.regs] // the first copy
 	n := 32 * fm.per
 	for r, s := range slots {
 		vals := w.r(s)
@@ -790,10 +808,15 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	gatherFloat(w, &f.ops[2], tensorOperand(op, 2), b)
 	gatherFloat(w, &f.ops[3], tensorOperand(op, 3), c)
 	M, N, K := f.m, f.n, f.k
+	directed := op.Rnd == isa.RZ || op.Rnd == isa.RM || op.Rnd == isa.RP // wmma .f64
 	for i := 0; i < M; i++ {
 		for j := 0; j < N; j++ {
 			s := c[i*N+j]
 			for k := 0; k < K; k++ {
+				if directed {
+					s = math.Float64frombits(fpx.FmaF64(math.Float64bits(a[i*K+k]), math.Float64bits(b[j*K+k]), math.Float64bits(s), fxRound(op.Rnd)))
+					continue
+				}
 				s = math.FMA(a[i*K+k], b[j*K+k], s)
 			}
 			if s != s {
@@ -809,7 +832,7 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 
 // gatherInt extracts integer elements of operand fm (s4, u4, s8, u8 or s32).
 func gatherInt(w *Warp, fm *fragMap, slots []int32, dst []int64) {
-	for r, s := range slots {
+	for r, s := range slots[:fm.regs] {
 		vals := w.r(s)
 		pos := fm.pos[r*32*fm.per : (r+1)*32*fm.per]
 		switch fm.elem {
@@ -861,8 +884,8 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 	f := tensorFormAt(op.Aux)
 	var a [tensorMaxElems]int64
 	var b [tensorMaxElems / 2]int64
-	var c [128]int64
-	var d [128]uint64
+	var c [tensorAccElems]int64
+	var d [tensorAccElems]uint64
 	gatherInt(w, &f.ops[1], tensorOperand(op, 1), a[:])
 	gatherInt(w, &f.ops[2], tensorOperand(op, 2), b[:])
 	gatherInt(w, &f.ops[3], tensorOperand(op, 3), c[:])
@@ -891,7 +914,7 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 // (columns of B): each register holds 32 consecutive elements, element i at
 // bit i, the first at element pos (a multiple of 32; see newTensorForm).
 func gatherBits(w *Warp, fm *fragMap, slots []int32, dst []uint32) {
-	for r, s := range slots {
+	for r, s := range slots[:fm.regs] {
 		pos := fm.pos[r*32*32:]
 		for l, x := range w.r(s) {
 			dst[pos[32*l]/32] = uint32(x)

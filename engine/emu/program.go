@@ -175,7 +175,7 @@ type Op struct {
 	Cmp   isa.Cmp
 	Sub   isa.SubOp // operation/mode selector
 	Sub2  isa.SubOp // setp/set boolean combiner
-	Vec   uint8     // vector width of ld/st (0 or 1: scalar); ldmatrix/stmatrix: the number of matrices
+	Vec   uint8     // vector width of ld/st (0 or 1: scalar); ldmatrix/stmatrix: the number of matrices; wmma.load/wmma.store: 1 for .col (B: the stride register, -1 for the default)
 	Shape isa.Shape // matrix shape of tensor-core instructions
 	Ctrl  bool      // control operation: Exec manages the pc itself
 	Dyn   bool      // reads a dynamic special register (refreshed before Exec)
@@ -203,7 +203,7 @@ type Op struct {
 	// use Regs whole and leave Parts zero).
 	Parts [4]uint8
 	// Aux is an index into Program.Calls (call) or Program.Tables (brx.idx);
-	// for tensor-core instructions (mma, ldmatrix, stmatrix, movmatrix) the
-	// index of the form in isa.FragmentTable().
+	// for tensor-core instructions (mma, ldmatrix, stmatrix, movmatrix,
+	// wmma) the index of the form in isa.FragmentTable().
 	Aux int32
 }

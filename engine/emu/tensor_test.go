@@ -745,6 +745,32 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"mma.sp.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", ".satfinite applies to integer forms only"},
 		{"mma.sp.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "takes one of .sp and .sp::ordered_metadata"},
 		{"mma.sp.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 0;", "needs .sync.aligned"},
+		// wmma
+		{"wmma.load.a.row.m16n16k16.f16 {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, [%rd1];", "needs .sync.aligned"},
+		{"wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0,%r1,%r2,%r3}, [%rd1];", "vector operand has 4 elements, expected 8"},
+		{"wmma.load.sync.aligned.row.m16n16k16.f16 {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, [%rd1];", "needs the fragment .a, .b or .c"},
+		{"wmma.load.d.sync.aligned.row.m16n16k16.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, [%rd1];", "needs the fragment .a, .b or .c"},
+		{"wmma.load.a.sync.aligned.m16n16k16.f16 {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, [%rd1];", "needs one layout, .row or .col"},
+		{"wmma.load.a.sync.aligned.row.m16n8k16.f16 {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, [%rd1];", "not a wmma shape: .m16n8k16"},
+		{"wmma.load.a.sync.aligned.row.m16n16k16.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, [%rd1];", "no wmma.load.a form for .m16n16k16 with type .f32"},
+		{"wmma.load.a.sync.aligned.col.m8n8k32.s4 {%r0}, [%rd1];", "the .s4 A fragment must be loaded .row"},
+		{"wmma.load.b.sync.aligned.row.m8n8k128.b1 {%r0}, [%rd1];", "the .b1 B fragment must be loaded .col"},
+		{"wmma.load.c.sync.aligned.row.m16n16k16.local.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, [%rd1];", "accesses .global or .shared memory"},
+		{"wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, [%rd1], 16, 3;", "expects 2 to 3 operands, got 4"},
+		{"wmma.load.c.sync.aligned.row.m16n16k16.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, %rd1;", "must be an address"},
+		{"wmma.store.a.sync.aligned.row.m16n16k16.f32 [%rd1], {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "needs the fragment .d"},
+		{"wmma.store.d.sync.aligned.row.m16n16k16.bf16 [%rd1], {%r0,%r1,%r2,%r3};", "no wmma.store.d form for .m16n16k16 with type .bf16"},
+		{"wmma.mma.sync.aligned.row.m16n16k16.f32.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "needs the layouts of A and B"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "vector operand has 4 elements, expected 8"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3};", "expects 4 operands, got 3"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16.f16.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "the .f16 form names only .dtype.ctype"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.u8.s32 {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%r0,%r1}, {%r0,%r1}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3};", "not a form of wmma.mma: no .m16n16k16 form with types .s32.s8.u8.s32"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k8.f32.bf16.bf16.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "no .m16n16k8 form with types .f32.bf16.bf16.f32"},
+		{"wmma.mma.sync.aligned.col.col.m8n8k32.s32.s4.s4.s32 {%r0,%r1}, {%r0}, {%r1}, {%r0,%r1};", "the .s4 form takes .row.col layouts only"},
+		{"wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r0,%r1}, {%r0}, {%r1}, {%r0,%r1};", ".b1 forms need .and.popc or .xor.popc"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", ".satfinite applies to the integer forms only"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k8.rz.f32.tf32.tf32.f32 {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "rounding modifier .rz is valid for the .f64 form only"},
+		{"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%q1}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3,%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3,%f0,%f1,%f2,%f3};", "undefined name %q1"},
 	} {
 		msg := memCompileErr(t, memHdr+`.visible .entry k() { .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .u64 %rd1;
 	`+c.ins+`
@@ -765,6 +791,7 @@ func TestTensorPlanned(t *testing.T) {
 		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
 		{"ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 %r1, [%rd1];", "(this form of ldmatrix is planned)"},
 		{"mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3}, %r1, {0, 0}, %r2, {0, 0};", "(mma with block scaling"},
+		// wmma is executed now: no longer planned (TestWmma* run it).
 	} {
 		src := memHdr + `.visible .entry k(.param .u64 pout) { .reg .b32 %r<4>; .reg .f32 %f<4>; .reg .u64 %rd1;
 	` + c.ins + `
@@ -781,6 +808,24 @@ func TestTensorPlanned(t *testing.T) {
 		if f := m.Fault(); r != StopFault || f == nil || f.Kind != FaultIllegal {
 			t.Errorf("%s: stop %v fault %v, want illegal-instruction", c.ins, r, f)
 		}
+	}
+	for _, code := range []isa.Opcode{isa.OpWmmaLoad, isa.OpWmmaStore, isa.OpWmmaMma} {
+		if isa.Info[code].Status != isa.Supported || binders[code] == nil {
+			t.Errorf("%s is not supported", code)
+		}
+	}
+	// A wmma kernel compiles without warnings.
+	src := memHdr + `.visible .entry k(.param .u64 p) { .reg .b32 %r<8>; .reg .f32 %f<8>; .reg .u64 %rd1;
+	ld.param.u64 %rd1, [p];
+	wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd1], 16;
+	wmma.load.c.sync.aligned.col.m16n16k16.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, [%rd1];
+	wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};
+	wmma.store.d.sync.aligned.row.m16n16k16.shared::cta.f32 [%rd1], {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, %r1;
+	ret;
+}`
+	s := ptx.NewSource("t.ptx", []byte(src))
+	if prog, diags := CompileSource(s); prog == nil || len(diags) != 0 {
+		t.Errorf("wmma kernel: %s", ptx.FormatAll(s, diags))
 	}
 }
 

@@ -48,7 +48,16 @@ type FragOperand struct {
 	// AddrLanes (ldmatrix/stmatrix): row r of this matrix is at the
 	// address held by lane AddrLanes[r].
 	AddrLanes []uint8 `json:"addrLanes,omitempty"`
+	// Copies (wmma .f16 A and B, whose fragments are larger than the
+	// matrix): the registers hold this many copies of the matrix, register
+	// r+k*Regs/Copies holding what register r holds. Elems place the first
+	// copy (registers 0 to Regs/Copies-1). 0 or 1: no copies.
+	Copies int `json:"copies,omitempty"`
 }
+
+// Primary returns the number of registers of the first copy (Regs when
+// the operand has no copies).
+func (o *FragOperand) Primary() int { return o.Regs / max(o.Copies, 1) }
 
 // MarshalJSON writes AddrLanes as a list of numbers (not base64).
 func (o FragOperand) MarshalJSON() ([]byte, error) {
@@ -83,8 +92,8 @@ func (o *FragOperand) UnmarshalJSON(b []byte) error {
 
 // FragInstr is one form of a fragment instruction.
 type FragInstr struct {
-	Key      string        `json:"key"`   // e.g. "mma.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.m8n8.x4.b16", "ldmatrix.m8n8.x4.trans.b16"
-	Op       string        `json:"op"`    // "mma" | "ldmatrix" | "stmatrix" | "movmatrix"
+	Key      string        `json:"key"`   // e.g. "mma.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix.m8n8.x4.b16", "ldmatrix.m8n8.x4.trans.b16", "wmma.m16n16k16.f32.f16.f16.f32", "wmma.load.a.m16n16k16.f16"
+	Op       string        `json:"op"`    // "mma" | "ldmatrix" | "stmatrix" | "movmatrix" | "wmma.mma" | "wmma.load" | "wmma.store"
 	Shape    string        `json:"shape"` // "m16n8k16", "m8n8", ...
 	Operands []FragOperand `json:"operands"`
 	Notes    string        `json:"notes,omitempty"`
@@ -160,7 +169,8 @@ func fragInit() {
 }
 
 // FragmentTable returns every supported form, in a deterministic order
-// (mma by shape and types, then ldmatrix, stmatrix, movmatrix). The slice
+// (mma by shape and types, then ldmatrix, stmatrix, movmatrix, then the
+// wmma forms: wmma.mma, wmma.load, wmma.store). The slice
 // is shared: do not modify it.
 func FragmentTable() []FragInstr {
 	fragInit()
@@ -477,6 +487,7 @@ func buildFragments() []FragInstr {
 	out = append(out, FragInstr{Key: "movmatrix.m8n8.trans.b16", Op: "movmatrix", Shape: "m8n8",
 		Operands: []FragOperand{d, a},
 		Notes:    "d receives the transpose of the 8x8 matrix held in a; both operands give rows and columns of the source matrix."})
+	out = append(out, wmmaForms(fnote, tnote, inote, bnote, dnote)...)
 	return out
 }
 

@@ -269,12 +269,17 @@ const (
 	TensorB8x16        // ldmatrix .m8n16: .b8x16 (destination format)
 	TensorB6x16P32     // ldmatrix .m8n16/.m16n16: .b6x16_p32 (packed source format)
 	TensorB4x16P64     // ldmatrix .m8n16/.m16n16: .b4x16_p64
+	TensorFragA        // wmma.load .a: the matrix a fragment holds
+	TensorFragB        // wmma.load .b
+	TensorFragC        // wmma.load .c
+	TensorFragD        // wmma.store .d
 	NumTensorWords
 )
 
 var tensorWordNames = [NumTensorWords]string{"", "tile", "im2col", "1d", "2d", "3d", "4d", "5d",
 	"sp", "sp::ordered_metadata", "kind::f8f6f4", "kind::mxf8f6f4", "kind::mxf4", "kind::mxf4nvf4",
-	"block_scale", "scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "b8x16", "b6x16_p32", "b4x16_p64"}
+	"block_scale", "scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "b8x16", "b6x16_p32", "b4x16_p64",
+	"a", "b", "c", "d"}
 
 func (w TensorWord) String() string { return tensorWordNames[w] }
 

@@ -115,8 +115,8 @@ func Decode(r io.Reader, l Limits) (*Snapshot, error) {
 		case errors.As(err, &te):
 			return nil, invalid("field %q: expected %s, got %s", strings.TrimPrefix(te.Field, "Snapshot."), te.Type, te.Value)
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, invalid("malformed snapshot: %v", err)
+		if errors.Is(err, io.ErrUnexpectedEOF) || strings.HasPrefix(err.Error(), "json: ") {
+			return nil, invalid("malformed snapshot: %v", strings.TrimPrefix(err.Error(), "json: "))
 		}
 		// A read error (e.g. the body was cut at its size limit).
 		return nil, fmt.Errorf("share: reading the snapshot: %w", err)
@@ -128,14 +128,15 @@ func Decode(r io.Reader, l Limits) (*Snapshot, error) {
 		return nil, invalid("unsupported snapshot version %d", s.V)
 	}
 	snap := s.Snapshot
-	if err := snap.normalize(l); err != nil {
+	if err := snap.Normalize(l); err != nil {
 		return nil, err
 	}
 	return &snap, nil
 }
 
-// normalize checks s against l and puts it in canonical form.
-func (s *Snapshot) normalize(l Limits) error {
+// Normalize checks s against l and puts it in canonical form (as Decode
+// returns it), ready for Encode.
+func (s *Snapshot) Normalize(l Limits) error {
 	if s.Source == "" {
 		return invalid("the snapshot has no PTX source")
 	}
