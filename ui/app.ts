@@ -25,6 +25,7 @@ import { isaDocs } from "./isa";
 import { mask32 } from "./format";
 import { debounce, readDraft, writeDraft } from "./draft";
 import { ShareDialog, parseShare } from "./share";
+import { LessonView, parseLesson } from "./lesson";
 import type { ShareData, ShareView } from "./share";
 import type { Draft } from "./draft";
 import { initPresenter, togglePresenter } from "./presenter";
@@ -35,6 +36,7 @@ export interface ExampleData {
   description?: string;
   source: string;
   spec: Spec | string;
+  lesson?: unknown;
 }
 
 type Tab = "regs" | "memory" | "launch" | "events" | "fragments";
@@ -80,6 +82,7 @@ export class App {
   /** The view of a share link, applied once its launch has loaded. */
   private pendingView: ShareView | null = null;
   private shareDialog: ShareDialog | null = null;
+  private lesson: LessonView | null = null;
   /** The embed player (/embed/…): read-only, no draft. */
   private compact = false;
   private saveDraft = debounce(() => this.writeDraft(), 400);
@@ -209,6 +212,13 @@ export class App {
     });
     this.updateForkButton();
     if (this.compact) this.editor.setReadOnly(true);
+    this.lesson = new LessonView(byId("pg-lesson"), {
+      show: (line, panel) => {
+        this.editor.goto(line, 1, false);
+        if ((tabs as readonly string[]).includes(panel)) this.showTab(panel as Tab);
+        else if (panel === "warps") document.getElementById("pg-warps")?.scrollIntoView({ block: "nearest" });
+      },
+    });
 
     this.bindControls();
     this.bindTabs();
@@ -613,6 +623,12 @@ export class App {
     }
     this.example = ex;
     this.fileName = null;
+    if (this.shared) {
+      // Leaving a share link for a gallery example.
+      this.shared = null;
+      this.updateForkButton();
+      if (!push && location.pathname !== "/") history.replaceState(null, "", `/?example=${encodeURIComponent(ex.name)}`);
+    }
     this.editor.setText(ex.source);
     this.launch.set(specOf(ex.spec));
     this.model.breakpoints.clear();
@@ -881,6 +897,7 @@ export class App {
 
   private updateFileName(): void {
     const follows = this.followsExample();
+    this.updateLesson(follows);
     const edited = follows && this.example && this.editor.text !== this.example.source;
     setText(this.ui.file, `${this.baseName()}.ptx`);
     this.ui.file.title = this.fileName ? "Imported file" : follows ? `The gallery example "${this.example!.title}"${edited ? ", edited" : ""}` : "Your kernel";
@@ -898,6 +915,19 @@ export class App {
       mine?.remove();
       sel.value = this.example!.name;
     }
+  }
+
+  /** The lesson strip shows while the editor holds a lesson's kernel as published. */
+  private updateLesson(follows: boolean): void {
+    if (!this.lesson) return;
+    const sh = this.shared;
+    if (sh?.lesson && this.editor.text === sh.source) {
+      this.lesson.set(parseLesson(sh.lesson), sh.title ?? "");
+      return;
+    }
+    const ex = this.example;
+    const lesson = ex && follows && this.editor.text === ex.source ? parseLesson(ex.lesson) : null;
+    this.lesson.set(lesson, ex?.title ?? "");
   }
 
   private updateLaunchSummary(): void {

@@ -27,6 +27,8 @@ export interface ShareData {
   view?: ShareView;
   step?: number;
   example?: string;
+  /** The gallery lesson the link still holds (set by the server). */
+  lesson?: unknown;
 }
 
 /** Reads a snapshot from untrusted JSON (a page script, a URL fragment). */
@@ -44,6 +46,7 @@ export function parseShare(v: unknown): ShareData | null {
     spec: o.spec as Spec,
     step: int(o.step),
     example: typeof o.example === "string" ? o.example : undefined,
+    lesson: o.lesson,
     view: {
       tab: typeof view.tab === "string" ? view.tab : undefined,
       cta: int(view.cta), warp: int(view.warp), lane: int(view.lane),
@@ -95,7 +98,7 @@ async function pipe(data: Uint8Array, stream: CompressionStream | DecompressionS
 
 /** The fragment (#k=…) that holds snap. */
 export async function encodeLinkOnly(snap: ShareData): Promise<string> {
-  const { id: _id, ...rest } = snap;
+  const { id: _id, lesson: _lesson, ...rest } = snap;
   const json = new TextEncoder().encode(JSON.stringify(rest));
   return FRAGMENT + b64url(await pipe(json, new CompressionStream("deflate-raw"), 1 << 24));
 }

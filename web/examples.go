@@ -51,6 +51,8 @@ type ExampleInfo struct {
 	Grid        [3]int  `json:"grid"`
 	Block       [3]int  `json:"block"`
 	Lesson      *Lesson `json:"lesson,omitempty"`
+	// Link is the lesson's share link (/s/{id}), when the server keeps links.
+	Link string `json:"link,omitempty"`
 }
 
 // Info returns the short form of e.

@@ -73,7 +73,7 @@ func (s *Server) playgroundData(name string, compact bool) (PlaygroundData, bool
 	return PlaygroundData{
 		Page:     Page{Title: title, Description: "Write PTX, run it on an emulated NVIDIA GPU and step through it warp by warp.", Current: "playground", App: true, Compact: compact},
 		Example:  e,
-		Examples: s.examples.Infos(),
+		Examples: s.infos,
 		Compact:  compact,
 		WSPath:   "/ws",
 	}, true
@@ -112,7 +112,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 
 // handleGallery serves "/gallery".
 func (s *Server) handleGallery(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, GalleryPage(s.examples.Infos()))
+	s.render(w, r, http.StatusOK, GalleryPage(s.infos))
 }
 
 // notFound renders the friendly 404 (message: a specific explanation, or

@@ -55,6 +55,9 @@ type Server struct {
 
 	shareLimiter *rateLimiter
 
+	// infos is the gallery list, with the lessons' share links.
+	infos []ExampleInfo
+
 	// Precomputed JSON responses (the data is fixed for the binary).
 	exampleList *jsonDoc
 	exampleDocs map[string]*jsonDoc
@@ -94,8 +97,13 @@ func New(o Options) (*Server, error) {
 		s.share.Limits = share.DefaultLimits
 	}
 	s.shareLimiter = newRateLimiter(s.share.PerMinute, s.share.Burst)
+	s.infos = s.examples.Infos()
+	links := s.seedLessons()
+	for i := range s.infos {
+		s.infos[i].Link = links[s.infos[i].Name]
+	}
 	var err error
-	if s.exampleList, err = newJSONDoc(s.examples.Infos()); err != nil {
+	if s.exampleList, err = newJSONDoc(s.infos); err != nil {
 		return nil, err
 	}
 	s.exampleDocs = map[string]*jsonDoc{}

@@ -44,7 +44,8 @@ type ShareOptions struct {
 type sharePayload struct {
 	ID string `json:"id"`
 	*share.Snapshot
-	Created time.Time `json:"-"`
+	// Lesson is the gallery lesson the snapshot still holds (pages only).
+	Lesson *Lesson `json:"lesson,omitempty"`
 }
 
 // shareResponse answers POST /api/share.
@@ -177,6 +178,7 @@ func (s *Server) serveShare(w http.ResponseWriter, r *http.Request, id string, c
 	}
 	d, _ := s.playgroundData("", compact)
 	d.Example = nil
+	p.Lesson = s.lessonFor(p.Snapshot)
 	d.Share = p
 	d.Page.Title = shareTitle(p.Snapshot)
 	d.Page.Description = shareDescription(p.Snapshot)

@@ -238,3 +238,70 @@ func (tb *tab) waitFrameBlocked(sel string) {
 		tb.t.Fatalf("the playground rendered in a frame (%s)", u)
 	}
 }
+
+// TestLessons: every lesson opens from its share link with the lesson
+// strip (explanation and hints), a hint opens its line and panel, and the
+// launch runs to the end.
+func TestLessons(t *testing.T) {
+	s := need(t)
+	var infos []struct {
+		Name, Title, Link string
+		Lesson            *struct {
+			Hints []struct {
+				Line  int
+				Panel string
+			}
+		}
+	}
+	tb := s.newTab(t, "/gallery")
+	ctx, cancel := context.WithTimeout(tb.ctx, waitTimeout)
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/api/examples").then(r => r.text())`, chromedp.EvalAwaitPromise))
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(raw), &infos); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, info := range infos {
+		if info.Lesson == nil {
+			continue
+		}
+		n++
+		if info.Link == "" {
+			t.Errorf("%s: no share link", info.Name)
+			continue
+		}
+		tb.navigate(info.Link)
+		tb.waitStatus(info.Name+" to load", func(s status) string {
+			if s.Conn != "open" || s.Diag != "✓ compiled" || s.Status != "paused" || s.Step != "step 0/0" {
+				return "not loaded"
+			}
+			return ""
+		})
+		var hints int
+		tb.eval(`document.querySelectorAll("#pg-lesson .lesson-hint").length`, &hints)
+		if hints != len(info.Lesson.Hints) {
+			t.Errorf("%s: the lesson strip shows %d hints, want %d", info.Name, hints, len(info.Lesson.Hints))
+		}
+		// The last hint opens its panel and line.
+		last := info.Lesson.Hints[len(info.Lesson.Hints)-1]
+		tb.click(fmt.Sprintf(`#pg-lesson .lesson-hint[data-hint="%d"]`, len(info.Lesson.Hints)-1))
+		switch last.Panel {
+		case "regs", "memory", "launch", "events", "fragments":
+			tb.waitJS(info.Name+": the hint's panel", fmt.Sprintf(`document.querySelector('[data-tab].on')?.dataset.tab === %q`, last.Panel))
+		}
+		tb.waitJS(info.Name+": the hint's line", fmt.Sprintf(`document.querySelector(".cm-lineNumbers .cm-activeLineGutter")?.textContent.trim() === "%d"`, last.Line))
+		tb.button("run")
+		tb.waitStatus(info.Name+" to finish", func(s status) string {
+			if s.Status != "done" {
+				return "not done"
+			}
+			return ""
+		})
+	}
+	if n < 12 {
+		t.Errorf("%d lessons", n)
+	}
+}

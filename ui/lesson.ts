@@ -1,0 +1,78 @@
+// The lesson strip: a gallery lesson's explanation, its "what to watch"
+// hints (each opens its line and panel) and the result it should reach.
+// It shows while the editor holds the lesson's kernel.
+
+import { h, setChildren } from "./dom";
+
+export interface LessonHint {
+  line: number;
+  code?: string;
+  panel: string;
+  text: string;
+}
+
+export interface LessonData {
+  explanation: string;
+  hints: LessonHint[];
+  expect?: { result?: string };
+}
+
+/** Reads a lesson from untrusted JSON. */
+export function parseLesson(v: unknown): LessonData | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.explanation !== "string" || !Array.isArray(o.hints)) return null;
+  const hints = o.hints.filter((x): x is LessonHint => !!x && typeof x === "object" &&
+    Number.isInteger((x as LessonHint).line) && typeof (x as LessonHint).panel === "string" && typeof (x as LessonHint).text === "string");
+  const ex = o.expect && typeof o.expect === "object" ? (o.expect as Record<string, unknown>) : {};
+  return { explanation: o.explanation, hints, expect: { result: typeof ex.result === "string" ? ex.result : undefined } };
+}
+
+const panelNames: Record<string, string> = {
+  editor: "Editor", warps: "Warps", regs: "Registers", memory: "Memory", launch: "Launch", events: "Events", fragments: "Fragments",
+};
+
+export interface LessonHooks {
+  /** Opens line in the editor and the panel the hint points at. */
+  show(line: number, panel: string): void;
+}
+
+export class LessonView {
+  private key = "";
+
+  constructor(private el: HTMLElement, private hooks: LessonHooks) {}
+
+  /** Shows the lesson (null: hides the strip). */
+  set(lesson: LessonData | null, title: string): void {
+    const key = lesson ? title + "\n" + lesson.explanation : "";
+    if (key === this.key) return;
+    this.key = key;
+    if (!lesson) {
+      this.el.hidden = true;
+      setChildren(this.el);
+      return;
+    }
+    const open = localStorage.getItem("ptxplay.lesson.closed") !== "1";
+    const det = h("details.lesson", { open },
+      h("summary", h("span.lesson-tag", "Lesson"), " ", h("span.lesson-title", title),
+        h("span.lesson-count", ` · ${lesson.hints.length} thing${lesson.hints.length === 1 ? "" : "s"} to watch`)),
+      h("p.lesson-text", lesson.explanation),
+      h("ol.lesson-hints", lesson.hints.map((hint, i) => h("li",
+        h("button.lesson-hint", {
+          type: "button", "data-hint": i, "data-line": hint.line, "data-panel": hint.panel,
+          title: `Go to line ${hint.line} and open the ${panelNames[hint.panel] ?? hint.panel} panel`,
+          onclick: () => this.hooks.show(hint.line, hint.panel),
+        }, h("span.lesson-line", `line ${hint.line}`), h("span.lesson-panel", panelNames[hint.panel] ?? hint.panel)),
+        " ", hint.text))),
+      lesson.expect?.result ? h("p.lesson-result", h("b", "Result: "), lesson.expect.result) : null);
+    det.addEventListener("toggle", () => {
+      try {
+        localStorage.setItem("ptxplay.lesson.closed", det.open ? "0" : "1");
+      } catch {
+        // no storage
+      }
+    });
+    setChildren(this.el, det);
+    this.el.hidden = false;
+  }
+}
