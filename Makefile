@@ -1,6 +1,7 @@
 # The one command that runs every test: `make test`. It installs what the
 # tests need first (Node packages for the UI build check; Debian's chromium for
-# the browser tests, when missing and running as root).
+# the browser tests and postgresql for the share store's tests, when missing
+# and running as root).
 GO ?= go
 TEMPL ?= github.com/a-h/templ/cmd/templ@v0.3.977
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -17,6 +18,11 @@ deps:
 			echo "installing chromium"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 		else echo "chromium is missing and cannot be installed here: browser tests will fail in CI"; fi; fi
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing postgresql"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		else echo "postgresql is missing and cannot be installed here: the share store's PostgreSQL tests skip"; fi; fi
 
 check-format:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*') | grep -v '_templ.go$$' || true); \
@@ -35,7 +41,10 @@ check-generated:
 		$(GO) run $(TEMPL) generate -f $$f -stdout > $$tmp || { echo "templ generate failed for web/$$f"; exit 1; }; \
 		cmp -s $$tmp $${f%.templ}_templ.go || { echo "web/$${f%.templ}_templ.go is stale: run go generate ./web"; exit 1; }; done
 
+# The share store's suite runs against a real PostgreSQL server that the
+# tests start; where make test can install it (root, or CI) it must run.
 unit:
+	@if [ -n "$$CI" ] || [ "$$(id -u)" = 0 ]; then export PTXPLAY_TEST_POSTGRES=require; fi; \
 	$(GO) test -count=1 ./...
 
 # Regenerate the templ components and the UI bundle.
@@ -50,6 +59,7 @@ fuzz:
 # The benchmarks recorded in docs/benchmarks.md.
 bench:
 	$(GO) test ./engine/emu -run '^$$' -bench . -benchtime 20x -count 1
+	$(GO) test ./web -run '^$$' -bench ShareSQLite -benchtime 2000x -count 1
 	$(GO) test ./web/loadtest -run '^$$' -bench . -count 1
 
 # The 60-second, 200-session load test.
