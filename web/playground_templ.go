@@ -269,7 +269,7 @@ func Playground(d PlaygroundData) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if !d.Compact {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<button type=\"button\" class=\"icon-btn wide\" data-action=\"fork\" title=\"Make this shared kernel your own copy (the address bar stops naming the link)\" hidden><span class=\"icon-glyph\" aria-hidden=\"true\">⑂</span><span class=\"label\">Fork</span></button> <button type=\"button\" class=\"icon-btn wide\" data-action=\"share\" title=\"Share a link to this kernel, its launch and (optionally) the current step\"><span class=\"icon-glyph\" aria-hidden=\"true\">↗</span><span class=\"label\">Share</span></button> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<button type=\"button\" class=\"icon-btn wide\" data-action=\"fork\" title=\"Make this shared kernel your own copy (the address bar stops naming the link)\" hidden><span class=\"icon-glyph\" aria-hidden=\"true\">⊕</span><span class=\"label\">Fork</span></button> <button type=\"button\" class=\"icon-btn wide\" data-action=\"share\" title=\"Share a link to this kernel, its launch and (optionally) the current step\"><span class=\"icon-glyph\" aria-hidden=\"true\">↗</span><span class=\"label\">Share</span></button> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

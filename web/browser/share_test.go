@@ -305,3 +305,33 @@ func TestLessons(t *testing.T) {
 		t.Errorf("%d lessons", n)
 	}
 }
+
+// TestShareAndLessonLayout: the lesson strip and the Share dialog fit a
+// laptop, a projector and a phone (screenshots in artifacts/browser).
+func TestShareAndLessonLayout(t *testing.T) {
+	s := need(t)
+	for _, vp := range []struct {
+		name string
+		w, h int64
+	}{{"laptop", 1440, 900}, {"projector", 1024, 768}, {"phone", 390, 844}} {
+		tb := s.newTab(t, "/?example=reconvergence")
+		tb.viewport(vp.w, vp.h)
+		tb.waitLoaded("reconvergence.ptx")
+		tb.waitJS("the lesson strip", `!document.getElementById("pg-lesson").hidden`)
+		var fits bool
+		tb.eval(`(() => { const r = document.getElementById("pg-lesson").getBoundingClientRect(); return r.width > 0 && r.right <= window.innerWidth + 1; })()`, &fits)
+		if !fits {
+			t.Errorf("%s: the lesson strip overflows the window", vp.name)
+		}
+		tb.screenshot(vp.name + "-lesson")
+		tb.click(`[data-action="share"]`)
+		tb.waitJS("the share dialog", `!document.getElementById("pg-share").hidden`)
+		tb.click(`[data-share="create"]`)
+		tb.waitJS("the link", `!!document.getElementById("pg-share-url")`)
+		tb.eval(`(() => { const c = document.querySelector(".share-card").getBoundingClientRect(); return c.left >= 0 && c.right <= window.innerWidth && c.bottom <= window.innerHeight; })()`, &fits)
+		if !fits {
+			t.Errorf("%s: the share dialog does not fit the window", vp.name)
+		}
+		tb.screenshot(vp.name + "-share")
+	}
+}
