@@ -315,6 +315,7 @@ export class App {
       this.select(v.cta, v.warp);
     }
     if (v.tab && (tabs as readonly string[]).includes(v.tab)) this.showTab(v.tab as Tab);
+    if (v.fragment !== undefined || v.fragmentPC !== undefined) this.fragments.restoreView(v);
     if (v.lane !== undefined && v.lane < 32) window.setTimeout(() => this.regs.revealLane(v.lane!), 0);
   }
 
@@ -332,6 +333,7 @@ export class App {
       view: {
         tab: this.tab, cta: m.sel.cta, warp: m.sel.warp, gran: m.gran,
         breakpoints: bps.length ? bps : undefined,
+        ...(this.tab === "fragments" ? this.fragments.viewState() : {}),
       },
     };
   }

@@ -438,6 +438,25 @@ export class FragmentsView {
     this.render();
   }
 
+  /** What a share link keeps of the explorer: the form, the kernel's instruction shown live, the highlighted lane. */
+  viewState(): { fragment?: string; fragmentPC?: number; lane?: number } {
+    return { fragment: this.key || undefined, fragmentPC: this.livePC >= 0 ? this.livePC : undefined, lane: this.lane ?? undefined };
+  }
+
+  /** Restores what viewState returned (a share link's view). */
+  restoreView(v: { fragment?: string; fragmentPC?: number; lane?: number }): void {
+    if (v.fragmentPC !== undefined && this.liveOp(v.fragmentPC)) {
+      this.showLive(v.fragmentPC);
+    } else if (v.fragment) {
+      this.key = v.fragment;
+      this.livePC = -1;
+      if (this.ready) this.pick.value = v.fragment;
+      this.kernelPick.value = "-1";
+    }
+    if (v.lane !== undefined && v.lane >= 0 && v.lane < 32) this.lane = v.lane;
+    if (this.ready && this.visible()) this.render();
+  }
+
   private liveOp(pc = this.livePC): TensorOp | undefined {
     return pc < 0 ? undefined : this.model.loaded?.tensorOps?.find((o) => o.pc === pc);
   }

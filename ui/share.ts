@@ -15,6 +15,9 @@ export interface ShareView {
   lane?: number;
   breakpoints?: number[];
   gran?: string;
+  /** The fragment explorer: the form, the kernel's instruction shown live (pc). */
+  fragment?: string;
+  fragmentPC?: number;
 }
 
 /** A snapshot as the server stores it (and as #k= carries it). */
@@ -51,6 +54,8 @@ export function parseShare(v: unknown): ShareData | null {
       tab: typeof view.tab === "string" ? view.tab : undefined,
       cta: int(view.cta), warp: int(view.warp), lane: int(view.lane),
       gran: typeof view.gran === "string" ? view.gran : undefined,
+      fragment: typeof view.fragment === "string" ? view.fragment : undefined,
+      fragmentPC: int(view.fragmentPC),
       breakpoints: Array.isArray(view.breakpoints) ? view.breakpoints.filter((x) => Number.isInteger(x) && x > 0).slice(0, 1000) : undefined,
     },
   };

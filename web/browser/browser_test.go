@@ -505,6 +505,7 @@ func TestHelpAndKeys(t *testing.T) {
 	tb.eval(`(() => {
 		const hidden = [];
 		for (const b of document.querySelectorAll("#pg-controls [data-action], #pg-top [data-action], #pg-count, #pg-timeline, .tabbar [data-tab]")) {
+			if (b.closest("[hidden]")) continue; // deliberately hidden (Fork off a share link)
 			const r = b.getBoundingClientRect();
 			const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
 			const top = document.elementFromPoint(x, y);

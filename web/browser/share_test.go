@@ -335,3 +335,31 @@ func TestShareAndLessonLayout(t *testing.T) {
 		tb.screenshot(vp.name + "-share")
 	}
 }
+
+// TestShareFragmentView: a link made from the Fragments tab opens on the
+// same tab, following the same instruction of the kernel.
+func TestShareFragmentView(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=mma-tile")
+	tb.waitLoaded("mma-tile.ptx")
+	tb.button("run")
+	tb.waitStatus("the launch to finish", func(s status) string {
+		if s.Status != "done" {
+			return "not done"
+		}
+		return ""
+	})
+	tb.showTab("fragments")
+	// Pick the kernel's last tensor instruction (its mma).
+	var pc string
+	tb.eval(`(() => { const s = document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]');
+		s.value = s.options[s.options.length - 1].value; s.dispatchEvent(new Event("change")); return s.value; })()`, &pc)
+	if pc == "" || pc == "-1" {
+		t.Fatalf("no tensor instruction to pick (%q)", pc)
+	}
+	url := tb.shareVia("", true, false)
+	other := s.newTab(t, strings.TrimPrefix(url, s.base))
+	other.waitJS("the fragments tab", `document.querySelector('[data-tab].on')?.dataset.tab === "fragments"`)
+	other.waitJS("the same instruction", fmt.Sprintf(`document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]').value === %q`, pc))
+	other.waitJS("its live values", `document.querySelectorAll("#pg-tab-fragments .frag-cell").length > 0`)
+}
