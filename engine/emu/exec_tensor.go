@@ -144,13 +144,15 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 		// first copy; the executors read it and wmma.load writes every copy.
 		fm := fragMap{regs: o.Primary(), per: rb / eb, bits: eb, elem: o.Type}
 		if f.kind == tkLd || f.kind == tkSt {
-			fm.regs = 1 // one register per matrix (o's Reg is its position in the vector)
+			// o's Reg is its position in the vector: matrix j has
+			// registers Regs*j to Regs*j+Regs-1.
+			fm.regs = o.Regs
 		}
 		fm.pos = make([]uint16, fm.regs*32*fm.per)
 		for _, e := range o.Elems {
 			reg := int(e.Reg)
 			if f.kind == tkLd || f.kind == tkSt {
-				reg = 0
+				reg %= o.Regs
 			}
 			idx := int(e.Row)*o.Cols + int(e.Col)
 			if o.Name == "b" && (fi.Op == "mma" || fi.Op == "wmma.mma") && f.kind != tkFloat {
@@ -441,33 +443,84 @@ func bindMma(b *binder) {
 	}
 }
 
-// bindMatrixMem binds ldmatrix and stmatrix.
+// bindMatrixMem binds ldmatrix and stmatrix: the .m8n8 .b16 forms, the
+// 8-bit forms (ldmatrix .m16n16 .trans .b8, stmatrix .m16n8 .trans .b8)
+// and the packed loads (ldmatrix .m8n16 / .m16n16 .b8x16.b6x16_p32 and
+// .b8x16.b4x16_p64).
 func bindMatrixMem(b *binder) {
 	if !tensorSyncAligned(b) {
 		return
 	}
 	trans := b.Flag(isa.FTrans)
 	space := b.Space()
-	for _, m := range b.m.Tensor {
-		if w := isa.TensorWord(m.Value); m.Kind == isa.ModTensor && w >= isa.TensorB8x16 && w <= isa.TensorB4x16P64 {
-			// The packed sub-byte loads (.b8x16.b6x16_p32, .b8x16.b4x16_p64)
-			// have no type modifier of their own.
-			tensorNotYet(b, "")
-			return
+	name := b.op.Code.String()
+	// The packed loads name a destination and a source format instead of
+	// a type.
+	var dst, src string
+	var shape isa.Shape
+	var num int
+	other := false
+	for _, m := range b.Tensor() {
+		switch m.Kind {
+		case isa.ModShape:
+			other = other || shape != isa.ShapeNone
+			shape = isa.Shape(m.Value)
+		case isa.ModNum:
+			other = other || num != 0
+			num = int(m.Value)
+		case isa.ModTensor:
+			switch isa.TensorWord(m.Value) {
+			case isa.TensorB8x16:
+				other = other || dst != ""
+				dst = "b8x16"
+			case isa.TensorB6x16P32, isa.TensorB4x16P64:
+				other = other || src != ""
+				src = isa.TensorWord(m.Value).String()
+			default:
+				other = true
+			}
+		default:
+			other = true
 		}
 	}
-	t := b.Type()
-	shape, lays, num, elems, other := tensorMods(b)
-	other = other || len(elems) > 0
 	if b.failed {
 		return
 	}
-	if shape == isa.ShapeNone || num == 0 || len(lays) > 0 {
+	if shape == isa.ShapeNone || num == 0 {
 		b.errorf("needs a shape and a matrix count (.m8n8.x1, .x2 or .x4)")
 		return
 	}
-	if other || shape != isa.M8N8 || t != isa.B16 {
-		tensorNotYet(b, "")
+	if other {
+		b.errorf("not a form of %s: unexpected modifiers", name)
+		return
+	}
+	var typ string // the key's last part
+	t := isa.TNone
+	if dst != "" || src != "" {
+		b.used.types = true
+		if len(b.m.Types) > 0 {
+			b.errorf("the packed formats (.b8x16.b6x16_p32, .b8x16.b4x16_p64) take no type modifier")
+			return
+		}
+		if dst == "" || src == "" {
+			b.errorf("a packed load needs the destination format .b8x16 and a source format (.b6x16_p32 or .b4x16_p64)")
+			return
+		}
+		if b.op.Code != isa.OpLdmatrix {
+			b.errorf("stmatrix has no packed formats (.b8x16.b6x16_p32, .b8x16.b4x16_p64)")
+			return
+		}
+		typ = dst + "." + src
+		t = isa.B8
+	} else {
+		t = b.Type()
+		if b.failed {
+			return
+		}
+		typ = t.String()
+	}
+	if msg := matrixFormRule(b.op.Code, shape, num, trans, t, src != ""); msg != "" {
+		b.errorf("%s", msg)
 		return
 	}
 	switch space {
@@ -476,13 +529,16 @@ func bindMatrixMem(b *binder) {
 		b.errorf("accesses .shared memory only (or a generic address of it)")
 		return
 	}
-	name := b.op.Code.String()
-	key := name + ".m8n8.x" + itoa(num)
+	key := name + "." + shape.String() + ".x" + itoa(num)
 	if trans {
 		key += ".trans"
 	}
-	fi := isa.FragmentIndex(key + ".b16")
-	if fi < 0 || !b.Want(2, 2) {
+	fi := isa.FragmentIndex(key + "." + typ)
+	if fi < 0 {
+		b.errorf("not a form of %s: %s.%s", name, key, typ)
+		return
+	}
+	if !b.Want(2, 2) {
 		return
 	}
 	vi, ai := 0, 1
@@ -497,7 +553,12 @@ func bindMatrixMem(b *binder) {
 		b.operr(ai, "%s accesses .shared memory only", name)
 		return
 	}
-	regs := b.VecRegs(vi, num, isa.B32, vi == 0)
+	f := tensorFormAt(int32(fi))
+	nregs := 0
+	for _, fm := range f.ops {
+		nregs += fm.regs
+	}
+	regs := b.VecRegs(vi, nregs, isa.B32, vi == 0)
 	if b.failed {
 		return
 	}
@@ -510,11 +571,62 @@ func bindMatrixMem(b *binder) {
 	if trans {
 		op.Flags = op.Flags.With(isa.FTrans)
 	}
-	if op.Code == isa.OpLdmatrix {
+	switch {
+	case op.Code == isa.OpLdmatrix && shape == isa.M8N8:
 		op.Exec = execLdmatrix
-	} else {
+	case op.Code == isa.OpStmatrix && shape == isa.M8N8:
 		op.Exec = execStmatrix
+	case op.Code == isa.OpLdmatrix:
+		op.Exec = execLdmatrix8
+	default:
+		op.Exec = execStmatrix8
 	}
+}
+
+// matrixFormRule checks the shape, count, .trans and type of an
+// ldmatrix/stmatrix against the PTX ISA's forms, returning what is wrong
+// or "". packed: a .b8x16.b6x16_p32 / .b8x16.b4x16_p64 load (t is .b8).
+func matrixFormRule(code isa.Opcode, shape isa.Shape, num int, trans bool, t isa.Type, packed bool) string {
+	ld := code == isa.OpLdmatrix
+	switch {
+	case shape == isa.M8N8:
+		if t != isa.B16 || packed {
+			return ".m8n8 takes .b16 only"
+		}
+	case shape == isa.M16N16 && ld:
+		if t != isa.B8 {
+			return ".m16n16 takes .b8 or a packed format (.b8x16.b6x16_p32, .b8x16.b4x16_p64)"
+		}
+		if num == 4 {
+			return ".m16n16 loads one or two matrices (.x1 or .x2)"
+		}
+		if !trans {
+			return ".m16n16 needs .trans (the 16x16 matrices are always transposed)"
+		}
+	case shape == isa.M8N16 && ld:
+		if !packed {
+			return ".m8n16 takes a packed format only (.b8x16.b6x16_p32 or .b8x16.b4x16_p64)"
+		}
+		if trans {
+			return ".trans is not valid with .m8n16"
+		}
+	case shape == isa.M16N8 && !ld:
+		if t != isa.B8 {
+			return ".m16n8 takes .b8 only"
+		}
+		if !trans {
+			return ".m16n8 needs .trans (the 16x8 matrices are stored column-major)"
+		}
+	default:
+		if ld {
+			return "ldmatrix shapes are .m8n8 (.b16), .m16n16 (.b8 and packed) and .m8n16 (packed)"
+		}
+		return "stmatrix shapes are .m8n8 (.b16) and .m16n8 (.b8)"
+	}
+	if num != 1 && num != 2 && num != 4 {
+		return "the matrix count is .x1, .x2 or .x4"
+	}
+	return ""
 }
 
 func bindMovmatrix(b *binder) {
@@ -985,7 +1097,8 @@ func noteMatrixRows(w *Warp, op *Op, store bool) {
 	m := w.m
 	t := m.tensorStep(tensorFormAt(op.Aux).fi.Key)
 	base := memBase(w, op)
-	for l := 0; l < 8*len(op.Regs); l++ {
+	f := tensorFormAt(op.Aux)
+	for l := 0; l < matrixAddrRows(f); l++ {
 		addr := memAt(base, op, l)
 		sp, off := op.Space, addr
 		if sp == isa.SpaceNone {
@@ -993,8 +1106,10 @@ func noteMatrixRows(w *Warp, op *Op, store bool) {
 		}
 		m.tensorRows = append(m.tensorRows, MatrixRow{Lane: l, Addr: addr, Space: sp, Offset: off})
 	}
-	for j, s := range op.Regs {
-		t.Matrices = append(t.Matrices, TensorMatrix{Index: j, Reg: s, Write: !store, RowBytes: 16, Rows: m.tensorRows[8*j : 8*j+8]})
+	for j, fm := range f.ops {
+		o := &f.fi.Operands[j]
+		first := int(o.AddrLanes[0])
+		t.Matrices = append(t.Matrices, TensorMatrix{Index: j, Reg: op.Regs[j*fm.regs], Write: !store, RowBytes: 16, Rows: m.tensorRows[first : first+len(o.AddrLanes)]})
 	}
 }
 
@@ -1004,7 +1119,7 @@ func noteMatrixRows(w *Warp, op *Op, store bool) {
 // anything is accessed, so a fault leaves registers and memory unchanged;
 // the fault names the lowest faulting lane and carries all of them.
 func matrixRows(w *Warp, op *Op, store bool, rows *[32][]byte) *Fault {
-	n := 8 * int(op.Vec)
+	n := matrixAddrRows(tensorFormAt(op.Aux))
 	if w.m.obs != nil {
 		noteMatrixRows(w, op, store)
 	}
@@ -1044,6 +1159,128 @@ func matrixRows(w *Warp, op *Op, store bool, rows *[32][]byte) *Fault {
 			return f
 		}
 		rows[l] = buf
+	}
+	return nil
+}
+
+// matrixAddrRows is the number of row addresses of an ldmatrix/stmatrix
+// form: lanes 0 to n-1 supply them.
+func matrixAddrRows(f *tensorForm) int {
+	n := 0
+	for i := range f.fi.Operands {
+		n += len(f.fi.Operands[i].AddrLanes)
+	}
+	return n
+}
+
+// unpackRow unpacks a 16-byte row of a packed ldmatrix source into 16
+// bytes, each element in the low bits of its own byte: .b6x16_p32, 16
+// 6-bit elements in the first 12 bytes (element k at bits 6k..6k+5,
+// little-endian); .b4x16_p64, 16 4-bit elements in the first 8 (element k
+// at bits 4k..4k+3). The padding is not read.
+func unpackRow(row []byte, bits int, out *[16]byte) {
+	var lo, hi uint64
+	for i := 0; i < 8; i++ {
+		lo |= uint64(row[i]) << (8 * i)
+		hi |= uint64(row[8+i]) << (8 * i)
+	}
+	mask := uint64(1)<<bits - 1
+	for k := range out {
+		p := k * bits
+		var v uint64
+		if p < 64 {
+			v = lo >> p
+			if p+bits > 64 {
+				v |= hi << (64 - p)
+			}
+		} else {
+			v = hi >> (p - 64)
+		}
+		out[k] = byte(v & mask)
+	}
+}
+
+// execLdmatrix8 executes the 8-bit loads (.m16n16 .b8, .m8n16 and .m16n16
+// with the packed sources) from the form's layout: register slot r of
+// matrix j, lane l, byte i receives the element at (row, col) of that
+// matrix's rows.
+func execLdmatrix8(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	var rows [32][]byte
+	if f := matrixRows(w, op, false, &rows); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	bits := 8
+	switch {
+	case strings.HasSuffix(f.fi.Key, ".b6x16_p32"):
+		bits = 6
+	case strings.HasSuffix(f.fi.Key, ".b4x16_p64"):
+		bits = 4
+	}
+	var unpacked [32][16]byte
+	n := matrixAddrRows(f)
+	for l := 0; l < n; l++ {
+		if bits == 8 {
+			copy(unpacked[l][:], rows[l])
+		} else {
+			unpackRow(rows[l], bits, &unpacked[l])
+		}
+	}
+	slot := 0
+	for j := range f.ops {
+		fm := &f.ops[j]
+		first := int(f.fi.Operands[j].AddrLanes[0])
+		for r := 0; r < fm.regs; r++ {
+			out := w.r(op.Regs[slot])
+			slot++
+			pos := fm.pos[r*128 : r*128+128]
+			for l := range out {
+				var v uint64
+				for i := 0; i < 4; i++ {
+					e := int(pos[4*l+i])
+					v |= uint64(unpacked[first+e/16][e%16]) << (8 * i)
+				}
+				out[l] = v
+			}
+		}
+	}
+	return nil
+}
+
+// execStmatrix8 executes stmatrix .m16n8 .trans .b8 from the form's
+// layout: byte i of lane l's register j goes to (row, col) of matrix j's
+// rows.
+func execStmatrix8(w *Warp, op *Op, mask uint32) *Fault {
+	if f := tensorConverged(w, op, mask); f != nil {
+		return f
+	}
+	f := tensorFormAt(op.Aux)
+	// Gather the rows first: the row accesses report the old bytes.
+	var data [32][16]byte
+	slot := 0
+	for j := range f.ops {
+		fm := &f.ops[j]
+		first := int(f.fi.Operands[j].AddrLanes[0])
+		for r := 0; r < fm.regs; r++ {
+			pos := fm.pos[r*128 : r*128+128]
+			for l, x := range w.r(op.Regs[slot]) {
+				for i := 0; i < 4; i++ {
+					e := int(pos[4*l+i])
+					data[first+e/16][e%16] = byte(x >> (8 * i))
+				}
+			}
+			slot++
+		}
+	}
+	var rows [32][]byte
+	if fl := matrixRows(w, op, true, &rows); fl != nil {
+		return fl
+	}
+	for l := 0; l < matrixAddrRows(f); l++ {
+		copy(rows[l], data[l][:])
 	}
 	return nil
 }

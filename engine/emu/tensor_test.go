@@ -789,7 +789,6 @@ func TestTensorPlanned(t *testing.T) {
 		{"mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind::f8f6f4.f32.e3m2.e2m3.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 0;", "(mma .kind::f8f6f4 of sm_120a is planned)"},
 		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
 		{"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e3m2.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3};", "(mma .kind::f8f6f4 of sm_120a is planned)"},
-		{"ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64 %r1, [%rd1];", "(this form of ldmatrix is planned)"},
 		{"mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1}, {%f0,%f1,%f2,%f3}, %r1, {0, 0}, %r2, {0, 0};", "(mma with block scaling"},
 		// wmma is executed now: no longer planned (TestWmma* run it).
 	} {

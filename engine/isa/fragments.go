@@ -242,7 +242,7 @@ func FragTypeBits(t string) int {
 		return 2
 	case "s4", "u4", "b4":
 		return 4
-	case "s8", "u8", "e4m3", "e5m2":
+	case "s8", "u8", "b8", "e4m3", "e5m2":
 		return 8
 	case "f16", "bf16", "b16":
 		return 16
@@ -482,12 +482,97 @@ func buildFragments() []FragInstr {
 			}
 		}
 	}
+	out = append(out, matrix8Forms()...)
 	a, d := mat(0, false), mat(0, true)
 	a.Name, d.Name, a.AddrLanes, d.AddrLanes = "a", "d", nil, nil
 	out = append(out, FragInstr{Key: "movmatrix.m8n8.trans.b16", Op: "movmatrix", Shape: "m8n8",
 		Operands: []FragOperand{d, a},
 		Notes:    "d receives the transpose of the 8x8 matrix held in a; both operands give rows and columns of the source matrix."})
 	out = append(out, wmmaForms(fnote, tnote, inote, bnote, dnote)...)
+	return out
+}
+
+// matrix8Forms returns the 8-bit ldmatrix and stmatrix forms (PTX ISA
+// 9.7.14.5.15-16; sm_100a and later): ldmatrix .m16n16 (.trans mandatory)
+// with .b8 or the packed .b8x16.b6x16_p32 / .b8x16.b4x16_p64 sources,
+// ldmatrix .m8n16 with the packed sources, stmatrix .m16n8 .trans .b8.
+//
+// As for .m8n8, Row and Col of an element are its position in memory: Row
+// is the 16-byte row whose address lane AddrLanes[Row] supplies, Col the
+// byte in that row (for the packed sources, the element in that row, each
+// unpacked to the low bits of its own byte). The matrices of the .trans
+// forms are these rows transposed.
+//
+// ldmatrix .m16n16: matrix j is registers 2j and 2j+1; its 16 rows come
+// from lanes 16j..16j+15. Lane 4g+q receives in register 2j+r, byte i, the
+// element of row 4q+2r+(i&1), column g+8*(i>>1): each thread holds four
+// consecutive columns (rows in memory) of two rows (g and g+8) of the
+// transposed matrix.
+//
+// ldmatrix .m8n16: matrix j is register j; its 8 rows come from lanes
+// 8j..8j+7; lane 4g+q receives row g, columns 4q..4q+3 (byte i: 4q+i).
+//
+// stmatrix .m16n8: matrix j is register j; the 16x8 matrix is stored
+// column-major, its 8 columns as 16-byte rows at the addresses of lanes
+// 8j..8j+7. Lane 4g+q supplies in byte i the element of matrix row
+// g+8*(i>>1), column 2q+(i&1) (the m16n8 accumulator layout), stored at
+// byte g+8*(i>>1) of memory row 2q+(i&1).
+func matrix8Forms() []FragInstr {
+	var out []FragInstr
+	digit := func(n int) string { return string(rune('0' + n)) }
+	type form struct {
+		op, shape string
+		nums      []int
+		trans     bool
+		rows      int // memory rows per matrix
+		regs      int // registers per matrix
+		srcs      []string
+		pos       func(g, q, r, i int) (row, col int)
+		notes     string
+	}
+	const packed = " .b6x16_p32: each 16-byte row holds 16 unsigned 6-bit elements in its first 12 bytes (element k in bits 6k..6k+5, little-endian) and 32 bits of padding; .b4x16_p64: 16 unsigned 4-bit elements in its first 8 bytes (element k in bits 4k..4k+3) and 64 bits of padding. Each element is unpacked to the low bits of its own byte, the high bits zero."
+	forms := []form{
+		{"ldmatrix", "m16n16", []int{1, 2}, true, 16, 2, []string{"b8", "b8x16.b6x16_p32", "b8x16.b4x16_p64"},
+			func(g, q, r, i int) (int, int) { return 4*q + 2*r + (i & 1), g + 8*(i>>1) },
+			"Matrix j is registers 2j, 2j+1 of each lane; row r of matrix j (16 elements) is at the address in lane 16j+r. The matrix is transposed on the way: lane 4g+q receives, in register 2j+k byte i, element (4q+2k+(i&1), g+8*(i>>1)) of the rows in memory."},
+		{"ldmatrix", "m8n16", []int{1, 2, 4}, false, 8, 1, []string{"b8x16.b6x16_p32", "b8x16.b4x16_p64"},
+			func(g, q, r, i int) (int, int) { return g, 4*q + i },
+			"Matrix j is register j of each lane; row r of matrix j (16 packed elements) is at the address in lane 8j+r; lane 4g+q receives row g, columns 4q..4q+3, one element per byte."},
+		{"stmatrix", "m16n8", []int{1, 2, 4}, true, 8, 1, []string{"b8"},
+			func(g, q, r, i int) (int, int) { return 2*q + (i & 1), g + 8*(i>>1) },
+			"Matrix j (16x8) is register j of each lane, lane 4g+q holding elements (g, 2q), (g, 2q+1), (g+8, 2q), (g+8, 2q+1) in bytes 0..3; it is stored column-major: column c (16 bytes) at the address in lane 8j+c."},
+	}
+	for _, f := range forms {
+		for _, src := range f.srcs {
+			for _, n := range f.nums {
+				key := f.op + "." + f.shape + ".x" + digit(n)
+				if f.trans {
+					key += ".trans"
+				}
+				notes := f.notes
+				if src != "b8" {
+					notes += packed
+				}
+				fi := FragInstr{Key: key + "." + src, Op: f.op, Shape: f.shape, Notes: notes}
+				for j := 0; j < n; j++ {
+					o := FragOperand{Name: "m" + digit(j), Rows: f.rows, Cols: 16, Type: "b8", Regs: f.regs}
+					for r := 0; r < f.regs; r++ {
+						for lane := 0; lane < 32; lane++ {
+							for i := 0; i < 4; i++ {
+								row, col := f.pos(lane/4, lane%4, r, i)
+								o.Elems = append(o.Elems, FragElem{uint8(lane), uint8(f.regs*j + r), uint8(i), uint8(row), uint8(col)})
+							}
+						}
+					}
+					for r := 0; r < f.rows; r++ {
+						o.AddrLanes = append(o.AddrLanes, uint8(f.rows*j+r))
+					}
+					fi.Operands = append(fi.Operands, o)
+				}
+				out = append(out, fi)
+			}
+		}
+	}
 	return out
 }
 

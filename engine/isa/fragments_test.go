@@ -221,6 +221,9 @@ func TestFragmentsMatchReference(t *testing.T) {
 			checkAgainst(t, f.Key, f.Operand("c"), rc)
 			checkAgainst(t, f.Key, f.Operand("d"), rd)
 			n++
+		case (f.Op == "ldmatrix" || f.Op == "stmatrix") && f.Shape != "m8n8":
+			checkMatrix8(t, f)
+			n++
 		case f.Op == "ldmatrix" || f.Op == "stmatrix":
 			trans := strings.Contains(f.Key, ".trans")
 			for j, o := range f.Operands {
@@ -450,6 +453,71 @@ func checkSparse(t *testing.T, f *FragInstr) {
 				t.Errorf("%s: kcols[%d][%d] = %d, want %d", f.Key, c, i, col, chunk*j+unit*i+c%unit)
 				return
 			}
+		}
+	}
+}
+
+// checkMatrix8 checks an 8-bit ldmatrix/stmatrix form against the PTX ISA's
+// description: ldmatrix .m16n16 gives each thread four consecutive columns
+// of two rows (g and g+8) of the transposed 16x16 matrix, columns 4q..4q+3
+// spread over its two registers two bytes at a time; .m8n16 gives row g,
+// columns 4q..4q+3 in one register; stmatrix .m16n8 takes the m16n8
+// accumulator layout (rows g, g+8; columns 2q, 2q+1) and stores the matrix
+// column-major. Rows are 16 bytes; the rows of matrix j come from
+// consecutive lanes starting at j times the rows per matrix.
+func checkMatrix8(t *testing.T, f *FragInstr) {
+	t.Helper()
+	var rows, regs int
+	switch f.Shape {
+	case "m16n16":
+		rows, regs = 16, 2
+	case "m8n16", "m16n8":
+		rows, regs = 8, 1
+	default:
+		t.Errorf("%s: unexpected shape", f.Key)
+		return
+	}
+	trans := strings.Contains(f.Key, ".trans")
+	if trans != (f.Shape != "m8n16") {
+		t.Errorf("%s: .trans is mandatory for .m16n16 and .m16n8, absent for .m8n16", f.Key)
+	}
+	for j, o := range f.Operands {
+		if o.Rows != rows || o.Cols != 16 || o.Regs != regs || o.Type != "b8" || len(o.AddrLanes) != rows || len(o.Elems) != 128*regs {
+			t.Errorf("%s m%d: %dx%d %s in %d regs, %d rows, %d elems", f.Key, j, o.Rows, o.Cols, o.Type, o.Regs, len(o.AddrLanes), len(o.Elems))
+			continue
+		}
+		for r, l := range o.AddrLanes {
+			if int(l) != rows*j+r {
+				t.Errorf("%s m%d: row %d from lane %d", f.Key, j, r, l)
+			}
+		}
+		seen := map[[2]int]bool{}
+		for _, e := range o.Elems {
+			g, q, i := int(e.Lane)/4, int(e.Lane)%4, int(e.Part)
+			k := int(e.Reg) - regs*j // register within the matrix
+			// (matrix row, matrix column) as the ISA states them, then
+			// the position in memory.
+			var mr, mc int
+			switch f.Shape {
+			case "m16n16":
+				mr, mc = g+8*(i/2), 4*q+2*k+i%2
+			case "m8n16":
+				mr, mc = g, 4*q+i
+			case "m16n8":
+				mr, mc = g+8*(i/2), 2*q+i%2
+			}
+			memRow, memCol := mr, mc
+			if trans {
+				memRow, memCol = mc, mr
+			}
+			if k < 0 || k >= regs || int(e.Row) != memRow || int(e.Col) != memCol {
+				t.Errorf("%s m%d: %+v, want register %d row %d col %d", f.Key, j, e, regs*j+k, memRow, memCol)
+				break
+			}
+			seen[[2]int{memRow, memCol}] = true
+		}
+		if len(seen) != rows*16 {
+			t.Errorf("%s m%d: %d distinct elements, want %d", f.Key, j, len(seen), rows*16)
 		}
 	}
 }
