@@ -103,32 +103,39 @@ func SharedWavefronts(a *WarpAccess) SharedCost {
 	ideal := (active*a.Size + Banks*BankBytes - 1) / (Banks * BankBytes)
 	pl := phaseLanes(a.Size)
 	total := 0
-	var buf [64]uint64
+	atomic := a.Kind == emu.AccessAtomic
+	var extra [64]uint64 // words beyond each bank's first, in this phase
 	for p := 0; p < 32; p += pl {
 		mask := a.Lanes & phaseMask(p, pl)
 		if mask == 0 {
 			continue
 		}
-		// The distinct words the phase needs (every lane's word for
-		// atomics), then how many of them each bank holds.
-		words := buf[:0]
+		// Count the distinct words each bank must deliver (every lane's
+		// word for atomics). A bank's first word is kept apart so that
+		// the common, conflict-free case compares once per word.
+		var first [Banks]uint64
+		var count [Banks]int
+		used := uint32(0)
+		more := extra[:0]
+		worst := 0
 		for m := mask; m != 0; m &= m - 1 {
 			l := trailing(m)
-			first := a.Offset[l] / BankBytes
-			last := (a.Offset[l] + uint64(a.Size) - 1) / BankBytes
-			for w := first; w <= last; w++ {
-				if a.Kind != emu.AccessAtomic && contains(words, w) {
+			lo := a.Offset[l] / BankBytes
+			hi := (a.Offset[l] + uint64(a.Size) - 1) / BankBytes
+			for w := lo; w <= hi; w++ {
+				b := int(w % Banks)
+				switch {
+				case used&(1<<b) == 0:
+					used |= 1 << b
+					first[b] = w
+				case !atomic && (first[b] == w || contains(more, w)):
 					continue // broadcast (loads) or one winning write (stores)
+				default:
+					more = append(more, w)
 				}
-				words = append(words, w)
+				count[b]++
+				worst = max(worst, count[b])
 			}
-		}
-		var perBank [Banks]int
-		worst := 0
-		for _, w := range words {
-			b := int(w % Banks)
-			perBank[b]++
-			worst = max(worst, perBank[b])
 		}
 		total += worst
 	}
