@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
@@ -38,12 +39,14 @@ Usage:
         file:line:col: severity: message (--json: one JSON array of
         {severity, file, line, col, endLine, endCol, message}).
         Exit 0 if no file has errors (warnings are allowed), 1 if one has.
-  ptxplay run [--json-compact] [--max-buffer-bytes N] SPEC.json
+  ptxplay run [--json-compact] [--analyze] [--max-buffer-bytes N] SPEC.json
         Run the launch described by SPEC.json ("-": standard input; its
         "ptx" path is relative to the spec file) and print the result JSON.
         Exit 0 if every thread finished, 1 on a fault or when
         maxWarpInstructions is spent, 2 if the spec or the PTX is invalid
-        (diagnostics on standard error).
+        (diagnostics on standard error). --analyze adds "memory": per
+        source line, shared-memory wavefronts against the ideal (bank
+        conflicts) and global-memory sectors (coalescing).
   ptxplay init [--entry NAME] KERNEL.ptx
         Print a launch spec for a kernel of KERNEL.ptx ("-": standard
         input, then inlined as "source"), inferred from its code: a buffer
@@ -237,8 +240,9 @@ func readInput(file string, stdin io.Reader) ([]byte, string, error) {
 }
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "[--json-compact] [--max-buffer-bytes N] SPEC.json|-", stderr)
+	fs := newFlags("run", "[--json-compact] [--analyze] [--max-buffer-bytes N] SPEC.json|-", stderr)
 	compact := fs.Bool("json-compact", false, "print the result JSON on one line")
+	analyze := fs.Bool("analyze", false, "add the per-line memory analysis (bank conflicts, coalescing) to the result")
 	maxBytes := fs.Int64("max-buffer-bytes", launch.DefaultLimits.MaxBufferBytes, "limit on the total size of the spec's buffers")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -278,7 +282,15 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "%s: %v\n", specName, err)
 		return exitInvalid
 	}
+	var agg *analysis.Aggregator
+	if *analyze {
+		agg = analysis.NewAggregator(prog)
+		l.Machine().SetObserver(agg)
+	}
 	res, err := l.Run(ctx)
+	if agg != nil {
+		res.Memory = agg.Lines()
+	}
 	if werr := res.WriteJSON(stdout, !*compact); werr != nil {
 		fmt.Fprintf(stderr, "ptxplay: %v\n", werr)
 		return exitFail

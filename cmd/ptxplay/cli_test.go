@@ -364,3 +364,84 @@ func TestInit(t *testing.T) {
 		}
 	}
 }
+
+// memoryRows runs a gallery spec with --analyze and returns its "memory"
+// rows keyed by line.
+func memoryRows(t *testing.T, spec string) map[int]map[string]any {
+	t.Helper()
+	code, out, errs := cli(t, "", "run", "--analyze", filepath.Join("..", "..", "web", "examples", spec))
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s", spec, code, errs)
+	}
+	rows, ok := resultOf(t, out)["memory"].([]any)
+	if !ok {
+		t.Fatalf("%s: no memory section:\n%s", spec, out)
+	}
+	byLine := map[int]map[string]any{}
+	for _, r := range rows {
+		m := r.(map[string]any)
+		byLine[int(m["line"].(float64))] = m
+	}
+	return byLine
+}
+
+// wantRow checks members of the row for line.
+func wantRow(t *testing.T, rows map[int]map[string]any, line int, want map[string]any) {
+	t.Helper()
+	r, ok := rows[line]
+	if !ok {
+		t.Errorf("no row for line %d in %v", line, rows)
+		return
+	}
+	for k, v := range want {
+		if r[k] != v {
+			t.Errorf("line %d: %s = %v, want %v (row %v)", line, k, r[k], v, r)
+		}
+	}
+}
+
+func TestRunAnalyzeTranspose(t *testing.T) {
+	// transpose.ptx: one 32x32 tile, 8 warps × 4 iterations = 32
+	// executions of each line. Lines 68/86 (conflicts), 134/152 (padded),
+	// 206/225 (swizzled) are the tile store and the column read.
+	rows := memoryRows(t, "transpose.json")
+	// Row-wise store: 32 banks once each.
+	wantRow(t, rows, 68, map[string]any{"space": "shared", "executions": 32.0, "wavefronts": 32.0, "idealWavefronts": 32.0, "conflictDegree": 1.0})
+	// Column read of the unpadded tile: stride 32 words, all lanes in one
+	// bank: 32 wavefronts per execution.
+	wantRow(t, rows, 86, map[string]any{"space": "shared", "executions": 32.0, "wavefronts": 1024.0, "idealWavefronts": 32.0, "conflictDegree": 32.0})
+	// Global reads and writes of rows: 4 sectors of 128 contiguous bytes.
+	wantRow(t, rows, 63, map[string]any{"space": "global", "sectors": 128.0, "lines": 32.0, "bytesRequested": 4096.0, "efficiency": 1.0})
+	wantRow(t, rows, 91, map[string]any{"space": "global", "sectors": 128.0, "efficiency": 1.0})
+	if len(rows) != 4 {
+		t.Errorf("%d rows, want 4: %v", len(rows), rows)
+	}
+
+	// Padded: stride 33 words, lane t in bank (t + c) % 32: conflict-free.
+	rows = memoryRows(t, "transpose-padded.json")
+	wantRow(t, rows, 134, map[string]any{"wavefronts": 32.0, "conflictDegree": 1.0})
+	wantRow(t, rows, 152, map[string]any{"executions": 32.0, "wavefronts": 32.0, "idealWavefronts": 32.0, "conflictDegree": 1.0})
+
+	// Swizzled: word t*32 + (c ^ t), bank c ^ t: conflict-free too.
+	rows = memoryRows(t, "transpose-swizzled.json")
+	wantRow(t, rows, 206, map[string]any{"wavefronts": 32.0, "conflictDegree": 1.0})
+	wantRow(t, rows, 225, map[string]any{"executions": 32.0, "wavefronts": 32.0, "conflictDegree": 1.0})
+}
+
+func TestRunAnalyzeCoalescing(t *testing.T) {
+	// 2 warps × 8 iterations = 16 executions of each loop's load and store.
+	rows := memoryRows(t, "coalescing.json")
+	// Coalesced (lines 45, 48): 128 contiguous bytes per warp, 4 sectors:
+	// 64 sectors for 2048 bytes, 100%.
+	wantRow(t, rows, 45, map[string]any{"space": "global", "executions": 16.0, "sectors": 64.0, "lines": 16.0, "bytesRequested": 2048.0, "efficiency": 1.0})
+	wantRow(t, rows, 48, map[string]any{"sectors": 64.0, "efficiency": 1.0})
+	// Strided (lines 60, 63): lanes 32 bytes apart, 32 sectors per warp:
+	// 512 sectors, 2048 / 16384 = 12.5%.
+	wantRow(t, rows, 60, map[string]any{"space": "global", "executions": 16.0, "sectors": 512.0, "lines": 128.0, "bytesRequested": 2048.0, "efficiency": 0.125})
+	wantRow(t, rows, 63, map[string]any{"sectors": 512.0, "efficiency": 0.125})
+	// Without --analyze there is no memory section.
+	_, out, _ := cli(t, "", "run", filepath.Join("..", "..", "web", "examples", "coalescing.json"))
+	if _, ok := resultOf(t, out)["memory"]; ok {
+		t.Error("memory section without --analyze")
+	}
+}

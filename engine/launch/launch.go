@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -199,6 +200,10 @@ type Result struct {
 	Fault   *FaultInfo
 	Buffers []BufferData
 	Stats   emu.Stats
+	// Memory is the per-line memory analysis (bank conflicts and
+	// coalescing), when one was run: see analysis.Aggregator. Nil leaves
+	// it out of the JSON.
+	Memory []analysis.LineStats
 }
 
 // FaultInfo is a fault mapped back to the source.

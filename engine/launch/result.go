@@ -2,8 +2,11 @@ package launch
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 )
 
 // MarshalJSON writes the result in its compact JSON form (see AppendJSON).
@@ -47,8 +50,59 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	j.key("threadInstructions")
 	j.b = strconv.AppendInt(j.b, r.Stats.ThreadInstructions, 10)
 	j.endInline('}')
+	if r.Memory != nil {
+		j.key("memory")
+		appendMemoryJSON(&j, r.Memory)
+	}
 	j.close('}')
 	return j.b
+}
+
+// appendMemoryJSON writes the per-line memory analysis: an array with one
+// object per line (on its own line when indenting). Shared-memory members
+// appear for lines that accessed shared memory, global-memory members for
+// lines that accessed global memory.
+func appendMemoryJSON(j *jsonWriter, rows []analysis.LineStats) {
+	j.open('[')
+	for i := range rows {
+		r := &rows[i]
+		if i > 0 {
+			j.b = append(j.b, ',')
+		}
+		j.first[len(j.first)-1] = false
+		if j.indent {
+			j.newline()
+		}
+		j.inline('{')
+		j.key("line")
+		j.int(r.Line)
+		j.key("instruction")
+		j.str(r.Instruction)
+		j.key("space")
+		j.str(r.Space())
+		j.key("executions")
+		j.b = strconv.AppendInt(j.b, r.Executions, 10)
+		if r.Shared {
+			j.key("wavefronts")
+			j.b = strconv.AppendInt(j.b, r.Wavefronts, 10)
+			j.key("idealWavefronts")
+			j.b = strconv.AppendInt(j.b, r.IdealWavefronts, 10)
+			j.key("conflictDegree")
+			j.b = appendFloat(j.b, math.Round(r.ConflictDegree()*1e4)/1e4, 64)
+		}
+		if r.Global {
+			j.key("sectors")
+			j.b = strconv.AppendInt(j.b, r.Sectors, 10)
+			j.key("lines")
+			j.b = strconv.AppendInt(j.b, r.Lines, 10)
+			j.key("bytesRequested")
+			j.b = strconv.AppendInt(j.b, r.BytesRequested, 10)
+			j.key("efficiency")
+			j.b = appendFloat(j.b, math.Round(r.Efficiency()*1e4)/1e4, 64)
+		}
+		j.endInline('}')
+	}
+	j.close(']')
 }
 
 func (f *FaultInfo) appendJSON(j *jsonWriter) {

@@ -1,0 +1,176 @@
+package analysis
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// Aggregator is an emu.Observer that applies the shared- and global-memory
+// models to every warp-instruction and sums them per instruction. Install
+// it with Machine.SetObserver; Lines gives the per-source-line table.
+type Aggregator struct {
+	prog *emu.Program
+	pcs  []PCStats
+	buf  []WarpAccess
+}
+
+// PCStats sums the accesses of one instruction over its executions.
+type PCStats struct {
+	// Executions counts the warp-instructions that accessed shared or
+	// global memory.
+	Executions int64
+	Shared     bool // it accessed shared memory
+	Global     bool // it accessed global memory
+	// Shared memory: wavefronts taken and the ideal.
+	Wavefronts, IdealWavefronts int64
+	// Global memory: sectors and lines touched, bytes requested.
+	Sectors, Lines, BytesRequested int64
+}
+
+func (s *PCStats) add(t *PCStats) {
+	s.Executions += t.Executions
+	s.Shared = s.Shared || t.Shared
+	s.Global = s.Global || t.Global
+	s.Wavefronts += t.Wavefronts
+	s.IdealWavefronts += t.IdealWavefronts
+	s.Sectors += t.Sectors
+	s.Lines += t.Lines
+	s.BytesRequested += t.BytesRequested
+}
+
+// NewAggregator returns an aggregator for prog.
+func NewAggregator(prog *emu.Program) *Aggregator {
+	return &Aggregator{prog: prog, pcs: make([]PCStats, len(prog.Ops))}
+}
+
+// Step implements emu.Observer.
+func (g *Aggregator) Step(in *emu.StepInfo) {
+	if len(in.Accesses) == 0 || in.PC < 0 || in.PC >= len(g.pcs) {
+		return
+	}
+	g.buf = FromStep(g.prog, in, g.buf[:0])
+	if len(g.buf) == 0 {
+		return
+	}
+	s := &g.pcs[in.PC]
+	s.Executions++
+	for i := range g.buf {
+		a := &g.buf[i]
+		switch a.Space {
+		case isa.Shared:
+			c := SharedWavefronts(a)
+			s.Shared = true
+			s.Wavefronts += int64(c.Wavefronts)
+			s.IdealWavefronts += int64(c.Ideal)
+		case isa.Global:
+			c := GlobalSectors(a)
+			s.Global = true
+			s.Sectors += int64(c.Sectors)
+			s.Lines += int64(c.Lines)
+			s.BytesRequested += int64(c.Requested)
+		}
+	}
+}
+
+// PC returns the sums for instruction pc (zero if out of range).
+func (g *Aggregator) PC(pc int) PCStats {
+	if pc < 0 || pc >= len(g.pcs) {
+		return PCStats{}
+	}
+	return g.pcs[pc]
+}
+
+// LineStats is one source line's memory behaviour: the sums of the
+// instructions on it.
+type LineStats struct {
+	Line        int    // 1-based source line
+	Instruction string // the line's text, trimmed
+	PCStats
+}
+
+// Space names the state spaces the line accessed: "shared", "global" or
+// "global+shared".
+func (l *LineStats) Space() string {
+	switch {
+	case l.Shared && l.Global:
+		return "global+shared"
+	case l.Shared:
+		return "shared"
+	}
+	return "global"
+}
+
+// ConflictDegree returns wavefronts per ideal wavefront (0 without shared
+// accesses): 1 is conflict-free, 32 a 32-way conflict.
+func (l *LineStats) ConflictDegree() float64 {
+	if l.IdealWavefronts == 0 {
+		return 0
+	}
+	return float64(l.Wavefronts) / float64(l.IdealWavefronts)
+}
+
+// Efficiency returns the bytes requested over the bytes the sectors moved,
+// at most 1 (0 without global accesses).
+func (l *LineStats) Efficiency() float64 {
+	if l.Sectors == 0 {
+		return 0
+	}
+	return min(1, float64(l.BytesRequested)/float64(l.Sectors*SectorBytes))
+}
+
+// Lines returns the per-line table, sorted by line: every line whose
+// instructions accessed shared or global memory. Instructions without a
+// source position (none in a compiled program) are left out.
+func (g *Aggregator) Lines() []LineStats {
+	byLine := map[int]*LineStats{}
+	for pc := range g.pcs {
+		s := &g.pcs[pc]
+		if s.Executions == 0 {
+			continue
+		}
+		line, text := g.line(pc)
+		if line <= 0 {
+			continue
+		}
+		ls := byLine[line]
+		if ls == nil {
+			ls = &LineStats{Line: line, Instruction: text}
+			byLine[line] = ls
+		}
+		ls.add(s)
+	}
+	out := make([]LineStats, 0, len(byLine))
+	for _, ls := range byLine {
+		out = append(out, *ls)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// line returns the source line of pc and its trimmed text (0 if unknown).
+func (g *Aggregator) line(pc int) (int, string) {
+	p := g.prog
+	if p.Src == nil || pc >= len(p.Spans) {
+		return 0, ""
+	}
+	off := p.Spans[pc].Start
+	return p.Src.Position(off).Line, lineText(p.Src.Text, int(off))
+}
+
+// lineText returns the trimmed text of the line holding offset off.
+func lineText(text []byte, off int) string {
+	if off < 0 || off > len(text) {
+		return ""
+	}
+	start, end := off, off
+	for start > 0 && text[start-1] != '\n' {
+		start--
+	}
+	for end < len(text) && text[end] != '\n' {
+		end++
+	}
+	return strings.TrimSpace(string(text[start:end]))
+}

@@ -1,0 +1,169 @@
+package analysis
+
+import (
+	"context"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// run compiles src, launches kernel k on one CTA of block threads with one
+// global buffer of n bytes as its only parameter, with an Aggregator.
+func run(t testing.TB, src string, block, n int) *Aggregator {
+	t.Helper()
+	s := ptx.NewSource("t.ptx", []byte(src))
+	prog, diags := emu.CompileSource(s)
+	if prog == nil {
+		t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+	}
+	m, err := emu.NewMachine(prog, "k", emu.Config{Grid: [3]int{1, 1, 1}, Block: [3]int{block, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := m.Global.Alloc("buf", n, 256)
+	binary.LittleEndian.PutUint64(m.Params(), a.Base)
+	g := NewAggregator(prog)
+	m.SetObserver(g)
+	if r := m.Run(context.Background()); r != emu.StopDone {
+		t.Fatalf("stop %v: %v", r, m.Fault())
+	}
+	return g
+}
+
+// line returns the table row whose instruction starts with prefix.
+func line(t *testing.T, rows []LineStats, prefix string) LineStats {
+	t.Helper()
+	for _, r := range rows {
+		if strings.HasPrefix(r.Instruction, prefix) {
+			return r
+		}
+	}
+	t.Fatalf("no line %q in %+v", prefix, rows)
+	return LineStats{}
+}
+
+func TestAggregatorKernel(t *testing.T) {
+	// One warp: shared accesses direct and through generic addresses,
+	// vectors, an atomic, a cp.async and global loads.
+	src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p) {
+	.shared .align 16 .b8 sm[8192];
+	.reg .u32 %r<12>; .reg .u64 %rd<12>; .reg .f32 %f<8>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, sm;
+	mul.lo.u32 %r3, %r1, 128;
+	add.u32 %r4, %r2, %r3;
+	st.shared.f32 [%r4], %f1;
+	mul.lo.u32 %r5, %r1, 132;
+	add.u32 %r6, %r2, %r5;
+	ld.shared.f32 %f2, [%r6];
+	cvta.shared.u64 %rd2, sm;
+	mul.wide.u32 %rd3, %r1, 128;
+	add.u64 %rd4, %rd2, %rd3;
+	ld.f32 %f3, [%rd4];
+	mul.lo.u32 %r7, %r1, 16;
+	add.u32 %r8, %r2, %r7;
+	ld.shared.v4.f32 {%f4, %f5, %f6, %f7}, [%r8];
+	atom.shared.add.u32 %r9, [%r2], 1;
+	mul.wide.u32 %rd5, %r1, 4;
+	add.u64 %rd6, %rd1, %rd5;
+	ld.global.f32 %f1, [%rd6];
+	mul.wide.u32 %rd7, %r1, 32;
+	add.u64 %rd8, %rd1, %rd7;
+	ld.global.f32 %f1, [%rd8];
+	mul.wide.u32 %rd9, %r1, 16;
+	add.u64 %rd10, %rd1, %rd9;
+	add.u32 %r10, %r2, %r7;
+	cp.async.ca.shared.global [%r10], [%rd10], 16;
+	cp.async.wait_all;
+	ret;
+}`
+	g := run(t, src, 32, 2048)
+	rows := g.Lines()
+	check := func(prefix string, space string, execs, wave, ideal, sectors, bytes int64) {
+		t.Helper()
+		r := line(t, rows, prefix)
+		if r.Space() != space || r.Executions != execs || r.Wavefronts != wave || r.IdealWavefronts != ideal ||
+			r.Sectors != sectors || r.BytesRequested != bytes {
+			t.Errorf("%s: %+v (space %s), want space %s, %d executions, %d/%d wavefronts, %d sectors, %d bytes",
+				prefix, r, r.Space(), space, execs, wave, ideal, sectors, bytes)
+		}
+	}
+	// Stride 32 words: 32-way.
+	check("st.shared.f32", "shared", 1, 32, 1, 0, 0)
+	// Stride 33 words: conflict-free.
+	check("ld.shared.f32", "shared", 1, 1, 1, 0, 0)
+	// Generic load at stride 32 words of shared memory: resolved to
+	// shared offsets, 32-way.
+	check("ld.f32", "shared", 1, 32, 1, 0, 0)
+	// 128-bit consecutive (size read from the instruction): 4 = ideal.
+	check("ld.shared.v4.f32", "shared", 1, 4, 4, 0, 0)
+	// 32 atomics on one word: 32.
+	check("atom.shared", "shared", 1, 32, 1, 0, 0)
+	// Coalesced 4-byte load: 4 sectors; strided: 32.
+	r := line(t, rows, "ld.global.f32 %f1, [%rd6]")
+	if r.Sectors != 4 || r.BytesRequested != 128 || r.Efficiency() != 1 || r.Space() != "global" {
+		t.Errorf("coalesced: %+v", r)
+	}
+	r = line(t, rows, "ld.global.f32 %f1, [%rd8]")
+	if r.Sectors != 32 || r.Efficiency() != 0.125 {
+		t.Errorf("strided: %+v", r)
+	}
+	// cp.async: 16 bytes per lane from global (512 bytes, 16 sectors) to
+	// consecutive shared chunks (4 quarter-warps, conflict-free).
+	check("cp.async.ca", "global+shared", 1, 4, 4, 16, 512)
+	if len(rows) != 8 {
+		t.Errorf("%d rows, want 8: %+v", len(rows), rows)
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i-1].Line >= rows[i].Line {
+			t.Errorf("rows not sorted: %d then %d", rows[i-1].Line, rows[i].Line)
+		}
+	}
+	if s := g.PC(-1); s.Executions != 0 {
+		t.Error("PC(-1)")
+	}
+}
+
+// ldmatrix through the emulator: rows of a 128-byte-wide tile, unswizzled
+// (8-way per matrix) and swizzled (conflict-free).
+func TestAggregatorLdmatrix(t *testing.T) {
+	src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p) {
+	.shared .align 16 .b8 sm[1024];
+	.reg .u32 %r<12>; .reg .b32 %a<4>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, sm;
+	and.b32 %r3, %r1, 7;          // row r
+	shr.u32 %r4, %r1, 3;          // matrix j (its chunk)
+	shl.b32 %r5, %r3, 7;          // r * 128
+	shl.b32 %r6, %r4, 4;          // j * 16
+	add.u32 %r7, %r5, %r6;
+	add.u32 %r7, %r7, %r2;
+	ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%r7];
+	xor.b32 %r8, %r4, %r3;        // chunk j ^ r
+	shl.b32 %r8, %r8, 4;
+	add.u32 %r9, %r5, %r8;
+	add.u32 %r9, %r9, %r2;
+	ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%a0, %a1, %a2, %a3}, [%r9];
+	ret;
+}`
+	g := run(t, src, 32, 16)
+	rows := g.Lines()
+	plain := line(t, rows, "ldmatrix.sync.aligned.m8n8.x4.shared")
+	if plain.Wavefronts != 32 || plain.IdealWavefronts != 4 || plain.ConflictDegree() != 8 {
+		t.Errorf("unswizzled: %+v, want 32 wavefronts of ideal 4", plain)
+	}
+	sw := line(t, rows, "ldmatrix.sync.aligned.m8n8.x4.trans")
+	if sw.Wavefronts != 4 || sw.IdealWavefronts != 4 || sw.ConflictDegree() != 1 {
+		t.Errorf("swizzled: %+v, want 4 wavefronts of ideal 4", sw)
+	}
+}

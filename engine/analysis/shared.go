@@ -1,0 +1,161 @@
+package analysis
+
+import (
+	"math/bits"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+)
+
+// The shared-memory model.
+//
+// Shared memory is divided into 32 banks of 4-byte words: the word at
+// byte offset o is in bank (o/4) % 32, and every bank serves one word per
+// cycle. A warp's request is served in wavefronts (NVIDIA's name for the
+// unit of work the L1/shared pipeline processes in one cycle); the rules
+// the model follows are:
+//
+//   - Lanes are served in phases: all 32 lanes at once for accesses of up
+//     to 32 bits, two half-warps (lanes 0–15, 16–31) for 64-bit accesses
+//     and four quarter-warps (lanes 0–7, 8–15, ...) for 128-bit accesses,
+//     so that a phase moves at most 128 bytes. ldmatrix/stmatrix rows are
+//     16 bytes per lane (lane 8j+r gives row r of matrix j): each phase is
+//     one 8×8 matrix.
+//   - Within a phase, a bank that must deliver k distinct words needs k
+//     wavefronts (a k-way bank conflict); the phase takes the maximum over
+//     its banks. Lanes that read the same word share it (broadcast, no
+//     conflict); lanes that store to the same word do not conflict either
+//     (one of the writes wins). Atomics to the same word are modelled as
+//     serialised, one wavefront per lane, since each update must be
+//     applied.
+//   - The access takes the sum of its phases' wavefronts.
+//
+// The ideal is the least number of wavefronts that can move the bytes the
+// active lanes asked for: ceil(active lanes × size / 128), at least 1.
+//
+// Sources: NVIDIA CUDA C++ Programming Guide, "Shared Memory" in the
+// compute capability 5.x+ sections (32 banks of successive 32-bit words,
+// broadcast on reads of one word, a single writer on stores to one word;
+// docs.nvidia.com/cuda/cuda-c-programming-guide/#shared-memory-5-x); the
+// Nsight Compute Profiling Guide, "Memory Tables" (shared-memory
+// wavefronts and ideal wavefronts, L1TEX sectors and requests;
+// docs.nvidia.com/nsight-compute/ProfilingGuide/#memory-tables) and the
+// NVIDIA developer forum's explanation of wavefronts versus sectors
+// (forums.developer.nvidia.com/t/165293). The half- and quarter-warp
+// phases of 64- and 128-bit accesses are the behaviour those documents
+// and NVIDIA's forum answers describe for Volta and later; they are a
+// model, not a measurement of a particular GPU.
+
+// Banks is the number of shared-memory banks; BankBytes the width of one.
+const (
+	Banks     = 32
+	BankBytes = 4
+)
+
+// Bank returns the bank of the shared-memory byte at offset off.
+func Bank(off uint64) int { return int(off/BankBytes) % Banks }
+
+// LaneBanks returns the bank of each lane's first byte (-1 for lanes that
+// did not take part).
+func LaneBanks(a *WarpAccess) [32]int {
+	var b [32]int
+	for l := range b {
+		b[l] = -1
+		if a.Lanes&(1<<l) != 0 {
+			b[l] = Bank(a.Offset[l])
+		}
+	}
+	return b
+}
+
+// phaseLanes returns the number of lanes served together for accesses of
+// size bytes per lane.
+func phaseLanes(size int) int {
+	switch {
+	case size <= 4:
+		return 32
+	case size <= 8:
+		return 16
+	}
+	return 8
+}
+
+// SharedCost is the model's verdict on one shared-memory warp access.
+type SharedCost struct {
+	Wavefronts int // wavefronts the access takes
+	Ideal      int // the least it could take for its size and active lanes
+}
+
+// Degree returns the conflict degree, wavefronts per ideal wavefront (1:
+// conflict-free; 0 for an empty access).
+func (c SharedCost) Degree() float64 {
+	if c.Ideal == 0 {
+		return 0
+	}
+	return float64(c.Wavefronts) / float64(c.Ideal)
+}
+
+// SharedWavefronts applies the model to a (its Space is not checked).
+func SharedWavefronts(a *WarpAccess) SharedCost {
+	if a.Lanes == 0 || a.Size <= 0 {
+		return SharedCost{}
+	}
+	active := bits.OnesCount32(a.Lanes)
+	ideal := (active*a.Size + Banks*BankBytes - 1) / (Banks * BankBytes)
+	pl := phaseLanes(a.Size)
+	total := 0
+	atomic := a.Kind == emu.AccessAtomic
+	var extra [64]uint64 // words beyond each bank's first, in this phase
+	for p := 0; p < 32; p += pl {
+		mask := a.Lanes & phaseMask(p, pl)
+		if mask == 0 {
+			continue
+		}
+		// Count the distinct words each bank must deliver (every lane's
+		// word for atomics). A bank's first word is kept apart so that
+		// the common, conflict-free case compares once per word.
+		var first [Banks]uint64
+		var count [Banks]int
+		used := uint32(0)
+		more := extra[:0]
+		worst := 0
+		for m := mask; m != 0; m &= m - 1 {
+			l := trailing(m)
+			lo := a.Offset[l] / BankBytes
+			hi := (a.Offset[l] + uint64(a.Size) - 1) / BankBytes
+			for w := lo; w <= hi; w++ {
+				b := int(w % Banks)
+				switch {
+				case used&(1<<b) == 0:
+					used |= 1 << b
+					first[b] = w
+				case !atomic && (first[b] == w || contains(more, w)):
+					continue // broadcast (loads) or one winning write (stores)
+				default:
+					more = append(more, w)
+				}
+				count[b]++
+				worst = max(worst, count[b])
+			}
+		}
+		total += worst
+	}
+	return SharedCost{Wavefronts: total, Ideal: max(ideal, 1)}
+}
+
+func phaseMask(first, n int) uint32 {
+	if n >= 32 {
+		return ^uint32(0)
+	}
+	return (uint32(1)<<n - 1) << first
+}
+
+func contains(ws []uint64, w uint64) bool {
+	for _, x := range ws {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+func trailing(m uint32) int { return bits.TrailingZeros32(m) }
