@@ -48,9 +48,10 @@ var tileExamples = map[string]struct {
 	"mma-tf32.json": {why: "one warp loads a 16x8 and an 8x8 tile of f32, 4 and 2 elements per lane", fault: "out-of-bounds"},
 	"triton-matmul.json": {why: "a Triton GEMM: each CTA copies 128x32 and 32x64 tiles with 16-byte cp.async (the strides must keep rows 16-byte aligned) and stores packed halves with st.global.v4.b32",
 		fault: "misaligned", untyped: true},
-	"coalescing.json": {why: "each of the 64 threads doubles 8 floats (n = 512 is a constant of the kernel)", fault: "out-of-bounds"},
-	"cp-async.json":   {why: "each CTA streams tiles of floats into shared memory with 16-byte cp.async", fault: "out-of-bounds", untyped: true},
-	"mini-gemm.json":  {why: "four warps load 32x32 tiles of halves as packed 32-bit words (ld.global.v2.b32)", fault: "out-of-bounds", untyped: true},
+	"coalescing.json":            {why: "each of the 64 threads doubles 8 floats (n = 512 is a constant of the kernel)", fault: "out-of-bounds"},
+	"cp-async.json":              {why: "each CTA streams tiles of floats into shared memory with 16-byte cp.async", fault: "out-of-bounds", untyped: true},
+	"cp-async-missing-wait.json": {why: "the CTA copies a 256-float tile with 16-byte cp.async, 4 floats per thread", fault: "out-of-bounds", untyped: true},
+	"mini-gemm.json":             {why: "four warps load 32x32 tiles of halves as packed 32-bit words (ld.global.v2.b32)", fault: "out-of-bounds", untyped: true},
 }
 
 func TestInferGallery(t *testing.T) {
