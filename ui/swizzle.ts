@@ -197,11 +197,12 @@ export class SwizzleView {
       d.equivalent ? ` = ${d.equivalent}` : "",
       ` · repeats every ${d.patternBytes} B · base ${d.base} → base offset ${d.baseOffset}`);
     const focus = d.access.find((a) => a.pattern === this.focus) ?? d.access[0];
+    // The verdicts first: the grids below can be long.
     setChildren(this.body,
+      h("div.swz-access", d.access.map((a) => this.accessCard(a))),
       h("div.swz-grids",
-        h("figure.swz-fig", h("figcaption", "Logical (row, 16-byte chunk) → physical chunk"), this.logicalGrid(d, focus)),
-        h("figure.swz-fig", h("figcaption", "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d))),
-      h("div.swz-access", d.access.map((a) => this.accessCard(a))));
+        h("figure.swz-fig", h("figcaption", "Logical (row, 16-byte chunk) → physical chunk; outlined: the marked access"), this.logicalGrid(d, focus)),
+        h("figure.swz-fig", h("figcaption", "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d))));
   }
 
   private logicalGrid(d: SwizzleDoc, focus: SwizzleAccess): HTMLTableElement {
