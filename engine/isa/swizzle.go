@@ -80,13 +80,13 @@ func (s Swizzle) Validate() error {
 	case SwizzleXOR:
 		switch {
 		case s.B < 0 || s.B > SwizzleMaxB:
-			return fmt.Errorf("B must be 0..%d", SwizzleMaxB)
+			return fmt.Errorf("swizzle parameter B must be 0..%d", SwizzleMaxB)
 		case s.M < 0 || s.M > SwizzleMaxM:
-			return fmt.Errorf("M must be 0..%d", SwizzleMaxM)
+			return fmt.Errorf("swizzle parameter M must be 0..%d", SwizzleMaxM)
 		case s.S < 0 || s.S > SwizzleMaxS:
-			return fmt.Errorf("S must be 0..%d", SwizzleMaxS)
+			return fmt.Errorf("swizzle parameter S must be 0..%d", SwizzleMaxS)
 		case s.S < s.B:
-			return fmt.Errorf("Swizzle<%d,%d,%d>: S must be at least B, or the XORed bits overlap the bits they are read from", s.B, s.M, s.S)
+			return fmt.Errorf("in Swizzle<%d,%d,%d> S must be at least B, or the XORed bits overlap the bits they are read from", s.B, s.M, s.S)
 		}
 	default:
 		return fmt.Errorf("unknown swizzle mode %d", s.Mode)
