@@ -16,6 +16,7 @@ import { RegsView } from "./regs";
 import { MemoryView } from "./memory";
 import { ControlsView } from "./controls";
 import { FragmentsView } from "./fragments";
+import { SwizzleView } from "./swizzle";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
 import { actionFor, helpContent } from "./keys";
 import type { Action } from "./keys";
@@ -39,8 +40,8 @@ export interface ExampleData {
   lesson?: unknown;
 }
 
-type Tab = "regs" | "memory" | "launch" | "events" | "fragments";
-const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments"];
+type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "swizzle";
+const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "swizzle"];
 
 function readJSON<T>(id: string): T | null {
   const el = document.getElementById(id);
@@ -67,6 +68,7 @@ export class App {
   private mem!: MemoryView;
   private events!: EventsView;
   private fragments!: FragmentsView;
+  private swizzle!: SwizzleView;
   private example: ExampleData | null = null;
   /** The name of an imported file (else derived from the example or the kernel). */
   private fileName: string | null = null;
@@ -196,6 +198,7 @@ export class App {
         this.regs.revealLane(lane);
       },
     });
+    this.swizzle = new SwizzleView(byId("pg-tab-swizzle"));
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
     new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
     new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });
@@ -780,7 +783,7 @@ export class App {
       const p = document.getElementById(`pg-tab-${id}`);
       if (p) p.hidden = id !== t;
     }
-    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, launch: null }[t];
+    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, swizzle: this.swizzle, launch: null }[t];
     view?.shown();
   }
 

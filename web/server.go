@@ -1,6 +1,6 @@
 // Package web is PTX Playground's HTTP side: the pages (playground,
 // examples gallery, embed, 404) rendered with templ, the JSON API
-// (/api/examples, /api/isa), the websocket at /ws that connects a browser
+// (/api/examples, /api/isa, /api/fragments, /api/swizzle), the websocket at /ws that connects a browser
 // to its session (docs/protocol.md), the embedded static files, /healthz
 // and Prometheus metrics at /metrics.
 package web
@@ -161,6 +161,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/api/examples/{name}", s.serveDoc(func(r *http.Request) *jsonDoc { return s.exampleDocs[chi.URLParam(r, "name")] }))
 		r.Get("/api/isa", s.serveDoc(func(*http.Request) *jsonDoc { return s.isaDoc }))
 		r.Get("/api/fragments", s.serveDoc(func(*http.Request) *jsonDoc { return s.fragDoc }))
+		r.Get("/api/swizzle", s.handleSwizzle)
 		r.Handle("/static/*", http.StripPrefix("/static", static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r, "")
 		}))))
