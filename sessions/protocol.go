@@ -109,6 +109,9 @@ type loadedMsg struct {
 	// callees: their fragment layout (a key of /api/fragments) and, per
 	// operand, the register slots its elements' register indices refer to.
 	TensorOps []tensorOpJSON `json:"tensorOps"`
+	// CFG is the control-flow graph of the kernel and its callees (the
+	// divergence view).
+	CFG *cfgJSON `json:"cfg"`
 }
 
 type tensorOpJSON struct {
@@ -194,6 +197,8 @@ type stateMsg struct {
 	MemoryStale  bool        `json:"memoryStale,omitempty"`
 	Touched      []touchJSON `json:"touched,omitempty"`
 	Fault        *faultJSON  `json:"fault"`
+	// Divergence comes while the client has the divergence data on.
+	Divergence *divergenceJSON `json:"divergence,omitempty"`
 }
 
 type warpRef struct {
@@ -368,6 +373,8 @@ type inspectMsg struct {
 	Warp   int       `json:"warp"`
 	Regs   *regsJSON `json:"regs"`
 	Memory *memJSON  `json:"memory,omitempty"`
+	// Divergence: as in state, for the warp inspected.
+	Divergence *divergenceJSON `json:"divergence,omitempty"`
 }
 
 type doneMsg struct {
