@@ -33,6 +33,8 @@ type clientMsg struct {
 	CTA                 *int            `json:"cta,omitempty"`
 	Warp                *int            `json:"warp,omitempty"`
 	Memory              *memRequest     `json:"memory,omitempty"`
+	// Divergence (load): turn the divergence data on or off with it.
+	Divergence *bool `json:"divergence,omitempty"`
 }
 
 type memRequest struct {

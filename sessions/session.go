@@ -398,6 +398,9 @@ func (s *Session) doLoad(msg *clientMsg) {
 		}
 	}
 	s.prog, s.spec, s.specKey = c, spec, specKey(spec)
+	if msg.Divergence != nil {
+		s.divOn = *msg.Divergence
+	}
 	if e := s.prepare("loaded"); e != nil {
 		s.drop()
 		s.send(errReply(msg.ID, e))

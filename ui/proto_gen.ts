@@ -401,6 +401,7 @@ export interface ClientMsg {
   cta?: number;
   warp?: number;
   memory?: MemRequest;
+  divergence?: boolean;
 }
 
 /** Every message the server sends. */

@@ -356,14 +356,14 @@ func Playground(d PlaygroundData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div></section><section class=\"pane pg-tabs\"><div class=\"tabbar\" role=\"tablist\" aria-label=\"Inspectors\"><button type=\"button\" role=\"tab\" class=\"tab on\" data-tab=\"regs\" aria-selected=\"true\" aria-controls=\"pg-tab-regs\" id=\"pg-tabbtn-regs\">Registers</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"memory\" aria-selected=\"false\" aria-controls=\"pg-tab-memory\" id=\"pg-tabbtn-memory\" tabindex=\"-1\">Memory</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"launch\" aria-selected=\"false\" aria-controls=\"pg-tab-launch\" id=\"pg-tabbtn-launch\" tabindex=\"-1\">Launch</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"events\" aria-selected=\"false\" aria-controls=\"pg-tab-events\" id=\"pg-tabbtn-events\" tabindex=\"-1\">Events</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"fragments\" aria-selected=\"false\" aria-controls=\"pg-tab-fragments\" id=\"pg-tabbtn-fragments\" tabindex=\"-1\" title=\"Which lane holds which element of an mma or ldmatrix fragment\">Fragments</button> <span class=\"spacer\"></span> <button type=\"button\" class=\"launch-summary\" data-action=\"open-launch\" id=\"pg-launch-summary\" title=\"Edit the launch\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div></section><section class=\"pane pg-tabs\"><div class=\"tabbar\" role=\"tablist\" aria-label=\"Inspectors\"><button type=\"button\" role=\"tab\" class=\"tab on\" data-tab=\"regs\" aria-selected=\"true\" aria-controls=\"pg-tab-regs\" id=\"pg-tabbtn-regs\">Registers</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"memory\" aria-selected=\"false\" aria-controls=\"pg-tab-memory\" id=\"pg-tabbtn-memory\" tabindex=\"-1\">Memory</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"launch\" aria-selected=\"false\" aria-controls=\"pg-tab-launch\" id=\"pg-tabbtn-launch\" tabindex=\"-1\">Launch</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"events\" aria-selected=\"false\" aria-controls=\"pg-tab-events\" id=\"pg-tabbtn-events\" tabindex=\"-1\">Events</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"fragments\" aria-selected=\"false\" aria-controls=\"pg-tab-fragments\" id=\"pg-tabbtn-fragments\" tabindex=\"-1\" title=\"Which lane holds which element of an mma or ldmatrix fragment\">Fragments</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"divergence\" aria-selected=\"false\" aria-controls=\"pg-tab-divergence\" id=\"pg-tabbtn-divergence\" tabindex=\"-1\" title=\"The control-flow graph, the reconvergence stack and the selected warp's active lanes per step\">Divergence</button> <span class=\"spacer\"></span> <button type=\"button\" class=\"launch-summary\" data-action=\"open-launch\" id=\"pg-launch-summary\" title=\"Edit the launch\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var14 string
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(pgLaunchSummary(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 230, Col: 145}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 231, Col: 145}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -376,13 +376,13 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(pgSpecJSON(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 235, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 236, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</textarea></div><div id=\"pg-tab-events\" class=\"tabpanel events\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-events\" hidden></div><div id=\"pg-tab-fragments\" class=\"tabpanel fragments\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-fragments\" hidden></div></section></section></div><div id=\"pg-help\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-help-title\" hidden></div><div id=\"pg-share\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-share-title-h\" hidden></div><div id=\"pg-toast\" class=\"pg-toast\" role=\"status\" aria-live=\"polite\" hidden></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</textarea></div><div id=\"pg-tab-events\" class=\"tabpanel events\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-events\" hidden></div><div id=\"pg-tab-fragments\" class=\"tabpanel fragments\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-fragments\" hidden></div><div id=\"pg-tab-divergence\" class=\"tabpanel divergence\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-divergence\" hidden></div></section></section></div><div id=\"pg-help\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-help-title\" hidden></div><div id=\"pg-share\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-share-title-h\" hidden></div><div id=\"pg-toast\" class=\"pg-toast\" role=\"status\" aria-live=\"polite\" hidden></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
