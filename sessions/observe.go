@@ -22,6 +22,7 @@ type recorder struct {
 	executed bool                // an instruction executed since cleared
 	released bool                // a barrier released since cleared
 	onStep   func(*emu.StepInfo) // if set, sees every instruction (history scans)
+	trace    *trace              // if set, records every instruction (the divergence view)
 
 	events  []evRec
 	dropped int // events beyond maxEvents since the last state
@@ -43,6 +44,9 @@ func (r *recorder) Step(in *emu.StepInfo) {
 	r.executed = true
 	if r.onStep != nil {
 		r.onStep(in)
+	}
+	if r.trace != nil {
+		r.trace.step(in, r.m.Stats().WarpInstructions)
 	}
 	if len(in.Accesses) > 0 {
 		wi := r.m.Stats().WarpInstructions

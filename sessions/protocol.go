@@ -33,6 +33,8 @@ type clientMsg struct {
 	CTA                 *int            `json:"cta,omitempty"`
 	Warp                *int            `json:"warp,omitempty"`
 	Memory              *memRequest     `json:"memory,omitempty"`
+	// Divergence (load): turn the divergence data on or off with it.
+	Divergence *bool `json:"divergence,omitempty"`
 }
 
 type memRequest struct {
@@ -109,6 +111,9 @@ type loadedMsg struct {
 	// callees: their fragment layout (a key of /api/fragments) and, per
 	// operand, the register slots its elements' register indices refer to.
 	TensorOps []tensorOpJSON `json:"tensorOps"`
+	// CFG is the control-flow graph of the kernel and its callees (the
+	// divergence view).
+	CFG *cfgJSON `json:"cfg"`
 }
 
 type tensorOpJSON struct {
@@ -194,6 +199,8 @@ type stateMsg struct {
 	MemoryStale  bool        `json:"memoryStale,omitempty"`
 	Touched      []touchJSON `json:"touched,omitempty"`
 	Fault        *faultJSON  `json:"fault"`
+	// Divergence comes while the client has the divergence data on.
+	Divergence *divergenceJSON `json:"divergence,omitempty"`
 }
 
 type warpRef struct {
@@ -368,6 +375,8 @@ type inspectMsg struct {
 	Warp   int       `json:"warp"`
 	Regs   *regsJSON `json:"regs"`
 	Memory *memJSON  `json:"memory,omitempty"`
+	// Divergence: as in state, for the warp inspected.
+	Divergence *divergenceJSON `json:"divergence,omitempty"`
 }
 
 type doneMsg struct {

@@ -51,6 +51,9 @@ type Session struct {
 	sel       struct{ cta, warp int }
 	job       *job
 	sliceN    int
+	// divOn: the client asked for the divergence data; trace holds it.
+	divOn bool
+	trace *trace
 }
 
 type command struct {
@@ -181,6 +184,10 @@ func (s *Session) validate(c *clientMsg) *Error {
 			return bad("maxWarpInstructions must be >= 0")
 		}
 	case "pause", "reset":
+	case "divergence":
+		if c.On == nil {
+			return bad("divergence needs \"on\" (true or false)")
+		}
 	case "breakpoint":
 		if c.Line == nil || *c.Line < 1 {
 			return bad("breakpoint needs \"line\" (>= 1)")
@@ -305,6 +312,10 @@ func (s *Session) handle(c command) {
 		s.doLoad(msg)
 		return
 	}
+	if msg.Type == "divergence" && s.m == nil {
+		s.divOn = *msg.On
+		return
+	}
 	if s.m == nil {
 		s.sendErr(msg.ID, "no-program", "load a program first")
 		return
@@ -315,6 +326,13 @@ func (s *Session) handle(c command) {
 		s.send(s.buildState(stateOpts{id: msg.ID, reason: reason, message: message}))
 	case "reset":
 		s.doReset(msg.ID)
+	case "divergence":
+		if err := s.setDivergence(*msg.On); err != nil {
+			s.failHistory(msg.ID, err)
+			return
+		}
+		reason, message := s.h.reason()
+		s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: reason, message: message}))
 	case "step":
 		s.startJob(&job{kind: jobStep, id: msg.ID, gran: granularity(msg.Granularity), count: count(msg), cap: s.lim.MaxWarpInstructions})
 	case "run":
@@ -380,6 +398,9 @@ func (s *Session) doLoad(msg *clientMsg) {
 		}
 	}
 	s.prog, s.spec, s.specKey = c, spec, specKey(spec)
+	if msg.Divergence != nil {
+		s.divOn = *msg.Divergence
+	}
 	if e := s.prepare("loaded"); e != nil {
 		s.drop()
 		s.send(errReply(msg.ID, e))
@@ -525,6 +546,11 @@ func (s *Session) prepare(reason string) *Error {
 	s.l, s.m = l, m
 	s.rec = &recorder{m: m}
 	m.SetObserver(s.rec)
+	s.trace = nil
+	if s.divOn {
+		s.trace = newTrace(0, len(s.prog.prog.Ops))
+		s.rec.trace = s.trace
+	}
 	interval := int64(1024) * max(1, state/(256<<10))
 	s.h = newHistory(m, s.rec, s.lastOf, interval, s.lim.MaxHistoryBytes, reason)
 	s.rec.h = s.h
@@ -598,6 +624,7 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 	}
 	msg.Symbols = symbolsJSON(s.prog)
 	msg.TensorOps = s.tensorOps()
+	msg.CFG = s.cfgOf()
 	return encode(&msg)
 }
 
@@ -747,7 +774,7 @@ func (s *Session) doInspect(msg *clientMsg) {
 	s.sel.cta, s.sel.warp = ci, wi
 	rj, _, _ := s.regsJSON(w, false, false)
 	s.view.selLin, s.view.selW = c.Linear, w.ID
-	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj}
+	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj, Divergence: s.divergenceJSON(ci, wi)}
 	if mr := msg.Memory; mr != nil {
 		var mem []byte
 		j := memJSON{Space: mr.Space, Offset: uint64(mr.Offset)}

@@ -183,6 +183,13 @@ func (s *Session) buildState(o stateOpts) []byte {
 	if f := m.Fault(); f != nil {
 		msg.Fault = s.faultJSON(f)
 	}
+	if s.trace != nil {
+		if w := s.selected(); w != nil {
+			msg.Divergence = s.divergenceJSON(s.ctaIndex(w.CTA().Linear), w.ID)
+		} else {
+			msg.Divergence = s.divergenceJSON(-1, 0)
+		}
+	}
 	v.valid = true
 	r.resetReport()
 	return encode(&msg)

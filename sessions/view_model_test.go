@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/bits"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -60,6 +61,7 @@ type clientModel struct {
 	memStep               int64
 	fullStates, deltas    int
 	regDeltas, predDeltas int
+	div                   *divergenceJSON
 }
 
 func newClientModel() *clientModel {
@@ -94,6 +96,7 @@ func (c *clientModel) applyState(b []byte) error {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
+	c.div = m.Divergence // every state carries it while it is on
 	if m.Full {
 		c.fullStates++
 	} else {
@@ -211,6 +214,9 @@ func (c *clientModel) applyInspect(b []byte) error {
 		clear(c.preds)
 		c.applyRegs(m.Regs, false)
 		c.regsOf = &[2]int{m.CTA, m.Warp}
+	}
+	if m.Divergence != nil {
+		c.div = m.Divergence
 	}
 	if m.Memory != nil {
 		ch := *m.Memory
@@ -538,9 +544,23 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 	var log []string
 	tensorLasts := 0
 	tensorAt := tensorPositions(c, 5000)
+	divToggles := map[int]bool{1: true, 2: false, 3: true}
+	divOn, divChecks := false, 0
 	for i := 0; i < commands; i++ {
 		var desc string
 		wantState := true
+		if on, ok := divToggles[i*5/commands]; ok && i*5%commands == 0 {
+			// The divergence view opens (after some steps: the trace is
+			// rebuilt from the history), closes and opens again.
+			desc = fmt.Sprintf("divergence %v", on)
+			divOn = on
+			c.send(map[string]any{"type": "divergence", "on": on})
+			log = append(log, desc)
+			if _, err := mc.apply(true); err != nil {
+				t.Fatalf("command %d (%s): %v", i, desc, err)
+			}
+			continue
+		}
 		switch x := rnd.Intn(20); {
 		case x < 7:
 			g, n := grans[rnd.Intn(3)], 1+rnd.Intn(4)
@@ -635,12 +655,19 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 		var s *Session
 		c.do(func() { s = c.s })
 		var lastStep lastStepObserver
-		fm := c.freshMachineObserved(mc.model.step, &lastStep)
+		dobs := &divObserver{last: &lastStep}
+		fm := c.freshMachineObserved(mc.model.step, dobs)
 		var err error
 		c.do(func() {
 			err = mc.model.check(s, fm, mc.sel)
 			if err == nil {
 				err = mc.model.checkLast(s, lastStep.info)
+			}
+			if err == nil {
+				err = mc.model.checkDivergence(s, fm, dobs, divOn, mc.sel)
+				if divOn {
+					divChecks++
+				}
 			}
 		})
 		if mc.model.last != nil && mc.model.last.Tensor != nil {
@@ -651,7 +678,10 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 			t.Fatalf("after command %d (%s) at step %d: %v\nlast commands: %s", i, desc, mc.model.step, err, strings.Join(log[from:], "; "))
 		}
 	}
-	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts)
+	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d divergence checks", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, divChecks)
+	if divChecks == 0 {
+		t.Errorf("the divergence data was never checked")
+	}
 	if strings.HasPrefix(ex.name, "mma") && tensorLasts == 0 {
 		t.Errorf("no state followed a tensor-core instruction")
 	}
@@ -847,4 +877,104 @@ func TestWmmaTensorOps(t *testing.T) {
 	if len(seen) != len(want) || seen["wmma.store.d.m16n16k16.f32"] != 2 {
 		t.Errorf("tensor ops %v", seen)
 	}
+}
+
+// divObserver records what a fresh machine executed, for the divergence
+// data: per position, the warp, pc, active lanes and divergence events.
+type divObserver struct {
+	last *lastStepObserver
+	recs []divStep
+}
+
+type divStep struct {
+	wi                   int64
+	cta, warp, pc, lanes int
+	marks                int
+}
+
+func (o *divObserver) Step(in *emu.StepInfo) {
+	o.last.Step(in)
+	marks := 0
+	for _, e := range in.Events {
+		if e.Kind == emu.EvDiverge {
+			marks |= 1
+		}
+		if e.Kind == emu.EvReconverge {
+			marks |= 2
+		}
+	}
+	o.recs = append(o.recs, divStep{wi: int64(len(o.recs)) + 1, cta: in.CTALin, warp: in.Warp, pc: in.PC,
+		lanes: bits.OnesCount32(in.Mask), marks: marks})
+}
+
+// checkDivergence compares the model's divergence data with what the
+// fresh machine executed: per line the lane- and warp-executions of the
+// positions covered, and the selected warp's latest instructions.
+func (c *clientModel) checkDivergence(s *Session, fm *emu.Machine, o *divObserver, on bool, sel [2]int) error {
+	if !on {
+		if c.div != nil {
+			return fmt.Errorf("divergence data while off")
+		}
+		return nil
+	}
+	d := c.div
+	if d == nil {
+		return fmt.Errorf("no divergence data while on")
+	}
+	if d.Truncated || d.UpTo != c.step || d.From > c.step || d.From < 0 {
+		return fmt.Errorf("divergence covers %d..%d (truncated %v) at step %d", d.From, d.UpTo, d.Truncated, c.step)
+	}
+	type agg struct{ lanes, warps int64 }
+	want := map[int]*agg{}
+	var tl []divStep
+	for _, r := range o.recs {
+		if r.wi <= d.From || r.wi > d.UpTo {
+			continue
+		}
+		line := s.prog.line(r.pc)
+		a := want[line]
+		if a == nil {
+			a = &agg{}
+			want[line] = a
+		}
+		a.lanes += int64(r.lanes)
+		a.warps++
+		if r.cta == d.Timeline.CTA && r.warp == d.Timeline.Warp {
+			tl = append(tl, r)
+		}
+	}
+	if len(d.Lines) != len(want) {
+		return fmt.Errorf("divergence: %d lines executed, machine %d", len(d.Lines), len(want))
+	}
+	for _, l := range d.Lines {
+		if a := want[l.Line]; a == nil || a.lanes != l.Lanes || a.warps != l.Warps {
+			return fmt.Errorf("divergence: line %d %d lanes in %d warp-instructions, machine %+v", l.Line, l.Lanes, l.Warps, a)
+		}
+	}
+	// The timeline is the selected warp's (clamped like the registers).
+	if ctas := fm.CTAs(); len(ctas) > 0 {
+		ci := sel[0]
+		if ci < 0 || ci >= len(ctas) {
+			ci = 0
+		}
+		ws := ctas[ci].Warps
+		wi := sel[1]
+		if wi < 0 || wi >= len(ws) {
+			wi = 0
+		}
+		if d.Timeline.CTA != ctas[ci].Linear || d.Timeline.Warp != ws[wi].ID {
+			return fmt.Errorf("divergence timeline of CTA %d warp %d, selected CTA %d warp %d", d.Timeline.CTA, d.Timeline.Warp, ctas[ci].Linear, ws[wi].ID)
+		}
+	}
+	tl = tl[max(0, len(tl)-maxTimeline):]
+	tj := d.Timeline
+	if len(tj.Steps) != len(tl) || len(tj.PCs) != len(tl) || len(tj.Active) != len(tl) || len(tj.Marks) != len(tl) {
+		return fmt.Errorf("divergence timeline of %d steps, machine %d", len(tj.Steps), len(tl))
+	}
+	for i, r := range tl {
+		if tj.Steps[i] != r.wi || tj.PCs[i] != r.pc || tj.Active[i] != r.lanes || tj.Marks[i] != r.marks {
+			return fmt.Errorf("divergence timeline entry %d: step %d pc %d active %d marks %d, machine %+v", i, tj.Steps[i], tj.PCs[i], tj.Active[i], tj.Marks[i], r)
+		}
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import { RegsView } from "./regs";
 import { MemoryView } from "./memory";
 import { ControlsView } from "./controls";
 import { FragmentsView } from "./fragments";
+import { DivergenceView } from "./divergence";
 import { SwizzleView } from "./swizzle";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
 import { actionFor, helpContent } from "./keys";
@@ -40,8 +41,8 @@ export interface ExampleData {
   lesson?: unknown;
 }
 
-type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "swizzle";
-const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "swizzle"];
+type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "divergence" | "swizzle";
+const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle"];
 
 function readJSON<T>(id: string): T | null {
   const el = document.getElementById(id);
@@ -68,6 +69,7 @@ export class App {
   private mem!: MemoryView;
   private events!: EventsView;
   private fragments!: FragmentsView;
+  private divergence!: DivergenceView;
   private swizzle!: SwizzleView;
   private example: ExampleData | null = null;
   /** The name of an imported file (else derived from the example or the kernel). */
@@ -197,6 +199,11 @@ export class App {
         if (name) this.regs.watch(name);
         this.regs.revealLane(lane);
       },
+    });
+    this.divergence = new DivergenceView(byId("pg-tab-divergence"), m, () => this.tab === "divergence", {
+      want: () => this.session.wantDivergence(),
+      seek: (k) => this.session.seek(k),
+      goto: (l) => this.editor.goto(l, 1, false),
     });
     this.swizzle = new SwizzleView(byId("pg-tab-swizzle"));
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
@@ -719,6 +726,7 @@ export class App {
       case "tabLaunch": this.showTab("launch"); break;
       case "tabEvents": this.showTab("events"); break;
       case "tabFragments": this.showTab("fragments"); break;
+      case "tabDivergence": this.showTab("divergence"); break;
       case "focusEditor": this.editor.view.focus(); break;
       case "help": this.showHelp(this.ui.help.hidden === true); break;
       case "presenter": togglePresenter(); this.editor.view.requestMeasure(); break;
@@ -783,7 +791,7 @@ export class App {
       const p = document.getElementById(`pg-tab-${id}`);
       if (p) p.hidden = id !== t;
     }
-    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, swizzle: this.swizzle, launch: null }[t];
+    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, divergence: this.divergence, swizzle: this.swizzle, launch: null }[t];
     view?.shown();
   }
 
@@ -848,6 +856,15 @@ export class App {
     if (c.has("diagnostics")) this.editor.setDiagnostics(this.model.diagnostics);
     if (c.has("breakpoints")) this.editor.setBreakpoints([...this.model.breakpoints]);
     if (c.has("warps") || c.has("selection") || c.has("fault") || c.has("loaded") || c.has("source")) this.updateMarks();
+    if (c.has("divergence") || c.has("loaded") || c.has("source")) this.updateShading();
+  }
+
+  /** Shades the editor's lines by the lanes that executed them (while the divergence data comes). */
+  private updateShading(): void {
+    const d = this.model.divergence;
+    const lines = new Map<number, { lanes: number; warps: number }>();
+    if (d && !this.isDirty()) for (const l of d.lines) lines.set(l.line, { lanes: l.lanes, warps: l.warps });
+    this.editor.setLaneShading(lines);
   }
 
   private updateMarks(): void {

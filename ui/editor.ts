@@ -141,6 +141,44 @@ const warpLineDecos = EditorView.decorations.compute([warpMarksField], (state): 
   return b.finish();
 });
 
+// ---- divergence shading ----
+
+/** Per line: the average active lanes of its warp-instructions, and how many ran. */
+export type LaneShading = Map<number, { lanes: number; warps: number }>;
+
+const setShadingEffect = StateEffect.define<LaneShading>();
+const shadingField = StateField.define<LaneShading>({
+  create: () => new Map(),
+  update(v, tr) {
+    for (const e of tr.effects) if (e.is(setShadingEffect)) return e.value;
+    if (tr.docChanged) return new Map();
+    return v;
+  },
+});
+
+/** The shading class of a line run with avg active lanes of 32: 4 (all lanes) down to 0 (under a quarter). */
+export function shadeLevel(avg: number): number {
+  if (avg >= 32) return 4;
+  return Math.max(0, Math.min(3, Math.floor(avg / 8)));
+}
+
+const shadingDecos = EditorView.decorations.compute([shadingField], (state): DecorationSet => {
+  const m = state.field(shadingField);
+  const doc = state.doc;
+  const b = new RangeSetBuilder<Decoration>();
+  for (const line of [...m.keys()].sort((x, y) => x - y)) {
+    const e = m.get(line)!;
+    if (line < 1 || line > doc.lines || e.warps <= 0) continue;
+    const avg = e.lanes / e.warps;
+    const title = `${avg.toFixed(1)} of 32 lanes on average (${Math.round((avg / 32) * 100)}%) in ${e.warps.toLocaleString("en-US")} warp-instruction${e.warps === 1 ? "" : "s"}`;
+    b.add(doc.line(line).from, doc.line(line).from, Decoration.line({
+      class: `cm-div-line cm-div-${shadeLevel(avg)}`,
+      attributes: { "data-lanes": avg.toFixed(2), title },
+    }));
+  }
+  return b.finish();
+});
+
 function warpMarkerFor(state: EditorState, line: number): GutterMarker | null {
   const m = state.field(warpMarksField);
   if (m.faultLine === line) return new WarpMarker("✕", "warp-mark warp-mark-fault", "fault on this line");
@@ -346,6 +384,8 @@ export class Editor {
       warpGutter,
       lintGutter(),
       warpLineDecos,
+      shadingField,
+      shadingDecos,
       highlightActiveLineGutter(),
       highlightSpecialChars(),
       history(),
@@ -436,6 +476,11 @@ export class Editor {
 
   setCodeLines(lines: Set<number>): void {
     this.view.dispatch({ effects: setCodeLinesEffect.of(lines) });
+  }
+
+  /** Shades lines by the lanes that executed them (an empty map clears it). */
+  setLaneShading(m: LaneShading): void {
+    this.view.dispatch({ effects: setShadingEffect.of(m) });
   }
 
   setWarpMarks(m: WarpMarks): void {

@@ -5,7 +5,7 @@ import { h, typingTarget } from "./dom";
 export type Action =
   | "compile" | "stepWarp" | "stepRound" | "stepBarrier" | "back" | "run" | "pause" | "reset"
   | "first" | "last" | "earlier" | "later" | "nextWarp" | "prevWarp" | "gotoWarp"
-  | "tabRegs" | "tabMemory" | "tabLaunch" | "tabEvents" | "tabFragments" | "help" | "focusEditor" | "presenter";
+  | "tabRegs" | "tabMemory" | "tabLaunch" | "tabEvents" | "tabFragments" | "tabDivergence" | "help" | "focusEditor" | "presenter";
 
 export interface Shortcut {
   keys: string[];
@@ -41,7 +41,7 @@ export const shortcuts: { group: string; items: Shortcut[] }[] = [
     items: [
       { keys: ["j", "k"], action: "nextWarp", desc: "Select the next / previous warp" },
       { keys: ["g"], action: "gotoWarp", desc: "Show the selected warp's line in the editor" },
-      { keys: ["1", "2", "3", "4", "5"], action: "tabRegs", desc: "Registers, Memory, Launch, Events, Fragments tab" },
+      { keys: ["1", "2", "3", "4", "5", "6"], action: "tabRegs", desc: "Registers, Memory, Launch, Events, Fragments, Divergence tab" },
       { keys: ["e"], action: "focusEditor", desc: "Focus the editor (Esc, then Tab leaves it)" },
       { keys: ["z"], action: "presenter", desc: "Presenter mode: larger type, stronger contrast" },
       { keys: ["?"], action: "help", desc: "Show or hide this help" },
@@ -90,6 +90,7 @@ export function actionFor(e: KeyboardEvent): Action | null {
     case "3": return "tabLaunch";
     case "4": return "tabEvents";
     case "5": return "tabFragments";
+    case "6": return "tabDivergence";
     case "e": return "focusEditor";
     case "z": return "presenter";
     case "?": return "help";

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -91,7 +91,7 @@ export interface Selection {
 
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn";
+  | "diagnostics" | "source" | "conn" | "divergence";
 
 export type Granularity = "warp" | "round" | "barrier";
 
@@ -153,6 +153,8 @@ export class Model {
   breakpoints = new Set<number>();
   /** What the views say while there is no program (set by the app). */
   hint = "Starting a session…";
+  /** The divergence data of the position shown (while asked for). */
+  divergence: Divergence | null = null;
   /** Lines that hold instructions (from `loaded`). */
   codeLines = new Set<number>();
   private listeners: ((c: Set<Change>) => void)[] = [];
@@ -206,6 +208,7 @@ export class Model {
     this.events = [];
     this.touched = [];
     this.fault = null;
+    this.divergence = null;
     this.step = this.steps = this.firstStep = 0;
     this.message = "";
     this.status = this.reason = "";
@@ -302,6 +305,8 @@ export class Model {
     const touched = m.touched ?? [];
     if (touched.length || this.touched.length) ch.add("memory");
     this.touched = touched;
+    if (m.divergence || this.divergence) ch.add("divergence");
+    this.divergence = m.divergence ?? null;
     const fault = m.fault ?? null;
     if (JSON.stringify(fault) !== JSON.stringify(this.fault)) ch.add("fault");
     this.fault = fault;

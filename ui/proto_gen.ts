@@ -115,6 +115,24 @@ export interface TensorOp {
   regs: Record<string, number[]>;
 }
 
+export interface CfgBlock {
+  func: string;
+  first: number;
+  last: number;
+  firstLine: number;
+  lastLine: number;
+  succ: number[];
+  branch?: number;
+  divergent?: boolean;
+  reconv?: number;
+}
+
+export interface Cfg {
+  blocks: CfgBlock[];
+  truncated?: boolean;
+  maxBlocks: number;
+}
+
 export interface Loaded {
   type: "loaded";
   id?: number;
@@ -134,6 +152,7 @@ export interface Loaded {
   kernels: Kernel[];
   launch?: LaunchFix;
   tensorOps: TensorOp[];
+  cfg: Cfg | null;
 }
 
 export interface Stats {
@@ -278,6 +297,29 @@ export interface Fault {
   waiting?: BarrierWarp[];
 }
 
+export interface LineExec {
+  line: number;
+  lanes: number;
+  warps: number;
+}
+
+export interface Timeline {
+  cta: number;
+  warp: number;
+  steps: number[];
+  pcs: number[];
+  active: number[];
+  marks: number[];
+}
+
+export interface Divergence {
+  from: number;
+  upTo: number;
+  truncated?: boolean;
+  lines: LineExec[];
+  timeline: Timeline;
+}
+
 export interface State {
   type: "state";
   id?: number;
@@ -302,6 +344,7 @@ export interface State {
   memoryStale?: boolean;
   touched?: Touch[];
   fault: Fault | null;
+  divergence?: Divergence;
 }
 
 export interface Breakpoints {
@@ -318,6 +361,7 @@ export interface Inspect {
   warp: number;
   regs: RegValues | null;
   memory?: MemChunk;
+  divergence?: Divergence;
 }
 
 export interface Done {
@@ -357,6 +401,7 @@ export interface ClientMsg {
   cta?: number;
   warp?: number;
   memory?: MemRequest;
+  divergence?: boolean;
 }
 
 /** Every message the server sends. */

@@ -85,6 +85,7 @@ export class SessionClient {
     }
     const msg: Record<string, unknown> = { type: "load", source, spec };
     if (at > 0) msg.at = at;
+    if (this.divergence) msg.divergence = true;
     const id = this.conn.send(msg);
     if (!id) return false;
     this.loadId = id;
@@ -139,6 +140,16 @@ export class SessionClient {
     if (step === m.step) return;
     this.seekWanted = step;
     this.seekPending = this.send({ type: "seek", step });
+  }
+
+  /** Whether the divergence data is wanted (the Divergence tab was opened). */
+  private divergence = false;
+
+  /** Asks for the divergence data from now on (loads keep asking for it). */
+  wantDivergence(): void {
+    if (this.divergence) return;
+    this.divergence = true;
+    if (this.model.loaded && this.conn.isOpen) this.conn.send({ type: "divergence", on: true });
   }
 
   select(cta: number, warp: number): void {
@@ -204,6 +215,10 @@ export class SessionClient {
         model.emit(new Set<Change>(["breakpoints"]));
         break;
       case "inspect":
+        if (m.divergence) {
+          model.divergence = m.divergence;
+          model.emit(new Set<Change>(["divergence"]));
+        }
         if (m.regs) {
           model.applyInspect(m.cta, m.warp, m.regs);
           model.emit(new Set<Change>(["regs"]));

@@ -550,7 +550,7 @@ func TestHelpAndKeys(t *testing.T) {
 		"Compile and load the kernel (replays to the current step when there is a run)": "Ctrl+Enter",
 		"Show or hide this help":                                                        "?",
 		"Reset the launch (clears the history)":                                         "Shift+R",
-		"Registers, Memory, Launch, Events, Fragments tab":                              "1 2 3 4 5",
+		"Registers, Memory, Launch, Events, Fragments, Divergence tab":                  "1 2 3 4 5 6",
 		"Focus the editor (Esc, then Tab leaves it)":                                    "e",
 		"Select the next / previous warp":                                               "j k",
 		"One warp-instruction earlier / later in the history":                           "[ ]",
