@@ -123,10 +123,11 @@ type Warp struct {
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
 	State  WarpState
-	barID  int    // barrier waited on, when State == WarpBarrier
-	barOp  *Op    // the barrier instruction waited at (its results are written on release)
-	barPC  int    // its pc: where the warp is while it waits
-	barAct uint32 // the active lanes that executed it
+	barID  int         // barrier waited on, when State == WarpBarrier
+	barOp  *Op         // the barrier instruction waited at (its results are written on release)
+	barPC  int         // its pc: where the warp is while it waits
+	barAct uint32      // the active lanes that executed it
+	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
 }
 
 // r returns the 32 lanes of value slot i. The rows of immediates are

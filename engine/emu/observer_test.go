@@ -106,8 +106,6 @@ func wantAccess(t *testing.T, what string, a *Access, kind AccessKind, space isa
 	}
 }
 
-func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
-
 // Generic loads and stores report the space they resolved to, the offset
 // in it (never the generic address), their size (loads too) and, for
 // stores, the bytes they replaced.
