@@ -59,8 +59,8 @@ func (r *recorder) Step(in *emu.StepInfo) {
 			case isa.Global:
 				r.h.logStore(wi, a)
 				r.dirtyAccess(isa.Global, 0, a)
-			case isa.Shared, isa.SharedCluster:
-				r.dirtyAccess(isa.Shared, in.CTALin, a)
+			case isa.Shared:
+				r.dirtyAccess(isa.Shared, a.CTA, a)
 			}
 		}
 	}
@@ -79,27 +79,13 @@ func (r *recorder) Step(in *emu.StepInfo) {
 	}
 }
 
-// sharedOffset converts a shared access address (possibly generic) to an
-// offset in the CTA's shared memory.
-func sharedOffset(a uint64) uint64 {
-	if a >= emu.GenericShared && a < emu.GenericShared+emu.WindowSize {
-		return a - emu.GenericShared
-	}
-	return a
-}
-
 func (r *recorder) dirtyAccess(space isa.Space, cta int, a *emu.Access) {
 	if r.dirty.stale {
 		return
 	}
 	n := a.Size
 	for lanes := a.Lanes; lanes != 0; lanes &= lanes - 1 {
-		l := trailingZeros(lanes)
-		addr := a.Addr[l]
-		if space == isa.Shared {
-			addr = sharedOffset(addr)
-		}
-		r.dirty.add(space, cta, addr, n)
+		r.dirty.add(space, cta, a.Addr[trailingZeros(lanes)], n)
 	}
 }
 

@@ -432,31 +432,19 @@ func (s *Session) lastOf(in *emu.StepInfo) (lastRec, []touchRec) {
 	var tr []touchRec
 	for i := range in.Accesses {
 		a := &in.Accesses[i]
-		if a.Space != isa.Global && a.Space != isa.Shared && a.Space != isa.SharedCluster {
+		if a.Space != isa.Global && a.Space != isa.Shared {
 			continue
 		}
-		size := uint64(a.Size)
-		if size == 0 && in.PC >= 0 && in.PC < len(s.prog.prog.Ops) {
-			op := &s.prog.prog.Ops[in.PC]
-			size = uint64(op.Type.Size() * max(int(op.Vec), 1))
-		}
-		size = max(size, 1)
+		size := uint64(max(a.Size, 1))
 		lo, hi := ^uint64(0), uint64(0)
 		for lanes := a.Lanes; lanes != 0; lanes &= lanes - 1 {
 			addr := a.Addr[trailingZeros(lanes)]
-			if a.Space != isa.Global {
-				addr = sharedOffset(addr)
-			}
 			lo, hi = min(lo, addr), max(hi, addr+size)
 		}
 		if lo > hi {
 			continue
 		}
-		sp := a.Space
-		if sp == isa.SharedCluster {
-			sp = isa.Shared
-		}
-		tr = append(tr, touchRec{kind: a.Kind, space: sp, ctaLin: in.CTALin, addr: lo, bytes: int(min(hi-lo, 1<<30))})
+		tr = append(tr, touchRec{kind: a.Kind, space: a.Space, ctaLin: a.CTA, addr: lo, bytes: int(min(hi-lo, 1<<30))})
 		if len(tr) == 8 {
 			break
 		}

@@ -506,6 +506,8 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 		w.advance()
 		return nil
 	}
+	// Exiting threads land their asynchronous copies still in flight.
+	w.landCopies(emask, -1)
 	w.exited |= emask
 	w.removeLanes(emask, 0)
 	if w.m.obs != nil {

@@ -302,7 +302,7 @@ func atomBytes(w *Warp, space isa.Space, l int, addr uint64, size int) ([]byte, 
 	case isa.Local:
 		return nil, sp, w.faultAddr(FaultIllegal, l, addr, "atomic operation on local memory at 0x%x (undefined in PTX)", addr)
 	}
-	w.noteAccess(AccessAtomic, sp, l, addr, buf)
+	w.noteAccess(AccessAtomic, space, sp, l, addr, buf)
 	return buf, sp, nil
 }
 
@@ -351,7 +351,7 @@ func makeAtomVec(space isa.Space, es, n int, hasD bool, fn atomFn) execFn {
 			if sp != isa.Global {
 				return w.faultAddr(FaultIllegal, l, addr, "vector atomic on %s memory at 0x%x (only .global is allowed)", sp, addr)
 			}
-			w.noteAccess(AccessAtomic, sp, l, addr, buf)
+			w.noteAccess(AccessAtomic, space, sp, l, addr, buf)
 			for k := 0; k < n; k++ {
 				e := buf[k*es : (k+1)*es]
 				old[k] = getLE(e)

@@ -27,10 +27,9 @@ import (
 //
 // Choices documented here (the emulator's behaviour where the ISA leaves
 // freedom):
-//   - cp.async completes when it is issued: the copy is done by the time the
-//     instruction retires, which is one legal execution of the asynchronous
-//     semantics, so cp.async.commit_group / wait_group / wait_all have
-//     nothing left to wait for and do nothing.
+//   - cp.async reads its source when it is issued and writes its
+//     destination when the thread waits for it (cp.async.wait_group,
+//     wait_all) or exits: see async.go for the rule.
 //   - createpolicy writes the opaque value CachePolicyValue; cache policies
 //     have no effect in the emulator.
 //   - prefetch, prefetchu, discard and applypriority check their operands
@@ -1070,11 +1069,11 @@ func bindCpAsync(b *binder) {
 		} else if sa&uint64(cp-1) != 0 {
 			return w.faultAddr(FaultMisaligned, l, sa, "cp.async source address 0x%x is not aligned to cp-size %d", sa, cp)
 		}
-		db, f := w.access(AccessStore, isa.Shared, l, da, cp, cp)
-		if f != nil {
+		// The destination is written when the thread waits (async.go).
+		if _, _, f := w.spaceBytes(isa.Shared, l, da, cp, cp); f != nil {
 			return f
 		}
-		copy(db, tmp[:cp])
+		w.issueCopy(w.pc(), l, sa, da, cp, &tmp)
 		return nil
 	}
 	op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
@@ -1114,14 +1113,26 @@ func bindCpAsyncGroup(b *binder) {
 		if !b.Want(1, 1) {
 			return
 		}
-		if v, ok := b.Imm(0); ok && int64(v.Int) < 0 {
+		v, ok := b.Imm(0)
+		if !ok {
+			b.failed = true
+			return
+		}
+		if int64(v.Int) < 0 {
 			b.operr(0, "N must not be negative")
 			return
 		}
+		b.op.Imm = uint64(min(v.Int, 1<<31))
+		b.op.Exec = execCpAsyncWaitGroup
+	case isa.OpCpAsyncWaitAll:
+		if !b.Want(0, 0) {
+			return
+		}
+		b.op.Exec = execCpAsyncWaitAll
 	default:
 		if !b.Want(0, 0) {
 			return
 		}
+		b.op.Exec = execCpAsyncCommit
 	}
-	b.op.Exec = execNop
 }

@@ -350,6 +350,7 @@ func execShfl(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	a, bb, cc := w.r(op.A), w.r(op.B), w.r(op.C)
 	var out [32]uint64
+	var src [32]int8
 	var pv uint32
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -378,7 +379,13 @@ func execShfl(w *Warp, op *Op, mask uint32) *Fault {
 		} else {
 			j = l
 		}
+		src[l] = int8(j)
 		out[l] = a[j] & 0xffffffff
+	}
+	if w.m.obs != nil {
+		sh := &w.m.shuffle
+		sh.Lanes, sh.Valid, sh.Src = mask, pv, src
+		w.m.info.Shuffle = sh
 	}
 	d := w.r(op.D)
 	for m := mask; m != 0; m &= m - 1 {

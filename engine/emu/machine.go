@@ -99,13 +99,15 @@ type Machine struct {
 	released  bool // a barrier released during the current step
 	brkpt     bool // a brkpt instruction executed
 
-	obs  Observer
-	info StepInfo
+	obs       Observer // every installed observer; nil when none
+	observers observerSet
+	info      StepInfo
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep
 	tensorRows  []MatrixRow
-	tensorSlots [2]int32 // movmatrix's d and a
+	tensorSlots [2]int32    // movmatrix's d and a
+	shuffle     ShuffleStep // StepInfo.Shuffle's storage
 
 	mma *mmaScratch // working storage of the float mma executors
 
@@ -227,9 +229,6 @@ func (m *Machine) SetParams(b []byte) error {
 
 // ConstMem returns the constant bank.
 func (m *Machine) ConstMem() []byte { return m.constMem }
-
-// SetObserver installs o (nil removes it); o is called after every warp-instruction.
-func (m *Machine) SetObserver(o Observer) { m.obs = o }
 
 // SetBreakpoint sets or clears a breakpoint at pc.
 func (m *Machine) SetBreakpoint(pc int, on bool) {

@@ -123,10 +123,11 @@ type Warp struct {
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
 	State  WarpState
-	barID  int    // barrier waited on, when State == WarpBarrier
-	barOp  *Op    // the barrier instruction waited at (its results are written on release)
-	barPC  int    // its pc: where the warp is while it waits
-	barAct uint32 // the active lanes that executed it
+	barID  int         // barrier waited on, when State == WarpBarrier
+	barOp  *Op         // the barrier instruction waited at (its results are written on release)
+	barPC  int         // its pc: where the warp is while it waits
+	barAct uint32      // the active lanes that executed it
+	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
 }
 
 // r returns the 32 lanes of value slot i. The rows of immediates are
@@ -212,22 +213,47 @@ const (
 )
 
 // Access is one instruction's memory access across the warp, as reported to
-// observers: the address each lane touched in Space, and for stores and
-// atomics the value held there before (so an undo log can restore it).
+// observers: for every lane in Lanes the offset it touched in Space, Size
+// bytes from there, and for stores and atomics the bytes held there before
+// (so an undo log can restore them). An instruction reports one Access per
+// kind, space and size, more when a lane accesses memory several times
+// (vector units of wmma, a copy's source and destination), in execution
+// order.
 type Access struct {
 	Kind  AccessKind
-	Space isa.Space // the resolved space (generic accesses are resolved)
-	Size  int       // bytes per lane
+	Space isa.Space // the resolved space: generic addresses are resolved (never SpaceNone or SharedCluster)
+	// Generic: the instruction addressed memory generically; the address
+	// it computed is GenericAddr(lane).
+	Generic bool
+	// CTA is the linear index of the CTA whose memory was accessed: the
+	// executing CTA (a cluster holds one CTA in the emulator). Shared
+	// offsets are in its shared memory, local offsets in the lane's
+	// thread's local memory.
+	CTA   int
+	Size  int // bytes per lane, loads included
 	Lanes uint32
-	Addr  [32]uint64
-	Old   [32][32]byte // previous bytes (stores and atomics), Size bytes per lane (at most 32)
+	Addr  [32]uint64   // each lane's offset in Space (for global: the address)
+	Old   [32][32]byte // previous bytes (stores and atomics), Size bytes per lane (the first 32)
 }
 
-// noteAccess records a lane's access for the observer; it costs a nil check
-// when nobody observes.
-func (w *Warp) noteAccess(kind AccessKind, space isa.Space, lane int, addr uint64, buf []byte) {
+// GenericAddr returns the address lane l's instruction computed: the
+// generic address of Addr[l] when the access was generic, Addr[l]
+// otherwise.
+func (a *Access) GenericAddr(l int) uint64 {
+	if a.Generic {
+		if base, ok := window(a.Space); ok {
+			return base + a.Addr[l]
+		}
+	}
+	return a.Addr[l]
+}
+
+// noteAccess records a lane's access of buf for the observer (space: the
+// space the instruction named, sp: where addr resolved); it costs a nil
+// check when nobody observes.
+func (w *Warp) noteAccess(kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
 	if w.m.obs == nil {
 		return
 	}
-	w.m.recordAccess(kind, space, lane, addr, buf)
+	w.m.recordAccess(w, kind, space, sp, lane, addr, buf)
 }

@@ -125,7 +125,7 @@ func (w *Warp) load(space isa.Space, lane int, addr uint64, size int) (uint64, *
 	if f != nil {
 		return 0, f
 	}
-	w.noteAccess(AccessLoad, sp, lane, addr, nil)
+	w.noteAccess(AccessLoad, space, sp, lane, addr, b)
 	return getLE(b), nil
 }
 
@@ -139,7 +139,7 @@ func (w *Warp) store(space isa.Space, lane int, addr uint64, size int, v uint64)
 	if sp == isa.Const || sp == isa.Param {
 		return w.faultAddr(FaultReadOnly, lane, addr, "store to read-only %s memory at 0x%x", sp, addr)
 	}
-	w.noteAccess(AccessStore, sp, lane, addr, b)
+	w.noteAccess(AccessStore, space, sp, lane, addr, b)
 	putLE(b, v)
 	return nil
 }
@@ -154,7 +154,7 @@ func (w *Warp) access(kind AccessKind, space isa.Space, lane int, addr uint64, s
 	if kind != AccessLoad && (sp == isa.Const || sp == isa.Param) {
 		return nil, w.faultAddr(FaultReadOnly, lane, addr, "write to read-only %s memory at 0x%x", sp, addr)
 	}
-	w.noteAccess(kind, sp, lane, addr, b)
+	w.noteAccess(kind, space, sp, lane, addr, b)
 	return b, nil
 }
 

@@ -4,9 +4,84 @@ import "github.com/ptxplayground/ptxplay/engine/isa"
 
 // Observer receives a report after every warp-instruction. The StepInfo is
 // reused: copy what you keep. With no observer installed none of this work
-// is done.
+// is done. Several observers may be installed at once (Machine.AddObserver);
+// each sees the same StepInfo, in the order they were installed, and must
+// not modify it.
 type Observer interface {
 	Step(info *StepInfo)
+}
+
+// observerSet is the machine's installed observers: the SetObserver slot
+// and those added with AddObserver.
+type observerSet struct {
+	primary Observer
+	added   []addedObserver
+	nextID  int
+}
+
+type addedObserver struct {
+	id int
+	o  Observer
+}
+
+// multiObserver calls several observers in turn.
+type multiObserver []Observer
+
+func (mo multiObserver) Step(in *StepInfo) {
+	for _, o := range mo {
+		o.Step(in)
+	}
+}
+
+// combined returns the observer the machine calls: nil when none is
+// installed (the machine then does no reporting work at all), the observer
+// itself when there is one.
+func (s *observerSet) combined() Observer {
+	var all multiObserver
+	if s.primary != nil {
+		all = append(all, s.primary)
+	}
+	for _, a := range s.added {
+		all = append(all, a.o)
+	}
+	switch len(all) {
+	case 0:
+		return nil
+	case 1:
+		return all[0]
+	}
+	return all
+}
+
+// SetObserver installs o in the machine's primary observer slot (nil
+// empties it), replacing the observer set there before; observers added
+// with AddObserver stay installed. Observers are called after every
+// warp-instruction.
+func (m *Machine) SetObserver(o Observer) {
+	m.observers.primary = o
+	m.obs = m.observers.combined()
+}
+
+// AddObserver installs o beside the other observers (nil is ignored) and
+// returns a function that removes it again (calling it twice is harmless).
+func (m *Machine) AddObserver(o Observer) (remove func()) {
+	if o == nil {
+		return func() {}
+	}
+	s := &m.observers
+	s.nextID++
+	id := s.nextID
+	s.added = append(s.added, addedObserver{id: id, o: o})
+	m.obs = s.combined()
+	return func() {
+		for i, a := range s.added {
+			if a.id == id {
+				s.added = append(s.added[:i:i], s.added[i+1:]...)
+				m.obs = s.combined()
+				return
+			}
+		}
+	}
 }
 
 // EventKind classifies per-step events.
@@ -78,6 +153,19 @@ type StepInfo struct {
 	// movmatrix) that ran past its convergence check; nil for every other
 	// instruction. It is reused like the rest of the StepInfo.
 	Tensor *TensorStep
+	// Shuffle reports a shfl that ran past its member-mask check: the lane
+	// each lane read from. nil for every other instruction; reused.
+	Shuffle *ShuffleStep
+}
+
+// ShuffleStep describes one shfl: for every lane in Lanes (the lanes that
+// executed it), Src[l] is the lane whose value lane l received. A lane
+// whose computed source was out of its segment keeps its own value: its
+// Src is itself and its bit in Valid (shfl's predicate result) is clear.
+type ShuffleStep struct {
+	Lanes uint32
+	Valid uint32
+	Src   [32]int8
 }
 
 // TensorStep describes the fragments of one tensor-core instruction.
@@ -127,6 +215,7 @@ func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in.Events = in.Events[:0]
 	in.Fault = nil
 	in.Tensor = nil
+	in.Shuffle = nil
 }
 
 // tensorStep starts the tensor report of the current instruction.
@@ -154,29 +243,43 @@ func (m *Machine) event(e Event) {
 	}
 }
 
-// recordAccess adds lane's access to the current instruction's report. A
-// new Access starts when the kind, space or size changes.
-func (m *Machine) recordAccess(kind AccessKind, space isa.Space, lane int, addr uint64, buf []byte) {
+// recordAccess adds lane's access to the current instruction's report.
+// space is the space the instruction named (isa.SpaceNone: generic), sp the
+// space the address resolved to and buf the bytes accessed (before a store
+// or atomic changes them). The lane joins the latest Access of the same
+// kind, space and size unless it is already in it; so lanes that access
+// memory in turn (one copy's load and store after another's) are grouped,
+// and every lane's accesses stay in execution order.
+func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
 	in := &m.info
 	size := len(buf)
-	if kind == AccessLoad {
-		size = 0
+	generic := space == isa.SpaceNone
+	if sp == isa.SharedCluster {
+		sp = isa.Shared
+	}
+	if generic {
+		if base, ok := window(sp); ok {
+			addr -= base
+		}
 	}
 	var a *Access
-	if n := len(in.Accesses); n > 0 {
-		a = &in.Accesses[n-1]
-		if a.Kind != kind || a.Space != space || a.Lanes&(1<<lane) != 0 {
-			a = nil
+	for i := len(in.Accesses) - 1; i >= 0; i-- {
+		x := &in.Accesses[i]
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic {
+			if x.Lanes&(1<<lane) == 0 {
+				a = x
+			}
+			break
 		}
 	}
 	if a == nil {
-		in.Accesses = append(in.Accesses, Access{Kind: kind, Space: space})
+		in.Accesses = append(in.Accesses, Access{})
 		a = &in.Accesses[len(in.Accesses)-1]
+		a.Kind, a.Space, a.Size, a.Generic, a.CTA = kind, sp, size, generic, w.cta.Linear
 	}
 	a.Lanes |= 1 << lane
 	a.Addr[lane] = addr
-	if size > 0 {
-		a.Size = size
+	if kind != AccessLoad {
 		copy(a.Old[lane][:], buf)
 	}
 }

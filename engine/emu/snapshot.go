@@ -2,7 +2,7 @@ package emu
 
 // Snapshot is a copy of a machine's execution state: every resident CTA
 // (registers, predicates, reconvergence stacks, call frames, barriers,
-// shared and local memory) and the scheduler. Global memory is included only
+// pending asynchronous copies, shared and local memory) and the scheduler. Global memory is included only
 // when asked for: a debugger keeps an undo log of global writes (from the
 // observer's Access.Old bytes) between snapshots instead.
 type Snapshot struct {
@@ -80,6 +80,8 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 		m.bindRegs(nw)
 		nw.preds = append([]uint32(nil), w.preds...)
 		nw.stack = append([]StackEntry(nil), w.stack...)
+		nw.async = w.async.clone()
+		size += w.async.size()
 		for _, f := range w.frames {
 			f.saved = append([]uint64(nil), f.saved...)
 			f.savedP = append([]uint32(nil), f.savedP...)

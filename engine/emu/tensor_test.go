@@ -677,9 +677,15 @@ func checkMatrixReport(t *testing.T, m *Machine, tr *tensorRecorder, ins string,
 	if strings.Contains(ins, "+16]") {
 		off = 16
 	}
+	// The access reports offsets in shared memory, and the generic
+	// addresses through GenericAddr.
 	base := acc[0].Addr[0] - off // lane 0 addresses row 0
-	if generic {
-		base -= GenericShared
+	kind := AccessLoad
+	if store {
+		kind = AccessStore
+	}
+	if a := &acc[0]; a.Generic != generic || a.Space != isa.Shared || a.Size != 16 || a.Kind != kind || a.CTA != 0 {
+		t.Errorf("%s: access generic %v space %s size %d kind %d CTA %d, want generic %v shared 16 bytes kind %d CTA 0", ins, a.Generic, a.Space, a.Size, a.Kind, a.CTA, generic, kind)
 	}
 	for j, mt := range ts.Matrices {
 		if mt.Index != j || m.prog.Regs[mt.Reg].Name != names[j] || mt.Write == store || mt.RowBytes != 16 || len(mt.Rows) != 8 {
@@ -693,8 +699,8 @@ func checkMatrixReport(t *testing.T, m *Machine, tr *tensorRecorder, ins string,
 			if generic {
 				addr += GenericShared
 			}
-			if row.Lane != l || row.Space != isa.Shared || row.Offset != want || row.Addr != addr || acc[0].Addr[l] != addr {
-				t.Errorf("%s: matrix %d row %d: lane %d addr %#x (%s offset %#x), want lane %d addr %#x offset %#x (accessed %#x)", ins, j, r, row.Lane, row.Addr, row.Space, row.Offset, l, addr, want, acc[0].Addr[l])
+			if row.Lane != l || row.Space != isa.Shared || row.Offset != want || row.Addr != addr || acc[0].Addr[l] != want || acc[0].GenericAddr(l) != addr {
+				t.Errorf("%s: matrix %d row %d: lane %d addr %#x (%s offset %#x), want lane %d addr %#x offset %#x (accessed %#x, %#x)", ins, j, r, row.Lane, row.Addr, row.Space, row.Offset, l, addr, want, acc[0].Addr[l], acc[0].GenericAddr(l))
 			}
 		}
 	}
