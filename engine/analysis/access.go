@@ -40,11 +40,9 @@ func (a *WarpAccess) ActiveLanes() int {
 // slice. Accesses of other state spaces (local, const, param) are left
 // out. Lanes of one instruction that access the same space with the same
 // kind and size are merged into one WarpAccess (a lane that accesses twice,
-// as wmma's fragment loads do, starts another). prog is the program that
-// ran (its Ops give the size of loads, which the report leaves at 0).
-//
-// Loads whose size the instruction does not determine (wmma fragment
-// loads) are left out.
+// as wmma's fragment loads do, starts another). The report is exact: each
+// access has its resolved space, the offset within it and its size. prog
+// is the program that ran (kept for callers that map pcs to lines).
 func FromStep(prog *emu.Program, in *emu.StepInfo, dst []WarpAccess) []WarpAccess {
 	if len(in.Accesses) == 0 {
 		return dst
@@ -62,10 +60,7 @@ func FromStep(prog *emu.Program, in *emu.StepInfo, dst []WarpAccess) []WarpAcces
 		}
 		size := a.Size
 		if size == 0 {
-			size = loadSize(prog, in)
-			if size == 0 {
-				continue
-			}
+			continue
 		}
 		w := mergeTarget(dst[start:], a.Kind, space, size, a.Lanes)
 		if w == nil {
@@ -75,11 +70,7 @@ func FromStep(prog *emu.Program, in *emu.StepInfo, dst []WarpAccess) []WarpAcces
 		w.Lanes |= a.Lanes
 		for m := a.Lanes; m != 0; m &= m - 1 {
 			l := trailing(m)
-			off := a.Addr[l]
-			if space == isa.Shared && off >= emu.GenericShared && off < emu.GenericShared+emu.WindowSize {
-				off -= emu.GenericShared
-			}
-			w.Offset[l] = off
+			w.Offset[l] = a.Addr[l]
 		}
 	}
 	return dst
@@ -94,30 +85,4 @@ func mergeTarget(ws []WarpAccess, kind emu.AccessKind, space isa.Space, size int
 		}
 	}
 	return nil
-}
-
-// loadSize returns the bytes per lane of the load executed by in, from the
-// instruction (0 if it cannot tell).
-func loadSize(prog *emu.Program, in *emu.StepInfo) int {
-	if in.Tensor != nil && len(in.Tensor.Matrices) > 0 {
-		return in.Tensor.Matrices[0].RowBytes // ldmatrix: one row per lane
-	}
-	if prog == nil || in.PC < 0 || in.PC >= len(prog.Ops) {
-		return 0
-	}
-	op := &prog.Ops[in.PC]
-	switch op.Code {
-	case isa.OpCpAsync:
-		// The global read is as wide as the shared write (cp-size); the
-		// write reports its size.
-		for i := range in.Accesses {
-			if a := &in.Accesses[i]; a.Kind == emu.AccessStore && a.Size > 0 {
-				return a.Size
-			}
-		}
-		return 0
-	case isa.OpWmmaLoad, isa.OpWmmaStore, isa.OpLdmatrix, isa.OpStmatrix:
-		return 0
-	}
-	return op.Type.Size() * max(int(op.Vec), 1)
 }
