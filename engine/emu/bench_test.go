@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -116,69 +118,7 @@ DONE:
 
 // A 16x16-tiled SGEMM (C = A*B, 128x128) with shared memory and bar.sync.
 func BenchmarkTiledSGEMM(b *testing.B) {
-	src := `.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 n) {
-	.shared .align 4 .f32 As[256];
-	.shared .align 4 .f32 Bs[256];
-	.reg .u32 %r<24>; .reg .u64 %rd<12>; .reg .f32 %f<6>; .reg .pred %p;
-	ld.param.u64 %rd1, [pa];
-	ld.param.u64 %rd2, [pb];
-	ld.param.u64 %rd3, [pc];
-	ld.param.u32 %r1, [n];
-	mov.u32 %r2, %tid.x;          // tx
-	mov.u32 %r3, %tid.y;          // ty
-	mov.u32 %r4, %ctaid.x;
-	mov.u32 %r5, %ctaid.y;
-	mad.lo.u32 %r6, %r5, 16, %r3; // row
-	mad.lo.u32 %r7, %r4, 16, %r2; // col
-	mov.f32 %f1, 0f00000000;
-	mov.u32 %r8, 0;               // tile base k0
-	mad.lo.u32 %r9, %r3, 16, %r2; // ty*16+tx
-	shl.b32 %r9, %r9, 2;
-	mov.u32 %r10, As;
-	mov.u32 %r11, Bs;
-	add.u32 %r12, %r10, %r9;      // &As[ty][tx]
-	add.u32 %r13, %r11, %r9;      // &Bs[ty][tx]
-TILE:
-	add.u32 %r14, %r8, %r2;       // A[row][k0+tx]
-	mad.lo.u32 %r15, %r6, %r1, %r14;
-	mul.wide.u32 %rd4, %r15, 4;
-	add.u64 %rd5, %rd1, %rd4;
-	ld.global.f32 %f2, [%rd5];
-	st.shared.f32 [%r12], %f2;
-	add.u32 %r16, %r8, %r3;       // B[k0+ty][col]
-	mad.lo.u32 %r17, %r16, %r1, %r7;
-	mul.wide.u32 %rd6, %r17, 4;
-	add.u64 %rd7, %rd2, %rd6;
-	ld.global.f32 %f3, [%rd7];
-	st.shared.f32 [%r13], %f3;
-	bar.sync 0;
-	mov.u32 %r18, 0;
-	shl.b32 %r19, %r3, 6;         // ty*64
-	add.u32 %r19, %r10, %r19;     // &As[ty][0]
-	shl.b32 %r20, %r2, 2;
-	add.u32 %r20, %r11, %r20;     // &Bs[0][tx]
-INNER:
-	ld.shared.f32 %f4, [%r19];
-	ld.shared.f32 %f5, [%r20];
-	fma.rn.f32 %f1, %f4, %f5, %f1;
-	add.u32 %r19, %r19, 4;
-	add.u32 %r20, %r20, 64;
-	add.u32 %r18, %r18, 1;
-	setp.lt.u32 %p, %r18, 16;
-	@%p bra INNER;
-	bar.sync 0;
-	add.u32 %r8, %r8, 16;
-	setp.lt.u32 %p, %r8, %r1;
-	@%p bra TILE;
-	mad.lo.u32 %r21, %r6, %r1, %r7;
-	mul.wide.u32 %rd8, %r21, 4;
-	add.u64 %rd9, %rd3, %rd8;
-	st.global.f32 [%rd9], %f1;
-	ret;
-}`
+	src := readSGEMM(b)
 	const n = 128
 	benchLaunch(b, src, [3]int{n / 16, n / 16, 1}, [3]int{16, 16, 1}, []int{4 * n * n, 4 * n * n, 4 * n * n}, func(i int, d []byte) {
 		for k := 0; k < n*n; k++ {
@@ -255,4 +195,13 @@ REP:
 	ret;
 }`
 	benchLaunch(b, src, [3]int{4, 1, 1}, [3]int{256, 1, 1}, []int{4 * 256}, nil)
+}
+
+// readSGEMM reads testdata/sgemm.ptx, the tiled SGEMM kernel.
+func readSGEMM(b *testing.B) string {
+	src, err := os.ReadFile(filepath.Join("testdata", "sgemm.ptx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(src)
 }
