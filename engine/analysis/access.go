@@ -41,9 +41,8 @@ func (a *WarpAccess) ActiveLanes() int {
 // out. Lanes of one instruction that access the same space with the same
 // kind and size are merged into one WarpAccess (a lane that accesses twice,
 // as wmma's fragment loads do, starts another). The report is exact: each
-// access has its resolved space, the offset within it and its size. prog
-// is the program that ran (kept for callers that map pcs to lines).
-func FromStep(prog *emu.Program, in *emu.StepInfo, dst []WarpAccess) []WarpAccess {
+// access has its resolved space, the offset within it and its size.
+func FromStep(in *emu.StepInfo, dst []WarpAccess) []WarpAccess {
 	if len(in.Accesses) == 0 {
 		return dst
 	}

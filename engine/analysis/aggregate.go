@@ -51,7 +51,7 @@ func (g *Aggregator) Step(in *emu.StepInfo) {
 	if len(in.Accesses) == 0 || in.PC < 0 || in.PC >= len(g.pcs) {
 		return
 	}
-	g.buf = FromStep(g.prog, in, g.buf[:0])
+	g.buf = FromStep(in, g.buf[:0])
 	if len(g.buf) == 0 {
 		return
 	}
