@@ -45,6 +45,9 @@ type history struct {
 	m      *emu.Machine
 	rec    *recorder
 	lastOf func(*emu.StepInfo) (lastRec, []touchRec)
+	// mem, if set, is the per-pc memory analysis: snapshots keep its sums
+	// and restoring one restores them.
+	mem *memStats
 
 	first int64  // the earliest reachable position (the base snapshot's)
 	head  int64  // the furthest position reached
@@ -127,6 +130,7 @@ type snapRec struct {
 	last    lastRec // the instruction before it
 	touched []touchRec
 	s       *emu.Snapshot
+	mem     []pcSum // the memory analysis' sums at wi
 }
 
 const stopBytes = 128
@@ -243,7 +247,7 @@ func (h *history) reason() (string, string) {
 func (h *history) bytes() int64 {
 	n := int64(h.undo.bytes()+h.redo.bytes()) + int64(len(h.stops))*stopBytes
 	for _, s := range h.snaps {
-		n += int64(s.s.Size()) + 64
+		n += int64(s.s.Size()) + 64 + int64(len(s.mem))*pcSumBytes
 	}
 	return n
 }
@@ -323,8 +327,16 @@ func (h *history) record(st stop) {
 	}
 	h.head = st.wi
 	if st.wi-h.lastSnap().wi >= h.interval {
-		h.snaps = append(h.snaps, snapRec{wi: st.wi, kind: kindOf(st.tail), last: st.last, touched: st.touched, s: h.m.Snapshot(false)})
+		h.snaps = append(h.snaps, snapRec{wi: st.wi, kind: kindOf(st.tail), last: st.last, touched: st.touched, s: h.m.Snapshot(false), mem: h.saveMem()})
 	}
+}
+
+// saveMem returns the memory analysis' sums for a snapshot.
+func (h *history) saveMem() []pcSum {
+	if h.mem == nil {
+		return nil
+	}
+	return h.mem.save()
 }
 
 // midSnapshot takes a snapshot inside a long command (the machine has just
@@ -378,7 +390,7 @@ func (h *history) snapNow() {
 	if wi <= h.lastSnap().wi {
 		return
 	}
-	sr := snapRec{wi: wi, kind: snapClean, s: h.m.Snapshot(false)}
+	sr := snapRec{wi: wi, kind: snapClean, s: h.m.Snapshot(false), mem: h.saveMem()}
 	if h.rec.info != nil && h.rec.executed {
 		sr.last, sr.touched = h.lastOf(h.rec.info)
 	}
@@ -478,6 +490,9 @@ func (h *history) goTo(k int64) error {
 			h.redoTo(s.wi)
 		}
 		h.m.Restore(s.s)
+		if h.mem != nil {
+			h.mem.restore(s.mem)
+		}
 		h.last, h.touched = s.last, s.touched
 		tailDone = s.kind != snapClean
 		if s.wi < k {

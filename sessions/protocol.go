@@ -201,6 +201,9 @@ type stateMsg struct {
 	Fault        *faultJSON  `json:"fault"`
 	// Divergence comes while the client has the divergence data on.
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
+	// LineMemory is the per-line memory analysis up to this step: in
+	// every full state, and in a delta when it changed.
+	LineMemory *[]lineMemJSON `json:"lineMemory,omitempty"`
 }
 
 type warpRef struct {

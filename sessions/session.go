@@ -54,6 +54,8 @@ type Session struct {
 	// divOn: the client asked for the divergence data; trace holds it.
 	divOn bool
 	trace *trace
+	// mem is the per-line memory analysis (bank conflicts, coalescing).
+	mem *memStats
 }
 
 type command struct {
@@ -275,7 +277,7 @@ func (s *Session) sendErr(id *int64, code, msg string) { s.send(errReply(id, err
 // drop releases the program and machine.
 func (s *Session) drop() {
 	s.job = nil
-	s.prog, s.spec, s.l, s.m, s.rec, s.h = nil, nil, nil, nil, nil, nil
+	s.prog, s.spec, s.l, s.m, s.rec, s.h, s.mem = nil, nil, nil, nil, nil, nil, nil
 	s.view = clientView{}
 }
 
@@ -546,6 +548,8 @@ func (s *Session) prepare(reason string) *Error {
 	s.l, s.m = l, m
 	s.rec = &recorder{m: m}
 	m.SetObserver(s.rec)
+	s.mem = newMemStats(s.prog.prog)
+	m.AddObserver(s.mem)
 	s.trace = nil
 	if s.divOn {
 		s.trace = newTrace(0, len(s.prog.prog.Ops))
@@ -553,6 +557,7 @@ func (s *Session) prepare(reason string) *Error {
 	}
 	interval := int64(1024) * max(1, state/(256<<10))
 	s.h = newHistory(m, s.rec, s.lastOf, interval, s.lim.MaxHistoryBytes, reason)
+	s.h.mem = s.mem
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}
 	s.sel.cta, s.sel.warp = 0, 0

@@ -60,6 +60,7 @@ var tsTypes = []struct {
 	{"LineExec", lineExecJSON{}, ""},
 	{"Timeline", timelineJSON{}, ""},
 	{"Divergence", divergenceJSON{}, ""},
+	{"LineMemory", lineMemJSON{}, ""},
 	{"State", stateMsg{}, "state"},
 	{"Breakpoints", breakpointsMsg{}, "breakpoints"},
 	{"Inspect", inspectMsg{}, "inspect"},

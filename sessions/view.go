@@ -190,6 +190,7 @@ func (s *Session) buildState(o stateOpts) []byte {
 			msg.Divergence = s.divergenceJSON(-1, 0)
 		}
 	}
+	msg.LineMemory = s.lineMemoryJSON(full)
 	v.valid = true
 	r.resetReport()
 	return encode(&msg)

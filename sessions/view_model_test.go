@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 )
 
@@ -62,6 +63,8 @@ type clientModel struct {
 	fullStates, deltas    int
 	regDeltas, predDeltas int
 	div                   *divergenceJSON
+	lineMem               []lineMemJSON // the per-line memory analysis, as last sent
+	lineMemSent           int           // states that carried it
 }
 
 func newClientModel() *clientModel {
@@ -97,6 +100,13 @@ func (c *clientModel) applyState(b []byte) error {
 		return err
 	}
 	c.div = m.Divergence // every state carries it while it is on
+	switch {
+	case m.LineMemory != nil:
+		c.lineMem = *m.LineMemory
+		c.lineMemSent++
+	case m.Full:
+		return fmt.Errorf("a full state without lineMemory")
+	}
 	if m.Full {
 		c.fullStates++
 	} else {
@@ -521,7 +531,13 @@ func TestClientModelExact(t *testing.T) {
 }
 
 func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
-	c := newClient(t, newManager(t, Limits{MaxWarpInstructions: 5000}))
+	runModelSequenceLimits(t, ex, seed, commands, Limits{MaxWarpInstructions: 5000})
+}
+
+// runModelSequenceLimits runs a random command sequence under lim and
+// returns the latest firstStep the client saw.
+func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, lim Limits) (maxFirst int64) {
+	c := newClient(t, newManager(t, lim))
 	mc := &modelClient{client: c, model: newClientModel()}
 	load := func() {
 		c.send(map[string]any{"type": "load", "id": 1, "source": ex.src, "spec": json.RawMessage(ex.spec)})
@@ -656,7 +672,9 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 		c.do(func() { s = c.s })
 		var lastStep lastStepObserver
 		dobs := &divObserver{last: &lastStep}
-		fm := c.freshMachineObserved(mc.model.step, dobs)
+		var agg *analysis.Aggregator
+		c.do(func() { agg = analysis.NewAggregator(c.s.prog.prog) })
+		fm := c.freshMachineObserved(mc.model.step, observers{dobs, agg})
 		var err error
 		c.do(func() {
 			err = mc.model.check(s, fm, mc.sel)
@@ -669,22 +687,27 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 					divChecks++
 				}
 			}
+			if err == nil {
+				err = mc.model.checkLineMemory(agg)
+			}
 		})
 		if mc.model.last != nil && mc.model.last.Tensor != nil {
 			tensorLasts++
 		}
+		maxFirst = max(maxFirst, mc.model.first)
 		if err != nil {
 			from := max(0, len(log)-12)
 			t.Fatalf("after command %d (%s) at step %d: %v\nlast commands: %s", i, desc, mc.model.step, err, strings.Join(log[from:], "; "))
 		}
 	}
-	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d divergence checks", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, divChecks)
+	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d divergence checks, %d states with the memory analysis", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, divChecks, mc.model.lineMemSent)
 	if divChecks == 0 {
 		t.Errorf("the divergence data was never checked")
 	}
 	if strings.HasPrefix(ex.name, "mma") && tensorLasts == 0 {
 		t.Errorf("no state followed a tensor-core instruction")
 	}
+	return maxFirst
 }
 
 // tensorPositions lists the positions (up to limit) right after a
@@ -975,6 +998,36 @@ func (c *clientModel) checkDivergence(s *Session, fm *emu.Machine, o *divObserve
 		if tj.Steps[i] != r.wi || tj.PCs[i] != r.pc || tj.Active[i] != r.lanes || tj.Marks[i] != r.marks {
 			return fmt.Errorf("divergence timeline entry %d: step %d pc %d active %d marks %d, machine %+v", i, tj.Steps[i], tj.PCs[i], tj.Active[i], tj.Marks[i], r)
 		}
+	}
+	return nil
+}
+
+// observers calls several observers in turn (a fresh machine's).
+type observers []emu.Observer
+
+func (os observers) Step(in *emu.StepInfo) {
+	for _, o := range os {
+		o.Step(in)
+	}
+}
+
+// lineMemOf converts analysis.Aggregator's per-line table to the wire form.
+func lineMemOf(ls []analysis.LineStats) []lineMemJSON {
+	out := []lineMemJSON{}
+	for _, l := range ls {
+		out = append(out, lineMemJSON{Line: l.Line, Shared: l.Shared, Global: l.Global, Executions: l.Executions,
+			Wavefronts: l.Wavefronts, IdealWavefronts: l.IdealWavefronts, Sectors: l.Sectors, Lines: l.Lines,
+			BytesRequested: l.BytesRequested})
+	}
+	return out
+}
+
+// checkLineMemory compares the model's per-line memory analysis with the
+// table of an aggregator that observed a fresh run to the same step.
+func (c *clientModel) checkLineMemory(agg *analysis.Aggregator) error {
+	want := lineMemOf(agg.Lines())
+	if !slices.Equal(c.lineMem, want) {
+		return fmt.Errorf("lineMemory at step %d:\n  model %+v\n  fresh %+v", c.step, c.lineMem, want)
 	}
 	return nil
 }

@@ -320,6 +320,18 @@ export interface Divergence {
   timeline: Timeline;
 }
 
+export interface LineMemory {
+  line: number;
+  shared?: boolean;
+  global?: boolean;
+  executions: number;
+  wavefronts: number;
+  idealWavefronts: number;
+  sectors: number;
+  lines: number;
+  bytesRequested: number;
+}
+
 export interface State {
   type: "state";
   id?: number;
@@ -345,6 +357,7 @@ export interface State {
   touched?: Touch[];
   fault: Fault | null;
   divergence?: Divergence;
+  lineMemory?: LineMemory[];
 }
 
 export interface Breakpoints {

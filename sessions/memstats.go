@@ -1,0 +1,153 @@
+package sessions
+
+import (
+	"slices"
+
+	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/emu"
+)
+
+// The per-line memory analysis (docs/protocol.md, "lineMemory"): for every
+// source line whose instructions accessed shared or global memory, the
+// bank-conflict and coalescing sums of engine/analysis over the steps from
+// the launch to the position shown, exactly what a fresh run to that step
+// computes.
+//
+// memStats keeps, per pc, the sums at the machine's position. It observes
+// every executed instruction, replays included, so moving forward adds the
+// instructions executed. Moving back restores a snapshot and replays from
+// it: each history snapshot keeps the (sparse) sums of its position, and
+// restoring the snapshot restores them. The sums therefore always belong
+// to the machine's state, whatever the sequence of commands, and a
+// history that dropped its start still knows the sums from step 0. Their
+// memory is bounded by the number of memory instructions per snapshot and
+// counted in the history's budget.
+
+// memStats is an observer: the analysis.Aggregator computes each
+// instruction's contribution (the difference of its sums for the pc), and
+// sums holds the totals at the machine's position.
+type memStats struct {
+	agg  *analysis.Aggregator
+	sums []analysis.PCStats
+	// sent is the table the client was last sent (nil: none yet).
+	sent []lineMemJSON
+}
+
+// pcSum is one instruction's sums, as a snapshot keeps them.
+type pcSum struct {
+	pc int32
+	s  analysis.PCStats
+}
+
+// pcSumBytes is the memory a pcSum takes.
+const pcSumBytes = 72
+
+func newMemStats(p *emu.Program) *memStats {
+	return &memStats{agg: analysis.NewAggregator(p), sums: make([]analysis.PCStats, len(p.Ops))}
+}
+
+// Step implements emu.Observer.
+func (ms *memStats) Step(in *emu.StepInfo) {
+	if len(in.Accesses) == 0 || in.PC < 0 || in.PC >= len(ms.sums) {
+		return
+	}
+	before := ms.agg.PC(in.PC)
+	ms.agg.Step(in)
+	after := ms.agg.PC(in.PC)
+	if after.Executions == before.Executions {
+		return // no shared or global access
+	}
+	s := &ms.sums[in.PC]
+	s.Executions += after.Executions - before.Executions
+	// Every shared access has an ideal of at least one wavefront, every
+	// global one at least one sector.
+	s.Shared = s.Shared || after.IdealWavefronts > before.IdealWavefronts || (after.Shared && !before.Shared)
+	s.Global = s.Global || after.Sectors > before.Sectors || (after.Global && !before.Global)
+	s.Wavefronts += after.Wavefronts - before.Wavefronts
+	s.IdealWavefronts += after.IdealWavefronts - before.IdealWavefronts
+	s.Sectors += after.Sectors - before.Sectors
+	s.Lines += after.Lines - before.Lines
+	s.BytesRequested += after.BytesRequested - before.BytesRequested
+}
+
+// save returns the sums of the instructions executed so far.
+func (ms *memStats) save() []pcSum {
+	var out []pcSum
+	for pc := range ms.sums {
+		if ms.sums[pc].Executions > 0 {
+			out = append(out, pcSum{pc: int32(pc), s: ms.sums[pc]})
+		}
+	}
+	return out
+}
+
+// restore sets the sums to a saved state.
+func (ms *memStats) restore(saved []pcSum) {
+	clear(ms.sums)
+	for _, x := range saved {
+		if int(x.pc) < len(ms.sums) {
+			ms.sums[x.pc] = x.s
+		}
+	}
+}
+
+// lineMemJSON is one source line's memory behaviour: its instructions'
+// warp-instructions that accessed shared or global memory (executions);
+// for shared memory the wavefronts taken and the ideal (bank conflicts);
+// for global memory the 32-byte sectors and 128-byte lines touched and the
+// bytes the lanes requested (coalescing). Sums over every execution.
+type lineMemJSON struct {
+	Line            int   `json:"line"`
+	Shared          bool  `json:"shared,omitempty"`
+	Global          bool  `json:"global,omitempty"`
+	Executions      int64 `json:"executions"`
+	Wavefronts      int64 `json:"wavefronts"`
+	IdealWavefronts int64 `json:"idealWavefronts"`
+	Sectors         int64 `json:"sectors"`
+	Lines           int64 `json:"lines"`
+	BytesRequested  int64 `json:"bytesRequested"`
+}
+
+// lineMemory renders the per-line table at the machine's position.
+func (s *Session) lineMemory() []lineMemJSON {
+	ms := s.mem
+	out := []lineMemJSON{}
+	if ms == nil {
+		return out
+	}
+	for _, l := range s.prog.lines {
+		j := lineMemJSON{Line: l.Line}
+		for _, pc := range l.PCs {
+			if pc >= len(ms.sums) {
+				continue
+			}
+			x := &ms.sums[pc]
+			j.Shared = j.Shared || x.Shared
+			j.Global = j.Global || x.Global
+			j.Executions += x.Executions
+			j.Wavefronts += x.Wavefronts
+			j.IdealWavefronts += x.IdealWavefronts
+			j.Sectors += x.Sectors
+			j.Lines += x.Lines
+			j.BytesRequested += x.BytesRequested
+		}
+		if j.Executions > 0 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// lineMemoryJSON returns the table for a state: always in a full state,
+// else only when it differs from the one the client has.
+func (s *Session) lineMemoryJSON(full bool) *[]lineMemJSON {
+	if s.mem == nil {
+		return nil
+	}
+	t := s.lineMemory()
+	if !full && s.mem.sent != nil && slices.Equal(t, s.mem.sent) {
+		return nil
+	}
+	s.mem.sent = t
+	return &t
+}
