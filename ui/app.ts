@@ -17,6 +17,8 @@ import { MemoryView } from "./memory";
 import { ControlsView } from "./controls";
 import { FragmentsView } from "./fragments";
 import { DivergenceView } from "./divergence";
+import { badgesOf } from "./membadges";
+import type { MemBadges } from "./membadges";
 import { SwizzleView } from "./swizzle";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
 import { actionFor, helpContent } from "./keys";
@@ -94,6 +96,7 @@ export class App {
     count: byId<HTMLInputElement>("pg-count"),
     file: byId("pg-file"),
     live: byId<HTMLInputElement>("pg-live"),
+    badges: document.getElementById("pg-badges") as HTMLInputElement | null,
     toast: byId("pg-toast"),
     help: byId("pg-help"),
     launchSummary: byId("pg-launch-summary"),
@@ -158,14 +161,17 @@ export class App {
       registerHover: (name) => this.regs.hover(name),
       instructionHover: (line) => {
         const op = this.model.edit === "clean" ? this.model.loaded?.tensorOps?.find((o) => o.line === line) : undefined;
-        if (!op) return null;
-        return h("button.btn-small.hover-action", {
+        const badge = this.badges.get(line);
+        const mem = badge ? h("div.hover-mem", badge.title.split("\n\n").map((p) => h("p.mem-tip-p", p))) : null;
+        const frag = op ? h("button.btn-small.hover-action", {
           type: "button", title: "Open the Fragments tab on this instruction, with the selected warp's values",
           onclick: () => {
             this.showTab("fragments");
             this.fragments.showLive(op.pc);
           },
-        }, "Show fragments");
+        }, "Show fragments") : null;
+        if (!mem && !frag) return null;
+        return h("div", mem, frag);
       },
     }, this.isDark());
 
@@ -237,6 +243,17 @@ export class App {
     this.updateFileName();
     this.updateLaunchSummary();
     m.emit(new Set<Change>(["status", "diagnostics", "source", "events"]));
+
+    const badgesBox = this.ui.badges;
+    this.showBadges = stored("ptxplay.badges") !== "0";
+    if (badgesBox) {
+      badgesBox.checked = this.showBadges;
+      badgesBox.addEventListener("change", () => {
+        this.showBadges = badgesBox.checked;
+        stored("ptxplay.badges", this.showBadges ? "1" : "0");
+        this.updateBadges();
+      });
+    }
 
     this.live = stored("ptxplay.live") !== "0";
     this.ui.live.checked = this.live;
@@ -857,6 +874,24 @@ export class App {
     if (c.has("breakpoints")) this.editor.setBreakpoints([...this.model.breakpoints]);
     if (c.has("warps") || c.has("selection") || c.has("fault") || c.has("loaded") || c.has("source")) this.updateMarks();
     if (c.has("divergence") || c.has("loaded") || c.has("source")) this.updateShading();
+    if (c.has("lineMemory") || c.has("loaded") || c.has("source")) this.updateBadges();
+  }
+
+  /** Whether the memory badges are shown (the toggle above the editor). */
+  private showBadges = true;
+  /** The memory badges shown, by line. */
+  private badges: MemBadges = new Map();
+
+  /** Shows the per-line memory findings (bank conflicts, coalescing) as gutter badges. */
+  private updateBadges(): void {
+    const m = this.model;
+    const doc = this.editor.view.state.doc;
+    const b: MemBadges = this.showBadges && m.loaded && !this.isDirty()
+      ? badgesOf(m.lineMemory, (l) => (l >= 1 && l <= doc.lines ? doc.line(l).text : ""))
+      : new Map();
+    if (b.size === 0 && this.badges.size === 0) return;
+    this.badges = b;
+    this.editor.setMemBadges(b);
   }
 
   /** Shades the editor's lines by the lanes that executed them (while the divergence data comes). */

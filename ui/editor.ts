@@ -7,6 +7,7 @@ import {
   EditorView, GutterMarker, Decoration, gutter, lineNumbers, keymap, hoverTooltip, drawSelection,
   highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, rectangularSelection, dropCursor,
 } from "@codemirror/view";
+import { showTooltip, ViewPlugin } from "@codemirror/view";
 import type { DecorationSet, Tooltip } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, indentOnInput, indentUnit, syntaxTree } from "@codemirror/language";
@@ -19,6 +20,7 @@ import { ptx, isSpecialRegister } from "./ptxlang";
 import { isaDocs, isaDocsNow, opcodeOf, specialOf } from "./isa";
 import type { Message } from "./proto";
 import { h } from "./dom";
+import type { MemBadge, MemBadges } from "./membadges";
 
 export interface EditorHooks {
   /** The user toggled a breakpoint on a line (1-based). */
@@ -177,6 +179,86 @@ const shadingDecos = EditorView.decorations.compute([shadingField], (state): Dec
     }));
   }
   return b.finish();
+});
+
+// ---- memory badges ----
+
+class MemBadgeMarker extends GutterMarker {
+  constructor(readonly b: MemBadge) {
+    super();
+  }
+  eq(o: GutterMarker): boolean {
+    return o instanceof MemBadgeMarker && o.b.title === this.b.title &&
+      o.b.findings.map((f) => f.text).join() === this.b.findings.map((f) => f.text).join();
+  }
+  toDOM(): Node {
+    return h("span.mem-badges", { title: this.b.title, "data-line": String(this.b.line) },
+      this.b.findings.map((f) =>
+        h(`span.mem-badge.mem-${f.kind}${f.severity ? ".mem-severe" : ""}`, { "aria-label": f.explain },
+          f.kind === "clean" ? h("span.mb-num", f.text) : [h("span.mb-num", f.short), h("span.mb-word", f.text.slice(f.short.length))])));
+  }
+}
+
+const setMemBadgesEffect = StateEffect.define<MemBadges>();
+const memBadgesField = StateField.define<MemBadges>({
+  create: () => new Map(),
+  update(v, tr) {
+    for (const e of tr.effects) if (e.is(setMemBadgesEffect)) return e.value;
+    if (tr.docChanged) return new Map();
+    return v;
+  },
+});
+
+/** The explanation of a tapped badge (touch screens have no hover), at its line; null: none. */
+const showBadgeTipEffect = StateEffect.define<number | null>();
+const badgeTipField = StateField.define<Tooltip | null>({
+  create: () => null,
+  update(v, tr) {
+    for (const e of tr.effects) {
+      if (e.is(showBadgeTipEffect)) {
+        const line = e.value;
+        const b = line === null ? undefined : tr.state.field(memBadgesField).get(line);
+        if (line === null || !b || line < 1 || line > tr.state.doc.lines) return null;
+        return {
+          pos: tr.state.doc.line(line).from, above: false, strictSide: false,
+          create: () => ({ dom: h("div.hover.mem-tip", { "data-line": String(line) }, b.title.split("\n\n").map((p) => h("p.mem-tip-p", p))) }),
+        };
+      }
+      if (e.is(setMemBadgesEffect) && v) {
+        const line = tr.startState.doc.lineAt(v.pos).number;
+        if (!e.value.has(line)) return null;
+      }
+    }
+    if (tr.docChanged) return null;
+    return v;
+  },
+  provide: (f) => showTooltip.from(f),
+});
+
+/** Closes a badge's explanation on a press anywhere else, or on Escape. */
+const badgeTipCloser = ViewPlugin.define((view) => {
+  const close = () => {
+    if (view.state.field(badgeTipField, false)) view.dispatch({ effects: showBadgeTipEffect.of(null) });
+  };
+  const down = (e: Event) => {
+    const t = e.target;
+    if (t instanceof Element && t.closest(".mem-tip, .cm-mem-gutter")) return;
+    close();
+  };
+  const key = (e: KeyboardEvent) => {
+    if (e.key === "Escape") close();
+  };
+  const doc = view.dom.ownerDocument;
+  doc.addEventListener("mousedown", down, true);
+  doc.addEventListener("touchstart", down, true);
+  doc.addEventListener("keydown", key, true);
+  return {
+    destroy() {
+      doc.removeEventListener("mousedown", down, true);
+      doc.removeEventListener("touchstart", down, true);
+      doc.removeEventListener("keydown", key, true);
+    },
+  };
 });
 
 function warpMarkerFor(state: EditorState, line: number): GutterMarker | null {
@@ -368,6 +450,25 @@ export class Editor {
       lineMarkerChange: (u) => u.startState.field(warpMarksField) !== u.state.field(warpMarksField),
       initialSpacer: () => new WarpMarker("▶", "warp-mark warp-mark-sel", ""),
     });
+    const memGutter = gutter({
+      class: "cm-mem-gutter",
+      lineMarker: (view, line) => {
+        const b = view.state.field(memBadgesField).get(view.state.doc.lineAt(line.from).number);
+        return b ? new MemBadgeMarker(b) : null;
+      },
+      lineMarkerChange: (u) => u.startState.field(memBadgesField) !== u.state.field(memBadgesField),
+      domEventHandlers: {
+        mousedown: (view, line, ev) => {
+          if ((ev as MouseEvent).button !== 0) return false;
+          const n = view.state.doc.lineAt(line.from).number;
+          if (!view.state.field(memBadgesField).has(n)) return false;
+          const open = view.state.field(badgeTipField);
+          const same = open !== null && view.state.doc.lineAt(open.pos).number === n;
+          view.dispatch({ effects: showBadgeTipEffect.of(same ? null : n) });
+          return true;
+        },
+      },
+    });
     const exts: Extension[] = [
       breakpointField,
       codeLinesField,
@@ -383,6 +484,10 @@ export class Editor {
       }),
       warpGutter,
       lintGutter(),
+      memBadgesField,
+      memGutter,
+      badgeTipField,
+      badgeTipCloser,
       warpLineDecos,
       shadingField,
       shadingDecos,
@@ -481,6 +586,11 @@ export class Editor {
   /** Shades lines by the lanes that executed them (an empty map clears it). */
   setLaneShading(m: LaneShading): void {
     this.view.dispatch({ effects: setShadingEffect.of(m) });
+  }
+
+  /** Shows the per-line memory findings as gutter badges (an empty map clears them). */
+  setMemBadges(b: MemBadges): void {
+    this.view.dispatch({ effects: setMemBadgesEffect.of(b) });
   }
 
   setWarpMarks(m: WarpMarks): void {

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -91,7 +91,7 @@ export interface Selection {
 
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn" | "divergence";
+  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory";
 
 export type Granularity = "warp" | "round" | "barrier";
 
@@ -155,6 +155,8 @@ export class Model {
   hint = "Starting a session…";
   /** The divergence data of the position shown (while asked for). */
   divergence: Divergence | null = null;
+  /** The per-line memory analysis up to the step shown (kept across deltas that leave it out). */
+  lineMemory: LineMemory[] = [];
   /** Lines that hold instructions (from `loaded`). */
   codeLines = new Set<number>();
   private listeners: ((c: Set<Change>) => void)[] = [];
@@ -209,6 +211,7 @@ export class Model {
     this.touched = [];
     this.fault = null;
     this.divergence = null;
+    this.lineMemory = [];
     this.step = this.steps = this.firstStep = 0;
     this.message = "";
     this.status = this.reason = "";
@@ -248,7 +251,7 @@ export class Model {
     this.setLines(m);
     this.totalCTAs = m.totalCTAs;
     this.sel = { cta: 0, warp: 0 };
-    return new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "selection"]);
+    return new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "selection", "lineMemory"]);
   }
 
   applyState(m: State): Set<Change> {
@@ -307,6 +310,10 @@ export class Model {
     this.touched = touched;
     if (m.divergence || this.divergence) ch.add("divergence");
     this.divergence = m.divergence ?? null;
+    if (m.lineMemory) {
+      this.lineMemory = m.lineMemory;
+      ch.add("lineMemory");
+    }
     const fault = m.fault ?? null;
     if (JSON.stringify(fault) !== JSON.stringify(this.fault)) ch.add("fault");
     this.fault = fault;

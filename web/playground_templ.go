@@ -335,14 +335,14 @@ func Playground(d PlaygroundData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</span> <span id=\"pg-dirty\" class=\"pg-dirty\"></span> <span class=\"spacer\"></span> <span id=\"pg-diag-summary\" class=\"diag-summary\"></span> <label class=\"check\" title=\"Recompile as you type (diagnostics stay live)\"><input type=\"checkbox\" id=\"pg-live\" checked>live</label> <button type=\"button\" class=\"btn-small\" data-action=\"download-ptx\" title=\"Download the PTX\">.ptx ↓</button></div><div id=\"pg-lesson\" class=\"pg-lesson\" hidden></div><div id=\"pg-changed\" class=\"pg-changed\" role=\"status\" aria-live=\"polite\" hidden></div><div id=\"pg-editor\" class=\"pg-editor\"><pre id=\"pg-source\" class=\"pg-source\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</span> <span id=\"pg-dirty\" class=\"pg-dirty\"></span> <span class=\"spacer\"></span> <span id=\"pg-diag-summary\" class=\"diag-summary\"></span> <label class=\"check\" title=\"Show each line's memory findings in the gutter: shared-memory bank conflicts and global-memory coalescing, summed up to the step shown\"><input type=\"checkbox\" id=\"pg-badges\" checked>memory</label> <label class=\"check\" title=\"Recompile as you type (diagnostics stay live)\"><input type=\"checkbox\" id=\"pg-live\" checked>live</label> <button type=\"button\" class=\"btn-small\" data-action=\"download-ptx\" title=\"Download the PTX\">.ptx ↓</button></div><div id=\"pg-lesson\" class=\"pg-lesson\" hidden></div><div id=\"pg-changed\" class=\"pg-changed\" role=\"status\" aria-live=\"polite\" hidden></div><div id=\"pg-editor\" class=\"pg-editor\"><pre id=\"pg-source\" class=\"pg-source\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(pgSource(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 203, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 206, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {
@@ -363,7 +363,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var14 string
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(pgLaunchSummary(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 232, Col: 145}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 235, Col: 145}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -376,7 +376,7 @@ func Playground(d PlaygroundData) templ.Component {
 			var templ_7745c5c3_Var15 string
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(pgSpecJSON(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 237, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 240, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
