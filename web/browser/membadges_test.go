@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
@@ -249,6 +251,20 @@ func TestMemoryBadges(t *testing.T) {
 		t.Errorf("hover of the column read: %q", title)
 	}
 	tb.screenshot("transpose-done-1440")
+
+	// The instruction's hover (its ISA docs) explains it too.
+	var pt struct{ X, Y float64 }
+	tb.eval(`(() => {
+		const el = [...document.querySelectorAll(".cm-line")].find((l) => l.textContent.includes("// 32-way bank conflict"));
+		const node = [...el.querySelectorAll("span")].find((s) => s.textContent === "ld") ?? el;
+		const range = document.createRange();
+		range.selectNodeContents(node);
+		const b = range.getBoundingClientRect();
+		return {X: b.left + 4, Y: (b.top + b.bottom) / 2};
+	})()`, &pt)
+	tb.do("hover the column read", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt.X, pt.Y))
+	tb.waitJS("the instruction hover with the memory finding", `(() => { const m = document.querySelector(".cm-tooltip .hover-mem"); return !!m && m.textContent.includes("1,024 wavefronts for an ideal 32"); })()`)
+	tb.do("move away", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 5, 5))
 
 	// A tap opens the explanation as a tooltip (no hover on touch screens).
 	tb.click(`.cm-mem-gutter .mem-badges[data-line="` + strconv.Itoa(column) + `"]`)
