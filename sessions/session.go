@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
@@ -54,6 +55,8 @@ type Session struct {
 	// divOn: the client asked for the divergence data; trace holds it.
 	divOn bool
 	trace *trace
+	// accBuf: scratch for the accesses of the last instruction.
+	accBuf []analysis.WarpAccess
 }
 
 type command struct {
