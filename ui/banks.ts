@@ -133,6 +133,10 @@ export class BankView {
         this.draw();
       });
     });
+    this.summary.title = "Scroll to the words the last step accessed";
+    this.summary.addEventListener("click", () => {
+      if (this.marks.size) this.reveal();
+    });
     this.scroller.addEventListener("mouseover", (e) => {
       const td = (e.target as HTMLElement).closest<HTMLElement>("td.bw");
       if (td) this.tip(td);

@@ -314,6 +314,7 @@ export class MemoryView {
         onclick: () => {
           if (this.banks === (label === "Banks")) return;
           this.banks = label === "Banks";
+          this.lastTouchSig = ""; // follow the last step into the other view
           this.render();
         } }, label);
     const viewToggle = t.space === "shared"
