@@ -207,6 +207,15 @@ export class BankView {
     this.draw();
   }
 
+  /** Scrolls the row of byte offset off into view. */
+  scrollToByte(off: number): void {
+    const rh = this.rowHeight();
+    const row = Math.floor(off / ROW_BYTES);
+    const s = this.scroller;
+    if (row * rh < s.scrollTop || (row + 2) * rh > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, row * rh - rh);
+    this.draw();
+  }
+
   private rowHeight(): number {
     if (this.rowH > 0) return this.rowH;
     const r = this.rows.values().next().value as Row | undefined;

@@ -442,6 +442,7 @@ export class MemoryView {
       this.page = Math.floor(offset / size / Math.max(1, Math.floor(PAGE_BYTES / size)));
     }
     this.render();
+    if (offset !== undefined && t.space === "shared" && this.banks) this.bankView?.scrollToByte(offset);
   }
 }
 
