@@ -27,7 +27,8 @@ func stepToOp(t *testing.T, c *client, op string, limit int) stateMsg {
 // (ld.shared.f32 of tile[tx][ty+j]) carries the exact offset of every
 // lane and the bank model's verdict: in the 32x32 tile all 32 lanes read
 // bank j (stride 32 words), one lane per wavefront, a 32-way conflict; in
-// the padded tile (stride 33) every lane has its own bank, one wavefront.
+// the padded tile (stride 33) and the XOR-swizzled one every lane has its
+// own bank, one wavefront.
 // The row-wise store before it and the global loads are checked too.
 func TestTransposeBanks(t *testing.T) {
 	exs := map[string]example{}
@@ -35,13 +36,13 @@ func TestTransposeBanks(t *testing.T) {
 		exs[ex.name] = ex
 	}
 	for _, tc := range []struct {
-		name   string
-		stride uint64 // words between lanes in the column read
-		base   uint64 // the tile's shared offset
-		wave   int
+		name string
+		word func(l, w uint64) uint64 // the word lane l of warp w reads
+		wave int
 	}{
-		{"transpose", 32, 0, 32},
-		{"transpose-padded", 33, 4096, 1},
+		{"transpose", func(l, w uint64) uint64 { return 32*l + w }, 32},
+		{"transpose-padded", func(l, w uint64) uint64 { return 1024 + 33*l + w }, 1},
+		{"transpose-swizzled", func(l, w uint64) uint64 { return 32*l + (w ^ l) }, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex, ok := exs[tc.name]
@@ -85,11 +86,12 @@ func TestTransposeBanks(t *testing.T) {
 				t.Fatalf("column read %s", js(a))
 			}
 			// Warp w's lanes read column ty+j = w (j = 0): word
-			// tx*stride + w.
+			// tx*32 + w, tx*33 + w in the padded tile (at byte 4096),
+			// tx*32 + (w ^ tx) swizzled.
 			w := uint64(st.Last.Warp)
 			banks := map[int]bool{}
 			for l := range 32 {
-				want := tc.base + 4*(uint64(l)*tc.stride+w)
+				want := 4 * tc.word(uint64(l), w)
 				if a.Offsets[l] == nil || *a.Offsets[l] != want {
 					t.Fatalf("lane %d offset %v, want %d", l, a.Offsets[l], want)
 				}
