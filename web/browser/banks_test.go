@@ -175,13 +175,20 @@ func TestBankGrid(t *testing.T) {
 					const b = document.querySelector("#pg-tab-memory td.bw .bl");
 					if (!b) return false;
 					const r = b.getBoundingClientRect();
-					return r.top >= s.top && r.bottom <= s.bottom && r.left >= s.left && r.right <= s.right;
+					return r.top >= s.top && r.bottom <= s.bottom && r.left >= s.left && r.right <= s.right && r.top >= 0 && r.bottom <= innerHeight;
 				})()`)
 				tb.expectNoOverflow(fmt.Sprintf("%dx%d banks", vp[0], vp[1]))
 				var sum struct{ Visible bool }
 				tb.eval(`(() => { const r = document.querySelector("#pg-tab-memory .bank-summary").getBoundingClientRect(); return {Visible: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight}; })()`, &sum)
 				if !sum.Visible {
 					t.Errorf("%dx%d: the bank summary is not on screen", vp[0], vp[1])
+				}
+				// Only the rows in view (and a few more) are in the DOM.
+				var drawn, rowsInView int
+				tb.eval(`document.querySelectorAll("#pg-tab-memory tr.bank-row").length`, &drawn)
+				tb.eval(`(() => { const s = document.querySelector("#pg-tab-memory .bank-scroll"); return Math.ceil(s.clientHeight / s.querySelector("tr.bank-row").offsetHeight); })()`, &rowsInView)
+				if drawn > rowsInView+12 || drawn >= 65 {
+					t.Errorf("%dx%d: %d rows drawn for %d in view", vp[0], vp[1], drawn, rowsInView)
 				}
 				tb.screenshot(fmt.Sprintf("banks-%dx%d", vp[0], vp[1]))
 			}
