@@ -245,10 +245,10 @@ func (s *Session) setDivergence(on bool) error {
 		}
 		h.cur = head
 		if h.rec.info != nil {
-			h.last, h.touched = h.lastOf(h.rec.info)
+			h.last = h.lastOf(h.rec.info)
 		}
 		if st := h.stopAt(head); st != nil {
-			h.last, h.touched = st.last, st.touched
+			h.last = st.last
 			if err := h.applyTail(st.tail); err != nil {
 				return err
 			}

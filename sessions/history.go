@@ -6,8 +6,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
-	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // History: the machine is deterministic, so the whole session is one
@@ -44,7 +44,7 @@ import (
 type history struct {
 	m      *emu.Machine
 	rec    *recorder
-	lastOf func(*emu.StepInfo) (lastRec, []touchRec)
+	lastOf func(*emu.StepInfo) lastRec
 	// mem, if set, is the per-pc memory analysis: snapshots keep its sums
 	// and restoring one restores them.
 	mem *memStats
@@ -56,8 +56,7 @@ type history struct {
 
 	// The last instruction before the current position (from its stop, the
 	// replay that reached it, or the snapshot it was restored from).
-	last    lastRec
-	touched []touchRec
+	last lastRec
 
 	snaps []snapRec // oldest first, by count
 	undo  memLog
@@ -85,7 +84,6 @@ type stop struct {
 	reason  string
 	message string
 	last    lastRec
-	touched []touchRec
 }
 
 // lastRec is the last warp-instruction executed before a position.
@@ -95,16 +93,27 @@ type lastRec struct {
 	pc             int
 	mask, execMask uint32
 	tensor         *tensorJSON // its fragment report (tensor-core instructions); never modified
+	// accesses: its shared- and global-memory accesses, exact (at most
+	// maxAccesses; omitted counts the rest); never modified.
+	accesses []accessRec
+	omitted  int
 }
 
-// touchRec is one memory access of that instruction, summarised.
-type touchRec struct {
-	kind   emu.AccessKind
-	space  isa.Space
-	ctaLin int
-	addr   uint64 // global address, or shared offset
-	bytes  int
+// accessRec is one warp access of that instruction: every lane's offset
+// (shared: in the shared memory of CTA cta; global: the address).
+type accessRec struct {
+	a   analysis.WarpAccess
+	cta int
 }
+
+// maxAccesses bounds the accesses kept of one instruction (one for most;
+// wmma's fragment loads and stores make several).
+const maxAccesses = 16
+
+const accessRecBytes = 48 + 8*32
+
+// bytes returns what the record holds beyond stopBytes.
+func (lr *lastRec) bytes() int64 { return int64(len(lr.accesses)) * accessRecBytes }
 
 type snapKind uint8
 
@@ -125,12 +134,11 @@ func kindOf(t tail) snapKind {
 }
 
 type snapRec struct {
-	wi      int64
-	kind    snapKind
-	last    lastRec // the instruction before it
-	touched []touchRec
-	s       *emu.Snapshot
-	mem     []pcSum // the memory analysis' sums at wi
+	wi   int64
+	kind snapKind
+	last lastRec // the instruction before it
+	s    *emu.Snapshot
+	mem  []pcSum // the memory analysis' sums at wi
 }
 
 const stopBytes = 128
@@ -216,7 +224,7 @@ func (l *memLog) compact(keep func(r memRec) bool) {
 
 // ---- history ----
 
-func newHistory(m *emu.Machine, rec *recorder, lastOf func(*emu.StepInfo) (lastRec, []touchRec), interval, budget int64, reason string) *history {
+func newHistory(m *emu.Machine, rec *recorder, lastOf func(*emu.StepInfo) lastRec, interval, budget int64, reason string) *history {
 	h := &history{m: m, rec: rec, lastOf: lastOf, floor: math.MaxInt64, interval: interval, jobInterval: 16 * interval, budget: budget}
 	h.stops = []stop{{wi: 0, tail: noTail, reason: reason}}
 	h.snaps = []snapRec{{wi: 0, kind: snapClean, s: m.Snapshot(false)}}
@@ -246,8 +254,11 @@ func (h *history) reason() (string, string) {
 
 func (h *history) bytes() int64 {
 	n := int64(h.undo.bytes()+h.redo.bytes()) + int64(len(h.stops))*stopBytes
+	for i := range h.stops {
+		n += h.stops[i].last.bytes()
+	}
 	for _, s := range h.snaps {
-		n += int64(s.s.Size()) + 64 + int64(len(s.mem))*pcSumBytes
+		n += int64(s.s.Size()) + 64 + s.last.bytes() + int64(len(s.mem))*pcSumBytes
 	}
 	return n
 }
@@ -293,7 +304,7 @@ func (h *history) truncate() {
 	k := sort.Search(len(h.stops), func(i int) bool { return h.stops[i].wi > h.cur })
 	h.stops = h.stops[:k]
 	if len(h.stops) == 0 || h.stops[k-1].wi != h.cur {
-		h.stops = append(h.stops, stop{wi: h.cur, tail: noTail, reason: "stepped", last: h.last, touched: h.touched})
+		h.stops = append(h.stops, stop{wi: h.cur, tail: noTail, reason: "stepped", last: h.last})
 	}
 	k = len(h.snaps)
 	for k > 1 && h.snaps[k-1].wi > h.cur {
@@ -313,7 +324,7 @@ func (h *history) truncate() {
 // past the position just becomes current.
 func (h *history) record(st stop) {
 	h.cur = st.wi
-	h.last, h.touched = st.last, st.touched
+	h.last = st.last
 	if st.wi < h.head && st.tail.none() {
 		return
 	}
@@ -327,7 +338,7 @@ func (h *history) record(st stop) {
 	}
 	h.head = st.wi
 	if st.wi-h.lastSnap().wi >= h.interval {
-		h.snaps = append(h.snaps, snapRec{wi: st.wi, kind: kindOf(st.tail), last: st.last, touched: st.touched, s: h.m.Snapshot(false), mem: h.saveMem()})
+		h.snaps = append(h.snaps, snapRec{wi: st.wi, kind: kindOf(st.tail), last: st.last, s: h.m.Snapshot(false), mem: h.saveMem()})
 	}
 }
 
@@ -392,7 +403,7 @@ func (h *history) snapNow() {
 	}
 	sr := snapRec{wi: wi, kind: snapClean, s: h.m.Snapshot(false), mem: h.saveMem()}
 	if h.rec.info != nil && h.rec.executed {
-		sr.last, sr.touched = h.lastOf(h.rec.info)
+		sr.last = h.lastOf(h.rec.info)
 	}
 	h.snaps = append(h.snaps, sr)
 }
@@ -493,7 +504,7 @@ func (h *history) goTo(k int64) error {
 		if h.mem != nil {
 			h.mem.restore(s.mem)
 		}
-		h.last, h.touched = s.last, s.touched
+		h.last = s.last
 		tailDone = s.kind != snapClean
 		if s.wi < k {
 			if err := h.replay(k); err != nil {
@@ -504,12 +515,12 @@ func (h *history) goTo(k int64) error {
 	}
 	h.cur = k
 	if h.rec.executed && h.rec.info != nil {
-		h.last, h.touched = h.lastOf(h.rec.info)
+		h.last = h.lastOf(h.rec.info)
 	}
 	if st == nil {
 		return nil
 	}
-	h.last, h.touched = st.last, st.touched
+	h.last = st.last
 	if tailDone {
 		return nil
 	}
@@ -657,10 +668,10 @@ func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
 		}
 		h.cur = hi
 		if h.rec.info != nil {
-			h.last, h.touched = h.lastOf(h.rec.info)
+			h.last = h.lastOf(h.rec.info)
 		}
 		if st := h.stopAt(hi); st != nil {
-			h.last, h.touched = st.last, st.touched
+			h.last = st.last
 			if err := h.applyTail(st.tail); err != nil {
 				return 0, err
 			}

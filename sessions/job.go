@@ -188,9 +188,9 @@ func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
 	wi := m.Stats().WarpInstructions
 	st := stop{wi: wi, tail: t, reason: reason, message: message}
 	if s.rec.executed && s.rec.info != nil {
-		st.last, st.touched = s.lastOf(s.rec.info)
+		st.last = s.lastOf(s.rec.info)
 	} else {
-		st.last, st.touched = h.last, h.touched
+		st.last = h.last
 	}
 	if wi != j.startWI || !t.none() {
 		h.record(st)

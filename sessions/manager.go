@@ -3,6 +3,7 @@ package sessions
 import (
 	"container/list"
 	"crypto/sha256"
+	"strings"
 	"sync"
 	"time"
 
@@ -148,6 +149,7 @@ type compiled struct {
 	diags   []ptx.Message
 	pcLine  []int32
 	pcCol   []int32
+	pcOp    []string // the opcode with its modifiers, as written
 	lines   []lineJSON
 	linePCs map[int][]int
 
@@ -180,10 +182,12 @@ func compile(source string) *compiled {
 	}
 	c.pcLine = make([]int32, len(prog.Spans))
 	c.pcCol = make([]int32, len(prog.Spans))
+	c.pcOp = make([]string, len(prog.Spans))
 	c.linePCs = map[int][]int{}
 	for pc, sp := range prog.Spans {
 		p := src.Position(sp.Start)
 		c.pcLine[pc], c.pcCol[pc] = int32(p.Line), int32(p.Col)
+		c.pcOp[pc] = opcodeAt(source, int(sp.Start), int(sp.End))
 		c.linePCs[p.Line] = append(c.linePCs[p.Line], pc)
 	}
 	for pc := range prog.Spans {
@@ -202,6 +206,31 @@ func sortLines(ls []lineJSON) {
 			ls[j], ls[j-1] = ls[j-1], ls[j]
 		}
 	}
+}
+
+// opcodeAt returns the opcode of the instruction source[start:end]: its
+// first word after a guard ("@%p", "@!%p"), modifiers included.
+func opcodeAt(source string, start, end int) string {
+	if start < 0 || end > len(source) || start >= end {
+		return ""
+	}
+	words := strings.Fields(source[start:end])
+	for len(words) > 0 && strings.HasPrefix(words[0], "@") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	op := strings.TrimSuffix(words[0], ";")
+	return op[:min(len(op), 64)]
+}
+
+// op returns the opcode of pc ("" if none).
+func (c *compiled) op(pc int) string {
+	if pc < 0 || pc >= len(c.pcOp) {
+		return ""
+	}
+	return c.pcOp[pc]
 }
 
 // line returns the source line of pc (0 if none).

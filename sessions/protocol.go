@@ -10,11 +10,11 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
-// Wire formats of docs/protocol.md (version 2). 64-bit values travel as
+// Wire formats of docs/protocol.md (version 3). 64-bit values travel as
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // ---- client → server ----
 
@@ -197,7 +197,6 @@ type stateMsg struct {
 	ChangedRegs  []int       `json:"changedRegs,omitempty"`
 	Memory       []memJSON   `json:"memory,omitempty"`
 	MemoryStale  bool        `json:"memoryStale,omitempty"`
-	Touched      []touchJSON `json:"touched,omitempty"`
 	Fault        *faultJSON  `json:"fault"`
 	// Divergence comes while the client has the divergence data on.
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
@@ -222,6 +221,58 @@ type lastJSON struct {
 	// Tensor: the instruction was a tensor-core instruction (ldmatrix,
 	// stmatrix, mma, movmatrix) that ran.
 	Tensor *tensorJSON `json:"tensor,omitempty"`
+	// Op is the instruction's opcode with its modifiers, as written
+	// ("ld.shared.f32").
+	Op string `json:"op"`
+	// Accesses are its shared- and global-memory accesses, exact: every
+	// lane's offset and the bank or coalescing model's verdict. At most
+	// maxAccesses; accessesOmitted counts the rest.
+	Accesses        []accessJSON `json:"accesses,omitempty"`
+	AccessesOmitted int          `json:"accessesOmitted,omitempty"`
+}
+
+// accessJSON is one warp access of the last instruction: the lanes that
+// load, store or update size bytes each. offsets has 32 entries, lane by
+// lane: the lane's byte offset in the CTA's shared memory or in the global
+// buffer, null for lanes that took no part. A global access whose lanes
+// fall in several buffers comes as one entry per buffer, each with its
+// lanes and its own coalescing verdict.
+type accessJSON struct {
+	Kind    string    `json:"kind"`
+	Space   string    `json:"space"`
+	Size    int       `json:"size"`
+	CTA     *int      `json:"cta,omitempty"` // shared: the linear CTA index
+	Buffer  string    `json:"buffer,omitempty"`
+	Offsets []*uint64 `json:"offsets"`
+	// Lanes: the lanes of offsets (hex mask).
+	Lanes  string         `json:"lanes"`
+	Shared *bankVerdict   `json:"shared,omitempty"`
+	Global *sectorVerdict `json:"global,omitempty"`
+}
+
+// bankVerdict is the shared-memory model's verdict on an access
+// (engine/analysis): each lane's bank and wavefront (-1 for lanes that
+// took no part), the wavefronts the access takes and the ideal for its
+// bytes, the lanes a bank conflict serialises and the lanes that share a
+// word with another lane (a broadcast for loads).
+type bankVerdict struct {
+	Banks      []int  `json:"banks"`
+	Waves      []int  `json:"waves"`
+	Wavefronts int    `json:"wavefronts"`
+	Ideal      int    `json:"ideal"`
+	Conflict   string `json:"conflict"`
+	Broadcast  string `json:"broadcast"`
+}
+
+// sectorVerdict is the global-memory model's verdict: the distinct 32-byte
+// sectors and 128-byte lines, the bytes the lanes asked for and the bytes
+// the sectors move, and requested/moved (at most 1).
+type sectorVerdict struct {
+	Sectors    int     `json:"sectors"`
+	Lines      int     `json:"lines"`
+	Requested  int     `json:"requested"`
+	Moved      int     `json:"moved"`
+	Efficiency float64 `json:"efficiency"`
 }
 
 // tensorJSON is the fragment report of a tensor-core instruction: for a
@@ -325,15 +376,6 @@ type memJSON struct {
 	CTA    *int   `json:"cta,omitempty"`
 	Offset uint64 `json:"offset"`
 	Hex    string `json:"hex"`
-}
-
-type touchJSON struct {
-	Space  string `json:"space"`
-	Buffer string `json:"buffer,omitempty"`
-	CTA    *int   `json:"cta,omitempty"`
-	Offset uint64 `json:"offset"`
-	Bytes  int    `json:"bytes"`
-	Kind   string `json:"kind"`
 }
 
 type faultJSON struct {

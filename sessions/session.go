@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
@@ -56,6 +57,8 @@ type Session struct {
 	trace *trace
 	// mem is the per-line memory analysis (bank conflicts, coalescing).
 	mem *memStats
+	// accBuf: scratch for the accesses of the last instruction.
+	accBuf []analysis.WarpAccess
 }
 
 type command struct {

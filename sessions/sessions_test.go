@@ -1283,8 +1283,12 @@ func TestMemoryDelta(t *testing.T) {
 	if len(st.Memory) != 1 || st.Memory[0].Buffer != "out" || st.Memory[0].Offset != 0 || len(st.Memory[0].Hex) != 256 || st.Memory[0].Hex[8:16] != "01000000" {
 		t.Fatalf("memory %+v", st.Memory)
 	}
-	if len(st.Touched) != 1 || st.Touched[0].Kind != "store" || st.Touched[0].Bytes != 128 {
-		t.Fatalf("touched %+v", st.Touched)
+	if st.Last == nil || len(st.Last.Accesses) != 1 {
+		t.Fatalf("last %+v", st.Last)
+	}
+	if a := st.Last.Accesses[0]; a.Kind != "store" || a.Buffer != "out" || a.Size != 4 || a.Lanes != "ffffffff" || len(a.Offsets) != 32 ||
+		*a.Offsets[0] != 0 || *a.Offsets[31] != 124 || a.Global == nil || a.Global.Sectors != 4 || a.Global.Lines != 1 || a.Global.Efficiency != 1 || st.Last.Op != "st.global.u32" {
+		t.Fatalf("access %+v (op %q)", a, st.Last.Op)
 	}
 	st = c.step("warp", 60) // ten more stores
 	if len(st.Memory) != 1 || st.Memory[0].Offset != 128 || len(st.Memory[0].Hex) != 2*1280 {

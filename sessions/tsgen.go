@@ -54,7 +54,9 @@ var tsTypes = []struct {
 	{"EventInfo", eventJSON{}, ""},
 	{"RegValues", regsJSON{}, ""},
 	{"MemChunk", memJSON{}, ""},
-	{"Touch", touchJSON{}, ""},
+	{"Access", accessJSON{}, ""},
+	{"BankVerdict", bankVerdict{}, ""},
+	{"SectorVerdict", sectorVerdict{}, ""},
 	{"BarrierWarp", barrierWarpJSON{}, ""},
 	{"Fault", faultJSON{}, ""},
 	{"LineExec", lineExecJSON{}, ""},
@@ -74,12 +76,13 @@ var tsTypes = []struct {
 var tsFields = map[string]string{
 	"Message.severity": `"error" | "warning" | "note"`,
 	"MemChunk.space":   `"global" | "shared"`,
-	"Touch.space":      `"global" | "shared"`,
+	"Access.space":     `"global" | "shared"`,
+	"Access.offsets":   "(number | null)[]",
 	"Done.result":      "Record<string, unknown>",
 	"CtaDelta.warps":   "WarpDelta[] | null", // a CTA whose barriers alone changed
 	"LaunchFix.spec":   "Record<string, unknown>",
 	"KernelParam.role": `"pointer" | "scalar" | "unused"`,
-	"Touch.kind":       `"load" | "store" | "atomic"`,
+	"Access.kind":      `"load" | "store" | "atomic"`,
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

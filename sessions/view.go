@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
@@ -174,11 +175,11 @@ func (s *Session) buildState(o stateOpts) []byte {
 	}
 	if o.running {
 		if r.info != nil && r.executed {
-			lr, tr := s.lastOf(r.info)
-			msg.Last, msg.Touched = s.lastJSON(&lr), s.touchedJSON(tr)
+			lr := s.lastOf(r.info)
+			msg.Last = s.lastJSON(&lr)
 		}
 	} else {
-		msg.Last, msg.Touched = s.lastJSON(&h.last), s.touchedJSON(h.touched)
+		msg.Last = s.lastJSON(&h.last)
 	}
 	if f := m.Fault(); f != nil {
 		msg.Fault = s.faultJSON(f)
@@ -427,38 +428,94 @@ func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
 	}
 }
 
-// lastOf summarises an executed instruction and its memory accesses.
-func (s *Session) lastOf(in *emu.StepInfo) (lastRec, []touchRec) {
+// lastOf summarises an executed instruction with its exact memory
+// accesses.
+func (s *Session) lastOf(in *emu.StepInfo) lastRec {
 	lr := lastRec{valid: true, ctaLin: in.CTALin, warp: in.Warp, pc: in.PC, mask: in.Mask, execMask: in.ExecMask, tensor: tensorReport(in.Tensor)}
-	var tr []touchRec
-	for i := range in.Accesses {
-		a := &in.Accesses[i]
-		if a.Space != isa.Global && a.Space != isa.Shared {
-			continue
-		}
-		size := uint64(max(a.Size, 1))
-		lo, hi := ^uint64(0), uint64(0)
-		for lanes := a.Lanes; lanes != 0; lanes &= lanes - 1 {
-			addr := a.Addr[trailingZeros(lanes)]
-			lo, hi = min(lo, addr), max(hi, addr+size)
-		}
-		if lo > hi {
-			continue
-		}
-		tr = append(tr, touchRec{kind: a.Kind, space: a.Space, ctaLin: a.CTA, addr: lo, bytes: int(min(hi-lo, 1<<30))})
-		if len(tr) == 8 {
-			break
-		}
+	if len(in.Accesses) == 0 {
+		return lr
 	}
-	return lr, tr
+	ws := analysis.FromStep(in, s.accBuf[:0])
+	s.accBuf = ws[:0]
+	if n := len(ws); n > 0 {
+		k := min(n, maxAccesses)
+		lr.accesses = make([]accessRec, k)
+		for i := range k {
+			// Shared accesses are in the executing CTA's memory (a
+			// cluster holds one CTA).
+			lr.accesses[i] = accessRec{a: ws[i], cta: in.CTALin}
+		}
+		lr.omitted = n - k
+	}
+	return lr
 }
 
 func (s *Session) lastJSON(lr *lastRec) *lastJSON {
 	if !lr.valid {
 		return nil
 	}
-	return &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc),
-		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask), Tensor: lr.tensor}
+	j := &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc),
+		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask), Tensor: lr.tensor, Op: s.prog.op(lr.pc), AccessesOmitted: lr.omitted}
+	for i := range lr.accesses {
+		j.Accesses = s.accessJSON(j.Accesses, &lr.accesses[i])
+	}
+	return j
+}
+
+// accessJSON appends the wire form of an access: one entry for shared
+// memory; for global memory one per buffer its lanes fall in (lanes
+// outside every buffer are left out).
+func (s *Session) accessJSON(out []accessJSON, r *accessRec) []accessJSON {
+	a := &r.a
+	j := accessJSON{Kind: accessKinds[a.Kind], Space: a.Space.String(), Size: a.Size}
+	if a.Space == isa.Shared {
+		lin := r.cta
+		j.CTA = &lin
+		j.Offsets, j.Lanes = laneOffsets(a, a.Lanes, 0), hex32(a.Lanes)
+		v := analysis.SharedLaneWavefronts(a)
+		banks := analysis.LaneBanks(a)
+		j.Shared = &bankVerdict{Banks: banks[:], Waves: v.Wave[:], Wavefronts: v.Wavefronts, Ideal: v.Ideal,
+			Conflict: hex32(v.Conflict), Broadcast: hex32(v.Broadcast)}
+		return append(out, j)
+	}
+	left := a.Lanes
+	for left != 0 {
+		buf := s.m.Global.Find(a.Offset[trailingZeros(left)], 1)
+		if buf == nil {
+			left &= left - 1
+			continue
+		}
+		end := buf.Base + uint64(len(buf.Data))
+		var lanes uint32
+		for m := left; m != 0; m &= m - 1 {
+			l := trailingZeros(m)
+			if o := a.Offset[l]; o >= buf.Base && o < end {
+				lanes |= 1 << l
+			}
+		}
+		left &^= lanes
+		part := *a
+		part.Lanes = lanes
+		c := analysis.GlobalSectors(&part)
+		p := j
+		p.Buffer, p.Offsets, p.Lanes = buf.Name, laneOffsets(a, lanes, buf.Base), hex32(lanes)
+		p.Global = &sectorVerdict{Sectors: c.Sectors, Lines: c.Lines, Requested: c.Requested, Moved: c.Moved(), Efficiency: c.Efficiency()}
+		out = append(out, p)
+	}
+	return out
+}
+
+// laneOffsets returns the 32 lanes' offsets from base (nil for lanes not
+// in lanes).
+func laneOffsets(a *analysis.WarpAccess, lanes uint32, base uint64) []*uint64 {
+	out := make([]*uint64, 32)
+	vals := make([]uint64, 32)
+	for m := lanes; m != 0; m &= m - 1 {
+		l := trailingZeros(m)
+		vals[l] = a.Offset[l] - base
+		out[l] = &vals[l]
+	}
+	return out
 }
 
 // tensorReport converts the machine's tensor report (reused by the
@@ -496,25 +553,6 @@ func tensorReport(t *emu.TensorStep) *tensorJSON {
 }
 
 var accessKinds = [...]string{emu.AccessLoad: "load", emu.AccessStore: "store", emu.AccessAtomic: "atomic"}
-
-func (s *Session) touchedJSON(tr []touchRec) []touchJSON {
-	var out []touchJSON
-	for _, t := range tr {
-		j := touchJSON{Space: t.space.String(), Offset: t.addr, Bytes: t.bytes, Kind: accessKinds[t.kind]}
-		if t.space == isa.Global {
-			a := s.m.Global.Find(t.addr, 1)
-			if a == nil {
-				continue
-			}
-			j.Buffer, j.Offset = a.Name, t.addr-a.Base
-		} else {
-			lin := t.ctaLin
-			j.CTA = &lin
-		}
-		out = append(out, j)
-	}
-	return out
-}
 
 func (s *Session) faultJSON(f *emu.Fault) *faultJSON {
 	j := &faultJSON{Kind: string(f.Kind), Message: f.Message, PC: f.PC, CTA: f.CTA, Thread: f.Thread, Warp: f.Warp, Lane: f.Lane}

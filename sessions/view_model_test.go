@@ -16,6 +16,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // The client's model of a session, merged from `state` and `inspect`
@@ -559,7 +560,8 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 	grans := []string{"warp", "round", "barrier"}
 	var log []string
 	tensorLasts := 0
-	tensorAt := tensorPositions(c, 5000)
+	accessLasts := map[string]int{} // states after a shared or global access, by space
+	tensorAt := focusPositions(c, 5000)
 	divToggles := map[int]bool{1: true, 2: false, 3: true}
 	divOn, divChecks := false, 0
 	for i := 0; i < commands; i++ {
@@ -590,14 +592,14 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 			desc = fmt.Sprintf("back %s %d", g, n)
 			c.send(map[string]any{"type": "back", "granularity": g, "count": n})
 		case x < 12 && len(tensorAt) > 0 && rnd.Intn(2) == 0:
-			// To just after a tensor-core instruction: seek there, or step
-			// forward to it.
+			// To just after a tensor-core instruction or a shared-memory
+			// access: seek there, or step forward to it.
 			k := tensorAt[rnd.Intn(len(tensorAt))]
 			if k >= mc.model.first && k < mc.model.steps {
-				desc = fmt.Sprintf("seek %d (after a tensor-core instruction)", k)
+				desc = fmt.Sprintf("seek %d (after a tensor-core instruction or a shared access)", k)
 				c.send(map[string]any{"type": "seek", "step": k})
 			} else if k > mc.model.step {
-				desc = fmt.Sprintf("step warp %d (to a tensor-core instruction)", k-mc.model.step)
+				desc = fmt.Sprintf("step warp %d (to a tensor-core instruction or a shared access)", k-mc.model.step)
 				c.send(map[string]any{"type": "step", "granularity": "warp", "count": k - mc.model.step})
 			} else {
 				continue
@@ -695,12 +697,20 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 			tensorLasts++
 		}
 		maxFirst = max(maxFirst, mc.model.first)
+		if mc.model.last != nil {
+			for _, a := range mc.model.last.Accesses {
+				accessLasts[a.Space]++
+			}
+		}
 		if err != nil {
 			from := max(0, len(log)-12)
 			t.Fatalf("after command %d (%s) at step %d: %v\nlast commands: %s", i, desc, mc.model.step, err, strings.Join(log[from:], "; "))
 		}
 	}
-	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d divergence checks, %d states with the memory analysis", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, divChecks, mc.model.lineMemSent)
+	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d divergence checks, %d states with the memory analysis, accesses %v", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, divChecks, mc.model.lineMemSent, accessLasts)
+	if strings.HasPrefix(ex.name, "transpose") && (accessLasts["shared"] == 0 || accessLasts["global"] == 0) {
+		t.Errorf("no state followed a shared and a global access: %v", accessLasts)
+	}
 	if divChecks == 0 {
 		t.Errorf("the divergence data was never checked")
 	}
@@ -710,14 +720,14 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 	return maxFirst
 }
 
-// tensorPositions lists the positions (up to limit) right after a
-// tensor-core instruction of the loaded launch.
-func tensorPositions(c *client, limit int64) []int64 {
+// focusPositions lists the positions (up to limit) right after a
+// tensor-core instruction or a shared-memory access of the loaded launch.
+func focusPositions(c *client, limit int64) []int64 {
 	var out []int64
 	var o lastStepObserver
 	m := c.freshMachineObserved(0, &o)
 	for m.Stats().WarpInstructions < limit && m.Step(emu.StepWarpInstruction) == emu.StopStepped {
-		if o.info != nil && o.info.Tensor != nil {
+		if o.info != nil && (o.info.Tensor != nil || slices.ContainsFunc(o.info.Accesses, func(a emu.Access) bool { return a.Space == isa.Shared })) {
 			out = append(out, m.Stats().WarpInstructions)
 		}
 	}
@@ -731,12 +741,13 @@ type lastStepObserver struct{ info *emu.StepInfo }
 func (o *lastStepObserver) Step(in *emu.StepInfo) { o.info = in }
 
 // checkLast compares the model's last instruction, with its tensor-core
-// report, with the one a fresh machine executed last (info; nil when it
-// executed none).
+// report and its exact memory accesses (every lane's offset, the bank and
+// sector verdicts), with the one a fresh machine executed last (info; nil
+// when it executed none).
 func (c *clientModel) checkLast(s *Session, info *emu.StepInfo) error {
 	var want *lastJSON
 	if info != nil && c.step > 0 {
-		lr, _ := s.lastOf(info)
+		lr := s.lastOf(info)
 		want = s.lastJSON(&lr)
 	}
 	got, _ := json.Marshal(c.last)

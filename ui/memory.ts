@@ -1,14 +1,17 @@
 // The memory view: each global buffer and the selected CTA's shared memory
-// as a table of typed elements, paged, with the cells the last step
-// touched highlighted. The table of a page is built once and updated in
-// place as the memory changes.
+// as a table of typed elements, paged, with the elements whose bytes the
+// last step's lanes touched highlighted (exactly: each lane's bytes, the
+// lane numbers on hover). The table of a page is built once and updated in
+// place as the memory changes. Shared memory can also show as its 32 banks
+// (banks.ts).
 
 import type { Change, Model, MemRegion } from "./model";
 import { elemSize } from "./model";
-import type { SymbolInfo, Touch } from "./proto";
+import type { Access, SymbolInfo } from "./proto";
 import { elemTypes } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
+import { BankView, laneRanges } from "./banks";
 
 const PAGE_BYTES = 2048;
 
@@ -34,6 +37,13 @@ interface Grid {
   start: number;
 }
 
+/** The lanes of the last step that touched one element, by kind (lane masks). */
+interface Hit {
+  load: number;
+  store: number;
+  atomic: number;
+}
+
 export class MemoryView {
   private tabsEl: HTMLElement;
   private bar: HTMLElement;
@@ -51,6 +61,9 @@ export class MemoryView {
   private grid: Grid | null = null;
   /** What the toolbar was built for. */
   private barOf = "";
+  /** Shared memory shows as its 32 banks rather than as a table. */
+  private banks = false;
+  private bankView: BankView | null = null;
 
   /** visible: whether the memory tab is shown (a hidden tab renders when shown). */
   constructor(
@@ -80,8 +93,8 @@ export class MemoryView {
     }).observe(root);
     this.body.addEventListener("mouseover", (e) => {
       const td = (e.target as HTMLElement).closest<HTMLElement>("td.val");
-      if (!td || !td.dataset.hex) return;
-      if (td.dataset.tip === td.dataset.hex) return;
+      if (!td || (!td.dataset.hex && !td.dataset.lanes)) return;
+      if (td.dataset.tip === tipKey(td)) return;
       this.setTip(td);
     });
     model.subscribe((c) => this.update(c));
@@ -109,11 +122,13 @@ export class MemoryView {
     this.render();
   }
 
-  /** The hover title of a value cell: where it is and every reading of its bits. */
+  /** The hover title of a value cell: where it is, the lanes of the last
+   * step that touched it and every reading of its bits. */
   private setTip(td: HTMLElement): void {
     const hex = td.dataset.hex ?? "";
-    td.dataset.tip = hex;
-    td.title = `${td.dataset.where}\n` + describeValue(hex, Number(td.dataset.bits));
+    td.dataset.tip = tipKey(td);
+    const lanes = td.dataset.lanes ? `${td.dataset.lanes}\n` : "";
+    td.title = `${td.dataset.where}\n` + lanes + (hex ? describeValue(hex, Number(td.dataset.bits)) : "not known yet");
   }
 
   private fitCols(): number {
@@ -167,13 +182,14 @@ export class MemoryView {
     for (const b of this.tabsEl.querySelectorAll<HTMLElement>("[data-key]")) {
       const on = b.dataset.key === this.current;
       b.setAttribute("aria-selected", on ? "true" : "false");
-      const touched = m.touched.some((x) => this.touchKey(x) === b.dataset.key);
+      const touched = m.accesses.some((x) => this.accessKey(x) === b.dataset.key);
       setClass(b, "mem-tab" + (on ? " on" : "") + (touched ? " touched" : ""));
     }
     // Follow the last step's accesses into the region they touched.
-    if (this.follow && m.touched.length && !m.touched.some((x) => this.touchKey(x) === this.current)) {
-      const k = m.touched.map((x) => this.touchKey(x)).find((key) => key && this.tabs.some((t) => t.key === key));
-      if (k && JSON.stringify(m.touched) + m.step !== this.lastTouchSig) {
+    const sig = JSON.stringify(m.accesses) + m.step;
+    if (this.follow && m.accesses.length && !m.accesses.some((x) => this.accessKey(x) === this.current)) {
+      const k = m.accesses.map((x) => this.accessKey(x)).find((key) => key && this.tabs.some((t) => t.key === key));
+      if (k && sig !== this.lastTouchSig) {
         this.current = k;
         for (const b of this.tabsEl.querySelectorAll<HTMLElement>("[data-key]")) {
           const on = b.dataset.key === this.current;
@@ -191,15 +207,20 @@ export class MemoryView {
       return;
     }
     const type = this.typeOf(t);
+    if (t.space === "shared" && this.banks) {
+      this.renderBar(t, type, 1, Math.floor(t.size / elemSize(type)));
+      this.renderBanks(t, type, sig);
+      this.lastTouchSig = sig;
+      return;
+    }
     const size = elemSize(type);
     const count = Math.floor(t.size / size);
     const perPage = Math.max(1, Math.floor(PAGE_BYTES / size));
     const pages = Math.max(1, Math.ceil(count / perPage));
     // Follow the last step's accesses to this region onto their page.
-    const touches = m.touched.filter((x) => this.touchKey(x) === t.key);
-    const sig = JSON.stringify(m.touched) + m.step;
-    if (this.follow && touches.length && sig !== this.lastTouchSig) {
-      const first = Math.floor(Math.min(...touches.map((x) => x.offset)) / size);
+    const hits = hitsOf(m.accesses.filter((x) => this.accessKey(x) === t.key), size);
+    if (this.follow && hits.size && sig !== this.lastTouchSig) {
+      const first = Math.min(...hits.keys());
       const p = Math.floor(first / perPage);
       if (p !== this.page && p >= 0 && p < pages) this.page = p;
     }
@@ -208,29 +229,55 @@ export class MemoryView {
     const start = this.page * perPage;
     const end = Math.min(count, start + perPage);
     const r = this.region(t);
-    const off = start * size;
-    const len = (end - start) * size;
-    if (r && len > 0 && !r.has(off, len)) {
-      const key = `${t.key}@${off}+${len}#${m.selLinear()}`;
-      if (!this.pending.has(key)) {
-        this.pending.add(key);
-        this.request(t.space, t.buffer, off, len);
-        window.setTimeout(() => this.pending.delete(key), 3000);
-      }
-    }
+    this.need(t, r, start * size, (end - start) * size);
     this.renderBar(t, type, pages, count);
-    this.renderTable(t, r, type, start, end, touches);
+    this.renderTable(t, r, type, start, end, hits);
   }
 
-  /** The tab a touch belongs to ("" for another CTA's shared memory). */
-  private touchKey(x: Touch): string {
-    if (x.space.startsWith("shared")) return x.cta === undefined || x.cta === this.model.selLinear() ? "shared" : "";
+  /** Asks the server for the bytes [off, off+len) of a region unless they
+   * are known or asked for already. */
+  private need(t: Tab, r: MemRegion | null, off: number, len: number): void {
+    if (!r || len <= 0 || r.has(off, len)) return;
+    const key = `${t.key}@${off}+${len}#${this.model.selLinear()}`;
+    if (this.pending.has(key)) return;
+    this.pending.add(key);
+    this.request(t.space, t.buffer, off, len);
+    window.setTimeout(() => this.pending.delete(key), 3000);
+  }
+
+  /** Shared memory as its 32 banks, with the last step's lanes. */
+  private renderBanks(t: Tab, type: string, sig: string): void {
+    this.grid = null;
+    const bv = (this.bankView ??= new BankView());
+    if (bv.el.parentNode !== this.body) setChildren(this.body, bv.el);
+    const m = this.model;
+    const sel = m.selLinear();
+    const shared = m.accesses.filter((x) => x.space === "shared");
+    const r = this.region(t);
+    bv.render({
+      region: r,
+      size: t.size,
+      type,
+      hex: this.hex,
+      accesses: shared.filter((x) => x.cta === undefined || x.cta === sel),
+      op: m.last?.op ?? "",
+      otherCTAs: [...new Set(shared.filter((x) => x.cta !== undefined && x.cta !== sel).map((x) => x.cta as number))],
+      follow: this.follow,
+      sig,
+      need: (off, len) => this.need(t, r, off, len),
+    });
+  }
+
+  /** The tab an access belongs to ("" for another CTA's shared memory). */
+  private accessKey(x: Access): string {
+    if (x.space === "shared") return x.cta === undefined || x.cta === this.model.selLinear() ? "shared" : "";
     return `global:${x.buffer ?? ""}`;
   }
 
   /** The toolbar: built again only when the region, its type or the page changes. */
   private renderBar(t: Tab, type: string, pages: number, count: number): void {
-    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? this.model.selLinear() : ""}`;
+    const banks = t.space === "shared" && this.banks;
+    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? this.model.selLinear() : ""}|${banks}`;
     if (of === this.barOf) return;
     this.barOf = of;
     const typeSel = h("select.small", { "aria-label": "Element type", title: "Read the memory as elements of this type" },
@@ -262,11 +309,28 @@ export class MemoryView {
       this.page = Math.max(0, Math.min(pages - 1, Math.floor(i / perPage)));
       this.render();
     });
+    const viewBtn = (label: string, on: boolean, title: string) =>
+      h(on ? "button.seg-btn.on" : "button.seg-btn", { type: "button", "aria-pressed": on ? "true" : "false", "data-view": label.toLowerCase(), title,
+        onclick: () => {
+          if (this.banks === (label === "Banks")) return;
+          this.banks = label === "Banks";
+          this.lastTouchSig = ""; // follow the last step into the other view
+          this.render();
+        } }, label);
+    const viewToggle = t.space === "shared"
+      ? h("span.seg.mem-view", { role: "group", "aria-label": "Shared memory view" },
+        viewBtn("Table", !banks, "Shared memory as a table of elements"),
+        viewBtn("Banks", banks, "Shared memory as its 32 banks: rows of 128 bytes, the last step's lanes on the words they touched"))
+      : null;
     setChildren(this.bar,
+      viewToggle,
       h("label.inline", "as ", typeSel),
       h("label.check", { title: "Show raw bits in hex" }, hexBox, "hex"),
-      h("label.check", { title: "Jump to the page the last step accessed" }, followBox, "follow"),
-      h("span.mem-legend", { title: "Cells the last step accessed" }, h("span.sw.t-load"), "load", h("span.sw.t-store"), "store"),
+      h("label.check", { title: banks ? "Scroll to the rows the last step accessed" : "Jump to the page the last step accessed" }, followBox, "follow"),
+      banks
+        ? h("span.mem-legend", { title: "Lane numbers on the words they touched, coloured by the wavefront that serves them; a red mark: the lane waits for a bank conflict" },
+          h("b.bl", { style: "--wc: hsl(210, 62%, 44%)" }, "lane"), "wavefront", h("b.bl.bl-x", { style: "--wc: hsl(347, 62%, 36%)" }, "lane"), "conflict")
+        : h("span.mem-legend", { title: "Cells the last step accessed" }, h("span.sw.t-load"), "load", h("span.sw.t-store"), "store"),
       h("span.spacer"),
       pages > 1 ? [
         nav("«", "First page", 0, this.page === 0),
@@ -307,7 +371,7 @@ export class MemoryView {
     return { key, table, cells, shown: cells.map(() => null), start };
   }
 
-  private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, touches: Touch[]): void {
+  private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, hits: Map<number, Hit>): void {
     const size = elemSize(type);
     const bits = typeBits(type);
     const fmt = this.hex ? "hex" : defaultFmt(type);
@@ -326,11 +390,13 @@ export class MemoryView {
       const off = (g.start + i) * size;
       const known = r ? r.read(off, buf) : false;
       let cls = "val";
-      for (const x of touches) {
-        if (x.offset < off + size && off < x.offset + x.bytes) {
-          cls += x.kind === "load" ? " t-load" : " t-store";
-          break;
-        }
+      const hit = hits.get(g.start + i);
+      const lanes = hit ? hitText(hit) : "";
+      if (hit) cls += hit.store || hit.atomic ? " t-store" : " t-load";
+      if ((td.dataset.lanes ?? "") !== lanes) {
+        if (lanes) td.dataset.lanes = lanes;
+        else delete td.dataset.lanes;
+        if (td.dataset.tip !== undefined) this.setTip(td);
       }
       if (!known) {
         if (g.shown[i] !== "") {
@@ -350,7 +416,7 @@ export class MemoryView {
         td.dataset.hex = hex;
         setText(td, formatValue(hex, bits, fmt));
         // A cell hovered before keeps a title that tells its current value.
-        if (td.dataset.tip !== undefined && td.dataset.tip !== hex) this.setTip(td);
+        if (td.dataset.tip !== undefined && td.dataset.tip !== tipKey(td)) this.setTip(td);
       }
       setClass(td, cls);
     }
@@ -376,7 +442,43 @@ export class MemoryView {
       this.page = Math.floor(offset / size / Math.max(1, Math.floor(PAGE_BYTES / size)));
     }
     this.render();
+    if (offset !== undefined && t.space === "shared" && this.banks) this.bankView?.scrollToByte(offset);
   }
+}
+
+/** What a cell's hover title was made for. */
+function tipKey(td: HTMLElement): string {
+  return `${td.dataset.hex ?? ""}|${td.dataset.lanes ?? ""}`;
+}
+
+/** The elements (of size bytes) whose bytes the lanes of accesses touched:
+ * element index -> the lanes, by kind. Exact: each lane's own bytes, never
+ * a range between lanes. */
+function hitsOf(accesses: Access[], size: number): Map<number, Hit> {
+  const out = new Map<number, Hit>();
+  for (const a of accesses) {
+    const n = Math.max(1, a.size);
+    a.offsets.forEach((o, lane) => {
+      if (o === null) return;
+      for (let e = Math.floor(o / size); e <= Math.floor((o + n - 1) / size); e++) {
+        let x = out.get(e);
+        if (!x) out.set(e, (x = { load: 0, store: 0, atomic: 0 }));
+        x[a.kind] = (x[a.kind] | (1 << lane)) >>> 0;
+      }
+    });
+  }
+  return out;
+}
+
+/** "lanes 0–3, 8: load" for a cell's hover title. */
+function hitText(x: Hit): string {
+  const parts: string[] = [];
+  for (const k of ["load", "store", "atomic"] as const) {
+    const lanes: number[] = [];
+    for (let l = 0; l < 32; l++) if (x[k] & (1 << l)) lanes.push(l);
+    if (lanes.length) parts.push(`${lanes.length === 1 ? "lane" : "lanes"} ${laneRanges(lanes)}: ${k}`);
+  }
+  return "last step: " + parts.join("; ");
 }
 
 /** The element type of the kernel's first shared variable (the natural

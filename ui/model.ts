@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Access, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -134,7 +134,8 @@ export class Model {
   fault: Fault | null = null;
   /** Events with the step whose command reported them. */
   events: { ev: EventInfo; step: number }[] = [];
-  touched: Touch[] = [];
+  /** The last instruction's shared- and global-memory accesses, exact (last.accesses). */
+  accesses: Access[] = [];
   /** The selected warp (whose registers the server sends). */
   sel: Selection = { cta: 0, warp: 0 };
   /** Registers of the selected warp: slot -> 32 hex lanes; predicates: slot -> mask. */
@@ -208,7 +209,7 @@ export class Model {
     this.memory.clear();
     this.memVersion++;
     this.events = [];
-    this.touched = [];
+    this.accesses = [];
     this.fault = null;
     this.divergence = null;
     this.lineMemory = [];
@@ -305,9 +306,9 @@ export class Model {
     for (const c of m.memory ?? []) this.applyMemory(c);
     if (m.memory?.length) ch.add("memory");
     this.memStep = m.step;
-    const touched = m.touched ?? [];
-    if (touched.length || this.touched.length) ch.add("memory");
-    this.touched = touched;
+    const accesses = m.last?.accesses ?? [];
+    if (accesses.length || this.accesses.length) ch.add("memory");
+    this.accesses = accesses;
     if (m.divergence || this.divergence) ch.add("divergence");
     this.divergence = m.divergence ?? null;
     if (m.lineMemory) {

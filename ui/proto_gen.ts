@@ -1,7 +1,7 @@
 // Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
 // The websocket protocol of docs/protocol.md, as sent on the wire.
 
-export const protocolVersion = 2;
+export const protocolVersion = 3;
 
 export interface Message {
   severity: "error" | "warning" | "note";
@@ -197,6 +197,9 @@ export interface LastInfo {
   mask: string;
   execMask: string;
   tensor?: TensorReport;
+  op: string;
+  accesses?: Access[];
+  accessesOmitted?: number;
 }
 
 export interface Barrier {
@@ -264,13 +267,33 @@ export interface MemChunk {
   hex: string;
 }
 
-export interface Touch {
-  space: "global" | "shared";
-  buffer?: string;
-  cta?: number;
-  offset: number;
-  bytes: number;
+export interface Access {
   kind: "load" | "store" | "atomic";
+  space: "global" | "shared";
+  size: number;
+  cta?: number;
+  buffer?: string;
+  offsets: (number | null)[];
+  lanes: string;
+  shared?: BankVerdict;
+  global?: SectorVerdict;
+}
+
+export interface BankVerdict {
+  banks: number[];
+  waves: number[];
+  wavefronts: number;
+  ideal: number;
+  conflict: string;
+  broadcast: string;
+}
+
+export interface SectorVerdict {
+  sectors: number;
+  lines: number;
+  requested: number;
+  moved: number;
+  efficiency: number;
 }
 
 export interface BarrierWarp {
@@ -354,7 +377,6 @@ export interface State {
   changedRegs?: number[];
   memory?: MemChunk[];
   memoryStale?: boolean;
-  touched?: Touch[];
   fault: Fault | null;
   divergence?: Divergence;
   lineMemory?: LineMemory[];

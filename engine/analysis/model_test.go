@@ -111,6 +111,9 @@ func TestSharedWavefronts(t *testing.T) {
 			if c.Wavefronts != tc.wave || c.Ideal != tc.ideal {
 				t.Errorf("wavefronts %d ideal %d, want %d and %d", c.Wavefronts, c.Ideal, tc.wave, tc.ideal)
 			}
+			if err := checkLanes(tc.a, SharedLaneWavefronts(tc.a)); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 }

@@ -159,3 +159,105 @@ func contains(ws []uint64, w uint64) bool {
 }
 
 func trailing(m uint32) int { return bits.TrailingZeros32(m) }
+
+// SharedLanes is the model's verdict on every lane of one shared-memory
+// warp access: the cost of SharedWavefronts and, for each lane, the
+// wavefront that serves it.
+type SharedLanes struct {
+	SharedCost
+	// Wave[l] is the wavefront (0-based, counted across the phases in
+	// lane order) in which the last of lane l's words is delivered; -1 for
+	// lanes that did not take part. Within a phase, the distinct words a
+	// bank delivers are numbered in the order the lanes ask for them (every
+	// lane's word for atomics), so the phase's lanes use wavefronts base
+	// .. base+worst-1, and the largest Wave plus one is Wavefronts.
+	Wave [32]int
+	// Conflict holds the lanes that share a bank with another word (or,
+	// for atomics, another update) in their phase: the lanes the conflict
+	// serialises.
+	Conflict uint32
+	// Broadcast holds the lanes of a load that read a word another lane of
+	// their phase reads too (served once); for stores, the lanes that
+	// write the same word as another (one write wins).
+	Broadcast uint32
+}
+
+// SharedLaneWavefronts applies the model of SharedWavefronts to every lane
+// of a (its Space is not checked); its SharedCost always equals
+// SharedWavefronts(a).
+func SharedLaneWavefronts(a *WarpAccess) SharedLanes {
+	var r SharedLanes
+	for l := range r.Wave {
+		r.Wave[l] = -1
+	}
+	if a.Lanes == 0 || a.Size <= 0 {
+		return r
+	}
+	active := bits.OnesCount32(a.Lanes)
+	ideal := (active*a.Size + Banks*BankBytes - 1) / (Banks * BankBytes)
+	pl := phaseLanes(a.Size)
+	atomic := a.Kind == emu.AccessAtomic
+	// One entry per distinct word a bank delivers in the phase (per lane
+	// for atomics): its wavefront within the phase and the first lane
+	// that asked for it.
+	type word struct {
+		w     uint64
+		index int
+		lane  int
+	}
+	var buf [128]word
+	base := 0
+	for p := 0; p < 32; p += pl {
+		mask := a.Lanes & phaseMask(p, pl)
+		if mask == 0 {
+			continue
+		}
+		var count [Banks]int
+		words := buf[:0]
+		var laneBanks [32]uint32 // the banks each lane's words are in
+		worst := 0
+		for m := mask; m != 0; m &= m - 1 {
+			l := trailing(m)
+			lo := a.Offset[l] / BankBytes
+			hi := (a.Offset[l] + uint64(a.Size) - 1) / BankBytes
+			wave := 0
+			for w := lo; w <= hi; w++ {
+				b := int(w % Banks)
+				laneBanks[l] |= 1 << b
+				index := -1
+				if !atomic {
+					for i := range words {
+						if words[i].w == w {
+							index = words[i].index
+							r.Broadcast |= 1<<l | 1<<words[i].lane
+							break
+						}
+					}
+				}
+				if index < 0 {
+					index = count[b]
+					count[b]++
+					words = append(words, word{w: w, index: index, lane: l})
+					worst = max(worst, count[b])
+				}
+				wave = max(wave, index)
+			}
+			r.Wave[l] = base + wave
+		}
+		var crowded uint32 // banks that deliver more than one word
+		for b, n := range count {
+			if n > 1 {
+				crowded |= 1 << b
+			}
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := trailing(m)
+			if laneBanks[l]&crowded != 0 {
+				r.Conflict |= 1 << l
+			}
+		}
+		base += worst
+	}
+	r.SharedCost = SharedCost{Wavefronts: base, Ideal: max(ideal, 1)}
+	return r
+}
