@@ -91,7 +91,8 @@ type lastRec struct {
 	ctaLin, warp   int
 	pc             int
 	mask, execMask uint32
-	tensor         *tensorJSON // its fragment report (tensor-core instructions); never modified
+	tensor         *tensorJSON      // its fragment report (tensor-core instructions); never modified
+	swizzle        *liveSwizzleJSON // its shared-memory access follows a swizzle; never modified
 }
 
 // touchRec is one memory access of that instruction, summarised.
