@@ -9,6 +9,7 @@ import type { SymbolInfo, Touch } from "./proto";
 import { elemTypes } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
+import { pendingRanges, pendingText } from "./pending";
 
 const PAGE_BYTES = 2048;
 
@@ -99,7 +100,8 @@ export class MemoryView {
       this.pending.clear();
     }
     if (!this.visible()) return;
-    if (c.has("loaded") || c.has("memory") || c.has("selection")) this.render();
+    // Copies in flight (a marking layer over shared memory) change with the warps.
+    if (c.has("loaded") || c.has("memory") || c.has("selection") || (c.has("warps") && this.current === "shared")) this.render();
     else if (!this.model.loaded && (c.has("status") || c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
   }
 
@@ -113,7 +115,7 @@ export class MemoryView {
   private setTip(td: HTMLElement): void {
     const hex = td.dataset.hex ?? "";
     td.dataset.tip = hex;
-    td.title = `${td.dataset.where}\n` + describeValue(hex, Number(td.dataset.bits));
+    td.title = `${td.dataset.where}\n` + describeValue(hex, Number(td.dataset.bits)) + (td.dataset.pending ? `\n${td.dataset.pending}` : "");
   }
 
   private fitCols(): number {
@@ -267,6 +269,7 @@ export class MemoryView {
       h("label.check", { title: "Show raw bits in hex" }, hexBox, "hex"),
       h("label.check", { title: "Jump to the page the last step accessed" }, followBox, "follow"),
       h("span.mem-legend", { title: "Cells the last step accessed" }, h("span.sw.t-load"), "load", h("span.sw.t-store"), "store"),
+      t.space === "shared" ? h("span.mem-legend", { title: "Bytes that cp.async copies still in flight will write" }, h("span.sw.t-pending"), "pending cp.async") : null,
       h("span.spacer"),
       pages > 1 ? [
         nav("«", "First page", 0, this.page === 0),
@@ -321,11 +324,20 @@ export class MemoryView {
       this.body.scrollTop = scroll;
     }
     const buf = new Uint8Array(size);
+    const pend = t.space === "shared" ? pendingRanges(this.model, this.model.selLinear()) : [];
     for (let i = 0; i < g.cells.length; i++) {
       const td = g.cells[i];
       const off = (g.start + i) * size;
       const known = r ? r.read(off, buf) : false;
       let cls = "val";
+      // The marking layer of copies in flight: the bytes they will write.
+      const pt = pend.length ? pendingText(pend, off, size) : "";
+      if (pt) cls += " t-pending";
+      if ((td.dataset.pending ?? "") !== pt) {
+        if (pt) td.dataset.pending = pt;
+        else delete td.dataset.pending;
+        if (td.dataset.tip !== undefined) this.setTip(td);
+      }
       for (const x of touches) {
         if (x.offset < off + size && off < x.offset + x.bytes) {
           cls += x.kind === "load" ? " t-load" : " t-store";
