@@ -11,11 +11,15 @@ export function byteText(n: number): string {
   return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : `${n} B`;
 }
 
-/** "2 groups in flight (3 copies, 48 B)"; "" when nothing is in flight. */
+/** "2 groups in flight (3 copies, 48 B)", "1 open group, not committed (…)"; "" when nothing is in flight. */
 export function asyncSummary(a: AsyncWork | undefined): string {
   if (!a || !a.copies) return "";
   const groups = a.groups.length;
-  return `${groups} group${groups === 1 ? "" : "s"} in flight (${a.copies} cop${a.copies === 1 ? "y" : "ies"}, ${byteText(a.bytes)})`;
+  const what = `(${a.copies} cop${a.copies === 1 ? "y" : "ies"}, ${byteText(a.bytes)})`;
+  if (!a.open) return `${groups} group${groups === 1 ? "" : "s"} in flight ${what}`;
+  // Copies issued since the lane's last commit: no wait_group covers them yet.
+  if (!a.committed) return `${groups} open group${groups === 1 ? "" : "s"}, not committed ${what}`;
+  return `${groups} groups in flight, ${a.open} open ${what}`;
 }
 
 /** One line per group: "group 0 · committed · 32 copies, 512 B · lanes ffffffff · line 57". */

@@ -370,12 +370,14 @@ export class SwizzleView {
     const focus = d.access.find((a) => a.pattern === this.focus) ?? d.access[0];
     // The live access, if the tile is the one it was detected in.
     const sw = this.liveSw && this.liveSw.tileBase === d.base && this.liveSw.rowBytes === d.rowBytes ? this.liveSw : null;
-    // The verdicts first: the grids below can be long.
+    // The verdicts first (the grids can be long); live, the lanes on the grids first.
+    const cards = h("div.swz-access", d.access.map((a) => this.accessCard(a)));
     setChildren(this.body,
-      h("div.swz-access", d.access.map((a) => this.accessCard(a))),
+      sw ? null : cards,
       h("div.swz-grids",
         h("figure.swz-fig", h("figcaption", sw ? "Logical (row, 16-byte chunk) → physical chunk; lane numbers: where the live access's lanes are, logically" : "Logical (row, 16-byte chunk) → physical chunk; outlined: the marked access"), this.logicalGrid(d, focus, sw)),
-        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d, sw))));
+        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d, sw))),
+      sw ? cards : null);
   }
 
   private logicalGrid(d: SwizzleDoc, focus: SwizzleAccess, sw: LiveSwizzle | null): HTMLTableElement {
