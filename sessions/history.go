@@ -97,6 +97,7 @@ type lastRec struct {
 	// maxAccesses; omitted counts the rest); never modified.
 	accesses []accessRec
 	omitted  int
+	swizzle  *liveSwizzleJSON // its shared-memory access follows a swizzle; never modified
 }
 
 // accessRec is one warp access of that instruction: every lane's offset

@@ -229,6 +229,9 @@ type lastJSON struct {
 	// maxAccesses; accessesOmitted counts the rest.
 	Accesses        []accessJSON `json:"accesses,omitempty"`
 	AccessesOmitted int          `json:"accessesOmitted,omitempty"`
+	// Swizzle: the instruction's shared-memory access follows a swizzle
+	// pattern of the explorer (isa.DetectSwizzle).
+	Swizzle *liveSwizzleJSON `json:"swizzle,omitempty"`
 }
 
 // accessJSON is one warp access of the last instruction: the lanes that
@@ -273,6 +276,36 @@ type sectorVerdict struct {
 	Requested  int     `json:"requested"`
 	Moved      int     `json:"moved"`
 	Efficiency float64 `json:"efficiency"`
+}
+
+// liveSwizzleJSON is a warp's shared-memory access whose offsets follow a
+// swizzle: un-swizzled (the pattern is an involution), lane l's offset is
+// base + stride*l. Mode, atom and b/m/s name the pattern as /api/swizzle
+// takes it; rowBytes, tileBase and rows are a tile of the explorer that
+// holds every lane. Offsets are the lanes' shared-memory offsets as
+// accessed, logical the un-swizzled ones. Wavefronts and ideal are the
+// explorer's bank check of the access (every 4-byte word it touched);
+// logicalWavefronts is the same check had the offsets not been swizzled.
+type liveSwizzleJSON struct {
+	Kind              string   `json:"kind"` // load, store or atomic
+	Name              string   `json:"name"`
+	Mode              string   `json:"mode"`
+	Atom              string   `json:"atom,omitempty"`
+	B                 int      `json:"b"`
+	M                 int      `json:"m"`
+	S                 int      `json:"s"`
+	Base              int64    `json:"base"`
+	Stride            int64    `json:"stride"`
+	Size              int      `json:"size"`
+	RowBytes          int      `json:"rowBytes"`
+	TileBase          uint64   `json:"tileBase"`
+	Rows              int      `json:"rows"`
+	Lanes             []int    `json:"lanes"`
+	Offsets           []uint64 `json:"offsets"`
+	Logical           []uint64 `json:"logical"`
+	Wavefronts        int      `json:"wavefronts"`
+	Ideal             int      `json:"ideal"`
+	LogicalWavefronts int      `json:"logicalWavefronts"`
 }
 
 // tensorJSON is the fragment report of a tensor-core instruction: for a
@@ -338,6 +371,50 @@ type warpJSON struct {
 	Exited  string       `json:"exited,omitempty"`
 	Stack   *[]stackJSON `json:"stack,omitempty"`
 	Depth   *int         `json:"depth,omitempty"`
+	// Async is the warp's asynchronous work in flight (cp.async copies
+	// that have not landed): in a full state only when there is some; in a
+	// delta when it changed, {"copies":0,...} once everything landed.
+	Async *asyncJSON `json:"async,omitempty"`
+}
+
+// asyncJSON is a warp's asynchronous work in flight. Copies and Bytes
+// count every pending cp.async copy; Groups splits them by commit group
+// (Committed: closed by cp.async.commit_group, so a wait_group can land
+// it; Open: the lanes' open groups); Items lists the copies in issue order,
+// at most 64, More says how many more there are.
+type asyncJSON struct {
+	Copies    int              `json:"copies"`
+	Bytes     int              `json:"bytes"`
+	Committed int              `json:"committed"`
+	Open      int              `json:"open"`
+	Groups    []asyncGroupJSON `json:"groups"`
+	Items     []asyncCopyJSON  `json:"items"`
+	More      int              `json:"more,omitempty"`
+}
+
+// asyncGroupJSON is one commit group of a warp's lanes (groups are counted
+// per thread from 0; lanes that committed together share the number).
+type asyncGroupJSON struct {
+	Group     int    `json:"group"`
+	Committed bool   `json:"committed"`
+	Copies    int    `json:"copies"`
+	Bytes     int    `json:"bytes"`
+	Lanes     string `json:"lanes"` // the issuing lanes (hex mask)
+	Lines     []int  `json:"lines"` // the cp.async lines that issued them
+	lanes     uint32
+}
+
+// asyncCopyJSON is one lane's copy in flight: from global address src to
+// shared offset dst (in its CTA's shared memory), size bytes.
+type asyncCopyJSON struct {
+	Lane      int    `json:"lane"`
+	PC        int    `json:"pc"`
+	Line      int    `json:"line"`
+	Group     int    `json:"group"`
+	Committed bool   `json:"committed"`
+	Src       string `json:"src"`
+	Dst       uint64 `json:"dst"`
+	Size      int    `json:"size"`
 }
 
 type stackJSON struct {

@@ -281,6 +281,7 @@ type warpDump struct {
 	Preds       []uint32
 	CallDepth   int
 	BarrierWait int
+	Pending     []emu.AsyncCopy // cp.async copies in flight
 }
 
 type ctaDump struct {
@@ -313,7 +314,7 @@ func dumpMachine(m *emu.Machine) machineDump {
 		cd := ctaDump{Linear: c.Linear, Shared: append([]byte(nil), c.Shared()...), Bars: c.Barriers()}
 		for _, w := range c.Warps {
 			wd := warpDump{ID: w.ID, PC: w.PC(), State: w.State, Active: w.Active(), Exited: w.Exited(),
-				Stack: w.Stack(), CallDepth: w.CallDepth(), BarrierWait: -1}
+				Stack: w.Stack(), CallDepth: w.CallDepth(), BarrierWait: -1, Pending: w.PendingCopies()}
 			if w.State == emu.WarpBarrier {
 				wd.BarrierWait = w.Barrier()
 			}
@@ -546,10 +547,16 @@ func TestStepGranularities(t *testing.T) {
 
 // step back and seek reproduce exactly the states they return to.
 func TestBackSeekExact(t *testing.T) {
-	for _, tc := range []struct{ name, src, spec string }{
+	cases := []struct{ name, src, spec string }{
 		{"reduce", reducePTX, reduceSpec},
 		{"divergent", divergentPTX, divergentSpec},
-	} {
+	}
+	// cp.async copies in flight are part of the state (warpDump.Pending).
+	for _, name := range []string{"cp-async", "cp-async-missing-wait"} {
+		ex := exampleNamed(t, name)
+		cases = append(cases, struct{ name, src, spec string }{name, ex.src, ex.spec})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newClient(t, newManager(t, Limits{}))
 			c.load(tc.src, tc.spec)
@@ -574,6 +581,21 @@ func TestBackSeekExact(t *testing.T) {
 				}
 				if i > 500 {
 					t.Fatal("kernel did not finish")
+				}
+			}
+			if tc.name == "cp-async" {
+				inFlight := 0
+				for _, d := range dumps {
+					for _, cd := range d.CTAs {
+						for _, wd := range cd.Warps {
+							if len(wd.Pending) > 0 {
+								inFlight++
+							}
+						}
+					}
+				}
+				if inFlight == 0 {
+					t.Fatal("no recorded state had copies in flight")
 				}
 			}
 			var head int64

@@ -46,9 +46,13 @@ var tsTypes = []struct {
 	{"TensorReport", tensorJSON{}, ""},
 	{"MatrixRows", matrixJSON{}, ""},
 	{"TensorRegs", tensorRegJSON{}, ""},
+	{"LiveSwizzle", liveSwizzleJSON{}, ""},
 	{"LastInfo", lastJSON{}, ""},
 	{"Barrier", barrierJSON{}, ""},
 	{"StackEntry", stackJSON{}, ""},
+	{"AsyncCopy", asyncCopyJSON{}, ""},
+	{"AsyncGroup", asyncGroupJSON{}, ""},
+	{"AsyncWork", asyncJSON{}, ""},
 	{"WarpDelta", warpJSON{}, ""},
 	{"CtaDelta", ctaJSON{}, ""},
 	{"EventInfo", eventJSON{}, ""},
@@ -83,6 +87,7 @@ var tsFields = map[string]string{
 	"LaunchFix.spec":   "Record<string, unknown>",
 	"KernelParam.role": `"pointer" | "scalar" | "unused"`,
 	"Access.kind":      `"load" | "store" | "atomic"`,
+	"LiveSwizzle.kind": `"load" | "store" | "atomic"`,
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

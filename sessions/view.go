@@ -30,16 +30,18 @@ type warpView struct {
 	active, valid, exited uint32
 	depth                 int
 	stack                 []emu.StackEntry
+	async                 *asyncJSON // work in flight (nil: none); never modified
 }
 
 func (a *warpView) equal(b *warpView) bool {
 	return a.pc == b.pc && a.state == b.state && a.barrier == b.barrier && a.active == b.active &&
-		a.valid == b.valid && a.exited == b.exited && a.depth == b.depth && slices.Equal(a.stack, b.stack)
+		a.valid == b.valid && a.exited == b.exited && a.depth == b.depth && slices.Equal(a.stack, b.stack) &&
+		asyncEqual(a.async, b.async)
 }
 
-func viewOf(w *emu.Warp) warpView {
+func (s *Session) viewOf(w *emu.Warp) warpView {
 	v := warpView{pc: w.PC(), state: w.State, barrier: -1, active: w.Active(), valid: w.Valid(),
-		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack()}
+		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack(), async: s.asyncOf(w)}
 	if w.State == emu.WarpBarrier {
 		v.barrier = w.Barrier()
 	}
@@ -136,7 +138,7 @@ func (s *Session) buildState(o stateOpts) []byte {
 			}
 		}
 		for wi, w := range c.Warps {
-			wv := viewOf(w)
+			wv := s.viewOf(w)
 			prev := &v.warps[ci][wi]
 			if !full && wv.equal(prev) {
 				continue
@@ -276,6 +278,15 @@ func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
 			st[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
 		}
 		j.Stack = &st
+	}
+	switch {
+	case prev == nil:
+		j.Async = v.async
+	case !asyncEqual(v.async, prev.async):
+		j.Async = v.async
+		if j.Async == nil {
+			j.Async = noAsync()
+		}
 	}
 	return j
 }
@@ -432,6 +443,11 @@ func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
 // accesses.
 func (s *Session) lastOf(in *emu.StepInfo) lastRec {
 	lr := lastRec{valid: true, ctaLin: in.CTALin, warp: in.Warp, pc: in.PC, mask: in.Mask, execMask: in.ExecMask, tensor: tensorReport(in.Tensor)}
+	for i := range in.Accesses {
+		if lr.swizzle = liveSwizzle(&in.Accesses[i]); lr.swizzle != nil {
+			break
+		}
+	}
 	if len(in.Accesses) == 0 {
 		return lr
 	}
@@ -455,7 +471,7 @@ func (s *Session) lastJSON(lr *lastRec) *lastJSON {
 		return nil
 	}
 	j := &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc),
-		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask), Tensor: lr.tensor, Op: s.prog.op(lr.pc), AccessesOmitted: lr.omitted}
+		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask), Tensor: lr.tensor, Op: s.prog.op(lr.pc), AccessesOmitted: lr.omitted, Swizzle: lr.swizzle}
 	for i := range lr.accesses {
 		j.Accesses = s.accessJSON(j.Accesses, &lr.accesses[i])
 	}

@@ -31,6 +31,7 @@ type warpModel struct {
 	Active, Valid, Exited string
 	Stack                 []stackJSON
 	Depth                 int
+	Async                 *asyncJSON
 }
 
 type ctaModel struct {
@@ -164,6 +165,12 @@ func (c *clientModel) applyState(b []byte) error {
 			}
 			if w.Depth != nil {
 				wm.Depth = *w.Depth
+			}
+			if w.Async != nil {
+				wm.Async = w.Async
+				if w.Async.Copies == 0 {
+					wm.Async = nil // everything landed
+				}
 			}
 		}
 	}
@@ -311,7 +318,7 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 			return fmt.Errorf("CTA %d: %d warps, machine %d", ci, len(cm.Warps), len(cta.Warps))
 		}
 		for _, w := range cta.Warps {
-			v := viewOf(w)
+			v := s.viewOf(w)
 			want := s.warpJSON(w.ID, &v, nil)
 			got := cm.Warps[w.ID]
 			if got == nil {
@@ -328,6 +335,11 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 				got.Active != want.Active || got.Valid != want.Valid || got.Exited != want.Exited ||
 				!slices.Equal(got.Stack, *want.Stack) || got.Depth != *want.Depth {
 				return fmt.Errorf("CTA %d warp %d: model %+v (barrier %d), machine %+v (barrier %d) stack %+v", ci, w.ID, *got, gb, want, wb, *want.Stack)
+			}
+			ga, _ := json.Marshal(got.Async)
+			wa, _ := json.Marshal(want.Async)
+			if string(ga) != string(wa) {
+				return fmt.Errorf("CTA %d warp %d: async work in flight %s, machine %s", ci, w.ID, ga, wa)
 			}
 		}
 	}
@@ -559,7 +571,7 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 	rnd := rand.New(rand.NewSource(seed))
 	grans := []string{"warp", "round", "barrier"}
 	var log []string
-	tensorLasts := 0
+	tensorLasts, swizzleLasts, asyncStates := 0, 0, 0
 	accessLasts := map[string]int{} // states after a shared or global access, by space
 	tensorAt := focusPositions(c, 5000)
 	divToggles := map[int]bool{1: true, 2: false, 3: true}
@@ -702,14 +714,29 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 				accessLasts[a.Space]++
 			}
 		}
+		if mc.model.last != nil && mc.model.last.Swizzle != nil {
+			swizzleLasts++
+		}
+		for _, cm := range mc.model.ctas {
+			for _, wm := range cm.Warps {
+				if wm.Async != nil {
+					asyncStates++
+					break
+				}
+			}
+		}
 		if err != nil {
 			from := max(0, len(log)-12)
 			t.Fatalf("after command %d (%s) at step %d: %v\nlast commands: %s", i, desc, mc.model.step, err, strings.Join(log[from:], "; "))
 		}
 	}
-	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d divergence checks, %d states with the memory analysis, accesses %v", mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, divChecks, mc.model.lineMemSent, accessLasts)
+	t.Logf("%d full states, %d deltas (%d with registers, %d with predicates), %d after a tensor-core instruction, %d after a swizzled access, %d with copies in flight, %d divergence checks, %d states with the memory analysis, accesses %v",
+		mc.model.fullStates, mc.model.deltas, mc.model.regDeltas, mc.model.predDeltas, tensorLasts, swizzleLasts, asyncStates, divChecks, mc.model.lineMemSent, accessLasts)
 	if lim.MaxHistoryBytes == 0 && strings.HasPrefix(ex.name, "transpose") && (accessLasts["shared"] == 0 || accessLasts["global"] == 0) {
 		t.Errorf("no state followed a shared and a global access: %v", accessLasts)
+	}
+	if strings.HasPrefix(ex.name, "cp-async") && asyncStates == 0 {
+		t.Errorf("no state had cp.async copies in flight")
 	}
 	if divChecks == 0 {
 		t.Errorf("the divergence data was never checked")

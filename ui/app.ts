@@ -211,7 +211,7 @@ export class App {
       seek: (k) => this.session.seek(k),
       goto: (l) => this.editor.goto(l, 1, false),
     });
-    this.swizzle = new SwizzleView(byId("pg-tab-swizzle"));
+    this.swizzle = new SwizzleView(byId("pg-tab-swizzle"), m, () => this.tab === "swizzle");
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
     new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
     new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });
@@ -341,6 +341,7 @@ export class App {
     if (v.cta !== undefined && v.warp !== undefined && m.ctas.get(v.cta)?.warps.some((w) => w.warp === v.warp)) {
       this.select(v.cta, v.warp);
     }
+    if (v.swizzle) this.swizzle.restoreView(v.swizzle);
     if (v.tab && (tabs as readonly string[]).includes(v.tab)) this.showTab(v.tab as Tab);
     if (v.fragment !== undefined || v.fragmentPC !== undefined) this.fragments.restoreView(v);
     if (v.lane !== undefined && v.lane < 32) window.setTimeout(() => this.regs.revealLane(v.lane!), 0);
@@ -361,6 +362,7 @@ export class App {
         tab: this.tab, cta: m.sel.cta, warp: m.sel.warp, gran: m.gran,
         breakpoints: bps.length ? bps : undefined,
         ...(this.tab === "fragments" ? this.fragments.viewState() : {}),
+        ...(this.tab === "swizzle" ? { swizzle: this.swizzle.viewState() } : {}),
       },
     };
   }

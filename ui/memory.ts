@@ -12,6 +12,7 @@ import { elemTypes } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
 import { BankView, laneRanges } from "./banks";
+import { pendingRanges, pendingText } from "./pending";
 
 const PAGE_BYTES = 2048;
 
@@ -112,7 +113,8 @@ export class MemoryView {
       this.pending.clear();
     }
     if (!this.visible()) return;
-    if (c.has("loaded") || c.has("memory") || c.has("selection")) this.render();
+    // Copies in flight (a marking layer over shared memory) change with the warps.
+    if (c.has("loaded") || c.has("memory") || c.has("selection") || (c.has("warps") && this.current === "shared")) this.render();
     else if (!this.model.loaded && (c.has("status") || c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
   }
 
@@ -128,7 +130,7 @@ export class MemoryView {
     const hex = td.dataset.hex ?? "";
     td.dataset.tip = tipKey(td);
     const lanes = td.dataset.lanes ? `${td.dataset.lanes}\n` : "";
-    td.title = `${td.dataset.where}\n` + lanes + (hex ? describeValue(hex, Number(td.dataset.bits)) : "not known yet");
+    td.title = `${td.dataset.where}\n` + lanes + (hex ? describeValue(hex, Number(td.dataset.bits)) : "not known yet") + (td.dataset.pending ? `\n${td.dataset.pending}` : "");
   }
 
   private fitCols(): number {
@@ -331,6 +333,7 @@ export class MemoryView {
         ? h("span.mem-legend", { title: "Lane numbers on the words they touched, coloured by the wavefront that serves them; a red mark: the lane waits for a bank conflict" },
           h("b.bl", { style: "--wc: hsl(210, 62%, 44%)" }, "lane"), "wavefront", h("b.bl.bl-x", { style: "--wc: hsl(347, 62%, 36%)" }, "lane"), "conflict")
         : h("span.mem-legend", { title: "Cells the last step accessed" }, h("span.sw.t-load"), "load", h("span.sw.t-store"), "store"),
+      t.space === "shared" ? h("span.mem-legend", { title: "Bytes that cp.async copies still in flight will write" }, h("span.sw.t-pending"), "pending cp.async") : null,
       h("span.spacer"),
       pages > 1 ? [
         nav("«", "First page", 0, this.page === 0),
@@ -385,11 +388,20 @@ export class MemoryView {
       this.body.scrollTop = scroll;
     }
     const buf = new Uint8Array(size);
+    const pend = t.space === "shared" ? pendingRanges(this.model, this.model.selLinear()) : [];
     for (let i = 0; i < g.cells.length; i++) {
       const td = g.cells[i];
       const off = (g.start + i) * size;
       const known = r ? r.read(off, buf) : false;
       let cls = "val";
+      // The marking layer of copies in flight: the bytes they will write.
+      const pt = pend.length ? pendingText(pend, off, size) : "";
+      if (pt) cls += " t-pending";
+      if ((td.dataset.pending ?? "") !== pt) {
+        if (pt) td.dataset.pending = pt;
+        else delete td.dataset.pending;
+        if (td.dataset.tip !== undefined) this.setTip(td);
+      }
       const hit = hits.get(g.start + i);
       const lanes = hit ? hitText(hit) : "";
       if (hit) cls += hit.store || hit.atomic ? " t-store" : " t-load";
@@ -448,7 +460,7 @@ export class MemoryView {
 
 /** What a cell's hover title was made for. */
 function tipKey(td: HTMLElement): string {
-  return `${td.dataset.hex ?? ""}|${td.dataset.lanes ?? ""}`;
+  return `${td.dataset.hex ?? ""}|${td.dataset.lanes ?? ""}|${td.dataset.pending ?? ""}`;
 }
 
 /** The elements (of size bytes) whose bytes the lanes of accesses touched:

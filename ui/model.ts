@@ -415,6 +415,8 @@ function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void
     const nw: WarpState = { ...merged.warps[i], ...w };
     // A state without "barrier" waits at no barrier.
     if (w.state !== undefined && w.barrier === undefined) delete nw.barrier;
+    // "async" with no copies: everything in flight has landed.
+    if (w.async && !w.async.copies) delete nw.async;
     merged.warps[i] = nw;
   }
   merged.warps.sort((a, b) => a.warp - b.warp);

@@ -3,7 +3,7 @@
 // client model keeps and the launch spec.
 
 export * from "./proto_gen";
-import type { Barrier, StackEntry } from "./proto_gen";
+import type { AsyncWork, Barrier, StackEntry } from "./proto_gen";
 
 /** A warp as the client model holds it: a full state's warp with every delta merged in. */
 export interface WarpState {
@@ -19,6 +19,8 @@ export interface WarpState {
   exited: string;
   stack?: StackEntry[];
   depth?: number;
+  /** Asynchronous work in flight (cp.async copies not landed yet); absent: none. */
+  async?: AsyncWork;
 }
 
 /** A resident CTA as the client model holds it. */

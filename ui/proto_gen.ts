@@ -188,6 +188,28 @@ export interface TensorRegs {
   regs: number[];
 }
 
+export interface LiveSwizzle {
+  kind: "load" | "store" | "atomic";
+  name: string;
+  mode: string;
+  atom?: string;
+  b: number;
+  m: number;
+  s: number;
+  base: number;
+  stride: number;
+  size: number;
+  rowBytes: number;
+  tileBase: number;
+  rows: number;
+  lanes: number[];
+  offsets: number[];
+  logical: number[];
+  wavefronts: number;
+  ideal: number;
+  logicalWavefronts: number;
+}
+
 export interface LastInfo {
   cta: number;
   linear: number;
@@ -200,6 +222,7 @@ export interface LastInfo {
   op: string;
   accesses?: Access[];
   accessesOmitted?: number;
+  swizzle?: LiveSwizzle;
 }
 
 export interface Barrier {
@@ -215,6 +238,36 @@ export interface StackEntry {
   mask: string;
 }
 
+export interface AsyncCopy {
+  lane: number;
+  pc: number;
+  line: number;
+  group: number;
+  committed: boolean;
+  src: string;
+  dst: number;
+  size: number;
+}
+
+export interface AsyncGroup {
+  group: number;
+  committed: boolean;
+  copies: number;
+  bytes: number;
+  lanes: string;
+  lines: number[];
+}
+
+export interface AsyncWork {
+  copies: number;
+  bytes: number;
+  committed: number;
+  open: number;
+  groups: AsyncGroup[];
+  items: AsyncCopy[];
+  more?: number;
+}
+
 export interface WarpDelta {
   warp: number;
   pc?: number;
@@ -226,6 +279,7 @@ export interface WarpDelta {
   exited?: string;
   stack?: StackEntry[];
   depth?: number;
+  async?: AsyncWork;
 }
 
 export interface CtaDelta {

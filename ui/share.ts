@@ -6,6 +6,7 @@
 
 import { h, setChildren } from "./dom";
 import type { Spec } from "./proto";
+import type { SwizzleViewState } from "./swizzle";
 
 /** The view state a link restores. Every field is optional. */
 export interface ShareView {
@@ -18,6 +19,25 @@ export interface ShareView {
   /** The fragment explorer: the form, the kernel's instruction shown live (pc). */
   fragment?: string;
   fragmentPC?: number;
+  /** The swizzle explorer: pattern, tile, access checks, live. */
+  swizzle?: SwizzleViewState;
+}
+
+/** The swizzle explorer's part of a view, from untrusted JSON (the server normalised it; this keeps only its shape). */
+export function parseSwizzleView(v: unknown): SwizzleViewState | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  const int = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : undefined);
+  if (typeof o.mode !== "string") return undefined;
+  const out: SwizzleViewState = {
+    mode: o.mode, rowBytes: int(o.rowBytes) ?? 128, rows: int(o.rows) ?? 8, base: int(o.base) ?? 0,
+    row: int(o.row) ?? 0, col: int(o.col) ?? 0, chunk: int(o.chunk) ?? 0,
+  };
+  if (typeof o.atom === "string") out.atom = o.atom;
+  for (const k of ["b", "m", "s"] as const) if (int(o[k]) !== undefined) out[k] = int(o[k]);
+  if (o.focus === "row" || o.focus === "column" || o.focus === "ldmatrix") out.focus = o.focus;
+  if (typeof o.live === "boolean") out.live = o.live;
+  return out;
 }
 
 /** A snapshot as the server stores it (and as #k= carries it). */
@@ -56,6 +76,7 @@ export function parseShare(v: unknown): ShareData | null {
       gran: typeof view.gran === "string" ? view.gran : undefined,
       fragment: typeof view.fragment === "string" ? view.fragment : undefined,
       fragmentPC: int(view.fragmentPC),
+      swizzle: parseSwizzleView(view.swizzle),
       breakpoints: Array.isArray(view.breakpoints) ? view.breakpoints.filter((x) => Number.isInteger(x) && x > 0).slice(0, 1000) : undefined,
     },
   };

@@ -4,8 +4,16 @@
 // physical layout as §5.5.7 draws it, and the bank conflicts of three warp
 // access patterns. The numbers come from the engine (/api/swizzle, backed
 // by isa.Swizzle) so the view and the tested functions cannot disagree.
+//
+// Live: when the paused kernel's last instruction accessed shared memory
+// at offsets that follow one of these patterns (the state's
+// last.swizzle, found by isa.DetectSwizzle), the explorer selects that
+// pattern and tile and draws the warp's lanes at their logical (row,
+// chunk) and at their physical places.
 
 import { h, setChildren, stored, toggle } from "./dom";
+import type { Model } from "./model";
+import type { LastInfo, LiveSwizzle } from "./proto";
 
 /** One lane of an access check (isa.SwizzleLane). */
 export interface SwizzleLane {
@@ -61,6 +69,50 @@ const ACCESS_TITLE: Record<SwizzleAccess["pattern"], [string, string]> = {
 };
 const SEL_PARAM: Record<SwizzleAccess["pattern"], string> = { row: "row", column: "col", ldmatrix: "chunk" };
 
+/** The explorer's settings as a share link keeps them (sessions/share normalises them). */
+export interface SwizzleViewState {
+  mode: string;
+  atom?: string;
+  b?: number;
+  m?: number;
+  s?: number;
+  rowBytes: number;
+  rows: number;
+  base: number;
+  row: number;
+  col: number;
+  chunk: number;
+  /** The access check marked on the grid. */
+  focus?: SwizzleAccess["pattern"];
+  /** Follow the paused kernel's swizzled accesses. */
+  live?: boolean;
+}
+
+/** The explorer's pattern value ("128B/32B", "xor", …) of a detected swizzle. */
+export function patternOf(sw: { mode: string; atom?: string }): string {
+  return sw.atom ? `${sw.mode}/${sw.atom}` : sw.mode;
+}
+
+/** The lanes of a live access by place: "row,chunk" → lanes. */
+export function lanePlaces(doc: SwizzleDoc, sw: LiveSwizzle, logical: boolean): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  sw.lanes.forEach((lane, i) => {
+    const p = physicalPlace(doc, logical ? sw.logical[i] : sw.offsets[i]);
+    if (p.row < 0 || p.row >= doc.rows) return;
+    const k = `${p.row},${p.chunk}`;
+    const l = out.get(k);
+    if (l) l.push(lane);
+    else out.set(k, [lane]);
+  });
+  return out;
+}
+
+/** "0–3" for consecutive lanes, else "0,8,16". */
+export function lanesText(lanes: number[]): string {
+  if (lanes.length > 1 && lanes.every((l, i) => i === 0 || l === lanes[i - 1] + 1)) return `${lanes[0]}–${lanes[lanes.length - 1]}`;
+  return lanes.join(",");
+}
+
 /** The colour of a bank group: the 8 positions of a 16-byte chunk in a 128-byte line. */
 export function chunkColour(pos: number): string {
   return `hsl(${(pos * 45 + 200) % 360}, 60%, 88%)`;
@@ -91,14 +143,24 @@ export class SwizzleView {
   private focus: SwizzleAccess["pattern"] = "column";
   private timer = 0;
   private seq = 0;
+  /** The live access drawn on the grid (null: none). */
+  private liveSw: LiveSwizzle | null = null;
+  /** The instruction it came from. */
+  private liveLast: LastInfo | null = null;
+  private liveBox: HTMLInputElement;
+  private liveBar: HTMLElement;
+  /** The last query the server accepted (what a share link keeps). */
+  private good: URLSearchParams | null = null;
 
-  constructor(root: HTMLElement) {
+  constructor(root: HTMLElement, private readonly model?: Model, private readonly visible: () => boolean = () => true) {
     const pick = h("select", { name: "pattern", "aria-label": "Swizzle pattern" },
       PATTERNS.map(([v, t]) => h("option", { value: v }, t)));
     const width = h("select", { name: "rowBytes", "aria-label": "Row width" },
-      [16, 32, 64, 128, 256].map((n) => h("option", { value: n }, `${n} B`)));
+      [16, 32, 64, 128, 256, 512].map((n) => h("option", { value: n }, `${n} B`)));
     width.value = "128";
+    this.liveBox = h("input", { type: "checkbox", name: "live", checked: true }) as HTMLInputElement;
     this.form = h("form.toolbar.swz-bar", { "aria-label": "Swizzle" },
+      h("label.check.swz-livebox", { title: "Follow the paused kernel: when its last instruction's shared-memory addresses follow a pattern, show it here with the warp's lanes" }, this.liveBox, "live"),
       h("label.field", h("span.field-label", "pattern"), pick),
       h("span.swz-bms", numInput("B", "b", 3, 0, 6), numInput("M", "m", 4, 0, 8), numInput("S", "s", 3, 0, 10)),
       h("label.field", h("span.field-label", "row"), width),
@@ -108,17 +170,94 @@ export class SwizzleView {
       h("input", { type: "hidden", name: "col", value: 0 }),
       h("input", { type: "hidden", name: "chunk", value: 0 }));
     this.form.addEventListener("submit", (e) => e.preventDefault());
-    this.form.addEventListener("input", () => this.schedule());
-    this.form.addEventListener("change", () => this.schedule());
+    // A setting chosen by hand leaves the live view.
+    const edited = (e: Event) => {
+      if (e.target === this.liveBox) return;
+      this.setLive(false);
+      this.schedule();
+    };
+    this.form.addEventListener("input", edited);
+    this.form.addEventListener("change", edited);
+    this.liveBox.addEventListener("change", () => this.setLive(this.liveBox.checked, true));
     this.info = h("div.swz-info", { role: "status" });
+    this.liveBar = h("div.swz-live-bar", { "aria-live": "polite" });
     this.body = h("div.swz-body");
-    setChildren(root, this.form, this.info, this.body);
+    setChildren(root, this.form, this.liveBar, this.info, this.body);
     this.restore();
+    model?.subscribe((c) => {
+      if (c.has("status") || c.has("loaded")) this.follow();
+    });
   }
 
   /** The tab was shown. */
   shown(): void {
+    if (this.follow()) return;
     if (!this.doc) void this.load();
+  }
+
+  private setLive(on: boolean, apply = false): void {
+    this.liveBox.checked = on;
+    if (!on) {
+      this.liveSw = null;
+      this.liveLast = null;
+      this.renderLiveBar();
+      if (this.doc) this.render();
+    } else if (apply && !this.follow() && this.doc) {
+      this.render();
+    }
+  }
+
+  /** Live: shows the last instruction's swizzled access, if there is one;
+   * reports whether it started a load. */
+  private follow(): boolean {
+    if (!this.liveBox.checked || !this.visible()) return false;
+    const last = this.model?.loaded ? this.model.last : null;
+    const sw = last?.swizzle ?? null;
+    const was = this.liveSw;
+    this.liveSw = sw;
+    this.liveLast = sw ? last : null;
+    this.renderLiveBar();
+    if (!sw) {
+      if (was && this.doc) this.render();
+      return false;
+    }
+    this.field("pattern").value = patternOf(sw);
+    if (sw.mode === "xor") {
+      this.field("b").value = String(sw.b);
+      this.field("m").value = String(sw.m);
+      this.field("s").value = String(sw.s);
+    }
+    this.field("rowBytes").value = String(sw.rowBytes);
+    this.field("rows").value = String(sw.rows);
+    this.field("base").value = String(sw.tileBase);
+    void this.load();
+    return true;
+  }
+
+  private renderLiveBar(): void {
+    const sw = this.liveSw;
+    const last = this.liveLast;
+    if (!this.liveBox.checked) {
+      setChildren(this.liveBar);
+      this.liveBar.hidden = true;
+      return;
+    }
+    this.liveBar.hidden = false;
+    if (!sw || !last) {
+      const why = !this.model?.loaded ? "" : this.model.last
+        ? `Live: line ${this.model.last.line}'s addresses follow no swizzle pattern (or it did not access shared memory).`
+        : "Live: step the kernel; a shared-memory access whose addresses follow a swizzle shows here.";
+      setChildren(this.liveBar, why ? h("span.muted", why) : null);
+      return;
+    }
+    const n = sw.lanes.length;
+    const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal})`;
+    setChildren(this.liveBar,
+      h("b.swz-live-tag", "live"), " ",
+      `line ${last.line} · CTA #${last.linear} warp ${last.warp}: the ${sw.kind} of ${n} lane${n === 1 ? "" : "s"} follows `,
+      h("b", sw.name), ` — un-swizzled, lane l is at byte ${sw.base} + ${sw.stride}·l. `,
+      `Banks: ${verdict}; without the swizzle ${sw.logicalWavefronts}. `,
+      h("span.muted", "Lane numbers: logical place on the left grid, physical place on the right."));
   }
 
   private field(name: string): HTMLInputElement | HTMLSelectElement {
@@ -129,6 +268,37 @@ export class SwizzleView {
   setPattern(v: string): void {
     this.field("pattern").value = v;
     void this.load();
+  }
+
+  /** The settings a share link keeps (the last ones the server accepted). */
+  viewState(): SwizzleViewState | undefined {
+    const q = this.good;
+    if (!q) return undefined;
+    const n = (k: string) => Number(q.get(k) ?? 0);
+    const v: SwizzleViewState = {
+      mode: q.get("mode") ?? "none", rowBytes: n("rowBytes"), rows: n("rows"), base: n("base"),
+      row: n("row"), col: n("col"), chunk: n("chunk"), focus: this.focus, live: this.liveBox.checked,
+    };
+    if (q.get("atom")) v.atom = q.get("atom")!;
+    if (v.mode === "xor") {
+      v.b = n("b");
+      v.m = n("m");
+      v.s = n("s");
+    }
+    return v;
+  }
+
+  /** Restores what viewState returned (a share link's view). */
+  restoreView(v: SwizzleViewState): void {
+    this.field("pattern").value = patternOf(v);
+    if (!PATTERNS.some(([p]) => p === this.field("pattern").value)) this.field("pattern").value = "none";
+    for (const k of ["b", "m", "s", "rowBytes", "rows", "base", "row", "col", "chunk"] as const) {
+      const x = v[k];
+      if (typeof x === "number") this.field(k).value = String(x);
+    }
+    this.focus = v.focus === "row" || v.focus === "ldmatrix" ? v.focus : "column";
+    this.liveBox.checked = v.live !== false;
+    if (!this.follow()) void this.load();
   }
 
   private restore(): void {
@@ -184,6 +354,7 @@ export class SwizzleView {
     }
     toggle(this.info, "error", false);
     stored("ptxplay.swizzle", q.toString());
+    this.good = q;
     this.doc = doc;
     this.render();
   }
@@ -197,18 +368,24 @@ export class SwizzleView {
       d.equivalent ? ` = ${d.equivalent}` : "",
       ` · repeats every ${d.patternBytes} B · base ${d.base} → base offset ${d.baseOffset}`);
     const focus = d.access.find((a) => a.pattern === this.focus) ?? d.access[0];
-    // The verdicts first: the grids below can be long.
+    // The live access, if the tile is the one it was detected in.
+    const sw = this.liveSw && this.liveSw.tileBase === d.base && this.liveSw.rowBytes === d.rowBytes ? this.liveSw : null;
+    // The verdicts first (the grids can be long); live, the lanes on the grids first.
+    const cards = h("div.swz-access", d.access.map((a) => this.accessCard(a)));
     setChildren(this.body,
-      h("div.swz-access", d.access.map((a) => this.accessCard(a))),
+      sw ? null : cards,
       h("div.swz-grids",
-        h("figure.swz-fig", h("figcaption", "Logical (row, 16-byte chunk) → physical chunk; outlined: the marked access"), this.logicalGrid(d, focus)),
-        h("figure.swz-fig", h("figcaption", "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d))));
+        h("figure.swz-fig", h("figcaption", sw ? "Logical (row, 16-byte chunk) → physical chunk; lane numbers: where the live access's lanes are, logically" : "Logical (row, 16-byte chunk) → physical chunk; outlined: the marked access"), this.logicalGrid(d, focus, sw)),
+        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d, sw))),
+      sw ? cards : null);
   }
 
-  private logicalGrid(d: SwizzleDoc, focus: SwizzleAccess): HTMLTableElement {
+  private logicalGrid(d: SwizzleDoc, focus: SwizzleAccess, sw: LiveSwizzle | null): HTMLTableElement {
     const chunks = d.rowBytes / 16;
     const hits = new Map<string, boolean>();
-    for (const l of focus.lanes) {
+    const live = sw ? lanePlaces(d, sw, true) : null;
+    // Live, the grid marks the kernel's lanes instead of the chosen check.
+    for (const l of live ? [] : focus.lanes) {
       for (let i = 0; i < l.words.length; i++) {
         const key = `${l.row},${Math.floor((l.byte + 4 * i) / 16) % chunks}`;
         hits.set(key, (hits.get(key) ?? false) || Boolean(l.conflict));
@@ -231,13 +408,21 @@ export class SwizzleView {
         flipped ? h("span.swz-flip", "⇄") : null,
         h("span.swz-banks", words.map((w) => h("i", { style: `background:${bankColour((w >> 2) % 32)}` }))));
         if (hit !== undefined) td.classList.add(hit ? "swz-conflict" : "swz-hit");
+        const ls = live?.get(`${r},${c}`);
+        if (ls) {
+          td.classList.add("swz-live");
+          td.dataset.lanes = ls.join(",");
+          td.appendChild(h("span.swz-livelanes", lanesText(ls)));
+          td.title += `\nlive: lane${ls.length > 1 ? "s" : ""} ${ls.join(", ")} (logical place)`;
+        }
         return td;
       })));
     return h("table.swz-grid", { "aria-label": "Logical to physical chunks" }, h("thead", head), h("tbody", rows));
   }
 
-  private physicalGrid(d: SwizzleDoc): HTMLTableElement {
+  private physicalGrid(d: SwizzleDoc, sw: LiveSwizzle | null): HTMLTableElement {
     const chunks = d.rowBytes / 16;
+    const live = sw ? lanePlaces(d, sw, false) : null;
     const at = new Map<string, string>();
     d.cells.forEach((row, r) => row.forEach((words, c) => {
       const p = physicalPlace(d, words[0]);
@@ -247,7 +432,15 @@ export class SwizzleView {
     const rows = d.cells.map((_, r) =>
       h("tr", h("th", { scope: "row" }, String(r)), Array.from({ length: chunks }, (_, c) => {
         const addr = d.base + r * d.rowBytes + c * 16;
-        return h("td.swz-cell.swz-phys", { "data-row": r, "data-chunk": c, style: `background:${chunkColour((addr >> 4) & 7)}` }, at.get(`${r},${c}`) ?? "·");
+        const td = h("td.swz-cell.swz-phys", { "data-row": r, "data-chunk": c, style: `background:${chunkColour((addr >> 4) & 7)}` }, at.get(`${r},${c}`) ?? "·");
+        const ls = live?.get(`${r},${c}`);
+        if (ls) {
+          td.classList.add("swz-live");
+          td.dataset.lanes = ls.join(",");
+          td.appendChild(h("span.swz-livelanes", lanesText(ls)));
+          td.title = `address ${addr}: live lane${ls.length > 1 ? "s" : ""} ${ls.join(", ")} (physical place)`;
+        }
+        return td;
       })));
     return h("table.swz-grid", { "aria-label": "Physical layout" }, h("thead", head), h("tbody", rows));
   }

@@ -6,6 +6,7 @@ import type { Change, Model } from "./model";
 import type { CtaState, WarpState, Fault } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
+import { asyncGroupLines, asyncSummary } from "./pending";
 
 export type LaneState = "active" | "inactive" | "barrier" | "exited" | "fault" | "none";
 
@@ -87,6 +88,7 @@ interface Row {
   lanes: HTMLElement[];
   where: HTMLElement;
   state: HTMLElement;
+  async: HTMLElement;
   key: string;
 }
 
@@ -182,10 +184,11 @@ export class WarpsView {
         }
         const where = h("span.warp-where");
         const state = h("span.warp-state");
+        const async = h("span.warp-async");
         const el = h("div.warp-row", { role: "option", "data-cta": c.cta, "data-warp": w.warp, tabindex: "-1" },
-          h("span.warp-name", `w${w.warp}`), laneBox, where, state);
+          h("span.warp-name", `w${w.warp}`), laneBox, where, h("span.warp-state-box", state, async));
         const key = `${c.cta}:${w.warp}`;
-        this.rows.set(key, { el, lanes, where, state, key });
+        this.rows.set(key, { el, lanes, where, state, async, key });
         parts.push(el);
       }
     }
@@ -227,8 +230,14 @@ export class WarpsView {
     const act = popc(mask32(w.active) & ~mask32(w.exited));
     const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" ? `at barrier${w.barrier !== undefined ? ` ${w.barrier}` : ""}` : w.state;
     setText(row.state, label);
+    // Copies in flight: the warp's asynchronous state.
+    const inFlight = asyncSummary(w.async);
+    setText(row.async, inFlight);
+    row.async.hidden = !inFlight;
+    if (inFlight) row.el.classList.add("async");
     row.el.title = `CTA ${c.linear}, warp ${w.warp}: ${w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
-      `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}`;
+      `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
+      (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "");
   }
 
   private renderStack(): void {
@@ -260,7 +269,28 @@ export class WarpsView {
         h("td.mono", maskText(mk)),
         h("td.num", String(popc(mk))));
     });
+    const a = w.async;
+    const asyncBox = a?.copies ? h("div.warp-async-detail", { "aria-label": "Copies in flight" },
+      h("div.stack-head", h("span.stack-title", `cp.async in flight · ${asyncSummary(a)}`),
+        h("span.muted", " they land at the thread's cp.async.wait_group / wait_all, or when it exits")),
+      h("table.stack-table.async-table",
+        h("thead", h("tr", h("th", "group"), h("th", "state"), h("th", "copies"), h("th", "bytes"), h("th", "lanes"), h("th", "issued by"), h("th", "source → destination"))),
+        h("tbody", a.groups.map((g) => {
+          const items = a.items.filter((it) => it.group === g.group && it.committed === g.committed);
+          const dst = items.length ? `shared ${Math.min(...items.map((it) => it.dst))}…${Math.max(...items.map((it) => it.dst + it.size)) - 1}` : "";
+          const src = items.length ? `0x${items[0].src}` + (items.length > 1 ? ` (+${items.length - 1})` : "") : "";
+          return h("tr", { "data-group": g.group, "data-committed": g.committed ? "1" : "0" },
+            h("td.num", String(g.group)),
+            h("td", g.committed ? "committed" : "open"),
+            h("td.num", String(g.copies)),
+            h("td.num", String(g.bytes)),
+            h("td.mono", maskText(mask32(g.lanes))),
+            h("td", g.lines.map((l, i) => [i ? ", " : "", h("button.linklike", { type: "button", onclick: () => this.gotoLine(l) }, `line ${l}`)])),
+            h("td.mono", src && dst ? `${src} → ${dst}` : ""));
+        }))),
+      a.more ? h("p.muted", `${a.more} more copies not listed`) : null) : null;
     setChildren(this.stack,
+      asyncBox,
       h("div.stack-head",
         h("span.stack-title", `Reconvergence stack · CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`),
         h("span.muted", stack.length ? " top entry executes" : " (empty)")),

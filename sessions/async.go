@@ -1,0 +1,92 @@
+package sessions
+
+import (
+	"reflect"
+	"slices"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+)
+
+// A warp's asynchronous work in flight, as states report it: today the
+// cp.async copies that have not landed (emu.Warp.PendingCopies), by commit
+// group. The summary counts every copy; the list of copies is bounded.
+
+// maxAsyncItems bounds the copies a warp's async report lists.
+const maxAsyncItems = 64
+
+// asyncOf summarises w's asynchronous work in flight, or nil when there is
+// none.
+func (s *Session) asyncOf(w *emu.Warp) *asyncJSON {
+	cs := w.PendingCopies()
+	if len(cs) == 0 {
+		return nil
+	}
+	a := &asyncJSON{Copies: len(cs), Groups: []asyncGroupJSON{}, Items: []asyncCopyJSON{}}
+	type key struct {
+		group     uint32
+		committed bool
+	}
+	at := map[key]int{}
+	for _, c := range cs {
+		a.Bytes += c.Size
+		line := s.prog.line(c.PC)
+		k := key{c.Group, c.Committed}
+		gi, ok := at[k]
+		if !ok {
+			gi = len(a.Groups)
+			at[k] = gi
+			a.Groups = append(a.Groups, asyncGroupJSON{Group: int(c.Group), Committed: c.Committed, Lines: []int{}})
+		}
+		g := &a.Groups[gi]
+		g.Copies++
+		g.Bytes += c.Size
+		g.lanes |= 1 << c.Lane
+		if !slices.Contains(g.Lines, line) {
+			g.Lines = append(g.Lines, line)
+		}
+		if len(a.Items) < maxAsyncItems {
+			a.Items = append(a.Items, asyncCopyJSON{Lane: c.Lane, PC: c.PC, Line: line, Group: int(c.Group), Committed: c.Committed,
+				Src: hex64(c.Src), Dst: c.Dst, Size: c.Size})
+		} else {
+			a.More++
+		}
+	}
+	// Oldest group first; a lane's open group comes after its committed ones.
+	slices.SortStableFunc(a.Groups, func(x, y asyncGroupJSON) int {
+		if x.Group != y.Group {
+			return x.Group - y.Group
+		}
+		if x.Committed != y.Committed {
+			if x.Committed {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	for i := range a.Groups {
+		g := &a.Groups[i]
+		g.Lanes = hex32(g.lanes)
+		slices.Sort(g.Lines)
+		if g.Committed {
+			a.Committed++
+		} else {
+			a.Open++
+		}
+	}
+	return a
+}
+
+// asyncEqual compares two reports (nil: nothing in flight).
+func asyncEqual(a, b *asyncJSON) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// noAsync is what a delta sends when a warp's work in flight has all
+// landed.
+func noAsync() *asyncJSON {
+	return &asyncJSON{Groups: []asyncGroupJSON{}, Items: []asyncCopyJSON{}}
+}

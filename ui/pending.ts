@@ -1,0 +1,63 @@
+// Asynchronous work in flight, as the warps and memory views show it: a
+// warp's cp.async copies that have not landed (the state's per-warp
+// "async" report), summarised in words and as the shared-memory bytes they
+// will write.
+
+import type { AsyncWork } from "./proto";
+import type { Model } from "./model";
+
+/** "1 KiB" / "48 B". */
+export function byteText(n: number): string {
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : `${n} B`;
+}
+
+/** "2 groups in flight (3 copies, 48 B)", "1 open group, not committed (…)"; "" when nothing is in flight. */
+export function asyncSummary(a: AsyncWork | undefined): string {
+  if (!a || !a.copies) return "";
+  const groups = a.groups.length;
+  const what = `(${a.copies} cop${a.copies === 1 ? "y" : "ies"}, ${byteText(a.bytes)})`;
+  if (!a.open) return `${groups} group${groups === 1 ? "" : "s"} in flight ${what}`;
+  // Copies issued since the lane's last commit: no wait_group covers them yet.
+  if (!a.committed) return `${groups} open group${groups === 1 ? "" : "s"}, not committed ${what}`;
+  return `${groups} groups in flight, ${a.open} open ${what}`;
+}
+
+/** One line per group: "group 0 · committed · 32 copies, 512 B · lanes ffffffff · line 57". */
+export function asyncGroupLines(a: AsyncWork | undefined): string[] {
+  if (!a) return [];
+  return a.groups.map((g) => `group ${g.group} · ${g.committed ? "committed: a wait_group can land it" : "open: not committed yet"} · ` +
+    `${g.copies} cop${g.copies === 1 ? "y" : "ies"}, ${byteText(g.bytes)} · lanes ${g.lanes} · line${g.lines.length > 1 ? "s" : ""} ${g.lines.join(", ")}`);
+}
+
+/** A shared-memory range a copy in flight will write. */
+export interface PendingRange {
+  offset: number;
+  bytes: number;
+  warp: number;
+  lane: number;
+  line: number;
+  committed: boolean;
+}
+
+/** The shared-memory bytes the copies in flight of one CTA (by linear index) will write. */
+export function pendingRanges(m: Model, linear: number): PendingRange[] {
+  const out: PendingRange[] = [];
+  for (const c of m.ctas.values()) {
+    if (c.linear !== linear) continue;
+    for (const w of c.warps) {
+      for (const it of w.async?.items ?? []) {
+        out.push({ offset: it.dst, bytes: it.size, warp: w.warp, lane: it.lane, line: it.line, committed: it.committed });
+      }
+    }
+  }
+  return out;
+}
+
+/** The hover text of a memory cell [off, off+size) that copies in flight will write, or "". */
+export function pendingText(ranges: PendingRange[], off: number, size: number): string {
+  const hits = ranges.filter((r) => r.offset < off + size && off < r.offset + r.bytes);
+  if (!hits.length) return "";
+  const lines = [...new Set(hits.map((r) => r.line))].sort((a, b) => a - b);
+  const who = hits.length === 1 ? `warp ${hits[0].warp} lane ${hits[0].lane}` : `${hits.length} copies`;
+  return `pending cp.async from line ${lines.join(", ")} (${who}): lands at the thread's cp.async.wait_group/wait_all or exit`;
+}
