@@ -61,8 +61,15 @@ func (tb *tab) bankMarks() []bankMark {
 	tb.eval(`document.querySelector("#pg-tab-memory .bank-scroll").scrollHeight`, &total)
 	for top := 0; ; top += rows.View / 2 {
 		tb.eval(fmt.Sprintf(`(() => { const s = document.querySelector("#pg-tab-memory .bank-scroll"); s.scrollTop = %d; s.dispatchEvent(new Event("scroll")); return true; })()`, top), nil)
-		row := top / rows.RowH
-		tb.waitJS(fmt.Sprintf("bank row %d drawn", row), fmt.Sprintf(`!!document.querySelector('#pg-tab-memory td.bw[data-word="%d"]') || document.querySelector("#pg-tab-memory .bank-scroll").scrollTop < %d`, row*32, top-rows.RowH))
+		// Wait until the first and the last row in view (where the
+		// scroll actually went: it stops at the end) are drawn.
+		tb.waitJS(fmt.Sprintf("bank rows at %dpx drawn", top), fmt.Sprintf(`(() => {
+			const s = document.querySelector("#pg-tab-memory .bank-scroll");
+			const rows = s.querySelectorAll("tbody tr").length && Math.round((s.scrollHeight - s.querySelector("thead").offsetHeight) / %[1]d);
+			const first = Math.floor(s.scrollTop / %[1]d), last = Math.min(rows - 1, Math.floor((s.scrollTop + s.clientHeight - 1) / %[1]d));
+			const drawn = (r) => !!s.querySelector('td.bw[data-word="' + (r * 32) + '"]');
+			return drawn(first) && drawn(Math.max(first, last - 1));
+		})()`, rows.RowH))
 		var ms []bankMark
 		tb.eval(`[...document.querySelectorAll("#pg-tab-memory td.bw .bl")].map((b) => ({
 			word: +b.closest("td").dataset.word, lanes: b.textContent, wave: +b.dataset.wave,
