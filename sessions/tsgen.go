@@ -60,6 +60,8 @@ var tsTypes = []struct {
 	{"LineExec", lineExecJSON{}, ""},
 	{"Timeline", timelineJSON{}, ""},
 	{"Divergence", divergenceJSON{}, ""},
+	{"WarningInfo", warningJSON{}, ""},
+	{"Warnings", warningsJSON{}, ""},
 	{"State", stateMsg{}, "state"},
 	{"Breakpoints", breakpointsMsg{}, "breakpoints"},
 	{"Inspect", inspectMsg{}, "inspect"},
@@ -71,14 +73,15 @@ var tsTypes = []struct {
 
 // tsFields narrows fields whose Go type is wider than their values.
 var tsFields = map[string]string{
-	"Message.severity": `"error" | "warning" | "note"`,
-	"MemChunk.space":   `"global" | "shared"`,
-	"Touch.space":      `"global" | "shared"`,
-	"Done.result":      "Record<string, unknown>",
-	"CtaDelta.warps":   "WarpDelta[] | null", // a CTA whose barriers alone changed
-	"LaunchFix.spec":   "Record<string, unknown>",
-	"KernelParam.role": `"pointer" | "scalar" | "unused"`,
-	"Touch.kind":       `"load" | "store" | "atomic"`,
+	"Message.severity":  `"error" | "warning" | "note"`,
+	"MemChunk.space":    `"global" | "shared"`,
+	"Touch.space":       `"global" | "shared"`,
+	"Done.result":       "Record<string, unknown>",
+	"CtaDelta.warps":    "WarpDelta[] | null", // a CTA whose barriers alone changed
+	"LaunchFix.spec":    "Record<string, unknown>",
+	"KernelParam.role":  `"pointer" | "scalar" | "unused"`,
+	"Touch.kind":        `"load" | "store" | "atomic"`,
+	"WarningInfo.space": `"global" | "shared"`,
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

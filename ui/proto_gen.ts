@@ -320,6 +320,28 @@ export interface Divergence {
   timeline: Timeline;
 }
 
+export interface WarningInfo {
+  kind: string;
+  space: "global" | "shared";
+  pc: number;
+  line: number;
+  cta: number[];
+  thread: number[];
+  prevPc: number;
+  prevLine: number;
+  prevCta: number[];
+  prevThread: number[];
+  offset: number;
+  count: number;
+  capped: boolean;
+  step: number;
+}
+
+export interface Warnings {
+  list: WarningInfo[];
+  dropped: boolean;
+}
+
 export interface State {
   type: "state";
   id?: number;
@@ -345,6 +367,7 @@ export interface State {
   touched?: Touch[];
   fault: Fault | null;
   divergence?: Divergence;
+  warnings?: Warnings;
 }
 
 export interface Breakpoints {
