@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Touch, WarningInfo, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -134,6 +134,10 @@ export class Model {
   fault: Fault | null = null;
   /** Events with the step whose command reported them. */
   events: { ev: EventInfo; step: number }[] = [];
+  /** The race and memory checker's warnings at the current step. */
+  warnings: WarningInfo[] = [];
+  /** More distinct warnings were found than the list holds. */
+  warningsDropped = false;
   touched: Touch[] = [];
   /** The selected warp (whose registers the server sends). */
   sel: Selection = { cta: 0, warp: 0 };
@@ -206,6 +210,8 @@ export class Model {
     this.memory.clear();
     this.memVersion++;
     this.events = [];
+    this.warnings = [];
+    this.warningsDropped = false;
     this.touched = [];
     this.fault = null;
     this.divergence = null;
@@ -280,6 +286,11 @@ export class Model {
         for (const ev of m.events) this.events.push({ ev, step: m.step });
         if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
       }
+      ch.add("events");
+    }
+    if (m.warnings) {
+      this.warnings = m.warnings.list;
+      this.warningsDropped = m.warnings.dropped;
       ch.add("events");
     }
     if (m.regs !== undefined || m.full) {
