@@ -74,9 +74,11 @@ import (
 // warp-instruction at which it happened) and counts its occurrences (one
 // per lane access). At most MaxWarnings distinct warnings are kept; later
 // ones are counted in Dropped. The shared shadow grows with the highest
-// offset accessed and is at most 64 bytes per byte of the CTA's shared
-// memory (at most MaxSharedShadow bytes of shared memory are tracked); it
-// is dropped when the CTA's threads have all exited. Reads concurrent
+// offset accessed: about 72 bytes per byte of the CTA's shared memory (at
+// most MaxSharedShadow bytes of shared memory are tracked) plus the sets
+// of concurrent reads (one record per reading warp-instruction not yet
+// ordered, so bounded by the CTA's threads); it is dropped when the CTA's
+// threads have all exited. Reads concurrent
 // with each other are kept as a set per byte, pruned of the reads ordered
 // before a newer one (FastTrack's rule: a later write that races with a
 // pruned read also races with the newer read, so the byte's first race is
@@ -240,10 +242,10 @@ type ctaState struct {
 	idx     [3]int
 	warps   []warpState
 	bars    [16]barState
-	w, r    []rec            // last write, last read, per byte
-	rs      map[uint32][]rec // further concurrent reads, per byte
-	written []uint64         // bytes ever written
-	pend    []pend           // copies in flight, per byte (nil until a cp.async)
+	w, r    []rec    // last write, last read, per byte
+	rs      [][]rec  // further concurrent reads, per byte (nil until needed)
+	written []uint64 // bytes ever written
+	pend    []pend   // copies in flight, per byte (nil until a cp.async)
 	exited  int
 }
 
@@ -432,6 +434,9 @@ func (cs *ctaState) grow(n int) {
 	cs.w = append(cs.w, make([]rec, n-len(cs.w))...)
 	cs.r = append(cs.r, make([]rec, n-len(cs.r))...)
 	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
+	if cs.rs != nil {
+		cs.rs = append(cs.rs, make([][]rec, n-len(cs.rs))...)
+	}
 	if cs.pend != nil {
 		cs.pend = append(cs.pend, make([]pend, n-len(cs.pend))...)
 	}
@@ -477,7 +482,9 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 				me.pc = p.pc1 - 1
 				cs.w[o] = me
 				cs.r[o] = rec{}
-				delete(cs.rs, uint32(o))
+				if cs.rs != nil {
+					cs.rs[o] = cs.rs[o][:0]
+				}
 				cs.written[o>>6] |= 1 << (o & 63)
 			case a.Kind == emu.AccessLoad:
 				c.readByte(cs, o, &me, w, lane, report)
@@ -520,41 +527,42 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report 
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
 	} else {
-		extra := cs.rs[uint32(o)]
-		keep := extra[:0]
-		merged := false
-		for _, x := range extra {
-			if cs.unordered(&x, w, lane) < 0 {
-				continue
-			}
+		if cs.rs == nil {
+			cs.rs = make([][]rec, len(cs.w))
+		}
+		extra := cs.rs[o]
+		n, merged := 0, false
+		for i := range extra {
+			x := &extra[i]
 			if x.warp == me.warp && x.step == me.step {
 				x.lanes |= me.lanes
 				merged = true
+			} else if cs.unordered(x, w, lane) < 0 {
+				continue
 			}
-			keep = append(keep, x)
+			if n != i {
+				extra[n] = *x
+			}
+			n++
 		}
+		extra = extra[:n]
 		if !merged {
-			keep = append(keep, *me)
+			extra = append(extra, *me)
 		}
-		if cs.rs == nil {
-			cs.rs = map[uint32][]rec{}
-		}
-		cs.rs[uint32(o)] = keep
+		cs.rs[o] = extra
 		return
 	}
 	// The main read was replaced: prune the further ones too.
-	if extra, ok := cs.rs[uint32(o)]; ok {
-		keep := extra[:0]
-		for _, x := range extra {
-			if cs.unordered(&x, w, lane) >= 0 {
-				keep = append(keep, x)
+	if cs.rs != nil && len(cs.rs[o]) > 0 {
+		extra := cs.rs[o]
+		n := 0
+		for i := range extra {
+			if cs.unordered(&extra[i], w, lane) >= 0 {
+				extra[n] = extra[i]
+				n++
 			}
 		}
-		if len(keep) == 0 {
-			delete(cs.rs, uint32(o))
-		} else {
-			cs.rs[uint32(o)] = keep
-		}
+		cs.rs[o] = extra[:n]
 	}
 }
 
@@ -586,8 +594,13 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, report
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
 		}
-		for _, x := range cs.rs[uint32(o)] {
-			if l := cs.unordered(&x, w, lane); l >= 0 {
+		var extra []rec
+		if cs.rs != nil {
+			extra = cs.rs[o]
+		}
+		for i := range extra {
+			x := &extra[i]
+			if l := cs.unordered(x, w, lane); l >= 0 {
 				report(bitWAR, WarnWriteAfterRead, o, int(x.pc), int(x.warp), l)
 				break
 			}
@@ -603,7 +616,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, report
 	}
 	cs.r[o] = rec{}
 	if cs.rs != nil {
-		delete(cs.rs, uint32(o))
+		cs.rs[o] = cs.rs[o][:0]
 	}
 	cs.written[o>>6] |= 1 << (o & 63)
 }
