@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
@@ -23,6 +24,11 @@ type recorder struct {
 	released bool                // a barrier released since cleared
 	onStep   func(*emu.StepInfo) // if set, sees every instruction (history scans)
 	trace    *trace              // if set, records every instruction (the divergence view)
+	// chk, if set, is the race and memory checker: it sees every
+	// instruction once, the first time the machine executes it (execution
+	// is deterministic, so going back and forth in history replays the
+	// same instructions; warnings are then filtered by position).
+	chk *analysis.Checker
 
 	events  []evRec
 	dropped int // events beyond maxEvents since the last state
@@ -47,6 +53,11 @@ func (r *recorder) Step(in *emu.StepInfo) {
 	}
 	if r.trace != nil {
 		r.trace.step(in, r.m.Stats().WarpInstructions)
+	}
+	if r.chk != nil {
+		if wi := r.m.Stats().WarpInstructions; wi > r.chk.Steps() {
+			r.chk.StepAt(in, wi)
+		}
 	}
 	if len(in.Accesses) > 0 {
 		wi := r.m.Stats().WarpInstructions

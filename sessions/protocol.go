@@ -203,6 +203,42 @@ type stateMsg struct {
 	// LineMemory is the per-line memory analysis up to this step: in
 	// every full state, and in a delta when it changed.
 	LineMemory *[]lineMemJSON `json:"lineMemory,omitempty"`
+	// Warnings are the race and memory checker's findings up to this
+	// step, exactly those a run from the start to it finds; sent when they
+	// changed since the previous state (and in full states).
+	Warnings *warningsJSON `json:"warnings,omitempty"`
+}
+
+// warningsJSON is the checker's findings at a step.
+type warningsJSON struct {
+	List []warningJSON `json:"list"`
+	// Dropped: more distinct warnings than the list holds were found.
+	Dropped bool `json:"dropped"`
+}
+
+// warningJSON is one deduplicated warning with its first occurrence: the
+// access that found it (pc, line, thread) and, for races and cp.async
+// reads, the other instruction (prevPc >= 0: the earlier access of a
+// race, or the cp.async).
+type warningJSON struct {
+	Kind   string `json:"kind"`
+	Space  string `json:"space"`
+	PC     int    `json:"pc"`
+	Line   int    `json:"line"`
+	CTA    [3]int `json:"cta"`
+	Thread [3]int `json:"thread"`
+	PrevPC int    `json:"prevPc"`
+	// The other access's line and thread (when prevPc >= 0).
+	PrevLine   int    `json:"prevLine"`
+	PrevCTA    [3]int `json:"prevCta"`
+	PrevThread [3]int `json:"prevThread"`
+	// Offset: in the CTA's shared memory, or the global address.
+	Offset uint64 `json:"offset"`
+	// Count: occurrences up to this step (capped: at least that many).
+	Count  int64 `json:"count"`
+	Capped bool  `json:"capped"`
+	// Step: the warp-instruction of the first occurrence.
+	Step int64 `json:"step"`
 }
 
 type warpRef struct {

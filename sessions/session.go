@@ -549,7 +549,7 @@ func (s *Session) prepare(reason string) *Error {
 		return errf("limit", fmt.Sprintf("the launch needs %d bytes of registers, shared and local memory for its resident CTAs; the limit is %d", state, s.lim.MaxStateBytes))
 	}
 	s.l, s.m = l, m
-	s.rec = &recorder{m: m}
+	s.rec = &recorder{m: m, chk: l.NewChecker()}
 	m.SetObserver(s.rec)
 	s.mem = newMemStats(s.prog.prog)
 	m.AddObserver(s.mem)

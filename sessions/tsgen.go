@@ -67,6 +67,8 @@ var tsTypes = []struct {
 	{"Timeline", timelineJSON{}, ""},
 	{"Divergence", divergenceJSON{}, ""},
 	{"LineMemory", lineMemJSON{}, ""},
+	{"WarningInfo", warningJSON{}, ""},
+	{"Warnings", warningsJSON{}, ""},
 	{"State", stateMsg{}, "state"},
 	{"Breakpoints", breakpointsMsg{}, "breakpoints"},
 	{"Inspect", inspectMsg{}, "inspect"},
@@ -78,16 +80,17 @@ var tsTypes = []struct {
 
 // tsFields narrows fields whose Go type is wider than their values.
 var tsFields = map[string]string{
-	"Message.severity": `"error" | "warning" | "note"`,
-	"MemChunk.space":   `"global" | "shared"`,
-	"Access.space":     `"global" | "shared"`,
-	"Access.offsets":   "(number | null)[]",
-	"Done.result":      "Record<string, unknown>",
-	"CtaDelta.warps":   "WarpDelta[] | null", // a CTA whose barriers alone changed
-	"LaunchFix.spec":   "Record<string, unknown>",
-	"KernelParam.role": `"pointer" | "scalar" | "unused"`,
-	"Access.kind":      `"load" | "store" | "atomic"`,
-	"LiveSwizzle.kind": `"load" | "store" | "atomic"`,
+	"Message.severity":  `"error" | "warning" | "note"`,
+	"MemChunk.space":    `"global" | "shared"`,
+	"Access.space":      `"global" | "shared"`,
+	"Access.offsets":    "(number | null)[]",
+	"Done.result":       "Record<string, unknown>",
+	"CtaDelta.warps":    "WarpDelta[] | null", // a CTA whose barriers alone changed
+	"LaunchFix.spec":    "Record<string, unknown>",
+	"KernelParam.role":  `"pointer" | "scalar" | "unused"`,
+	"Access.kind":       `"load" | "store" | "atomic"`,
+	"LiveSwizzle.kind":  `"load" | "store" | "atomic"`,
+	"WarningInfo.space": `"global" | "shared"`,
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

@@ -21,6 +21,14 @@ type clientView struct {
 	selW   int
 	regs   []uint64 // len(userRegs)*32 lane values
 	preds  []uint32
+	warns  warnSig // the warnings sent last
+}
+
+// warnSig identifies a list of warnings at a step: the same signature,
+// the same list (each warning's count only grows).
+type warnSig struct {
+	n, total int64
+	dropped  bool
 }
 
 type warpView struct {
@@ -194,6 +202,7 @@ func (s *Session) buildState(o stateOpts) []byte {
 		}
 	}
 	msg.LineMemory = s.lineMemoryJSON(full)
+	s.warningsJSON(&msg, full)
 	v.valid = true
 	r.resetReport()
 	return encode(&msg)
@@ -583,4 +592,34 @@ func (s *Session) faultJSON(f *emu.Fault) *faultJSON {
 		j.Waiting = append(j.Waiting, s.barrierWarpJSON(bw))
 	}
 	return j
+}
+
+// warningsJSON adds the checker's warnings at the machine's position when
+// they differ from those the client has.
+func (s *Session) warningsJSON(msg *stateMsg, full bool) {
+	chk := s.rec.chk
+	if chk == nil {
+		return
+	}
+	ws, dropped := chk.WarningsAt(s.m.Stats().WarpInstructions)
+	sig := warnSig{n: int64(len(ws)), dropped: dropped}
+	for i := range ws {
+		sig.total += ws[i].Count
+	}
+	if !full && s.view.valid && sig == s.view.warns {
+		return
+	}
+	s.view.warns = sig
+	out := &warningsJSON{List: make([]warningJSON, 0, len(ws)), Dropped: dropped}
+	for i := range ws {
+		w := &ws[i]
+		wj := warningJSON{Kind: string(w.Kind), Space: w.Space.String(), PC: w.PC, Line: w.Line,
+			CTA: w.Thread.CTA, Thread: w.Thread.Tid, PrevPC: w.PrevPC, Offset: w.Offset,
+			Count: w.Count, Capped: w.Capped, Step: w.Step}
+		if w.HasPrev() {
+			wj.PrevLine, wj.PrevCTA, wj.PrevThread = w.PrevLine, w.PrevThread.CTA, w.PrevThread.Tid
+		}
+		out.List = append(out.List, wj)
+	}
+	msg.Warnings = out
 }

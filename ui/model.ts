@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Access, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Access, WarningInfo, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -136,6 +136,10 @@ export class Model {
   events: { ev: EventInfo; step: number }[] = [];
   /** The last instruction's shared- and global-memory accesses, exact (last.accesses). */
   accesses: Access[] = [];
+  /** The race and memory checker's warnings at the current step. */
+  warnings: WarningInfo[] = [];
+  /** More distinct warnings were found than the list holds. */
+  warningsDropped = false;
   /** The selected warp (whose registers the server sends). */
   sel: Selection = { cta: 0, warp: 0 };
   /** Registers of the selected warp: slot -> 32 hex lanes; predicates: slot -> mask. */
@@ -210,6 +214,8 @@ export class Model {
     this.memVersion++;
     this.events = [];
     this.accesses = [];
+    this.warnings = [];
+    this.warningsDropped = false;
     this.fault = null;
     this.divergence = null;
     this.lineMemory = [];
@@ -284,6 +290,11 @@ export class Model {
         for (const ev of m.events) this.events.push({ ev, step: m.step });
         if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
       }
+      ch.add("events");
+    }
+    if (m.warnings) {
+      this.warnings = m.warnings.list;
+      this.warningsDropped = m.warnings.dropped;
       ch.add("events");
     }
     if (m.regs !== undefined || m.full) {

@@ -3,7 +3,7 @@
 // changed" banner.
 
 import type { Model } from "./model";
-import type { CtaState, EventInfo, Fault, Spec } from "./proto";
+import type { CtaState, EventInfo, Fault, Spec, WarningInfo } from "./proto";
 import { h, setChildren, setText, toggle } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { sameIdx } from "./warps";
@@ -134,13 +134,35 @@ export class EventsView {
     private readonly goto: (line: number) => void,
   ) {
     model.subscribe((c) => {
-      if ((c.has("events") || c.has("loaded")) && this.visible()) this.render();
+      if (c.has("events") || c.has("loaded")) {
+        this.renderCount();
+        if (this.visible()) this.render();
+      }
     });
   }
 
   /** The tab was shown. */
   shown(): void {
     this.render();
+  }
+
+  /** Shows the number of warnings on the tab's button. */
+  private renderCount(): void {
+    const btn = document.getElementById("pg-tabbtn-events");
+    if (!btn) return;
+    const n = this.model.warnings.length;
+    let badge = btn.querySelector<HTMLElement>(".tab-count");
+    if (!n) {
+      badge?.remove();
+      btn.removeAttribute("title");
+      return;
+    }
+    if (!badge) {
+      badge = h("span.tab-count");
+      btn.append(badge);
+    }
+    setText(badge, `${n}${this.model.warningsDropped ? "+" : ""}`);
+    btn.title = `${n} warning${n === 1 ? "" : "s"} from the race and memory checker`;
   }
 
   render(): void {
@@ -150,15 +172,60 @@ export class EventsView {
       setChildren(el, h("p.empty", "Divergence, reconvergence, barriers and exits appear here as you step."));
       return;
     }
+    const warns = this.warningsList();
     if (!evs.length) {
-      setChildren(el, h("p.empty", "No events yet: step to see divergence, reconvergence, barriers and exits."));
+      setChildren(el, warns, h("p.empty", "No events yet: step to see divergence, reconvergence, barriers and exits."));
       return;
     }
     const multi = this.model.totalCTAs > 1;
     const rows = evs.slice(-300).map((e) => eventRow(e.ev, multi, this.goto));
-    setChildren(el, h("ol.event-list", rows));
-    el.scrollTop = el.scrollHeight;
+    setChildren(el, warns, h("ol.event-list", rows));
+    el.scrollTop = warns ? 0 : el.scrollHeight;
   }
+
+  /** The checker's warnings, compact, or null when there are none. */
+  private warningsList(): HTMLElement | null {
+    const ws = this.model.warnings;
+    if (!ws.length) return null;
+    const multi = this.model.totalCTAs > 1;
+    const items = ws.map((w) => warningRow(w, multi, this.goto));
+    return h("section.warn-box", { "aria-label": "Warnings" },
+      h("h3.warn-title", `${ws.length}${this.model.warningsDropped ? "+" : ""} warning${ws.length === 1 && !this.model.warningsDropped ? "" : "s"}`,
+        h("span.muted", " · race and memory checker, up to this step")),
+      h("ol.warn-list", items));
+  }
+}
+
+const warnText: Record<string, string> = {
+  "read-after-write": "race: read after another thread's write, no barrier between",
+  "write-after-read": "race: write after another thread's read, no barrier between",
+  "write-after-write": "race: two threads write, no barrier between",
+  "cp-async-read-before-wait": "read before the cp.async copy landed (missing wait)",
+  "uninitialised-shared-read": "read of shared memory never written",
+  "uninitialised-global-read": "load of global memory the launch did not initialise",
+};
+
+function threadText(cta: number[], t: number[], multi: boolean): string {
+  const d = (v: number[]) => (v[1] || v[2] ? `(${v.join(",")})` : `${v[0]}`);
+  return `t${d(t)}${multi || cta[0] || cta[1] || cta[2] ? ` CTA ${d(cta)}` : ""}`;
+}
+
+export function warningRow(w: WarningInfo, multi: boolean, goto: (line: number) => void): HTMLElement {
+  const where = w.space === "global" ? `0x${w.offset.toString(16)}` : `shared +${w.offset}`;
+  const count = w.count > 1 || w.capped ? `×${w.count}${w.capped ? "+" : ""}` : "";
+  const line = (n: number, label: string) =>
+    n ? h("button.linklike", { type: "button", onclick: () => goto(n), title: `Select line ${n} in the editor` }, label) : null;
+  const prev = w.prevPc >= 0;
+  return h("li", { class: `warn warn-${w.kind}`, "data-line": String(w.line) },
+    h("span.warn-kind", w.kind),
+    h("span.warn-what", warnText[w.kind] ?? ""),
+    h("span.warn-lines",
+      prev ? line(w.prevLine, `line ${w.prevLine}`) : null,
+      prev ? h("span.muted", ` ${threadText(w.prevCta, w.prevThread, multi)} → `) : null,
+      line(w.line, `line ${w.line}`),
+      h("span.muted", ` ${threadText(w.cta, w.thread, multi)}`)),
+    h("span.warn-where", where),
+    count ? h("span.warn-count", { title: "occurrences (lane accesses) up to this step" }, count) : null);
 }
 
 export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => void): HTMLElement {

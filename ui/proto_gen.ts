@@ -409,6 +409,28 @@ export interface LineMemory {
   bytesRequested: number;
 }
 
+export interface WarningInfo {
+  kind: string;
+  space: "global" | "shared";
+  pc: number;
+  line: number;
+  cta: number[];
+  thread: number[];
+  prevPc: number;
+  prevLine: number;
+  prevCta: number[];
+  prevThread: number[];
+  offset: number;
+  count: number;
+  capped: boolean;
+  step: number;
+}
+
+export interface Warnings {
+  list: WarningInfo[];
+  dropped: boolean;
+}
+
 export interface State {
   type: "state";
   id?: number;
@@ -434,6 +456,7 @@ export interface State {
   fault: Fault | null;
   divergence?: Divergence;
   lineMemory?: LineMemory[];
+  warnings?: Warnings;
 }
 
 export interface Breakpoints {

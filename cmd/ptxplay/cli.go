@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
@@ -39,7 +40,7 @@ Usage:
         file:line:col: severity: message (--json: one JSON array of
         {severity, file, line, col, endLine, endCol, message}).
         Exit 0 if no file has errors (warnings are allowed), 1 if one has.
-  ptxplay run [--json-compact] [--analyze] [--max-buffer-bytes N] SPEC.json
+  ptxplay run [--json-compact] [--analyze] [--no-check] [--max-buffer-bytes N] SPEC.json
         Run the launch described by SPEC.json ("-": standard input; its
         "ptx" path is relative to the spec file) and print the result JSON.
         Exit 0 if every thread finished, 1 on a fault or when
@@ -47,6 +48,11 @@ Usage:
         (diagnostics on standard error). --analyze adds "memory": per
         source line, shared-memory wavefronts against the ideal (bank
         conflicts) and global-memory sectors (coalescing).
+        The race and memory checker runs by default: "warnings" lists
+        shared-memory races between barriers, reads of cp.async data
+        before its wait, and reads of uninitialised shared or global
+        memory (also printed on standard error as file:line: warning:
+        ...); --no-check turns it off (and the member with it).
   ptxplay init [--entry NAME] KERNEL.ptx
         Print a launch spec for a kernel of KERNEL.ptx ("-": standard
         input, then inlined as "source"), inferred from its code: a buffer
@@ -240,9 +246,10 @@ func readInput(file string, stdin io.Reader) ([]byte, string, error) {
 }
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "[--json-compact] [--analyze] [--max-buffer-bytes N] SPEC.json|-", stderr)
+	fs := newFlags("run", "[--json-compact] [--analyze] [--no-check] [--max-buffer-bytes N] SPEC.json|-", stderr)
 	compact := fs.Bool("json-compact", false, "print the result JSON on one line")
 	analyze := fs.Bool("analyze", false, "add the per-line memory analysis (bank conflicts, coalescing) to the result")
+	noCheck := fs.Bool("no-check", false, "do not run the race and memory checker (no \"warnings\" in the result)")
 	maxBytes := fs.Int64("max-buffer-bytes", launch.DefaultLimits.MaxBufferBytes, "limit on the total size of the spec's buffers")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -285,11 +292,22 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var agg *analysis.Aggregator
 	if *analyze {
 		agg = analysis.NewAggregator(prog)
-		l.Machine().SetObserver(agg)
+		l.Machine().AddObserver(agg)
+	}
+	var chk *analysis.Checker
+	if !*noCheck {
+		chk = l.NewChecker()
+		l.Machine().AddObserver(chk)
 	}
 	res, err := l.Run(ctx)
 	if agg != nil {
 		res.Memory = agg.Lines()
+	}
+	if chk != nil {
+		res.Checked = true
+		res.Warnings = chk.Warnings()
+		res.WarningsDropped = chk.Dropped()
+		printWarnings(stderr, name, res.Warnings, res.WarningsDropped)
 	}
 	if werr := res.WriteJSON(stdout, !*compact); werr != nil {
 		fmt.Fprintf(stderr, "ptxplay: %v\n", werr)
@@ -349,4 +367,44 @@ func cmdInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// printWarnings prints the checker's warnings, one per line, as
+// file:line: warning: ....
+func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int64) {
+	for i := range ws {
+		x := &ws[i]
+		fmt.Fprintf(w, "%s:%d: warning: %s", file, x.Line, x.Kind)
+		where := fmt.Sprintf("%s offset %d", x.Space, x.Offset)
+		if x.Space == isa.Global {
+			where = fmt.Sprintf("global address 0x%x", x.Offset)
+		}
+		switch {
+		case x.Kind.Race():
+			fmt.Fprintf(w, " at %s: thread %s (line %d) and thread %s (line %d)", where, threadName(x.PrevThread), x.PrevLine, threadName(x.Thread), x.Line)
+		case x.HasPrev():
+			fmt.Fprintf(w, " at %s: thread %s reads what thread %s's cp.async (line %d) has not written yet", where, threadName(x.Thread), threadName(x.PrevThread), x.PrevLine)
+		default:
+			fmt.Fprintf(w, " at %s by thread %s", where, threadName(x.Thread))
+		}
+		if x.Count > 1 {
+			fmt.Fprintf(w, " (%d times)", x.Count)
+		}
+		fmt.Fprintln(w)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(w, "%s: %d more warning occurrences not listed (at most %d distinct warnings)\n", file, dropped, analysis.MaxWarnings)
+	}
+}
+
+// threadName writes a thread as "32 of CTA 0" (or with (x,y,z) indices
+// when a y or z index is not 0).
+func threadName(t analysis.Thread) string {
+	d := func(v [3]int) string {
+		if v[1] == 0 && v[2] == 0 {
+			return fmt.Sprint(v[0])
+		}
+		return fmt.Sprintf("(%d,%d,%d)", v[0], v[1], v[2])
+	}
+	return d(t.Tid) + " of CTA " + d(t.CTA)
 }

@@ -248,8 +248,33 @@ func TestRunStdinAndLimit(t *testing.T) {
 	}
 	spec = `{"source": ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n"}`
 	code, out, _ = cli(t, spec, "run", "--json-compact", "-")
-	if code != 0 || out != `{"status":"ok","buffers":{},"stats":{"warpInstructions":1,"threadInstructions":1}}`+"\n" {
+	if code != 0 || out != `{"status":"ok","buffers":{},"stats":{"warpInstructions":1,"threadInstructions":1},"warnings":[]}`+"\n" {
 		t.Errorf("ret kernel: %d %q", code, out)
+	}
+}
+
+// TestRunWarnings: the race example's result lists the checker's
+// warnings (also on standard error); --no-check leaves them out.
+func TestRunWarnings(t *testing.T) {
+	spec := filepath.Join("..", "..", "web", "examples", "race.json")
+	code, out, errOut := cli(t, "", "run", spec)
+	if code != 0 {
+		t.Fatalf("status %d\n%s", code, errOut)
+	}
+	ws, ok := resultOf(t, out)["warnings"].([]any)
+	if !ok || len(ws) != 3 {
+		t.Fatalf("warnings %v", resultOf(t, out)["warnings"])
+	}
+	w := ws[2].(map[string]any)
+	if w["kind"] != "read-after-write" || w["line"] != 62.0 || w["prevLine"] != 54.0 || w["thread"].([]any)[0] != 32.0 || w["prevThread"].([]any)[0] != 0.0 || w["count"] != 32.0 {
+		t.Errorf("warning %v", w)
+	}
+	if !strings.Contains(errOut, "race.ptx:62: warning: read-after-write at shared offset 0: thread 0 of CTA 0 (line 54) and thread 32 of CTA 0 (line 62) (32 times)") {
+		t.Errorf("standard error:\n%s", errOut)
+	}
+	_, out, errOut = cli(t, "", "run", "--no-check", spec)
+	if _, ok := resultOf(t, out)["warnings"]; ok || strings.Contains(errOut, "warning") {
+		t.Errorf("--no-check: %s\n%s", out, errOut)
 	}
 }
 

@@ -92,3 +92,26 @@ func BenchmarkTiledSGEMMAnalysis(b *testing.B) {
 	b.ReportMetric(ms(analysed), "ms-analysed/op")
 	b.ReportMetric(float64(analysed)/float64(plain), "slowdown")
 }
+
+// BenchmarkTiledSGEMMChecker runs the tiled SGEMM without an observer and
+// with the race and memory checker, and reports the slowdown.
+func BenchmarkTiledSGEMMChecker(b *testing.B) {
+	s := ptx.NewSource("bench.ptx", []byte(tiledSGEMM(b)))
+	prog, diags := emu.CompileSource(s)
+	if prog == nil {
+		b.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+	}
+	var plain, checked time.Duration
+	for b.Loop() {
+		plain += runSGEMM(b, prog, false)
+		c := NewChecker(prog, CheckerConfig{Block: [3]int{16, 16, 1}})
+		checked += runSGEMMWith(b, prog, false, c)
+		if len(c.Warnings()) != 0 {
+			b.Fatalf("warnings in the tiled SGEMM: %+v", c.Warnings()[0])
+		}
+	}
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
+	b.ReportMetric(ms(plain), "ms-plain/op")
+	b.ReportMetric(ms(checked), "ms-checked/op")
+	b.ReportMetric(float64(checked)/float64(plain), "slowdown")
+}

@@ -156,6 +156,10 @@ type StepInfo struct {
 	// Shuffle reports a shfl that ran past its member-mask check: the lane
 	// each lane read from. nil for every other instruction; reused.
 	Shuffle *ShuffleStep
+	// Issued lists the cp.async copies the instruction issued, in issue
+	// order (their destinations are written later, when they land: see
+	// async.go); reused like Accesses.
+	Issued []AsyncCopy
 }
 
 // ShuffleStep describes one shfl: for every lane in Lanes (the lanes that
@@ -216,6 +220,7 @@ func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in.Fault = nil
 	in.Tensor = nil
 	in.Shuffle = nil
+	in.Issued = in.Issued[:0]
 }
 
 // tensorStep starts the tensor report of the current instruction.

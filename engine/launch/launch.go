@@ -204,6 +204,12 @@ type Result struct {
 	// coalescing), when one was run: see analysis.Aggregator. Nil leaves
 	// it out of the JSON.
 	Memory []analysis.LineStats
+	// Warnings are the race and memory checker's findings, when it ran
+	// (Checked); WarningsDropped counts the occurrences of warnings beyond
+	// analysis.MaxWarnings. See analysis.Checker.
+	Checked         bool
+	Warnings        []analysis.Warning
+	WarningsDropped int64
 }
 
 // FaultInfo is a fault mapped back to the source.

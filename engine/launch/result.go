@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // MarshalJSON writes the result in its compact JSON form (see AppendJSON).
@@ -53,6 +54,14 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	if r.Memory != nil {
 		j.key("memory")
 		appendMemoryJSON(&j, r.Memory)
+	}
+	if r.Checked {
+		j.key("warnings")
+		appendWarningsJSON(&j, r.Warnings)
+		if r.WarningsDropped > 0 {
+			j.key("warningsDropped")
+			j.b = strconv.AppendInt(j.b, r.WarningsDropped, 10)
+		}
 	}
 	j.close('}')
 	return j.b
@@ -103,6 +112,65 @@ func appendMemoryJSON(j *jsonWriter, rows []analysis.LineStats) {
 		j.endInline('}')
 	}
 	j.close(']')
+}
+
+// appendWarningsJSON writes the checker's warnings: an array with one
+// object per warning (on its own line when indenting).
+func appendWarningsJSON(j *jsonWriter, ws []analysis.Warning) {
+	j.open('[')
+	for i := range ws {
+		w := &ws[i]
+		if i > 0 {
+			j.b = append(j.b, ',')
+		}
+		j.first[len(j.first)-1] = false
+		if j.indent {
+			j.newline()
+		}
+		j.inline('{')
+		j.key("kind")
+		j.str(string(w.Kind))
+		j.key("space")
+		j.str(w.Space.String())
+		j.key("line")
+		j.int(w.Line)
+		j.key("instruction")
+		j.str(w.Instruction)
+		appendThreadJSON(j, "", w.Thread)
+		if w.HasPrev() {
+			j.key("prevLine")
+			j.int(w.PrevLine)
+			j.key("prevInstruction")
+			j.str(w.PrevInstruction)
+			appendThreadJSON(j, "prev", w.PrevThread)
+		}
+		if w.Space == isa.Global {
+			j.key("address")
+			j.str("0x" + strconv.FormatUint(w.Offset, 16))
+		} else {
+			j.key("offset")
+			j.b = strconv.AppendUint(j.b, w.Offset, 10)
+		}
+		j.key("count")
+		j.b = strconv.AppendInt(j.b, w.Count, 10)
+		j.key("warpInstruction")
+		j.b = strconv.AppendInt(j.b, w.Step, 10)
+		j.endInline('}')
+	}
+	j.close(']')
+}
+
+// appendThreadJSON writes a thread as cta and thread members (prefixed:
+// prevCta, prevThread).
+func appendThreadJSON(j *jsonWriter, prefix string, t analysis.Thread) {
+	cta, thread := "cta", "thread"
+	if prefix != "" {
+		cta, thread = prefix+"Cta", prefix+"Thread"
+	}
+	j.key(cta)
+	j.dims(t.CTA)
+	j.key(thread)
+	j.dims(t.Tid)
 }
 
 func (f *FaultInfo) appendJSON(j *jsonWriter) {

@@ -1,0 +1,778 @@
+package analysis
+
+import (
+	"math/bits"
+	"sort"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// The race and memory checker (like compute-sanitizer's racecheck and
+// initcheck).
+//
+// Checker is an emu.Observer. It keeps, per resident CTA, a shadow of the
+// CTA's shared memory (per byte: the last write and the reads since it,
+// whether the byte was ever written, and the cp.async copy still in flight
+// to it) and, for global memory, a bitmap of the bytes written in the
+// allocations the launch left uninitialised. From the exact per-lane
+// accesses the emulator reports it finds:
+//
+//   - Shared-memory hazards. Two accesses of the same shared byte by
+//     different threads, at least one of them a write, race when neither
+//     happens before the other. The kinds are named after the order in
+//     which they executed: read-after-write (a write, then another
+//     thread's read), write-after-read, write-after-write. Atomics are
+//     writes (and reads), but two atomics never race with each other.
+//   - Reads of cp.async destination bytes before the copy landed: between
+//     the cp.async and the cp.async.wait_group/wait_all (or exit) that
+//     lands it (see engine/emu/async.go), the bytes hold stale data.
+//   - Reads of shared memory never written in this CTA (shared memory is
+//     not initialised), and loads of global bytes the launch did not
+//     initialise (Region; see launch.Launch.UninitialisedRegions for the
+//     rule).
+//
+// # Happens-before
+//
+// Between warps, only barriers order accesses (bar.sync, bar.red,
+// bar.arrive, barrier.cta.*; every form with or without a thread count).
+// Every warp has a vector clock with one component per warp of its CTA;
+// its own component is its barrier epoch, stamped on each access it
+// makes. When a warp arrives at barrier b (bar.sync, bar.red or
+// bar.arrive), its clock is joined into b's pending clock and its epoch
+// advances, so its later accesses are not ordered by this barrier. When
+// b completes (EvBarrierRelease) every warp that waited at it (the
+// released warps: bar.arrive does not wait) joins b's pending clock into
+// its own: everything each arriving warp did before arriving happens
+// before everything the released warps do afterwards. Named barriers with
+// a thread count synchronise only the warps that took part. A thread that
+// exits publishes nothing: exiting is not a barrier, so its accesses stay
+// unordered with the later accesses of the threads that did not wait for
+// it, as on hardware.
+//
+// Within a warp, the emulator runs the lanes in lockstep under a SIMT
+// stack: lanes that execute a warp-instruction together have all finished
+// the instructions before it. The checker uses exactly that: an access by
+// lane a at the warp's k-th instruction happens before an access by lane
+// b at a later instruction when a and b executed some instruction
+// together at or after the k-th (they were converged since; bar.warp.sync
+// is one such instruction). Lanes on different paths of a divergent
+// branch are not ordered until they reconverge, which catches races
+// between the two sides of a branch. So warp-synchronous code that runs
+// converged (a reduction's tail within one warp, like the barrier-free
+// last rounds of CUDA's classic reduction) is not flagged, for the
+// principled reason that the converged warp orders it, while the same
+// accesses on divergent paths are. Accesses of different lanes within one
+// warp-instruction are simultaneous and never flagged: a store by several
+// lanes to the same bytes is the instruction's defined behaviour (one
+// write wins), not a race between instructions.
+//
+// # Bounds
+//
+// Warnings are deduplicated by (kind, instruction, earlier instruction):
+// each keeps the first occurrence's details (threads, offset, the
+// warp-instruction at which it happened) and counts its occurrences (one
+// per lane access). At most MaxWarnings distinct warnings are kept; later
+// ones are counted in Dropped. The shared shadow grows with the highest
+// offset accessed: about 72 bytes per byte of the CTA's shared memory (at
+// most MaxSharedShadow bytes of shared memory are tracked) plus the sets
+// of concurrent reads (one record per reading warp-instruction not yet
+// ordered, so bounded by the CTA's threads); it is dropped when the CTA's
+// threads have all exited. Reads concurrent
+// with each other are kept as a set per byte, pruned of the reads ordered
+// before a newer one (FastTrack's rule: a later write that races with a
+// pruned read also races with the newer read, so the byte's first race is
+// always found, though the earlier read's line may not be named). The
+// global bitmap is one bit per byte of the uninitialised allocations,
+// allocated on first use, so it is bounded by the launch's buffer budget.
+
+// WarningKind classifies a warning.
+type WarningKind string
+
+const (
+	WarnReadAfterWrite  WarningKind = "read-after-write"
+	WarnWriteAfterRead  WarningKind = "write-after-read"
+	WarnWriteAfterWrite WarningKind = "write-after-write"
+	// WarnAsyncRead: a read of cp.async destination bytes before the copy
+	// landed.
+	WarnAsyncRead WarningKind = "cp-async-read-before-wait"
+	// WarnUninitShared: a read of shared memory never written in the CTA.
+	WarnUninitShared WarningKind = "uninitialised-shared-read"
+	// WarnUninitGlobal: a load of global memory the launch did not
+	// initialise and the kernel had not written.
+	WarnUninitGlobal WarningKind = "uninitialised-global-read"
+)
+
+// Race reports whether k is a shared-memory hazard between two threads.
+func (k WarningKind) Race() bool {
+	return k == WarnReadAfterWrite || k == WarnWriteAfterRead || k == WarnWriteAfterWrite
+}
+
+// MaxWarnings caps the distinct warnings a Checker keeps.
+const MaxWarnings = 100
+
+// MaxOccurrenceSteps caps the occurrences per warning whose
+// warp-instruction is remembered (for WarningsAt).
+const MaxOccurrenceSteps = 1000
+
+// MaxSharedShadow is the most shared memory per CTA the checker tracks
+// (the emulator allows 228 KiB).
+const MaxSharedShadow = 256 << 10
+
+// Thread names a thread: its CTA, its index in the CTA, and its warp and
+// lane.
+type Thread struct {
+	CTA  [3]int
+	Tid  [3]int
+	Warp int
+	Lane int
+}
+
+// Warning is one deduplicated finding with its first occurrence.
+type Warning struct {
+	Kind  WarningKind
+	Space isa.Space // isa.Shared or isa.Global
+	// PC, Line and Instruction: the access that found it (the later of a
+	// race's two; the read for the others).
+	PC          int
+	Line        int
+	Instruction string
+	Thread      Thread
+	// Prev*: the other instruction of a race (the earlier access), or the
+	// cp.async of an early read; PrevPC is -1 for the initialisation
+	// checks.
+	PrevPC          int
+	PrevLine        int
+	PrevInstruction string
+	PrevThread      Thread
+	// Offset is the first byte concerned: the offset in the CTA's shared
+	// memory, or the global address.
+	Offset uint64
+	// Count is the number of occurrences (lane accesses) so far.
+	Count int64
+	// Step is the warp-instruction (1-based, counted over the launch) of
+	// the first occurrence.
+	Step int64
+	// Capped: Count is at least MaxOccurrenceSteps but only that many
+	// occurrences are remembered (set by WarningsAt only).
+	Capped bool
+}
+
+// HasPrev reports whether the warning names a second instruction.
+func (w *Warning) HasPrev() bool { return w.PrevPC >= 0 }
+
+// Region is a range of global memory the launch left uninitialised.
+type Region struct {
+	Base, Size uint64
+}
+
+// CheckerConfig configures a Checker.
+type CheckerConfig struct {
+	Block [3]int // the launch's block dimensions
+	// Uninitialised lists the global ranges whose loads before a write
+	// are flagged; every other global byte counts as initialised.
+	Uninitialised []Region
+}
+
+// Checker is the race and memory checker, an emu.Observer (see above).
+type Checker struct {
+	prog    *emu.Program
+	block   [3]int
+	threads int
+	nwarps  int
+	seq     int64
+
+	ctas    map[int]*ctaState
+	regions []globalRegion
+
+	warns    []warnEntry
+	index    map[warnKey]int
+	dropped  int64
+	dropStep int64 // the warp-instruction of the first dropped warning (0: none)
+}
+
+type warnKey struct {
+	kind   WarningKind
+	pc, pv int
+}
+
+type warnEntry struct {
+	w     Warning
+	steps []int64 // the first MaxOccurrenceSteps occurrences' warp-instructions
+}
+
+type globalRegion struct {
+	base, size uint64
+	bits       []uint64 // written bytes (nil until first used)
+}
+
+// rec is one access in the shadow: by the lanes in lanes of warp warp, at
+// the warp's step-th instruction (0: no record) in barrier epoch epoch.
+type rec struct {
+	pc     int32
+	epoch  uint32
+	step   uint32
+	lanes  uint32
+	warp   uint16
+	atomic bool
+}
+
+// pend is a cp.async copy in flight to a byte: pc+1 of the cp.async (0:
+// none) and the issuing thread.
+type pend struct {
+	pc1  int32
+	warp uint16
+	lane uint8
+}
+
+type warpState struct {
+	step uint32
+	mask uint32          // lanes active in the current run of steps
+	tog  *[32][32]uint32 // last step two lanes ran together, before the current run
+	vc   []uint32        // vector clock (per warp of the CTA)
+	live uint32          // lanes not exited
+}
+
+type barState struct {
+	vc   []uint32
+	used bool
+}
+
+type ctaState struct {
+	idx     [3]int
+	warps   []warpState
+	bars    [16]barState
+	w, r    []rec    // last write, last read, per byte
+	rs      [][]rec  // further concurrent reads, per byte (nil until needed)
+	written []uint64 // bytes ever written
+	pend    []pend   // copies in flight, per byte (nil until a cp.async)
+	exited  int
+}
+
+// NewChecker returns a checker for prog launched with cfg.
+func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
+	b := cfg.Block
+	for i := range b {
+		if b[i] < 1 {
+			b[i] = 1
+		}
+	}
+	threads := b[0] * b[1] * b[2]
+	c := &Checker{prog: prog, block: b, threads: threads, nwarps: (threads + 31) / 32,
+		ctas: map[int]*ctaState{}, index: map[warnKey]int{}}
+	for _, r := range cfg.Uninitialised {
+		if r.Size > 0 {
+			c.regions = append(c.regions, globalRegion{base: r.Base, size: r.Size})
+		}
+	}
+	sort.Slice(c.regions, func(i, j int) bool { return c.regions[i].base < c.regions[j].base })
+	return c
+}
+
+// Steps returns the number of warp-instructions the checker has seen.
+func (c *Checker) Steps() int64 { return c.seq }
+
+// Dropped returns the occurrences of warnings beyond MaxWarnings.
+func (c *Checker) Dropped() int64 { return c.dropped }
+
+// Warnings returns the warnings found, in the order they were first found.
+func (c *Checker) Warnings() []Warning {
+	out := make([]Warning, len(c.warns))
+	for i := range c.warns {
+		out[i] = c.warns[i].w
+	}
+	return out
+}
+
+// WarningsAt returns the warnings a run stopped after warp-instruction n
+// would have found: those first found at or before n, with the
+// occurrences up to n (Capped when more than MaxOccurrenceSteps of them
+// are remembered), and whether warnings beyond MaxWarnings had been
+// dropped by then. The checker must have seen at least n instructions for
+// the answer to be complete.
+func (c *Checker) WarningsAt(n int64) (ws []Warning, dropped bool) {
+	for i := range c.warns {
+		e := &c.warns[i]
+		if e.w.Step > n {
+			continue
+		}
+		w := e.w
+		k := sort.Search(len(e.steps), func(j int) bool { return e.steps[j] > n })
+		w.Count = int64(k)
+		w.Capped = k == MaxOccurrenceSteps
+		ws = append(ws, w)
+	}
+	return ws, c.dropStep > 0 && c.dropStep <= n
+}
+
+// Step implements emu.Observer: it checks the instruction as the next
+// warp-instruction of the launch.
+func (c *Checker) Step(in *emu.StepInfo) { c.StepAt(in, c.seq+1) }
+
+// StepAt checks the instruction as the launch's warp-instruction seq
+// (1-based); seq must grow from call to call.
+func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
+	c.seq = seq
+	cs := c.cta(in)
+	if cs == nil || in.Warp < 0 || in.Warp >= len(cs.warps) {
+		return
+	}
+	ws := &cs.warps[in.Warp]
+	ws.advance(in.Mask)
+	landing := false
+	if in.PC >= 0 && in.PC < len(c.prog.Ops) {
+		switch c.prog.Ops[in.PC].Code {
+		case isa.OpCpAsyncWaitGroup, isa.OpCpAsyncWaitAll, isa.OpExit, isa.OpRet:
+			landing = true
+		}
+	}
+	for i := range in.Accesses {
+		a := &in.Accesses[i]
+		switch a.Space {
+		case isa.Shared:
+			if a.CTA == in.CTALin {
+				c.shared(cs, in, a, landing)
+			}
+		case isa.Global:
+			if len(c.regions) > 0 {
+				c.global(in, a)
+			}
+		}
+	}
+	for i := range in.Issued {
+		c.issue(cs, in, &in.Issued[i])
+	}
+	for i := range in.Events {
+		c.event(cs, in, &in.Events[i])
+	}
+}
+
+// cta returns the state of in's CTA, creating it.
+func (c *Checker) cta(in *emu.StepInfo) *ctaState {
+	cs := c.ctas[in.CTALin]
+	if cs != nil {
+		return cs
+	}
+	if c.nwarps > 64 {
+		return nil
+	}
+	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps)}
+	n := c.nwarps
+	clocks := make([]uint32, n*n)
+	for w := range cs.warps {
+		ws := &cs.warps[w]
+		ws.vc = clocks[w*n : (w+1)*n : (w+1)*n]
+		ws.vc[w] = 1
+		lanes := min(32, c.threads-32*w)
+		ws.live = uint32(1<<lanes - 1)
+	}
+	c.ctas[in.CTALin] = cs
+	return cs
+}
+
+// advance counts the warp's next instruction, run by the lanes in mask.
+func (ws *warpState) advance(mask uint32) {
+	ws.step++
+	if mask == ws.mask {
+		return
+	}
+	if old := ws.mask; old&(old-1) != 0 {
+		if ws.tog == nil {
+			ws.tog = new([32][32]uint32)
+		}
+		last := ws.step - 1
+		for m := old; m != 0; m &= m - 1 {
+			a := bits.TrailingZeros32(m)
+			row := &ws.tog[a]
+			for n := old; n != 0; n &= n - 1 {
+				row[bits.TrailingZeros32(n)] = last
+			}
+		}
+	}
+	ws.mask = mask
+}
+
+// together returns the last step at which lanes a and b both ran (0: never).
+func (ws *warpState) together(a, b int) uint32 {
+	if ws.mask>>a&1 != 0 && ws.mask>>b&1 != 0 {
+		return ws.step
+	}
+	if ws.tog == nil {
+		return 0
+	}
+	return ws.tog[a][b]
+}
+
+// unordered returns a lane of r whose access does not happen before lane's
+// current access in warp w of cs, or -1 when all of r's do.
+func (cs *ctaState) unordered(r *rec, w, lane int) int {
+	ws := &cs.warps[w]
+	if int(r.warp) != w {
+		if ws.vc[r.warp] >= r.epoch {
+			return -1
+		}
+		return bits.TrailingZeros32(r.lanes)
+	}
+	if r.step == ws.step {
+		return -1 // the same warp-instruction
+	}
+	for m := r.lanes &^ (1 << lane); m != 0; m &= m - 1 {
+		a := bits.TrailingZeros32(m)
+		if ws.together(a, lane) < r.step {
+			return a
+		}
+	}
+	return -1
+}
+
+// grow makes the shadow cover n bytes.
+func (cs *ctaState) grow(n int) {
+	if n <= len(cs.w) {
+		return
+	}
+	n = min(MaxSharedShadow, (n+4095)&^4095)
+	cs.w = append(cs.w, make([]rec, n-len(cs.w))...)
+	cs.r = append(cs.r, make([]rec, n-len(cs.r))...)
+	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
+	if cs.rs != nil {
+		cs.rs = append(cs.rs, make([][]rec, n-len(cs.rs))...)
+	}
+	if cs.pend != nil {
+		cs.pend = append(cs.pend, make([]pend, n-len(cs.pend))...)
+	}
+}
+
+func (c *Checker) thread(cs *ctaState, warp, lane int) Thread {
+	t := warp*32 + lane
+	b := c.block
+	return Thread{CTA: cs.idx, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: warp, Lane: lane}
+}
+
+// shared checks and records one shared-memory access.
+func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing bool) {
+	size := uint64(a.Size)
+	if size == 0 {
+		return
+	}
+	w := in.Warp
+	ws := &cs.warps[w]
+	for m := a.Lanes; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		off := a.Addr[lane]
+		if off >= MaxSharedShadow || off+size > MaxSharedShadow {
+			continue
+		}
+		cs.grow(int(off + size))
+		me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w), atomic: a.Kind == emu.AccessAtomic}
+		var found uint8 // kinds reported for this lane access
+		report := func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
+			if found&bit != 0 {
+				return
+			}
+			found |= bit
+			c.warn(k, isa.Shared, in.PC, c.thread(cs, w, lane), prevPC, c.thread(cs, prevWarp, prevLane), o)
+		}
+		for o := off; o < off+size; o++ {
+			switch {
+			case a.Kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
+				// A cp.async copy landing: the issuing thread writes now;
+				// its hazards were checked when it was issued.
+				p := cs.pend[o]
+				cs.pend[o] = pend{}
+				me.pc = p.pc1 - 1
+				cs.w[o] = me
+				cs.r[o] = rec{}
+				if cs.rs != nil {
+					cs.rs[o] = cs.rs[o][:0]
+				}
+				cs.written[o>>6] |= 1 << (o & 63)
+			case a.Kind == emu.AccessLoad:
+				c.readByte(cs, o, &me, w, lane, report)
+			default:
+				c.writeByte(cs, o, &me, w, lane, report, true)
+			}
+		}
+	}
+}
+
+const (
+	bitRAW = 1 << iota
+	bitWAR
+	bitWAW
+	bitAsync
+	bitUninit
+)
+
+type reportFn func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int)
+
+// readByte checks and records a plain read of byte o.
+func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report reportFn) {
+	if cs.pend != nil && cs.pend[o].pc1 != 0 {
+		p := cs.pend[o]
+		report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
+		report(bitUninit, WarnUninitShared, o, -1, w, lane)
+	}
+	if r := &cs.w[o]; r.step != 0 {
+		if l := cs.unordered(r, w, lane); l >= 0 {
+			report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
+		}
+	}
+	// Record the read: drop the reads it is ordered after.
+	r := &cs.r[o]
+	if r.step != 0 && r.warp == me.warp && r.step == me.step {
+		r.lanes |= me.lanes
+		return
+	}
+	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
+		*r = *me
+	} else {
+		if cs.rs == nil {
+			cs.rs = make([][]rec, len(cs.w))
+		}
+		extra := cs.rs[o]
+		n, merged := 0, false
+		for i := range extra {
+			x := &extra[i]
+			if x.warp == me.warp && x.step == me.step {
+				x.lanes |= me.lanes
+				merged = true
+			} else if cs.unordered(x, w, lane) < 0 {
+				continue
+			}
+			if n != i {
+				extra[n] = *x
+			}
+			n++
+		}
+		extra = extra[:n]
+		if !merged {
+			extra = append(extra, *me)
+		}
+		cs.rs[o] = extra
+		return
+	}
+	// The main read was replaced: prune the further ones too.
+	if cs.rs != nil && len(cs.rs[o]) > 0 {
+		extra := cs.rs[o]
+		n := 0
+		for i := range extra {
+			if cs.unordered(&extra[i], w, lane) >= 0 {
+				extra[n] = extra[i]
+				n++
+			}
+		}
+		cs.rs[o] = extra[:n]
+	}
+}
+
+// writeByte checks a write (store or atomic, or a cp.async destination
+// when record is false) of byte o, and records it.
+func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, report reportFn, record bool) {
+	if me.atomic {
+		// An atomic also reads.
+		if cs.pend != nil && cs.pend[o].pc1 != 0 {
+			p := cs.pend[o]
+			report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		} else if cs.written[o>>6]>>(o&63)&1 == 0 {
+			report(bitUninit, WarnUninitShared, o, -1, w, lane)
+		}
+	} else if cs.pend != nil && cs.pend[o].pc1 != 0 && (int(cs.pend[o].warp) != w || int(cs.pend[o].lane) != lane) {
+		p := cs.pend[o]
+		report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
+	}
+	if r := &cs.w[o]; r.step != 0 && !(me.atomic && r.atomic) {
+		if l := cs.unordered(r, w, lane); l >= 0 {
+			k, bit := WarnWriteAfterWrite, uint8(bitWAW)
+			if me.atomic {
+				k, bit = WarnReadAfterWrite, bitRAW
+			}
+			report(bit, k, o, int(r.pc), int(r.warp), l)
+		}
+	}
+	if r := &cs.r[o]; r.step != 0 {
+		if l := cs.unordered(r, w, lane); l >= 0 {
+			report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
+		}
+		var extra []rec
+		if cs.rs != nil {
+			extra = cs.rs[o]
+		}
+		for i := range extra {
+			x := &extra[i]
+			if l := cs.unordered(x, w, lane); l >= 0 {
+				report(bitWAR, WarnWriteAfterRead, o, int(x.pc), int(x.warp), l)
+				break
+			}
+		}
+	}
+	if !record {
+		return
+	}
+	if r := &cs.w[o]; r.warp == me.warp && r.step == me.step && r.step != 0 {
+		r.lanes |= me.lanes
+	} else {
+		*r = *me
+	}
+	cs.r[o] = rec{}
+	if cs.rs != nil {
+		cs.rs[o] = cs.rs[o][:0]
+	}
+	cs.written[o>>6] |= 1 << (o & 63)
+}
+
+// issue checks a cp.async's destination as a write (it may land at any
+// time until the wait) and marks its bytes in flight.
+func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
+	size := uint64(cp.Size)
+	off := cp.Dst
+	if size == 0 || off >= MaxSharedShadow || off+size > MaxSharedShadow {
+		return
+	}
+	cs.grow(int(off + size))
+	if cs.pend == nil {
+		cs.pend = make([]pend, len(cs.w))
+	}
+	w, lane := in.Warp, cp.Lane
+	ws := &cs.warps[w]
+	me := rec{pc: int32(cp.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
+	var found uint8
+	report := func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
+		if found&bit != 0 {
+			return
+		}
+		found |= bit
+		c.warn(k, isa.Shared, cp.PC, c.thread(cs, w, lane), prevPC, c.thread(cs, prevWarp, prevLane), o)
+	}
+	for o := off; o < off+size; o++ {
+		c.writeByte(cs, o, &me, w, lane, report, false)
+		cs.pend[o] = pend{pc1: int32(cp.PC) + 1, warp: uint16(w), lane: uint8(lane)}
+	}
+}
+
+// event applies a barrier or exit event.
+func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
+	switch e.Kind {
+	case emu.EvBarrierArrive:
+		if e.ID < 0 || e.ID >= len(cs.bars) {
+			return
+		}
+		b := &cs.bars[e.ID]
+		if b.vc == nil {
+			b.vc = make([]uint32, c.nwarps)
+		}
+		ws := &cs.warps[in.Warp]
+		for i, v := range ws.vc {
+			b.vc[i] = max(b.vc[i], v)
+		}
+		b.used = true
+		ws.vc[in.Warp]++
+	case emu.EvBarrierRelease:
+		if e.ID < 0 || e.ID >= len(cs.bars) {
+			return
+		}
+		b := &cs.bars[e.ID]
+		if b.used {
+			for _, bw := range e.Warps {
+				if bw.Warp < 0 || bw.Warp >= len(cs.warps) {
+					continue
+				}
+				vc := cs.warps[bw.Warp].vc
+				for i, v := range b.vc {
+					vc[i] = max(vc[i], v)
+				}
+			}
+			clear(b.vc)
+			b.used = false
+		}
+	case emu.EvExit:
+		ws := &cs.warps[in.Warp]
+		gone := e.Mask & ws.live
+		ws.live &^= gone
+		cs.exited += bits.OnesCount32(gone)
+		if cs.exited >= c.threads {
+			delete(c.ctas, in.CTALin)
+		}
+	}
+}
+
+// global checks and records one global-memory access against the
+// uninitialised regions.
+func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
+	size := uint64(a.Size)
+	if size == 0 {
+		return
+	}
+	for m := a.Lanes; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		addr := a.Addr[lane]
+		i := sort.Search(len(c.regions), func(i int) bool { return c.regions[i].base+c.regions[i].size > addr })
+		if i == len(c.regions) {
+			continue
+		}
+		g := &c.regions[i]
+		if addr < g.base || addr+size > g.base+g.size || addr+size < addr {
+			continue
+		}
+		if g.bits == nil {
+			g.bits = make([]uint64, (g.size+63)/64)
+		}
+		lo := addr - g.base
+		if a.Kind == emu.AccessLoad {
+			for o := lo; o < lo+size; o++ {
+				if g.bits[o>>6]>>(o&63)&1 == 0 {
+					cs := c.ctas[in.CTALin]
+					t := Thread{CTA: in.CTA, Warp: in.Warp, Lane: lane}
+					if cs != nil {
+						t = c.thread(cs, in.Warp, lane)
+					}
+					c.warn(WarnUninitGlobal, isa.Global, in.PC, t, -1, Thread{}, g.base+o)
+					break
+				}
+			}
+			continue
+		}
+		// Stores and atomics write (atomics on the zero-filled bytes are
+		// how accumulating outputs are meant: see the rule).
+		for o := lo; o < lo+size; o++ {
+			g.bits[o>>6] |= 1 << (o & 63)
+		}
+	}
+}
+
+// warn records an occurrence.
+func (c *Checker) warn(k WarningKind, space isa.Space, pc int, t Thread, prevPC int, pt Thread, off uint64) {
+	key := warnKey{k, pc, prevPC}
+	if i, ok := c.index[key]; ok {
+		e := &c.warns[i]
+		e.w.Count++
+		if len(e.steps) < MaxOccurrenceSteps {
+			e.steps = append(e.steps, c.seq)
+		}
+		return
+	}
+	if len(c.warns) >= MaxWarnings {
+		c.dropped++
+		if c.dropStep == 0 {
+			c.dropStep = c.seq
+		}
+		return
+	}
+	w := Warning{Kind: k, Space: space, PC: pc, Thread: t, PrevPC: prevPC, Offset: off, Count: 1, Step: c.seq}
+	w.Line, w.Instruction = lineOf(c.prog, pc)
+	if prevPC >= 0 {
+		w.PrevThread = pt
+		w.PrevLine, w.PrevInstruction = lineOf(c.prog, prevPC)
+	}
+	c.index[key] = len(c.warns)
+	c.warns = append(c.warns, warnEntry{w: w, steps: []int64{c.seq}})
+}
+
+// lineOf returns pc's source line and its trimmed text (0 if unknown).
+func lineOf(p *emu.Program, pc int) (int, string) {
+	if p.Src == nil || pc < 0 || pc >= len(p.Spans) {
+		return 0, ""
+	}
+	off := p.Spans[pc].Start
+	return p.Src.Position(off).Line, lineText(p.Src.Text, int(off))
+}

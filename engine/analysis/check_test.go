@@ -1,0 +1,324 @@
+package analysis_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/launch"
+)
+
+// check runs spec (JSON, with "source" the kernel) with a checker.
+func check(t *testing.T, src, spec string) []analysis.Warning {
+	t.Helper()
+	s, err := launch.ParseSpec([]byte(`{"source": "(below)", ` + spec[1:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, _, _ := launch.Compile("k.ptx", []byte(src))
+	if prog == nil {
+		t.Fatal("compile failed")
+	}
+	l, err := launch.Prepare(prog, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := l.NewChecker()
+	l.Machine().AddObserver(chk)
+	res, err := l.Run(context.Background())
+	if err != nil || res.Status != launch.StatusOK {
+		t.Fatalf("run: %v %v %+v", res.Status, err, res.Fault)
+	}
+	return chk.Warnings()
+}
+
+// lineOf returns the 1-based line of the first line of src containing s.
+func lineOf(t *testing.T, src, s string) int {
+	t.Helper()
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, s) {
+			return i + 1
+		}
+	}
+	t.Fatalf("no line with %q", s)
+	return 0
+}
+
+func exampleWarnings(t *testing.T, name string) ([]analysis.Warning, string) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "web", "examples")
+	sb, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := launch.ParseSpec(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, file, err := s.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, _, _ := launch.Compile(file, text)
+	l, err := launch.Prepare(prog, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chk := l.NewChecker()
+	l.Machine().AddObserver(chk)
+	if res, err := l.Run(context.Background()); err != nil || res.Status != launch.StatusOK {
+		t.Fatalf("%s: %v %v", name, res.Status, err)
+	}
+	return chk.Warnings(), string(text)
+}
+
+// TestCheckerGallery: the race and missing-wait examples are flagged at
+// their exact lines and threads; every other example is quiet.
+func TestCheckerGallery(t *testing.T) {
+	ws, src := exampleWarnings(t, "race")
+	st, ld := lineOf(t, src, "st.shared.u32 [%r5]"), lineOf(t, src, "ld.shared.u32 %r9")
+	type want struct {
+		kind       analysis.WarningKind
+		line, prev int
+		tid, ptid  int
+		off        uint64
+	}
+	exp := []want{
+		// Warp 0 reads vals[32] before warp 1 stored it.
+		{analysis.WarnUninitShared, ld, 0, 0, 0, 128},
+		// Warp 1's store of vals[32] after thread 0's read of it.
+		{analysis.WarnWriteAfterRead, st, ld, 32, 0, 128},
+		// Thread 32 reads vals[0], stored by thread 0 with no barrier.
+		{analysis.WarnReadAfterWrite, ld, st, 32, 0, 0},
+	}
+	if len(ws) != len(exp) {
+		t.Fatalf("race: %d warnings, want %d: %+v", len(ws), len(exp), ws)
+	}
+	for i, e := range exp {
+		w := ws[i]
+		prev := 0
+		if w.HasPrev() {
+			prev = w.PrevLine
+		}
+		if w.Kind != e.kind || w.Line != e.line || prev != e.prev || w.Thread.Tid[0] != e.tid || w.Offset != e.off || (w.HasPrev() && w.PrevThread.Tid[0] != e.ptid) || w.Count != 32 {
+			t.Errorf("race warning %d: %+v, want %+v (32 times)", i, w, e)
+		}
+	}
+
+	ws, src = exampleWarnings(t, "cp-async-missing-wait")
+	if len(ws) != 1 {
+		t.Fatalf("cp-async-missing-wait: %+v", ws)
+	}
+	w := ws[0]
+	if w.Kind != analysis.WarnAsyncRead || w.Line != lineOf(t, src, "ld.shared.f32 %f1") || w.PrevLine != lineOf(t, src, "cp.async.cg.shared.global") ||
+		w.Thread.Tid[0] != 0 || w.PrevThread.Tid[0] != 0 || w.Offset != 0 || w.Count != 256 {
+		t.Errorf("cp-async-missing-wait: %+v", w)
+	}
+
+	entries, _ := filepath.Glob(filepath.Join("..", "..", "web", "examples", "*.json"))
+	for _, e := range entries {
+		name := strings.TrimSuffix(filepath.Base(e), ".json")
+		if name == "index" || name == "race" || name == "cp-async-missing-wait" {
+			continue
+		}
+		if ws, _ := exampleWarnings(t, name); len(ws) > 0 {
+			t.Errorf("%s: %d warnings, first %+v", name, len(ws), ws[0])
+		}
+	}
+}
+
+const hdr = ".version 8.0\n.target sm_80\n.address_size 64\n"
+
+// kernel wraps body in a kernel k(.param .u64 p) with a shared array s of
+// 1024 bytes; %r1 = tid.x, %r2 = &s[0], %rd1 = p.
+func kernel(body string) string {
+	return hdr + `.shared .align 16 .b8 s[1024];
+.visible .entry k(.param .u64 p) {
+	.reg .pred %p<4>;
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, s;
+` + body + `
+	ret;
+}
+`
+}
+
+const spec64 = `{"block": [64], "buffers": [{"name": "p", "type": "u32", "count": 256, "init": {"fill": 1}}], "params": [{"buffer": "p"}]}`
+
+func TestCheckerKernels(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		body string
+		spec string
+		want []analysis.WarningKind // in order of discovery
+	}{
+		{"raw across warps", `
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;          // write s[t]
+	xor.b32 %r5, %r3, 128;             // (t ^ 32) * 4
+	add.u32 %r6, %r2, %r5;
+	ld.shared.u32 %r7, [%r6];          // read s[t^32]`, spec64, []analysis.WarningKind{analysis.WarnReadAfterWrite}},
+		{"barrier in between", `
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;
+	bar.sync 0;
+	xor.b32 %r5, %r3, 128;
+	add.u32 %r6, %r2, %r5;
+	ld.shared.u32 %r7, [%r6];
+	bar.sync 0;
+	st.shared.u32 [%r6], %r7;          // write s[t^32]: the reads were before the barrier`, spec64, nil},
+		{"waw across warps", `
+	and.b32 %r3, %r1, 31;
+	shl.b32 %r3, %r3, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;          // both warps write s[t%32]`, spec64, []analysis.WarningKind{analysis.WarnWriteAfterWrite}},
+		{"same thread", `
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;
+	ld.shared.u32 %r5, [%r4];
+	st.shared.u32 [%r4], %r5;`, spec64, nil},
+		{"adjacent bytes", `
+	add.u32 %r4, %r2, %r1;
+	st.shared.u8 [%r4], %r1;           // thread t writes byte t only
+	xor.b32 %r5, %r1, 32;
+	add.u32 %r6, %r2, %r5;
+	bar.sync 0;
+	ld.shared.u8 %r7, [%r6];
+	add.u32 %r8, %r4, 64;
+	st.shared.u8 [%r8], %r7;           // byte 64+t: neighbours of other threads' bytes
+	st.shared.u8 [%r4], %r7;           // byte t again: read by thread t^32 before, not ordered`, spec64, []analysis.WarningKind{analysis.WarnWriteAfterRead}},
+		{"atomics", `
+	setp.eq.u32 %p3, %r1, 0;
+	@%p3 st.shared.u32 [%r2+512], 0;
+	bar.sync 0;
+	atom.shared.add.u32 %r3, [%r2+512], 1;   // every thread: atomics do not race
+	bar.sync 0;
+	ld.shared.u32 %r4, [%r2+512];`, spec64, nil},
+		{"atomic and load race", `
+	setp.eq.u32 %p3, %r1, 0;
+	@%p3 st.shared.u32 [%r2+512], 0;
+	bar.sync 0;
+	atom.shared.add.u32 %r3, [%r2+512], 1;
+	ld.shared.u32 %r4, [%r2+512];            // no barrier after the other warp's atomic`, spec64, []analysis.WarningKind{analysis.WarnReadAfterWrite}},
+		{"uninitialised shared", `
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	ld.shared.u32 %r5, [%r4];`, spec64, []analysis.WarningKind{analysis.WarnUninitShared}},
+		{"warp-synchronous tail, converged", `
+	setp.ge.u32 %p1, %r1, 32;
+	@%p1 bra DONE;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;
+	st.shared.u32 [%r4+128], %r1;
+	ld.shared.u32 %r5, [%r4];
+	ld.shared.u32 %r6, [%r4+64];        // s[t+16], written by lane t+16
+	add.u32 %r5, %r5, %r6;
+	st.shared.u32 [%r4], %r5;          // s[t], read by lane t-16 two instructions ago
+DONE:`, spec64, nil},
+		{"divergent paths race", `
+	setp.eq.u32 %p3, %r1, 0;
+	@%p3 st.shared.u32 [%r2], 0;
+	bar.sync 0;
+	setp.ge.u32 %p1, %r1, 32;
+	@%p1 bra DONE;
+	and.b32 %r3, %r1, 1;
+	setp.eq.u32 %p2, %r3, 0;
+	@%p2 bra EVEN;
+	st.shared.u32 [%r2], %r1;          // odd lanes write s[0]
+	bra.uni DONE;
+EVEN:
+	st.shared.u32 [%r2+4], %r1;
+	ld.shared.u32 %r4, [%r2];          // even lanes read s[0] on the other path (it runs first)
+DONE:`, spec64, []analysis.WarningKind{analysis.WarnWriteAfterRead}},
+		{"named barrier between two warps", `
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;
+	bar.sync 1, 64;
+	xor.b32 %r5, %r3, 128;
+	add.u32 %r6, %r2, %r5;
+	ld.shared.u32 %r7, [%r6];`, spec64, nil},
+		{"bar.arrive publishes, does not acquire", `
+	setp.lt.u32 %p1, %r1, 32;
+	@%p1 bra PRODUCER;
+	bar.sync 1, 64;                    // warp 1 waits for warp 0's data
+	ld.shared.u32 %r5, [%r2];
+	bra.uni DONE;
+PRODUCER:
+	st.shared.u32 [%r2], %r1;
+	bar.arrive 1, 64;
+	st.shared.u32 [%r2+4], %r1;        // after arriving: no order with warp 1
+DONE:
+	ld.shared.u32 %r6, [%r2+4];`, spec64, []analysis.WarningKind{analysis.WarnReadAfterWrite}},
+		{"cp.async read before wait", `
+	shl.b32 %r3, %r1, 4;
+	add.u32 %r4, %r2, %r3;
+	cvt.u64.u32 %rd2, %r3;
+	add.u64 %rd3, %rd1, %rd2;
+	cp.async.ca.shared.global [%r4], [%rd3], 16;
+	cp.async.commit_group;
+	ld.shared.u32 %r5, [%r4];          // its own copy, not landed
+	cp.async.wait_group 0;
+	ld.shared.u32 %r6, [%r4+4];        // landed`, spec64, []analysis.WarningKind{analysis.WarnAsyncRead}},
+		{"cp.async with wait", `
+	shl.b32 %r3, %r1, 4;
+	add.u32 %r4, %r2, %r3;
+	cvt.u64.u32 %rd2, %r3;
+	add.u64 %rd3, %rd1, %rd2;
+	cp.async.ca.shared.global [%r4], [%rd3], 16;
+	cp.async.wait_all;
+	bar.sync 0;
+	xor.b32 %r5, %r3, 512;
+	add.u32 %r6, %r2, %r5;
+	ld.shared.u32 %r7, [%r6];`, spec64, nil},
+		{"uninitialised global", `
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	ld.global.u32 %r5, [%rd3];`, `{"block": [64], "buffers": [{"name": "p", "type": "u32", "count": 64}], "params": [{"buffer": "p"}]}`,
+			[]analysis.WarningKind{analysis.WarnUninitGlobal}},
+		{"zero-filled output: atomics, then loads of written bytes", `
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	atom.global.add.u32 %r5, [%rd1], 1;
+	st.global.u32 [%rd3+4], %r1;
+	ld.global.u32 %r6, [%rd3+4];`, `{"block": [63], "buffers": [{"name": "p", "type": "u32", "count": 64}], "params": [{"buffer": "p"}]}`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := kernel(c.body)
+			ws := check(t, src, c.spec)
+			var got []analysis.WarningKind
+			for _, w := range ws {
+				got = append(got, w.Kind)
+			}
+			if !equalKinds(got, c.want) {
+				t.Errorf("warnings %v, want %v\n%+v", got, c.want, ws)
+			}
+		})
+	}
+}
+
+func equalKinds(a, b []analysis.WarningKind) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The checker is an observer like any other.
+var _ emu.Observer = (*analysis.Checker)(nil)
