@@ -38,18 +38,24 @@ func (c GlobalCost) Efficiency() float64 {
 
 // GlobalSectors applies the model to a (its Space is not checked).
 func GlobalSectors(a *WarpAccess) GlobalCost {
+	return globalCost(a.Size, a.Lanes, &a.Offset)
+}
+
+// globalCost applies the model to the access of size bytes by every lane
+// in lanes at addresses off[lane].
+func globalCost(size int, lanes uint32, off *[32]uint64) GlobalCost {
 	var c GlobalCost
-	if a.Lanes == 0 || a.Size <= 0 {
+	if lanes == 0 || size <= 0 {
 		return c
 	}
 	// At most 32 lanes × 2 sectors (16-byte accesses are aligned, but a
 	// wider or unaligned access can straddle), so a small list suffices.
 	var secBuf, lineBuf [64]uint64
 	secs, lines := secBuf[:0], lineBuf[:0]
-	for m := a.Lanes; m != 0; m &= m - 1 {
+	for m := lanes; m != 0; m &= m - 1 {
 		l := trailing(m)
-		c.Requested += a.Size
-		lo, hi := a.Offset[l], a.Offset[l]+uint64(a.Size)-1
+		c.Requested += size
+		lo, hi := off[l], off[l]+uint64(size)-1
 		for s := lo / SectorBytes; s <= hi/SectorBytes; s++ {
 			if !contains(secs, s) {
 				secs = append(secs, s)

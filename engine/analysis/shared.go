@@ -96,17 +96,23 @@ func (c SharedCost) Degree() float64 {
 
 // SharedWavefronts applies the model to a (its Space is not checked).
 func SharedWavefronts(a *WarpAccess) SharedCost {
-	if a.Lanes == 0 || a.Size <= 0 {
+	return sharedCost(a.Kind, a.Size, a.Lanes, &a.Offset)
+}
+
+// sharedCost applies the model to the access of size bytes by every lane
+// in lanes at offsets off[lane].
+func sharedCost(kind emu.AccessKind, size int, lanes uint32, off *[32]uint64) SharedCost {
+	if lanes == 0 || size <= 0 {
 		return SharedCost{}
 	}
-	active := bits.OnesCount32(a.Lanes)
-	ideal := (active*a.Size + Banks*BankBytes - 1) / (Banks * BankBytes)
-	pl := phaseLanes(a.Size)
+	active := bits.OnesCount32(lanes)
+	ideal := (active*size + Banks*BankBytes - 1) / (Banks * BankBytes)
+	pl := phaseLanes(size)
 	total := 0
-	atomic := a.Kind == emu.AccessAtomic
+	atomic := kind == emu.AccessAtomic
 	var extra [64]uint64 // words beyond each bank's first, in this phase
 	for p := 0; p < 32; p += pl {
-		mask := a.Lanes & phaseMask(p, pl)
+		mask := lanes & phaseMask(p, pl)
 		if mask == 0 {
 			continue
 		}
@@ -120,8 +126,8 @@ func SharedWavefronts(a *WarpAccess) SharedCost {
 		worst := 0
 		for m := mask; m != 0; m &= m - 1 {
 			l := trailing(m)
-			lo := a.Offset[l] / BankBytes
-			hi := (a.Offset[l] + uint64(a.Size) - 1) / BankBytes
+			lo := off[l] / BankBytes
+			hi := (off[l] + uint64(size) - 1) / BankBytes
 			for w := lo; w <= hi; w++ {
 				b := int(w % Banks)
 				switch {

@@ -252,7 +252,7 @@ func (a *Access) GenericAddr(l int) uint64 {
 // space the instruction named, sp: where addr resolved); it costs a nil
 // check when nobody observes.
 func (w *Warp) noteAccess(kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
-	if w.m.obs == nil {
+	if !w.m.obsAcc {
 		return
 	}
 	w.m.recordAccess(w, kind, space, sp, lane, addr, buf)
