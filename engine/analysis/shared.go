@@ -108,8 +108,20 @@ func sharedCost(kind emu.AccessKind, size int, lanes uint32, off *[32]uint64) Sh
 	active := bits.OnesCount32(lanes)
 	ideal := (active*size + Banks*BankBytes - 1) / (Banks * BankBytes)
 	pl := phaseLanes(size)
-	total := 0
 	atomic := kind == emu.AccessAtomic
+	if !atomic {
+		if phases, ok := sharedConflictFree(size, lanes, off, pl); ok {
+			return SharedCost{Wavefronts: phases, Ideal: max(ideal, 1)}
+		}
+	}
+	return SharedCost{Wavefronts: sharedCounted(atomic, size, lanes, off, pl), Ideal: max(ideal, 1)}
+}
+
+// sharedCounted counts the wavefronts of an access with pl lanes per
+// phase: the sum over its phases of the most distinct words one bank must
+// deliver.
+func sharedCounted(atomic bool, size int, lanes uint32, off *[32]uint64, pl int) int {
+	total := 0
 	var extra [64]uint64 // words beyond each bank's first, in this phase
 	for p := 0; p < 32; p += pl {
 		mask := lanes & phaseMask(p, pl)
@@ -145,7 +157,39 @@ func sharedCost(kind emu.AccessKind, size int, lanes uint32, off *[32]uint64) Sh
 		}
 		total += worst
 	}
-	return SharedCost{Wavefronts: total, Ideal: max(ideal, 1)}
+	return total
+}
+
+// sharedConflictFree counts the phases of a load or store that has no
+// bank conflict: every bank delivers at most one distinct word per phase,
+// so each phase that has lanes takes one wavefront. It reports false on
+// the first conflict (sharedCost then counts the wavefronts).
+func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, bool) {
+	phases := 0
+	span := uint64(size) - 1
+	for p := 0; p < 32; p += pl {
+		mask := lanes & phaseMask(p, pl)
+		if mask == 0 {
+			continue
+		}
+		phases++
+		var first [Banks]uint64
+		used := uint32(0)
+		for m := mask; m != 0; m &= m - 1 {
+			o := off[trailing(m)]
+			hi := (o + span) / BankBytes
+			for w := o / BankBytes; w <= hi; w++ {
+				bit := uint32(1) << (w % Banks)
+				if used&bit == 0 {
+					used |= bit
+					first[w%Banks] = w
+				} else if first[w%Banks] != w {
+					return 0, false
+				}
+			}
+		}
+	}
+	return phases, true
 }
 
 func phaseMask(first, n int) uint32 {

@@ -432,6 +432,9 @@ func execLdGeneric(w *Warp, op *Op, mask uint32) *Fault {
 func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
 	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memLdSlow(w, op, mask, space, size)
+		}
 		return memLdGlobalObserved(w, op, mask, space, size)
 	}
 	d := w.r(op.D)
@@ -472,6 +475,9 @@ func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 func execLdShared(w *Warp, op *Op, mask uint32) *Fault {
 	size := op.Type.Size()
 	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memLdSlow(w, op, mask, isa.Shared, size)
+		}
 		return memLdSharedObserved(w, op, mask, size)
 	}
 	d := w.r(op.D)
@@ -531,6 +537,9 @@ func execStGeneric(w *Warp, op *Op, mask uint32) *Fault {
 func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
 	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memStSlow(w, op, mask, space, size)
+		}
 		return memStGlobalObserved(w, op, mask, space, size)
 	}
 	src := w.r(op.B)
@@ -569,6 +578,9 @@ func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 func execStShared(w *Warp, op *Op, mask uint32) *Fault {
 	size := op.Type.Size()
 	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memStSlow(w, op, mask, isa.Shared, size)
+		}
 		return memStSharedObserved(w, op, mask, size)
 	}
 	src := w.r(op.B)

@@ -34,16 +34,26 @@ func memWarpAddrs(w *Warp, op *Op, mask uint32, addrs *[32]uint64) {
 	}
 }
 
-// memSharedInBounds reports whether every lane's size-byte access is
-// aligned and inside shared memory of n bytes.
-func memSharedInBounds(addrs *[32]uint64, mask uint32, size, n uint64) bool {
-	for m := mask; m != 0; m &= m - 1 {
-		a := addrs[bits.TrailingZeros32(m)]
-		if a&(size-1) != 0 || a >= n || a+size > n {
-			return false
-		}
+// memSharedAddrs computes the address of every lane in mask into addrs
+// and reports whether every lane's size-byte access is aligned and inside
+// shared memory of n bytes.
+func memSharedAddrs(w *Warp, op *Op, mask uint32, addrs *[32]uint64, size, n uint64) bool {
+	if n < size {
+		return false
 	}
-	return true
+	off, am, limit := uint64(op.Off), op.Imm, n-size
+	base := &ixZero
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	bad := false
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		a := off + base[l]&am
+		addrs[l] = a
+		bad = bad || a&(size-1) != 0 || a > limit
+	}
+	return !bad
 }
 
 // memGlobalAlloc returns the allocation that holds every lane's aligned
@@ -119,9 +129,8 @@ func memStObserved(src *[32]uint64, acc *Access, mem []byte, addrs *[32]uint64, 
 
 func memLdSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 	var addrs [32]uint64
-	memWarpAddrs(w, op, mask, &addrs)
 	sh := w.cta.shared
-	if !memSharedInBounds(&addrs, mask, uint64(size), uint64(len(sh))) {
+	if !memSharedAddrs(w, op, mask, &addrs, uint64(size), uint64(len(sh))) {
 		return memLdSlow(w, op, mask, isa.Shared, size)
 	}
 	acc := w.m.warpAccess(w, AccessLoad, isa.Shared, size, false, mask)
@@ -134,9 +143,8 @@ func memLdSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 
 func memStSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 	var addrs [32]uint64
-	memWarpAddrs(w, op, mask, &addrs)
 	sh := w.cta.shared
-	if !memSharedInBounds(&addrs, mask, uint64(size), uint64(len(sh))) {
+	if !memSharedAddrs(w, op, mask, &addrs, uint64(size), uint64(len(sh))) {
 		return memStSlow(w, op, mask, isa.Shared, size)
 	}
 	acc := w.m.warpAccess(w, AccessStore, isa.Shared, size, false, mask)

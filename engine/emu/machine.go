@@ -107,6 +107,9 @@ type Machine struct {
 	info                                            StepInfo
 	stepOpen                                        bool // info holds the current instruction's report
 	curMask, curEmask                               uint32
+	// noObservedFast sends observed ld/st through the checked per-lane
+	// path (tests compare the two).
+	noObservedFast bool
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep
