@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 
 // The analysis-cost benchmarks run an engine/emu benchmark kernel
 // (engine/emu/testdata) plain and observed, interleaved in every
-// iteration (the order alternating), and report the time per launch of
-// each and the slowdown (observed over plain) as custom metrics. On a
-// shared, noisy machine the ratio within one run is the robust figure.
+// iteration (the order alternating), and report the median time per launch
+// of each and the median slowdown (observed over plain) as custom metrics.
+// On a shared, noisy machine the ratio within one iteration is the robust
+// figure.
 
 // benchKernel is a benchmark launch: a compiled kernel "k", its grid and
 // block, how to set up its memory and parameters, and the number of
@@ -78,32 +80,53 @@ func (k *benchKernel) launch(b *testing.B, analyze bool, obs emu.Observer) time.
 }
 
 // benchAnalysis runs k plain, with the Aggregator and (withNop) with a
-// no-op observer of everything, interleaved, and reports the times and
-// slowdowns.
+// no-op observer of everything, interleaved (plain and analysed in
+// alternating order), and reports the median time per launch of each and
+// the median over iterations of each iteration's slowdown (observed time
+// over that iteration's plain time): a burst of load from elsewhere spoils
+// one iteration's ratio, not the figure.
 func benchAnalysis(b *testing.B, k *benchKernel, withNop bool) {
-	var plain, observed, analysed time.Duration
+	var plain, analysed, observed, slow, nopSlow []float64
 	i := 0
 	for b.Loop() {
+		var p, a time.Duration
 		if i%2 == 0 {
-			plain += k.launch(b, false, nil)
-			analysed += k.launch(b, true, nil)
+			p = k.launch(b, false, nil)
+			a = k.launch(b, true, nil)
 		} else {
-			analysed += k.launch(b, true, nil)
-			plain += k.launch(b, false, nil)
+			a = k.launch(b, true, nil)
+			p = k.launch(b, false, nil)
 		}
+		plain = append(plain, p.Seconds()*1000)
+		analysed = append(analysed, a.Seconds()*1000)
+		slow = append(slow, float64(a)/float64(p))
 		if withNop {
-			observed += k.launch(b, false, nopObserver{})
+			o := k.launch(b, false, nopObserver{})
+			observed = append(observed, o.Seconds()*1000)
+			nopSlow = append(nopSlow, float64(o)/float64(p))
 		}
 		i++
 	}
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
-	b.ReportMetric(ms(plain), "ms-plain/op")
-	b.ReportMetric(ms(analysed), "ms-analysed/op")
-	b.ReportMetric(float64(analysed)/float64(plain), "slowdown")
+	b.ReportMetric(median(plain), "ms-plain/op")
+	b.ReportMetric(median(analysed), "ms-analysed/op")
+	b.ReportMetric(median(slow), "slowdown")
 	if withNop {
-		b.ReportMetric(ms(observed), "ms-nop-observer/op")
-		b.ReportMetric(float64(observed)/float64(plain), "nop-slowdown")
+		b.ReportMetric(median(observed), "ms-nop-observer/op")
+		b.ReportMetric(median(nopSlow), "nop-slowdown")
 	}
+}
+
+// median returns the median of xs (0 for none); it sorts xs.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // BenchmarkALULoopAnalysis: the BenchmarkALULoop kernel (256 threads,

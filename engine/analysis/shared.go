@@ -165,6 +165,26 @@ func sharedCounted(atomic bool, size int, lanes uint32, off *[32]uint64, pl int)
 // so each phase that has lanes takes one wavefront. It reports false on
 // the first conflict (sharedCost then counts the wavefronts).
 func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, bool) {
+	if size == 4 || size == 2 || size == 1 {
+		// One phase; an aligned access is one word.
+		var first [Banks]uint64
+		used := uint32(0)
+		for m := lanes; m != 0; m &= m - 1 {
+			o := off[trailing(m)]
+			w := o / BankBytes
+			if o&(uint64(size)-1) != 0 {
+				return 0, false // unaligned: the general count handles it
+			}
+			b := w % Banks
+			if used&(1<<b) == 0 {
+				used |= 1 << b
+				first[b] = w
+			} else if first[b] != w {
+				return 0, false
+			}
+		}
+		return 1, true
+	}
 	phases := 0
 	span := uint64(size) - 1
 	for p := 0; p < 32; p += pl {

@@ -8,36 +8,27 @@ import (
 )
 
 // Observed fast paths of 32/64-bit ld/st of .global, .shared and generic
-// (global) addresses: with an observer that asks for accesses, the warp's
-// addresses are computed and checked first (in bounds, aligned, in the
-// allocation or shared memory the fast path serves) and, when every lane
-// passes, the whole warp is recorded in one Access and served from the
-// backing bytes; otherwise the instruction takes the checked path lane by
+// (global) addresses: with an observer that asks for accesses, the whole
+// warp is recorded in one Access and served from the backing bytes when
+// every lane's access is aligned and inside shared memory or one global
+// allocation; otherwise the instruction takes the checked path lane by
 // lane, which reports faults and records each lane. The report is the same
 // either way: lanes in ascending order, each store's old bytes read just
 // before that lane writes (so lanes storing to one word see their
 // predecessors' values).
+//
+// A load checks and reads lane by lane and, at the first lane it cannot
+// serve, gives the Access back and leaves the warp to the checked path,
+// which reads every lane again (the lanes read so far got the values the
+// checked path gives them). When the destination is the address register
+// that would change the addresses, so such a load checks every lane first.
+// A store always checks every lane before it writes any.
 
-// memWarpAddrs computes the address of every lane in mask into addrs.
-func memWarpAddrs(w *Warp, op *Op, mask uint32, addrs *[32]uint64) {
-	off := uint64(op.Off)
-	if op.A < 0 {
-		for m := mask; m != 0; m &= m - 1 {
-			addrs[bits.TrailingZeros32(m)] = off
-		}
-		return
-	}
-	base, am := w.r(op.A), op.Imm
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addrs[l] = off + base[l]&am
-	}
-}
-
-// memSharedAddrs computes the address of every lane in mask into addrs
-// and reports whether every lane's size-byte access is aligned and inside
-// shared memory of n bytes.
-func memSharedAddrs(w *Warp, op *Op, mask uint32, addrs *[32]uint64, size, n uint64) bool {
+// memObservedAddrs computes the address of every lane in mask into
+// acc.Addr and reports whether each is served by the fast path: aligned
+// for size bytes and inside [lo, lo+n) (shared memory, an allocation), and
+// for a generic instruction outside the state-space windows.
+func memObservedAddrs(w *Warp, op *Op, mask uint32, acc *Access, size, lo, n uint64, generic bool) bool {
 	if n < size {
 		return false
 	}
@@ -46,73 +37,81 @@ func memSharedAddrs(w *Warp, op *Op, mask uint32, addrs *[32]uint64, size, n uin
 	if op.A >= 0 {
 		base = w.r(op.A)
 	}
-	bad := false
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		a := off + base[l]&am
-		addrs[l] = a
-		bad = bad || a&(size-1) != 0 || a > limit
+		acc.Addr[l] = a
+		if a&(size-1) != 0 || a-lo > limit || a < lo || generic && memInWindows(a) {
+			return false
+		}
 	}
-	return !bad
+	return true
 }
 
-// memGlobalAlloc returns the allocation that holds every lane's aligned
-// size-byte access, or nil (then the checked path serves the
-// instruction). For a generic instruction an address in a state-space
-// window disqualifies the warp.
-func memGlobalAlloc(w *Warp, addrs *[32]uint64, mask uint32, size uint64, space isa.Space) *Alloc {
-	g := &w.m.Global
-	a := g.last
-	first := addrs[bits.TrailingZeros32(mask)]
-	if a == nil || first < a.Base || first-a.Base >= uint64(len(a.Data)) {
-		if space != isa.Global && memInWindows(first) {
-			return nil
+// memObservedLoad loads size bytes (4 or 8) for every lane in mask from
+// mem at offset address-lo into op.D, recording the addresses in acc; it
+// reports false (acc to be given back) at the first lane outside
+// [lo, lo+len(mem)) or misaligned.
+func memObservedLoad(w *Warp, op *Op, mask uint32, acc *Access, mem []byte, lo uint64, size int, generic bool) bool {
+	us := uint64(size)
+	if op.A >= 0 && op.A == op.D {
+		if !memObservedAddrs(w, op, mask, acc, us, lo, uint64(len(mem)), generic) {
+			return false
 		}
-		if a = g.Find(first, int(size)); a == nil {
-			return nil
+		d := w.r(op.D)
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			o := acc.Addr[l] - lo
+			if size == 4 {
+				d[l] = uint64(binary.LittleEndian.Uint32(mem[o:]))
+			} else {
+				d[l] = binary.LittleEndian.Uint64(mem[o:])
+			}
 		}
+		acc.Lanes |= mask
+		return true
 	}
-	n := uint64(len(a.Data))
-	for m := mask; m != 0; m &= m - 1 {
-		addr := addrs[bits.TrailingZeros32(m)]
-		if addr&(size-1) != 0 || (space != isa.Global && memInWindows(addr)) {
-			return nil
-		}
-		o := addr - a.Base
-		if addr < a.Base || o >= n || o+size > n {
-			return nil
-		}
+	n := uint64(len(mem))
+	if n < us {
+		return false
 	}
-	return a
-}
-
-// memLdObserved loads size bytes (4 or 8) for every lane from mem at
-// offsets addrs[l]-base, recording the addresses in acc.
-func memLdObserved(d *[32]uint64, acc *Access, mem []byte, addrs *[32]uint64, mask uint32, size int, base uint64) {
-	acc.Lanes |= mask
+	off, am, limit := uint64(op.Off), op.Imm, n-us
+	base := &ixZero
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	d := w.r(op.D)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		a := addrs[l]
+		a := off + base[l]&am
+		o := a - lo
+		if a&(us-1) != 0 || o > limit || a < lo || generic && memInWindows(a) {
+			return false
+		}
 		acc.Addr[l] = a
-		o := a - base
 		if size == 4 {
 			d[l] = uint64(binary.LittleEndian.Uint32(mem[o:]))
 		} else {
 			d[l] = binary.LittleEndian.Uint64(mem[o:])
 		}
 	}
+	acc.Lanes |= mask
+	return true
 }
 
-// memStObserved stores size bytes (4 or 8) of every lane's src to mem at
-// offsets addrs[l]-base, recording them in acc (with the old bytes when
-// old is set).
-func memStObserved(src *[32]uint64, acc *Access, mem []byte, addrs *[32]uint64, mask uint32, size int, base uint64, old bool) {
-	acc.Lanes |= mask
+// memObservedStore stores size bytes (4 or 8) of every lane's op.B to mem
+// at offset address-lo after checking every lane, recording the addresses
+// (and, when m.obsOld, the old bytes) in acc; it reports false (nothing
+// written, acc to be given back) when a lane is outside [lo, lo+len(mem))
+// or misaligned.
+func memObservedStore(w *Warp, op *Op, mask uint32, acc *Access, mem []byte, lo uint64, size int, generic bool) bool {
+	if !memObservedAddrs(w, op, mask, acc, uint64(size), lo, uint64(len(mem)), generic) {
+		return false
+	}
+	src, old := w.r(op.B), w.m.obsOld
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		a := addrs[l]
-		acc.Addr[l] = a
-		o := a - base
+		o := acc.Addr[l] - lo
 		if size == 4 {
 			if old {
 				copy(acc.Old[l][:4], mem[o:o+4])
@@ -125,62 +124,73 @@ func memStObserved(src *[32]uint64, acc *Access, mem []byte, addrs *[32]uint64, 
 			binary.LittleEndian.PutUint64(mem[o:], src[l])
 		}
 	}
+	acc.Lanes |= mask
+	return true
+}
+
+// memObservedAlloc returns the allocation the fast path tries for the
+// warp: the one holding the first lane's address (nil: none, or a window
+// address of a generic instruction).
+func memObservedAlloc(w *Warp, op *Op, mask uint32, size int, generic bool) *Alloc {
+	l := bits.TrailingZeros32(mask)
+	first := uint64(op.Off)
+	if op.A >= 0 {
+		first += w.r(op.A)[l] & op.Imm
+	}
+	g := &w.m.Global
+	if a := g.last; a != nil && first >= a.Base && first-a.Base < uint64(len(a.Data)) {
+		return a
+	}
+	if generic && memInWindows(first) {
+		return nil
+	}
+	return g.Find(first, size)
 }
 
 func memLdSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
-	var addrs [32]uint64
-	sh := w.cta.shared
-	if !memSharedAddrs(w, op, mask, &addrs, uint64(size), uint64(len(sh))) {
-		return memLdSlow(w, op, mask, isa.Shared, size)
-	}
 	acc := w.m.warpAccess(w, AccessLoad, isa.Shared, size, false, mask)
-	if acc == nil {
-		return memLdSlow(w, op, mask, isa.Shared, size)
+	if acc != nil {
+		if memObservedLoad(w, op, mask, acc, w.cta.shared, 0, size, false) {
+			return nil
+		}
+		w.m.dropAccess(acc)
 	}
-	memLdObserved(w.r(op.D), acc, sh, &addrs, mask, size, 0)
-	return nil
+	return memLdSlow(w, op, mask, isa.Shared, size)
 }
 
 func memStSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
-	var addrs [32]uint64
-	sh := w.cta.shared
-	if !memSharedAddrs(w, op, mask, &addrs, uint64(size), uint64(len(sh))) {
-		return memStSlow(w, op, mask, isa.Shared, size)
-	}
 	acc := w.m.warpAccess(w, AccessStore, isa.Shared, size, false, mask)
-	if acc == nil {
-		return memStSlow(w, op, mask, isa.Shared, size)
+	if acc != nil {
+		if memObservedStore(w, op, mask, acc, w.cta.shared, 0, size, false) {
+			return nil
+		}
+		w.m.dropAccess(acc)
 	}
-	memStObserved(w.r(op.B), acc, sh, &addrs, mask, size, 0, w.m.obsOld)
-	return nil
+	return memStSlow(w, op, mask, isa.Shared, size)
 }
 
 func memLdGlobalObserved(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
-	var addrs [32]uint64
-	memWarpAddrs(w, op, mask, &addrs)
-	a := memGlobalAlloc(w, &addrs, mask, uint64(size), space)
-	if a == nil {
-		return memLdSlow(w, op, mask, space, size)
+	generic := space == isa.SpaceNone
+	if a := memObservedAlloc(w, op, mask, size, generic); a != nil {
+		if acc := w.m.warpAccess(w, AccessLoad, isa.Global, size, generic, mask); acc != nil {
+			if memObservedLoad(w, op, mask, acc, a.Data, a.Base, size, generic) {
+				return nil
+			}
+			w.m.dropAccess(acc)
+		}
 	}
-	acc := w.m.warpAccess(w, AccessLoad, isa.Global, size, space == isa.SpaceNone, mask)
-	if acc == nil {
-		return memLdSlow(w, op, mask, space, size)
-	}
-	memLdObserved(w.r(op.D), acc, a.Data, &addrs, mask, size, a.Base)
-	return nil
+	return memLdSlow(w, op, mask, space, size)
 }
 
 func memStGlobalObserved(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
-	var addrs [32]uint64
-	memWarpAddrs(w, op, mask, &addrs)
-	a := memGlobalAlloc(w, &addrs, mask, uint64(size), space)
-	if a == nil {
-		return memStSlow(w, op, mask, space, size)
+	generic := space == isa.SpaceNone
+	if a := memObservedAlloc(w, op, mask, size, generic); a != nil {
+		if acc := w.m.warpAccess(w, AccessStore, isa.Global, size, generic, mask); acc != nil {
+			if memObservedStore(w, op, mask, acc, a.Data, a.Base, size, generic) {
+				return nil
+			}
+			w.m.dropAccess(acc)
+		}
 	}
-	acc := w.m.warpAccess(w, AccessStore, isa.Global, size, space == isa.SpaceNone, mask)
-	if acc == nil {
-		return memStSlow(w, op, mask, space, size)
-	}
-	memStObserved(w.r(op.B), acc, a.Data, &addrs, mask, size, a.Base, w.m.obsOld)
-	return nil
+	return memStSlow(w, op, mask, space, size)
 }

@@ -665,7 +665,10 @@ func (m *Machine) retire() bool {
 			}
 			if m.nextCTA >= m.numCTAs {
 				kept = append(kept, c)
-			} else if m.obs == nil {
+			} else if !m.obsEvery {
+				// Reuse its memory for the next CTA, unless an observer
+				// follows every step (a debugger, which may keep the
+				// CTAs it was shown and look at them later).
 				m.free = append(m.free, c)
 			}
 			continue

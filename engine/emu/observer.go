@@ -374,7 +374,8 @@ func (m *Machine) newAccess(w *Warp, kind AccessKind, sp isa.Space, size int, ge
 // lane by lane), or nil when they would not all join the same one (a lane
 // is already in the latest matching Access). sp is resolved (never
 // SharedCluster); generic: the instruction addressed memory generically.
-// The caller sets Lanes, Addr and (when m.obsOld) Old.
+// The caller sets Addr, (when m.obsOld) Old and then Lanes, or gives the
+// Access back with dropAccess.
 func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, generic bool, lanes uint32) *Access {
 	m.openStep()
 	in := &m.info
@@ -393,6 +394,15 @@ func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, g
 		}
 	}
 	return m.newAccess(w, kind, sp, size, generic)
+}
+
+// dropAccess takes back an Access that warpAccess returned when the caller
+// recorded no lane in it after all.
+func (m *Machine) dropAccess(a *Access) {
+	in := &m.info
+	if n := len(in.Accesses); a.Lanes == 0 && n > 0 && a == &in.Accesses[n-1] {
+		in.Accesses = in.Accesses[:n-1]
+	}
 }
 
 // recordAccess adds lane's access to the current instruction's report.

@@ -92,7 +92,8 @@ func observedRun(t *testing.T, src string, block, n int, checked bool, obs ...Ob
 // obsKernel exercises the observed ld/st paths: 32- and 64-bit .shared,
 // .global and generic (global and shared) accesses, partial masks, lanes
 // storing to one word (each store's old bytes are its predecessor's
-// value), a load whose destination is its address register, divergence,
+// value), a load whose destination is its address register, a generic
+// load and store whose lanes address global and shared memory, divergence,
 // barriers and a shuffle. With bad set, lane 5 of the last global store
 // writes past the buffer.
 func obsKernel(bad bool) string {
@@ -136,6 +137,10 @@ func obsKernel(bad bool) string {
 	add.u64 %rd6, %rd5, %rd6;
 	ld.u32 %r8, [%rd6];                   // generic shared
 	st.u32 [%rd6+128], %r8;
+	setp.lt.u32 %q2, %r1, 20;
+	selp.b64 %rd8, %rd3, %rd6, %q2;
+	ld.u32 %r8, [%rd8];                   // generic: lanes 0-19 global, the rest shared
+	st.u32 [%rd8+64], %r8;
 	mov.u32 %r9, %r4;
 	ld.shared.u32 %r9, [%r9];             // destination = address
 	shfl.sync.bfly.b32 %r10, %r9, 1, 31, -1;
