@@ -9,8 +9,10 @@ import (
 )
 
 // Aggregator is an emu.Observer that applies the shared- and global-memory
-// models to every warp-instruction and sums them per instruction. Install
-// it with Machine.SetObserver; Lines gives the per-source-line table.
+// models to every warp-instruction that accesses memory and sums them per
+// instruction. Install it with Machine.SetObserver or AddObserver; Lines
+// gives the per-source-line table. It asks only for accesses
+// (emu.SelectiveObserver), so the emulator reports nothing else to it.
 type Aggregator struct {
 	prog *emu.Program
 	pcs  []PCStats
@@ -46,11 +48,90 @@ func NewAggregator(prog *emu.Program) *Aggregator {
 	return &Aggregator{prog: prog, pcs: make([]PCStats, len(prog.Ops))}
 }
 
+// Observes implements emu.SelectiveObserver: the aggregator uses only the
+// accesses' addresses, so the emulator skips every other report.
+func (g *Aggregator) Observes() emu.ObserveFlags { return emu.ObserveAccesses }
+
 // Step implements emu.Observer.
 func (g *Aggregator) Step(in *emu.StepInfo) {
 	if len(in.Accesses) == 0 || in.PC < 0 || in.PC >= len(g.pcs) {
 		return
 	}
+	if !oneGroupEach(in.Accesses) {
+		g.stepMerged(in)
+		return
+	}
+	// Each access is one WarpAccess of its own (what FromStep would
+	// return): apply the models to the report in place.
+	s := &g.pcs[in.PC]
+	counted := false
+	for i := range in.Accesses {
+		a := &in.Accesses[i]
+		if sp := modelSpace(a.Space); sp != isa.SpaceNone && a.Size > 0 {
+			s.count(sp, a.Kind, a.Size, a.Lanes, &a.Addr)
+			counted = true
+		}
+	}
+	if counted {
+		s.Executions++
+	}
+}
+
+// count adds one warp access to s: size bytes of space (isa.Shared or
+// isa.Global) by every lane in lanes at offsets off[lane].
+func (s *PCStats) count(space isa.Space, kind emu.AccessKind, size int, lanes uint32, off *[32]uint64) {
+	switch space {
+	case isa.Shared:
+		c := sharedCost(kind, size, lanes, off)
+		s.Shared = true
+		s.Wavefronts += int64(c.Wavefronts)
+		s.IdealWavefronts += int64(c.Ideal)
+	case isa.Global:
+		c := globalCost(size, lanes, off)
+		s.Global = true
+		s.Sectors += int64(c.Sectors)
+		s.Lines += int64(c.Lines)
+		s.BytesRequested += int64(c.Requested)
+	}
+}
+
+// oneGroupEach reports whether no two of the shared- and global-memory
+// accesses in as have the same kind, space and size, so that FromStep
+// would merge none of them.
+func oneGroupEach(as []emu.Access) bool {
+	if len(as) == 1 {
+		return true
+	}
+	for i := range as {
+		a := &as[i]
+		si := modelSpace(a.Space)
+		if si == isa.SpaceNone || a.Size <= 0 {
+			continue
+		}
+		for j := i + 1; j < len(as); j++ {
+			b := &as[j]
+			if b.Kind == a.Kind && b.Size == a.Size && modelSpace(b.Space) == si {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// modelSpace returns the space whose model applies to an access of sp
+// (isa.SpaceNone: neither).
+func modelSpace(sp isa.Space) isa.Space {
+	switch sp {
+	case isa.Global:
+		return isa.Global
+	case isa.Shared, isa.SharedCluster:
+		return isa.Shared
+	}
+	return isa.SpaceNone
+}
+
+// stepMerged aggregates a step whose accesses FromStep merges.
+func (g *Aggregator) stepMerged(in *emu.StepInfo) {
 	g.buf = FromStep(in, g.buf[:0])
 	if len(g.buf) == 0 {
 		return
@@ -59,19 +140,7 @@ func (g *Aggregator) Step(in *emu.StepInfo) {
 	s.Executions++
 	for i := range g.buf {
 		a := &g.buf[i]
-		switch a.Space {
-		case isa.Shared:
-			c := SharedWavefronts(a)
-			s.Shared = true
-			s.Wavefronts += int64(c.Wavefronts)
-			s.IdealWavefronts += int64(c.Ideal)
-		case isa.Global:
-			c := GlobalSectors(a)
-			s.Global = true
-			s.Sectors += int64(c.Sectors)
-			s.Lines += int64(c.Lines)
-			s.BytesRequested += int64(c.Requested)
-		}
+		s.count(a.Space, a.Kind, a.Size, a.Lanes, &a.Offset)
 	}
 }
 

@@ -3,6 +3,9 @@ package analysis
 import (
 	"context"
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,22 +36,8 @@ func run(t testing.TB, src string, block, n int) *Aggregator {
 	return g
 }
 
-// line returns the table row whose instruction starts with prefix.
-func line(t *testing.T, rows []LineStats, prefix string) LineStats {
-	t.Helper()
-	for _, r := range rows {
-		if strings.HasPrefix(r.Instruction, prefix) {
-			return r
-		}
-	}
-	t.Fatalf("no line %q in %+v", prefix, rows)
-	return LineStats{}
-}
-
-func TestAggregatorKernel(t *testing.T) {
-	// One warp: shared accesses direct and through generic addresses,
-	// vectors, an atomic, a cp.async and global loads.
-	src := `.version 8.0
+// aggregatorKernel is TestAggregatorKernel's kernel.
+const aggregatorKernel = `.version 8.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 p) {
@@ -84,6 +73,23 @@ func TestAggregatorKernel(t *testing.T) {
 	cp.async.wait_all;
 	ret;
 }`
+
+// line returns the table row whose instruction starts with prefix.
+func line(t *testing.T, rows []LineStats, prefix string) LineStats {
+	t.Helper()
+	for _, r := range rows {
+		if strings.HasPrefix(r.Instruction, prefix) {
+			return r
+		}
+	}
+	t.Fatalf("no line %q in %+v", prefix, rows)
+	return LineStats{}
+}
+
+func TestAggregatorKernel(t *testing.T) {
+	// One warp: shared accesses direct and through generic addresses,
+	// vectors, an atomic, a cp.async and global loads.
+	src := aggregatorKernel
 	g := run(t, src, 32, 2048)
 	rows := g.Lines()
 	check := func(prefix string, space string, execs, wave, ideal, sectors, bytes int64) {
@@ -135,9 +141,8 @@ func TestAggregatorKernel(t *testing.T) {
 }
 
 // ldmatrix through the emulator: rows of a 128-byte-wide tile, unswizzled
-// (8-way per matrix) and swizzled (conflict-free).
-func TestAggregatorLdmatrix(t *testing.T) {
-	src := `.version 8.0
+// ldmatrixKernel is TestAggregatorLdmatrix's kernel.
+const ldmatrixKernel = `.version 8.0
 .target sm_80
 .address_size 64
 .visible .entry k(.param .u64 p) {
@@ -159,6 +164,10 @@ func TestAggregatorLdmatrix(t *testing.T) {
 	ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%a0, %a1, %a2, %a3}, [%r9];
 	ret;
 }`
+
+// (8-way per matrix) and swizzled (conflict-free).
+func TestAggregatorLdmatrix(t *testing.T) {
+	src := ldmatrixKernel
 	g := run(t, src, 32, 16)
 	rows := g.Lines()
 	plain := line(t, rows, "ldmatrix.sync.aligned.m8n8.x4.shared")
@@ -168,5 +177,92 @@ func TestAggregatorLdmatrix(t *testing.T) {
 	sw := line(t, rows, "ldmatrix.sync.aligned.m8n8.x4.trans")
 	if sw.Wavefronts != 4 || sw.IdealWavefronts != 4 || sw.ConflictDegree() != 1 {
 		t.Errorf("swizzled: %+v, want 4 wavefronts of ideal 4", sw)
+	}
+}
+
+// fullObserver hides the Aggregator's Observes: the machine reports
+// everything to it.
+type fullObserver struct{ g *Aggregator }
+
+func (f fullObserver) Step(in *emu.StepInfo) { f.g.Step(in) }
+
+// mergedOnly aggregates every step through FromStep.
+type mergedOnly struct{ g *Aggregator }
+
+func (o mergedOnly) Step(in *emu.StepInfo) {
+	if len(in.Accesses) > 0 && in.PC >= 0 && in.PC < len(o.g.pcs) {
+		o.g.stepMerged(in)
+	}
+}
+
+// The Aggregator's sums do not depend on how it is installed: asking for
+// accesses only (the emulator then takes its observed fast paths and
+// reports nothing else), as an observer of everything, or aggregating
+// every step through FromStep; the kernels cover fast-path loads and
+// stores, generic, vector, atomic, cp.async and ldmatrix accesses, a
+// divergent loop and a barrier.
+func TestAggregatorInstalledAnyWay(t *testing.T) {
+	tiled, err := os.ReadFile(filepath.Join("..", "emu", "testdata", "sgemm.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels := []struct {
+		src         string
+		grid, block [3]int
+		n           int
+	}{
+		{aggregatorKernel, [3]int{1, 1, 1}, [3]int{32, 1, 1}, 2048},
+		{ldmatrixKernel, [3]int{1, 1, 1}, [3]int{32, 1, 1}, 16},
+		{string(tiled), [3]int{2, 2, 1}, [3]int{16, 16, 1}, 3 * 4 * 32 * 32},
+	}
+	for i, k := range kernels {
+		s := ptx.NewSource("t.ptx", []byte(k.src))
+		prog, diags := emu.CompileSource(s)
+		if prog == nil {
+			t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+		}
+		var sums [3][]PCStats
+		for way := range sums {
+			m, err := emu.NewMachine(prog, "k", emu.Config{Grid: k.grid, Block: k.block})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := m.Global.Alloc("buf", k.n, 256)
+			p := m.Params()
+			if i == 2 {
+				// The tiled SGEMM: three 32×32 matrices and n = 32.
+				for j := 0; j < 3; j++ {
+					binary.LittleEndian.PutUint64(p[8*j:], a.Base+uint64(j*4*32*32))
+				}
+				binary.LittleEndian.PutUint32(p[24:], 32)
+			} else {
+				binary.LittleEndian.PutUint64(p, a.Base)
+			}
+			g := NewAggregator(prog)
+			switch way {
+			case 0:
+				m.SetObserver(g)
+			case 1:
+				m.SetObserver(fullObserver{g})
+			case 2:
+				m.SetObserver(mergedOnly{g})
+			}
+			if r := m.Run(context.Background()); r != emu.StopDone {
+				t.Fatalf("kernel %d: stop %v: %v", i, r, m.Fault())
+			}
+			sums[way] = g.pcs
+		}
+		if !slices.Equal(sums[0], sums[1]) || !slices.Equal(sums[0], sums[2]) {
+			t.Errorf("kernel %d: sums differ:\nselective %+v\nfull      %+v\nmerged    %+v", i, sums[0], sums[1], sums[2])
+		}
+		executed := 0
+		for _, s := range sums[0] {
+			if s.Executions > 0 {
+				executed++
+			}
+		}
+		if executed < 2 {
+			t.Errorf("kernel %d: %d instructions aggregated", i, executed)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,50 +14,56 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
-// tiledSGEMM is the shared-memory benchmark kernel of engine/emu
-// (BenchmarkTiledSGEMM, engine/emu/testdata/sgemm.ptx): a 128×128×128
-// SGEMM with 16×16 shared tiles.
-func tiledSGEMM(b *testing.B) string {
-	src, err := os.ReadFile(filepath.Join("..", "emu", "testdata", "sgemm.ptx"))
+// The analysis-cost benchmarks run an engine/emu benchmark kernel
+// (engine/emu/testdata) plain and observed, interleaved in every
+// iteration (the order alternating), and report the median time per launch
+// of each and the median slowdown (observed over plain) as custom metrics.
+// On a shared, noisy machine the ratio within one iteration is the robust
+// figure.
+
+// benchKernel is a benchmark launch: a compiled kernel "k", its grid and
+// block, how to set up its memory and parameters, and the number of
+// source lines the Aggregator must report for it.
+type benchKernel struct {
+	prog        *emu.Program
+	grid, block [3]int
+	setup       func(m *emu.Machine)
+	lines       int
+}
+
+// loadKernel compiles engine/emu/testdata/name.
+func loadKernel(b *testing.B, name string) *emu.Program {
+	src, err := os.ReadFile(filepath.Join("..", "emu", "testdata", name))
 	if err != nil {
 		b.Fatal(err)
 	}
-	return string(src)
+	s := ptx.NewSource(name, src)
+	prog, diags := emu.CompileSource(s)
+	if prog == nil {
+		b.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+	}
+	return prog
 }
 
-// runSGEMM runs the kernel once, with an Aggregator when analyze is set,
-// and returns the time it took.
-func runSGEMM(b *testing.B, prog *emu.Program, analyze bool) time.Duration {
-	return runSGEMMWith(b, prog, analyze, nil)
-}
-
-// nopObserver observes and does nothing: the emulator's own cost of
-// reporting every access.
+// nopObserver observes everything and does nothing with it: what the
+// emulator's full report (every step, old bytes, events) costs by itself.
 type nopObserver struct{}
 
 func (nopObserver) Step(*emu.StepInfo) {}
 
-func runSGEMMWith(b *testing.B, prog *emu.Program, analyze bool, obs emu.Observer) time.Duration {
-	const n = 128
-	m, err := emu.NewMachine(prog, "k", emu.Config{Grid: [3]int{n / 16, n / 16, 1}, Block: [3]int{16, 16, 1}})
+// launch runs k once: plain (obs nil), with an Aggregator (analyze) or
+// with obs, and returns the time the run took.
+func (k *benchKernel) launch(b *testing.B, analyze bool, obs emu.Observer) time.Duration {
+	m, err := emu.NewMachine(k.prog, "k", emu.Config{Grid: k.grid, Block: k.block})
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := m.Params()
-	for i := 0; i < 3; i++ {
-		a := m.Global.Alloc("buf", 4*n*n, 256)
-		for k := 0; k < n*n; k++ {
-			binary.LittleEndian.PutUint32(a.Data[4*k:], math.Float32bits(float32((k*7+i)%13)*0.25))
-		}
-		binary.LittleEndian.PutUint64(p[8*i:], a.Base)
-	}
-	binary.LittleEndian.PutUint32(p[24:], n)
+	k.setup(m)
 	var g *Aggregator
 	if analyze {
-		g = NewAggregator(prog)
+		g = NewAggregator(k.prog)
 		m.SetObserver(g)
-	}
-	if obs != nil {
+	} else if obs != nil {
 		m.SetObserver(obs)
 	}
 	start := time.Now()
@@ -64,33 +71,101 @@ func runSGEMMWith(b *testing.B, prog *emu.Program, analyze bool, obs emu.Observe
 		b.Fatalf("stop %v: %v", r, m.Fault())
 	}
 	d := time.Since(start)
-	if g != nil && len(g.Lines()) != 7 {
-		b.Fatalf("%d analysed lines, want 7", len(g.Lines()))
+	if g != nil {
+		if n := len(g.Lines()); n != k.lines {
+			b.Fatalf("%d analysed lines, want %d", n, k.lines)
+		}
 	}
 	return d
 }
 
-// BenchmarkTiledSGEMMAnalysis runs the tiled SGEMM without an observer,
-// with an observer that does nothing (what the emulator's access reports
-// cost by themselves) and with the Aggregator, and reports the times per
-// launch and the slowdown (analysed over plain).
-func BenchmarkTiledSGEMMAnalysis(b *testing.B) {
-	s := ptx.NewSource("bench.ptx", []byte(tiledSGEMM(b)))
-	prog, diags := emu.CompileSource(s)
-	if prog == nil {
-		b.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
-	}
-	var plain, observed, analysed time.Duration
+// benchAnalysis runs k plain, with the Aggregator and (withNop) with a
+// no-op observer of everything, interleaved (plain and analysed in
+// alternating order), and reports the median time per launch of each and
+// the median over iterations of each iteration's slowdown (observed time
+// over that iteration's plain time): a burst of load from elsewhere spoils
+// one iteration's ratio, not the figure.
+func benchAnalysis(b *testing.B, k *benchKernel, withNop bool) {
+	var plain, analysed, observed, slow, nopSlow []float64
+	i := 0
 	for b.Loop() {
-		plain += runSGEMM(b, prog, false)
-		observed += runSGEMMWith(b, prog, false, nopObserver{})
-		analysed += runSGEMM(b, prog, true)
+		var p, a time.Duration
+		if i%2 == 0 {
+			p = k.launch(b, false, nil)
+			a = k.launch(b, true, nil)
+		} else {
+			a = k.launch(b, true, nil)
+			p = k.launch(b, false, nil)
+		}
+		plain = append(plain, p.Seconds()*1000)
+		analysed = append(analysed, a.Seconds()*1000)
+		slow = append(slow, float64(a)/float64(p))
+		if withNop {
+			o := k.launch(b, false, nopObserver{})
+			observed = append(observed, o.Seconds()*1000)
+			nopSlow = append(nopSlow, float64(o)/float64(p))
+		}
+		i++
 	}
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
-	b.ReportMetric(ms(plain), "ms-plain/op")
-	b.ReportMetric(ms(observed), "ms-nop-observer/op")
-	b.ReportMetric(ms(analysed), "ms-analysed/op")
-	b.ReportMetric(float64(analysed)/float64(plain), "slowdown")
+	b.ReportMetric(median(plain), "ms-plain/op")
+	b.ReportMetric(median(analysed), "ms-analysed/op")
+	b.ReportMetric(median(slow), "slowdown")
+	if withNop {
+		b.ReportMetric(median(observed), "ms-nop-observer/op")
+		b.ReportMetric(median(nopSlow), "nop-slowdown")
+	}
+}
+
+// median returns the median of xs (0 for none); it sorts xs.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// BenchmarkALULoopAnalysis: the BenchmarkALULoop kernel (256 threads,
+// 2,000 iterations of 8 integer instructions, one global store each at
+// the end) plain and with the Aggregator.
+func BenchmarkALULoopAnalysis(b *testing.B) {
+	k := &benchKernel{
+		prog: loadKernel(b, "aluloop.ptx"), grid: [3]int{1, 1, 1}, block: [3]int{256, 1, 1},
+		setup: func(m *emu.Machine) {
+			a := m.Global.Alloc("out", 1024, 256)
+			binary.LittleEndian.PutUint64(m.Params(), a.Base)
+		},
+		lines: 1, // the store
+	}
+	benchAnalysis(b, k, false)
+}
+
+// BenchmarkTiledSGEMMAnalysis: the BenchmarkTiledSGEMM kernel (128×128×128
+// SGEMM with 16×16 shared tiles) plain, with the Aggregator and with a
+// no-op observer of everything (what the full report that history records
+// costs).
+func BenchmarkTiledSGEMMAnalysis(b *testing.B) {
+	const n = 128
+	k := &benchKernel{
+		prog: loadKernel(b, "sgemm.ptx"), grid: [3]int{n / 16, n / 16, 1}, block: [3]int{16, 16, 1},
+		setup: func(m *emu.Machine) {
+			p := m.Params()
+			for i := 0; i < 3; i++ {
+				a := m.Global.Alloc("buf", 4*n*n, 256)
+				for k := 0; k < n*n; k++ {
+					binary.LittleEndian.PutUint32(a.Data[4*k:], math.Float32bits(float32((k*7+i)%13)*0.25))
+				}
+				binary.LittleEndian.PutUint64(p[8*i:], a.Base)
+			}
+			binary.LittleEndian.PutUint32(p[24:], n)
+		},
+		lines: 7,
+	}
+	benchAnalysis(b, k, true)
 }
 
 // BenchmarkTiledSGEMMChecker runs the tiled SGEMM without an observer and

@@ -1,5 +1,7 @@
 package analysis
 
+import "math/bits"
+
 // The global-memory model: memory moves between DRAM/L2 and the SM in
 // 32-byte sectors, grouped in 128-byte cache lines. A warp access needs
 // every sector that holds a byte one of its lanes asked for; the bytes it
@@ -38,26 +40,45 @@ func (c GlobalCost) Efficiency() float64 {
 
 // GlobalSectors applies the model to a (its Space is not checked).
 func GlobalSectors(a *WarpAccess) GlobalCost {
+	return globalCost(a.Size, a.Lanes, &a.Offset)
+}
+
+// globalCost applies the model to the access of size bytes by every lane
+// in lanes at addresses off[lane].
+func globalCost(size int, lanes uint32, off *[32]uint64) GlobalCost {
 	var c GlobalCost
-	if a.Lanes == 0 || a.Size <= 0 {
+	if lanes == 0 || size <= 0 {
 		return c
 	}
 	// At most 32 lanes × 2 sectors (16-byte accesses are aligned, but a
-	// wider or unaligned access can straddle), so a small list suffices.
+	// wider or unaligned access can straddle), so a small list suffices;
+	// neighbouring lanes mostly share a sector and line, which is checked
+	// first.
 	var secBuf, lineBuf [64]uint64
 	secs, lines := secBuf[:0], lineBuf[:0]
-	for m := a.Lanes; m != 0; m &= m - 1 {
-		l := trailing(m)
-		c.Requested += a.Size
-		lo, hi := a.Offset[l], a.Offset[l]+uint64(a.Size)-1
-		for s := lo / SectorBytes; s <= hi/SectorBytes; s++ {
-			if !contains(secs, s) {
-				secs = append(secs, s)
+	lastSec, lastLine := ^uint64(0), ^uint64(0)
+	c.Requested = bits.OnesCount32(lanes) * size
+	span := uint64(size) - 1
+	for m := lanes; m != 0; m &= m - 1 {
+		lo := off[trailing(m)]
+		sLo, sHi := lo/SectorBytes, (lo+span)/SectorBytes
+		if sLo == lastSec && sHi == lastSec {
+			continue // the previous lane's sector, and so its line
+		}
+		for s := sLo; s <= sHi; s++ {
+			if s != lastSec {
+				lastSec = s
+				if !contains(secs, s) {
+					secs = append(secs, s)
+				}
 			}
 		}
-		for ln := lo / LineBytes; ln <= hi/LineBytes; ln++ {
-			if !contains(lines, ln) {
-				lines = append(lines, ln)
+		for ln := lo / LineBytes; ln <= (lo+span)/LineBytes; ln++ {
+			if ln != lastLine {
+				lastLine = ln
+				if !contains(lines, ln) {
+					lines = append(lines, ln)
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"math/bits"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
@@ -207,5 +209,58 @@ func TestGlobalSectors(t *testing.T) {
 					c, c.Efficiency(), tc.sectors, tc.lines, tc.bytes, tc.eff)
 			}
 		})
+	}
+}
+
+// The models' shortcuts (the conflict-free check of shared accesses,
+// neighbouring lanes in one sector for global ones) agree with the full
+// count on random accesses: sizes 1 to 32 bytes, random lanes, offsets
+// clustered so that broadcasts, conflicts, shared sectors and straddling
+// accesses all occur.
+func TestModelShortcutsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	sizes := []int{1, 2, 4, 8, 16, 32, 12}
+	for i := 0; i < 20000; i++ {
+		size := sizes[rng.IntN(len(sizes))]
+		lanes := rng.Uint32()
+		if i%4 == 0 {
+			lanes = all
+		}
+		kind := emu.AccessKind(rng.IntN(3))
+		span := uint64(1) << (4 + rng.IntN(10))
+		stride := uint64(rng.IntN(5)) * uint64(size)
+		var off [32]uint64
+		for l := range off {
+			o := uint64(l) * stride
+			if rng.IntN(3) == 0 {
+				o = rng.Uint64N(span)
+			}
+			if i%2 == 0 {
+				o &^= uint64(min(size, 16) - 1) // aligned, as the emulator's accesses are
+			}
+			off[l] = 4096 + o
+		}
+		got := sharedCost(kind, size, lanes, &off)
+		want := 0
+		if lanes != 0 {
+			want = sharedCounted(kind == emu.AccessAtomic, size, lanes, &off, phaseLanes(size))
+		}
+		if got.Wavefronts != want {
+			t.Fatalf("shared %d: kind %d size %d lanes %#x offsets %v: %d wavefronts, full count %d", i, kind, size, lanes, off, got.Wavefronts, want)
+		}
+		// Global: every sector and line of every byte, in a map.
+		secs, lns := map[uint64]bool{}, map[uint64]bool{}
+		for l := range 32 {
+			if lanes>>l&1 == 0 {
+				continue
+			}
+			for b := off[l]; b < off[l]+uint64(size); b++ {
+				secs[b/SectorBytes], lns[b/LineBytes] = true, true
+			}
+		}
+		g := globalCost(size, lanes, &off)
+		if g.Sectors != len(secs) || g.Lines != len(lns) || g.Requested != bits.OnesCount32(lanes)*size {
+			t.Fatalf("global %d: size %d lanes %#x offsets %v: %+v, want %d sectors %d lines", i, size, lanes, off, g, len(secs), len(lns))
+		}
 	}
 }

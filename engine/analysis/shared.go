@@ -96,17 +96,35 @@ func (c SharedCost) Degree() float64 {
 
 // SharedWavefronts applies the model to a (its Space is not checked).
 func SharedWavefronts(a *WarpAccess) SharedCost {
-	if a.Lanes == 0 || a.Size <= 0 {
+	return sharedCost(a.Kind, a.Size, a.Lanes, &a.Offset)
+}
+
+// sharedCost applies the model to the access of size bytes by every lane
+// in lanes at offsets off[lane].
+func sharedCost(kind emu.AccessKind, size int, lanes uint32, off *[32]uint64) SharedCost {
+	if lanes == 0 || size <= 0 {
 		return SharedCost{}
 	}
-	active := bits.OnesCount32(a.Lanes)
-	ideal := (active*a.Size + Banks*BankBytes - 1) / (Banks * BankBytes)
-	pl := phaseLanes(a.Size)
+	active := bits.OnesCount32(lanes)
+	ideal := (active*size + Banks*BankBytes - 1) / (Banks * BankBytes)
+	pl := phaseLanes(size)
+	atomic := kind == emu.AccessAtomic
+	if !atomic {
+		if phases, ok := sharedConflictFree(size, lanes, off, pl); ok {
+			return SharedCost{Wavefronts: phases, Ideal: max(ideal, 1)}
+		}
+	}
+	return SharedCost{Wavefronts: sharedCounted(atomic, size, lanes, off, pl), Ideal: max(ideal, 1)}
+}
+
+// sharedCounted counts the wavefronts of an access with pl lanes per
+// phase: the sum over its phases of the most distinct words one bank must
+// deliver.
+func sharedCounted(atomic bool, size int, lanes uint32, off *[32]uint64, pl int) int {
 	total := 0
-	atomic := a.Kind == emu.AccessAtomic
 	var extra [64]uint64 // words beyond each bank's first, in this phase
 	for p := 0; p < 32; p += pl {
-		mask := a.Lanes & phaseMask(p, pl)
+		mask := lanes & phaseMask(p, pl)
 		if mask == 0 {
 			continue
 		}
@@ -120,8 +138,8 @@ func SharedWavefronts(a *WarpAccess) SharedCost {
 		worst := 0
 		for m := mask; m != 0; m &= m - 1 {
 			l := trailing(m)
-			lo := a.Offset[l] / BankBytes
-			hi := (a.Offset[l] + uint64(a.Size) - 1) / BankBytes
+			lo := off[l] / BankBytes
+			hi := (off[l] + uint64(size) - 1) / BankBytes
 			for w := lo; w <= hi; w++ {
 				b := int(w % Banks)
 				switch {
@@ -139,7 +157,59 @@ func SharedWavefronts(a *WarpAccess) SharedCost {
 		}
 		total += worst
 	}
-	return SharedCost{Wavefronts: total, Ideal: max(ideal, 1)}
+	return total
+}
+
+// sharedConflictFree counts the phases of a load or store that has no
+// bank conflict: every bank delivers at most one distinct word per phase,
+// so each phase that has lanes takes one wavefront. It reports false on
+// the first conflict (sharedCost then counts the wavefronts).
+func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, bool) {
+	if size == 4 || size == 2 || size == 1 {
+		// One phase; an aligned access is one word.
+		var first [Banks]uint64
+		used := uint32(0)
+		for m := lanes; m != 0; m &= m - 1 {
+			o := off[trailing(m)]
+			w := o / BankBytes
+			if o&(uint64(size)-1) != 0 {
+				return 0, false // unaligned: the general count handles it
+			}
+			b := w % Banks
+			if used&(1<<b) == 0 {
+				used |= 1 << b
+				first[b] = w
+			} else if first[b] != w {
+				return 0, false
+			}
+		}
+		return 1, true
+	}
+	phases := 0
+	span := uint64(size) - 1
+	for p := 0; p < 32; p += pl {
+		mask := lanes & phaseMask(p, pl)
+		if mask == 0 {
+			continue
+		}
+		phases++
+		var first [Banks]uint64
+		used := uint32(0)
+		for m := mask; m != 0; m &= m - 1 {
+			o := off[trailing(m)]
+			hi := (o + span) / BankBytes
+			for w := o / BankBytes; w <= hi; w++ {
+				bit := uint32(1) << (w % Banks)
+				if used&bit == 0 {
+					used |= bit
+					first[w%Banks] = w
+				} else if first[w%Banks] != w {
+					return 0, false
+				}
+			}
+		}
+	}
+	return phases, true
 }
 
 func phaseMask(first, n int) uint32 {

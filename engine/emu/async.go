@@ -90,7 +90,8 @@ func (w *Warp) issueCopy(pc, lane int, src, dst uint64, size int, data *[16]byte
 	}
 	a := w.async
 	a.copies = append(a.copies, AsyncCopy{PC: pc, Lane: lane, Src: src, Dst: dst, Size: size, Group: a.committed[lane], Data: *data})
-	if w.m.obs != nil {
+	if w.m.obsAcc {
+		w.m.openStep()
 		w.m.info.Issued = append(w.m.info.Issued, a.copies[len(a.copies)-1])
 	}
 }

@@ -51,32 +51,10 @@ func benchLaunch(b *testing.B, src string, grid, block [3]int, bufs []int, init 
 	b.ReportMetric(float64(warpInstr)/sec, "warp-inst/s")
 }
 
-// An integer ALU loop: 256 threads, 2000 iterations of 8 instructions.
+// An integer ALU loop: 256 threads, 2000 iterations of 8 instructions
+// (testdata/aluloop.ptx).
 func BenchmarkALULoop(b *testing.B) {
-	src := `.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 out) {
-	.reg .u32 %r<10>; .reg .u64 %rd<4>; .reg .pred %p;
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r2, 0;
-	mov.u32 %r3, 0;
-LOOP:
-	add.u32 %r3, %r3, %r1;
-	xor.b32 %r4, %r3, 0x5bd1e995;
-	mad.lo.u32 %r3, %r4, 3, %r2;
-	shl.b32 %r5, %r3, 3;
-	or.b32 %r3, %r5, %r1;
-	add.u32 %r2, %r2, 1;
-	setp.lt.u32 %p, %r2, 2000;
-	@%p bra LOOP;
-	ld.param.u64 %rd1, [out];
-	mul.wide.u32 %rd2, %r1, 4;
-	add.u64 %rd3, %rd1, %rd2;
-	st.global.u32 [%rd3], %r3;
-	ret;
-}`
-	benchLaunch(b, src, [3]int{1, 1, 1}, [3]int{256, 1, 1}, []int{1024}, nil)
+	benchLaunch(b, readTestdata(b, "aluloop.ptx"), [3]int{1, 1, 1}, [3]int{256, 1, 1}, []int{1024}, nil)
 }
 
 // saxpy over 1<<18 elements in 1024 CTAs of 256 threads.
@@ -118,7 +96,7 @@ DONE:
 
 // A 16x16-tiled SGEMM (C = A*B, 128x128) with shared memory and bar.sync.
 func BenchmarkTiledSGEMM(b *testing.B) {
-	src := readSGEMM(b)
+	src := readTestdata(b, "sgemm.ptx")
 	const n = 128
 	benchLaunch(b, src, [3]int{n / 16, n / 16, 1}, [3]int{16, 16, 1}, []int{4 * n * n, 4 * n * n, 4 * n * n}, func(i int, d []byte) {
 		for k := 0; k < n*n; k++ {
@@ -197,9 +175,9 @@ REP:
 	benchLaunch(b, src, [3]int{4, 1, 1}, [3]int{256, 1, 1}, []int{4 * 256}, nil)
 }
 
-// readSGEMM reads testdata/sgemm.ptx, the tiled SGEMM kernel.
-func readSGEMM(b *testing.B) string {
-	src, err := os.ReadFile(filepath.Join("testdata", "sgemm.ptx"))
+// readTestdata reads a benchmark kernel from testdata.
+func readTestdata(b *testing.B, name string) string {
+	src, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		b.Fatal(err)
 	}

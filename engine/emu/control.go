@@ -68,8 +68,8 @@ func execBra(w *Warp, op *Op, emask uint32) *Fault {
 // runs from its pc (the last group first).
 func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
 	i := len(w.stack) - 1
-	if w.m.obs != nil && len(masks) == 2 {
-		w.m.event(Event{Kind: EvDiverge, PC: w.m.info.PC, Reconv: int(rpc), Mask: masks[1], Other: masks[0]})
+	if w.m.obsEvents && len(masks) == 2 {
+		w.m.event(Event{Kind: EvDiverge, PC: w.m.curPC, Reconv: int(rpc), Mask: masks[1], Other: masks[0]})
 	}
 	if top := &w.stack[i]; i > 0 && rpc >= 0 && top.RPC == rpc {
 		// The current entry already reconverges at rpc, where its parent
@@ -305,8 +305,8 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	fr.base = len(w.stack)
 	w.frames = append(w.frames, fr)
 	w.stack = append(w.stack, StackEntry{PC: int32(fn.Entry), RPC: -1, Mask: emask})
-	if m.obs != nil {
-		m.event(Event{Kind: EvCall, PC: m.info.PC, Target: fn.Entry, Mask: emask})
+	if m.obsEvents {
+		m.event(Event{Kind: EvCall, PC: m.curPC, Target: fn.Entry, Mask: emask})
 	}
 	return nil
 }
@@ -482,9 +482,9 @@ func (w *Warp) finishCall() {
 			}
 		}
 	}
-	if w.m.obs != nil && fr.retMask != 0 {
+	if w.m.obsEvents && fr.retMask != 0 {
 		// (A call whose lanes all exited inside the callee returns nothing.)
-		w.m.event(Event{Kind: EvReturn, PC: w.m.info.PC, Mask: fr.retMask})
+		w.m.event(Event{Kind: EvReturn, PC: w.m.curPC, Mask: fr.retMask})
 	}
 }
 
@@ -510,8 +510,8 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	w.landCopies(emask, -1)
 	w.exited |= emask
 	w.removeLanes(emask, 0)
-	if w.m.obs != nil {
-		w.m.event(Event{Kind: EvExit, PC: w.m.info.PC, Mask: emask})
+	if w.m.obsEvents {
+		w.m.event(Event{Kind: EvExit, PC: w.m.curPC, Mask: emask})
 	}
 	top := &w.stack[len(w.stack)-1]
 	if top.Mask != 0 {
@@ -649,12 +649,12 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		w.barOp, w.barPC, w.barAct = op, w.m.curPC, act
 		bar.waiting = append(bar.waiting, w)
 	}
-	if w.m.obs != nil {
+	if w.m.obsEvents {
 		exp := bar.expected
 		if exp == 0 {
 			exp = c.liveThreads()
 		}
-		w.m.event(Event{Kind: EvBarrierArrive, PC: w.m.info.PC, ID: int(id), Count: bar.arrived, Expected: exp, Mask: w.valid &^ w.exited})
+		w.m.event(Event{Kind: EvBarrierArrive, PC: w.m.curPC, ID: int(id), Count: bar.arrived, Expected: exp, Mask: w.valid &^ w.exited})
 	}
 	w.m.checkBarrier(c, int(id))
 	return nil
@@ -671,8 +671,8 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 		return
 	}
 	var ev Event
-	if m.obs != nil {
-		ev = Event{Kind: EvBarrierRelease, PC: m.info.PC, ID: id, Count: bar.arrived, Expected: exp}
+	if m.obsEvents {
+		ev = Event{Kind: EvBarrierRelease, PC: m.curPC, ID: id, Count: bar.arrived, Expected: exp}
 		for _, w := range bar.waiting {
 			lanes := w.valid &^ w.exited
 			ev.Warps = append(ev.Warps, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.barPC, Lanes: lanes})
@@ -708,7 +708,7 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 	}
 	*bar = barrier{waiting: bar.waiting[:0]}
 	m.released = true
-	if m.obs != nil {
+	if m.obsEvents {
 		m.event(ev)
 	}
 }

@@ -357,7 +357,7 @@ func memMakeLdScalar(space isa.Space, size int, shift uint, dmask uint64) execFn
 func memMakeLdUniform(space isa.Space, size int, shift uint, dmask uint64) execFn {
 	slow := memMakeLdScalar(space, size, shift, dmask)
 	return func(w *Warp, op *Op, mask uint32) *Fault {
-		if w.m.obs != nil {
+		if w.m.obsAcc {
 			return slow(w, op, mask)
 		}
 		v, f := w.load(space, bits.TrailingZeros32(mask), uint64(op.Off), size)
@@ -414,8 +414,8 @@ func memMakeLdVec(space isa.Space, es, n int, shifts []uint, dmasks []uint64) ex
 //
 // They read and write the backing bytes directly when the access is in
 // bounds and aligned, and fall back to w.load / w.store (which report the
-// fault) otherwise. With an observer installed every lane goes through
-// w.load / w.store so that accesses are reported.
+// fault) otherwise. With an observer that asks for accesses the warp is
+// checked and recorded as a whole (exec_mem_obs.go).
 
 // memInWindows reports whether a generic address falls in the range of the
 // shared, local, const and param windows (everything else is global).
@@ -431,8 +431,11 @@ func execLdGeneric(w *Warp, op *Op, mask uint32) *Fault {
 
 func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
-	if w.m.obs != nil {
-		return memLdSlow(w, op, mask, space, size)
+	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memLdSlow(w, op, mask, space, size)
+		}
+		return memLdGlobalObserved(w, op, mask, space, size)
 	}
 	d := w.r(op.D)
 	g := &w.m.Global
@@ -471,8 +474,11 @@ func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 
 func execLdShared(w *Warp, op *Op, mask uint32) *Fault {
 	size := op.Type.Size()
-	if w.m.obs != nil {
-		return memLdSlow(w, op, mask, isa.Shared, size)
+	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memLdSlow(w, op, mask, isa.Shared, size)
+		}
+		return memLdSharedObserved(w, op, mask, size)
 	}
 	d := w.r(op.D)
 	sh := w.cta.shared
@@ -530,8 +536,11 @@ func execStGeneric(w *Warp, op *Op, mask uint32) *Fault {
 
 func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
-	if w.m.obs != nil {
-		return memStSlow(w, op, mask, space, size)
+	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memStSlow(w, op, mask, space, size)
+		}
+		return memStGlobalObserved(w, op, mask, space, size)
 	}
 	src := w.r(op.B)
 	g := &w.m.Global
@@ -568,8 +577,11 @@ func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 
 func execStShared(w *Warp, op *Op, mask uint32) *Fault {
 	size := op.Type.Size()
-	if w.m.obs != nil {
-		return memStSlow(w, op, mask, isa.Shared, size)
+	if w.m.obsAcc {
+		if w.m.noObservedFast {
+			return memStSlow(w, op, mask, isa.Shared, size)
+		}
+		return memStSharedObserved(w, op, mask, size)
 	}
 	src := w.r(op.B)
 	sh := w.cta.shared

@@ -831,7 +831,7 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
-	if w.m.obs != nil {
+	if w.m.obsDetails {
 		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)
@@ -908,7 +908,7 @@ func execMmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
-	if w.m.obs != nil {
+	if w.m.obsDetails {
 		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)
@@ -990,7 +990,7 @@ func execMmaInt(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
-	if w.m.obs != nil {
+	if w.m.obsDetails {
 		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)
@@ -1039,7 +1039,7 @@ func execMmaBit(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
-	if w.m.obs != nil {
+	if w.m.obsDetails {
 		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)
@@ -1120,7 +1120,7 @@ func noteMatrixRows(w *Warp, op *Op, store bool) {
 // the fault names the lowest faulting lane and carries all of them.
 func matrixRows(w *Warp, op *Op, store bool, rows *[32][]byte) *Fault {
 	n := matrixAddrRows(tensorFormAt(op.Aux))
-	if w.m.obs != nil {
+	if w.m.obsDetails {
 		noteMatrixRows(w, op, store)
 	}
 	var first *Fault
@@ -1342,7 +1342,7 @@ func execMovmatrix(w *Warp, op *Op, mask uint32) *Fault {
 	if f := tensorConverged(w, op, mask); f != nil {
 		return f
 	}
-	if w.m.obs != nil {
+	if w.m.obsDetails {
 		noteTensorOperands(w, op)
 	}
 	f := tensorFormAt(op.Aux)

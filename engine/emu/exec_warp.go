@@ -382,10 +382,9 @@ func execShfl(w *Warp, op *Op, mask uint32) *Fault {
 		src[l] = int8(j)
 		out[l] = a[j] & 0xffffffff
 	}
-	if w.m.obs != nil {
-		sh := &w.m.shuffle
+	if w.m.obsDetails {
+		sh := w.m.shuffleStep()
 		sh.Lanes, sh.Valid, sh.Src = mask, pv, src
-		w.m.info.Shuffle = sh
 	}
 	d := w.r(op.D)
 	for m := mask; m != 0; m &= m - 1 {

@@ -101,7 +101,15 @@ type Machine struct {
 
 	obs       Observer // every installed observer; nil when none
 	observers observerSet
-	info      StepInfo
+	// What the installed observers ask for (observer.go): accesses, their
+	// old bytes, events, tensor and shuffle details, every step.
+	obsAcc, obsOld, obsEvents, obsDetails, obsEvery bool
+	info                                            StepInfo
+	stepOpen                                        bool // info holds the current instruction's report
+	curMask, curEmask                               uint32
+	// noObservedFast sends observed ld/st through the checked per-lane
+	// path (tests compare the two).
+	noObservedFast bool
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep
@@ -657,7 +665,10 @@ func (m *Machine) retire() bool {
 			}
 			if m.nextCTA >= m.numCTAs {
 				kept = append(kept, c)
-			} else if m.obs == nil {
+			} else if !m.obsEvery {
+				// Reuse its memory for the next CTA, unless an observer
+				// follows every step (a debugger, which may keep the
+				// CTAs it was shown and look at them later).
 				m.free = append(m.free, c)
 			}
 			continue
@@ -765,7 +776,11 @@ func (m *Machine) exec(w *Warp) {
 		m.refreshDyn(w)
 	}
 	if m.obs != nil {
-		m.beginStep(w, int(pc), mask, emask)
+		m.curMask, m.curEmask = mask, emask
+		m.stepOpen = false
+		if m.obsEvery {
+			m.beginStep(w, int(pc), mask, emask)
+		}
 	}
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
@@ -792,10 +807,11 @@ func (m *Machine) exec(w *Warp) {
 		}
 		m.setFault(f)
 		if m.obs != nil {
+			m.openStep()
 			m.info.Fault = f
 		}
 	}
-	if m.obs != nil {
+	if m.stepOpen {
 		m.endStep(w)
 	}
 }
@@ -824,7 +840,7 @@ func (w *Warp) unwind() {
 			continue
 		}
 		w.stack = w.stack[:i]
-		if w.m.obs != nil && i > 0 && t.RPC >= 0 {
+		if w.m.obsEvents && i > 0 && t.RPC >= 0 {
 			// The entry below is either another pending path of the same
 			// region (it ends at the same pc) or the entry waiting there.
 			if u := w.stack[i-1]; u.PC == t.RPC && u.RPC != t.RPC && u.Mask != 0 {

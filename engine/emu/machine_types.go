@@ -232,8 +232,8 @@ type Access struct {
 	CTA   int
 	Size  int // bytes per lane, loads included
 	Lanes uint32
-	Addr  [32]uint64   // each lane's offset in Space (for global: the address)
-	Old   [32][32]byte // previous bytes (stores and atomics), Size bytes per lane (the first 32)
+	Addr  [32]uint64   // each lane's offset in Space (for global: the address); lanes in Lanes only
+	Old   [32][32]byte // previous bytes (stores and atomics), Size bytes per lane (the first 32); lanes in Lanes, when an observer asked for them (ObserveOldBytes)
 }
 
 // GenericAddr returns the address lane l's instruction computed: the
@@ -252,7 +252,7 @@ func (a *Access) GenericAddr(l int) uint64 {
 // space the instruction named, sp: where addr resolved); it costs a nil
 // check when nobody observes.
 func (w *Warp) noteAccess(kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
-	if w.m.obs == nil {
+	if !w.m.obsAcc {
 		return
 	}
 	w.m.recordAccess(w, kind, space, sp, lane, addr, buf)

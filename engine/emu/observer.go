@@ -7,8 +7,55 @@ import "github.com/ptxplayground/ptxplay/engine/isa"
 // is done. Several observers may be installed at once (Machine.AddObserver);
 // each sees the same StepInfo, in the order they were installed, and must
 // not modify it.
+//
+// An observer that implements SelectiveObserver is called only for what it
+// asks for, and the machine leaves out the work no installed observer
+// wants; every other observer is called for every instruction with
+// everything (ObserveAll).
 type Observer interface {
 	Step(info *StepInfo)
+}
+
+// ObserveFlags says which parts of the report an observer uses.
+type ObserveFlags uint8
+
+const (
+	// ObserveAccesses: StepInfo.Accesses, except the Old bytes.
+	ObserveAccesses ObserveFlags = 1 << iota
+	// ObserveOldBytes: Access.Old, the bytes stores and atomics replaced
+	// (with ObserveAccesses).
+	ObserveOldBytes
+	// ObserveEvents: StepInfo.Events.
+	ObserveEvents
+	// ObserveDetails: StepInfo.Tensor and StepInfo.Shuffle.
+	ObserveDetails
+	// ObserveEveryStep: a call for every warp-instruction. Without it the
+	// observer is called only for instructions that report something it
+	// asked for (an access, an event, a tensor or shuffle report) or that
+	// faulted (StepInfo.Fault).
+	ObserveEveryStep
+
+	// ObserveAll is everything: what an Observer that does not implement
+	// SelectiveObserver gets.
+	ObserveAll = ObserveAccesses | ObserveOldBytes | ObserveEvents | ObserveDetails | ObserveEveryStep
+)
+
+// SelectiveObserver is an Observer that declares what it uses. The parts
+// of a StepInfo that no installed observer asked for are left empty (or,
+// for Access.Old, unspecified), and instructions that report nothing an
+// observer asked for are not reported to it. Observes is called when the
+// observer is installed.
+type SelectiveObserver interface {
+	Observer
+	Observes() ObserveFlags
+}
+
+// observesOf returns what o asks for.
+func observesOf(o Observer) ObserveFlags {
+	if s, ok := o.(SelectiveObserver); ok {
+		return s.Observes()
+	}
+	return ObserveAll
 }
 
 // observerSet is the machine's installed observers: the SetObserver slot
@@ -24,42 +71,81 @@ type addedObserver struct {
 	o  Observer
 }
 
-// multiObserver calls several observers in turn.
-type multiObserver []Observer
+// flagged is an installed observer with what it asked for.
+type flagged struct {
+	o     Observer
+	flags ObserveFlags
+}
+
+// wants reports whether an observer that asked for flags is called for in.
+func wants(flags ObserveFlags, in *StepInfo) bool {
+	return flags&ObserveEveryStep != 0 || in.Fault != nil ||
+		flags&ObserveAccesses != 0 && (len(in.Accesses) > 0 || len(in.Issued) > 0) ||
+		flags&ObserveEvents != 0 && len(in.Events) > 0 ||
+		flags&ObserveDetails != 0 && (in.Tensor != nil || in.Shuffle != nil)
+}
+
+// multiObserver calls several observers in turn, each when the step has
+// something it asked for.
+type multiObserver []flagged
 
 func (mo multiObserver) Step(in *StepInfo) {
-	for _, o := range mo {
-		o.Step(in)
+	for _, f := range mo {
+		if wants(f.flags, in) {
+			f.o.Step(in)
+		}
 	}
 }
 
-// combined returns the observer the machine calls: nil when none is
-// installed (the machine then does no reporting work at all), the observer
-// itself when there is one.
-func (s *observerSet) combined() Observer {
+// combined returns the observer the machine calls and the union of what
+// the observers ask for: nil when none is installed (the machine then does
+// no reporting work at all), the observer itself when there is one (the
+// machine opens a step's report only for what it asked for, so it needs
+// no filtering).
+func (s *observerSet) combined() (Observer, ObserveFlags) {
 	var all multiObserver
+	var union ObserveFlags
+	add := func(o Observer) {
+		f := observesOf(o)
+		if f&ObserveOldBytes != 0 {
+			f |= ObserveAccesses
+		}
+		all = append(all, flagged{o, f})
+		union |= f
+	}
 	if s.primary != nil {
-		all = append(all, s.primary)
+		add(s.primary)
 	}
 	for _, a := range s.added {
-		all = append(all, a.o)
+		add(a.o)
 	}
 	switch len(all) {
 	case 0:
-		return nil
+		return nil, 0
 	case 1:
-		return all[0]
+		return all[0].o, union
 	}
-	return all
+	return all, union
+}
+
+// setObservers installs the combined observer and what it asks for.
+func (m *Machine) setObservers() {
+	var f ObserveFlags
+	m.obs, f = m.observers.combined()
+	m.obsAcc = f&ObserveAccesses != 0
+	m.obsOld = f&ObserveOldBytes != 0
+	m.obsEvents = f&ObserveEvents != 0
+	m.obsDetails = f&ObserveDetails != 0
+	m.obsEvery = f&ObserveEveryStep != 0
 }
 
 // SetObserver installs o in the machine's primary observer slot (nil
 // empties it), replacing the observer set there before; observers added
 // with AddObserver stay installed. Observers are called after every
-// warp-instruction.
+// warp-instruction (a SelectiveObserver after those it asked for).
 func (m *Machine) SetObserver(o Observer) {
 	m.observers.primary = o
-	m.obs = m.observers.combined()
+	m.setObservers()
 }
 
 // AddObserver installs o beside the other observers (nil is ignored) and
@@ -72,12 +158,12 @@ func (m *Machine) AddObserver(o Observer) (remove func()) {
 	s.nextID++
 	id := s.nextID
 	s.added = append(s.added, addedObserver{id: id, o: o})
-	m.obs = s.combined()
+	m.setObservers()
 	return func() {
 		for i, a := range s.added {
 			if a.id == id {
 				s.added = append(s.added[:i:i], s.added[i+1:]...)
-				m.obs = s.combined()
+				m.setObservers()
 				return
 			}
 		}
@@ -158,7 +244,8 @@ type StepInfo struct {
 	Shuffle *ShuffleStep
 	// Issued lists the cp.async copies the instruction issued, in issue
 	// order (their destinations are written later, when they land: see
-	// async.go); reused like Accesses.
+	// async.go); reported with the accesses (ObserveAccesses) and reused
+	// like them.
 	Issued []AsyncCopy
 }
 
@@ -212,6 +299,11 @@ type TensorOperand struct {
 	Regs  []int32 // register slots in the layout's register order (shared with the program: do not modify)
 }
 
+// A step's report is opened by beginStep: at the instruction's issue when
+// an observer wants every step, otherwise on the first thing reported
+// (openStep), so that an instruction that reports nothing anybody asked
+// for costs a flag.
+
 func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in := &m.info
 	in.CTA, in.CTALin, in.Warp, in.PC, in.Mask, in.ExecMask = w.cta.Idx, w.cta.Linear, w.ID, pc, mask, emask
@@ -221,10 +313,19 @@ func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in.Tensor = nil
 	in.Shuffle = nil
 	in.Issued = in.Issued[:0]
+	m.stepOpen = true
+}
+
+// openStep opens the current instruction's report if it is not open yet.
+func (m *Machine) openStep() {
+	if !m.stepOpen {
+		m.beginStep(m.cur, m.curPC, m.curMask, m.curEmask)
+	}
 }
 
 // tensorStep starts the tensor report of the current instruction.
 func (m *Machine) tensorStep(key string) *TensorStep {
+	m.openStep()
 	t := &m.tensor
 	t.Key = key
 	t.Matrices = t.Matrices[:0]
@@ -234,7 +335,15 @@ func (m *Machine) tensorStep(key string) *TensorStep {
 	return t
 }
 
+// shuffleStep returns the shuffle report of the current instruction.
+func (m *Machine) shuffleStep() *ShuffleStep {
+	m.openStep()
+	m.info.Shuffle = &m.shuffle
+	return &m.shuffle
+}
+
 func (m *Machine) endStep(w *Warp) {
+	m.stepOpen = false
 	m.info.NextPC = -1
 	if w.State == WarpReady && len(w.stack) > 0 {
 		m.info.NextPC = w.pc()
@@ -242,9 +351,63 @@ func (m *Machine) endStep(w *Warp) {
 	m.obs.Step(&m.info)
 }
 
+// event reports e when an observer asked for events.
 func (m *Machine) event(e Event) {
-	if m.obs != nil {
+	if m.obsEvents {
+		m.openStep()
 		m.info.Events = append(m.info.Events, e)
+	}
+}
+
+// newAccess appends an Access to the current report and returns it. Its
+// Addr and Old entries are not cleared: only the lanes in Lanes are
+// defined.
+func (m *Machine) newAccess(w *Warp, kind AccessKind, sp isa.Space, size int, generic bool) *Access {
+	in := &m.info
+	n := len(in.Accesses)
+	if n < cap(in.Accesses) {
+		in.Accesses = in.Accesses[:n+1]
+	} else {
+		in.Accesses = append(in.Accesses, Access{})
+	}
+	a := &in.Accesses[n]
+	a.Kind, a.Space, a.Size, a.Generic, a.CTA, a.Lanes = kind, sp, size, generic, w.cta.Linear, 0
+	return a
+}
+
+// warpAccess returns the Access that every lane in lanes joins when each
+// of them accesses size bytes of sp in turn (what recordAccess would do
+// lane by lane), or nil when they would not all join the same one (a lane
+// is already in the latest matching Access). sp is resolved (never
+// SharedCluster); generic: the instruction addressed memory generically.
+// The caller sets Addr, (when m.obsOld) Old and then Lanes, or gives the
+// Access back with dropAccess.
+func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, generic bool, lanes uint32) *Access {
+	m.openStep()
+	in := &m.info
+	for i := len(in.Accesses) - 1; i >= 0; i-- {
+		x := &in.Accesses[i]
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic {
+			if x.Lanes&lanes == 0 {
+				return x
+			}
+			if x.Lanes&(lanes&-lanes) == 0 {
+				// The lanes below the first one already in x would join
+				// x, the others a new Access.
+				return nil
+			}
+			break
+		}
+	}
+	return m.newAccess(w, kind, sp, size, generic)
+}
+
+// dropAccess takes back an Access that warpAccess returned when the caller
+// recorded no lane in it after all.
+func (m *Machine) dropAccess(a *Access) {
+	in := &m.info
+	if n := len(in.Accesses); a.Lanes == 0 && n > 0 && a == &in.Accesses[n-1] {
+		in.Accesses = in.Accesses[:n-1]
 	}
 }
 
@@ -256,6 +419,7 @@ func (m *Machine) event(e Event) {
 // memory in turn (one copy's load and store after another's) are grouped,
 // and every lane's accesses stay in execution order.
 func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
+	m.openStep()
 	in := &m.info
 	size := len(buf)
 	generic := space == isa.SpaceNone
@@ -278,13 +442,11 @@ func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, la
 		}
 	}
 	if a == nil {
-		in.Accesses = append(in.Accesses, Access{})
-		a = &in.Accesses[len(in.Accesses)-1]
-		a.Kind, a.Space, a.Size, a.Generic, a.CTA = kind, sp, size, generic, w.cta.Linear
+		a = m.newAccess(w, kind, sp, size, generic)
 	}
 	a.Lanes |= 1 << lane
 	a.Addr[lane] = addr
-	if kind != AccessLoad {
+	if kind != AccessLoad && m.obsOld {
 		copy(a.Old[lane][:], buf)
 	}
 }
