@@ -149,8 +149,14 @@ func BenchmarkALULoopAnalysis(b *testing.B) {
 // no-op observer of everything (what the full report that history records
 // costs).
 func BenchmarkTiledSGEMMAnalysis(b *testing.B) {
+	benchAnalysis(b, sgemmKernel(b), true)
+}
+
+// sgemmKernel is the BenchmarkTiledSGEMM launch: 128×128×128 with 16×16
+// shared tiles.
+func sgemmKernel(b *testing.B) *benchKernel {
 	const n = 128
-	k := &benchKernel{
+	return &benchKernel{
 		prog: loadKernel(b, "sgemm.ptx"), grid: [3]int{n / 16, n / 16, 1}, block: [3]int{16, 16, 1},
 		setup: func(m *emu.Machine) {
 			p := m.Params()
@@ -165,28 +171,33 @@ func BenchmarkTiledSGEMMAnalysis(b *testing.B) {
 		},
 		lines: 7,
 	}
-	benchAnalysis(b, k, true)
 }
 
 // BenchmarkTiledSGEMMChecker runs the tiled SGEMM without an observer and
 // with the race and memory checker, and reports the slowdown.
 func BenchmarkTiledSGEMMChecker(b *testing.B) {
-	s := ptx.NewSource("bench.ptx", []byte(tiledSGEMM(b)))
-	prog, diags := emu.CompileSource(s)
-	if prog == nil {
-		b.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
-	}
-	var plain, checked time.Duration
+	k := sgemmKernel(b)
+	var plain, checked, slow []float64
+	i := 0
 	for b.Loop() {
-		plain += runSGEMM(b, prog, false)
-		c := NewChecker(prog, CheckerConfig{Block: [3]int{16, 16, 1}})
-		checked += runSGEMMWith(b, prog, false, c)
+		c := NewChecker(k.prog, CheckerConfig{Block: k.block})
+		var p, x time.Duration
+		if i%2 == 0 {
+			p = k.launch(b, false, nil)
+			x = k.launch(b, false, c)
+		} else {
+			x = k.launch(b, false, c)
+			p = k.launch(b, false, nil)
+		}
+		i++
 		if len(c.Warnings()) != 0 {
 			b.Fatalf("warnings in the tiled SGEMM: %+v", c.Warnings()[0])
 		}
+		plain = append(plain, p.Seconds()*1000)
+		checked = append(checked, x.Seconds()*1000)
+		slow = append(slow, float64(x)/float64(p))
 	}
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
-	b.ReportMetric(ms(plain), "ms-plain/op")
-	b.ReportMetric(ms(checked), "ms-checked/op")
-	b.ReportMetric(float64(checked)/float64(plain), "slowdown")
+	b.ReportMetric(median(plain), "ms-plain/op")
+	b.ReportMetric(median(checked), "ms-checked/op")
+	b.ReportMetric(median(slow), "slowdown")
 }
