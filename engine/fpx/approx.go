@@ -150,18 +150,49 @@ func out64(v float64) uint64 { return post64(b64(v)) }
 // rcp(±0) = ±Inf, rcp(±Inf) = ±0, NaN gives NaN64.
 func RcpApproxF64(x uint64) uint64 { return out64(1 / f64(x)) }
 
-// RcpApproxFtzF64 implements rcp.approx.ftz.f64: a subnormal input is
-// treated as ±0 (result ±Inf), a subnormal result is flushed to ±0, and
-// input NaNs map to the canonical NaN (as the ISA states for this
-// instruction). The value is the correctly rounded 1/x; the hardware's
-// MUFU-based approximation may differ in the low bits.
+// NaN64Hi is the canonical NaN of rcp.approx.ftz.f64 and
+// rsqrt.approx.ftz.f64: the ISA maps every input NaN of these two
+// instructions to the encoding 0x7fffffff00000000.
+const NaN64Hi uint64 = 0x7FFFFFFF00000000
+
+// hi64 keeps only the most significant 32 bits of an f64 operand (its
+// 1.11.20 form: sign, exponent and the top 20 fraction bits), as the
+// .ftz.f64 approximations read their input.
+func hi64(x uint64) uint64 { return x &^ 0xFFFFFFFF }
+
+// roundHi64 rounds a finite, non-NaN f64 result to the 1.11.20 format
+// (to nearest, ties to even) and flushes a subnormal result to a
+// sign-preserving zero, so the 32 least significant bits of the result
+// are zero. A carry out of the fraction correctly bumps the exponent
+// (up to Inf).
+func roundHi64(z uint64) uint64 {
+	if z&0x7FF0000000000000 == 0 {
+		return z & sign64
+	}
+	if z&0x7FF0000000000000 == 0x7FF0000000000000 {
+		return z // ±Inf
+	}
+	z += 0x7FFFFFFF + (z >> 32 & 1)
+	return hi64(z)
+}
+
+// RcpApproxFtzF64 implements rcp.approx.ftz.f64, which the ISA defines on
+// the upper word of a: tmp = a[63:32] (1.11.20 format), d[63:32] = 1/tmp,
+// d[31:0] = 0. Subnormal inputs and results are flushed to a
+// sign-preserving zero (rcp(±subnormal) = ±Inf), rcp(±Inf) = ±0, and
+// every input NaN maps to the canonical NaN64Hi. The upper word is the
+// reciprocal of tmp rounded to nearest; the hardware's MUFU estimate may
+// differ from it in the last bits of the 20-bit fraction.
 func RcpApproxFtzF64(x uint64) uint64 {
-	return flushF64(out64(1 / f64(flushF64(x))))
+	if isNaN64(x) {
+		return NaN64Hi
+	}
+	return roundHi64(b64(1 / f64(hi64(flushF64(x)))))
 }
 
 // RsqrtApproxF64 implements rsqrt.approx.f64 (1/sqrt(x)): rsqrt(±0) = ±Inf,
 // rsqrt(x<0) = NaN, rsqrt(+Inf) = +0; powers of four give exact results
-// (rsqrt(0.25) = 2).
+// (rsqrt(0.25) = 2). Subnormal inputs are supported.
 func RsqrtApproxF64(x uint64) uint64 {
 	v := f64(x)
 	switch {
@@ -173,9 +204,22 @@ func RsqrtApproxF64(x uint64) uint64 {
 	return out64(1 / math.Sqrt(v))
 }
 
-// RsqrtApproxFtzF64 implements rsqrt.approx.ftz.f64: as RsqrtApproxF64
-// with a subnormal input treated as ±0.
-func RsqrtApproxFtzF64(x uint64) uint64 { return RsqrtApproxF64(flushF64(x)) }
+// RsqrtApproxFtzF64 implements rsqrt.approx.ftz.f64: tmp = a[63:32]
+// (1.11.20 format), d[63:32] = 1/sqrt(tmp), d[31:0] = 0. Subnormal inputs
+// are flushed to a sign-preserving zero (rsqrt(±subnormal) = ±Inf),
+// rsqrt(+Inf) = +0, negative inputs (including -Inf) give NaN, and every
+// NaN result is the canonical NaN64Hi, so the 32 least significant bits of
+// every result are zero.
+func RsqrtApproxFtzF64(x uint64) uint64 {
+	v := f64(hi64(flushF64(x)))
+	switch {
+	case v != v, v < 0:
+		return NaN64Hi
+	case v == 0:
+		return x&sign64 | 0x7FF0000000000000
+	}
+	return roundHi64(b64(1 / math.Sqrt(v)))
+}
 
 // ---- f16 / bf16 ----
 

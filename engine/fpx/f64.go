@@ -79,8 +79,15 @@ func SqrtF64(a uint64, r Rnd) uint64 {
 // NegF64 implements neg.f64: the sign bit is flipped.
 func NegF64(a uint64) uint64 { return a ^ sign64 }
 
-// AbsF64 implements abs.f64: the sign bit is cleared.
-func AbsF64(a uint64) uint64 { return a &^ sign64 }
+// AbsF64 implements abs.f64: the sign bit of a number is cleared; a NaN
+// input is passed through unchanged (sign and payload), as the ISA states
+// for abs.f64.
+func AbsF64(a uint64) uint64 {
+	if isNaN64(a) {
+		return a
+	}
+	return a &^ sign64
+}
 
 // CopysignF64 implements copysign.f64 d, a, b: b with the sign of a.
 func CopysignF64(a, b uint64) uint64 { return b&^sign64 | a&sign64 }

@@ -186,7 +186,7 @@ const (
 	TestInfinite                  // .infinite: ±Inf
 	TestNumber                    // .number: not NaN
 	TestNotANumber                // .notanumber: NaN
-	TestNormal                    // .normal: finite, nonzero, not subnormal
+	TestNormal                    // .normal: finite and not subnormal; ±0 counts as normal
 	TestSubnormal                 // .subnormal: nonzero with a zero exponent field
 )
 
@@ -201,7 +201,9 @@ func testp(op TestpOp, mag, inf, expMask uint64) bool {
 	case TestNotANumber:
 		return mag > inf
 	case TestNormal:
-		return mag < inf && mag&expMask != 0
+		// "As a special case, positive and negative zero are considered
+		// normal numbers."
+		return mag < inf && (mag&expMask != 0 || mag == 0)
 	case TestSubnormal:
 		return mag != 0 && mag&expMask == 0
 	}

@@ -398,7 +398,7 @@ func TestApproxTable(t *testing.T) {
 		{"rcp.ftz.f64(sub)", RcpApproxFtzF64(sign64 | 5), nInf64},
 		{"rcp.ftz.f64(max)", RcpApproxFtzF64(max64), 0},
 		{"rcp.f64(max)", RcpApproxF64(max64), 0x0004000000000000},
-		{"rcp.ftz.f64(nan)", RcpApproxFtzF64(0xFFF8000000000001), NaN64},
+		{"rcp.ftz.f64(nan)", RcpApproxFtzF64(0xFFF8000000000001), NaN64Hi},
 	}
 	for _, tc := range t64 {
 		if tc.got != tc.want {
@@ -657,8 +657,10 @@ func TestTestp(t *testing.T) {
 		finite, inf, number, nan, norm, sub bool
 	}
 	rows := []row{
-		{0, true, false, true, false, false, false},
-		{negz32, true, false, true, false, false, false},
+		// ±0 are normal: "As a special case, positive and negative zero
+		// are considered normal numbers."
+		{0, true, false, true, false, true, false},
+		{negz32, true, false, true, false, true, false},
 		{1, true, false, true, false, false, true},
 		{0x807FFFFF, true, false, true, false, false, true},
 		{0x00800000, true, false, true, false, true, false},
