@@ -424,7 +424,7 @@ func TestFloatDivRcpSqrt(t *testing.T) {
 	fxCheck(t, "", "rcp.approx.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(2)}, 0x3f000000}, {[]uint64{0x7f800000}, 0}})
 	fxCheck(t, "", "rcp.rz.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(2)}, 0x3fe0000000000000}, {[]uint64{f64b(3)}, 0x3fd5555555555555}})
 	fxCheck(t, "", "rcp.rp.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(3)}, 0x3fd5555555555556}})
-	fxCheck(t, "", "rcp.approx.ftz.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(4)}, f64b(0.25)}, {[]uint64{1}, 0x7ff0000000000000}, {[]uint64{0x7ff8000000000001}, 0x7fffffffffffffff}})
+	fxCheck(t, "", "rcp.approx.ftz.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(4)}, f64b(0.25)}, {[]uint64{1}, 0x7ff0000000000000}, {[]uint64{0x7ff8000000000001}, 0x7fffffff00000000}, {[]uint64{f64b(3)}, 0x3fd5555500000000}})
 
 	fxCheck(t, "", "sqrt.rn.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(2)}, 0x3fb504f3}, {[]uint64{0x80000000}, 0x80000000}, {[]uint64{0x7f800000}, 0x7f800000}})
 	fxCheck(t, "", "sqrt.rp.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(2)}, 0x3fb504f4}})
@@ -439,7 +439,7 @@ func TestFloatDivRcpSqrt(t *testing.T) {
 	fxCheck(t, "", "rsqrt.approx.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(4)}, f32b(0.5)}, {[]uint64{0}, 0x7f800000}, {[]uint64{f32b(-4)}, 0x7fffffff}})
 	fxCheck(t, "", "rsqrt.approx.ftz.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{fxSub | 1<<31}, 0xff800000}})
 	fxCheck(t, "", "rsqrt.approx.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{0x3fd0000000000000}, 0x4000000000000000}})
-	fxCheck(t, "", "rsqrt.approx.ftz.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{1}, 0x7ff0000000000000}, {[]uint64{f64b(16)}, f64b(0.25)}})
+	fxCheck(t, "", "rsqrt.approx.ftz.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{1}, 0x7ff0000000000000}, {[]uint64{f64b(16)}, f64b(0.25)}, {[]uint64{0xfff8000000000123}, 0x7fffffff00000000}, {[]uint64{f64b(3)}, 0x3fe279a700000000}})
 }
 
 // ---- abs, neg, min, max, copysign, testp ----
@@ -447,7 +447,7 @@ func TestFloatDivRcpSqrt(t *testing.T) {
 func TestFloatAbsNegMinMax(t *testing.T) {
 	fxCheck(t, "", "abs.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(-2)}, f32b(2)}, {[]uint64{0x80000000}, 0}})
 	fxCheck(t, "", "neg.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(2)}, f32b(-2)}, {[]uint64{0}, 0x80000000}})
-	fxCheck(t, "", "abs.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(-2)}, f64b(2)}})
+	fxCheck(t, "", "abs.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(-2)}, f64b(2)}, {[]uint64{0xfff8000000000123}, 0xfff8000000000123}})
 	fxCheck(t, "", "neg.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{f64b(2)}, f64b(-2)}})
 
 	nan := uint64(0x7fc00000)
@@ -486,7 +486,7 @@ func TestFloatCopysignTestp(t *testing.T) {
 		"infinite":   {0, 1, 1, 0, 0, 0, 0, 0},
 		"number":     {1, 1, 1, 0, 1, 1, 1, 1},
 		"notanumber": {0, 0, 0, 1, 0, 0, 0, 0},
-		"normal":     {1, 0, 0, 0, 0, 0, 0, 1},
+		"normal":     {1, 0, 0, 0, 1, 1, 0, 1}, // "positive and negative zero are considered normal numbers"
 		"subnormal":  {0, 0, 0, 0, 0, 0, 1, 0},
 	}
 	for prop, w := range want {
@@ -497,7 +497,7 @@ func TestFloatCopysignTestp(t *testing.T) {
 		fxCheck(t, "", "testp."+prop+".f32 %d, %a", "pred", fx1s, rows)
 	}
 	fxCheck(t, "", "testp.subnormal.f64 %d, %a", "pred", fx1d, []fxRow{{[]uint64{1}, 1}, {[]uint64{f64b(1)}, 0}})
-	fxCheck(t, "", "testp.normal.f64 %d, %a", "pred", fx1d, []fxRow{{[]uint64{1}, 0}, {[]uint64{f64b(-1)}, 1}})
+	fxCheck(t, "", "testp.normal.f64 %d, %a", "pred", fx1d, []fxRow{{[]uint64{1}, 0}, {[]uint64{f64b(-1)}, 1}, {[]uint64{0x8000000000000000}, 1}, {[]uint64{0}, 1}})
 }
 
 // ---- sin, cos, lg2, ex2, tanh ----
@@ -596,7 +596,7 @@ func TestFloatPartialMask(t *testing.T) {
 	cvt.rn.f32.u32 %f6, %tid.x;
 	cvt.rn.f32.u32 %f7, %tid.x;
 	sub.f32 %f1, %f1, 0f41800000;       // tid - 16: negative for the low half
-	testp.normal.f32 %p, %f1;           // false for tid == 16 (zero)
+	setp.ne.f32 %p, %f1, 0f00000000;    // false for tid == 16 (zero)
 	@%p add.f32 %f3, %f2, 0f3f800000;   // tid + 1
 	@%p mul.f32 %f4, %f2, 0f40000000;   // tid * 2
 	@%p fma.rn.f32 %f5, %f2, %f2, %f2;  // tid^2 + tid
@@ -647,7 +647,7 @@ LOOP:
 	fma.rn.f32 %f3, %f4, %f2, %f1;
 	add.f32 %f5, %f5, 0f3f800000;
 	sub.f32 %f6, %f5, 0f44fa0000;
-	testp.normal.f32 %p, %f6;
+	setp.ne.f32 %p, %f6, 0f00000000;
 	@%p bra LOOP;
 	ret;
 }`
