@@ -57,6 +57,8 @@ func (b *binder) decodeMods(mods []ptx.Mod) {
 		case isa.ModShape, isa.ModLayout, isa.ModNum, isa.ModElem, isa.ModTensor:
 			b.m.Tensor = append(b.m.Tensor, d)
 			b.m.TensorNames = append(b.m.TensorNames, m.Name)
+		case isa.ModHint:
+			b.m.Hints = append(b.m.Hints, m.Name)
 		}
 	}
 }
@@ -192,6 +194,16 @@ func (b *binder) Sub() isa.SubOp {
 func (b *binder) Flag(f isa.Flag) bool {
 	b.used.flags = b.used.flags.With(f)
 	return b.m.Flags.Has(f)
+}
+
+// Hint reports whether the hint modifier .name is present.
+func (b *binder) Hint(name string) bool {
+	for _, h := range b.m.Hints {
+		if h == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Vec returns the vector width (0 if scalar).

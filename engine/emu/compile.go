@@ -286,7 +286,12 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		}
 		c.globalOff = align(c.globalOff, al)
 		s.addr = GlobalBase + uint64(c.globalOff)
-		if !c.checkSize(n.Span, n.Name, "global variables", c.globalOff+size, MaxGlobalSegment) {
+		if end := int64(c.globalOff) + int64(size); end > MaxGlobalSegment {
+			// Valid PTX that the emulator cannot hold: a warning here, a
+			// launch-limit error when it is run (see CheckConfig). The
+			// variable gets no storage.
+			c.diags.Warnf(n.Span, "%s takes the global variables past %d bytes (the emulator's limit is %d): the module checks but cannot be launched", n.Name, end, MaxGlobalSegment)
+			c.prog.GlobalOver = max(c.prog.GlobalOver, end)
 			size = 0
 		}
 		c.globalOff += size

@@ -726,11 +726,26 @@ func execNop(w *Warp, op *Op, mask uint32) *Fault { return nil }
 func bindFence(b *binder) {
 	// membar.{cta,gl,sys}, fence{.sc,.acq_rel}.scope, fence.proxy.*: ordering
 	// points only; the emulator is sequentially consistent.
-	b.Want(0, 0)
+	// fence.proxy.tensormap::generic.acquire.scope [a], 128 names the
+	// tensor map it orders; the address is checked like a load's.
 	b.AllTypes()
-	b.Space()
+	space := b.Space()
 	b.Sub()
 	b.Flag(isa.FAsync)
+	if b.Hint("tensormap::generic") && b.Hint("acquire") {
+		if !b.Want(2, 2) {
+			return
+		}
+		if v, ok := b.Imm(1); ok && v.Int != 128 {
+			b.operr(1, "size must be 128")
+			return
+		}
+		if _, ok := bindMemRef(b, 0, space); !ok {
+			return
+		}
+	} else if !b.Want(0, 0) {
+		return
+	}
 	b.op.Exec = execNop
 }
 

@@ -759,8 +759,14 @@ func memMakeStVec(space isa.Space, es, n int) execFn {
 func bindPrefetch(b *binder) {
 	space := b.Space()
 	b.AllTypes()
-	switch space {
-	case isa.SpaceNone, isa.Global, isa.Local:
+	switch {
+	case b.op.Code == isa.OpPrefetch && b.Hint("tensormap"):
+		// prefetch{.const,.param}.tensormap [a] (PTX 8.0, sm_90).
+		if space != isa.SpaceNone && space != isa.Const && space != isa.Param {
+			b.errorf("prefetch.tensormap cannot operate on the .%s state space", space)
+			return
+		}
+	case space == isa.SpaceNone, space == isa.Global, space == isa.Local:
 	default:
 		b.errorf("cannot operate on the .%s state space", space)
 		return

@@ -197,8 +197,8 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 			}
 			nd, ne := len(c.diags.Diags), c.diags.Errors
 			c.lowerInstr(st)
-			if c.diags.Errors > ne && c.refersToLost(st) {
-				c.diags.Diags, c.diags.Errors = c.diags.Diags[:nd], ne
+			if c.diags.Errors > ne {
+				c.dropLostErrors(st, nd, ne)
 			}
 		case *ptx.CallProto:
 			c.protos[st.Name] = st
@@ -229,6 +229,10 @@ type Mods struct {
 	// ModLayout, ModNum, ModElem, ModTensor) in order, with their words.
 	Tensor      []isa.Mod
 	TensorNames []string
+	// Hints holds the words of the hint modifiers (kind ModHint), which
+	// have no effect on results but select operand forms (fence.proxy.
+	// tensormap::generic.acquire takes an address and a size).
+	Hints []string
 }
 
 // bindFn checks an instruction's modifiers and operands and fills in op.

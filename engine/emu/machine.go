@@ -173,6 +173,9 @@ func CheckConfig(p *Program, fn *Function, cfg *Config) error {
 	bad := func(field, format string, args ...any) error {
 		return &ConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
+	if p.GlobalOver > 0 {
+		return bad("module", "launch limit: the module's .global variables need %d bytes, more than the emulator's %d-byte global segment", p.GlobalOver, MaxGlobalSegment)
+	}
 	for i := range 3 {
 		if cfg.Grid[i] == 0 {
 			cfg.Grid[i] = 1

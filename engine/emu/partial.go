@@ -98,22 +98,80 @@ func (c *compiler) maybeLost(name string) bool {
 	return t != name && t != "" && in(t)
 }
 
-// refersToLost reports whether ins uses a name that is not declared (so
-// far) but may have been declared by lost text.
-func (c *compiler) refersToLost(ins *ptx.Instr) bool {
+// dropLostErrors removes, from the diagnostics ins produced (those from
+// index nd on; ne errors were counted before it), the ones that a lost
+// declaration may explain: those located in an operand (or the guard)
+// that uses a name which is not declared but is written in lost text.
+// The instruction's other diagnostics (an unknown opcode or modifier, an
+// operand count, a bad immediate) do not depend on the lost text and are
+// kept, so a broken declaration does not hide them.
+func (c *compiler) dropLostErrors(ins *ptx.Instr, nd, ne int) {
+	lost := c.lostSpans(ins)
+	if len(lost) == 0 {
+		return
+	}
+	keep := c.diags.Diags[:nd]
+	errs := ne
+	for _, d := range c.diags.Diags[nd:] {
+		drop := false
+		for _, s := range lost {
+			if d.Span.Start < s.End && s.Start < d.Span.End || d.Span == s {
+				drop = true
+				break
+			}
+		}
+		// An error reported at the whole instruction may come from an
+		// operand the binder could not resolve; it is dropped too.
+		if d.Span == ins.Span {
+			drop = true
+		}
+		if drop {
+			continue
+		}
+		keep = append(keep, d)
+		if d.Severity == ptx.SevError {
+			errs++
+		}
+	}
+	c.diags.Diags, c.diags.Errors = keep, errs
+}
+
+// lostSpans returns the spans of the guard and the operands of ins that
+// use a name which is not declared (so far) but may have been declared by
+// lost text.
+func (c *compiler) lostSpans(ins *ptx.Instr) []ptx.Span {
 	if c.lostGlobal == nil {
+		return nil
+	}
+	var spans []ptx.Span
+	if ins.Guard != nil && c.unresolvedLost(ins.Guard.Pred) {
+		spans = append(spans, ins.Guard.Span)
+	}
+	for _, o := range ins.Operands {
+		if c.operandLost(o) {
+			spans = append(spans, o.Span)
+		}
+	}
+	return spans
+}
+
+// unresolvedLost reports whether name is not declared (so far) but may
+// have been declared by lost text.
+func (c *compiler) unresolvedLost(name string) bool {
+	if name == "" || c.lookup(name) != nil {
 		return false
 	}
-	unresolved := func(name string) bool {
-		if name == "" || c.lookup(name) != nil {
-			return false
-		}
-		if _, ok := lookupSpecial(name); ok {
-			return false
-		}
-		_, ok := c.labels[name]
-		return !ok && c.maybeLost(name)
+	if _, ok := lookupSpecial(name); ok {
+		return false
 	}
+	_, ok := c.labels[name]
+	return !ok && c.maybeLost(name)
+}
+
+// operandLost reports whether operand o uses a name that lost text may
+// have declared.
+func (c *compiler) operandLost(o *ptx.Operand) bool {
+	unresolved := c.unresolvedLost
 	var expr func(e *ptx.Expr) bool
 	expr = func(e *ptx.Expr) bool {
 		if e == nil {
@@ -150,13 +208,5 @@ func (c *compiler) refersToLost(ins *ptx.Instr) bool {
 		}
 		return false
 	}
-	if ins.Guard != nil && unresolved(ins.Guard.Pred) {
-		return true
-	}
-	for _, o := range ins.Operands {
-		if opd(o) {
-			return true
-		}
-	}
-	return false
+	return opd(o)
 }

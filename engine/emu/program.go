@@ -24,6 +24,11 @@ type Program struct {
 	Globals   []Symbol     // variables with an address in .global, .const or .shared (module and body scope), in declaration order
 	GlobalImg []byte       // initial image of the module's .global segment (at GlobalBase)
 	ConstImg  []byte       // initial image of the .const bank
+	// GlobalOver is, for a module whose .global variables do not fit the
+	// emulator's segment (MaxGlobalSegment), the bytes they need; 0
+	// otherwise. Such a module is valid PTX (a warning at check time) but
+	// cannot be launched: CheckConfig rejects every launch of it.
+	GlobalOver int64
 	// SharedStatic is the size of statically declared shared memory;
 	// dynamic shared memory (.extern .shared arrays) starts at DynSharedBase.
 	SharedStatic  int

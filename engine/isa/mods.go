@@ -324,6 +324,11 @@ var modTable = func() map[string]Mod {
 		"L1", "L2", "fractional", "L2::evict_unchanged", "L2::primary", "L2::secondary", "L2::evict_first_tensor",
 		"L2::evict_normal_tensor", "evict_last", "evict_first", "evict_normal", "evict_unchanged", "no_allocate",
 		"range", "ignore_src",
+		// fence.mbarrier_init.release.cluster, fence.proxy.tensormap::generic.*,
+		// fence.proxy.async::generic.*, fence.*.sync_restrict::shared::{cta,cluster}.*
+		// and prefetch{.const,.param}.tensormap (PTX 8.0+).
+		"mbarrier_init", "tensormap", "tensormap::generic", "async::generic",
+		"sync_restrict::shared::cluster", "sync_restrict::shared::cta",
 	} {
 		if _, ok := m[h]; !ok {
 			m[h] = Mod{ModHint, 0}

@@ -158,6 +158,8 @@ func (in *inferrer) launchShape() {
 			break
 		}
 		switch ce.Field {
+		case "module":
+			return // no launch configuration can fix it
 		case "block":
 			s.Block = block
 			in.note(-1, "block %s (%s): %v", dimsText(block), why, err)

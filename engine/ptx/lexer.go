@@ -125,6 +125,12 @@ type lexer struct {
 }
 
 func newLexer(src []byte, diags *DiagList) *lexer {
+	// Some toolchains save a module with NUL padding after its text; the
+	// trailing NUL bytes are not part of the module and are ignored (a NUL
+	// anywhere else is still an invalid byte).
+	for len(src) > 0 && src[len(src)-1] == 0 {
+		src = src[:len(src)-1]
+	}
 	lx := &lexer{src: src, diags: diags, first: true}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		lx.pos = 3 // skip a UTF-8 byte order mark

@@ -771,6 +771,12 @@ func (p *parser) parseParam(proto bool) *VarDecl {
 		p.errorExpected("parameter declaration")
 		return nil
 	}
+	if string(p.tokText(p.tok)) == ".hidden" {
+		// ".entry k(.hidden .param .align 64 .b8 tmap[128])": nvcc 13.x
+		// marks TMA descriptor parameters .hidden (PTX 9.x); the
+		// visibility has no meaning for a parameter here and is skipped.
+		p.next()
+	}
 	if !p.parseDeclSpec(d) {
 		return nil
 	}
