@@ -22,8 +22,11 @@ type Program struct {
 	Calls     []CallInfo   // call sites (Op.Aux of OpCall)
 	Tables    [][]int32    // branch target lists (Op.Aux of brx.idx)
 	Globals   []Symbol     // variables with an address in .global, .const or .shared (module and body scope), in declaration order
-	GlobalImg []byte       // initial image of the module's .global segment (at GlobalBase)
-	ConstImg  []byte       // initial image of the .const bank
+	GlobalImg []byte       // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
+	// GlobalSize is the size of the module's .global segment: the machine
+	// zero-fills it past GlobalImg.
+	GlobalSize int
+	ConstImg   []byte // initial image of the .const bank
 	// SharedStatic is the size of statically declared shared memory;
 	// dynamic shared memory (.extern .shared arrays) starts at DynSharedBase.
 	SharedStatic  int
