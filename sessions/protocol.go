@@ -88,26 +88,26 @@ type diagnosticsMsg struct {
 }
 
 type loadedMsg struct {
-	Type         string       `json:"type"`
-	ID           *int64       `json:"id,omitempty"`
-	Entry        string       `json:"entry"`
-	Grid         [3]int       `json:"grid"`
-	Block        [3]int       `json:"block"`
-	WarpsPerCTA  int          `json:"warpsPerCTA"`
-	ResidentCTAs int          `json:"residentCTAs"`
-	TotalCTAs    int          `json:"totalCTAs"`
-	SharedBytes  int          `json:"sharedBytes"`
-	Lines        []lineJSON   `json:"lines"`
-	Regs         []regJSON    `json:"regs"`
-	Preds        []predJSON   `json:"preds"`
+	Type         string     `json:"type"`
+	ID           *int64     `json:"id,omitempty"`
+	Entry        string     `json:"entry"`
+	Grid         [3]int     `json:"grid"`
+	Block        [3]int     `json:"block"`
+	WarpsPerCTA  int        `json:"warpsPerCTA"`
+	ResidentCTAs int        `json:"residentCTAs"`
+	TotalCTAs    int        `json:"totalCTAs"`
+	SharedBytes  int        `json:"sharedBytes"`
+	Lines        []lineJSON `json:"lines"`
+	Regs         []regJSON  `json:"regs"`
+	Preds        []predJSON `json:"preds"`
 	// RegCount and PredCount are the kernel's user registers and
 	// predicates; when Regs or Preds list fewer (RegPages > 1), the
 	// register file is paged (see regsJSON).
-	RegCount  int `json:"regCount"`
-	PredCount int `json:"predCount"`
-	RegPages  int `json:"regPages"`
-	Buffers      []bufferJSON `json:"buffers"`
-	Symbols      []symbolJSON `json:"symbols"`
+	RegCount  int          `json:"regCount"`
+	PredCount int          `json:"predCount"`
+	RegPages  int          `json:"regPages"`
+	Buffers   []bufferJSON `json:"buffers"`
+	Symbols   []symbolJSON `json:"symbols"`
 	// Remapped: the source changed only in comments and white space; the
 	// machine and its history stay, lines are renumbered.
 	Remapped bool `json:"remapped,omitempty"`

@@ -13,16 +13,16 @@ import (
 // warps' summaries and barriers, and the selected warp's registers. A delta
 // state carries only what differs from it.
 type clientView struct {
-	valid  bool
-	ctaLin []int
-	warps  [][]warpView
-	bars   [][]emu.BarrierState
-	selLin int // CTA (linear) and warp whose registers were sent; -1: none
-	selW   int
+	valid   bool
+	ctaLin  []int
+	warps   [][]warpView
+	bars    [][]emu.BarrierState
+	selLin  int // CTA (linear) and warp whose registers were sent; -1: none
+	selW    int
 	regs    []uint64 // the page's registers: 32 lane values each
 	preds   []uint32
-	regPage int // the page of regs and preds
-	warns  warnSig // the warnings sent last
+	regPage int     // the page of regs and preds
+	warns   warnSig // the warnings sent last
 }
 
 // warnSig identifies a list of warnings at a step: the same signature,
