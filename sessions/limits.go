@@ -39,6 +39,19 @@ type Limits struct {
 	FrameInterval time.Duration
 	// ProgramCache is the number of compiled programs kept, by source hash.
 	ProgramCache int
+	// ProgramCacheBytes bounds the estimated size of the cached programs
+	// together (a program larger than it is not cached).
+	ProgramCacheBytes int64
+	// MaxAccountedBytes bounds the accounted memory of the manager: every
+	// session's global memory, machine state and history, and the program
+	// cache. Beyond it new sessions and loads are refused with "busy".
+	MaxAccountedBytes int64
+	// MaxReplyBytes bounds one outbound message; a larger one is replaced
+	// by an error "limit" (register files are paged to stay below it).
+	MaxReplyBytes int
+	// NoProgramTimeout closes a session (error "expired") that has not
+	// loaded a program this long after it started.
+	NoProgramTimeout time.Duration
 }
 
 // DefaultLimits are the limits used for zero fields.
@@ -53,6 +66,10 @@ var DefaultLimits = Limits{
 	MaxOutboundBytes:    16 << 20,
 	FrameInterval:       time.Second / 30,
 	ProgramCache:        32,
+	ProgramCacheBytes:   128 << 20,
+	MaxAccountedBytes:   1536 << 20,
+	MaxReplyBytes:       4 << 20,
+	NoProgramTimeout:    60 * time.Second,
 }
 
 // withDefaults fills zero fields.
@@ -90,6 +107,18 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ProgramCache <= 0 {
 		l.ProgramCache = d.ProgramCache
+	}
+	if l.ProgramCacheBytes <= 0 {
+		l.ProgramCacheBytes = d.ProgramCacheBytes
+	}
+	if l.MaxAccountedBytes <= 0 {
+		l.MaxAccountedBytes = d.MaxAccountedBytes
+	}
+	if l.MaxReplyBytes <= 0 {
+		l.MaxReplyBytes = d.MaxReplyBytes
+	}
+	if l.NoProgramTimeout <= 0 {
+		l.NoProgramTimeout = d.NoProgramTimeout
 	}
 	return l
 }
@@ -135,6 +164,8 @@ func (e *Error) Frame() []byte {
 var (
 	ErrBusy   = &Error{Code: "busy", Message: "the server runs as many sessions as it allows; try again later"}
 	ErrClosed = &Error{Code: "internal", Message: "the session manager is shut down"}
+	// ErrMemoryBusy: the accounted memory is above MaxAccountedBytes.
+	ErrMemoryBusy = &Error{Code: "busy", Message: "the server is low on memory; try again later"}
 )
 
 func errf(code, msg string) *Error { return &Error{Code: code, Message: msg} }

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/launch"
@@ -27,6 +29,9 @@ type Manager struct {
 	nextID   uint64
 	closed   bool
 
+	// accounted is the sessions' accounted memory (Session.setAccounted).
+	accounted atomic.Int64
+
 	quit chan struct{}
 	wg   sync.WaitGroup
 }
@@ -40,7 +45,7 @@ func NewManager(lim Limits, met Metrics) *Manager {
 	}
 	m := &Manager{lim: lim.withDefaults(), met: met, now: time.Now,
 		sessions: map[*Session]struct{}{}, quit: make(chan struct{})}
-	m.cache = newProgCache(m.lim.ProgramCache)
+	m.cache = newProgCache(m.lim.ProgramCache, m.lim.ProgramCacheBytes)
 	m.wg.Add(1)
 	go m.janitor()
 	return m
@@ -56,9 +61,20 @@ func (m *Manager) Len() int {
 	return len(m.sessions)
 }
 
+// AccountedBytes is the memory the manager accounts for: every session's
+// global memory, machine state and history, and the program cache.
+func (m *Manager) AccountedBytes() int64 { return m.accounted.Load() + m.cache.size() }
+
+// memoryHigh reports whether AccountedBytes plus extra is above
+// MaxAccountedBytes.
+func (m *Manager) memoryHigh(extra int64) bool {
+	return m.AccountedBytes()+extra > m.lim.MaxAccountedBytes
+}
+
 // NewSession starts a session for one client connection. Its first
 // outbound message is `hello`. It returns ErrBusy when MaxSessions are
-// live (render it for the client with ErrBusy.Frame()).
+// live, ErrMemoryBusy when the accounted memory is above
+// MaxAccountedBytes (render them for the client with Frame()).
 func (m *Manager) NewSession() (*Session, error) {
 	m.mu.Lock()
 	if m.closed {
@@ -68,6 +84,10 @@ func (m *Manager) NewSession() (*Session, error) {
 	if len(m.sessions) >= m.lim.MaxSessions {
 		m.mu.Unlock()
 		return nil, ErrBusy
+	}
+	if m.memoryHigh(0) {
+		m.mu.Unlock()
+		return nil, ErrMemoryBusy
 	}
 	m.nextID++
 	s := newSession(m, m.nextID)
@@ -123,19 +143,28 @@ func (m *Manager) janitor() {
 	}
 }
 
-// sweep expires the sessions idle since before now - IdleTimeout.
+// sweep expires the sessions idle since before now - IdleTimeout, and
+// those that started before now - NoProgramTimeout and have not loaded a
+// program.
 func (m *Manager) sweep(now time.Time) {
 	limit := now.Add(-m.lim.IdleTimeout).UnixNano()
+	noProg := now.Add(-m.lim.NoProgramTimeout).UnixNano()
 	m.mu.Lock()
-	var idle []*Session
+	var idle, empty []*Session
 	for s := range m.sessions {
-		if s.lastActive.Load() < limit {
+		switch {
+		case s.lastActive.Load() < limit:
 			idle = append(idle, s)
+		case !s.loaded.Load() && s.started < noProg:
+			empty = append(empty, s)
 		}
 	}
 	m.mu.Unlock()
 	for _, s := range idle {
-		s.expire()
+		s.expire(endIdle)
+	}
+	for _, s := range empty {
+		s.expire(endNoProgram)
 	}
 }
 
@@ -155,6 +184,35 @@ type compiled struct {
 
 	kernelsOnce sync.Once
 	kernelList  []launch.Kernel
+
+	size int64 // estimated bytes (sizeOf)
+}
+
+// sizeOf estimates the memory a compiled program holds: its source and
+// syntax tree, the lowered code and tables, the images of its .global and
+// .const segments and the session tables.
+func (c *compiled) sizeOf(source string) int64 {
+	n := int64(len(source))*2 + int64(len(c.diags))*128
+	for _, d := range c.diags {
+		n += int64(len(d.Message))
+	}
+	p := c.prog
+	if p == nil {
+		return n
+	}
+	// The syntax tree: a generous multiple of the source.
+	n += int64(len(source)) * 12
+	n += int64(len(p.Ops))*int64(unsafe.Sizeof(emu.Op{})) + int64(len(p.Spans))*int64(unsafe.Sizeof(ptx.Span{}))
+	n += int64(len(p.Regs)+len(p.Preds))*int64(unsafe.Sizeof(emu.RegInfo{})+16) + int64(len(p.Consts))*(int64(unsafe.Sizeof(emu.ConstReg{}))+256)
+	n += int64(len(p.Funcs))*256 + int64(len(p.Globals))*int64(unsafe.Sizeof(emu.Symbol{})+16)
+	for _, t := range p.Tables {
+		n += int64(len(t)) * 4
+	}
+	n += int64(len(p.GlobalImg) + len(p.ConstImg))
+	// pcLine, pcCol, pcOp (and its strings), lines and linePCs.
+	n += int64(len(c.pcLine)) * (4 + 4 + 16 + 16 + 8 + 8)
+	n += int64(len(c.lines)) * 64
+	return n
 }
 
 // kernels lists the program's kernels and their parameters (computed once,
@@ -173,6 +231,7 @@ func compile(source string) *compiled {
 	src := ptx.NewSource("", []byte(source))
 	prog, diags := emu.CompileSource(src)
 	c := &compiled{prog: prog, diags: make([]ptx.Message, 0, len(diags))}
+	defer func() { c.size = c.sizeOf(source) }()
 	for _, d := range diags {
 		c.diags = append(c.diags, d.ToMessage(src))
 	}
@@ -242,10 +301,12 @@ func (c *compiled) line(pc int) int {
 }
 
 type progCache struct {
-	mu  sync.Mutex
-	max int
-	ll  *list.List // of *cacheEntry, most recent first
-	m   map[[32]byte]*list.Element
+	mu       sync.Mutex
+	max      int
+	maxBytes int64
+	bytes    int64
+	ll       *list.List // of *cacheEntry, most recent first
+	m        map[[32]byte]*list.Element
 }
 
 type cacheEntry struct {
@@ -253,11 +314,20 @@ type cacheEntry struct {
 	c   *compiled
 }
 
-func newProgCache(max int) *progCache {
-	return &progCache{max: max, ll: list.New(), m: map[[32]byte]*list.Element{}}
+func newProgCache(max int, maxBytes int64) *progCache {
+	return &progCache{max: max, maxBytes: maxBytes, ll: list.New(), m: map[[32]byte]*list.Element{}}
 }
 
-// get returns the compiled form of source, compiling it on a miss.
+// size returns the estimated bytes of the cached programs.
+func (pc *progCache) size() int64 {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.bytes
+}
+
+// get returns the compiled form of source, compiling it on a miss. The
+// cache keeps at most max programs and maxBytes of them (least recently
+// used first out); a program larger than maxBytes is not kept.
 func (pc *progCache) get(source string) *compiled {
 	key := sha256.Sum256([]byte(source))
 	pc.mu.Lock()
@@ -275,11 +345,17 @@ func (pc *progCache) get(source string) *compiled {
 		pc.ll.MoveToFront(e)
 		return e.Value.(*cacheEntry).c
 	}
+	if c.size > pc.maxBytes {
+		return c
+	}
 	pc.m[key] = pc.ll.PushFront(&cacheEntry{key: key, c: c})
-	for pc.ll.Len() > pc.max {
+	pc.bytes += c.size
+	for pc.ll.Len() > pc.max || pc.bytes > pc.maxBytes {
 		e := pc.ll.Back()
 		pc.ll.Remove(e)
-		delete(pc.m, e.Value.(*cacheEntry).key)
+		ce := e.Value.(*cacheEntry)
+		pc.bytes -= ce.c.size
+		delete(pc.m, ce.key)
 	}
 	return c
 }

@@ -33,6 +33,8 @@ type clientMsg struct {
 	CTA                 *int            `json:"cta,omitempty"`
 	Warp                *int            `json:"warp,omitempty"`
 	Memory              *memRequest     `json:"memory,omitempty"`
+	// RegPage (inspect): the page of the register file to send.
+	RegPage *int `json:"regPage,omitempty"`
 	// Divergence (load): turn the divergence data on or off with it.
 	Divergence *bool `json:"divergence,omitempty"`
 }
@@ -86,20 +88,26 @@ type diagnosticsMsg struct {
 }
 
 type loadedMsg struct {
-	Type         string       `json:"type"`
-	ID           *int64       `json:"id,omitempty"`
-	Entry        string       `json:"entry"`
-	Grid         [3]int       `json:"grid"`
-	Block        [3]int       `json:"block"`
-	WarpsPerCTA  int          `json:"warpsPerCTA"`
-	ResidentCTAs int          `json:"residentCTAs"`
-	TotalCTAs    int          `json:"totalCTAs"`
-	SharedBytes  int          `json:"sharedBytes"`
-	Lines        []lineJSON   `json:"lines"`
-	Regs         []regJSON    `json:"regs"`
-	Preds        []predJSON   `json:"preds"`
-	Buffers      []bufferJSON `json:"buffers"`
-	Symbols      []symbolJSON `json:"symbols"`
+	Type         string     `json:"type"`
+	ID           *int64     `json:"id,omitempty"`
+	Entry        string     `json:"entry"`
+	Grid         [3]int     `json:"grid"`
+	Block        [3]int     `json:"block"`
+	WarpsPerCTA  int        `json:"warpsPerCTA"`
+	ResidentCTAs int        `json:"residentCTAs"`
+	TotalCTAs    int        `json:"totalCTAs"`
+	SharedBytes  int        `json:"sharedBytes"`
+	Lines        []lineJSON `json:"lines"`
+	Regs         []regJSON  `json:"regs"`
+	Preds        []predJSON `json:"preds"`
+	// RegCount and PredCount are the kernel's user registers and
+	// predicates; when Regs or Preds list fewer (RegPages > 1), the
+	// register file is paged (see regsJSON).
+	RegCount  int          `json:"regCount"`
+	PredCount int          `json:"predCount"`
+	RegPages  int          `json:"regPages"`
+	Buffers   []bufferJSON `json:"buffers"`
+	Symbols   []symbolJSON `json:"symbols"`
 	// Remapped: the source changed only in comments and white space; the
 	// machine and its history stay, lines are renumbered.
 	Remapped bool `json:"remapped,omitempty"`
@@ -481,6 +489,14 @@ type regsJSON struct {
 	Warp   int                 `json:"warp"`
 	Values map[string][]string `json:"values"`
 	Preds  map[string]string   `json:"preds"`
+	// Page and Pages: a kernel with more than regPage registers or
+	// predPage predicates has its register file sent in pages (Pages > 1);
+	// inspect's regPage selects the page. Names and PredNames describe
+	// the page's registers then (loaded lists only the first page).
+	Page      int        `json:"page,omitempty"`
+	Pages     int        `json:"pages,omitempty"`
+	Names     []regJSON  `json:"names,omitempty"`
+	PredNames []predJSON `json:"predNames,omitempty"`
 }
 
 type memJSON struct {

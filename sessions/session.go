@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -34,8 +35,14 @@ type Session struct {
 	done chan struct{} // closed when it has stopped
 
 	lastActive atomic.Int64 // unix nanoseconds of the last client message
+	started    int64        // unix nanoseconds of the start
+	loaded     atomic.Bool  // a program was loaded (NoProgramTimeout no longer applies)
 	closeOnce  sync.Once
-	expired    atomic.Bool
+	endWhy     atomic.Int32 // an endReason: why the session ends, if not asked to
+	// accounted is the memory this session holds, as last reported to
+	// the manager (setAccounted); acctAt when (unix nanoseconds).
+	accounted int64
+	acctAt    int64
 
 	// Owned by the session goroutine.
 	prog      *compiled
@@ -59,7 +66,20 @@ type Session struct {
 	mem *memStats
 	// accBuf: scratch for the accesses of the last instruction.
 	accBuf []analysis.WarpAccess
+	// regFrom is the first register (an index of userRegs) of the page of
+	// the selected warp's registers that states carry (see regPage).
+	regFrom int
 }
+
+// endReason says why a session ended on its own.
+type endReason int32
+
+const (
+	endNone endReason = iota
+	endIdle
+	endNoProgram
+	endNotReading
+)
 
 type command struct {
 	msg   *clientMsg
@@ -71,6 +91,7 @@ func newSession(m *Manager, id uint64) *Session {
 	s := &Session{id: id, mgr: m, lim: m.lim, in: make(chan command, inboundQueue), out: newOutbox(m.lim.MaxOutboundBytes),
 		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024}
 	s.touch()
+	s.started = s.lastActive.Load()
 	return s
 }
 
@@ -104,10 +125,26 @@ func (s *Session) Close() {
 	<-s.done
 }
 
-// expire ends an idle session; the client gets error "expired".
-func (s *Session) expire() {
-	s.expired.Store(true)
+// expire ends an idle session, or one that loaded no program in time;
+// the client gets error "expired".
+func (s *Session) expire(why endReason) {
+	s.endWhy.CompareAndSwap(int32(endNone), int32(why))
 	s.closeOnce.Do(func() { close(s.quit) })
+}
+
+// CloseReason says why the session ended on its own, as a short text for
+// a websocket close frame ("" when it was closed by its client or the
+// server, or has not ended).
+func (s *Session) CloseReason() string {
+	switch endReason(s.endWhy.Load()) {
+	case endIdle:
+		return "idle timeout"
+	case endNoProgram:
+		return "no program loaded in time"
+	case endNotReading:
+		return "client does not read its replies"
+	}
+	return ""
 }
 
 // Submit hands the session one client message. Malformed, invalid or
@@ -201,6 +238,9 @@ func (s *Session) validate(c *clientMsg) *Error {
 		if (c.CTA != nil && *c.CTA < 0) || (c.Warp != nil && *c.Warp < 0) {
 			return bad("cta and warp must be >= 0")
 		}
+		if c.RegPage != nil && *c.RegPage < 0 {
+			return bad("regPage must be >= 0")
+		}
 		if mr := c.Memory; mr != nil {
 			switch mr.Space {
 			case "global":
@@ -231,6 +271,7 @@ func (s *Session) loop() {
 			s.out.replaceAll(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))))
 		}
 		s.drop()
+		s.setAccounted(0)
 		s.out.close()
 		s.mgr.remove(s)
 		close(s.done)
@@ -241,6 +282,7 @@ func (s *Session) loop() {
 		MaxMessageBytes: s.lim.MaxMessageBytes, MaxStepCount: MaxStepCount, MaxInspectBytes: maxInspectBytes}}))
 	for {
 		if s.out.overflowed() {
+			s.endWhy.CompareAndSwap(int32(endNone), int32(endNotReading))
 			s.out.replaceAll(errReply(nil, errf("limit", "the client does not read its replies; session closed")))
 			return
 		}
@@ -254,6 +296,7 @@ func (s *Session) loop() {
 			default:
 				s.slice()
 			}
+			s.account(false)
 			continue
 		}
 		select {
@@ -262,18 +305,68 @@ func (s *Session) loop() {
 			return
 		case c := <-s.in:
 			s.handle(c)
+			s.account(true)
 		}
 	}
 }
 
 // ended tells the client why the session ends, if it did not ask.
 func (s *Session) ended() {
-	if s.expired.Load() {
+	switch endReason(s.endWhy.Load()) {
+	case endIdle:
 		s.send(errReply(nil, errf("expired", fmt.Sprintf("the session was idle for more than %v", s.lim.IdleTimeout))))
+	case endNoProgram:
+		s.send(errReply(nil, errf("expired", fmt.Sprintf("no program was loaded within %v of the session's start", s.lim.NoProgramTimeout))))
 	}
 }
 
-func (s *Session) send(msg []byte) { s.out.push(msg, false) }
+// account reports the memory the session holds to the manager: its global
+// memory, machine state and history. Unless now, at most every 50ms (a
+// run calls it after each slice).
+func (s *Session) account(now bool) {
+	t := time.Now().UnixNano()
+	if !now && t-s.acctAt < int64(50*time.Millisecond) {
+		return
+	}
+	s.acctAt = t
+	s.setAccounted(s.heldBytes())
+}
+
+// heldBytes estimates the memory of the loaded launch: global memory
+// (module variables and buffers), the resident CTAs' state and the
+// history.
+func (s *Session) heldBytes() int64 {
+	if s.m == nil || s.prog == nil || s.spec == nil {
+		return 0
+	}
+	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m)
+	if s.h != nil {
+		n += s.h.bytes()
+	}
+	return n
+}
+
+func (s *Session) setAccounted(n int64) {
+	if n == s.accounted {
+		return
+	}
+	s.mgr.accounted.Add(n - s.accounted)
+	s.accounted = n
+}
+
+// send queues a reply; one larger than MaxReplyBytes is replaced by an
+// error "limit" (with the reply's id, if it has one).
+func (s *Session) send(msg []byte) {
+	if len(msg) > s.lim.MaxReplyBytes {
+		var head struct {
+			Type string `json:"type"`
+			ID   *int64 `json:"id"`
+		}
+		_ = json.Unmarshal(msg, &head)
+		msg = errReply(head.ID, errf("limit", fmt.Sprintf("the %s reply of %d bytes exceeds the limit of %d bytes for one message", head.Type, len(msg), s.lim.MaxReplyBytes)))
+	}
+	s.out.push(msg, false)
+}
 
 func (s *Session) sendErr(id *int64, code, msg string) { s.send(errReply(id, errf(code, msg))) }
 
@@ -386,6 +479,7 @@ func (s *Session) doLoad(msg *clientMsg) {
 		}
 	}
 	s.drop()
+	s.setAccounted(0)
 	s.bpLines = map[int]bool{}
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags}))
 	if c.prog == nil {
@@ -394,6 +488,10 @@ func (s *Session) doLoad(msg *clientMsg) {
 	spec, err := s.parseSpec(msg.Spec)
 	if err != nil {
 		s.sendErr(msg.ID, "bad-request", "spec: "+err.Error())
+		return
+	}
+	if s.mgr.memoryHigh(0) {
+		s.send(errReply(msg.ID, ErrMemoryBusy))
 		return
 	}
 	fix := fitLaunch(c.prog, spec)
@@ -411,6 +509,13 @@ func (s *Session) doLoad(msg *clientMsg) {
 		s.send(errReply(msg.ID, e))
 		return
 	}
+	if held := s.heldBytes(); s.mgr.memoryHigh(held) {
+		s.drop()
+		s.send(errReply(msg.ID, ErrMemoryBusy))
+		return
+	}
+	s.loaded.Store(true)
+	s.account(true)
 	s.send(s.loadedMsg(msg.ID, false, fix))
 	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true}))
 	if msg.At != nil && *msg.At > 0 {
@@ -541,6 +646,10 @@ func (s *Session) parseSpec(raw json.RawMessage) (*launch.Spec, error) {
 func (s *Session) prepare(reason string) *Error {
 	l, err := launch.Prepare(s.prog.prog, s.spec)
 	if err != nil {
+		var le *launch.LimitError
+		if errors.As(err, &le) {
+			return errf("limit", err.Error())
+		}
 		return errf("bad-request", err.Error())
 	}
 	m := l.Machine()
@@ -564,6 +673,7 @@ func (s *Session) prepare(reason string) *Error {
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}
 	s.sel.cta, s.sel.warp = 0, 0
+	s.regFrom = 0
 	s.userRegs, s.userPreds = userSlots(m)
 	for line := range s.bpLines {
 		if len(s.prog.linePCs[line]) == 0 {
@@ -619,10 +729,12 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 	if msg.Lines == nil {
 		msg.Lines = []lineJSON{}
 	}
-	for _, r := range s.userRegs {
+	regs, preds := s.pageSlots(0)
+	msg.RegCount, msg.PredCount, msg.RegPages = len(s.userRegs), len(s.userPreds), s.regPages()
+	for _, r := range regs {
 		msg.Regs = append(msg.Regs, regJSON{Slot: int(r), Name: p.Regs[r].Name, Type: p.Regs[r].Type.String()})
 	}
-	for _, r := range s.userPreds {
+	for _, r := range preds {
 		msg.Preds = append(msg.Preds, predJSON{Slot: int(r), Name: p.Preds[r].Name})
 	}
 	for _, b := range s.spec.Buffers {
@@ -780,6 +892,13 @@ func (s *Session) doInspect(msg *clientMsg) {
 	c := ctas[ci]
 	w := c.Warps[wi]
 	s.sel.cta, s.sel.warp = ci, wi
+	if msg.RegPage != nil {
+		if *msg.RegPage >= s.regPages() {
+			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("regPage %d: the register file has %d pages", *msg.RegPage, s.regPages()))
+			return
+		}
+		s.regFrom = *msg.RegPage
+	}
 	rj, _, _ := s.regsJSON(w, false, false)
 	s.view.selLin, s.view.selW = c.Linear, w.ID
 	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj, Divergence: s.divergenceJSON(ci, wi)}

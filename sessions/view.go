@@ -13,15 +13,16 @@ import (
 // warps' summaries and barriers, and the selected warp's registers. A delta
 // state carries only what differs from it.
 type clientView struct {
-	valid  bool
-	ctaLin []int
-	warps  [][]warpView
-	bars   [][]emu.BarrierState
-	selLin int // CTA (linear) and warp whose registers were sent; -1: none
-	selW   int
-	regs   []uint64 // len(userRegs)*32 lane values
-	preds  []uint32
-	warns  warnSig // the warnings sent last
+	valid   bool
+	ctaLin  []int
+	warps   [][]warpView
+	bars    [][]emu.BarrierState
+	selLin  int // CTA (linear) and warp whose registers were sent; -1: none
+	selW    int
+	regs    []uint64 // the page's registers: 32 lane values each
+	preds   []uint32
+	regPage int     // the page of regs and preds
+	warns   warnSig // the warnings sent last
 }
 
 // warnSig identifies a list of warnings at a step: the same signature,
@@ -300,23 +301,59 @@ func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
 	return j
 }
 
-// regsJSON renders w's user registers and predicates: only the slots that
-// differ from the client view when delta, else all. changed lists the
-// register slots that differ from the view (when compare); anyDiff tells
-// whether any register or predicate differs.
+// The register file of the selected warp goes out in pages of regPage
+// registers and predPage predicates (a register's 32 lanes take about 700
+// bytes of JSON).
+const (
+	regPage  = 2048
+	predPage = 8192
+)
+
+// regPages is the number of pages of the register file.
+func (s *Session) regPages() int {
+	return max(1, (len(s.userRegs)+regPage-1)/regPage, (len(s.userPreds)+predPage-1)/predPage)
+}
+
+// pageSlots returns the register and predicate slots of page p.
+func (s *Session) pageSlots(p int) (regs, preds []int32) {
+	clip := func(all []int32, size int) []int32 {
+		lo := min(p*size, len(all))
+		return all[lo:min(lo+size, len(all))]
+	}
+	return clip(s.userRegs, regPage), clip(s.userPreds, predPage)
+}
+
+// regsJSON renders w's user registers and predicates of the selected page
+// (s.regFrom): only the slots that differ from the client view when delta,
+// else all. changed lists the register slots that differ from the view
+// (when compare); anyDiff tells whether any register or predicate differs.
 func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (rj *regsJSON, changed []int, anyDiff bool) {
 	v := &s.view
-	n := len(s.userRegs)
-	if len(v.regs) != n*32 {
+	pages := s.regPages()
+	page := min(s.regFrom, pages-1)
+	regs, preds := s.pageSlots(page)
+	n := len(regs)
+	if len(v.regs) != n*32 || v.regPage != page {
 		v.regs = make([]uint64, n*32)
-		compare = false
+		compare, delta = false, false
 	}
-	if len(v.preds) != len(s.userPreds) {
-		v.preds = make([]uint32, len(s.userPreds))
-		compare = false
+	if len(v.preds) != len(preds) || v.regPage != page {
+		v.preds = make([]uint32, len(preds))
+		compare, delta = false, false
 	}
+	v.regPage = page
 	rj = &regsJSON{CTA: s.ctaIndex(w.CTA().Linear), Warp: w.ID, Values: map[string][]string{}, Preds: map[string]string{}}
-	for i, slot := range s.userRegs {
+	if pages > 1 {
+		rj.Page, rj.Pages = page, pages
+		p := s.prog.prog
+		for _, r := range regs {
+			rj.Names = append(rj.Names, regJSON{Slot: int(r), Name: p.Regs[r].Name, Type: p.Regs[r].Type.String()})
+		}
+		for _, r := range preds {
+			rj.PredNames = append(rj.PredNames, predJSON{Slot: int(r), Name: p.Preds[r].Name})
+		}
+	}
+	for i, slot := range regs {
 		vals := w.Reg(int(slot))
 		old := (*[32]uint64)(v.regs[i*32:])
 		diff := vals != *old
@@ -333,7 +370,7 @@ func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (rj *regsJSON, chan
 		}
 		*old = vals
 	}
-	for i, slot := range s.userPreds {
+	for i, slot := range preds {
 		p := w.Pred(int(slot))
 		diff := p != v.preds[i]
 		anyDiff = anyDiff || diff

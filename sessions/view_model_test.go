@@ -356,7 +356,9 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 		if c.regsOf == nil || c.regsOf[0] != ci || c.regsOf[1] != w.ID {
 			return fmt.Errorf("registers of %v, selected CTA %d warp %d", c.regsOf, ci, w.ID)
 		}
-		for _, slot := range s.userRegs {
+		// The client holds the selected page of the register file.
+		pageRegs, pagePreds := s.pageSlots(s.view.regPage)
+		for _, slot := range pageRegs {
 			vals := w.Reg(int(slot))
 			got := c.regs[int(slot)]
 			if len(got) != 32 {
@@ -368,7 +370,7 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 				}
 			}
 		}
-		for _, slot := range s.userPreds {
+		for _, slot := range pagePreds {
 			if got, want := c.preds[int(slot)], hex32(w.Pred(int(slot))); got != want {
 				return fmt.Errorf("predicate %s: model %q, machine %s", s.prog.prog.Preds[slot].Name, got, want)
 			}

@@ -146,6 +146,9 @@ export interface Loaded {
   lines: LineInfo[];
   regs: RegInfo[];
   preds: PredInfo[];
+  regCount: number;
+  predCount: number;
+  regPages: number;
   buffers: BufferInfo[];
   symbols: SymbolInfo[];
   remapped?: boolean;
@@ -311,6 +314,10 @@ export interface RegValues {
   warp: number;
   values: Record<string, string[]>;
   preds: Record<string, string>;
+  page?: number;
+  pages?: number;
+  names?: RegInfo[];
+  predNames?: PredInfo[];
 }
 
 export interface MemChunk {
@@ -513,6 +520,7 @@ export interface ClientMsg {
   cta?: number;
   warp?: number;
   memory?: MemRequest;
+  regPage?: number;
   divergence?: boolean;
 }
 

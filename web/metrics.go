@@ -22,6 +22,8 @@ import (
 //	ptxplay_ws_connections_active           gauge: open websockets
 //	ptxplay_ws_messages_total{direction}    websocket messages received ("in") and sent ("out")
 //	ptxplay_ws_errors_total{code}           error replies of the websocket layer (too-large, ...), by code
+//	ptxplay_ws_refused_total{reason}        websockets refused or closed by a per-client limit (sessions-per-ip, handshake-rate)
+//	ptxplay_accounted_memory_bytes          gauge: memory the sessions account for (SetAccountedMemory)
 //
 // plus the go_* and process_* metrics of the process. *Metrics implements
 // sessions.Metrics.
@@ -30,6 +32,7 @@ type Metrics struct {
 
 	sessionsActive atomic.Int64
 	wsActive       atomic.Int64
+	accounted      atomic.Pointer[func() int64]
 
 	sessionsTotal    *vm.Counter
 	sessionsRejected *vm.Counter
@@ -50,6 +53,12 @@ func NewMetrics() *Metrics {
 	s := m.set
 	s.NewGauge("ptxplay_sessions_active", func() float64 { return float64(m.sessionsActive.Load()) })
 	s.NewGauge("ptxplay_ws_connections_active", func() float64 { return float64(m.wsActive.Load()) })
+	s.NewGauge("ptxplay_accounted_memory_bytes", func() float64 {
+		if f := m.accounted.Load(); f != nil {
+			return float64((*f)())
+		}
+		return 0
+	})
 	m.sessionsTotal = s.NewCounter("ptxplay_sessions_total")
 	m.sessionsRejected = s.NewCounter("ptxplay_sessions_rejected_total")
 	m.steps = s.NewCounter("ptxplay_steps_total")
@@ -98,10 +107,19 @@ func (m *Metrics) shareCreated(created bool) {
 }
 
 func (m *Metrics) sessionRejected() { m.sessionsRejected.Inc() }
-func (m *Metrics) messageIn()       { m.wsIn.Inc() }
-func (m *Metrics) messageOut()      { m.wsOut.Inc() }
-func (m *Metrics) wsOpened()        { m.wsActive.Add(1) }
-func (m *Metrics) wsClosed()        { m.wsActive.Add(-1) }
+
+// SetAccountedMemory makes f the source of ptxplay_accounted_memory_bytes
+// (sessions.Manager.AccountedBytes).
+func (m *Metrics) SetAccountedMemory(f func() int64) { m.accounted.Store(&f) }
+
+// wsRefused counts a websocket refused by a per-client limit.
+func (m *Metrics) wsRefused(reason string) {
+	m.set.GetOrCreateCounter(fmt.Sprintf(`ptxplay_ws_refused_total{reason=%q}`, reason)).Inc()
+}
+func (m *Metrics) messageIn()  { m.wsIn.Inc() }
+func (m *Metrics) messageOut() { m.wsOut.Inc() }
+func (m *Metrics) wsOpened()   { m.wsActive.Add(1) }
+func (m *Metrics) wsClosed()   { m.wsActive.Add(-1) }
 
 // errorReply counts an error message of the websocket layer itself.
 func (m *Metrics) errorReply(code string) {

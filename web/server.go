@@ -54,6 +54,7 @@ type Server struct {
 	share    ShareOptions
 
 	shareLimiter *rateLimiter
+	wsLimiter    *rateLimiter // websocket handshakes per client address
 
 	// infos is the gallery list, with the lessons' share links.
 	infos []ExampleInfo
@@ -66,6 +67,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	conns    map[*wsConn]struct{}
+	perIP    map[string]int // open websockets per client address
 	closing  bool
 	connDone sync.WaitGroup
 }
@@ -83,6 +85,7 @@ func New(o Options) (*Server, error) {
 		ws:       o.WebSocket.withDefaults(),
 		share:    o.Share,
 		conns:    map[*wsConn]struct{}{},
+		perIP:    map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -97,6 +100,7 @@ func New(o Options) (*Server, error) {
 		s.share.Limits = share.DefaultLimits
 	}
 	s.shareLimiter = newRateLimiter(s.share.PerMinute, s.share.Burst)
+	s.wsLimiter = newRateLimiter(s.ws.HandshakesPerMinute, s.ws.HandshakeBurst)
 	s.infos = s.examples.Infos()
 	links := s.seedLessons()
 	for i := range s.infos {

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -58,6 +60,19 @@ type WSOptions struct {
 	PingPeriod time.Duration
 	// WriteWait bounds each write to the client. Default 10s.
 	WriteWait time.Duration
+	// MaxSessionsPerIP bounds the open websockets of one client address;
+	// beyond it a connection is closed with code 1008 ("too many sessions
+	// from your address"). Default 8.
+	MaxSessionsPerIP int
+	// HandshakesPerMinute and HandshakeBurst rate-limit websocket
+	// handshakes per client address (token bucket); a handshake over the
+	// rate is closed with code 1008. Defaults 30 per minute, bursts of 10.
+	HandshakesPerMinute, HandshakeBurst int
+	// TrustedProxyHeader names a header set by a trusted reverse proxy
+	// that carries the client address (e.g. "X-Forwarded-For": its last
+	// address is used; "X-Real-IP"). Empty (the default): the connection's
+	// peer address; never set it when clients reach the server directly.
+	TrustedProxyHeader string
 }
 
 func (o WSOptions) withDefaults() WSOptions {
@@ -72,6 +87,15 @@ func (o WSOptions) withDefaults() WSOptions {
 	}
 	if o.WriteWait <= 0 {
 		o.WriteWait = 10 * time.Second
+	}
+	if o.MaxSessionsPerIP <= 0 {
+		o.MaxSessionsPerIP = 8
+	}
+	if o.HandshakesPerMinute <= 0 {
+		o.HandshakesPerMinute = 30
+	}
+	if o.HandshakeBurst <= 0 {
+		o.HandshakeBurst = 10
 	}
 	return o
 }
@@ -126,6 +150,21 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID := middleware.GetReqID(r.Context())
 
+	// Per-client limits, checked after the upgrade so that the client
+	// gets the reason (a browser cannot read a refused handshake's status).
+	ip := s.clientAddr(r)
+	if wait, ok := s.wsLimiter.allow(ip, time.Now()); !ok {
+		msg := fmt.Sprintf("too many connections from your address; try again in %v", wait.Round(time.Second)+time.Second)
+		s.refuse(r, c, "handshake-rate", errorMessage("limit", msg, -1), websocket.ClosePolicyViolation, "too many connections from your address", ip)
+		return
+	}
+	if !s.addIP(ip) {
+		msg := fmt.Sprintf("your address has %d sessions open, the most one address may; close one first", s.ws.MaxSessionsPerIP)
+		s.refuse(r, c, "sessions-per-ip", errorMessage("limit", msg, -1), websocket.ClosePolicyViolation, "too many sessions from your address", ip)
+		return
+	}
+	defer s.removeIP(ip)
+
 	// The session outlives the request's context only as long as the
 	// connection: use a detached context that we cancel ourselves.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
@@ -138,11 +177,7 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 			frame = f.Frame()
 		}
 		s.metrics.sessionRejected()
-		c.SetWriteDeadline(time.Now().Add(s.ws.WriteWait))
-		c.WriteMessage(websocket.TextMessage, frame)
-		c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, truncate(err.Error(), 120)))
-		c.Close()
-		s.log.InfoContext(r.Context(), "websocket refused", "err", err, "request_id", reqID)
+		s.refuse(r, c, "", frame, websocket.CloseTryAgainLater, err.Error(), ip)
 		return
 	}
 	wc := &wsConn{s: s, c: c, sess: sess, local: make(chan []byte, 8), shutdown: make(chan struct{}),
@@ -162,6 +197,64 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	s.log.InfoContext(r.Context(), "websocket closed", "reason", why, "duration", time.Since(start),
 		"messages_in", wc.in, "messages_out", wc.out, "request_id", reqID)
 }
+
+// refuse sends a refused websocket its error message and a close frame
+// with code and reason, and closes it; limit names the per-client limit
+// (metrics) if one refused it.
+func (s *Server) refuse(r *http.Request, c *websocket.Conn, limit string, frame []byte, code int, reason, ip string) {
+	if limit != "" {
+		s.metrics.wsRefused(limit)
+		s.metrics.errorReply("limit")
+	}
+	c.SetWriteDeadline(time.Now().Add(s.ws.WriteWait))
+	c.WriteMessage(websocket.TextMessage, frame)
+	c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(reason, 120)))
+	c.Close()
+	s.log.InfoContext(r.Context(), "websocket refused", "reason", reason, "remote", ip, "request_id", middleware.GetReqID(r.Context()))
+}
+
+// clientAddr is the client's address: from TrustedProxyHeader when set
+// and present (the last address of a list: the one the proxy added),
+// else the connection's peer host.
+func (s *Server) clientAddr(r *http.Request) string {
+	if h := s.ws.TrustedProxyHeader; h != "" {
+		if v := r.Header.Values(h); len(v) > 0 {
+			parts := strings.Split(v[len(v)-1], ",")
+			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
+				return a
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// addIP counts an open websocket of ip; false if ip has MaxSessionsPerIP.
+func (s *Server) addIP(ip string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.perIP[ip] >= s.ws.MaxSessionsPerIP {
+		return false
+	}
+	s.perIP[ip]++
+	return true
+}
+
+func (s *Server) removeIP(ip string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
+	}
+}
+
+// closeReasoner is implemented by sessions that end on their own with a
+// reason (sessions.Session: idle, no program loaded, a client that does
+// not read).
+type closeReasoner interface{ CloseReason() string }
 
 func (s *Server) track(wc *wsConn) bool {
 	s.mu.Lock()
@@ -300,7 +393,14 @@ func (wc *wsConn) writePump() string {
 		case <-wc.sess.Ready():
 			if !drain() {
 				if why == "session ended" {
-					closeWith(websocket.CloseNormalClosure, "session ended")
+					code, text := websocket.CloseNormalClosure, "session ended"
+					if cr, ok := wc.sess.(closeReasoner); ok {
+						if r := cr.CloseReason(); r != "" {
+							code, text = websocket.ClosePolicyViolation, r
+							why = "session ended: " + r
+						}
+					}
+					closeWith(code, text)
 				}
 				return why
 			}

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,7 +41,13 @@ type serveConfig struct {
 	store           string
 	storeReadOnly   bool
 	shareRate       int
+	memoryLimit     int64
+	ws              web.WSOptions
 }
+
+// defaultMemoryLimit is the process memory limit when neither the flag nor
+// GOMEMLIMIT sets one.
+const defaultMemoryLimit = 2 << 30
 
 // serveCmd runs the web playground until SIGINT or SIGTERM, then shuts it
 // down gracefully. It returns the exit status.
@@ -68,9 +75,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	}
 
 	vm.ExposeMetadata(true) // # HELP/# TYPE lines on /metrics
+	// The soft memory limit of the runtime; the sessions refuse new work
+	// ("busy") when their accounted memory passes 3/4 of it.
+	debug.SetMemoryLimit(cfg.memoryLimit)
+	if cfg.limits.MaxAccountedBytes <= 0 {
+		cfg.limits.MaxAccountedBytes = cfg.memoryLimit / 4 * 3
+	}
 	metrics := web.NewMetrics()
 	mgr := sessions.NewManager(cfg.limits, metrics)
 	defer mgr.Close()
+	metrics.SetAccountedMemory(mgr.AccountedBytes)
+	log.Info("memory", "limit", cfg.memoryLimit, "accounted_limit", mgr.Limits().MaxAccountedBytes)
 	lim := mgr.Limits()
 	if cfg.maxMessageBytes <= 0 {
 		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)
@@ -92,7 +107,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		Sessions:  web.ManagerSessions(mgr),
 		Metrics:   metrics,
 		Logger:    log,
-		WebSocket: web.WSOptions{MaxMessageBytes: cfg.maxMessageBytes},
+		WebSocket: withMessageBytes(cfg.ws, cfg.maxMessageBytes),
 		Share:     shareOpts,
 	})
 	if err != nil {
@@ -164,6 +179,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	return status
 }
 
+func withMessageBytes(o web.WSOptions, n int64) web.WSOptions {
+	o.MaxMessageBytes = n
+	return o
+}
+
+// memoryLimitDefault is GOMEMLIMIT's value when the environment sets it,
+// else defaultMemoryLimit.
+func memoryLimitDefault() int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return debug.SetMemoryLimit(-1)
+	}
+	return defaultMemoryLimit
+}
+
 // parseServeFlags reads the flags, with defaults from the environment.
 // ok is false when the command should exit with code.
 func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int, ok bool) {
@@ -184,6 +213,12 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.StringVar(&cfg.store, "store", env.str("PTXPLAY_STORE", ""), "share links: sqlite:PATH, postgres://…, or off (default: sqlite in the data directory) (env PTXPLAY_STORE)")
 	fs.BoolVar(&cfg.storeReadOnly, "store-read-only", env.str("PTXPLAY_STORE_READ_ONLY", "") == "1", "serve share links but create none (env PTXPLAY_STORE_READ_ONLY=1)")
 	fs.IntVar(&cfg.shareRate, "share-rate", env.int("PTXPLAY_SHARE_RATE", 20), "share links one client address may create per minute (env PTXPLAY_SHARE_RATE)")
+	fs.Int64Var(&cfg.memoryLimit, "memory-limit", env.int64("PTXPLAY_MEMORY_LIMIT", memoryLimitDefault()), "soft memory limit of the process in bytes (the Go runtime's GOMEMLIMIT; default GOMEMLIMIT or 2 GiB); new sessions and loads are refused as busy above 3/4 of it (env PTXPLAY_MEMORY_LIMIT)")
+	fs.Int64Var(&cfg.limits.MaxAccountedBytes, "max-accounted-bytes", env.int64("PTXPLAY_MAX_ACCOUNTED_BYTES", 0), "memory the sessions and the program cache may account for before new sessions and loads are refused (0: 3/4 of -memory-limit) (env PTXPLAY_MAX_ACCOUNTED_BYTES)")
+	fs.DurationVar(&cfg.limits.NoProgramTimeout, "no-program-timeout", env.dur("PTXPLAY_NO_PROGRAM_TIMEOUT", d.NoProgramTimeout), "close sessions that load no program within this time (env PTXPLAY_NO_PROGRAM_TIMEOUT)")
+	fs.IntVar(&cfg.ws.MaxSessionsPerIP, "max-sessions-per-ip", env.int("PTXPLAY_MAX_SESSIONS_PER_IP", 8), "open websockets one client address may have (env PTXPLAY_MAX_SESSIONS_PER_IP)")
+	fs.IntVar(&cfg.ws.HandshakesPerMinute, "ws-rate", env.int("PTXPLAY_WS_RATE", 30), "websocket handshakes one client address may make per minute, in bursts of 10 (env PTXPLAY_WS_RATE)")
+	fs.StringVar(&cfg.ws.TrustedProxyHeader, "trusted-proxy-header", env.str("PTXPLAY_TRUSTED_PROXY_HEADER", ""), "header of a trusted reverse proxy with the client address, e.g. X-Forwarded-For (its last address) or X-Real-IP; empty: the peer address (env PTXPLAY_TRUSTED_PROXY_HEADER)")
 	fs.Int64Var(&cfg.maxMessageBytes, "max-message-bytes", env.int64("PTXPLAY_MAX_MESSAGE_BYTES", 0), "size of a websocket message (0: the source limit plus 1 MiB) (env PTXPLAY_MAX_MESSAGE_BYTES)")
 	if env.err != nil {
 		fmt.Fprintf(stderr, "ptxplay serve: %v\n", env.err)
@@ -192,6 +227,10 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return cfg, flagExit(err), false
+	}
+	if cfg.memoryLimit <= 0 {
+		fmt.Fprintf(stderr, "ptxplay serve: -memory-limit must be > 0 (bytes)\n")
+		return cfg, exitInvalid, false
 	}
 	if len(pos) > 0 {
 		fmt.Fprintf(stderr, "ptxplay serve: unexpected argument %q\n", pos[0])

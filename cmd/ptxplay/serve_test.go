@@ -174,3 +174,22 @@ func TestServeAddressInUse(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs.String())
 	}
 }
+
+func TestServeMemoryAndClientFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	t.Setenv("GOMEMLIMIT", "")
+	cfg, _, ok := parseServeFlags(nil, &stderr)
+	if !ok || cfg.memoryLimit != defaultMemoryLimit || cfg.ws.MaxSessionsPerIP != 8 || cfg.ws.HandshakesPerMinute != 30 ||
+		cfg.ws.TrustedProxyHeader != "" || cfg.limits.NoProgramTimeout != time.Minute {
+		t.Fatalf("defaults: %+v %s", cfg, stderr.String())
+	}
+	cfg, _, ok = parseServeFlags([]string{"--memory-limit", "1073741824", "--max-sessions-per-ip", "2", "--ws-rate", "5",
+		"--trusted-proxy-header", "X-Real-IP", "--no-program-timeout", "10s"}, &stderr)
+	if !ok || cfg.memoryLimit != 1<<30 || cfg.ws.MaxSessionsPerIP != 2 || cfg.ws.HandshakesPerMinute != 5 ||
+		cfg.ws.TrustedProxyHeader != "X-Real-IP" || cfg.limits.NoProgramTimeout != 10*time.Second {
+		t.Fatalf("flags: %+v %s", cfg, stderr.String())
+	}
+	if _, code, ok := parseServeFlags([]string{"--memory-limit", "0"}, &stderr); ok || code != exitInvalid {
+		t.Fatal("a zero memory limit was accepted")
+	}
+}

@@ -295,7 +295,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 			size = 0
 		}
 		c.globalOff += size
-		c.growImg(&c.prog.GlobalImg, c.globalOff)
+		c.prog.GlobalSize = c.globalOff
 	case isa.Const:
 		if size < 0 {
 			c.errorf(n.Span, "constant array %s needs a size or an initializer", n.Name)
@@ -525,6 +525,11 @@ func (c *compiler) initVar(p pendingInit) {
 			continue
 		}
 		off := base + i*esz
+		if p.s.space != isa.Const && off+esz > len(*img) && off+esz <= c.prog.GlobalSize {
+			// The .global image holds the initialized prefix of the
+			// segment only; the machine zero-fills the rest.
+			c.growImg(img, off+esz)
+		}
 		if off+esz <= len(*img) {
 			putLE((*img)[off:off+esz], v)
 		}

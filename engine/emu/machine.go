@@ -148,7 +148,7 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 	m.constMem = append([]byte(nil), p.ConstImg...)
 	m.params = make([]byte, fn.ParamSize)
 	m.Global.slack = max(cfg.AllocSlack, 0)
-	g := m.Global.Alloc("module globals", len(p.GlobalImg), 256)
+	g := m.Global.Alloc("module globals", max(p.GlobalSize, len(p.GlobalImg)), 256)
 	copy(g.Data, p.GlobalImg)
 	if g.Base != GlobalBase {
 		return nil, errors.New("internal: global segment misplaced")

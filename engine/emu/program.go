@@ -22,8 +22,11 @@ type Program struct {
 	Calls     []CallInfo   // call sites (Op.Aux of OpCall)
 	Tables    [][]int32    // branch target lists (Op.Aux of brx.idx)
 	Globals   []Symbol     // variables with an address in .global, .const or .shared (module and body scope), in declaration order
-	GlobalImg []byte       // initial image of the module's .global segment (at GlobalBase)
-	ConstImg  []byte       // initial image of the .const bank
+	GlobalImg []byte       // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
+	// GlobalSize is the size of the module's .global segment: the machine
+	// zero-fills it past GlobalImg.
+	GlobalSize int
+	ConstImg   []byte // initial image of the .const bank
 	// GlobalOver is, for a module whose .global variables do not fit the
 	// emulator's segment (MaxGlobalSegment), the bytes they need; 0
 	// otherwise. Such a module is valid PTX (a warning at check time) but

@@ -47,6 +47,9 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckGlobalMemory(prog, s, lim); err != nil {
+		return nil, err
+	}
 	m, err := emu.NewMachine(prog, fn.Name, emu.Config{
 		Grid:                s.Grid,
 		Block:               s.Block,
@@ -72,6 +75,37 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// LimitError is a launch that asks for more than its limits allow (as
+// opposed to an invalid one).
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// GlobalBytes is the global memory a launch of prog with s allocates: the
+// module's .global variables and the spec's buffers.
+func GlobalBytes(prog *emu.Program, s *Spec) int64 {
+	n := int64(max(prog.GlobalSize, len(prog.GlobalImg)))
+	for _, b := range s.Buffers {
+		if t, err := lookupType(b.Type); err == nil && b.Count > 0 {
+			n += int64(b.Count) * int64(t.Size())
+		}
+	}
+	return n
+}
+
+// CheckGlobalMemory checks that the module's .global variables and the
+// spec's buffers fit lim.MaxBufferBytes together (a *LimitError if not),
+// before anything is allocated.
+func CheckGlobalMemory(prog *emu.Program, s *Spec, lim Limits) error {
+	globals := int64(max(prog.GlobalSize, len(prog.GlobalImg)))
+	total := GlobalBytes(prog, s)
+	if total <= lim.MaxBufferBytes {
+		return nil
+	}
+	return &LimitError{Msg: fmt.Sprintf("the module's .global variables (%d bytes) and the buffers (%d bytes) need %d bytes of global memory; the limit is %d bytes",
+		globals, total-globals, total, lim.MaxBufferBytes)}
 }
 
 // SetAllocSlack makes the launch map n zero-filled bytes after every
