@@ -51,10 +51,14 @@ unit:
 generate: deps
 	$(GO) generate ./web ./ui
 
-# Fuzz the parser (seeded with the corpus) for FUZZTIME (default 5m).
+# Fuzz the parser (seeded with the corpus) for FUZZTIME (default 5m), then
+# the launch-spec parser and validator for SPEC_FUZZTIME (default 60s).
+# Their seeds run in every `go test`.
 FUZZTIME ?= 5m
+SPEC_FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./engine/ptx -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -parallel 1
+	$(GO) test ./engine/launch -run '^$$' -fuzz FuzzSpec -fuzztime $(SPEC_FUZZTIME) -parallel 1
 
 # The benchmarks recorded in docs/benchmarks.md.
 bench:
