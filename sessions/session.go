@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -52,6 +53,9 @@ type Session struct {
 	sel       struct{ cta, warp int }
 	job       *job
 	sliceN    int
+	// cmd is the type of the command being handled, for panic reports
+	// ("step" or "run" while a job's slice runs).
+	cmd string
 	// divOn: the client asked for the divergence data; trace holds it.
 	divOn bool
 	trace *trace
@@ -228,6 +232,7 @@ func (s *Session) validate(c *clientMsg) *Error {
 func (s *Session) loop() {
 	defer func() {
 		if p := recover(); p != nil {
+			s.mgr.sessionPanicked(s, s.cmd, p, debug.Stack())
 			s.out.replaceAll(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))))
 		}
 		s.drop()
@@ -252,6 +257,7 @@ func (s *Session) loop() {
 			case c := <-s.in:
 				s.handle(c)
 			default:
+				s.cmd = [...]string{jobStep: "step", jobRun: "run"}[s.job.kind]
 				s.slice()
 			}
 			continue
@@ -285,6 +291,10 @@ func (s *Session) drop() {
 }
 
 func (s *Session) handle(c command) {
+	s.cmd = "internal"
+	if c.msg != nil {
+		s.cmd = c.msg.Type
+	}
 	if c.reply != nil {
 		s.send(c.reply)
 		return

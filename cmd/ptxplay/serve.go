@@ -71,6 +71,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	metrics := web.NewMetrics()
 	mgr := sessions.NewManager(cfg.limits, metrics)
 	defer mgr.Close()
+	mgr.SetLogger(log)
 	lim := mgr.Limits()
 	if cfg.maxMessageBytes <= 0 {
 		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)
