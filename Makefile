@@ -6,9 +6,9 @@ GO ?= go
 TEMPL ?= github.com/a-h/templ/cmd/templ@v0.3.977
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test deps check-format vet lint check-generated unit generate fuzz bench loadtest
+.PHONY: test deps check-format vet lint check-generated unit race generate fuzz bench loadtest
 
-test: deps check-format vet lint check-generated unit
+test: deps check-format vet lint check-generated unit race
 
 deps:
 	@if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json .npm-ci-stamp 2>/dev/null; then \
@@ -47,14 +47,30 @@ unit:
 	@if [ -n "$$CI" ] || [ "$$(id -u)" = 0 ]; then export PTXPLAY_TEST_POSTGRES=require; fi; \
 	$(GO) test -count=1 ./...
 
+# The race detector over the tests of the web and sessions packages that
+# exercise their goroutines: websockets, shutdown, the session loop, jobs,
+# expiry, slow clients, the program cache and the metrics. (All of
+# `go test -race ./sessions ./web` took 5m47s on 2 busy cores, mostly the
+# single-goroutine history and emulation tests of ./sessions; this subset
+# takes about a minute with the build.)
+RACE_WEB ?= Websocket|Graceful|Recover|SessionPanic
+RACE_SESSIONS ?= TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
+race:
+	$(GO) test -race -count=1 ./web -run '$(RACE_WEB)'
+	$(GO) test -race -count=1 ./sessions -run '$(RACE_SESSIONS)'
+
 # Regenerate the templ components and the UI bundle.
 generate: deps
 	$(GO) generate ./web ./ui
 
-# Fuzz the parser (seeded with the corpus) for FUZZTIME (default 5m).
+# Fuzz the parser (seeded with the corpus) for FUZZTIME (default 5m), then
+# the launch-spec parser and validator for SPEC_FUZZTIME (default 60s).
+# Their seeds run in every `go test`.
 FUZZTIME ?= 5m
+SPEC_FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./engine/ptx -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -parallel 1
+	$(GO) test ./engine/launch -run '^$$' -fuzz FuzzSpec -fuzztime $(SPEC_FUZZTIME) -parallel 1
 
 # The benchmarks recorded in docs/benchmarks.md.
 bench:

@@ -199,14 +199,19 @@ func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
 	if !j.inHist && h.cur == h.head {
 		h.trim(t.none())
 	}
-	s.send(s.buildState(stateOpts{id: id, reason: reason, message: message}))
+	// The metrics are updated before the client hears of the result, so
+	// that a client that reads the final state and then the metrics finds
+	// the fault (and the step) counted.
+	ended := !j.stopped && s.terminal()
+	if f := m.Fault(); ended && f != nil {
+		s.mgr.met.AddFault(string(f.Kind))
+	}
+	state := s.buildState(stateOpts{id: id, reason: reason, message: message})
 	if j.kind == jobStep {
 		s.mgr.met.ObserveStepLatency(time.Since(j.t0))
 	}
-	if !j.stopped && s.terminal() {
-		if f := m.Fault(); f != nil {
-			s.mgr.met.AddFault(string(f.Kind))
-		}
+	s.send(state)
+	if ended {
 		s.send(s.doneMsg(id))
 	}
 }

@@ -136,6 +136,10 @@ type Metrics interface {
 	ObserveStepLatency(d time.Duration)
 	// AddFault counts a launch that stopped with a fault of kind.
 	AddFault(kind string)
+	// AddPanic counts a session that ended because its goroutine panicked
+	// (a bug: the client gets an `internal` error, the manager's logger
+	// the panic and its stack).
+	AddPanic()
 }
 
 type noMetrics struct{}
@@ -144,6 +148,7 @@ func (noMetrics) SetSessions(int)                  {}
 func (noMetrics) AddSteps(int)                     {}
 func (noMetrics) ObserveStepLatency(time.Duration) {}
 func (noMetrics) AddFault(string)                  {}
+func (noMetrics) AddPanic()                        {}
 
 // Error is a protocol error: its Code is one of the codes of the `error`
 // message (bad-request, too-large, no-program, limit, expired, busy,

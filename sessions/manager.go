@@ -3,6 +3,8 @@ package sessions
 import (
 	"container/list"
 	"crypto/sha256"
+	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +23,7 @@ import (
 type Manager struct {
 	lim   Limits
 	met   Metrics
+	log   atomic.Pointer[slog.Logger]
 	cache *progCache
 	now   func() time.Time
 
@@ -49,6 +52,25 @@ func NewManager(lim Limits, met Metrics) *Manager {
 	m.wg.Add(1)
 	go m.janitor()
 	return m
+}
+
+// SetLogger sets the logger that receives the sessions' internal errors
+// (nil: slog.Default()).
+func (m *Manager) SetLogger(l *slog.Logger) { m.log.Store(l) }
+
+func (m *Manager) logger() *slog.Logger {
+	if l := m.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
+}
+
+// sessionPanicked logs a panic of session s's goroutine, while it handled
+// a command of type cmd, with its stack, and counts it.
+func (m *Manager) sessionPanicked(s *Session, cmd string, p any, stack []byte) {
+	m.met.AddPanic()
+	m.logger().Error("session panicked", "session", s.id, "command", cmd,
+		"panic", fmt.Sprint(p), "stack", string(stack))
 }
 
 // Limits returns the limits in force (defaults filled in).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,9 @@ type Session struct {
 	sel       struct{ cta, warp int }
 	job       *job
 	sliceN    int
+	// cmd is the type of the command being handled, for panic reports
+	// ("step" or "run" while a job's slice runs).
+	cmd string
 	// divOn: the client asked for the divergence data; trace holds it.
 	divOn bool
 	trace *trace
@@ -268,6 +272,7 @@ func (s *Session) validate(c *clientMsg) *Error {
 func (s *Session) loop() {
 	defer func() {
 		if p := recover(); p != nil {
+			s.mgr.sessionPanicked(s, s.cmd, p, debug.Stack())
 			s.out.replaceAll(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))))
 		}
 		s.drop()
@@ -294,6 +299,7 @@ func (s *Session) loop() {
 			case c := <-s.in:
 				s.handle(c)
 			default:
+				s.cmd = [...]string{jobStep: "step", jobRun: "run"}[s.job.kind]
 				s.slice()
 			}
 			s.account(false)
@@ -378,6 +384,10 @@ func (s *Session) drop() {
 }
 
 func (s *Session) handle(c command) {
+	s.cmd = "internal"
+	if c.msg != nil {
+		s.cmd = c.msg.Type
+	}
 	if c.reply != nil {
 		s.send(c.reply)
 		return

@@ -1186,6 +1186,10 @@ type fakeMetrics struct {
 	steps    int
 	lat      int
 	faults   map[string]int
+	panics   int
+	// slowFault delays AddFault, to show whether the fault is counted
+	// before or after the client is told.
+	slowFault time.Duration
 }
 
 func (f *fakeMetrics) SetSessions(n int) { f.mu.Lock(); f.sessions = n; f.mu.Unlock() }
@@ -1195,10 +1199,16 @@ func (f *fakeMetrics) ObserveStepLatency(time.Duration) {
 	f.lat++
 	f.mu.Unlock()
 }
-func (f *fakeMetrics) AddFault(kind string) { f.mu.Lock(); f.faults[kind]++; f.mu.Unlock() }
+func (f *fakeMetrics) AddFault(kind string) {
+	time.Sleep(f.slowFault)
+	f.mu.Lock()
+	f.faults[kind]++
+	f.mu.Unlock()
+}
+func (f *fakeMetrics) AddPanic() { f.mu.Lock(); f.panics++; f.mu.Unlock() }
 
 func TestMetricsAndReset(t *testing.T) {
-	fm := &fakeMetrics{faults: map[string]int{}}
+	fm := &fakeMetrics{faults: map[string]int{}, slowFault: 50 * time.Millisecond}
 	m := NewManager(Limits{}, fm)
 	t.Cleanup(m.Close)
 	c := newClient(t, m)
@@ -1218,6 +1228,12 @@ func TestMetricsAndReset(t *testing.T) {
 	if st.Status != "fault" {
 		t.Fatalf("run %+v", st)
 	}
+	// The fault is counted before the final state is sent.
+	fm.mu.Lock()
+	if fm.faults["out-of-bounds"] != 1 {
+		t.Errorf("fault not counted when the final state arrived: %+v", fm.faults)
+	}
+	fm.mu.Unlock()
 	c.expect("done")
 	fm.mu.Lock()
 	if fm.sessions != 1 || fm.steps != 3 || fm.lat != 2 || fm.faults["out-of-bounds"] != 1 {

@@ -19,6 +19,7 @@ import (
 //	ptxplay_steps_total                     history steps: commands that moved a machine
 //	ptxplay_step_duration_seconds           summary of step/back/seek latency (quantiles 0.5, 0.9, 0.99 over 5 minutes)
 //	ptxplay_faults_total{kind}              launches stopped by a fault, by kind
+//	ptxplay_session_panics_total            sessions ended by a panic (a bug; logged with its stack)
 //	ptxplay_ws_connections_active           gauge: open websockets
 //	ptxplay_ws_messages_total{direction}    websocket messages received ("in") and sent ("out")
 //	ptxplay_ws_errors_total{code}           error replies of the websocket layer (too-large, ...), by code
@@ -38,6 +39,7 @@ type Metrics struct {
 	sessionsRejected *vm.Counter
 	steps            *vm.Counter
 	stepSeconds      *vm.Summary
+	sessionPanics    *vm.Counter
 	wsIn, wsOut      *vm.Counter
 	sharesCreated    *vm.Counter
 	sharesExisting   *vm.Counter
@@ -62,6 +64,7 @@ func NewMetrics() *Metrics {
 	m.sessionsTotal = s.NewCounter("ptxplay_sessions_total")
 	m.sessionsRejected = s.NewCounter("ptxplay_sessions_rejected_total")
 	m.steps = s.NewCounter("ptxplay_steps_total")
+	m.sessionPanics = s.NewCounter("ptxplay_session_panics_total")
 	m.stepSeconds = s.NewSummaryExt("ptxplay_step_duration_seconds", 5*time.Minute, stepQuantiles)
 	m.wsIn = s.NewCounter(`ptxplay_ws_messages_total{direction="in"}`)
 	m.wsOut = s.NewCounter(`ptxplay_ws_messages_total{direction="out"}`)
@@ -94,6 +97,9 @@ func (m *Metrics) ObserveStepLatency(d time.Duration) { m.stepSeconds.Update(d.S
 func (m *Metrics) AddFault(kind string) {
 	m.set.GetOrCreateCounter(fmt.Sprintf("ptxplay_faults_total{kind=%q}", labelValue(kind))).Inc()
 }
+
+// AddPanic counts a session ended by a panic of its goroutine.
+func (m *Metrics) AddPanic() { m.sessionPanics.Inc() }
 
 func (m *Metrics) sessionStarted() { m.sessionsTotal.Inc() }
 func (m *Metrics) shareOpened()    { m.sharesOpened.Inc() }

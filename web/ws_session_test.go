@@ -264,3 +264,19 @@ func TestGracefulShutdownWithSession(t *testing.T) {
 		t.Errorf("%d sessions left after shutdown", mgr.Len())
 	}
 }
+
+// Session panics are exposed on /metrics.
+func TestSessionPanicMetric(t *testing.T) {
+	m := NewMetrics()
+	var b strings.Builder
+	m.WritePrometheus(&b)
+	if !strings.Contains(b.String(), "ptxplay_session_panics_total 0\n") {
+		t.Fatalf("no panic counter:\n%.2000s", b.String())
+	}
+	m.AddPanic()
+	b.Reset()
+	m.WritePrometheus(&b)
+	if !strings.Contains(b.String(), "ptxplay_session_panics_total 1\n") {
+		t.Fatalf("panic not counted:\n%.2000s", b.String())
+	}
+}

@@ -278,6 +278,10 @@ func TestRunWarnings(t *testing.T) {
 	}
 }
 
+// emptyKernel is a kernel with one pointer parameter that does nothing,
+// as JSON string content.
+const emptyKernel = `.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\nret;\n}\n`
+
 func TestRunInvalid(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -298,7 +302,17 @@ func TestRunInvalid(t *testing.T) {
 		{"bad-ptx.json", `{"ptx": "bad.ptx", "params": [{"u64": 0}]}`, "bad.ptx:8:"},
 		{"params.json", `{"source": ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u32 n)\n{\nret;\n}\n", "params": [{"u64": 1}]}`,
 			"params[0]: parameter n of kernel k (.u32 n): a u64 value gives 8 bytes, the parameter has 4"},
-		{"big.json", `{"ptx": "bad.ptx", "buffers": [{"name": "x", "type": "u8", "count": 2000}]}`, "exceed the limit of 1000 bytes"},
+		{"big.json", `{"ptx": "bad.ptx", "buffers": [{"name": "x", "type": "u8", "count": 2000}]}`, "count 2000 of u8 (1-byte elements) exceeds the limit of 1000 bytes"},
+		// Sizes whose products wrap in 64 bits are errors that name their
+		// field, not panics.
+		{"wrap-u16.json", `{"source": "` + emptyKernel + `", "buffers": [{"name": "a", "type": "u16", "count": 9223372036854775807}], "params": [{"buffer": "a"}]}`,
+			`buffers[0] ("a"): count 9223372036854775807 of u16`},
+		{"wrap-iota.json", `{"source": "` + emptyKernel + `", "buffers": [{"name": "a", "type": "f64", "count": 2305843009213693952, "init": {"iota": {}}}], "params": [{"buffer": "a"}]}`,
+			`buffers[0] ("a"): count 2305843009213693952 of f64`},
+		{"wrap-block.json", `{"source": "` + emptyKernel + `", "block": [4611686018427387904, 2, 1], "params": [{"u64": 0}]}`, "block[0] is 4611686018427387904; at most 1024"},
+		{"wrap-block0.json", `{"source": "` + emptyKernel + `", "block": [4294967296, 4294967296, 1], "params": [{"u64": 0}]}`, "block[0] is 4294967296; at most 1024"},
+		{"wrap-ntid.json", `{"source": "` + emptyKernel + `", "block": [224, 7905747460161236407, 1], "params": [{"u64": 0}]}`, "block[1] is 7905747460161236407; at most 1024"},
+		{"wrap-grid.json", `{"source": "` + emptyKernel + `", "grid": [4611686018427387904, 2, 1], "params": [{"u64": 0}]}`, "grid[0] is 4611686018427387904; at most 2147483648"},
 	}
 	for _, c := range cases {
 		path := write(c.name, c.spec)

@@ -86,6 +86,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	defer mgr.Close()
 	metrics.SetAccountedMemory(mgr.AccountedBytes)
 	log.Info("memory", "limit", cfg.memoryLimit, "accounted_limit", mgr.Limits().MaxAccountedBytes)
+	mgr.SetLogger(log)
 	lim := mgr.Limits()
 	if cfg.maxMessageBytes <= 0 {
 		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)

@@ -52,11 +52,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	}
 	fn.HasBody = true
 	c.fn = fn
-	for i, g := range c.prog.Funcs {
-		if g == fn {
-			c.fnIdx = int32(i)
-		}
-	}
+	c.fnIdx = fn.index
 	c.labels = map[string]int32{}
 	c.lostFn = c.lostIn[f]
 	c.fixups = nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"sync/atomic"
 )
@@ -190,29 +191,55 @@ func CheckConfig(p *Program, fn *Function, cfg *Config) error {
 			return bad("block", "grid and block dimensions must be positive")
 		}
 	}
-	if max(cfg.Block[0], cfg.Block[1], cfg.Block[2]) > MaxBlockThreads {
-		// (Checked first: the product could overflow.)
-		return bad("block", "block %dx%dx%d exceeds the limit of %d threads (and z <= 64)", cfg.Block[0], cfg.Block[1], cfg.Block[2], MaxBlockThreads)
+	// Each dimension is bounded before any product is taken, so that none
+	// can wrap (at most 1024 x 1024 x 64 threads, 2^31 x 65535 x 65535
+	// CTAs: both below 2^63).
+	if err := checkDims("block", cfg.Block, [3]int{MaxBlockThreads, MaxBlockThreads, 64}); err != nil {
+		return err
 	}
 	nt := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
-	if nt > MaxBlockThreads || cfg.Block[2] > 64 {
-		return bad("block", "block of %d threads exceeds the limit of %d (and z <= 64)", nt, MaxBlockThreads)
+	if nt > MaxBlockThreads {
+		return bad("block", "block %dx%dx%d has %d threads; the limit is %d", cfg.Block[0], cfg.Block[1], cfg.Block[2], nt, MaxBlockThreads)
 	}
 	if r := fn.ReqNTID; r[0] > 0 && (r[0] != cfg.Block[0] || max(r[1], 1) != cfg.Block[1] || max(r[2], 1) != cfg.Block[2]) {
 		return bad("block", "kernel %s requires a block of %dx%dx%d threads (.reqntid)", fn.Name, r[0], max(r[1], 1), max(r[2], 1))
 	}
-	if r := fn.MaxNTID; r[0] > 0 && nt > r[0]*max(r[1], 1)*max(r[2], 1) {
-		return bad("block", "kernel %s allows at most %d threads per block (.maxntid)", fn.Name, r[0]*max(r[1], 1)*max(r[2], 1))
+	if r := fn.MaxNTID; r[0] > 0 && nt > NTIDThreads(r) {
+		return bad("block", "kernel %s allows at most %d threads per block (.maxntid)", fn.Name, NTIDThreads(r))
 	}
-	if max(cfg.Grid[0], cfg.Grid[1], cfg.Grid[2]) > MaxGridCTAs {
-		return bad("grid", "grid too large")
+	if err := checkDims("grid", cfg.Grid, [3]int{MaxGridCTAs, 65535, 65535}); err != nil {
+		return err
 	}
-	n := int64(cfg.Grid[0]) * int64(cfg.Grid[1]) * int64(cfg.Grid[2])
-	if n > MaxGridCTAs || cfg.Grid[1] > 65535 || cfg.Grid[2] > 65535 {
-		return bad("grid", "grid too large")
+	if n := int64(cfg.Grid[0]) * int64(cfg.Grid[1]) * int64(cfg.Grid[2]); n > MaxGridCTAs {
+		return bad("grid", "grid %dx%dx%d has %d CTAs; the limit is %d", cfg.Grid[0], cfg.Grid[1], cfg.Grid[2], n, MaxGridCTAs)
 	}
-	if cfg.DynamicSharedBytes < 0 || p.DynSharedBase+cfg.DynamicSharedBytes > MaxSharedBytes {
-		return bad("dynamicSharedBytes", "shared memory of %d bytes exceeds the limit of %d", p.DynSharedBase+cfg.DynamicSharedBytes, MaxSharedBytes)
+	if cfg.DynamicSharedBytes < 0 || cfg.DynamicSharedBytes > MaxSharedBytes || p.DynSharedBase+cfg.DynamicSharedBytes > MaxSharedBytes {
+		return bad("dynamicSharedBytes", "shared memory of %d + %d bytes (static + dynamic) exceeds the limit of %d", p.DynSharedBase, cfg.DynamicSharedBytes, MaxSharedBytes)
+	}
+	return nil
+}
+
+// NTIDThreads is the number of threads of a .reqntid or .maxntid
+// directive (missing and non-positive y and z count as 1), saturating at
+// math.MaxInt: the directive's values are whatever the PTX says.
+func NTIDThreads(r [3]int) int {
+	n := uint64(max(r[0], 0))
+	for _, d := range r[1:] {
+		hi, lo := bits.Mul64(n, uint64(max(d, 1)))
+		if hi != 0 || lo > math.MaxInt {
+			return math.MaxInt
+		}
+		n = lo
+	}
+	return int(n)
+}
+
+// checkDims checks each dimension of a grid or block against its bound.
+func checkDims(field string, d, bound [3]int) error {
+	for i, n := range d {
+		if n > bound[i] {
+			return &ConfigError{Field: field, Msg: fmt.Sprintf("%s[%d] is %d; at most %d (a %s is at most %d x %d x %d)", field, i, n, bound[i], field, bound[0], bound[1], bound[2])}
+		}
 	}
 	return nil
 }

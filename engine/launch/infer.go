@@ -201,7 +201,7 @@ func defaultBlock(fn *emu.Function, kf *kernelFacts) ([3]int, string) {
 	case kf.idxUsed&2 != 0:
 		b, why = [3]int{8, 8, 1}, "the kernel uses %tid.y"
 	}
-	if m := fn.MaxNTID; m[0] > 0 && b[0]*b[1]*b[2] > m[0]*max(m[1], 1)*max(m[2], 1) {
+	if m := fn.MaxNTID; m[0] > 0 && b[0]*b[1]*b[2] > emu.NTIDThreads(m) {
 		b, why = [3]int{m[0], max(m[1], 1), max(m[2], 1)}, "the kernel's .maxntid"
 	}
 	return b, why

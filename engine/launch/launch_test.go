@@ -194,7 +194,13 @@ func TestPrepareErrors(t *testing.T) {
 		{`{"source": "-", "entry": "k2", "params": [{"u32": 1}, {"f64": 1}, {"bytes": "00"}]}`, "params[2]: parameter blob of kernel k2 (.b8 blob[12] (12 bytes)): 1 bytes given, the parameter has 12"},
 		{`{"source": "-", "entry": "k2", "params": [{"u32": 1}, {"f64": 1}, {"u32": [1, 2]}]}`, "2 u32 values give 8 bytes, the parameter has 12"},
 		{`{"source": "-", "entry": "k1", "buffers": [{"name": "b", "type": "u32", "count": 2}], "params": [{"buffer": "b", "offset": 9}]}`, `offset 9 is past the end of buffer "b" (8 bytes)`},
-		{`{"source": "-", "entry": "k1", "block": [2048], "params": [{"u64": 0}]}`, "exceeds the limit of 1024"},
+		{`{"source": "-", "entry": "k1", "block": [2048], "params": [{"u64": 0}]}`, "block[0] is 2048; at most 1024"},
+		{`{"source": "-", "entry": "k1", "block": [64, 32], "params": [{"u64": 0}]}`, "block 64x32x1 has 2048 threads; the limit is 1024"},
+		{`{"source": "-", "entry": "k1", "block": [4294967296, 4294967296, 1], "params": [{"u64": 0}]}`, "block[0] is 4294967296; at most 1024"},
+		{`{"source": "-", "entry": "k1", "block": [224, 7905747460161236407, 1], "params": [{"u64": 0}]}`, "block[1] is 7905747460161236407; at most 1024"},
+		{`{"source": "-", "entry": "k1", "grid": [4611686018427387904, 2, 1], "params": [{"u64": 0}]}`, "grid[0] is 4611686018427387904; at most 2147483648"},
+		{`{"source": "-", "entry": "k1", "grid": [65536, 65535, 2], "params": [{"u64": 0}]}`, "grid 65536x65535x2 has 8589803520 CTAs; the limit is 2147483648"},
+		{`{"source": "-", "entry": "k1", "dynamicSharedBytes": 9223372036854775807, "params": [{"u64": 0}]}`, "exceeds the limit of 233472"},
 		{`{"source": "-", "entry": "k1", "dynamicSharedBytes": 1000000, "params": [{"u64": 0}]}`, "shared memory"},
 	}
 	for _, c := range cases {

@@ -397,6 +397,8 @@ func (s *Spec) Validate(lim Limits) error {
 	if s.PTX != "" && s.Source != "" {
 		return errors.New("give either \"ptx\" (a file) or \"source\" (the text), not both")
 	}
+	// (The upper bounds of grid, block and dynamicSharedBytes depend on
+	// the kernel: emu.CheckConfig checks them, without overflow.)
 	for i, d := range s.Grid {
 		if d < 0 {
 			return fmt.Errorf("grid[%d] is %d; dimensions must be >= 1", i, d)
@@ -435,11 +437,12 @@ func (s *Spec) Validate(lim Limits) error {
 		if b.Count < 0 {
 			return fmt.Errorf("%s: count is %d; must be >= 0", where, b.Count)
 		}
-		size := int64(b.Count) * int64(t.Size())
-		if size > lim.MaxBufferBytes || total+size > lim.MaxBufferBytes {
-			return fmt.Errorf("%s: %d elements of %s (%d bytes) exceed the limit of %d bytes for all buffers together", where, b.Count, b.Type, size, lim.MaxBufferBytes)
+		// Bounded before multiplying: count × size must not wrap.
+		left := max(lim.MaxBufferBytes-total, 0)
+		if int64(b.Count) > left/int64(t.Size()) {
+			return fmt.Errorf("%s: count %d of %s (%d-byte elements) exceeds the limit of %d bytes for all buffers together (%d bytes left)", where, b.Count, b.Type, t.Size(), lim.MaxBufferBytes, left)
 		}
-		total += size
+		total += int64(b.Count) * int64(t.Size())
 		if err := checkInit(b, t); err != nil {
 			return fmt.Errorf("%s: init: %v", where, err)
 		}

@@ -105,7 +105,12 @@ func TestParseSpecErrors(t *testing.T) {
 		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u32", "count": -1}]}`, "count is -1"},
 		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u32", "count": 1, "colour": 1}]}`, `unknown field "colour"`},
 		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u32", "count": 1}, {"name": "a", "type": "u8", "count": 1}]}`, `buffers[1] ("a"): name "a" is already used by buffers[0]`},
-		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "f64", "count": 200000000}]}`, "exceed the limit of 1073741824 bytes"},
+		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "f64", "count": 200000000}]}`, `buffers[0] ("a"): count 200000000 of f64 (8-byte elements) exceeds the limit of 1073741824 bytes`},
+		// Sizes that wrap in 64 bits.
+		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u16", "count": 9223372036854775807}]}`, `buffers[0] ("a"): count 9223372036854775807 of u16 (2-byte elements) exceeds the limit`},
+		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "f64", "count": 2305843009213693952, "init": {"iota": {}}}]}`, `buffers[0] ("a"): count 2305843009213693952 of f64`},
+		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u8", "count": 1073741000}, {"name": "b", "type": "u64", "count": 2305843009213693952}]}`, `buffers[1] ("b"): count 2305843009213693952 of u64 (8-byte elements) exceeds the limit of 1073741824 bytes for all buffers together (824 bytes left)`},
+		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u8", "count": 9223372036854775808}]}`, `buffers.count: expected an integer, got JSON number 9223372036854775808`},
 		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u32", "count": 2, "init": {"values": [1, 2, 3]}}]}`, "3 values for a buffer of 2 elements"},
 		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u8", "count": 2, "init": {"values": [1, 256]}}]}`, `buffers[0] ("a"): init: values[1]: 256 is out of range for u8`},
 		{`{"ptx": "k.ptx", "buffers": [{"name": "a", "type": "u8", "count": 2, "init": {"values": [1, true]}}]}`, `values[1]: "true" is not a number`},
