@@ -54,7 +54,7 @@ unit:
 # single-goroutine history and emulation tests of ./sessions; this subset
 # takes about a minute with the build.)
 RACE_WEB ?= Websocket|Graceful|Recover|SessionPanic
-RACE_SESSIONS ?= TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
+RACE_SESSIONS ?= TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
 race:
 	$(GO) test -race -count=1 ./web -run '$(RACE_WEB)'
 	$(GO) test -race -count=1 ./sessions -run '$(RACE_SESSIONS)'
