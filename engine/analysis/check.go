@@ -115,6 +115,9 @@ const MaxWarnings = 100
 // warp-instruction is remembered (for WarningsAt).
 const MaxOccurrenceSteps = 1000
 
+// maxSpare is the most retired CTA states a Checker keeps for reuse.
+const maxSpare = 8
+
 // MaxSharedShadow is the most shared memory per CTA the checker tracks
 // (the emulator allows 228 KiB).
 const MaxSharedShadow = 256 << 10
@@ -184,6 +187,12 @@ type Checker struct {
 
 	ctas    map[int]*ctaState
 	regions []globalRegion
+	// byteExact turns off the word-level shadow and the replay of lanes
+	// that load the same bytes (the reference the tests compare with).
+	byteExact bool
+	spare     []*ctaState // retired CTAs' states, for reuse
+	last      *ctaState   // the state of CTA lastLin (nil: none cached)
+	lastLin   int
 
 	warns    []warnEntry
 	index    map[warnKey]int
@@ -231,6 +240,7 @@ type warpState struct {
 	tog  *[32][32]uint32 // last step two lanes ran together, before the current run
 	vc   []uint32        // vector clock (per warp of the CTA)
 	live uint32          // lanes not exited
+	init uint32          // the warp's lanes
 }
 
 type barState struct {
@@ -246,7 +256,41 @@ type ctaState struct {
 	rs      [][]rec  // further concurrent reads, per byte (nil until needed)
 	written []uint64 // bytes ever written
 	pend    []pend   // copies in flight, per byte (nil until a cp.async)
-	exited  int
+	// uni has a bit per 4-byte word whose four bytes share one shadow
+	// state: only the word's first byte is kept up to date, the other
+	// three are filled in when an access covers part of the word (split).
+	uni    []uint64
+	exited int
+	// byteExact: no word is ever uniform (Checker.byteExact).
+	byteExact bool
+	// acc counts the shared accesses checked (keys reps).
+	acc uint32
+	// dep: unordered met a record of the current warp from an earlier
+	// instruction (its answer depended on the lane).
+	dep bool
+	// reps remembers, per offset, the outcome of the current load's lane
+	// accesses (see shared).
+	reps [64]repEntry
+}
+
+// repEntry is the outcome of one lane's load of off..off+size in the
+// current access (step of warp warp): the reports it made, in order, and
+// whether the outcome did not depend on the lane (dep false), so that
+// another lane loading the same bytes in the same access has the same
+// outcome with its own thread.
+type repEntry struct {
+	off uint64
+	acc uint32 // ctaState.acc of the access (0: none)
+	n   uint8
+	log [5]repRec
+}
+
+// repRec is one report of a lane access.
+type repRec struct {
+	bit                      uint8
+	k                        WarningKind
+	o                        uint64
+	prevPC, prevWarp, prevLn int
 }
 
 // NewChecker returns a checker for prog launched with cfg.
@@ -267,6 +311,15 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 	}
 	sort.Slice(c.regions, func(i, j int) bool { return c.regions[i].base < c.regions[j].base })
 	return c
+}
+
+// Observes implements emu.SelectiveObserver: the checker uses the
+// accesses (with the cp.async copies issued) and the events, and follows
+// every step (it counts the launch's warp-instructions, and each warp's
+// instructions and active lanes for the same-warp rule); it does not use
+// the old bytes, tensor or shuffle reports.
+func (c *Checker) Observes() emu.ObserveFlags {
+	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveEveryStep
 }
 
 // Steps returns the number of warp-instructions the checker has seen.
@@ -349,15 +402,26 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 
 // cta returns the state of in's CTA, creating it.
 func (c *Checker) cta(in *emu.StepInfo) *ctaState {
+	if c.last != nil && c.lastLin == in.CTALin {
+		return c.last
+	}
 	cs := c.ctas[in.CTALin]
 	if cs != nil {
+		c.last, c.lastLin = cs, in.CTALin
 		return cs
 	}
 	if c.nwarps > 64 {
 		return nil
 	}
-	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps)}
 	n := c.nwarps
+	if k := len(c.spare); k > 0 {
+		cs = c.spare[k-1]
+		c.spare = c.spare[:k-1]
+		cs.reset(in.CTA)
+		c.ctas[in.CTALin] = cs
+		return cs
+	}
+	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps), byteExact: c.byteExact}
 	clocks := make([]uint32, n*n)
 	for w := range cs.warps {
 		ws := &cs.warps[w]
@@ -365,9 +429,45 @@ func (c *Checker) cta(in *emu.StepInfo) *ctaState {
 		ws.vc[w] = 1
 		lanes := min(32, c.threads-32*w)
 		ws.live = uint32(1<<lanes - 1)
+		ws.init = ws.live
 	}
 	c.ctas[in.CTALin] = cs
 	return cs
+}
+
+// reset makes a retired CTA's state that of a new CTA idx: the state
+// NewChecker's cta would create, with the shadow's memory kept.
+func (cs *ctaState) reset(idx [3]int) {
+	cs.idx = idx
+	for w := range cs.warps {
+		ws := &cs.warps[w]
+		ws.step, ws.mask = 0, 0
+		if ws.tog != nil {
+			*ws.tog = [32][32]uint32{}
+		}
+		clear(ws.vc)
+		ws.vc[w] = 1
+		ws.live = ws.init
+	}
+	for i := range cs.bars {
+		clear(cs.bars[i].vc)
+		cs.bars[i].used = false
+	}
+	clear(cs.w)
+	clear(cs.r)
+	for i := range cs.rs {
+		cs.rs[i] = cs.rs[i][:0]
+	}
+	clear(cs.written)
+	clear(cs.pend)
+	fill := ^uint64(0)
+	if cs.byteExact {
+		fill = 0
+	}
+	for i := range cs.uni {
+		cs.uni[i] = fill
+	}
+	cs.exited = 0
 }
 
 // advance counts the warp's next instruction, run by the lanes in mask.
@@ -406,16 +506,22 @@ func (ws *warpState) together(a, b int) uint32 {
 // unordered returns a lane of r whose access does not happen before lane's
 // current access in warp w of cs, or -1 when all of r's do.
 func (cs *ctaState) unordered(r *rec, w, lane int) int {
-	ws := &cs.warps[w]
 	if int(r.warp) != w {
-		if ws.vc[r.warp] >= r.epoch {
+		if cs.warps[w].vc[r.warp] >= r.epoch {
 			return -1
 		}
 		return bits.TrailingZeros32(r.lanes)
 	}
+	return cs.unorderedSameWarp(r, w, lane)
+}
+
+// unorderedSameWarp is unordered for a record r of warp w itself.
+func (cs *ctaState) unorderedSameWarp(r *rec, w, lane int) int {
+	ws := &cs.warps[w]
 	if r.step == ws.step {
 		return -1 // the same warp-instruction
 	}
+	cs.dep = true
 	for m := r.lanes &^ (1 << lane); m != 0; m &= m - 1 {
 		a := bits.TrailingZeros32(m)
 		if ws.together(a, lane) < r.step {
@@ -434,6 +540,15 @@ func (cs *ctaState) grow(n int) {
 	cs.w = append(cs.w, make([]rec, n-len(cs.w))...)
 	cs.r = append(cs.r, make([]rec, n-len(cs.r))...)
 	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
+	// n is a multiple of 4096: the new words fill whole uint64s of uni,
+	// uniform (all zero) unless the checker tracks bytes only.
+	var fill uint64
+	if !cs.byteExact {
+		fill = ^uint64(0)
+	}
+	for len(cs.uni) < n/256 {
+		cs.uni = append(cs.uni, fill)
+	}
 	if cs.rs != nil {
 		cs.rs = append(cs.rs, make([][]rec, n-len(cs.rs))...)
 	}
@@ -448,6 +563,96 @@ func (c *Checker) thread(cs *ctaState, warp, lane int) Thread {
 	return Thread{CTA: cs.idx, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: warp, Lane: lane}
 }
 
+// split gives the three other bytes of uniform word k its first byte's
+// state.
+func (cs *ctaState) split(k uint64) {
+	cs.uni[k>>6] &^= 1 << (k & 63)
+	b := k << 2
+	for o := b + 1; o < b+4; o++ {
+		cs.w[o] = cs.w[b]
+		cs.r[o] = cs.r[b]
+		if cs.rs != nil {
+			cs.rs[o] = append(cs.rs[o][:0], cs.rs[b]...)
+		}
+		if cs.pend != nil {
+			cs.pend[o] = cs.pend[b]
+		}
+	}
+	if sh := b & 63; cs.written[b>>6]>>sh&1 != 0 {
+		cs.written[b>>6] |= 0xf << sh
+	} else {
+		cs.written[b>>6] &^= 0xf << sh
+	}
+}
+
+// tryMerge makes word k uniform again when its four bytes have the same
+// state and no set of further reads (after a write to the whole word).
+func (cs *ctaState) tryMerge(k uint64) {
+	b := k << 2
+	if nib := cs.written[b>>6] >> (b & 63) & 0xf; nib != 0 && nib != 0xf {
+		return
+	}
+	for o := b; o < b+4; o++ {
+		if cs.rs != nil && len(cs.rs[o]) > 0 {
+			return
+		}
+		if o > b && (cs.w[o] != cs.w[b] || cs.r[o] != cs.r[b] || cs.pend != nil && cs.pend[o] != cs.pend[b]) {
+			return
+		}
+	}
+	cs.uni[k>>6] |= 1 << (k & 63)
+}
+
+// units calls f for each shadow unit of off..off+size: a uniform word
+// the range covers (f gets its first byte) or a byte (splitting a
+// uniform word the range covers only in part). After a write to the last
+// byte of a split word it tries to make the word uniform again.
+func (cs *ctaState) units(off, size uint64, write bool, f func(o uint64)) {
+	end := off + size
+	for o := off; o < end; {
+		k := o >> 2
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			if o&3 == 0 && o+4 <= end {
+				f(o)
+				o += 4
+				continue
+			}
+			cs.split(k)
+		}
+		f(o)
+		if write && o&3 == 3 && !cs.byteExact {
+			cs.tryMerge(k)
+		}
+		o++
+	}
+}
+
+// laneAcc is one lane's access being checked: it reports each kind of
+// finding once (at the first byte that has it) and logs the reports.
+type laneAcc struct {
+	c     *Checker
+	cs    *ctaState
+	pc    int
+	w     int
+	lane  int
+	found uint8 // kinds reported
+	n     uint8
+	log   [5]repRec
+}
+
+func (la *laneAcc) report(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
+	if la.found&bit != 0 {
+		return
+	}
+	la.found |= bit
+	if int(la.n) < len(la.log) {
+		la.log[la.n] = repRec{bit: bit, k: k, o: o, prevPC: prevPC, prevWarp: prevWarp, prevLn: prevLane}
+		la.n++
+	}
+	c := la.c
+	c.warn(k, isa.Shared, la.pc, c.thread(la.cs, la.w, la.lane), prevPC, c.thread(la.cs, prevWarp, prevLane), o)
+}
+
 // shared checks and records one shared-memory access.
 func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing bool) {
 	size := uint64(a.Size)
@@ -456,42 +661,133 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 	}
 	w := in.Warp
 	ws := &cs.warps[w]
+	var hi uint64
+	for m := a.Lanes; m != 0; m &= m - 1 {
+		off := a.Addr[bits.TrailingZeros32(m)]
+		if off < MaxSharedShadow && off+size <= MaxSharedShadow {
+			hi = max(hi, off+size)
+		}
+	}
+	if hi == 0 {
+		return
+	}
+	cs.grow(int(hi))
+	cs.acc++
+	if cs.acc == 0 {
+		cs.reps = [64]repEntry{}
+		cs.acc = 1
+	}
+	// Lanes of a load that read the same bytes as an earlier lane of it
+	// whose outcome did not depend on the lane get the same outcome.
+	replay := a.Kind == emu.AccessLoad && !c.byteExact && size <= 16
+	me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, warp: uint16(w), atomic: a.Kind == emu.AccessAtomic}
+	la := laneAcc{c: c, cs: cs, pc: in.PC, w: w}
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		off := a.Addr[lane]
 		if off >= MaxSharedShadow || off+size > MaxSharedShadow {
 			continue
 		}
-		cs.grow(int(off + size))
-		me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w), atomic: a.Kind == emu.AccessAtomic}
-		var found uint8 // kinds reported for this lane access
-		report := func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
-			if found&bit != 0 {
-				return
-			}
-			found |= bit
-			c.warn(k, isa.Shared, in.PC, c.thread(cs, w, lane), prevPC, c.thread(cs, prevWarp, prevLane), o)
+		la.lane, la.found, la.n = lane, 0, 0
+		me.lanes = 1 << lane
+		if !replay {
+			c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+			continue
 		}
-		for o := off; o < off+size; o++ {
-			switch {
-			case a.Kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
-				// A cp.async copy landing: the issuing thread writes now;
-				// its hazards were checked when it was issued.
-				p := cs.pend[o]
-				cs.pend[o] = pend{}
-				me.pc = p.pc1 - 1
-				cs.w[o] = me
-				cs.r[o] = rec{}
-				if cs.rs != nil {
-					cs.rs[o] = cs.rs[o][:0]
+		e := &cs.reps[(off>>2)&63]
+		if e.acc == cs.acc && e.off == off && c.replayLoad(cs, &la, e, off, size, ws.step) {
+			continue
+		}
+		cs.dep = false
+		c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+		if !cs.dep && int(la.n) <= len(la.log) {
+			e.off, e.acc, e.n = off, cs.acc, la.n
+			copy(e.log[:la.n], la.log[:la.n])
+		} else if e.acc == cs.acc && e.off == off {
+			e.acc = 0
+		}
+	}
+}
+
+// replayLoad gives lane la.lane the outcome e of an earlier lane's load of
+// the same bytes in the same access (whose outcome did not depend on the
+// lane): it joins that lane's read records and makes the same reports.
+// It returns false, having changed nothing, when a record is missing.
+func (c *Checker) replayLoad(cs *ctaState, la *laneAcc, e *repEntry, off, size uint64, step uint32) bool {
+	var at [16]*uint32
+	n := 0
+	w := uint16(la.w)
+	for o := off; o < off+size; {
+		k := o >> 2
+		next := o + 1
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			next = o + 4
+		}
+		var p *uint32
+		if r := &cs.r[o]; r.step == step && r.warp == w && step != 0 {
+			p = &r.lanes
+		} else if cs.rs != nil {
+			for i := range cs.rs[o] {
+				if x := &cs.rs[o][i]; x.step == step && x.warp == w {
+					p = &x.lanes
+					break
 				}
-				cs.written[o>>6] |= 1 << (o & 63)
-			case a.Kind == emu.AccessLoad:
-				c.readByte(cs, o, &me, w, lane, report)
-			default:
-				c.writeByte(cs, o, &me, w, lane, report, true)
 			}
 		}
+		if p == nil {
+			return false
+		}
+		at[n] = p
+		n++
+		o = next
+	}
+	for _, p := range at[:n] {
+		*p |= 1 << la.lane
+	}
+	for _, r := range e.log[:e.n] {
+		la.report(r.bit, r.k, r.o, r.prevPC, r.prevWarp, r.prevLn)
+	}
+	return true
+}
+
+// sharedLane checks and records one lane's access of off..off+size, a
+// shadow unit at a time (see units).
+func (c *Checker) sharedLane(cs *ctaState, la *laneAcc, me *rec, off, size uint64, kind emu.AccessKind, landing bool) {
+	w, lane := la.w, la.lane
+	end := off + size
+	for o := off; o < end; {
+		k := o >> 2
+		next := o + 1
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			if o&3 == 0 && o+4 <= end {
+				next = o + 4
+			} else {
+				cs.split(k)
+			}
+		}
+		switch {
+		case kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
+			// A cp.async copy landing: the issuing thread writes now;
+			// its hazards were checked when it was issued.
+			p := cs.pend[o]
+			cs.pend[o] = pend{}
+			x := *me
+			x.pc = p.pc1 - 1
+			cs.w[o] = x
+			cs.r[o] = rec{}
+			if cs.rs != nil {
+				cs.rs[o] = cs.rs[o][:0]
+			}
+			cs.written[o>>6] |= 1 << (o & 63)
+		case kind == emu.AccessLoad:
+			c.readByte(cs, o, me, w, lane, la)
+		default:
+			c.writeByte(cs, o, me, w, lane, la, true)
+		}
+		if kind != emu.AccessLoad && next == o+1 && o&3 == 3 && !cs.byteExact {
+			cs.tryMerge(k)
+		}
+		o = next
 	}
 }
 
@@ -503,10 +799,9 @@ const (
 	bitUninit
 )
 
-type reportFn func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int)
-
 // readByte checks and records a plain read of byte o.
-func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report reportFn) {
+func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc) {
+	report := la.report
 	if cs.pend != nil && cs.pend[o].pc1 != 0 {
 		p := cs.pend[o]
 		report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
@@ -568,7 +863,8 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report 
 
 // writeByte checks a write (store or atomic, or a cp.async destination
 // when record is false) of byte o, and records it.
-func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, report reportFn, record bool) {
+func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc, record bool) {
+	report := la.report
 	if me.atomic {
 		// An atomic also reads.
 		if cs.pend != nil && cs.pend[o].pc1 != 0 {
@@ -636,18 +932,11 @@ func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
 	w, lane := in.Warp, cp.Lane
 	ws := &cs.warps[w]
 	me := rec{pc: int32(cp.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
-	var found uint8
-	report := func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
-		if found&bit != 0 {
-			return
-		}
-		found |= bit
-		c.warn(k, isa.Shared, cp.PC, c.thread(cs, w, lane), prevPC, c.thread(cs, prevWarp, prevLane), o)
-	}
-	for o := off; o < off+size; o++ {
-		c.writeByte(cs, o, &me, w, lane, report, false)
+	la := laneAcc{c: c, cs: cs, pc: cp.PC, w: w, lane: lane}
+	cs.units(off, size, true, func(o uint64) {
+		c.writeByte(cs, o, &me, w, lane, &la, false)
 		cs.pend[o] = pend{pc1: int32(cp.PC) + 1, warp: uint16(w), lane: uint8(lane)}
-	}
+	})
 }
 
 // event applies a barrier or exit event.
@@ -692,6 +981,10 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 		cs.exited += bits.OnesCount32(gone)
 		if cs.exited >= c.threads {
 			delete(c.ctas, in.CTALin)
+			c.last = nil
+			if len(c.spare) < maxSpare {
+				c.spare = append(c.spare, cs)
+			}
 		}
 	}
 }
