@@ -255,7 +255,14 @@ type ctaState struct {
 	w, r    []rec    // last write, last read, per byte
 	rs      [][]rec  // further concurrent reads, per byte (nil until needed)
 	written []uint64 // bytes ever written
-	pend    []pend   // copies in flight, per byte (nil until a cp.async)
+	// rgen and rwarps summarise a byte's reads (r and rs) while r is set:
+	// no read of it was recorded before barrier generation rgen (gen
+	// counts the releases that ordered anything), and only warps in
+	// rwarps recorded one (both may be conservative).
+	rgen   []uint32
+	rwarps []uint64
+	gen    uint32
+	pend   []pend // copies in flight, per byte (nil until a cp.async)
 	// uni has a bit per 4-byte word whose four bytes share one shadow
 	// state: only the word's first byte is kept up to date, the other
 	// three are filled in when an access covers part of the word (split).
@@ -270,7 +277,8 @@ type ctaState struct {
 	dep bool
 	// reps remembers, per offset, the outcome of the current load's lane
 	// accesses (see shared).
-	reps [64]repEntry
+	reps  [64]repEntry
+	joins []join
 }
 
 // repEntry is the outcome of one lane's load of off..off+size in the
@@ -282,6 +290,7 @@ type repEntry struct {
 	off uint64
 	acc uint32 // ctaState.acc of the access (0: none)
 	n   uint8
+	fi  int8 // its lanes waiting to join the records: ctaState.joins[fi] (-1: none)
 	log [5]repRec
 }
 
@@ -521,6 +530,10 @@ func (cs *ctaState) unorderedSameWarp(r *rec, w, lane int) int {
 	if r.step == ws.step {
 		return -1 // the same warp-instruction
 	}
+	if r.lanes&^ws.mask == 0 {
+		// r's lanes all run this instruction with lane: converged since.
+		return -1
+	}
 	cs.dep = true
 	for m := r.lanes &^ (1 << lane); m != 0; m &= m - 1 {
 		a := bits.TrailingZeros32(m)
@@ -539,6 +552,8 @@ func (cs *ctaState) grow(n int) {
 	n = min(MaxSharedShadow, (n+4095)&^4095)
 	cs.w = append(cs.w, make([]rec, n-len(cs.w))...)
 	cs.r = append(cs.r, make([]rec, n-len(cs.r))...)
+	cs.rgen = append(cs.rgen, make([]uint32, n-len(cs.rgen))...)
+	cs.rwarps = append(cs.rwarps, make([]uint64, n-len(cs.rwarps))...)
 	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
 	// n is a multiple of 4096: the new words fill whole uint64s of uni,
 	// uniform (all zero) unless the checker tracks bytes only.
@@ -571,6 +586,7 @@ func (cs *ctaState) split(k uint64) {
 	for o := b + 1; o < b+4; o++ {
 		cs.w[o] = cs.w[b]
 		cs.r[o] = cs.r[b]
+		cs.rgen[o], cs.rwarps[o] = cs.rgen[b], cs.rwarps[b]
 		if cs.rs != nil {
 			cs.rs[o] = append(cs.rs[o][:0], cs.rs[b]...)
 		}
@@ -661,13 +677,15 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 	}
 	w := in.Warp
 	ws := &cs.warps[w]
-	var hi uint64
+	var hi, or uint64
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		off := a.Addr[bits.TrailingZeros32(m)]
+		or |= off
 		if off < MaxSharedShadow && off+size <= MaxSharedShadow {
 			hi = max(hi, off+size)
 		}
 	}
+	aligned := (or|size)&3 == 0 // every lane's bytes are whole words
 	if hi == 0 {
 		return
 	}
@@ -691,32 +709,93 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 		la.lane, la.found, la.n = lane, 0, 0
 		me.lanes = 1 << lane
 		if !replay {
+			if size == 4 && off&3 == 0 && cs.uni[off>>8]>>(off>>2&63)&1 != 0 && !landing {
+				// One uniform word: the word path of sharedLane.
+				if a.Kind == emu.AccessLoad {
+					c.readByte(cs, off, &me, w, lane, &la)
+				} else {
+					c.writeByte(cs, off, &me, w, lane, &la, true)
+				}
+				continue
+			}
 			c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
 			continue
 		}
 		e := &cs.reps[(off>>2)&63]
-		if e.acc == cs.acc && e.off == off && c.replayLoad(cs, &la, e, off, size, ws.step) {
-			continue
+		if e.acc == cs.acc && e.off == off {
+			if aligned {
+				// The lane joins the read records when the access is
+				// done (nothing looks at the lanes of this
+				// instruction's own records before; no word splits).
+				if e.fi < 0 {
+					e.fi = int8(len(cs.joins))
+					cs.joins = append(cs.joins, join{off: off})
+				}
+				cs.joins[e.fi].lanes |= 1 << lane
+				for _, r := range e.log[:e.n] {
+					la.report(r.bit, r.k, r.o, r.prevPC, r.prevWarp, r.prevLn)
+				}
+				continue
+			}
+			if c.replayLoad(cs, &la, e, off, size, ws.step) {
+				continue
+			}
 		}
 		cs.dep = false
-		c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+		if size == 4 && off&3 == 0 && cs.uni[off>>8]>>(off>>2&63)&1 != 0 {
+			c.readByte(cs, off, &me, w, lane, &la)
+		} else {
+			c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+		}
 		if !cs.dep && int(la.n) <= len(la.log) {
-			e.off, e.acc, e.n = off, cs.acc, la.n
+			e.off, e.acc, e.n, e.fi = off, cs.acc, la.n, -1
 			copy(e.log[:la.n], la.log[:la.n])
 		} else if e.acc == cs.acc && e.off == off {
 			e.acc = 0
 		}
 	}
+	if len(cs.joins) > 0 {
+		for _, j := range cs.joins {
+			cs.joinReads(j.off, size, uint16(w), ws.step, j.lanes)
+		}
+		cs.joins = cs.joins[:0]
+	}
 }
 
-// replayLoad gives lane la.lane the outcome e of an earlier lane's load of
-// the same bytes in the same access (whose outcome did not depend on the
-// lane): it joins that lane's read records and makes the same reports.
-// It returns false, having changed nothing, when a record is missing.
-func (c *Checker) replayLoad(cs *ctaState, la *laneAcc, e *repEntry, off, size uint64, step uint32) bool {
-	var at [16]*uint32
-	n := 0
-	w := uint16(la.w)
+// join is a set of lanes that join the read records of the current
+// instruction at off (see shared).
+type join struct {
+	off   uint64
+	lanes uint32
+}
+
+// joinReads adds lanes to the read record of warp w's step-th
+// instruction in each shadow unit of off..off+size (each has one).
+func (cs *ctaState) joinReads(off, size uint64, w uint16, step uint32, lanes uint32) {
+	for o := off; o < off+size; {
+		k := o >> 2
+		next := o + 1
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			next = o + 4
+		}
+		if r := &cs.r[o]; r.step == step && r.warp == w && step != 0 {
+			r.lanes |= lanes
+		} else if cs.rs != nil {
+			for i := range cs.rs[o] {
+				if x := &cs.rs[o][i]; x.step == step && x.warp == w {
+					x.lanes |= lanes
+					break
+				}
+			}
+		}
+		o = next
+	}
+}
+
+// readRecs calls f with the lanes of the read record of warp w's step-th
+// instruction in each shadow unit of off..off+size, and reports whether
+// every unit has one (it stops at the first that has none).
+func (cs *ctaState) readRecs(off, size uint64, w uint16, step uint32, f func(*uint32)) bool {
 	for o := off; o < off+size; {
 		k := o >> 2
 		next := o + 1
@@ -737,9 +816,21 @@ func (c *Checker) replayLoad(cs *ctaState, la *laneAcc, e *repEntry, off, size u
 		if p == nil {
 			return false
 		}
-		at[n] = p
-		n++
+		f(p)
 		o = next
+	}
+	return true
+}
+
+// replayLoad gives lane la.lane the outcome e of an earlier lane's load of
+// the same bytes in the same access (whose outcome did not depend on the
+// lane): it joins that lane's read records and makes the same reports.
+// It returns false, having changed nothing, when a record is missing.
+func (c *Checker) replayLoad(cs *ctaState, la *laneAcc, e *repEntry, off, size uint64, step uint32) bool {
+	var at [16]*uint32
+	n := 0
+	if !cs.readRecs(off, size, uint16(la.w), step, func(p *uint32) { at[n] = p; n++ }) {
+		return false
 	}
 	for _, p := range at[:n] {
 		*p |= 1 << la.lane
@@ -801,16 +892,15 @@ const (
 
 // readByte checks and records a plain read of byte o.
 func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc) {
-	report := la.report
 	if cs.pend != nil && cs.pend[o].pc1 != 0 {
 		p := cs.pend[o]
-		report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
-		report(bitUninit, WarnUninitShared, o, -1, w, lane)
+		la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 	}
 	if r := &cs.w[o]; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
-			report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
+			la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
 		}
 	}
 	// Record the read: drop the reads it is ordered after.
@@ -819,9 +909,27 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		r.lanes |= me.lanes
 		return
 	}
+	if r.step != 0 && cs.rgen[o] == cs.gen && cs.rwarps[o]>>w&1 == 0 {
+		// Every read recorded is another warp's since the last release
+		// that ordered anything: none is ordered before this one (a
+		// warp's clock never holds another's current epoch), so none is
+		// dropped and this one joins them.
+		if cs.rs == nil {
+			cs.rs = make([][]rec, len(cs.w))
+		}
+		cs.rs[o] = append(cs.rs[o], *me)
+		cs.rwarps[o] |= 1 << w
+		return
+	}
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
+		if cs.rs == nil || len(cs.rs[o]) == 0 {
+			cs.rgen[o], cs.rwarps[o] = cs.gen, 1<<w
+		} else {
+			cs.rwarps[o] |= 1 << w
+		}
 	} else {
+		cs.rwarps[o] |= 1 << w
 		if cs.rs == nil {
 			cs.rs = make([][]rec, len(cs.w))
 		}
@@ -864,18 +972,17 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 // writeByte checks a write (store or atomic, or a cp.async destination
 // when record is false) of byte o, and records it.
 func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc, record bool) {
-	report := la.report
 	if me.atomic {
 		// An atomic also reads.
 		if cs.pend != nil && cs.pend[o].pc1 != 0 {
 			p := cs.pend[o]
-			report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+			la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
 		} else if cs.written[o>>6]>>(o&63)&1 == 0 {
-			report(bitUninit, WarnUninitShared, o, -1, w, lane)
+			la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 		}
 	} else if cs.pend != nil && cs.pend[o].pc1 != 0 && (int(cs.pend[o].warp) != w || int(cs.pend[o].lane) != lane) {
 		p := cs.pend[o]
-		report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		la.report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	}
 	if r := &cs.w[o]; r.step != 0 && !(me.atomic && r.atomic) {
 		if l := cs.unordered(r, w, lane); l >= 0 {
@@ -883,12 +990,12 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 			if me.atomic {
 				k, bit = WarnReadAfterWrite, bitRAW
 			}
-			report(bit, k, o, int(r.pc), int(r.warp), l)
+			la.report(bit, k, o, int(r.pc), int(r.warp), l)
 		}
 	}
 	if r := &cs.r[o]; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
-			report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
+			la.report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
 		}
 		var extra []rec
 		if cs.rs != nil {
@@ -897,7 +1004,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 		for i := range extra {
 			x := &extra[i]
 			if l := cs.unordered(x, w, lane); l >= 0 {
-				report(bitWAR, WarnWriteAfterRead, o, int(x.pc), int(x.warp), l)
+				la.report(bitWAR, WarnWriteAfterRead, o, int(x.pc), int(x.warp), l)
 				break
 			}
 		}
@@ -973,6 +1080,11 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 			}
 			clear(b.vc)
 			b.used = false
+			if cs.gen++; cs.gen == 0 {
+				// Wrapped: no summary may claim the new generation.
+				clear(cs.rgen)
+				cs.gen = 1
+			}
 		}
 	case emu.EvExit:
 		ws := &cs.warps[in.Warp]
