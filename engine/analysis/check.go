@@ -187,8 +187,10 @@ type Checker struct {
 
 	ctas    map[int]*ctaState
 	regions []globalRegion
-	// byteExact turns off the word-level shadow and the replay of lanes
-	// that load the same bytes (the reference the tests compare with).
+	// byteExact turns off the word-level shadow, the replay of lanes that
+	// load the same bytes, the shortcuts for reads since the last release
+	// and for converged lanes, and the reuse of retired CTAs' state: the
+	// byte-by-byte checker the tests compare the fast one with.
 	byteExact bool
 	spare     []*ctaState // retired CTAs' states, for reuse
 	last      *ctaState   // the state of CTA lastLin (nil: none cached)
@@ -272,6 +274,9 @@ type ctaState struct {
 	byteExact bool
 	// acc counts the shared accesses checked (keys reps).
 	acc uint32
+	// placed: the read record readByte last recorded a read in (nil:
+	// unknown).
+	placed *rec
 	// dep: unordered met a record of the current warp from an earlier
 	// instruction (its answer depended on the lane).
 	dep bool
@@ -291,6 +296,7 @@ type repEntry struct {
 	acc uint32 // ctaState.acc of the access (0: none)
 	n   uint8
 	fi  int8 // its lanes waiting to join the records: ctaState.joins[fi] (-1: none)
+	at  *rec // the read record of a one-word load (nil: unknown)
 	log [5]repRec
 }
 
@@ -530,7 +536,7 @@ func (cs *ctaState) unorderedSameWarp(r *rec, w, lane int) int {
 	if r.step == ws.step {
 		return -1 // the same warp-instruction
 	}
-	if r.lanes&^ws.mask == 0 {
+	if r.lanes&^ws.mask == 0 && !cs.byteExact {
 		// r's lanes all run this instruction with lane: converged since.
 		return -1
 	}
@@ -729,7 +735,7 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 				// instruction's own records before; no word splits).
 				if e.fi < 0 {
 					e.fi = int8(len(cs.joins))
-					cs.joins = append(cs.joins, join{off: off})
+					cs.joins = append(cs.joins, join{off: off, at: e.at})
 				}
 				cs.joins[e.fi].lanes |= 1 << lane
 				for _, r := range e.log[:e.n] {
@@ -742,13 +748,15 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 			}
 		}
 		cs.dep = false
+		cs.placed = nil
 		if size == 4 && off&3 == 0 && cs.uni[off>>8]>>(off>>2&63)&1 != 0 {
 			c.readByte(cs, off, &me, w, lane, &la)
 		} else {
 			c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+			cs.placed = nil
 		}
 		if !cs.dep && int(la.n) <= len(la.log) {
-			e.off, e.acc, e.n, e.fi = off, cs.acc, la.n, -1
+			e.off, e.acc, e.n, e.fi, e.at = off, cs.acc, la.n, -1, cs.placed
 			copy(e.log[:la.n], la.log[:la.n])
 		} else if e.acc == cs.acc && e.off == off {
 			e.acc = 0
@@ -756,7 +764,11 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 	}
 	if len(cs.joins) > 0 {
 		for _, j := range cs.joins {
-			cs.joinReads(j.off, size, uint16(w), ws.step, j.lanes)
+			if r := j.at; r != nil && r.step == ws.step && r.warp == uint16(w) {
+				r.lanes |= j.lanes
+			} else {
+				cs.joinReads(j.off, size, uint16(w), ws.step, j.lanes)
+			}
 		}
 		cs.joins = cs.joins[:0]
 	}
@@ -767,6 +779,7 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 type join struct {
 	off   uint64
 	lanes uint32
+	at    *rec // the record, if known
 }
 
 // joinReads adds lanes to the read record of warp w's step-th
@@ -907,9 +920,10 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 	r := &cs.r[o]
 	if r.step != 0 && r.warp == me.warp && r.step == me.step {
 		r.lanes |= me.lanes
+		cs.placed = r
 		return
 	}
-	if r.step != 0 && cs.rgen[o] == cs.gen && cs.rwarps[o]>>w&1 == 0 {
+	if r.step != 0 && cs.rgen[o] == cs.gen && cs.rwarps[o]>>w&1 == 0 && !cs.byteExact {
 		// Every read recorded is another warp's since the last release
 		// that ordered anything: none is ordered before this one (a
 		// warp's clock never holds another's current epoch), so none is
@@ -919,10 +933,12 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		}
 		cs.rs[o] = append(cs.rs[o], *me)
 		cs.rwarps[o] |= 1 << w
+		cs.placed = &cs.rs[o][len(cs.rs[o])-1]
 		return
 	}
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
+		cs.placed = r
 		if cs.rs == nil || len(cs.rs[o]) == 0 {
 			cs.rgen[o], cs.rwarps[o] = cs.gen, 1<<w
 		} else {
@@ -940,6 +956,7 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 			if x.warp == me.warp && x.step == me.step {
 				x.lanes |= me.lanes
 				merged = true
+				cs.placed = x
 			} else if cs.unordered(x, w, lane) < 0 {
 				continue
 			}
@@ -951,6 +968,9 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		extra = extra[:n]
 		if !merged {
 			extra = append(extra, *me)
+			cs.placed = &extra[n]
+		} else {
+			cs.placed = nil // it may have moved: joinReads finds it
 		}
 		cs.rs[o] = extra
 		return
@@ -1094,7 +1114,7 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 		if cs.exited >= c.threads {
 			delete(c.ctas, in.CTALin)
 			c.last = nil
-			if len(c.spare) < maxSpare {
+			if len(c.spare) < maxSpare && !c.byteExact {
 				c.spare = append(c.spare, cs)
 			}
 		}

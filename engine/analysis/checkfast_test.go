@@ -11,13 +11,35 @@ import (
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 )
 
+// twoCheckers steps a fast and a byte-exact checker and compares their
+// shadows of shared memory after every step.
+type twoCheckers struct {
+	t           *testing.T
+	name        string
+	fast, exact *analysis.Checker
+	shadows     bool // compare the shadows (after steps with shared accesses)
+	failed      bool
+}
+
+func (tc *twoCheckers) Step(in *emu.StepInfo) {
+	tc.fast.Step(in)
+	tc.exact.Step(in)
+	if tc.shadows && !tc.failed && (len(in.Accesses) > 0 || len(in.Issued) > 0) {
+		if d := analysis.ShadowDiff(tc.fast, tc.exact, 512); d != "" {
+			tc.t.Errorf("%s: after warp-instruction %d (pc %d, warp %d): shadows differ: %s", tc.name, tc.fast.Steps(), in.PC, in.Warp, d)
+			tc.failed = true
+		}
+	}
+}
+
 // runBoth runs prog with spec s under two checkers at once, one with the
-// fast paths and one byte-exact, and returns their warnings and dropped
-// counts.
-func runBoth(t *testing.T, name string, prog []byte, s *launch.Spec) (fast, exact []analysis.Warning, df, de int64) {
+// fast paths and one byte-exact, compares their shadows after every step
+// with an access (if shadows) and returns their warnings and dropped counts.
+func runBoth(t *testing.T, name string, prog []byte, s *launch.Spec, shadows bool) (fast, exact []analysis.Warning, df, de int64) {
 	t.Helper()
 	p, diags, _ := launch.Compile(name, prog)
 	if p == nil {
@@ -29,8 +51,7 @@ func runBoth(t *testing.T, name string, prog []byte, s *launch.Spec) (fast, exac
 	}
 	cf, ce := l.NewChecker(), l.NewChecker()
 	analysis.ByteExact(ce)
-	l.Machine().AddObserver(cf)
-	l.Machine().AddObserver(ce)
+	l.Machine().AddObserver(&twoCheckers{t: t, name: name, fast: cf, exact: ce, shadows: shadows})
 	if _, err := l.Run(context.Background()); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -68,7 +89,7 @@ func TestCheckerFastPathGallery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, x, df, de := runBoth(t, file, text, s)
+		f, x, df, de := runBoth(t, file, text, s, false)
 		sameWarnings(t, name, f, x, df, de, "")
 		n++
 	}
@@ -95,29 +116,21 @@ func randomKernel(rng *rand.Rand) string {
 	mov.u32 %r1, %tid.x;
 	mov.u32 %r2, s;
 `)
-	label := 0
-	open := false // a branch to L<label> waits for its label
-	for i := 0; i < 6+rng.Intn(14); i++ {
-		// %r10 = s + ((tid*mul + add) & mask) rounded down to the size.
+	// access appends a random access (never a barrier when inBranch) at
+	// an address computed into %r10.
+	access := func(inBranch bool) {
+		// %r10 = s + ((tid*mul + add) & mask), a multiple of the size.
 		sizes := []int{1, 2, 4, 8, 16}
 		size := sizes[rng.Intn(len(sizes))]
 		mul := []int{0, 1, 2, 4, 5, 8, 16}[rng.Intn(7)]
 		add := rng.Intn(64)
 		mask := []int{15, 63, 127, 255}[rng.Intn(4)] &^ (size - 1)
 		fmt.Fprintf(&b, "\tmul.lo.u32 %%r10, %%r1, %d;\n\tadd.u32 %%r10, %%r10, %d;\n\tand.b32 %%r10, %%r10, %d;\n\tadd.u32 %%r10, %%r2, %%r10;\n", mul, add, mask)
-		if rng.Intn(4) == 0 {
-			// Divergence: a lane subset skips the access.
-			fmt.Fprintf(&b, "\tand.b32 %%r11, %%r1, %d;\n\tsetp.eq.u32 %%p1, %%r11, 0;\n", 1<<rng.Intn(6))
-			label++
-			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", label)
-			open = true
-		}
-		op := rng.Intn(10)
-		var line string
 		ty := map[int]string{1: "u8", 2: "u16", 4: "u32", 8: "u64", 16: "v4.u32"}[size]
 		regs := map[int]string{1: "%r20", 2: "%r20", 4: "%r20", 8: "%rd3", 16: "{%r20, %r21, %r22, %r23}"}[size]
-		switch {
-		case op < 4:
+		var line string
+		switch op := rng.Intn(10); {
+		case op < 4 || op == 9 && inBranch:
 			line = fmt.Sprintf("ld.shared.%s %s, [%%r10];", ty, regs)
 		case op < 7:
 			line = fmt.Sprintf("st.shared.%s [%%r10], %s;", ty, regs)
@@ -125,14 +138,53 @@ func randomKernel(rng *rand.Rand) string {
 			line = "atom.shared.add.u32 %r24, [%r10], 1;"
 		case op < 9 && (size == 4 || size == 8 || size == 16):
 			line = fmt.Sprintf("cp.async.ca.shared.global [%%r10], [%%rd1], %d;", size)
-		default:
+		case op == 9:
 			line = "bar.sync 0;"
+		default:
+			line = fmt.Sprintf("ld.shared.%s %s, [%%r10];", ty, regs)
 		}
 		b.WriteString("\t" + line + "\n")
-		if open {
-			fmt.Fprintf(&b, "L%d:\n", label)
-			open = false
+	}
+	label := 0
+	// block appends an access, or (depth > 0) a divergent branch with
+	// blocks on one or both sides.
+	var block func(depth int, inBranch bool)
+	block = func(depth int, inBranch bool) {
+		k := rng.Intn(5)
+		if depth == 0 {
+			k = 4
 		}
+		cond := func() {
+			fmt.Fprintf(&b, "\tand.b32 %%r11, %%r1, %d;\n\tsetp.eq.u32 %%p1, %%r11, 0;\n", 1<<rng.Intn(6))
+		}
+		switch k {
+		case 0:
+			// A lane subset skips the block.
+			cond()
+			label++
+			l := label
+			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", l)
+			block(depth-1, true)
+			block(depth-1, true)
+			fmt.Fprintf(&b, "L%d:\n", l)
+		case 1:
+			// Both sides of a divergent branch.
+			cond()
+			label += 2
+			l := label
+			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", l-1)
+			block(depth-1, true)
+			block(depth-1, true)
+			fmt.Fprintf(&b, "\tbra L%d;\nL%d:\n", l, l-1)
+			block(depth-1, true)
+			block(depth-1, true)
+			fmt.Fprintf(&b, "L%d:\n", l)
+		default:
+			access(inBranch)
+		}
+	}
+	for i := 0; i < 6+rng.Intn(14); i++ {
+		block(2, false)
 		switch rng.Intn(6) {
 		case 0:
 			b.WriteString("\tbar.sync 0;\n")
@@ -160,7 +212,7 @@ func TestCheckerFastPathRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, x, df, de := runBoth(t, fmt.Sprintf("random%d.ptx", i), []byte(src), s)
+		f, x, df, de := runBoth(t, fmt.Sprintf("random%d.ptx", i), []byte(src), s, true)
 		sameWarnings(t, fmt.Sprintf("random kernel %d", i), f, x, df, de, src)
 		if len(f) > 0 {
 			found++
