@@ -115,6 +115,10 @@ const MaxWarnings = 100
 // warp-instruction is remembered (for WarningsAt).
 const MaxOccurrenceSteps = 1000
 
+// maxByLin is the number of CTAs whose states a Checker also finds by
+// index, without the map.
+const maxByLin = 1 << 16
+
 // maxSpare is the most retired CTA states a Checker keeps for reuse.
 const maxSpare = 8
 
@@ -193,8 +197,7 @@ type Checker struct {
 	// byte-by-byte checker the tests compare the fast one with.
 	byteExact bool
 	spare     []*ctaState // retired CTAs' states, for reuse
-	last      *ctaState   // the state of CTA lastLin (nil: none cached)
-	lastLin   int
+	byLin     []*ctaState // ctas, by linear index (the first maxByLin)
 
 	warns    []warnEntry
 	index    map[warnKey]int
@@ -245,6 +248,17 @@ type warpState struct {
 	init uint32          // the warp's lanes
 }
 
+// shadow is a shared byte's state (or a uniform word's: see uni).
+type shadow struct {
+	w, r rec   // last write, last read
+	rs   []rec // further concurrent reads
+	// rgen and rwarps summarise the reads (r and rs) while r is set: no
+	// read was recorded before barrier generation rgen, and only warps
+	// in rwarps recorded one (both may be conservative).
+	rgen   uint32
+	rwarps uint64
+}
+
 type barState struct {
 	vc   []uint32
 	used bool
@@ -254,17 +268,10 @@ type ctaState struct {
 	idx     [3]int
 	warps   []warpState
 	bars    [16]barState
-	w, r    []rec    // last write, last read, per byte
-	rs      [][]rec  // further concurrent reads, per byte (nil until needed)
+	sh      []shadow // per byte
 	written []uint64 // bytes ever written
-	// rgen and rwarps summarise a byte's reads (r and rs) while r is set:
-	// no read of it was recorded before barrier generation rgen (gen
-	// counts the releases that ordered anything), and only warps in
-	// rwarps recorded one (both may be conservative).
-	rgen   []uint32
-	rwarps []uint64
-	gen    uint32
-	pend   []pend // copies in flight, per byte (nil until a cp.async)
+	gen     uint32   // barrier generation: the releases that ordered anything
+	pend    []pend   // copies in flight, per byte (nil until a cp.async)
 	// uni has a bit per 4-byte word whose four bytes share one shadow
 	// state: only the word's first byte is kept up to date, the other
 	// three are filled in when an access covers part of the word (split).
@@ -282,8 +289,7 @@ type ctaState struct {
 	dep bool
 	// reps remembers, per offset, the outcome of the current load's lane
 	// accesses (see shared).
-	reps  [64]repEntry
-	joins []join
+	reps [64]repEntry
 }
 
 // repEntry is the outcome of one lane's load of off..off+size in the
@@ -295,7 +301,6 @@ type repEntry struct {
 	off uint64
 	acc uint32 // ctaState.acc of the access (0: none)
 	n   uint8
-	fi  int8 // its lanes waiting to join the records: ctaState.joins[fi] (-1: none)
 	at  *rec // the read record of a one-word load (nil: unknown)
 	log [5]repRec
 }
@@ -417,14 +422,14 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 
 // cta returns the state of in's CTA, creating it.
 func (c *Checker) cta(in *emu.StepInfo) *ctaState {
-	if c.last != nil && c.lastLin == in.CTALin {
-		return c.last
-	}
-	cs := c.ctas[in.CTALin]
-	if cs != nil {
-		c.last, c.lastLin = cs, in.CTALin
+	if in.CTALin >= 0 && in.CTALin < len(c.byLin) {
+		if cs := c.byLin[in.CTALin]; cs != nil {
+			return cs
+		}
+	} else if cs := c.ctas[in.CTALin]; cs != nil {
 		return cs
 	}
+	var cs *ctaState
 	if c.nwarps > 64 {
 		return nil
 	}
@@ -434,6 +439,7 @@ func (c *Checker) cta(in *emu.StepInfo) *ctaState {
 		c.spare = c.spare[:k-1]
 		cs.reset(in.CTA)
 		c.ctas[in.CTALin] = cs
+		c.index1(in.CTALin, cs)
 		return cs
 	}
 	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps), byteExact: c.byteExact}
@@ -447,7 +453,20 @@ func (c *Checker) cta(in *emu.StepInfo) *ctaState {
 		ws.init = ws.live
 	}
 	c.ctas[in.CTALin] = cs
+	c.index1(in.CTALin, cs)
 	return cs
+}
+
+// index1 records cs as CTA lin's state in byLin (for the first
+// maxByLin CTAs).
+func (c *Checker) index1(lin int, cs *ctaState) {
+	if lin < 0 || lin >= maxByLin {
+		return
+	}
+	if lin >= len(c.byLin) {
+		c.byLin = append(c.byLin, make([]*ctaState, lin+1-len(c.byLin))...)
+	}
+	c.byLin[lin] = cs
 }
 
 // reset makes a retired CTA's state that of a new CTA idx: the state
@@ -468,10 +487,9 @@ func (cs *ctaState) reset(idx [3]int) {
 		clear(cs.bars[i].vc)
 		cs.bars[i].used = false
 	}
-	clear(cs.w)
-	clear(cs.r)
-	for i := range cs.rs {
-		cs.rs[i] = cs.rs[i][:0]
+	for i := range cs.sh {
+		x := &cs.sh[i]
+		*x = shadow{rs: x.rs[:0]}
 	}
 	clear(cs.written)
 	clear(cs.pend)
@@ -552,14 +570,11 @@ func (cs *ctaState) unorderedSameWarp(r *rec, w, lane int) int {
 
 // grow makes the shadow cover n bytes.
 func (cs *ctaState) grow(n int) {
-	if n <= len(cs.w) {
+	if n <= len(cs.sh) {
 		return
 	}
 	n = min(MaxSharedShadow, (n+4095)&^4095)
-	cs.w = append(cs.w, make([]rec, n-len(cs.w))...)
-	cs.r = append(cs.r, make([]rec, n-len(cs.r))...)
-	cs.rgen = append(cs.rgen, make([]uint32, n-len(cs.rgen))...)
-	cs.rwarps = append(cs.rwarps, make([]uint64, n-len(cs.rwarps))...)
+	cs.sh = append(cs.sh, make([]shadow, n-len(cs.sh))...)
 	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
 	// n is a multiple of 4096: the new words fill whole uint64s of uni,
 	// uniform (all zero) unless the checker tracks bytes only.
@@ -569,9 +584,6 @@ func (cs *ctaState) grow(n int) {
 	}
 	for len(cs.uni) < n/256 {
 		cs.uni = append(cs.uni, fill)
-	}
-	if cs.rs != nil {
-		cs.rs = append(cs.rs, make([][]rec, n-len(cs.rs))...)
 	}
 	if cs.pend != nil {
 		cs.pend = append(cs.pend, make([]pend, n-len(cs.pend))...)
@@ -590,12 +602,10 @@ func (cs *ctaState) split(k uint64) {
 	cs.uni[k>>6] &^= 1 << (k & 63)
 	b := k << 2
 	for o := b + 1; o < b+4; o++ {
-		cs.w[o] = cs.w[b]
-		cs.r[o] = cs.r[b]
-		cs.rgen[o], cs.rwarps[o] = cs.rgen[b], cs.rwarps[b]
-		if cs.rs != nil {
-			cs.rs[o] = append(cs.rs[o][:0], cs.rs[b]...)
-		}
+		cs.sh[o].w = cs.sh[b].w
+		cs.sh[o].r = cs.sh[b].r
+		cs.sh[o].rgen, cs.sh[o].rwarps = cs.sh[b].rgen, cs.sh[b].rwarps
+		cs.sh[o].rs = append(cs.sh[o].rs[:0], cs.sh[b].rs...)
 		if cs.pend != nil {
 			cs.pend[o] = cs.pend[b]
 		}
@@ -615,10 +625,10 @@ func (cs *ctaState) tryMerge(k uint64) {
 		return
 	}
 	for o := b; o < b+4; o++ {
-		if cs.rs != nil && len(cs.rs[o]) > 0 {
+		if len(cs.sh[o].rs) > 0 {
 			return
 		}
-		if o > b && (cs.w[o] != cs.w[b] || cs.r[o] != cs.r[b] || cs.pend != nil && cs.pend[o] != cs.pend[b]) {
+		if o > b && (cs.sh[o].w != cs.sh[b].w || cs.sh[o].r != cs.sh[b].r || cs.pend != nil && cs.pend[o] != cs.pend[b]) {
 			return
 		}
 	}
@@ -683,15 +693,13 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 	}
 	w := in.Warp
 	ws := &cs.warps[w]
-	var hi, or uint64
+	var hi uint64
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		off := a.Addr[bits.TrailingZeros32(m)]
-		or |= off
 		if off < MaxSharedShadow && off+size <= MaxSharedShadow {
 			hi = max(hi, off+size)
 		}
 	}
-	aligned := (or|size)&3 == 0 // every lane's bytes are whole words
 	if hi == 0 {
 		return
 	}
@@ -729,15 +737,10 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 		}
 		e := &cs.reps[(off>>2)&63]
 		if e.acc == cs.acc && e.off == off {
-			if aligned {
-				// The lane joins the read records when the access is
-				// done (nothing looks at the lanes of this
-				// instruction's own records before; no word splits).
-				if e.fi < 0 {
-					e.fi = int8(len(cs.joins))
-					cs.joins = append(cs.joins, join{off: off, at: e.at})
-				}
-				cs.joins[e.fi].lanes |= 1 << lane
+			if r := e.at; r != nil && r.step == ws.step && r.warp == uint16(w) {
+				// A one-word load: join the record the first lane's
+				// read went to (no later lane of this load moves it).
+				r.lanes |= 1 << lane
 				for _, r := range e.log[:e.n] {
 					la.report(r.bit, r.k, r.o, r.prevPC, r.prevWarp, r.prevLn)
 				}
@@ -756,52 +759,11 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 			cs.placed = nil
 		}
 		if !cs.dep && int(la.n) <= len(la.log) {
-			e.off, e.acc, e.n, e.fi, e.at = off, cs.acc, la.n, -1, cs.placed
+			e.off, e.acc, e.n, e.at = off, cs.acc, la.n, cs.placed
 			copy(e.log[:la.n], la.log[:la.n])
 		} else if e.acc == cs.acc && e.off == off {
 			e.acc = 0
 		}
-	}
-	if len(cs.joins) > 0 {
-		for _, j := range cs.joins {
-			if r := j.at; r != nil && r.step == ws.step && r.warp == uint16(w) {
-				r.lanes |= j.lanes
-			} else {
-				cs.joinReads(j.off, size, uint16(w), ws.step, j.lanes)
-			}
-		}
-		cs.joins = cs.joins[:0]
-	}
-}
-
-// join is a set of lanes that join the read records of the current
-// instruction at off (see shared).
-type join struct {
-	off   uint64
-	lanes uint32
-	at    *rec // the record, if known
-}
-
-// joinReads adds lanes to the read record of warp w's step-th
-// instruction in each shadow unit of off..off+size (each has one).
-func (cs *ctaState) joinReads(off, size uint64, w uint16, step uint32, lanes uint32) {
-	for o := off; o < off+size; {
-		k := o >> 2
-		next := o + 1
-		if cs.uni[k>>6]>>(k&63)&1 != 0 {
-			next = o + 4
-		}
-		if r := &cs.r[o]; r.step == step && r.warp == w && step != 0 {
-			r.lanes |= lanes
-		} else if cs.rs != nil {
-			for i := range cs.rs[o] {
-				if x := &cs.rs[o][i]; x.step == step && x.warp == w {
-					x.lanes |= lanes
-					break
-				}
-			}
-		}
-		o = next
 	}
 }
 
@@ -816,11 +778,11 @@ func (cs *ctaState) readRecs(off, size uint64, w uint16, step uint32, f func(*ui
 			next = o + 4
 		}
 		var p *uint32
-		if r := &cs.r[o]; r.step == step && r.warp == w && step != 0 {
+		if r := &cs.sh[o].r; r.step == step && r.warp == w && step != 0 {
 			p = &r.lanes
-		} else if cs.rs != nil {
-			for i := range cs.rs[o] {
-				if x := &cs.rs[o][i]; x.step == step && x.warp == w {
+		} else {
+			for i := range cs.sh[o].rs {
+				if x := &cs.sh[o].rs[i]; x.step == step && x.warp == w {
 					p = &x.lanes
 					break
 				}
@@ -877,11 +839,9 @@ func (c *Checker) sharedLane(cs *ctaState, la *laneAcc, me *rec, off, size uint6
 			cs.pend[o] = pend{}
 			x := *me
 			x.pc = p.pc1 - 1
-			cs.w[o] = x
-			cs.r[o] = rec{}
-			if cs.rs != nil {
-				cs.rs[o] = cs.rs[o][:0]
-			}
+			cs.sh[o].w = x
+			cs.sh[o].r = rec{}
+			cs.sh[o].rs = cs.sh[o].rs[:0]
 			cs.written[o>>6] |= 1 << (o & 63)
 		case kind == emu.AccessLoad:
 			c.readByte(cs, o, me, w, lane, la)
@@ -911,45 +871,39 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
 		la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 	}
-	if r := &cs.w[o]; r.step != 0 {
+	if r := &cs.sh[o].w; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
 		}
 	}
 	// Record the read: drop the reads it is ordered after.
-	r := &cs.r[o]
+	r := &cs.sh[o].r
 	if r.step != 0 && r.warp == me.warp && r.step == me.step {
 		r.lanes |= me.lanes
 		cs.placed = r
 		return
 	}
-	if r.step != 0 && cs.rgen[o] == cs.gen && cs.rwarps[o]>>w&1 == 0 && !cs.byteExact {
+	if r.step != 0 && cs.sh[o].rgen == cs.gen && cs.sh[o].rwarps>>w&1 == 0 && !cs.byteExact {
 		// Every read recorded is another warp's since the last release
 		// that ordered anything: none is ordered before this one (a
 		// warp's clock never holds another's current epoch), so none is
 		// dropped and this one joins them.
-		if cs.rs == nil {
-			cs.rs = make([][]rec, len(cs.w))
-		}
-		cs.rs[o] = append(cs.rs[o], *me)
-		cs.rwarps[o] |= 1 << w
-		cs.placed = &cs.rs[o][len(cs.rs[o])-1]
+		cs.sh[o].rs = append(cs.sh[o].rs, *me)
+		cs.sh[o].rwarps |= 1 << w
+		cs.placed = &cs.sh[o].rs[len(cs.sh[o].rs)-1]
 		return
 	}
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
 		cs.placed = r
-		if cs.rs == nil || len(cs.rs[o]) == 0 {
-			cs.rgen[o], cs.rwarps[o] = cs.gen, 1<<w
+		if len(cs.sh[o].rs) == 0 {
+			cs.sh[o].rgen, cs.sh[o].rwarps = cs.gen, 1<<w
 		} else {
-			cs.rwarps[o] |= 1 << w
+			cs.sh[o].rwarps |= 1 << w
 		}
 	} else {
-		cs.rwarps[o] |= 1 << w
-		if cs.rs == nil {
-			cs.rs = make([][]rec, len(cs.w))
-		}
-		extra := cs.rs[o]
+		cs.sh[o].rwarps |= 1 << w
+		extra := cs.sh[o].rs
 		n, merged := 0, false
 		for i := range extra {
 			x := &extra[i]
@@ -972,12 +926,12 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		} else {
 			cs.placed = nil // it may have moved: joinReads finds it
 		}
-		cs.rs[o] = extra
+		cs.sh[o].rs = extra
 		return
 	}
 	// The main read was replaced: prune the further ones too.
-	if cs.rs != nil && len(cs.rs[o]) > 0 {
-		extra := cs.rs[o]
+	if len(cs.sh[o].rs) > 0 {
+		extra := cs.sh[o].rs
 		n := 0
 		for i := range extra {
 			if cs.unordered(&extra[i], w, lane) >= 0 {
@@ -985,7 +939,7 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 				n++
 			}
 		}
-		cs.rs[o] = extra[:n]
+		cs.sh[o].rs = extra[:n]
 	}
 }
 
@@ -1004,7 +958,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 		p := cs.pend[o]
 		la.report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	}
-	if r := &cs.w[o]; r.step != 0 && !(me.atomic && r.atomic) {
+	if r := &cs.sh[o].w; r.step != 0 && !(me.atomic && r.atomic) {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			k, bit := WarnWriteAfterWrite, uint8(bitWAW)
 			if me.atomic {
@@ -1013,14 +967,11 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 			la.report(bit, k, o, int(r.pc), int(r.warp), l)
 		}
 	}
-	if r := &cs.r[o]; r.step != 0 {
+	if r := &cs.sh[o].r; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			la.report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
 		}
-		var extra []rec
-		if cs.rs != nil {
-			extra = cs.rs[o]
-		}
+		extra := cs.sh[o].rs
 		for i := range extra {
 			x := &extra[i]
 			if l := cs.unordered(x, w, lane); l >= 0 {
@@ -1032,15 +983,13 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 	if !record {
 		return
 	}
-	if r := &cs.w[o]; r.warp == me.warp && r.step == me.step && r.step != 0 {
+	if r := &cs.sh[o].w; r.warp == me.warp && r.step == me.step && r.step != 0 {
 		r.lanes |= me.lanes
 	} else {
 		*r = *me
 	}
-	cs.r[o] = rec{}
-	if cs.rs != nil {
-		cs.rs[o] = cs.rs[o][:0]
-	}
+	cs.sh[o].r = rec{}
+	cs.sh[o].rs = cs.sh[o].rs[:0]
 	cs.written[o>>6] |= 1 << (o & 63)
 }
 
@@ -1054,7 +1003,7 @@ func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
 	}
 	cs.grow(int(off + size))
 	if cs.pend == nil {
-		cs.pend = make([]pend, len(cs.w))
+		cs.pend = make([]pend, len(cs.sh))
 	}
 	w, lane := in.Warp, cp.Lane
 	ws := &cs.warps[w]
@@ -1102,7 +1051,9 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 			b.used = false
 			if cs.gen++; cs.gen == 0 {
 				// Wrapped: no summary may claim the new generation.
-				clear(cs.rgen)
+				for i := range cs.sh {
+					cs.sh[i].rgen = 0
+				}
 				cs.gen = 1
 			}
 		}
@@ -1113,7 +1064,7 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 		cs.exited += bits.OnesCount32(gone)
 		if cs.exited >= c.threads {
 			delete(c.ctas, in.CTALin)
-			c.last = nil
+			c.index1(in.CTALin, nil)
 			if len(c.spare) < maxSpare && !c.byteExact {
 				c.spare = append(c.spare, cs)
 			}

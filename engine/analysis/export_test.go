@@ -20,15 +20,15 @@ type byteState struct {
 }
 
 func (cs *ctaState) byteState(o int) byteState {
-	if o >= len(cs.w) {
+	if o >= len(cs.sh) {
 		return byteState{}
 	}
 	if k := o >> 2; cs.uni[k>>6]>>(k&63)&1 != 0 {
 		o &^= 3
 	}
-	s := byteState{w: cs.w[o], r: cs.r[o], written: cs.written[o>>6]>>(o&63)&1 != 0}
-	if cs.rs != nil && len(cs.rs[o]) > 0 {
-		s.rs = cs.rs[o]
+	s := byteState{w: cs.sh[o].w, r: cs.sh[o].r, written: cs.written[o>>6]>>(o&63)&1 != 0}
+	if len(cs.sh[o].rs) > 0 {
+		s.rs = cs.sh[o].rs
 	}
 	if cs.pend != nil {
 		s.pend = cs.pend[o]
