@@ -714,8 +714,9 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 	replay := a.Kind == emu.AccessLoad && !c.byteExact && size <= 16
 	me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, warp: uint16(w), atomic: a.Kind == emu.AccessAtomic}
 	la := laneAcc{c: c, cs: cs, pc: in.PC, w: w}
-	for m := a.Lanes; m != 0; m &= m - 1 {
+	for m := a.Lanes; m != 0; {
 		lane := bits.TrailingZeros32(m)
+		m &= m - 1
 		off := a.Addr[lane]
 		if off >= MaxSharedShadow || off+size > MaxSharedShadow {
 			continue
@@ -744,6 +745,9 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 				for _, r := range e.log[:e.n] {
 					la.report(r.bit, r.k, r.o, r.prevPC, r.prevWarp, r.prevLn)
 				}
+				if e.n == 0 {
+					m = joinRun(r, a, m, off)
+				}
 				continue
 			}
 			if c.replayLoad(cs, &la, e, off, size, ws.step) {
@@ -761,10 +765,29 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 		if !cs.dep && int(la.n) <= len(la.log) {
 			e.off, e.acc, e.n, e.at = off, cs.acc, la.n, cs.placed
 			copy(e.log[:la.n], la.log[:la.n])
+			if la.n == 0 && cs.placed != nil {
+				m = joinRun(cs.placed, a, m, off)
+			}
 		} else if e.acc == cs.acc && e.off == off {
 			e.acc = 0
 		}
 	}
+}
+
+// joinRun adds the next lanes of m that load off, as a run, to the read
+// record r of an earlier lane of the same one-word load that reported
+// nothing (their outcome: the same, with nothing to report), and returns
+// the lanes left.
+func joinRun(r *rec, a *emu.Access, m uint32, off uint64) uint32 {
+	for m != 0 {
+		l := bits.TrailingZeros32(m)
+		if a.Addr[l] != off {
+			break
+		}
+		r.lanes |= 1 << l
+		m &= m - 1
+	}
+	return m
 }
 
 // readRecs calls f with the lanes of the read record of warp w's step-th
