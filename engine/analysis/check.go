@@ -74,17 +74,53 @@ import (
 // warp-instruction at which it happened) and counts its occurrences (one
 // per lane access). At most MaxWarnings distinct warnings are kept; later
 // ones are counted in Dropped. The shared shadow grows with the highest
-// offset accessed: about 72 bytes per byte of the CTA's shared memory (at
-// most MaxSharedShadow bytes of shared memory are tracked) plus the sets
-// of concurrent reads (one record per reading warp-instruction not yet
-// ordered, so bounded by the CTA's threads); it is dropped when the CTA's
-// threads have all exited. Reads concurrent
+// offset accessed: about 21 bytes per byte of the CTA's shared memory
+// while its words are uniform (see Fast paths), 80 more per byte of a word
+// accessed in part, 8 more once a cp.async ran (at most MaxSharedShadow
+// bytes of shared memory are tracked), plus the sets of concurrent reads (one record per reading
+// warp-instruction not yet ordered, so bounded by the CTA's threads); it
+// is reused for a later CTA when the CTA's threads have all exited (at
+// most 8 are kept). Reads concurrent
 // with each other are kept as a set per byte, pruned of the reads ordered
 // before a newer one (FastTrack's rule: a later write that races with a
 // pruned read also races with the newer read, so the byte's first race is
 // always found, though the earlier read's line may not be named). The
 // global bitmap is one bit per byte of the uninitialised allocations,
 // allocated on first use, so it is bounded by the launch's buffer budget.
+//
+// # Fast paths
+//
+// The checker is byte-exact, but it does not have to touch every byte of
+// every lane access to be. Each of the shortcuts below reaches exactly the
+// state and the warnings of the byte-by-byte algorithm (a test steps both
+// side by side on every gallery example and on random kernels and compares
+// their shadows after every access):
+//
+//   - A 4-byte word whose bytes have the same state is kept as one unit
+//     (the uniform bit; one shadow record per word): an access that covers
+//     the whole word updates it once, reporting at the word's first byte
+//     as the byte loop would; an access to part of it splits it into four
+//     byte records first, and a write that leaves the four bytes equal
+//     (with no concurrent reads) merges them again.
+//   - Lanes of one load that read the same bytes: the first lane is
+//     checked; when its outcome did not depend on the lane (no record of
+//     its own warp from an earlier instruction was consulted, other than
+//     one whose lanes all run this instruction), every later lane with the
+//     same offset joins the same read record and makes the same reports
+//     with its own thread, in lane order. A run of such lanes with nothing
+//     to report joins at once.
+//   - A read of a byte whose recorded reads all belong to other warps and
+//     were all made since the last barrier release that ordered anything
+//     (ctaState.gen) joins them without scanning them: no warp's clock
+//     holds another warp's current epoch until a release, so none of those
+//     reads is ordered before it and none would be pruned.
+//   - A same-warp record whose lanes all run the current instruction is
+//     ordered before it at once (they were converged since).
+//
+// The checker follows every step (it counts the launch's
+// warp-instructions for Warning.Step, and each warp's instructions and
+// active lanes for the same-warp rule) but asks for neither the old bytes
+// nor the tensor and shuffle reports.
 
 // WarningKind classifies a warning.
 type WarningKind string
@@ -265,16 +301,22 @@ type barState struct {
 }
 
 type ctaState struct {
-	idx     [3]int
-	warps   []warpState
-	bars    [16]barState
-	sh      []shadow // per byte
+	idx   [3]int
+	warps []warpState
+	bars  [16]barState
+	// The shadow units: words[k] is word k's state while it is uniform
+	// (see uni); a split word's bytes are bytes[4*(block[k]-1)+j].
+	words   []shadow
+	block   []int32
+	bytes   []shadow
+	free    []int32  // blocks of bytes no word uses
 	written []uint64 // bytes ever written
 	gen     uint32   // barrier generation: the releases that ordered anything
 	pend    []pend   // copies in flight, per byte (nil until a cp.async)
 	// uni has a bit per 4-byte word whose four bytes share one shadow
-	// state: only the word's first byte is kept up to date, the other
-	// three are filled in when an access covers part of the word (split).
+	// state (words[k]; the word's first byte stands for it in pend and
+	// written); the word is split into bytes when an access covers part
+	// of it.
 	uni    []uint64
 	exited int
 	// byteExact: no word is ever uniform (Checker.byteExact).
@@ -487,9 +529,16 @@ func (cs *ctaState) reset(idx [3]int) {
 		clear(cs.bars[i].vc)
 		cs.bars[i].used = false
 	}
-	for i := range cs.sh {
-		x := &cs.sh[i]
+	for i := range cs.words {
+		x := &cs.words[i]
 		*x = shadow{rs: x.rs[:0]}
+	}
+	clear(cs.block)
+	cs.bytes, cs.free = cs.bytes[:0], cs.free[:0]
+	if cs.byteExact {
+		for k := range cs.words {
+			cs.newBlock(uint64(k))
+		}
 	}
 	clear(cs.written)
 	clear(cs.pend)
@@ -570,11 +619,13 @@ func (cs *ctaState) unorderedSameWarp(r *rec, w, lane int) int {
 
 // grow makes the shadow cover n bytes.
 func (cs *ctaState) grow(n int) {
-	if n <= len(cs.sh) {
+	if n <= 4*len(cs.words) {
 		return
 	}
 	n = min(MaxSharedShadow, (n+4095)&^4095)
-	cs.sh = append(cs.sh, make([]shadow, n-len(cs.sh))...)
+	old := len(cs.words)
+	cs.words = append(cs.words, make([]shadow, n/4-old)...)
+	cs.block = append(cs.block, make([]int32, n/4-old)...)
 	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
 	// n is a multiple of 4096: the new words fill whole uint64s of uni,
 	// uniform (all zero) unless the checker tracks bytes only.
@@ -584,6 +635,11 @@ func (cs *ctaState) grow(n int) {
 	}
 	for len(cs.uni) < n/256 {
 		cs.uni = append(cs.uni, fill)
+	}
+	if cs.byteExact {
+		for k := old; k < n/4; k++ {
+			cs.newBlock(uint64(k))
+		}
 	}
 	if cs.pend != nil {
 		cs.pend = append(cs.pend, make([]pend, n-len(cs.pend))...)
@@ -596,17 +652,30 @@ func (c *Checker) thread(cs *ctaState, warp, lane int) Thread {
 	return Thread{CTA: cs.idx, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: warp, Lane: lane}
 }
 
-// split gives the three other bytes of uniform word k its first byte's
+// at returns shadow unit o's state: the word's if o's word is uniform
+// (o is then its first byte), else the byte's.
+func (cs *ctaState) at(o uint64) *shadow {
+	k := o >> 2
+	if i := cs.block[k]; i != 0 {
+		return &cs.bytes[4*int(i-1)+int(o&3)]
+	}
+	return &cs.words[k]
+}
+
+// split gives the four bytes of uniform word k the word's
 // state.
 func (cs *ctaState) split(k uint64) {
 	cs.uni[k>>6] &^= 1 << (k & 63)
+	src := &cs.words[k]
+	blk := cs.newBlock(k)
+	for j := range blk {
+		rs := blk[j].rs[:0]
+		blk[j] = *src
+		blk[j].rs = append(rs, src.rs...)
+	}
 	b := k << 2
-	for o := b + 1; o < b+4; o++ {
-		cs.sh[o].w = cs.sh[b].w
-		cs.sh[o].r = cs.sh[b].r
-		cs.sh[o].rgen, cs.sh[o].rwarps = cs.sh[b].rgen, cs.sh[b].rwarps
-		cs.sh[o].rs = append(cs.sh[o].rs[:0], cs.sh[b].rs...)
-		if cs.pend != nil {
+	if cs.pend != nil {
+		for o := b + 1; o < b+4; o++ {
 			cs.pend[o] = cs.pend[b]
 		}
 	}
@@ -617,6 +686,20 @@ func (cs *ctaState) split(k uint64) {
 	}
 }
 
+// newBlock gives split word k a block of four byte states and returns it.
+func (cs *ctaState) newBlock(k uint64) []shadow {
+	var i int
+	if n := len(cs.free); n > 0 {
+		i = int(cs.free[n-1])
+		cs.free = cs.free[:n-1]
+	} else {
+		i = len(cs.bytes) / 4
+		cs.bytes = append(cs.bytes, shadow{}, shadow{}, shadow{}, shadow{})
+	}
+	cs.block[k] = int32(i) + 1
+	return cs.bytes[4*i : 4*i+4 : 4*i+4]
+}
+
 // tryMerge makes word k uniform again when its four bytes have the same
 // state and no set of further reads (after a write to the whole word).
 func (cs *ctaState) tryMerge(k uint64) {
@@ -624,14 +707,23 @@ func (cs *ctaState) tryMerge(k uint64) {
 	if nib := cs.written[b>>6] >> (b & 63) & 0xf; nib != 0 && nib != 0xf {
 		return
 	}
-	for o := b; o < b+4; o++ {
-		if len(cs.sh[o].rs) > 0 {
+	i := cs.block[k] - 1
+	blk := cs.bytes[4*i : 4*i+4]
+	for j := range blk {
+		if len(blk[j].rs) > 0 {
 			return
 		}
-		if o > b && (cs.sh[o].w != cs.sh[b].w || cs.sh[o].r != cs.sh[b].r || cs.pend != nil && cs.pend[o] != cs.pend[b]) {
+		o := b + uint64(j)
+		if j > 0 && (blk[j].w != blk[0].w || blk[j].r != blk[0].r || cs.pend != nil && cs.pend[o] != cs.pend[b]) {
 			return
 		}
 	}
+	x := &cs.words[k]
+	rs := x.rs[:0]
+	*x = blk[0]
+	x.rs = rs
+	cs.block[k] = 0
+	cs.free = append(cs.free, i)
 	cs.uni[k>>6] |= 1 << (k & 63)
 }
 
@@ -801,11 +893,11 @@ func (cs *ctaState) readRecs(off, size uint64, w uint16, step uint32, f func(*ui
 			next = o + 4
 		}
 		var p *uint32
-		if r := &cs.sh[o].r; r.step == step && r.warp == w && step != 0 {
+		if r := &cs.at(o).r; r.step == step && r.warp == w && step != 0 {
 			p = &r.lanes
 		} else {
-			for i := range cs.sh[o].rs {
-				if x := &cs.sh[o].rs[i]; x.step == step && x.warp == w {
+			for i := range cs.at(o).rs {
+				if x := &cs.at(o).rs[i]; x.step == step && x.warp == w {
 					p = &x.lanes
 					break
 				}
@@ -862,9 +954,9 @@ func (c *Checker) sharedLane(cs *ctaState, la *laneAcc, me *rec, off, size uint6
 			cs.pend[o] = pend{}
 			x := *me
 			x.pc = p.pc1 - 1
-			cs.sh[o].w = x
-			cs.sh[o].r = rec{}
-			cs.sh[o].rs = cs.sh[o].rs[:0]
+			cs.at(o).w = x
+			cs.at(o).r = rec{}
+			cs.at(o).rs = cs.at(o).rs[:0]
 			cs.written[o>>6] |= 1 << (o & 63)
 		case kind == emu.AccessLoad:
 			c.readByte(cs, o, me, w, lane, la)
@@ -894,39 +986,39 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
 		la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 	}
-	if r := &cs.sh[o].w; r.step != 0 {
+	if r := &cs.at(o).w; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
 		}
 	}
 	// Record the read: drop the reads it is ordered after.
-	r := &cs.sh[o].r
+	r := &cs.at(o).r
 	if r.step != 0 && r.warp == me.warp && r.step == me.step {
 		r.lanes |= me.lanes
 		cs.placed = r
 		return
 	}
-	if r.step != 0 && cs.sh[o].rgen == cs.gen && cs.sh[o].rwarps>>w&1 == 0 && !cs.byteExact {
+	if r.step != 0 && cs.at(o).rgen == cs.gen && cs.at(o).rwarps>>w&1 == 0 && !cs.byteExact {
 		// Every read recorded is another warp's since the last release
 		// that ordered anything: none is ordered before this one (a
 		// warp's clock never holds another's current epoch), so none is
 		// dropped and this one joins them.
-		cs.sh[o].rs = append(cs.sh[o].rs, *me)
-		cs.sh[o].rwarps |= 1 << w
-		cs.placed = &cs.sh[o].rs[len(cs.sh[o].rs)-1]
+		cs.at(o).rs = append(cs.at(o).rs, *me)
+		cs.at(o).rwarps |= 1 << w
+		cs.placed = &cs.at(o).rs[len(cs.at(o).rs)-1]
 		return
 	}
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
 		cs.placed = r
-		if len(cs.sh[o].rs) == 0 {
-			cs.sh[o].rgen, cs.sh[o].rwarps = cs.gen, 1<<w
+		if len(cs.at(o).rs) == 0 {
+			cs.at(o).rgen, cs.at(o).rwarps = cs.gen, 1<<w
 		} else {
-			cs.sh[o].rwarps |= 1 << w
+			cs.at(o).rwarps |= 1 << w
 		}
 	} else {
-		cs.sh[o].rwarps |= 1 << w
-		extra := cs.sh[o].rs
+		cs.at(o).rwarps |= 1 << w
+		extra := cs.at(o).rs
 		n, merged := 0, false
 		for i := range extra {
 			x := &extra[i]
@@ -949,12 +1041,12 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		} else {
 			cs.placed = nil // it may have moved: joinReads finds it
 		}
-		cs.sh[o].rs = extra
+		cs.at(o).rs = extra
 		return
 	}
 	// The main read was replaced: prune the further ones too.
-	if len(cs.sh[o].rs) > 0 {
-		extra := cs.sh[o].rs
+	if len(cs.at(o).rs) > 0 {
+		extra := cs.at(o).rs
 		n := 0
 		for i := range extra {
 			if cs.unordered(&extra[i], w, lane) >= 0 {
@@ -962,7 +1054,7 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 				n++
 			}
 		}
-		cs.sh[o].rs = extra[:n]
+		cs.at(o).rs = extra[:n]
 	}
 }
 
@@ -981,7 +1073,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 		p := cs.pend[o]
 		la.report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	}
-	if r := &cs.sh[o].w; r.step != 0 && !(me.atomic && r.atomic) {
+	if r := &cs.at(o).w; r.step != 0 && !(me.atomic && r.atomic) {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			k, bit := WarnWriteAfterWrite, uint8(bitWAW)
 			if me.atomic {
@@ -990,11 +1082,11 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 			la.report(bit, k, o, int(r.pc), int(r.warp), l)
 		}
 	}
-	if r := &cs.sh[o].r; r.step != 0 {
+	if r := &cs.at(o).r; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			la.report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
 		}
-		extra := cs.sh[o].rs
+		extra := cs.at(o).rs
 		for i := range extra {
 			x := &extra[i]
 			if l := cs.unordered(x, w, lane); l >= 0 {
@@ -1006,13 +1098,13 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 	if !record {
 		return
 	}
-	if r := &cs.sh[o].w; r.warp == me.warp && r.step == me.step && r.step != 0 {
+	if r := &cs.at(o).w; r.warp == me.warp && r.step == me.step && r.step != 0 {
 		r.lanes |= me.lanes
 	} else {
 		*r = *me
 	}
-	cs.sh[o].r = rec{}
-	cs.sh[o].rs = cs.sh[o].rs[:0]
+	cs.at(o).r = rec{}
+	cs.at(o).rs = cs.at(o).rs[:0]
 	cs.written[o>>6] |= 1 << (o & 63)
 }
 
@@ -1026,7 +1118,7 @@ func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
 	}
 	cs.grow(int(off + size))
 	if cs.pend == nil {
-		cs.pend = make([]pend, len(cs.sh))
+		cs.pend = make([]pend, 4*len(cs.words))
 	}
 	w, lane := in.Warp, cp.Lane
 	ws := &cs.warps[w]
@@ -1074,8 +1166,11 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 			b.used = false
 			if cs.gen++; cs.gen == 0 {
 				// Wrapped: no summary may claim the new generation.
-				for i := range cs.sh {
-					cs.sh[i].rgen = 0
+				for i := range cs.words {
+					cs.words[i].rgen = 0
+				}
+				for i := range cs.bytes {
+					cs.bytes[i].rgen = 0
 				}
 				cs.gen = 1
 			}

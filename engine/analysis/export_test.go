@@ -20,15 +20,16 @@ type byteState struct {
 }
 
 func (cs *ctaState) byteState(o int) byteState {
-	if o >= len(cs.sh) {
+	if o >= 4*len(cs.words) {
 		return byteState{}
 	}
 	if k := o >> 2; cs.uni[k>>6]>>(k&63)&1 != 0 {
 		o &^= 3
 	}
-	s := byteState{w: cs.sh[o].w, r: cs.sh[o].r, written: cs.written[o>>6]>>(o&63)&1 != 0}
-	if len(cs.sh[o].rs) > 0 {
-		s.rs = cs.sh[o].rs
+	x := cs.at(uint64(o))
+	s := byteState{w: x.w, r: x.r, written: cs.written[o>>6]>>(o&63)&1 != 0}
+	if len(x.rs) > 0 {
+		s.rs = x.rs
 	}
 	if cs.pend != nil {
 		s.pend = cs.pend[o]
