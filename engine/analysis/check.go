@@ -980,45 +980,46 @@ const (
 
 // readByte checks and records a plain read of byte o.
 func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc) {
+	sh := cs.at(o) // o's shadow unit
 	if cs.pend != nil && cs.pend[o].pc1 != 0 {
 		p := cs.pend[o]
 		la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
 		la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 	}
-	if r := &cs.at(o).w; r.step != 0 {
+	if r := &sh.w; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
 		}
 	}
 	// Record the read: drop the reads it is ordered after.
-	r := &cs.at(o).r
+	r := &sh.r
 	if r.step != 0 && r.warp == me.warp && r.step == me.step {
 		r.lanes |= me.lanes
 		cs.placed = r
 		return
 	}
-	if r.step != 0 && cs.at(o).rgen == cs.gen && cs.at(o).rwarps>>w&1 == 0 && !cs.byteExact {
+	if r.step != 0 && sh.rgen == cs.gen && sh.rwarps>>w&1 == 0 && !cs.byteExact {
 		// Every read recorded is another warp's since the last release
 		// that ordered anything: none is ordered before this one (a
 		// warp's clock never holds another's current epoch), so none is
 		// dropped and this one joins them.
-		cs.at(o).rs = append(cs.at(o).rs, *me)
-		cs.at(o).rwarps |= 1 << w
-		cs.placed = &cs.at(o).rs[len(cs.at(o).rs)-1]
+		sh.rs = append(sh.rs, *me)
+		sh.rwarps |= 1 << w
+		cs.placed = &sh.rs[len(sh.rs)-1]
 		return
 	}
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
 		cs.placed = r
-		if len(cs.at(o).rs) == 0 {
-			cs.at(o).rgen, cs.at(o).rwarps = cs.gen, 1<<w
+		if len(sh.rs) == 0 {
+			sh.rgen, sh.rwarps = cs.gen, 1<<w
 		} else {
-			cs.at(o).rwarps |= 1 << w
+			sh.rwarps |= 1 << w
 		}
 	} else {
-		cs.at(o).rwarps |= 1 << w
-		extra := cs.at(o).rs
+		sh.rwarps |= 1 << w
+		extra := sh.rs
 		n, merged := 0, false
 		for i := range extra {
 			x := &extra[i]
@@ -1041,12 +1042,12 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		} else {
 			cs.placed = nil // it may have moved: joinReads finds it
 		}
-		cs.at(o).rs = extra
+		sh.rs = extra
 		return
 	}
 	// The main read was replaced: prune the further ones too.
-	if len(cs.at(o).rs) > 0 {
-		extra := cs.at(o).rs
+	if len(sh.rs) > 0 {
+		extra := sh.rs
 		n := 0
 		for i := range extra {
 			if cs.unordered(&extra[i], w, lane) >= 0 {
@@ -1054,13 +1055,14 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 				n++
 			}
 		}
-		cs.at(o).rs = extra[:n]
+		sh.rs = extra[:n]
 	}
 }
 
 // writeByte checks a write (store or atomic, or a cp.async destination
 // when record is false) of byte o, and records it.
 func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc, record bool) {
+	sh := cs.at(o) // o's shadow unit
 	if me.atomic {
 		// An atomic also reads.
 		if cs.pend != nil && cs.pend[o].pc1 != 0 {
@@ -1073,7 +1075,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 		p := cs.pend[o]
 		la.report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	}
-	if r := &cs.at(o).w; r.step != 0 && !(me.atomic && r.atomic) {
+	if r := &sh.w; r.step != 0 && !(me.atomic && r.atomic) {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			k, bit := WarnWriteAfterWrite, uint8(bitWAW)
 			if me.atomic {
@@ -1082,11 +1084,11 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 			la.report(bit, k, o, int(r.pc), int(r.warp), l)
 		}
 	}
-	if r := &cs.at(o).r; r.step != 0 {
+	if r := &sh.r; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			la.report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
 		}
-		extra := cs.at(o).rs
+		extra := sh.rs
 		for i := range extra {
 			x := &extra[i]
 			if l := cs.unordered(x, w, lane); l >= 0 {
@@ -1098,13 +1100,13 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 	if !record {
 		return
 	}
-	if r := &cs.at(o).w; r.warp == me.warp && r.step == me.step && r.step != 0 {
+	if r := &sh.w; r.warp == me.warp && r.step == me.step && r.step != 0 {
 		r.lanes |= me.lanes
 	} else {
 		*r = *me
 	}
-	cs.at(o).r = rec{}
-	cs.at(o).rs = cs.at(o).rs[:0]
+	sh.r = rec{}
+	sh.rs = sh.rs[:0]
 	cs.written[o>>6] |= 1 << (o & 63)
 }
 
