@@ -92,9 +92,9 @@ import (
 //
 // The checker is byte-exact, but it does not have to touch every byte of
 // every lane access to be. Each of the shortcuts below reaches exactly the
-// state and the warnings of the byte-by-byte algorithm (a test steps both
+// state and the warnings of the byte-by-byte algorithm (a test runs both
 // side by side on every gallery example and on random kernels and compares
-// their shadows after every access):
+// the warnings, and on the random kernels the shadows after every access):
 //
 //   - A 4-byte word whose bytes have the same state is kept as one unit
 //     (the uniform bit; one shadow record per word): an access that covers
