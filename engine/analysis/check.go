@@ -74,17 +74,53 @@ import (
 // warp-instruction at which it happened) and counts its occurrences (one
 // per lane access). At most MaxWarnings distinct warnings are kept; later
 // ones are counted in Dropped. The shared shadow grows with the highest
-// offset accessed: about 72 bytes per byte of the CTA's shared memory (at
-// most MaxSharedShadow bytes of shared memory are tracked) plus the sets
-// of concurrent reads (one record per reading warp-instruction not yet
-// ordered, so bounded by the CTA's threads); it is dropped when the CTA's
-// threads have all exited. Reads concurrent
+// offset accessed: about 21 bytes per byte of the CTA's shared memory
+// while its words are uniform (see Fast paths), 80 more per byte of a word
+// accessed in part, 8 more once a cp.async ran (at most MaxSharedShadow
+// bytes of shared memory are tracked), plus the sets of concurrent reads (one record per reading
+// warp-instruction not yet ordered, so bounded by the CTA's threads); it
+// is reused for a later CTA when the CTA's threads have all exited (at
+// most 8 are kept). Reads concurrent
 // with each other are kept as a set per byte, pruned of the reads ordered
 // before a newer one (FastTrack's rule: a later write that races with a
 // pruned read also races with the newer read, so the byte's first race is
 // always found, though the earlier read's line may not be named). The
 // global bitmap is one bit per byte of the uninitialised allocations,
 // allocated on first use, so it is bounded by the launch's buffer budget.
+//
+// # Fast paths
+//
+// The checker is byte-exact, but it does not have to touch every byte of
+// every lane access to be. Each of the shortcuts below reaches exactly the
+// state and the warnings of the byte-by-byte algorithm (a test runs both
+// side by side on every gallery example and on random kernels and compares
+// the warnings, and on the random kernels the shadows after every access):
+//
+//   - A 4-byte word whose bytes have the same state is kept as one unit
+//     (the uniform bit; one shadow record per word): an access that covers
+//     the whole word updates it once, reporting at the word's first byte
+//     as the byte loop would; an access to part of it splits it into four
+//     byte records first, and a write that leaves the four bytes equal
+//     (with no concurrent reads) merges them again.
+//   - Lanes of one load that read the same bytes: the first lane is
+//     checked; when its outcome did not depend on the lane (no record of
+//     its own warp from an earlier instruction was consulted, other than
+//     one whose lanes all run this instruction), every later lane with the
+//     same offset joins the same read record and makes the same reports
+//     with its own thread, in lane order. A run of such lanes with nothing
+//     to report joins at once.
+//   - A read of a byte whose recorded reads all belong to other warps and
+//     were all made since the last barrier release that ordered anything
+//     (ctaState.gen) joins them without scanning them: no warp's clock
+//     holds another warp's current epoch until a release, so none of those
+//     reads is ordered before it and none would be pruned.
+//   - A same-warp record whose lanes all run the current instruction is
+//     ordered before it at once (they were converged since).
+//
+// The checker follows every step (it counts the launch's
+// warp-instructions for Warning.Step, and each warp's instructions and
+// active lanes for the same-warp rule) but asks for neither the old bytes
+// nor the tensor and shuffle reports.
 
 // WarningKind classifies a warning.
 type WarningKind string
@@ -114,6 +150,13 @@ const MaxWarnings = 100
 // MaxOccurrenceSteps caps the occurrences per warning whose
 // warp-instruction is remembered (for WarningsAt).
 const MaxOccurrenceSteps = 1000
+
+// maxByLin is the number of CTAs whose states a Checker also finds by
+// index, without the map.
+const maxByLin = 1 << 16
+
+// maxSpare is the most retired CTA states a Checker keeps for reuse.
+const maxSpare = 8
 
 // MaxSharedShadow is the most shared memory per CTA the checker tracks
 // (the emulator allows 228 KiB).
@@ -184,6 +227,13 @@ type Checker struct {
 
 	ctas    map[int]*ctaState
 	regions []globalRegion
+	// byteExact turns off the word-level shadow, the replay of lanes that
+	// load the same bytes, the shortcuts for reads since the last release
+	// and for converged lanes, and the reuse of retired CTAs' state: the
+	// byte-by-byte checker the tests compare the fast one with.
+	byteExact bool
+	spare     []*ctaState // retired CTAs' states, for reuse
+	byLin     []*ctaState // ctas, by linear index (the first maxByLin)
 
 	warns    []warnEntry
 	index    map[warnKey]int
@@ -231,6 +281,18 @@ type warpState struct {
 	tog  *[32][32]uint32 // last step two lanes ran together, before the current run
 	vc   []uint32        // vector clock (per warp of the CTA)
 	live uint32          // lanes not exited
+	init uint32          // the warp's lanes
+}
+
+// shadow is a shared byte's state (or a uniform word's: see uni).
+type shadow struct {
+	w, r rec   // last write, last read
+	rs   []rec // further concurrent reads
+	// rgen and rwarps summarise the reads (r and rs) while r is set: no
+	// read was recorded before barrier generation rgen, and only warps
+	// in rwarps recorded one (both may be conservative).
+	rgen   uint32
+	rwarps uint64
 }
 
 type barState struct {
@@ -239,14 +301,58 @@ type barState struct {
 }
 
 type ctaState struct {
-	idx     [3]int
-	warps   []warpState
-	bars    [16]barState
-	w, r    []rec    // last write, last read, per byte
-	rs      [][]rec  // further concurrent reads, per byte (nil until needed)
+	idx   [3]int
+	warps []warpState
+	bars  [16]barState
+	// The shadow units: words[k] is word k's state while it is uniform
+	// (see uni); a split word's bytes are bytes[4*(block[k]-1)+j].
+	words   []shadow
+	block   []int32
+	bytes   []shadow
+	free    []int32  // blocks of bytes no word uses
 	written []uint64 // bytes ever written
+	gen     uint32   // barrier generation: the releases that ordered anything
 	pend    []pend   // copies in flight, per byte (nil until a cp.async)
-	exited  int
+	// uni has a bit per 4-byte word whose four bytes share one shadow
+	// state (words[k]; the word's first byte stands for it in pend and
+	// written); the word is split into bytes when an access covers part
+	// of it.
+	uni    []uint64
+	exited int
+	// byteExact: no word is ever uniform (Checker.byteExact).
+	byteExact bool
+	// acc counts the shared accesses checked (keys reps).
+	acc uint32
+	// placed: the read record readByte last recorded a read in (nil:
+	// unknown).
+	placed *rec
+	// dep: unordered met a record of the current warp from an earlier
+	// instruction (its answer depended on the lane).
+	dep bool
+	// reps remembers, per offset, the outcome of the current load's lane
+	// accesses (see shared).
+	reps [64]repEntry
+}
+
+// repEntry is the outcome of one lane's load of off..off+size in the
+// current access (step of warp warp): the reports it made, in order, and
+// whether the outcome did not depend on the lane (dep false), so that
+// another lane loading the same bytes in the same access has the same
+// outcome with its own thread.
+type repEntry struct {
+	off uint64
+	acc uint32 // ctaState.acc of the access (0: none)
+	n   uint8
+	at  *rec // the read record of a one-word load (nil: unknown)
+	log [5]repRec
+}
+
+// repRec is one report of a lane access.
+type repRec struct {
+	bit                      uint8
+	k                        WarningKind
+	o                        uint64
+	prevPC, prevWarp, prevLn int
 }
 
 // NewChecker returns a checker for prog launched with cfg.
@@ -267,6 +373,15 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 	}
 	sort.Slice(c.regions, func(i, j int) bool { return c.regions[i].base < c.regions[j].base })
 	return c
+}
+
+// Observes implements emu.SelectiveObserver: the checker uses the
+// accesses (with the cp.async copies issued) and the events, and follows
+// every step (it counts the launch's warp-instructions, and each warp's
+// instructions and active lanes for the same-warp rule); it does not use
+// the old bytes, tensor or shuffle reports.
+func (c *Checker) Observes() emu.ObserveFlags {
+	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveEveryStep
 }
 
 // Steps returns the number of warp-instructions the checker has seen.
@@ -349,15 +464,27 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 
 // cta returns the state of in's CTA, creating it.
 func (c *Checker) cta(in *emu.StepInfo) *ctaState {
-	cs := c.ctas[in.CTALin]
-	if cs != nil {
+	if in.CTALin >= 0 && in.CTALin < len(c.byLin) {
+		if cs := c.byLin[in.CTALin]; cs != nil {
+			return cs
+		}
+	} else if cs := c.ctas[in.CTALin]; cs != nil {
 		return cs
 	}
+	var cs *ctaState
 	if c.nwarps > 64 {
 		return nil
 	}
-	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps)}
 	n := c.nwarps
+	if k := len(c.spare); k > 0 {
+		cs = c.spare[k-1]
+		c.spare = c.spare[:k-1]
+		cs.reset(in.CTA)
+		c.ctas[in.CTALin] = cs
+		c.index1(in.CTALin, cs)
+		return cs
+	}
+	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps), byteExact: c.byteExact}
 	clocks := make([]uint32, n*n)
 	for w := range cs.warps {
 		ws := &cs.warps[w]
@@ -365,9 +492,64 @@ func (c *Checker) cta(in *emu.StepInfo) *ctaState {
 		ws.vc[w] = 1
 		lanes := min(32, c.threads-32*w)
 		ws.live = uint32(1<<lanes - 1)
+		ws.init = ws.live
 	}
 	c.ctas[in.CTALin] = cs
+	c.index1(in.CTALin, cs)
 	return cs
+}
+
+// index1 records cs as CTA lin's state in byLin (for the first
+// maxByLin CTAs).
+func (c *Checker) index1(lin int, cs *ctaState) {
+	if lin < 0 || lin >= maxByLin {
+		return
+	}
+	if lin >= len(c.byLin) {
+		c.byLin = append(c.byLin, make([]*ctaState, lin+1-len(c.byLin))...)
+	}
+	c.byLin[lin] = cs
+}
+
+// reset makes a retired CTA's state that of a new CTA idx: the state
+// NewChecker's cta would create, with the shadow's memory kept.
+func (cs *ctaState) reset(idx [3]int) {
+	cs.idx = idx
+	for w := range cs.warps {
+		ws := &cs.warps[w]
+		ws.step, ws.mask = 0, 0
+		if ws.tog != nil {
+			*ws.tog = [32][32]uint32{}
+		}
+		clear(ws.vc)
+		ws.vc[w] = 1
+		ws.live = ws.init
+	}
+	for i := range cs.bars {
+		clear(cs.bars[i].vc)
+		cs.bars[i].used = false
+	}
+	for i := range cs.words {
+		x := &cs.words[i]
+		*x = shadow{rs: x.rs[:0]}
+	}
+	clear(cs.block)
+	cs.bytes, cs.free = cs.bytes[:0], cs.free[:0]
+	if cs.byteExact {
+		for k := range cs.words {
+			cs.newBlock(uint64(k))
+		}
+	}
+	clear(cs.written)
+	clear(cs.pend)
+	fill := ^uint64(0)
+	if cs.byteExact {
+		fill = 0
+	}
+	for i := range cs.uni {
+		cs.uni[i] = fill
+	}
+	cs.exited = 0
 }
 
 // advance counts the warp's next instruction, run by the lanes in mask.
@@ -406,16 +588,26 @@ func (ws *warpState) together(a, b int) uint32 {
 // unordered returns a lane of r whose access does not happen before lane's
 // current access in warp w of cs, or -1 when all of r's do.
 func (cs *ctaState) unordered(r *rec, w, lane int) int {
-	ws := &cs.warps[w]
 	if int(r.warp) != w {
-		if ws.vc[r.warp] >= r.epoch {
+		if cs.warps[w].vc[r.warp] >= r.epoch {
 			return -1
 		}
 		return bits.TrailingZeros32(r.lanes)
 	}
+	return cs.unorderedSameWarp(r, w, lane)
+}
+
+// unorderedSameWarp is unordered for a record r of warp w itself.
+func (cs *ctaState) unorderedSameWarp(r *rec, w, lane int) int {
+	ws := &cs.warps[w]
 	if r.step == ws.step {
 		return -1 // the same warp-instruction
 	}
+	if r.lanes&^ws.mask == 0 && !cs.byteExact {
+		// r's lanes all run this instruction with lane: converged since.
+		return -1
+	}
+	cs.dep = true
 	for m := r.lanes &^ (1 << lane); m != 0; m &= m - 1 {
 		a := bits.TrailingZeros32(m)
 		if ws.together(a, lane) < r.step {
@@ -427,15 +619,27 @@ func (cs *ctaState) unordered(r *rec, w, lane int) int {
 
 // grow makes the shadow cover n bytes.
 func (cs *ctaState) grow(n int) {
-	if n <= len(cs.w) {
+	if n <= 4*len(cs.words) {
 		return
 	}
 	n = min(MaxSharedShadow, (n+4095)&^4095)
-	cs.w = append(cs.w, make([]rec, n-len(cs.w))...)
-	cs.r = append(cs.r, make([]rec, n-len(cs.r))...)
+	old := len(cs.words)
+	cs.words = append(cs.words, make([]shadow, n/4-old)...)
+	cs.block = append(cs.block, make([]int32, n/4-old)...)
 	cs.written = append(cs.written, make([]uint64, (n+63)/64-len(cs.written))...)
-	if cs.rs != nil {
-		cs.rs = append(cs.rs, make([][]rec, n-len(cs.rs))...)
+	// n is a multiple of 4096: the new words fill whole uint64s of uni,
+	// uniform (all zero) unless the checker tracks bytes only.
+	var fill uint64
+	if !cs.byteExact {
+		fill = ^uint64(0)
+	}
+	for len(cs.uni) < n/256 {
+		cs.uni = append(cs.uni, fill)
+	}
+	if cs.byteExact {
+		for k := old; k < n/4; k++ {
+			cs.newBlock(uint64(k))
+		}
 	}
 	if cs.pend != nil {
 		cs.pend = append(cs.pend, make([]pend, n-len(cs.pend))...)
@@ -448,6 +652,131 @@ func (c *Checker) thread(cs *ctaState, warp, lane int) Thread {
 	return Thread{CTA: cs.idx, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: warp, Lane: lane}
 }
 
+// at returns shadow unit o's state: the word's if o's word is uniform
+// (o is then its first byte), else the byte's.
+func (cs *ctaState) at(o uint64) *shadow {
+	k := o >> 2
+	if i := cs.block[k]; i != 0 {
+		return &cs.bytes[4*int(i-1)+int(o&3)]
+	}
+	return &cs.words[k]
+}
+
+// split gives the four bytes of uniform word k the word's
+// state.
+func (cs *ctaState) split(k uint64) {
+	cs.uni[k>>6] &^= 1 << (k & 63)
+	src := &cs.words[k]
+	blk := cs.newBlock(k)
+	for j := range blk {
+		rs := blk[j].rs[:0]
+		blk[j] = *src
+		blk[j].rs = append(rs, src.rs...)
+	}
+	b := k << 2
+	if cs.pend != nil {
+		for o := b + 1; o < b+4; o++ {
+			cs.pend[o] = cs.pend[b]
+		}
+	}
+	if sh := b & 63; cs.written[b>>6]>>sh&1 != 0 {
+		cs.written[b>>6] |= 0xf << sh
+	} else {
+		cs.written[b>>6] &^= 0xf << sh
+	}
+}
+
+// newBlock gives split word k a block of four byte states and returns it.
+func (cs *ctaState) newBlock(k uint64) []shadow {
+	var i int
+	if n := len(cs.free); n > 0 {
+		i = int(cs.free[n-1])
+		cs.free = cs.free[:n-1]
+	} else {
+		i = len(cs.bytes) / 4
+		cs.bytes = append(cs.bytes, shadow{}, shadow{}, shadow{}, shadow{})
+	}
+	cs.block[k] = int32(i) + 1
+	return cs.bytes[4*i : 4*i+4 : 4*i+4]
+}
+
+// tryMerge makes word k uniform again when its four bytes have the same
+// state and no set of further reads (after a write to the whole word).
+func (cs *ctaState) tryMerge(k uint64) {
+	b := k << 2
+	if nib := cs.written[b>>6] >> (b & 63) & 0xf; nib != 0 && nib != 0xf {
+		return
+	}
+	i := cs.block[k] - 1
+	blk := cs.bytes[4*i : 4*i+4]
+	for j := range blk {
+		if len(blk[j].rs) > 0 {
+			return
+		}
+		o := b + uint64(j)
+		if j > 0 && (blk[j].w != blk[0].w || blk[j].r != blk[0].r || cs.pend != nil && cs.pend[o] != cs.pend[b]) {
+			return
+		}
+	}
+	x := &cs.words[k]
+	rs := x.rs[:0]
+	*x = blk[0]
+	x.rs = rs
+	cs.block[k] = 0
+	cs.free = append(cs.free, i)
+	cs.uni[k>>6] |= 1 << (k & 63)
+}
+
+// units calls f for each shadow unit of off..off+size: a uniform word
+// the range covers (f gets its first byte) or a byte (splitting a
+// uniform word the range covers only in part). After a write to the last
+// byte of a split word it tries to make the word uniform again.
+func (cs *ctaState) units(off, size uint64, write bool, f func(o uint64)) {
+	end := off + size
+	for o := off; o < end; {
+		k := o >> 2
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			if o&3 == 0 && o+4 <= end {
+				f(o)
+				o += 4
+				continue
+			}
+			cs.split(k)
+		}
+		f(o)
+		if write && o&3 == 3 && !cs.byteExact {
+			cs.tryMerge(k)
+		}
+		o++
+	}
+}
+
+// laneAcc is one lane's access being checked: it reports each kind of
+// finding once (at the first byte that has it) and logs the reports.
+type laneAcc struct {
+	c     *Checker
+	cs    *ctaState
+	pc    int
+	w     int
+	lane  int
+	found uint8 // kinds reported
+	n     uint8
+	log   [5]repRec
+}
+
+func (la *laneAcc) report(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
+	if la.found&bit != 0 {
+		return
+	}
+	la.found |= bit
+	if int(la.n) < len(la.log) {
+		la.log[la.n] = repRec{bit: bit, k: k, o: o, prevPC: prevPC, prevWarp: prevWarp, prevLn: prevLane}
+		la.n++
+	}
+	c := la.c
+	c.warn(k, isa.Shared, la.pc, c.thread(la.cs, la.w, la.lane), prevPC, c.thread(la.cs, prevWarp, prevLane), o)
+}
+
 // shared checks and records one shared-memory access.
 func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing bool) {
 	size := uint64(a.Size)
@@ -456,42 +785,188 @@ func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing 
 	}
 	w := in.Warp
 	ws := &cs.warps[w]
+	var hi uint64
 	for m := a.Lanes; m != 0; m &= m - 1 {
+		off := a.Addr[bits.TrailingZeros32(m)]
+		if off < MaxSharedShadow && off+size <= MaxSharedShadow {
+			hi = max(hi, off+size)
+		}
+	}
+	if hi == 0 {
+		return
+	}
+	cs.grow(int(hi))
+	cs.acc++
+	if cs.acc == 0 {
+		cs.reps = [64]repEntry{}
+		cs.acc = 1
+	}
+	// Lanes of a load that read the same bytes as an earlier lane of it
+	// whose outcome did not depend on the lane get the same outcome.
+	replay := a.Kind == emu.AccessLoad && !c.byteExact && size <= 16
+	me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, warp: uint16(w), atomic: a.Kind == emu.AccessAtomic}
+	la := laneAcc{c: c, cs: cs, pc: in.PC, w: w}
+	for m := a.Lanes; m != 0; {
 		lane := bits.TrailingZeros32(m)
+		m &= m - 1
 		off := a.Addr[lane]
 		if off >= MaxSharedShadow || off+size > MaxSharedShadow {
 			continue
 		}
-		cs.grow(int(off + size))
-		me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w), atomic: a.Kind == emu.AccessAtomic}
-		var found uint8 // kinds reported for this lane access
-		report := func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
-			if found&bit != 0 {
-				return
-			}
-			found |= bit
-			c.warn(k, isa.Shared, in.PC, c.thread(cs, w, lane), prevPC, c.thread(cs, prevWarp, prevLane), o)
-		}
-		for o := off; o < off+size; o++ {
-			switch {
-			case a.Kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
-				// A cp.async copy landing: the issuing thread writes now;
-				// its hazards were checked when it was issued.
-				p := cs.pend[o]
-				cs.pend[o] = pend{}
-				me.pc = p.pc1 - 1
-				cs.w[o] = me
-				cs.r[o] = rec{}
-				if cs.rs != nil {
-					cs.rs[o] = cs.rs[o][:0]
+		la.lane, la.found, la.n = lane, 0, 0
+		me.lanes = 1 << lane
+		if !replay {
+			if size == 4 && off&3 == 0 && cs.uni[off>>8]>>(off>>2&63)&1 != 0 && !landing {
+				// One uniform word: the word path of sharedLane.
+				if a.Kind == emu.AccessLoad {
+					c.readByte(cs, off, &me, w, lane, &la)
+				} else {
+					c.writeByte(cs, off, &me, w, lane, &la, true)
 				}
-				cs.written[o>>6] |= 1 << (o & 63)
-			case a.Kind == emu.AccessLoad:
-				c.readByte(cs, o, &me, w, lane, report)
-			default:
-				c.writeByte(cs, o, &me, w, lane, report, true)
+				continue
+			}
+			c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+			continue
+		}
+		e := &cs.reps[(off>>2)&63]
+		if e.acc == cs.acc && e.off == off {
+			if r := e.at; r != nil && r.step == ws.step && r.warp == uint16(w) {
+				// A one-word load: join the record the first lane's
+				// read went to (no later lane of this load moves it).
+				r.lanes |= 1 << lane
+				for _, r := range e.log[:e.n] {
+					la.report(r.bit, r.k, r.o, r.prevPC, r.prevWarp, r.prevLn)
+				}
+				if e.n == 0 {
+					m = joinRun(r, a, m, off)
+				}
+				continue
+			}
+			if c.replayLoad(cs, &la, e, off, size, ws.step) {
+				continue
 			}
 		}
+		cs.dep = false
+		cs.placed = nil
+		if size == 4 && off&3 == 0 && cs.uni[off>>8]>>(off>>2&63)&1 != 0 {
+			c.readByte(cs, off, &me, w, lane, &la)
+		} else {
+			c.sharedLane(cs, &la, &me, off, size, a.Kind, landing)
+			cs.placed = nil
+		}
+		if !cs.dep && int(la.n) <= len(la.log) {
+			e.off, e.acc, e.n, e.at = off, cs.acc, la.n, cs.placed
+			copy(e.log[:la.n], la.log[:la.n])
+			if la.n == 0 && cs.placed != nil {
+				m = joinRun(cs.placed, a, m, off)
+			}
+		} else if e.acc == cs.acc && e.off == off {
+			e.acc = 0
+		}
+	}
+}
+
+// joinRun adds the next lanes of m that load off, as a run, to the read
+// record r of an earlier lane of the same one-word load that reported
+// nothing (their outcome: the same, with nothing to report), and returns
+// the lanes left.
+func joinRun(r *rec, a *emu.Access, m uint32, off uint64) uint32 {
+	for m != 0 {
+		l := bits.TrailingZeros32(m)
+		if a.Addr[l] != off {
+			break
+		}
+		r.lanes |= 1 << l
+		m &= m - 1
+	}
+	return m
+}
+
+// readRecs calls f with the lanes of the read record of warp w's step-th
+// instruction in each shadow unit of off..off+size, and reports whether
+// every unit has one (it stops at the first that has none).
+func (cs *ctaState) readRecs(off, size uint64, w uint16, step uint32, f func(*uint32)) bool {
+	for o := off; o < off+size; {
+		k := o >> 2
+		next := o + 1
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			next = o + 4
+		}
+		var p *uint32
+		if r := &cs.at(o).r; r.step == step && r.warp == w && step != 0 {
+			p = &r.lanes
+		} else {
+			for i := range cs.at(o).rs {
+				if x := &cs.at(o).rs[i]; x.step == step && x.warp == w {
+					p = &x.lanes
+					break
+				}
+			}
+		}
+		if p == nil {
+			return false
+		}
+		f(p)
+		o = next
+	}
+	return true
+}
+
+// replayLoad gives lane la.lane the outcome e of an earlier lane's load of
+// the same bytes in the same access (whose outcome did not depend on the
+// lane): it joins that lane's read records and makes the same reports.
+// It returns false, having changed nothing, when a record is missing.
+func (c *Checker) replayLoad(cs *ctaState, la *laneAcc, e *repEntry, off, size uint64, step uint32) bool {
+	var at [16]*uint32
+	n := 0
+	if !cs.readRecs(off, size, uint16(la.w), step, func(p *uint32) { at[n] = p; n++ }) {
+		return false
+	}
+	for _, p := range at[:n] {
+		*p |= 1 << la.lane
+	}
+	for _, r := range e.log[:e.n] {
+		la.report(r.bit, r.k, r.o, r.prevPC, r.prevWarp, r.prevLn)
+	}
+	return true
+}
+
+// sharedLane checks and records one lane's access of off..off+size, a
+// shadow unit at a time (see units).
+func (c *Checker) sharedLane(cs *ctaState, la *laneAcc, me *rec, off, size uint64, kind emu.AccessKind, landing bool) {
+	w, lane := la.w, la.lane
+	end := off + size
+	for o := off; o < end; {
+		k := o >> 2
+		next := o + 1
+		if cs.uni[k>>6]>>(k&63)&1 != 0 {
+			if o&3 == 0 && o+4 <= end {
+				next = o + 4
+			} else {
+				cs.split(k)
+			}
+		}
+		switch {
+		case kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
+			// A cp.async copy landing: the issuing thread writes now;
+			// its hazards were checked when it was issued.
+			p := cs.pend[o]
+			cs.pend[o] = pend{}
+			x := *me
+			x.pc = p.pc1 - 1
+			cs.at(o).w = x
+			cs.at(o).r = rec{}
+			cs.at(o).rs = cs.at(o).rs[:0]
+			cs.written[o>>6] |= 1 << (o & 63)
+		case kind == emu.AccessLoad:
+			c.readByte(cs, o, me, w, lane, la)
+		default:
+			c.writeByte(cs, o, me, w, lane, la, true)
+		}
+		if kind != emu.AccessLoad && next == o+1 && o&3 == 3 && !cs.byteExact {
+			cs.tryMerge(k)
+		}
+		o = next
 	}
 }
 
@@ -503,40 +978,55 @@ const (
 	bitUninit
 )
 
-type reportFn func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int)
-
 // readByte checks and records a plain read of byte o.
-func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report reportFn) {
+func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc) {
+	sh := cs.at(o) // o's shadow unit
 	if cs.pend != nil && cs.pend[o].pc1 != 0 {
 		p := cs.pend[o]
-		report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
-		report(bitUninit, WarnUninitShared, o, -1, w, lane)
+		la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 	}
-	if r := &cs.w[o]; r.step != 0 {
+	if r := &sh.w; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
-			report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
+			la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
 		}
 	}
 	// Record the read: drop the reads it is ordered after.
-	r := &cs.r[o]
+	r := &sh.r
 	if r.step != 0 && r.warp == me.warp && r.step == me.step {
 		r.lanes |= me.lanes
+		cs.placed = r
+		return
+	}
+	if r.step != 0 && sh.rgen == cs.gen && sh.rwarps>>w&1 == 0 && !cs.byteExact {
+		// Every read recorded is another warp's since the last release
+		// that ordered anything: none is ordered before this one (a
+		// warp's clock never holds another's current epoch), so none is
+		// dropped and this one joins them.
+		sh.rs = append(sh.rs, *me)
+		sh.rwarps |= 1 << w
+		cs.placed = &sh.rs[len(sh.rs)-1]
 		return
 	}
 	if r.step == 0 || cs.unordered(r, w, lane) < 0 {
 		*r = *me
-	} else {
-		if cs.rs == nil {
-			cs.rs = make([][]rec, len(cs.w))
+		cs.placed = r
+		if len(sh.rs) == 0 {
+			sh.rgen, sh.rwarps = cs.gen, 1<<w
+		} else {
+			sh.rwarps |= 1 << w
 		}
-		extra := cs.rs[o]
+	} else {
+		sh.rwarps |= 1 << w
+		extra := sh.rs
 		n, merged := 0, false
 		for i := range extra {
 			x := &extra[i]
 			if x.warp == me.warp && x.step == me.step {
 				x.lanes |= me.lanes
 				merged = true
+				cs.placed = x
 			} else if cs.unordered(x, w, lane) < 0 {
 				continue
 			}
@@ -548,13 +1038,16 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report 
 		extra = extra[:n]
 		if !merged {
 			extra = append(extra, *me)
+			cs.placed = &extra[n]
+		} else {
+			cs.placed = nil // it may have moved: joinReads finds it
 		}
-		cs.rs[o] = extra
+		sh.rs = extra
 		return
 	}
 	// The main read was replaced: prune the further ones too.
-	if cs.rs != nil && len(cs.rs[o]) > 0 {
-		extra := cs.rs[o]
+	if len(sh.rs) > 0 {
+		extra := sh.rs
 		n := 0
 		for i := range extra {
 			if cs.unordered(&extra[i], w, lane) >= 0 {
@@ -562,46 +1055,44 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, report 
 				n++
 			}
 		}
-		cs.rs[o] = extra[:n]
+		sh.rs = extra[:n]
 	}
 }
 
 // writeByte checks a write (store or atomic, or a cp.async destination
 // when record is false) of byte o, and records it.
-func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, report reportFn, record bool) {
+func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *laneAcc, record bool) {
+	sh := cs.at(o) // o's shadow unit
 	if me.atomic {
 		// An atomic also reads.
 		if cs.pend != nil && cs.pend[o].pc1 != 0 {
 			p := cs.pend[o]
-			report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+			la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
 		} else if cs.written[o>>6]>>(o&63)&1 == 0 {
-			report(bitUninit, WarnUninitShared, o, -1, w, lane)
+			la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 		}
 	} else if cs.pend != nil && cs.pend[o].pc1 != 0 && (int(cs.pend[o].warp) != w || int(cs.pend[o].lane) != lane) {
 		p := cs.pend[o]
-		report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		la.report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	}
-	if r := &cs.w[o]; r.step != 0 && !(me.atomic && r.atomic) {
+	if r := &sh.w; r.step != 0 && !(me.atomic && r.atomic) {
 		if l := cs.unordered(r, w, lane); l >= 0 {
 			k, bit := WarnWriteAfterWrite, uint8(bitWAW)
 			if me.atomic {
 				k, bit = WarnReadAfterWrite, bitRAW
 			}
-			report(bit, k, o, int(r.pc), int(r.warp), l)
+			la.report(bit, k, o, int(r.pc), int(r.warp), l)
 		}
 	}
-	if r := &cs.r[o]; r.step != 0 {
+	if r := &sh.r; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
-			report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
+			la.report(bitWAR, WarnWriteAfterRead, o, int(r.pc), int(r.warp), l)
 		}
-		var extra []rec
-		if cs.rs != nil {
-			extra = cs.rs[o]
-		}
+		extra := sh.rs
 		for i := range extra {
 			x := &extra[i]
 			if l := cs.unordered(x, w, lane); l >= 0 {
-				report(bitWAR, WarnWriteAfterRead, o, int(x.pc), int(x.warp), l)
+				la.report(bitWAR, WarnWriteAfterRead, o, int(x.pc), int(x.warp), l)
 				break
 			}
 		}
@@ -609,15 +1100,13 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, report
 	if !record {
 		return
 	}
-	if r := &cs.w[o]; r.warp == me.warp && r.step == me.step && r.step != 0 {
+	if r := &sh.w; r.warp == me.warp && r.step == me.step && r.step != 0 {
 		r.lanes |= me.lanes
 	} else {
 		*r = *me
 	}
-	cs.r[o] = rec{}
-	if cs.rs != nil {
-		cs.rs[o] = cs.rs[o][:0]
-	}
+	sh.r = rec{}
+	sh.rs = sh.rs[:0]
 	cs.written[o>>6] |= 1 << (o & 63)
 }
 
@@ -631,23 +1120,16 @@ func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
 	}
 	cs.grow(int(off + size))
 	if cs.pend == nil {
-		cs.pend = make([]pend, len(cs.w))
+		cs.pend = make([]pend, 4*len(cs.words))
 	}
 	w, lane := in.Warp, cp.Lane
 	ws := &cs.warps[w]
 	me := rec{pc: int32(cp.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
-	var found uint8
-	report := func(bit uint8, k WarningKind, o uint64, prevPC int, prevWarp, prevLane int) {
-		if found&bit != 0 {
-			return
-		}
-		found |= bit
-		c.warn(k, isa.Shared, cp.PC, c.thread(cs, w, lane), prevPC, c.thread(cs, prevWarp, prevLane), o)
-	}
-	for o := off; o < off+size; o++ {
-		c.writeByte(cs, o, &me, w, lane, report, false)
+	la := laneAcc{c: c, cs: cs, pc: cp.PC, w: w, lane: lane}
+	cs.units(off, size, true, func(o uint64) {
+		c.writeByte(cs, o, &me, w, lane, &la, false)
 		cs.pend[o] = pend{pc1: int32(cp.PC) + 1, warp: uint16(w), lane: uint8(lane)}
-	}
+	})
 }
 
 // event applies a barrier or exit event.
@@ -684,6 +1166,16 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 			}
 			clear(b.vc)
 			b.used = false
+			if cs.gen++; cs.gen == 0 {
+				// Wrapped: no summary may claim the new generation.
+				for i := range cs.words {
+					cs.words[i].rgen = 0
+				}
+				for i := range cs.bytes {
+					cs.bytes[i].rgen = 0
+				}
+				cs.gen = 1
+			}
 		}
 	case emu.EvExit:
 		ws := &cs.warps[in.Warp]
@@ -692,6 +1184,10 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 		cs.exited += bits.OnesCount32(gone)
 		if cs.exited >= c.threads {
 			delete(c.ctas, in.CTALin)
+			c.index1(in.CTALin, nil)
+			if len(c.spare) < maxSpare && !c.byteExact {
+				c.spare = append(c.spare, cs)
+			}
 		}
 	}
 }
