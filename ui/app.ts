@@ -195,13 +195,13 @@ export class App {
     // First: the views show the hint this sets.
     m.subscribe((c) => this.render(c));
     this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line));
-    this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs");
+    this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
     this.fragments = new FragmentsView(byId("pg-tab-fragments"), m, () => this.tab === "fragments", {
       gotoRegister: (slot, lane) => {
         this.showTab("regs");
-        const name = this.model.loaded?.regs.find((r) => r.slot === slot)?.name;
+        const name = this.model.regName(slot);
         if (name) this.regs.watch(name);
         this.regs.revealLane(lane);
       },

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, RegValues, State, Access, WarningInfo, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, State, Access, WarningInfo, WarpRef, WarpState,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -91,7 +91,7 @@ export interface Selection {
 
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory";
+  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage";
 
 export type Granularity = "warp" | "round" | "barrier";
 
@@ -146,6 +146,12 @@ export class Model {
   regs = new Map<number, string[]>();
   preds = new Map<number, number>();
   regsOf: Selection | null = null;
+  /** The page of a paged register file (`loaded.regPages` > 1) that regs and
+   * preds hold, and the descriptors of that page's registers and predicates
+   * (page 0: those of `loaded`). */
+  regPage = 0;
+  pageRegs: RegInfo[] = [];
+  pagePreds: PredInfo[] = [];
   /** Lanes whose value the last update changed, per register slot (bit i = lane i). */
   changedLanes = new Map<number, number>();
   changedPreds = new Map<number, number>();
@@ -207,6 +213,9 @@ export class Model {
     this.regs.clear();
     this.preds.clear();
     this.regsOf = null;
+    this.regPage = 0;
+    this.pageRegs = [];
+    this.pagePreds = [];
     this.changedLanes.clear();
     this.changedPreds.clear();
     this.changedRegs.clear();
@@ -242,6 +251,10 @@ export class Model {
   /** A `loaded` with remapped set: same machine, new line numbers. */
   applyRemap(m: Loaded): Set<Change> {
     this.loaded = m;
+    if (this.regPage === 0) {
+      this.pageRegs = m.regs ?? [];
+      this.pagePreds = m.preds ?? [];
+    }
     this.setLines(m);
     return new Set<Change>(["loaded", "warps", "status"]);
   }
@@ -255,6 +268,8 @@ export class Model {
   applyLoaded(m: Loaded): Set<Change> {
     this.reset();
     this.loaded = m;
+    this.pageRegs = m.regs ?? [];
+    this.pagePreds = m.preds ?? [];
     this.setLines(m);
     this.totalCTAs = m.totalCTAs;
     this.sel = { cta: 0, warp: 0 };
@@ -298,7 +313,7 @@ export class Model {
       ch.add("events");
     }
     if (m.regs !== undefined || m.full) {
-      this.applyRegs(m.regs ?? null, m.full);
+      if (this.applyRegs(m.regs ?? null, m.full)) ch.add("regPage");
       ch.add("regs");
     } else if (this.changedLanes.size || this.changedPreds.size) {
       this.changedLanes.clear();
@@ -341,7 +356,25 @@ export class Model {
     this.memVersion++;
   }
 
-  private applyRegs(r: RegValues | null, full: boolean): void {
+  /** Takes the page of a paged register file that r carries: a new page
+   * replaces the registers held (it arrives complete). Reports whether the
+   * page changed. */
+  private takePage(r: RegValues): boolean {
+    const page = r.page ?? 0;
+    if (r.names) this.pageRegs = r.names;
+    if (r.predNames) this.pagePreds = r.predNames;
+    if (page === this.regPage) return false;
+    this.regPage = page;
+    if (!r.names) this.pageRegs = page === 0 ? this.loaded?.regs ?? [] : [];
+    if (!r.predNames) this.pagePreds = page === 0 ? this.loaded?.preds ?? [] : [];
+    this.regs.clear();
+    this.preds.clear();
+    this.regsOf = null;
+    return true;
+  }
+
+  /** Applies the registers of a state; reports whether their page changed. */
+  private applyRegs(r: RegValues | null, full: boolean): boolean {
     this.changedLanes.clear();
     this.changedPreds.clear();
     if (!r) {
@@ -350,8 +383,9 @@ export class Model {
         this.preds.clear();
         this.regsOf = null;
       }
-      return;
+      return false;
     }
+    const paged = this.takePage(r);
     const same = this.regsOf !== null && this.regsOf.cta === r.cta && this.regsOf.warp === r.warp;
     if (!same || full) {
       if (!same) {
@@ -377,10 +411,13 @@ export class Model {
       this.preds.set(slot, nv);
     }
     this.regsOf = { cta: r.cta, warp: r.warp };
+    return paged;
   }
 
-  /** The `inspect` reply: the selected warp's registers in full (no change marks). */
-  applyInspect(cta: number, warp: number, r: RegValues | undefined): void {
+  /** The `inspect` reply: the selected warp's registers in full (no change
+   * marks); reports whether the page of the register file changed. */
+  applyInspect(cta: number, warp: number, r: RegValues | undefined): boolean {
+    const paged = r ? this.takePage(r) : false;
     this.regs.clear();
     this.preds.clear();
     this.changedLanes.clear();
@@ -388,6 +425,17 @@ export class Model {
     for (const [k, lanes] of Object.entries(r?.values ?? {})) this.regs.set(Number(k), lanes);
     for (const [k, v] of Object.entries(r?.preds ?? {})) this.preds.set(Number(k), mask32(v));
     this.regsOf = { cta, warp };
+    return paged;
+  }
+
+  /** The number of pages of the register file (1 unless it is paged). */
+  regPages(): number {
+    return Math.max(1, this.loaded?.regPages ?? 1);
+  }
+
+  /** The name of a register slot on the page held, else among page 0's. */
+  regName(slot: number): string | undefined {
+    return (this.pageRegs.find((r) => r.slot === slot) ?? this.loaded?.regs.find((r) => r.slot === slot))?.name;
   }
 
   warp(cta: number, warp: number): WarpState | undefined {

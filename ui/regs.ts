@@ -41,6 +41,16 @@ interface RegRow {
 }
 
 const STORE = "ptxplay.regfmt";
+
+/** Registers and predicates a page of a paged register file (the server's
+ * page sizes, docs/protocol.md). */
+const REG_PAGE = 2048;
+const PRED_PAGE = 8192;
+
+/** n with thousands separators (5,000). */
+function grouped(n: number): string {
+  return n.toLocaleString("en-US");
+}
 const ORIENT = "ptxplay.regorient";
 
 const groupLabels: Record<Group, string> = { pred: "predicates", "32": "32-bit", "64": "64-bit" };
@@ -66,6 +76,14 @@ export class RegsView {
   private onlyChanged: HTMLInputElement;
   private orientBtns: HTMLButtonElement[];
   private empty: HTMLElement;
+  /** The page control of a paged register file (hidden otherwise). */
+  private pager: HTMLElement;
+  private pageSel: HTMLSelectElement;
+  private pagePrev: HTMLButtonElement;
+  private pageNext: HTMLButtonElement;
+  private pageOf: HTMLElement;
+  private filterNote: HTMLElement;
+  private pagerOf = "";
   private global: FmtChoice = "auto";
   private perReg = new Map<string, Fmt>();
   private ranges: AddrRange[] = [];
@@ -73,8 +91,10 @@ export class RegsView {
   orient: Orient = "registers";
   watched: string | null = null;
 
-  /** visible: whether the registers tab is shown (a hidden tab renders when shown). */
-  constructor(root: HTMLElement, private readonly model: Model, private readonly visible: () => boolean) {
+  /** visible: whether the registers tab is shown (a hidden tab renders when
+   * shown); selectPage asks the server for a page of a paged register file. */
+  constructor(root: HTMLElement, private readonly model: Model, private readonly visible: () => boolean,
+    private readonly selectPage: (page: number) => void = () => {}) {
     try {
       const saved = JSON.parse(stored(STORE) ?? "{}") as { global?: FmtChoice };
       if (saved.global && (saved.global === "auto" || saved.global === "decimal" || allFormats.includes(saved.global))) this.global = saved.global;
@@ -99,6 +119,16 @@ export class RegsView {
     });
     this.filterInput = h("input.small", { type: "search", placeholder: "filter %r…", "aria-label": "Filter registers", size: 9 });
     this.filterInput.addEventListener("input", () => this.applyFilter());
+    this.filterNote = h("span.reg-filter-note.muted", { hidden: true });
+    this.pageSel = h("select.small.reg-page", { "aria-label": "Register page" });
+    this.pageSel.addEventListener("change", () => this.goPage(Number(this.pageSel.value)));
+    const navBtn = (label: string, title: string, d: number) =>
+      h("button.small", { type: "button", title, "aria-label": title, onclick: () => this.goPage(this.model.regPage + d) }, label);
+    this.pagePrev = navBtn("‹", "Previous register page", -1);
+    this.pageNext = navBtn("›", "Next register page", +1);
+    this.pageOf = h("span.reg-page-of.muted");
+    this.pager = h("span.reg-pager", { role: "group", "aria-label": "Register pages", hidden: true },
+      h("span.seg-label", "registers"), this.pagePrev, this.pageSel, this.pageNext, this.pageOf);
     this.onlyChanged = h("input", { type: "checkbox", "aria-label": "Only registers changed by the last step" });
     this.onlyChanged.addEventListener("change", () => this.applyFilter());
     this.orientBtns = (["registers", "lanes"] as Orient[]).map((o) => h("button.seg-btn", {
@@ -108,8 +138,10 @@ export class RegsView {
     }, o));
     const bar = h("div.toolbar",
       this.title,
+      this.pager,
       h("span.spacer"),
       this.filterInput,
+      this.filterNote,
       h("label.check", { title: "Show only the registers the last step changed" }, this.onlyChanged, "changed"),
       h("span.seg", { role: "group", "aria-label": "Rows of the register table" }, h("span.seg-label", "rows"), this.orientBtns),
       h("label.inline", "format ", this.globalSel));
@@ -144,7 +176,7 @@ export class RegsView {
    * selection or the warps' states update the cells in place while the tab
    * is shown; with no program, anything that changes the hint shows it. */
   private update(c: Set<Change>): void {
-    if (c.has("loaded")) {
+    if (c.has("loaded") || c.has("regPage")) {
       this.loaded();
       return;
     }
@@ -190,20 +222,61 @@ export class RegsView {
     }
   }
 
-  /** Rebuilds the table for a newly loaded program. */
+  /** Rebuilds the table for a newly loaded program or register page. */
   private loaded(): void {
     const m = this.model.loaded;
     this.rows = [];
     this.ranges = addressRanges(m);
     if (m) {
-      const preds: PredInfo[] = m.preds ?? [];
-      const regs: RegInfo[] = m.regs ?? [];
+      const preds: PredInfo[] = this.model.pagePreds;
+      const regs: RegInfo[] = this.model.pageRegs;
       for (const p of preds) this.addRow("pred", p.slot, p.name, "pred");
       for (const r of regs) this.addRow("reg", r.slot, r.name, r.type);
     }
     if (this.watched && !this.rows.some((r) => r.name === this.watched)) this.watched = null;
+    this.renderPager();
     this.build();
     if (this.visible()) this.render(true);
+  }
+
+  /** Asks for register page p (clamped); the rows follow when it arrives. */
+  private goPage(p: number): void {
+    const pages = this.model.regPages();
+    p = Math.max(0, Math.min(pages - 1, p));
+    if (p === this.model.regPage) return;
+    this.pageSel.value = String(p);
+    this.selectPage(p);
+  }
+
+  /** The page control: shown only for a paged register file (more than
+   * 2048 registers or 8192 predicates), each page by its register range. */
+  private renderPager(): void {
+    const m = this.model;
+    const l = m.loaded;
+    const pages = m.regPages();
+    this.pager.hidden = !l || pages <= 1;
+    this.filterInput.placeholder = pages > 1 ? `filter page ${m.regPage + 1}…` : "filter %r…";
+    if (!l || pages <= 1) return;
+    const per = REG_PAGE;
+    const n = l.regCount ?? l.regs.length;
+    const key = `${pages}|${n}|${l.predCount}`;
+    if (key !== this.pagerOf) {
+      this.pagerOf = key;
+      const opts: HTMLElement[] = [];
+      for (let p = 0; p < pages; p++) {
+        const lo = p * per + 1;
+        const hi = Math.min(n, (p + 1) * per);
+        opts.push(h("option", { value: String(p) }, lo <= n ? `${grouped(lo)}–${grouped(hi)}` : `page ${p + 1}`));
+      }
+      setChildren(this.pageSel, opts);
+      setText(this.pageOf, `of ${grouped(n)}`);
+      this.pager.title = `This kernel has ${grouped(n)} registers and ${grouped(l.predCount ?? 0)} predicates, shown in ${pages} pages ` +
+        `(${grouped(REG_PAGE)} registers and ${grouped(PRED_PAGE)} predicates a page, in declaration order). ` +
+        "The table, the filter and the warp watch cover the page shown.";
+    }
+    this.pageSel.value = String(m.regPage);
+    this.pagePrev.disabled = m.regPage <= 0;
+    this.pageNext.disabled = m.regPage >= pages - 1;
   }
 
   private addRow(kind: "reg" | "pred", slot: number, name: string, type: string): void {
@@ -303,6 +376,11 @@ export class RegsView {
       }
     }
     for (const t of this.tables) if (t.dataset.group) t.hidden = !shownGroups.has(t.dataset.group as Group);
+    // A paged register file is filtered one page at a time: say which.
+    const pages = m.regPages();
+    const note = pages > 1 && (f || only);
+    this.filterNote.hidden = !note;
+    if (note) setText(this.filterNote, (shownGroups.size ? "" : "none ") + `on page ${m.regPage + 1}/${pages}`);
   }
 
   render(force = false): void {

@@ -156,6 +156,11 @@ export class SessionClient {
     if (this.model.loaded) this.conn.send({ type: "inspect", cta, warp });
   }
 
+  /** Asks for page p of a paged register file (later states carry it). */
+  selectRegPage(p: number): void {
+    if (this.model.loaded && this.conn.isOpen) this.conn.send({ type: "inspect", cta: this.model.sel.cta, warp: this.model.sel.warp, regPage: p });
+  }
+
   requestMemory(space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number): void {
     if (!this.model.loaded || !this.conn.isOpen) return;
     const memory: Record<string, unknown> = { space, offset, bytes: Math.min(bytes, this.limits.maxInspectBytes ?? 65536) };
@@ -220,8 +225,8 @@ export class SessionClient {
           model.emit(new Set<Change>(["divergence"]));
         }
         if (m.regs) {
-          model.applyInspect(m.cta, m.warp, m.regs);
-          model.emit(new Set<Change>(["regs"]));
+          const paged = model.applyInspect(m.cta, m.warp, m.regs);
+          model.emit(new Set<Change>(paged ? ["regs", "regPage"] : ["regs"]));
         }
         if (m.memory) {
           model.applyMemory({ ...m.memory, cta: m.memory.cta ?? m.linear ?? m.cta });

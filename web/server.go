@@ -41,6 +41,9 @@ type Options struct {
 	WebSocket WSOptions
 	// Share configures share links (zero: none kept on the server).
 	Share ShareOptions
+	// SeparateMetrics leaves /metrics out of the main handler; serve
+	// MetricsHandler on another address instead.
+	SeparateMetrics bool
 }
 
 // Server is the playground's HTTP handler.
@@ -52,6 +55,8 @@ type Server struct {
 	sessions SessionStarter
 	ws       WSOptions
 	share    ShareOptions
+	// separateMetrics: /metrics only on MetricsHandler.
+	separateMetrics bool
 
 	shareLimiter *rateLimiter
 	wsLimiter    *rateLimiter // websocket handshakes per client address
@@ -78,14 +83,15 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("web: no session starter")
 	}
 	s := &Server{
-		log:      o.Logger,
-		examples: o.Examples,
-		metrics:  o.Metrics,
-		sessions: o.Sessions,
-		ws:       o.WebSocket.withDefaults(),
-		share:    o.Share,
-		conns:    map[*wsConn]struct{}{},
-		perIP:    map[string]int{},
+		log:             o.Logger,
+		examples:        o.Examples,
+		metrics:         o.Metrics,
+		sessions:        o.Sessions,
+		ws:              o.WebSocket.withDefaults(),
+		share:           o.Share,
+		conns:           map[*wsConn]struct{}{},
+		separateMetrics: o.SeparateMetrics,
+		perIP:           map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -129,6 +135,15 @@ func New(o Options) (*Server, error) {
 // Metrics returns the server's metrics (for wiring the sessions to them).
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
+// MetricsHandler serves GET /metrics alone (every other path is 404), for
+// a separate metrics address (Options.SeparateMetrics).
+func (s *Server) MetricsHandler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.logRequests, s.recoverPanics, middleware.GetHead)
+	r.Get("/metrics", s.handleMetrics)
+	return r
+}
+
 // ServeHTTP serves a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
@@ -150,7 +165,9 @@ func (s *Server) routes() http.Handler {
 	r.Get("/ws", s.handleWS)
 	r.Get("/healthz", s.handleHealth)
 	r.Get("/readyz", s.handleReady)
-	r.Get("/metrics", s.handleMetrics)
+	if !s.separateMetrics {
+		r.Get("/metrics", s.handleMetrics)
+	}
 
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Compress(5, compressible...))

@@ -32,6 +32,7 @@ const serveSynopsis = "[--addr HOST:PORT] [--data DIR] [--store DSN] [limits...]
 // environment variable as its default.
 type serveConfig struct {
 	addr            string
+	metricsAddr     string
 	dataDir         string
 	logLevel        string
 	logFormat       string
@@ -110,6 +111,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		Logger:    log,
 		WebSocket: withMessageBytes(cfg.ws, cfg.maxMessageBytes),
 		Share:     shareOpts,
+
+		SeparateMetrics: cfg.metricsAddr != "",
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
@@ -120,6 +123,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	if err != nil {
 		fmt.Fprintf(stderr, "ptxplay serve: %v\n", err)
 		return exitFail
+	}
+	// With --metrics-addr, /metrics is served there only (for example on
+	// an internal interface) and not on the public address.
+	var mln net.Listener
+	var ms *http.Server
+	if cfg.metricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "ptxplay serve: metrics address: %v\n", err)
+			return exitFail
+		}
+		ms = &http.Server{
+			Handler:           srv.MetricsHandler(),
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    16 << 10,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			BaseContext:       func(net.Listener) context.Context { return ctx },
+		}
 	}
 	hs := &http.Server{
 		Handler:           srv,
@@ -148,15 +172,32 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		"data", cfg.dataDir, "max_sessions", lim.MaxSessions, "idle_timeout", lim.IdleTimeout,
 		"max_warp_instructions", lim.MaxWarpInstructions, "max_source_bytes", lim.MaxSourceBytes)
 	fmt.Fprintf(stdout, "PTX Playground on http://%s/\n", addr)
+	if mln != nil {
+		maddr := mln.Addr().String()
+		log.Info("metrics serving", "addr", maddr, "url", "http://"+maddr+"/metrics")
+		fmt.Fprintf(stdout, "Metrics on http://%s/metrics\n", maddr)
+	}
 	if ready != nil {
 		ready(addr)
 	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	merrc := make(chan error, 1)
+	if ms != nil {
+		go func() { merrc <- ms.Serve(mln) }()
+	}
 	select {
 	case err := <-errc:
 		log.Error("server failed", "err", err)
+		if ms != nil {
+			ms.Close()
+		}
+		return exitFail
+	case err := <-merrc:
+		log.Error("metrics server failed", "err", err)
+		hs.Close()
+		<-errc
 		return exitFail
 	case <-ctx.Done():
 	}
@@ -171,6 +212,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		status = exitFail
 	}
 	<-wsClosed
+	if ms != nil {
+		if err := ms.Shutdown(sctx); err != nil {
+			ms.Close()
+		}
+		if err := <-merrc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server failed", "err", err)
+			status = exitFail
+		}
+	}
 	mgr.Close()
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Error("server failed", "err", err)
@@ -201,6 +251,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	env := envDefaults{fs: fs}
 	d := sessions.DefaultLimits
 	fs.StringVar(&cfg.addr, "addr", env.str("PTXPLAY_ADDR", "127.0.0.1:8080"), "listen address `host:port` (env PTXPLAY_ADDR)")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env.str("PTXPLAY_METRICS_ADDR", ""), "serve /metrics on this `host:port` only, not on --addr; empty: /metrics on --addr (env PTXPLAY_METRICS_ADDR)")
 	fs.StringVar(&cfg.dataDir, "data", env.str("PTXPLAY_DATA", defaultDataDir()), "data `directory`, created if missing (env PTXPLAY_DATA)")
 	fs.StringVar(&cfg.logLevel, "log-level", env.str("PTXPLAY_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env PTXPLAY_LOG_LEVEL)")
 	fs.StringVar(&cfg.logFormat, "log-format", env.str("PTXPLAY_LOG_FORMAT", "text"), "log format: text or json (env PTXPLAY_LOG_FORMAT)")

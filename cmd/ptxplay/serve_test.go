@@ -193,3 +193,73 @@ func TestServeMemoryAndClientFlags(t *testing.T) {
 		t.Fatal("a zero memory limit was accepted")
 	}
 }
+
+// TestServeMetricsAddr: with --metrics-addr, /metrics answers on that
+// address only; the main address answers 404 for it and keeps serving
+// everything else, and the metrics address serves nothing but /metrics.
+func TestServeMetricsAddr(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	addrc := make(chan string, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- serve(ctx, []string{"--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data", t.TempDir(), "--store", "off"},
+			&stdout, &stderr, func(a string) { addrc <- a })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case code := <-done:
+		t.Fatalf("serve exited with %d: %s", code, stderr.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	_, rest, ok := strings.Cut(stdout.String(), "Metrics on http://")
+	maddr, _, _ := strings.Cut(rest, "/metrics")
+	if !ok || maddr == "" || maddr == addr {
+		t.Fatalf("no separate metrics address in stdout: %q", stdout.String())
+	}
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("http://" + maddr + "/metrics"); code != 200 || !strings.Contains(body, "# TYPE ptxplay_sessions_active gauge") {
+		t.Errorf("metrics address /metrics: %d %.300q", code, body)
+	}
+	if code, _ := get("http://" + addr + "/metrics"); code != http.StatusNotFound {
+		t.Errorf("main address /metrics: %d, want 404", code)
+	}
+	if code, body := get("http://" + addr + "/healthz"); code != 200 || body != "ok\n" {
+		t.Errorf("main address /healthz: %d %q", code, body)
+	}
+	for _, p := range []string{"/", "/healthz", "/api/examples"} {
+		if code, _ := get("http://" + maddr + p); code != http.StatusNotFound {
+			t.Errorf("metrics address %s: %d, want 404", p, code)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit status %d; log:\n%s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if _, err := http.Get("http://" + maddr + "/metrics"); err == nil {
+		t.Error("metrics address still serving after shutdown")
+	}
+
+	// A metrics address that cannot be bound is an error at startup.
+	var errs bytes.Buffer
+	if code := serve(context.Background(), []string{"--addr", "127.0.0.1:0", "--metrics-addr", "256.0.0.1:1", "--data", t.TempDir(), "--store", "off"}, io.Discard, &errs, nil); code != exitFail || !strings.Contains(errs.String(), "metrics address") {
+		t.Errorf("bad --metrics-addr: exit %d, %q", code, errs.String())
+	}
+}

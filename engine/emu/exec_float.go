@@ -157,9 +157,12 @@ func fxCanon32(z float32) uint64 {
 	return uint64(math.Float32bits(z))
 }
 
-func fxCanon64(z float64) uint64 {
+// fxNaN64 returns the bits of an f64 result z of an operation on a and b:
+// a NaN result carries the first NaN operand's payload, quieted, or is
+// the canonical NaN for an invalid operation (fpx.NaNResultF64).
+func fxNaN64(z float64, a, b uint64) uint64 {
 	if z != z {
-		return fpx.NaN64
+		return fpx.NaNResultF64(a, b)
 	}
 	return math.Float64bits(z)
 }
@@ -1036,7 +1039,7 @@ func execAddF64(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	for l := range d {
 		if mask>>l&1 != 0 {
-			d[l] = fxCanon64(fxF64(a[l]) + fxF64(b[l]))
+			d[l] = fxNaN64(fxF64(a[l])+fxF64(b[l]), a[l], b[l])
 		}
 	}
 	return nil
@@ -1046,7 +1049,7 @@ func execSubF64(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	for l := range d {
 		if mask>>l&1 != 0 {
-			d[l] = fxCanon64(fxF64(a[l]) - fxF64(b[l]))
+			d[l] = fxNaN64(fxF64(a[l])-fxF64(b[l]), a[l], b[l])
 		}
 	}
 	return nil
@@ -1056,7 +1059,7 @@ func execMulF64(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	for l := range d {
 		if mask>>l&1 != 0 {
-			d[l] = fxCanon64(fxF64(a[l]) * fxF64(b[l]))
+			d[l] = fxNaN64(fxF64(a[l])*fxF64(b[l]), a[l], b[l])
 		}
 	}
 	return nil
@@ -1066,7 +1069,11 @@ func execFmaF64(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b, c := w.r(op.D), w.r(op.A), w.r(op.B), w.r(op.C)
 	for l := range d {
 		if mask>>l&1 != 0 {
-			d[l] = fxCanon64(math.FMA(fxF64(a[l]), fxF64(b[l]), fxF64(c[l])))
+			if z := math.FMA(fxF64(a[l]), fxF64(b[l]), fxF64(c[l])); z == z {
+				d[l] = math.Float64bits(z)
+			} else {
+				d[l] = fpx.NaNResultF64x3(a[l], b[l], c[l])
+			}
 		}
 	}
 	return nil

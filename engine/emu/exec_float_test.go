@@ -266,10 +266,34 @@ func TestFloatNaNCanonical(t *testing.T) {
 	fxCheck(t, "", "fma.rn.f32 %d, %a, %b, %c", "f32", fx3s, []fxRow{{[]uint64{0, inf, 0}, 0x7fffffff}, {[]uint64{f32b(1), f32b(1), payload}, 0x7fffffff}})
 	fxCheck(t, "", "div.rn.f32 %d, %a, %b", "f32", fx2s, []fxRow{{[]uint64{0, 0}, 0x7fffffff}})
 	fxCheck(t, "", "sqrt.rn.f32 %d, %a", "f32", fx1s, []fxRow{{[]uint64{f32b(-1)}, 0x7fffffff}})
+	// f64 keeps NaN payloads (ISA: "NaN payloads are supported for
+	// double-precision instructions"): the first NaN operand, quieted; an
+	// invalid operation without NaN operands gives the canonical NaN.
 	dn := uint64(0x7ff8000000012345)
-	fxCheck(t, "", "add.f64 %d, %a, %b", "f64", fx2d, []fxRow{{[]uint64{dn, f64b(1)}, 0x7fffffffffffffff}})
+	sn := uint64(0xfff0000000000777) // negative signalling NaN
+	sq := sn | 1<<51
 	fxCheck(t, "", "mul.rz.f64 %d, %a, %b", "f64", fx2d, []fxRow{{[]uint64{0, 0x7ff0000000000000}, 0x7fffffffffffffff}})
-	fxCheck(t, "", "fma.rn.f64 %d, %a, %b, %c", "f64", fx3d, []fxRow{{[]uint64{dn, 0, 0}, 0x7fffffffffffffff}})
+	for _, in := range []string{"add.f64", "add.rn.f64", "add.rm.f64", "sub.f64", "sub.rp.f64", "mul.f64", "mul.rz.f64", "div.rn.f64", "div.rz.f64"} {
+		fxCheck(t, "", in+" %d, %a, %b", "f64", fx2d, []fxRow{
+			{[]uint64{dn, f64b(1)}, dn},
+			{[]uint64{f64b(2), dn}, dn},
+			{[]uint64{sn, dn}, sq},
+			{[]uint64{dn, sn}, dn},
+			{[]uint64{f64b(3), sn}, sq},
+		})
+	}
+	for _, in := range []string{"fma.rn.f64", "fma.rp.f64", "mad.rn.f64"} {
+		fxCheck(t, "", in+" %d, %a, %b, %c", "f64", fx3d, []fxRow{
+			{[]uint64{dn, 0, 0}, dn},
+			{[]uint64{f64b(1), sn, dn}, sq},
+			{[]uint64{0, 0x7ff0000000000000, dn}, dn},
+			{[]uint64{f64b(1), f64b(1), sn}, sq},
+			{[]uint64{0, 0x7ff0000000000000, f64b(1)}, 0x7fffffffffffffff},
+		})
+	}
+	fxCheck(t, "", "rcp.rn.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{sn}, sq}})
+	fxCheck(t, "", "sqrt.rz.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{sn}, sq}, {[]uint64{f64b(-1)}, 0x7fffffffffffffff}})
+	fxCheck(t, "", "sqrt.rn.f64 %d, %a", "f64", fx1d, []fxRow{{[]uint64{dn}, dn}})
 	fxCheck(t, "", "add.f16 %d, %a, %b", "b16", fx2h, []fxRow{{[]uint64{0x7e01, 0x3c00}, 0x7fff}, {[]uint64{0x7c00, 0xfc00}, 0x7fff}})
 	fxCheck(t, "", "mul.bf16 %d, %a, %b", "b16", fx2h, []fxRow{{[]uint64{0x7fc1, 0x3f80}, 0x7fff}})
 }

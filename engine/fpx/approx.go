@@ -141,14 +141,12 @@ func DivFullF32(a, b uint32, ftz bool) uint32 { return DivF32(a, b, RN, ftz) }
 
 // ---- f64 ----
 
-// out64 canonicalises NaN results.
-func out64(v float64) uint64 { return post64(b64(v)) }
-
 // RcpApproxF64 is an approximate f64 reciprocal that keeps subnormal
 // inputs and results (PTX itself only defines the .ftz form, see
 // RcpApproxFtzF64). It returns the correctly rounded 1/x:
-// rcp(±0) = ±Inf, rcp(±Inf) = ±0, NaN gives NaN64.
-func RcpApproxF64(x uint64) uint64 { return out64(1 / f64(x)) }
+// rcp(±0) = ±Inf, rcp(±Inf) = ±0, and a NaN input is returned quieted
+// (payload kept, see f64.go).
+func RcpApproxF64(x uint64) uint64 { return post64(b64(1/f64(x)), x, x) }
 
 // NaN64Hi is the canonical NaN of rcp.approx.ftz.f64 and
 // rsqrt.approx.ftz.f64: the ISA maps every input NaN of these two
@@ -192,16 +190,20 @@ func RcpApproxFtzF64(x uint64) uint64 {
 
 // RsqrtApproxF64 implements rsqrt.approx.f64 (1/sqrt(x)): rsqrt(±0) = ±Inf,
 // rsqrt(x<0) = NaN, rsqrt(+Inf) = +0; powers of four give exact results
-// (rsqrt(0.25) = 2). Subnormal inputs are supported.
+// (rsqrt(0.25) = 2). Subnormal inputs are supported. A NaN input is
+// returned quieted (payload kept, see f64.go); a negative input gives the
+// canonical NaN64.
 func RsqrtApproxF64(x uint64) uint64 {
 	v := f64(x)
 	switch {
-	case v != v, v < 0:
+	case v != v:
+		return x | quietBit64
+	case v < 0:
 		return NaN64
 	case v == 0:
 		return x&sign64 | 0x7FF0000000000000
 	}
-	return out64(1 / math.Sqrt(v))
+	return b64(1 / math.Sqrt(v))
 }
 
 // RsqrtApproxFtzF64 implements rsqrt.approx.ftz.f64: tmp = a[63:32]

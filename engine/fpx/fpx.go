@@ -19,13 +19,18 @@
 //   - .ftz flushes subnormal f32 (or f16, where PTX allows it) inputs and
 //     results to a zero of the same sign. A result is flushed when the
 //     correctly rounded (subnormal-capable) result is subnormal.
-//   - Arithmetic that produces a NaN, including any NaN input, returns the
-//     canonical NaN of the type: 0x7FFFFFFF (f32), 0x7FFFFFFFFFFFFFFF (f64),
-//     0x7FFF (f16 and bf16), 0x7F (e4m3 and e5m2). The PTX ISA only says
-//     that single- and half-precision NaN results are "unspecified"; the
-//     canonical patterns above are what the hardware returns. (The ISA says
-//     that f64 instructions support NaN payloads; this package canonicalises
-//     f64 NaNs as well, see NaN64.)
+//   - Single- and half-precision arithmetic that produces a NaN, including
+//     any NaN input, returns the canonical NaN of the type: 0x7FFFFFFF
+//     (f32), 0x7FFF (f16 and bf16), 0x7F (e4m3 and e5m2). The PTX ISA only
+//     says that these NaN results are "unspecified"; the canonical patterns
+//     above are what the hardware returns.
+//   - Double-precision arithmetic supports NaN payloads, as the ISA states:
+//     a NaN operand is returned quieted with its sign and payload (the first
+//     NaN operand when there are several), and an invalid operation without
+//     NaN operands returns the canonical 0x7FFFFFFFFFFFFFFF (see f64.go and
+//     NaNResultF64). rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 map every
+//     NaN to 0x7FFFFFFF00000000 (NaN64Hi); min/max and conversions keep
+//     their own rules.
 //   - .approx instructions are computed in float64 with the Go math package
 //     and rounded to nearest; their error is far below the bounds the ISA
 //     states, and results that are exactly representable (sin(π/2) = 1,

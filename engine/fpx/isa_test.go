@@ -261,3 +261,60 @@ func TestISAMinMax(t *testing.T) {
 		{"max.xorsign.abs.f32 -2,3", "sign(d) = sign(a) XOR sign(b); d = max(|a|, |b|)", w(MaxXorSignAbsF32(fb(-2), fb(3), false, false)), uint64(fb(-3))},
 	})
 }
+
+// TestISANaNPayloadF64 checks the family note of chapter 9.7.3: "NaN
+// payloads are supported for double-precision instructions (except for
+// rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64, which maps input NaNs to a
+// canonical NaN). Single-precision instructions return an unspecified
+// NaN." The ISA does not say which payload wins when several operands are
+// NaN; the rows pin the IEEE 754-2008 §6.2.3 rule as x86 SSE applies it
+// (Intel SDM vol. 1, table 4-7): the first NaN operand, quieted.
+func TestISANaNPayloadF64(t *testing.T) {
+	const payload = "NaN payloads are supported for double-precision instructions"
+	const first = "IEEE 754 §6.2.3 / Intel SDM table 4-7 (SSE): first NaN operand, an SNaN converted to a QNaN"
+	const invalid = "IEEE 754 §7.2: an invalid operation without NaN operands delivers a quiet NaN (canonical)"
+	const except = "except for rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64, which maps input NaNs to a canonical NaN"
+	const single = "Single-precision instructions return an unspecified NaN."
+	negQ := uint64(negNaNPay64 | 1<<51) // the signalling NaN, quieted
+	w := func(x uint32) uint64 { return uint64(x) }
+	rows := []isaRow{
+		{"rcp.approx.ftz.f64 NaN(payload)", except, RcpApproxFtzF64(posNaNPay64), NaN64Hi},
+		{"rsqrt.approx.ftz.f64 NaN(payload)", except, RsqrtApproxFtzF64(negNaNPay64), NaN64Hi},
+		{"add.rn.f32 NaN(payload)", single, w(AddF32(0x7FC01234, one32, RN, false)), uint64(NaN32)},
+		{"mul.rz.f32 sNaN", single, w(MulF32(0xFF800001, one32, RZ, false)), uint64(NaN32)},
+		{"fma.rn.f32 c=NaN(payload)", single, w(FmaF32(one32, one32, 0x7FC01234, RN, false)), uint64(NaN32)},
+		{"add.rn.f64 Inf-Inf", invalid, AddF64(pInf64, nInf64, RN), NaN64},
+		{"mul.rp.f64 0*Inf", invalid, MulF64(0, pInf64, RP), NaN64},
+		{"div.rn.f64 0/0", invalid, DivF64(0, sign64, RN), NaN64},
+		{"sqrt.rm.f64 -1", invalid, SqrtF64(db(-1), RM), NaN64},
+		{"fma.rz.f64 Inf*0+1", invalid, FmaF64(nInf64, 0, one64, RZ), NaN64},
+		{"rsqrt.approx.f64 -1", invalid, RsqrtApproxF64(db(-1)), NaN64},
+	}
+	for _, r := range allModes {
+		m := "." + r.String() + ".f64 "
+		rows = append(rows,
+			isaRow{"add" + m + "qNaN(payload)+1", payload, AddF64(posNaNPay64, one64, r), posNaNPay64},
+			isaRow{"add" + m + "1+sNaN(payload)", payload, AddF64(one64, negNaNPay64, r), negQ},
+			isaRow{"add" + m + "Inf+qNaN", payload, AddF64(nInf64, posNaNPay64, r), posNaNPay64},
+			isaRow{"sub" + m + "1-NaN keeps the NaN's sign", payload, SubF64(one64, negNaNPay64, r), negQ},
+			isaRow{"sub" + m + "NaN-1", payload, SubF64(posNaNPay64, one64, r), posNaNPay64},
+			isaRow{"mul" + m + "0*NaN", payload, MulF64(0, posNaNPay64, r), posNaNPay64},
+			isaRow{"mul" + m + "sNaN*qNaN", first, MulF64(negNaNPay64, posNaNPay64, r), negQ},
+			isaRow{"mul" + m + "qNaN*sNaN", first, MulF64(posNaNPay64, negNaNPay64, r), posNaNPay64},
+			isaRow{"fma" + m + "1*1+NaN", payload, FmaF64(one64, one64, negNaNPay64, r), negQ},
+			isaRow{"fma" + m + "Inf*0+NaN", payload, FmaF64(pInf64, 0, posNaNPay64, r), posNaNPay64},
+			isaRow{"fma" + m + "a,NaN,NaN", first, FmaF64(one64, posNaNPay64, negNaNPay64, r), posNaNPay64},
+			isaRow{"fma" + m + "NaN,1,NaN", first, FmaF64(negNaNPay64, one64, posNaNPay64, r), negQ},
+			isaRow{"div" + m + "NaN/0", payload, DivF64(negNaNPay64, 0, r), negQ},
+			isaRow{"div" + m + "0/NaN", payload, DivF64(0, posNaNPay64, r), posNaNPay64},
+			isaRow{"div" + m + "qNaN/sNaN", first, DivF64(posNaNPay64, negNaNPay64, r), posNaNPay64},
+			isaRow{"rcp" + m + "sNaN", payload, RcpF64(negNaNPay64, r), negQ},
+			isaRow{"sqrt" + m + "-NaN", payload, SqrtF64(negNaNPay64, r), negQ},
+		)
+	}
+	rows = append(rows,
+		isaRow{"rsqrt.approx.f64 sNaN", payload, RsqrtApproxF64(negNaNPay64), negQ},
+		isaRow{"rcp.approx.f64 (no .ftz) NaN", payload, RcpApproxF64(posNaNPay64), posNaNPay64},
+	)
+	checkISARows(t, rows)
+}
