@@ -60,8 +60,11 @@ type Limits struct {
 	// (status paused: the next run continues from there).
 	MaxCommandTime time.Duration
 	// MaxRunningJobs is the number of sessions that may use the CPU at
-	// once (default GOMAXPROCS): the tokens of the CPU scheduler. Client
-	// commands get a token before the slices of the runs in progress.
+	// once: the tokens of the CPU scheduler. Client commands get a token
+	// before the slices of the runs in progress. The default is one per
+	// core but one (GOMAXPROCS-1, at least 1): the core left serves the
+	// network, the HTTP handlers and the replies, so that they never wait
+	// in the Go scheduler's queues behind emulation.
 	MaxRunningJobs int
 	// CPUAllowance is the CPU time a session may use within CPUWindow (a
 	// sliding window); a session that used it waits (its run frames say
@@ -143,7 +146,7 @@ func (l Limits) withDefaults() Limits {
 		l.MaxCommandTime = d.MaxCommandTime
 	}
 	if l.MaxRunningJobs <= 0 {
-		l.MaxRunningJobs = runtime.GOMAXPROCS(0)
+		l.MaxRunningJobs = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	if l.CPUWindow <= 0 {
 		l.CPUWindow = d.CPUWindow

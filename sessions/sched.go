@@ -8,7 +8,12 @@ import (
 // The CPU scheduler. Every piece of a session's work that uses the CPU for
 // long (handling a command, one slice of a run or of a long step) holds one
 // of the manager's tokens; there are MaxRunningJobs of them (default
-// GOMAXPROCS), so at most one session works per core. A client command
+// GOMAXPROCS-1, at least 1), so at most one session works per core and,
+// with two cores or more, one core is always free for the network and the
+// HTTP handlers. (A token passed from one session to the next wakes the
+// next one on the same core ahead of every other goroutine: with every
+// core holding a token, /healthz and the websocket I/O waited up to the Go
+// scheduler's 10ms preemption tick behind the emulation.) A client command
 // waits for a token with high priority, the next slice of a job already
 // running with low priority: a single step, an inspect or a seek waits at
 // most for the slices in progress (a few milliseconds each), never for the
