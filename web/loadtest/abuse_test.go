@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -80,6 +81,7 @@ type abuseResult struct {
 	runReasons          sync.Map        // reason -> *atomic.Int64
 	hugeRefused, hugeOK atomic.Int64
 	pinLoads, pinBusy   atomic.Int64
+	reconnects          atomic.Int64 // attackers closed for loading no program, connected again
 	silentOpen          atomic.Int64 // silent sockets accepted
 	silentRefused       atomic.Int64 // refused at the handshake or closed at once (per-address limit)
 	maxRSS              int64
@@ -262,14 +264,28 @@ func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 				return
 			}
 			track(c.c)
+			c.timeout = time.Minute
 			for i := 0; !stopped(); i++ {
 				src := fmt.Sprintf(".version 8.0\n.target sm_80\n.address_size 64\n.global .b8 g%d[268435456];\n.visible .entry k(){ret;}\n", i)
 				typ, _, err := loadSource(c, src, json.RawMessage(`{"grid":[1],"block":[1]}`))
 				if err != nil {
-					if !stopped() {
-						fail(fmt.Errorf("huge globals: %w", err))
+					if stopped() {
+						return
 					}
-					return
+					// A session that never got a program loaded is
+					// closed (no-program timeout): connect again.
+					if !websocket.IsCloseError(errors.Unwrap(err), websocket.ClosePolicyViolation) && !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+						fail(fmt.Errorf("huge globals: %w", err))
+						return
+					}
+					res.reconnects.Add(1)
+					if c, err = dialFrom(s.wsURL, "10.8.0.1"); err != nil {
+						fail(fmt.Errorf("huge globals: reconnect: %w", err))
+						return
+					}
+					track(c.c)
+					c.timeout = time.Minute
+					continue
 				}
 				if typ == "state" {
 					res.hugeOK.Add(1)
@@ -288,14 +304,28 @@ func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 				return
 			}
 			track(c.c)
+			c.timeout = time.Minute
 			for i := 0; !stopped(); i++ {
 				src := fmt.Sprintf("// %d\n.version 8.0\n.target sm_80\n.address_size 64\n.global .b8 g[12582912];\n.visible .entry k(){ret;}\n", i)
 				typ, why, err := loadSource(c, src, json.RawMessage(`{"grid":[1],"block":[1]}`))
 				if err != nil {
-					if !stopped() {
-						fail(fmt.Errorf("cache pinning: %w", err))
+					if stopped() {
+						return
 					}
-					return
+					// A session that never got a program loaded is
+					// closed (no-program timeout): connect again.
+					if !websocket.IsCloseError(errors.Unwrap(err), websocket.ClosePolicyViolation) && !websocket.IsCloseError(err, websocket.ClosePolicyViolation) {
+						fail(fmt.Errorf("cache pinning: %w", err))
+						return
+					}
+					res.reconnects.Add(1)
+					if c, err = dialFrom(s.wsURL, "10.8.0.2"); err != nil {
+						fail(fmt.Errorf("cache pinning: reconnect: %w", err))
+						return
+					}
+					track(c.c)
+					c.timeout = time.Minute
+					continue
 				}
 				res.pinLoads.Add(1)
 				if typ == "error" && why == "busy" {
@@ -460,8 +490,8 @@ func TestAbuse(t *testing.T) {
 	})
 	slices.Sort(reasons)
 	t.Logf("runs finished: %d (%s)", res.runs.Load(), strings.Join(reasons, ", "))
-	t.Logf("huge globals: %d refused, %d loaded; cache pinning: %d loads, %d busy; silent sockets: %d accepted, %d refused",
-		res.hugeRefused.Load(), res.hugeOK.Load(), res.pinLoads.Load(), res.pinBusy.Load(), res.silentOpen.Load(), res.silentRefused.Load())
+	t.Logf("huge globals: %d refused, %d loaded; cache pinning: %d loads, %d busy; %d reconnects after a no-program close; silent sockets: %d accepted, %d refused",
+		res.hugeRefused.Load(), res.hugeOK.Load(), res.pinLoads.Load(), res.pinBusy.Load(), res.reconnects.Load(), res.silentOpen.Load(), res.silentRefused.Load())
 	t.Logf("max RSS %d MiB (limit %d MiB), max accounted %d MiB; load average at the end %s",
 		res.maxRSS>>20, *abuseMemLimit>>20, res.accountedMax>>20, loadAvg())
 	if res.maxRSS > *abuseMemLimit {
