@@ -20,6 +20,7 @@ type job struct {
 	startWI   int64
 	stopped   bool // the launch had stopped before the command
 	bpsSet    bool
+	throttled bool // waiting for the session's CPU allowance
 	t0        time.Time
 	lastFrame time.Time
 }

@@ -5,7 +5,10 @@
 // (Ready/Take or Next); the message formats are docs/protocol.md.
 package sessions
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
 // Limits bounds what sessions may use. Zero fields take the defaults of
 // DefaultLimits.
@@ -52,6 +55,22 @@ type Limits struct {
 	// NoProgramTimeout closes a session (error "expired") that has not
 	// loaded a program this long after it started.
 	NoProgramTimeout time.Duration
+	// MaxCommandTime is the wall-clock time one command (a run, a step)
+	// may take; a command that reaches it stops with reason "interrupted"
+	// (status paused: the next run continues from there).
+	MaxCommandTime time.Duration
+	// MaxRunningJobs is the number of sessions that may use the CPU at
+	// once: the tokens of the CPU scheduler. Client commands get a token
+	// before the slices of the runs in progress. The default is one per
+	// core but one (GOMAXPROCS-1, at least 1): the core left serves the
+	// network, the HTTP handlers and the replies, so that they never wait
+	// in the Go scheduler's queues behind emulation.
+	MaxRunningJobs int
+	// CPUAllowance is the CPU time a session may use within CPUWindow (a
+	// sliding window); a session that used it waits (its run frames say
+	// reason "throttled") until its use within the window drops below.
+	CPUAllowance time.Duration
+	CPUWindow    time.Duration
 }
 
 // DefaultLimits are the limits used for zero fields.
@@ -70,6 +89,9 @@ var DefaultLimits = Limits{
 	MaxAccountedBytes:   1536 << 20,
 	MaxReplyBytes:       4 << 20,
 	NoProgramTimeout:    60 * time.Second,
+	MaxCommandTime:      10 * time.Second,
+	CPUAllowance:        20 * time.Second,
+	CPUWindow:           60 * time.Second,
 }
 
 // withDefaults fills zero fields.
@@ -119,6 +141,18 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.NoProgramTimeout <= 0 {
 		l.NoProgramTimeout = d.NoProgramTimeout
+	}
+	if l.MaxCommandTime <= 0 {
+		l.MaxCommandTime = d.MaxCommandTime
+	}
+	if l.MaxRunningJobs <= 0 {
+		l.MaxRunningJobs = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	if l.CPUWindow <= 0 {
+		l.CPUWindow = d.CPUWindow
+	}
+	if l.CPUAllowance <= 0 {
+		l.CPUAllowance = d.CPUAllowance
 	}
 	return l
 }

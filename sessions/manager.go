@@ -25,6 +25,7 @@ type Manager struct {
 	met   Metrics
 	log   atomic.Pointer[slog.Logger]
 	cache *progCache
+	sched *cpuSched
 	now   func() time.Time
 
 	mu       sync.Mutex
@@ -49,6 +50,7 @@ func NewManager(lim Limits, met Metrics) *Manager {
 	m := &Manager{lim: lim.withDefaults(), met: met, now: time.Now,
 		sessions: map[*Session]struct{}{}, quit: make(chan struct{})}
 	m.cache = newProgCache(m.lim.ProgramCache, m.lim.ProgramCacheBytes)
+	m.sched = newCPUSched(m.lim.MaxRunningJobs)
 	m.wg.Add(1)
 	go m.janitor()
 	return m

@@ -60,6 +60,9 @@ type Session struct {
 	sel       struct{ cta, warp int }
 	job       *job
 	sliceN    int
+	// cpu is the session's CPU use (time holding a scheduler token) over
+	// the CPUWindow.
+	cpu cpuMeter
 	// cmd is the type of the command being handled, for panic reports
 	// ("step" or "run" while a job's slice runs).
 	cmd string
@@ -93,7 +96,8 @@ type command struct {
 
 func newSession(m *Manager, id uint64) *Session {
 	s := &Session{id: id, mgr: m, lim: m.lim, in: make(chan command, inboundQueue), out: newOutbox(m.lim.MaxOutboundBytes),
-		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024}
+		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024,
+		cpu: newCPUMeter(m.lim.CPUWindow)}
 	s.touch()
 	s.started = s.lastActive.Load()
 	return s
@@ -292,15 +296,9 @@ func (s *Session) loop() {
 			return
 		}
 		if s.job != nil {
-			select {
-			case <-s.quit:
+			if !s.jobTurn() {
 				s.ended()
 				return
-			case c := <-s.in:
-				s.handle(c)
-			default:
-				s.cmd = [...]string{jobStep: "step", jobRun: "run"}[s.job.kind]
-				s.slice()
 			}
 			s.account(false)
 			continue
@@ -310,9 +308,92 @@ func (s *Session) loop() {
 			s.ended()
 			return
 		case c := <-s.in:
-			s.handle(c)
+			if !s.handleScheduled(c) {
+				s.ended()
+				return
+			}
 			s.account(true)
 		}
+	}
+}
+
+// handleScheduled handles c holding a CPU token, asked for with high
+// priority unless the session has used its CPU allowance. False when the
+// session was closed while it waited.
+func (s *Session) handleScheduled(c command) bool {
+	p := prioHigh
+	if s.cpu.total(time.Now()) >= s.lim.CPUAllowance {
+		p = prioLow
+	}
+	if !s.mgr.sched.acquire(p, s.quit) {
+		return false
+	}
+	t0 := time.Now()
+	defer s.releaseCPU(t0)
+	s.handle(c)
+	return true
+}
+
+// releaseCPU returns the token held since t0 and counts the time held.
+func (s *Session) releaseCPU(t0 time.Time) {
+	now := time.Now()
+	s.cpu.add(now, now.Sub(t0))
+	s.mgr.sched.release()
+}
+
+// jobTurn waits for the job's next turn on the CPU, for a client message,
+// or, when the session has used its CPU allowance, for the allowance to
+// come back; then it runs one slice, handles the message, or waits again.
+// False when the session was closed.
+func (s *Session) jobTurn() bool {
+	j := s.job
+	var wake <-chan time.Time
+	now := time.Now()
+	left := s.lim.MaxCommandTime - now.Sub(j.t0)
+	wait := time.Duration(0)
+	if left > 0 {
+		wait = min(s.cpu.until(now, s.lim.CPUAllowance), left)
+	}
+	if wait > 0 {
+		if !j.throttled {
+			j.throttled = true
+			if j.kind == jobRun {
+				s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
+					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}), true)
+			}
+		}
+		tm := time.NewTimer(wait)
+		defer tm.Stop()
+		wake = tm.C
+	} else {
+		t := s.mgr.sched.request(prioLow)
+		select {
+		case <-s.quit:
+			s.mgr.sched.cancel(t)
+			return false
+		case c := <-s.in:
+			s.mgr.sched.cancel(t)
+			return s.handleScheduled(c)
+		case <-t.ready:
+			t0 := time.Now()
+			defer s.releaseCPU(t0)
+			j.throttled = false
+			if time.Since(j.t0) >= s.lim.MaxCommandTime {
+				s.finishJob(nil, "interrupted", noTail, fmt.Sprintf("stopped after %v, the longest one command may take; run again to go on", s.lim.MaxCommandTime))
+				return true
+			}
+			s.cmd = [...]string{jobStep: "step", jobRun: "run"}[j.kind]
+			s.slice()
+			return true
+		}
+	}
+	select {
+	case <-s.quit:
+		return false
+	case c := <-s.in:
+		return s.handleScheduled(c)
+	case <-wake:
+		return true
 	}
 }
 

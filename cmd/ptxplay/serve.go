@@ -268,6 +268,10 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.Int64Var(&cfg.memoryLimit, "memory-limit", env.int64("PTXPLAY_MEMORY_LIMIT", memoryLimitDefault()), "soft memory limit of the process in bytes (the Go runtime's GOMEMLIMIT; default GOMEMLIMIT or 2 GiB); new sessions and loads are refused as busy above 3/4 of it (env PTXPLAY_MEMORY_LIMIT)")
 	fs.Int64Var(&cfg.limits.MaxAccountedBytes, "max-accounted-bytes", env.int64("PTXPLAY_MAX_ACCOUNTED_BYTES", 0), "memory the sessions and the program cache may account for before new sessions and loads are refused (0: 3/4 of -memory-limit) (env PTXPLAY_MAX_ACCOUNTED_BYTES)")
 	fs.DurationVar(&cfg.limits.NoProgramTimeout, "no-program-timeout", env.dur("PTXPLAY_NO_PROGRAM_TIMEOUT", d.NoProgramTimeout), "close sessions that load no program within this time (env PTXPLAY_NO_PROGRAM_TIMEOUT)")
+	fs.DurationVar(&cfg.limits.MaxCommandTime, "max-command-time", env.dur("PTXPLAY_MAX_COMMAND_TIME", d.MaxCommandTime), "wall-clock time one run or step may take before it stops as interrupted (env PTXPLAY_MAX_COMMAND_TIME)")
+	fs.IntVar(&cfg.limits.MaxRunningJobs, "max-running-jobs", env.int("PTXPLAY_MAX_RUNNING_JOBS", 0), "sessions that may use the CPU at once (0: GOMAXPROCS-1, at least 1: a core is left for serving) (env PTXPLAY_MAX_RUNNING_JOBS)")
+	fs.DurationVar(&cfg.limits.CPUAllowance, "cpu-allowance", env.dur("PTXPLAY_CPU_ALLOWANCE", d.CPUAllowance), "CPU time one session may use within --cpu-window before its runs wait (env PTXPLAY_CPU_ALLOWANCE)")
+	fs.DurationVar(&cfg.limits.CPUWindow, "cpu-window", env.dur("PTXPLAY_CPU_WINDOW", d.CPUWindow), "the sliding window of --cpu-allowance (env PTXPLAY_CPU_WINDOW)")
 	fs.IntVar(&cfg.ws.MaxSessionsPerIP, "max-sessions-per-ip", env.int("PTXPLAY_MAX_SESSIONS_PER_IP", 8), "open websockets one client address may have (env PTXPLAY_MAX_SESSIONS_PER_IP)")
 	fs.IntVar(&cfg.ws.HandshakesPerMinute, "ws-rate", env.int("PTXPLAY_WS_RATE", 30), "websocket handshakes one client address may make per minute, in bursts of 10 (env PTXPLAY_WS_RATE)")
 	fs.StringVar(&cfg.ws.TrustedProxyHeader, "trusted-proxy-header", env.str("PTXPLAY_TRUSTED_PROXY_HEADER", ""), "header of a trusted reverse proxy with the client address, e.g. X-Forwarded-For (its last address) or X-Real-IP; empty: the peer address (env PTXPLAY_TRUSTED_PROXY_HEADER)")
@@ -296,6 +300,10 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 		err = errors.New("--idle-timeout must be positive")
 	case cfg.limits.MaxWarpInstructions < 1, cfg.limits.MaxSourceBytes < 1, cfg.limits.MaxBufferBytes < 1, cfg.limits.MaxHistoryBytes < 1:
 		err = errors.New("limits must be positive")
+	case cfg.limits.MaxCommandTime <= 0, cfg.limits.CPUAllowance <= 0, cfg.limits.CPUWindow <= 0:
+		err = errors.New("--max-command-time, --cpu-allowance and --cpu-window must be positive")
+	case cfg.limits.MaxRunningJobs < 0:
+		err = errors.New("--max-running-jobs must not be negative")
 	case cfg.shutdownTimeout <= 0:
 		err = errors.New("--shutdown-timeout must be positive")
 	case cfg.shareRate < 1:

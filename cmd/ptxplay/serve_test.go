@@ -263,3 +263,23 @@ func TestServeMetricsAddr(t *testing.T) {
 		t.Errorf("bad --metrics-addr: exit %d, %q", code, errs.String())
 	}
 }
+
+func TestServeCPUFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, _, ok := parseServeFlags(nil, &stderr)
+	if !ok || cfg.limits.MaxCommandTime != 10*time.Second || cfg.limits.CPUAllowance != 20*time.Second ||
+		cfg.limits.CPUWindow != time.Minute || cfg.limits.MaxRunningJobs != 0 {
+		t.Fatalf("defaults: %+v %s", cfg.limits, stderr.String())
+	}
+	cfg, _, ok = parseServeFlags([]string{"--max-command-time", "3s", "--cpu-allowance", "5s", "--cpu-window", "30s",
+		"--max-running-jobs", "4"}, &stderr)
+	if !ok || cfg.limits.MaxCommandTime != 3*time.Second || cfg.limits.CPUAllowance != 5*time.Second ||
+		cfg.limits.CPUWindow != 30*time.Second || cfg.limits.MaxRunningJobs != 4 {
+		t.Fatalf("flags: %+v %s", cfg.limits, stderr.String())
+	}
+	for _, bad := range [][]string{{"--max-command-time", "0s"}, {"--cpu-allowance", "-1s"}, {"--max-running-jobs", "-1"}} {
+		if _, code, ok := parseServeFlags(bad, &stderr); ok || code != exitInvalid {
+			t.Fatalf("%v was accepted", bad)
+		}
+	}
+}

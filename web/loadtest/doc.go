@@ -13,5 +13,14 @@
 //	go test ./web/loadtest -run '^$' -bench . -benchtime 200x
 //	PTXPLAY_LOAD_SECONDS=60 go test ./web/loadtest -run TestLoad -count 1 -v
 //
+// BenchmarkStepUnderRunLoad measures fairness: 63 sessions loop `run` on a
+// heavy kernel while a 64th makes single steps and /healthz is probed; it
+// reports both p50/p99. TestAbuse (skipped unless -abuse.duration is set)
+// adds huge globals, cache pinning and silent sockets and checks the RSS and
+// the latency targets:
+//
+//	go test ./web/loadtest -run '^$' -bench StepUnderRunLoad -benchtime 300x
+//	go test ./web/loadtest -run Abuse -abuse.duration 60s -v
+//
 // The package has no code outside its tests.
 package loadtest

@@ -108,16 +108,25 @@ type server struct {
 	closed  chan struct{} // closed when the websockets have been closed
 }
 
-// startServer starts the server with lim on 127.0.0.1 (a free port).
+// startServer starts the server with lim on 127.0.0.1 (a free port). Every
+// client comes from 127.0.0.1, so the per-address limits are raised out of
+// the way.
 func startServer(lim sessions.Limits) (*server, error) {
+	return startServerWS(lim, web.WSOptions{MaxSessionsPerIP: 1 << 20, HandshakesPerMinute: 1 << 20, HandshakeBurst: 1 << 20})
+}
+
+// startServerWS is startServer with the websocket options ws
+// (MaxMessageBytes is the sessions' limit).
+func startServerWS(lim sessions.Limits, ws web.WSOptions) (*server, error) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	metrics := web.NewMetrics()
 	mgr := sessions.NewManager(lim, metrics)
+	ws.MaxMessageBytes = int64(mgr.Limits().MaxMessageBytes)
 	srv, err := web.New(web.Options{
 		Sessions:  web.ManagerSessions(mgr),
 		Metrics:   metrics,
 		Logger:    log,
-		WebSocket: web.WSOptions{MaxMessageBytes: int64(mgr.Limits().MaxMessageBytes)},
+		WebSocket: ws,
 	})
 	if err != nil {
 		mgr.Close()
@@ -228,8 +237,16 @@ type client struct {
 var dialer = websocket.Dialer{HandshakeTimeout: 30 * time.Second, ReadBufferSize: 16 << 10, WriteBufferSize: 4 << 10}
 
 // dial connects to the server and reads its hello.
-func dial(url string) (*client, error) {
-	c, resp, err := dialer.Dial(url, nil)
+func dial(url string) (*client, error) { return dialFrom(url, "") }
+
+// dialFrom is dial with the client address ip in X-Forwarded-For (for a
+// server that trusts that header), unless ip is "".
+func dialFrom(url, ip string) (*client, error) {
+	var h http.Header
+	if ip != "" {
+		h = http.Header{"X-Forwarded-For": {ip}}
+	}
+	c, resp, err := dialer.Dial(url, h)
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("dial: %v (HTTP %s)", err, resp.Status)
