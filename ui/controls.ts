@@ -79,7 +79,8 @@ export class ControlsView {
     const label: Record<string, string> = {
       offline: "offline", idle: "not loaded", error: "compile errors", running: "running", paused: "paused", done: "done", fault: "fault", limit: "limit reached",
     };
-    const why = !m.running && st === "paused" ? (m.reason === "breakpoint" ? " · breakpoint" : m.reason === "budget" ? " · budget" : "") : "";
+    const whys: Record<string, string> = { breakpoint: " · breakpoint", budget: " · budget", interrupted: " · time limit" };
+    const why = !m.running && st === "paused" ? (whys[m.reason] ?? "") : m.running && m.reason === "throttled" ? " · throttled" : "";
     setText(this.status, (label[st] ?? st) + why);
     this.status.title = m.message || (st === "fault" && m.fault ? m.fault.message : "");
 
@@ -90,9 +91,18 @@ export class ControlsView {
     if (ready && !m.running) {
       if (m.reason === "budget") notice = `${m.message || "This command spent its warp-instruction budget."}`;
       else if (m.status === "limit") notice = `${m.message || "The launch spent its maxWarpInstructions."} Raise maxWarpInstructions in the Launch tab, or reset.`;
+      else if (m.reason === "interrupted") notice = m.message ? sentence(m.message) : "This command ran the server's time limit for one command: Continue goes on from here.";
       else if (m.reason === "breakpoint" && m.message) notice = m.message;
+    } else if (ready && m.running && m.reason === "throttled") {
+      notice = m.message || "This session used its share of the server's CPU for now: the run goes on when it comes back. You can pause meanwhile.";
     }
     setText(this.notice, notice);
     this.notice.hidden = !notice;
   }
+}
+
+/** s with a capital first letter and a closing full stop. */
+function sentence(s: string): string {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : t + ".";
 }

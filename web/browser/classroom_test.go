@@ -542,3 +542,72 @@ func TestDeadlockAndDiagnostics(t *testing.T) {
 		return ""
 	})
 }
+
+// spinKernel counts to 2^32 in one thread: far longer than any test's
+// per-command time limit.
+const spinKernel = `.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry spin()
+{
+	.reg .pred %p;
+	.reg .b32 %r<2>;
+	mov.u32 %r1, 0;
+LOOP:
+	add.u32 %r1, %r1, 1;
+	setp.ne.u32 %p, %r1, 0;
+	@%p bra LOOP;
+	ret;
+}
+`
+
+// TestTimeLimitNotice: a run that reaches the server's wall-clock limit
+// per command pauses with "time limit" and a notice that says so, and
+// Continue goes on from there.
+func TestTimeLimitNotice(t *testing.T) {
+	s := need(t)
+	base, stop, err := s.serve("127.0.0.1:0", sessions.Limits{MaxCommandTime: 400 * time.Millisecond, MaxWarpInstructions: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	tb := s.newTabAt(t, base, "/?example=divergence")
+	tb.waitLoaded("divergence.ptx")
+	tb.replaceEditorText(spinKernel)
+	tb.waitStatus("the spin kernel to load", func(s status) string {
+		if s.Dirty || s.Step != "step 0/0" {
+			return "not loaded"
+		}
+		return ""
+	})
+	tb.button("run")
+	tb.waitStatus("the time-limit pause", func(s status) string {
+		if s.Status != "paused" || s.StatusText != "paused · time limit" || s.RunLabel != "Continue" {
+			return fmt.Sprintf("status %q %q", s.Status, s.StatusText)
+		}
+		return ""
+	})
+	var notice struct {
+		Hidden bool   `json:"hidden"`
+		Text   string `json:"text"`
+	}
+	tb.eval(`(() => { const n = document.getElementById("pg-notice"); return {hidden: n.hidden, text: n.textContent}; })()`, &notice)
+	if notice.Hidden || !strings.Contains(notice.Text, "Stopped after 400ms") || !strings.HasSuffix(notice.Text, ".") {
+		t.Errorf("the notice is %+v", notice)
+	}
+	cur, _ := tb.stepOf()
+	if cur == 0 {
+		t.Fatal("the run made no progress before its time limit")
+	}
+	tb.button("run")
+	tb.waitStatus("Continue to go on", func(s status) string {
+		var n int
+		fmt.Sscanf(s.Step, "step %d", &n)
+		if n <= cur || s.StatusText != "paused · time limit" {
+			return fmt.Sprintf("at %s, %q", s.Step, s.StatusText)
+		}
+		return ""
+	})
+	tb.screenshot("time-limit")
+}
