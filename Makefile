@@ -47,16 +47,15 @@ unit:
 	@if [ -n "$$CI" ] || [ "$$(id -u)" = 0 ]; then export PTXPLAY_TEST_POSTGRES=require; fi; \
 	$(GO) test -count=1 ./...
 
-# The race detector over the tests of the web and sessions packages that
-# exercise their goroutines: websockets, shutdown, the session loop, jobs,
+# The race detector over every test of the web package (websockets,
+# shutdown, limits, metrics) and the tests of the sessions package that
+# exercise its goroutines: the session loop, jobs and the CPU scheduler,
 # expiry, slow clients, the program cache and the metrics. (All of
-# `go test -race ./sessions ./web` took 5m47s on 2 busy cores, mostly the
-# single-goroutine history and emulation tests of ./sessions; this subset
-# takes about a minute with the build.)
-RACE_WEB ?= Websocket|Graceful|Recover|SessionPanic
-RACE_SESSIONS ?= TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
+# `go test -race ./sessions` took about 5 minutes on 2 busy cores, nearly
+# all of it the single-goroutine history and emulation property tests.)
+RACE_SESSIONS ?= TestCPUSched|TestCPUMeter|TestCommandTimeLimit|TestCPUAllowance|TestStepsBeforeRuns|TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
 race:
-	$(GO) test -race -count=1 ./web -run '$(RACE_WEB)'
+	$(GO) test -race -count=1 ./web
 	$(GO) test -race -count=1 ./sessions -run '$(RACE_SESSIONS)'
 
 # Regenerate the templ components and the UI bundle.
