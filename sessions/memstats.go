@@ -116,21 +116,14 @@ func (s *Session) lineMemory() []lineMemJSON {
 		return out
 	}
 	for _, l := range s.prog.lines {
-		j := lineMemJSON{Line: l.Line}
+		var t analysis.PCStats
 		for _, pc := range l.PCs {
-			if pc >= len(ms.sums) {
-				continue
+			if pc < len(ms.sums) {
+				t.Add(&ms.sums[pc])
 			}
-			x := &ms.sums[pc]
-			j.Shared = j.Shared || x.Shared
-			j.Global = j.Global || x.Global
-			j.Executions += x.Executions
-			j.Wavefronts += x.Wavefronts
-			j.IdealWavefronts += x.IdealWavefronts
-			j.Sectors += x.Sectors
-			j.Lines += x.Lines
-			j.BytesRequested += x.BytesRequested
 		}
+		j := lineMemJSON{Line: l.Line, Shared: t.Shared, Global: t.Global, Executions: t.Executions,
+			Wavefronts: t.Wavefronts, IdealWavefronts: t.IdealWavefronts, Sectors: t.Sectors, Lines: t.Lines, BytesRequested: t.BytesRequested}
 		if j.Executions > 0 {
 			out = append(out, j)
 		}

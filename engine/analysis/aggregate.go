@@ -32,7 +32,8 @@ type PCStats struct {
 	Sectors, Lines, BytesRequested int64
 }
 
-func (s *PCStats) add(t *PCStats) {
+// Add adds t's sums to s.
+func (s *PCStats) Add(t *PCStats) {
 	s.Executions += t.Executions
 	s.Shared = s.Shared || t.Shared
 	s.Global = s.Global || t.Global
@@ -209,7 +210,7 @@ func (g *Aggregator) Lines() []LineStats {
 			ls = &LineStats{Line: line, Instruction: text}
 			byLine[line] = ls
 		}
-		ls.add(s)
+		ls.Add(s)
 	}
 	out := make([]LineStats, 0, len(byLine))
 	for _, ls := range byLine {

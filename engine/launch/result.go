@@ -67,6 +67,19 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	return j.b
 }
 
+// element starts the i-th object of the open array, on its own line when
+// indenting (the object itself is written inline).
+func (j *jsonWriter) element(i int) {
+	if i > 0 {
+		j.b = append(j.b, ',')
+	}
+	j.first[len(j.first)-1] = false
+	if j.indent {
+		j.newline()
+	}
+	j.inline('{')
+}
+
 // appendMemoryJSON writes the per-line memory analysis: an array with one
 // object per line (on its own line when indenting). Shared-memory members
 // appear for lines that accessed shared memory, global-memory members for
@@ -75,14 +88,7 @@ func appendMemoryJSON(j *jsonWriter, rows []analysis.LineStats) {
 	j.open('[')
 	for i := range rows {
 		r := &rows[i]
-		if i > 0 {
-			j.b = append(j.b, ',')
-		}
-		j.first[len(j.first)-1] = false
-		if j.indent {
-			j.newline()
-		}
-		j.inline('{')
+		j.element(i)
 		j.key("line")
 		j.int(r.Line)
 		j.key("instruction")
@@ -120,14 +126,7 @@ func appendWarningsJSON(j *jsonWriter, ws []analysis.Warning) {
 	j.open('[')
 	for i := range ws {
 		w := &ws[i]
-		if i > 0 {
-			j.b = append(j.b, ',')
-		}
-		j.first[len(j.first)-1] = false
-		if j.indent {
-			j.newline()
-		}
-		j.inline('{')
+		j.element(i)
 		j.key("kind")
 		j.str(string(w.Kind))
 		j.key("space")
