@@ -557,7 +557,45 @@ func TestBackSeekExact(t *testing.T) {
 		cases = append(cases, struct{ name, src, spec string }{name, ex.src, ex.spec})
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+		for _, sched := range []string{"independent", "simt-stack"} {
+			t.Run(tc.name+"/"+sched, func(t *testing.T) { backSeekExact(t, tc.name, tc.src, withScheduling(tc.spec, sched)) })
+		}
+	}
+	// Long-lived thread groups, and lanes that stop waiting at their
+	// reconvergence point (it only completes with independent scheduling).
+	t.Run("spin-lock/independent", func(t *testing.T) {
+		backSeekExact(t, "spin-lock", spinLockPTX, `{"scheduling":"independent","block":[32],"buffers":[{"name":"out","type":"u32","count":2}],"params":[{"buffer":"out"}]}`)
+	})
+}
+
+// Every lane of the warp takes a lock in a loop, increments a counter and
+// releases the lock.
+const spinLockPTX = hdr + `
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<4>; .reg .u64 %rd<4>; .reg .pred %p;
+	ld.param.u64 %rd1, [out];
+	add.u64 %rd2, %rd1, 4;
+LOCK:
+	atom.global.cas.b32 %r1, [%rd1], 0, 1;
+	setp.ne.u32 %p, %r1, 0;
+	@%p bra LOCK;
+	ld.volatile.global.u32 %r2, [%rd2];
+	add.u32 %r2, %r2, 1;
+	st.volatile.global.u32 [%rd2], %r2;
+	atom.global.exch.b32 %r3, [%rd1], 0;
+	ret;
+}
+`
+
+// withScheduling adds "scheduling" to a launch spec's JSON.
+func withScheduling(spec, sched string) string {
+	return `{"scheduling":"` + sched + `",` + strings.TrimPrefix(strings.TrimSpace(spec), "{")
+}
+
+func backSeekExact(t *testing.T, name, src, spec string) {
+	tc := struct{ name, src, spec string }{name, src, spec}
+	{
+		{
 			c := newClient(t, newManager(t, Limits{}))
 			c.load(tc.src, tc.spec)
 			c.do(func() { c.s.h.interval, c.s.h.jobInterval = 8, 32 })
@@ -570,6 +608,9 @@ func TestBackSeekExact(t *testing.T) {
 				if g == "warp" && rnd.Intn(3) == 0 {
 					n = 1 + rnd.Intn(40)
 				}
+				if tc.name == "spin-lock" {
+					n *= 8
+				}
 				st := c.step(g, n)
 				if st.Full {
 					// CTAs retired: fine, but the step number must advance.
@@ -579,7 +620,7 @@ func TestBackSeekExact(t *testing.T) {
 					c.expect("done")
 					break
 				}
-				if i > 500 {
+				if i > 2000 {
 					t.Fatal("kernel did not finish")
 				}
 			}
@@ -644,7 +685,7 @@ func TestBackSeekExact(t *testing.T) {
 			if d := diffDumps(c.dump(), c.fresh(st.Step)); d != "" {
 				t.Fatalf("back after stepping: %s", d)
 			}
-		})
+		}
 	}
 }
 
@@ -1082,7 +1123,15 @@ const mixSpec = `{"grid":[6],"block":[64],"buffers":[{"name":"out","type":"u32",
 // Random commands, each state compared with a fresh machine.
 func TestRandomHistory(t *testing.T) {
 	for _, budget := range []int64{0, 300 << 10} {
-		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+		for _, sched := range []string{"independent", "simt-stack"} {
+			t.Run(fmt.Sprint(budget)+"/"+sched, func(t *testing.T) { randomHistory(t, budget, withScheduling(mixSpec, sched)) })
+		}
+	}
+}
+
+func randomHistory(t *testing.T, budget int64, mixSpec string) {
+	{
+		{
 			c := newClient(t, newManager(t, Limits{MaxHistoryBytes: budget}))
 			c.load(mixPTX, mixSpec)
 			c.do(func() { c.s.h.interval, c.s.h.jobInterval = 4, 16 })
@@ -1138,7 +1187,7 @@ func TestRandomHistory(t *testing.T) {
 				h := c.s.h
 				t.Logf("steps %d..%d, %d snapshots of %d bytes, %d bytes", h.first, h.head, len(h.snaps), h.snaps[0].s.Size(), h.bytes())
 			})
-		})
+		}
 	}
 }
 

@@ -154,9 +154,19 @@ type lessonRun struct {
 
 func runLesson(t *testing.T, e *Example) *lessonRun {
 	t.Helper()
+	return runLessonSched(t, e, "")
+}
+
+// runLessonSched runs a lesson under the scheduling model sched ("": the
+// spec's).
+func runLessonSched(t *testing.T, e *Example, sched string) *lessonRun {
+	t.Helper()
 	spec, err := e.Launch()
 	if err != nil {
 		t.Fatalf("spec: %v", err)
+	}
+	if sched != "" {
+		spec.Scheduling = sched
 	}
 	prog, src, diags := launch.Compile(e.File, []byte(e.Source))
 	if len(diags) > 0 {
@@ -266,8 +276,11 @@ func TestLessonReconvergence(t *testing.T) {
 		}
 	}
 	// The whole warp, split 1's two groups, and split 2's on top: nested
-	// entries, deeper than one divergent branch makes.
-	one := runLesson(t, BuiltinExamples().Get("divergence"))
+	// entries, deeper than one divergent branch makes (on the SIMT stack,
+	// where paths run one after the other; with independent scheduling
+	// the groups of both lessons take turns).
+	one := runLessonSched(t, BuiltinExamples().Get("divergence"), "simt-stack")
+	lr = runLessonSched(t, e, "simt-stack")
 	if lr.depth <= one.depth {
 		t.Errorf("the stack grew %d deep, no deeper than the single if/else's %d", lr.depth, one.depth)
 	}

@@ -239,8 +239,8 @@ DONE:`, spec64, nil},
 	bra.uni DONE;
 EVEN:
 	st.shared.u32 [%r2+4], %r1;
-	ld.shared.u32 %r4, [%r2];          // even lanes read s[0] on the other path (it runs first)
-DONE:`, spec64, []analysis.WarningKind{analysis.WarnWriteAfterRead}},
+	ld.shared.u32 %r4, [%r2];          // even lanes read s[0] on the other path (the paths take turns: it wrote first)
+DONE:`, spec64, []analysis.WarningKind{analysis.WarnReadAfterWrite}},
 		{"named barrier between two warps", `
 	shl.b32 %r3, %r1, 2;
 	add.u32 %r4, %r2, %r3;

@@ -100,15 +100,42 @@ func TestZluda(t *testing.T) {
 	exp := loadExpectations(t, filepath.Join("testdata", "zluda_expected_failures.txt"))
 	for _, c := range man.Tests {
 		t.Run(c.Name, func(t *testing.T) {
-			exp.record(t, c.Name, runZludaCase(dir, c))
+			exp.record(t, c.Name, runZludaCase(dir, c, ""))
 		})
 	}
 	exp.finish(t, "zluda")
 }
 
-// runZludaCase runs one case and returns "" if it passed, or why it failed
-// (panics and hangs of the engine included).
-func runZludaCase(dir string, c zludaCase) string {
+// TestZludaSchedulingModels runs every case under both scheduling models:
+// none of them depends on the order of divergent paths, so each must end
+// the same way (passing, or with the same failure) in both.
+func TestZludaSchedulingModels(t *testing.T) {
+	dir := zludaDir()
+	if dir == "" {
+		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man zludaManifest
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	for _, c := range man.Tests {
+		ind := runZludaCase(dir, c, "independent")
+		stk := runZludaCase(dir, c, "simt-stack")
+		if ind != stk {
+			t.Errorf("%s: independent: %q; simt-stack: %q", c.Name, ind, stk)
+		}
+	}
+	t.Logf("%d cases", len(man.Tests))
+}
+
+// runZludaCase runs one case under the scheduling model sched ("": the
+// module's default) and returns "" if it passed, or why it failed (panics
+// and hangs of the engine included).
+func runZludaCase(dir string, c zludaCase, sched string) string {
 	done := make(chan string, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), zludaTimeout)
 	defer cancel()
@@ -119,7 +146,7 @@ func runZludaCase(dir string, c zludaCase) string {
 				done <- fmt.Sprintf("panic: %v [%s]", r, panicSite(stack))
 			}
 		}()
-		done <- zludaCaseFailure(ctx, dir, c)
+		done <- zludaCaseFailure(ctx, dir, c, sched)
 	}()
 	select {
 	case msg := <-done:
@@ -148,11 +175,12 @@ func zludaType(s string) string {
 	return s
 }
 
-func zludaSpec(c zludaCase) (*launch.Spec, error) {
+func zludaSpec(c zludaCase, sched string) (*launch.Spec, error) {
 	spec := &launch.Spec{
 		Entry:               c.Entry,
 		DynamicSharedBytes:  c.DynamicSharedBytes,
 		MaxWarpInstructions: zludaMaxWarpInstructions,
+		Scheduling:          sched,
 	}
 	if spec.DynamicSharedBytes == 0 {
 		spec.DynamicSharedBytes = 1024
@@ -185,7 +213,7 @@ func zludaSpec(c zludaCase) (*launch.Spec, error) {
 }
 
 // zludaCaseFailure compiles, runs and compares one case.
-func zludaCaseFailure(ctx context.Context, dir string, c zludaCase) string {
+func zludaCaseFailure(ctx context.Context, dir string, c zludaCase, sched string) string {
 	text, err := os.ReadFile(filepath.Join(dir, c.File))
 	if err != nil {
 		return "manifest: " + err.Error()
@@ -194,7 +222,7 @@ func zludaCaseFailure(ctx context.Context, dir string, c zludaCase) string {
 	if prog == nil {
 		return "compile: " + firstError(src, diags)
 	}
-	spec, err := zludaSpec(c)
+	spec, err := zludaSpec(c, sched)
 	if err != nil {
 		return err.Error()
 	}

@@ -22,7 +22,7 @@ func benchLaunch(b *testing.B, src string, grid, block [3]int, bufs []int, init 
 	var threadInstr, warpInstr int64
 	b.ResetTimer()
 	for b.Loop() {
-		m, err := NewMachine(prog, "k", Config{Grid: grid, Block: block, DynamicSharedBytes: 0})
+		m, err := NewMachine(prog, "k", Config{Grid: grid, Block: block, DynamicSharedBytes: 0, Scheduling: Scheduling(os.Getenv("PTXPLAY_SCHEDULING"))})
 		if err != nil {
 			b.Fatal(err)
 		}

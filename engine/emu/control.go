@@ -83,6 +83,8 @@ func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
 		return
 	}
 	w.stack[i].PC = rpc
+	w.stack[i].parent = true
+	w.stack[i].waiting = 0
 	for k := range pcs {
 		w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k]})
 	}

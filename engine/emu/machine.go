@@ -28,6 +28,9 @@ type Config struct {
 	// replay kernels recorded on GPUs set it; with 0 (the default) every
 	// byte past an allocation is unmapped.
 	AllocSlack int
+	// Scheduling is the model for divergent lanes of a warp; SchedDefault
+	// picks it from the module's .target (Program.DefaultScheduling).
+	Scheduling Scheduling
 }
 
 // Limits of a launch.
@@ -122,6 +125,9 @@ type Machine struct {
 
 	cur   *Warp // the warp executing, for internal-error faults
 	curPC int
+
+	indep      bool    // independent thread scheduling (sched.go)
+	pendReconv []Event // reconvergences found while scheduling, reported with the next step
 }
 
 // NewMachine prepares a launch of entry with cfg. Buffers are allocated
@@ -155,6 +161,15 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 		return nil, errors.New("internal: global segment misplaced")
 	}
 	m.bp = make([]bool, len(p.Ops))
+	sched := cfg.Scheduling
+	if sched == SchedDefault {
+		sched = p.DefaultScheduling()
+	}
+	if _, err := ParseScheduling(string(sched)); err != nil {
+		return nil, err
+	}
+	m.indep = sched == SchedIndependent
+	m.cfg.Scheduling = sched
 	return m, nil
 }
 
@@ -378,7 +393,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		rows, preds, stack := w.rows, w.preds, w.stack[:0]
 		clear(rows)
 		clear(preds)
-		*w = Warp{m: m, cta: c, ID: i, rows: rows, preds: preds, stack: stack}
+		*w = Warp{m: m, cta: c, ID: i, rows: rows, preds: preds, stack: stack, lastLane: -1, lastPC: -1}
 		m.bindRegs(w)
 		n := min(32, nt-i*32)
 		w.valid = uint32(1<<n - 1)
@@ -637,6 +652,11 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 			if limit {
 				return StopLimit
 			}
+			if m.indep && len(w.stack) > 1 && !m.bpResume {
+				// Pick the group to issue (independent scheduling); a
+				// breakpoint stop keeps it for the issue that resumes.
+				w.schedule()
+			}
 			pc := w.stack[len(w.stack)-1].PC
 			if checkBP && m.bp[pc] {
 				if m.bpResume {
@@ -789,6 +809,11 @@ func (m *Machine) setFault(f *Fault) {
 
 // exec issues the instruction at w's pc.
 func (m *Machine) exec(w *Warp) {
+	if !m.indep {
+		w.pick = PickStack
+	} else if len(w.stack) == 1 {
+		w.pick = PickOnly
+	}
 	top := &w.stack[len(w.stack)-1]
 	pc := top.PC
 	op := &m.prog.Ops[pc]
@@ -812,6 +837,14 @@ func (m *Machine) exec(w *Warp) {
 			m.beginStep(w, int(pc), mask, emask)
 		}
 	}
+	if len(m.pendReconv) > 0 {
+		for _, e := range m.pendReconv {
+			m.event(e)
+		}
+		m.pendReconv = m.pendReconv[:0]
+	}
+	w.issued++
+	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
 	var f *Fault
@@ -859,6 +892,7 @@ func (w *Warp) unwind() {
 		i := len(w.stack) - 1
 		t := w.stack[i]
 		if t.Mask != 0 && (t.PC != t.RPC || t.PC < 0 || i == 0) {
+			w.stack[i].parent = false // the top is never waiting for paths
 			return
 		}
 		if nf := len(w.frames); nf > 0 && i == w.frames[nf-1].base {

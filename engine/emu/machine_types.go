@@ -93,6 +93,13 @@ type StackEntry struct {
 	PC   int32
 	RPC  int32
 	Mask uint32
+	// Independent scheduling (sched.go): parent marks an entry whose
+	// lanes diverged (its paths follow it and reconverge at its PC);
+	// waiting are its lanes that already arrived there, since the warp's
+	// issue count when the latest of them did.
+	parent  bool
+	waiting uint32
+	since   int64
 }
 
 // frame is an active call.
@@ -128,6 +135,14 @@ type Warp struct {
 	barPC  int         // its pc: where the warp is while it waits
 	barAct uint32      // the active lanes that executed it
 	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
+	// Independent scheduling: instructions the warp issued, the lowest
+	// lane of the group issued last (round robin), and that group's pc,
+	// lanes and why it was picked.
+	issued   int64
+	lastLane int8
+	lastPC   int
+	lastMask uint32
+	pick     PickReason
 }
 
 // r returns the 32 lanes of value slot i. The rows of immediates are

@@ -58,6 +58,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
 	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
 	m.released, m.brkpt = false, false
+	m.pendReconv = m.pendReconv[:0]
 	if s.global != nil {
 		for i, a := range m.Global.allocs {
 			if i < len(s.global) {
@@ -75,7 +76,8 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry,
-			State: w.State, barID: w.barID, barOp: w.barOp, barPC: w.barPC, barAct: w.barAct}
+			State: w.State, barID: w.barID, barOp: w.barOp, barPC: w.barPC, barAct: w.barAct,
+			issued: w.issued, lastLane: w.lastLane, lastPC: w.lastPC, lastMask: w.lastMask, pick: w.pick}
 		nw.rows = append([]uint64(nil), w.rows...)
 		m.bindRegs(nw)
 		nw.preds = append([]uint32(nil), w.preds...)

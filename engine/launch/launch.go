@@ -56,6 +56,7 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 		DynamicSharedBytes:  s.DynamicSharedBytes,
 		MaxWarpInstructions: s.MaxWarpInstructions,
 		AllocSlack:          s.allocSlack,
+		Scheduling:          emu.Scheduling(s.Scheduling),
 	})
 	if err != nil {
 		return nil, err

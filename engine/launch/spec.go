@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
@@ -54,6 +55,11 @@ type Spec struct {
 	// MaxWarpInstructions stops the launch with status "limit" after this
 	// many warp-instructions (0: no limit).
 	MaxWarpInstructions int64 `json:"maxWarpInstructions,omitempty"`
+	// Scheduling is the model for divergent lanes of a warp:
+	// "independent" (independent thread scheduling, sm_70 and later) or
+	// "simt-stack" (the pre-Volta reconvergence stack); empty: the
+	// module's .target decides (independent from sm_70).
+	Scheduling string `json:"scheduling,omitempty"`
 	// Buffers are global allocations, made in this order.
 	Buffers []Buffer `json:"buffers,omitempty"`
 	// Params are the kernel's parameters, in order.
@@ -223,6 +229,7 @@ type rawSpec struct {
 	Block               []int             `json:"block"`
 	DynamicSharedBytes  int               `json:"dynamicSharedBytes"`
 	MaxWarpInstructions int64             `json:"maxWarpInstructions"`
+	Scheduling          string            `json:"scheduling"`
 	Buffers             []rawBuf          `json:"buffers"`
 	Params              []json.RawMessage `json:"params"`
 	Comment             string            `json:"comment"`
@@ -258,7 +265,7 @@ func ParseSpecLimits(data []byte, lim Limits) (*Spec, error) {
 		return nil, errors.New("unexpected data after the spec object")
 	}
 	s := &Spec{Version: r.Version, Comment: r.Comment, PTX: r.PTX, Source: r.Source, Entry: r.Entry,
-		DynamicSharedBytes: r.DynamicSharedBytes, MaxWarpInstructions: r.MaxWarpInstructions}
+		DynamicSharedBytes: r.DynamicSharedBytes, MaxWarpInstructions: r.MaxWarpInstructions, Scheduling: r.Scheduling}
 	for i, raw := range r.Params {
 		var p Param
 		if err := p.UnmarshalJSON(raw); err != nil {
@@ -414,6 +421,9 @@ func (s *Spec) Validate(lim Limits) error {
 	}
 	if s.MaxWarpInstructions < 0 {
 		return fmt.Errorf("maxWarpInstructions is %d; must be >= 0 (0: no limit)", s.MaxWarpInstructions)
+	}
+	if _, err := emu.ParseScheduling(s.Scheduling); err != nil {
+		return err
 	}
 	names := map[string]int{}
 	var total int64
@@ -635,6 +645,7 @@ func (s *Spec) MarshalIndent() ([]byte, error) {
 		{"block", ones(s.Block), true},
 		{"dynamicSharedBytes", s.DynamicSharedBytes, s.DynamicSharedBytes != 0},
 		{"maxWarpInstructions", s.MaxWarpInstructions, s.MaxWarpInstructions != 0},
+		{"scheduling", s.Scheduling, s.Scheduling != ""},
 	} {
 		if m.set {
 			if err := member(m.key, m.v); err != nil {

@@ -1,0 +1,417 @@
+package emu
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// Scheduling is the model by which the lanes of a warp that diverged are
+// scheduled (see docs/emulator.md, "Scheduling models").
+type Scheduling string
+
+const (
+	// SchedDefault picks the model from the module's .target:
+	// SchedIndependent for sm_70 and later, SchedSIMTStack before.
+	SchedDefault Scheduling = ""
+	// SchedIndependent is independent thread scheduling (sm_70+): the
+	// divergent paths of a warp are thread groups that take turns, and
+	// lanes waiting to reconverge never block the others for long.
+	SchedIndependent Scheduling = "independent"
+	// SchedSIMTStack is the pre-Volta reconvergence stack: the top path
+	// runs until it reaches its reconvergence point.
+	SchedSIMTStack Scheduling = "simt-stack"
+)
+
+// ParseScheduling accepts "", "independent" and "simt-stack".
+func ParseScheduling(s string) (Scheduling, error) {
+	switch Scheduling(s) {
+	case SchedDefault, SchedIndependent, SchedSIMTStack:
+		return Scheduling(s), nil
+	}
+	return "", fmt.Errorf("scheduling %q: must be \"independent\" or \"simt-stack\"", s)
+}
+
+// ReconvergeWait is how many of its warp's instructions lanes that reached
+// their reconvergence point wait, under independent scheduling, for the
+// other lanes of their divergent region before they go on without them
+// (counted from the latest arrival). Paths of ordinary structured code
+// arrive well within it, so they reconverge as under the SIMT stack; a
+// path that spins waiting for the waiting lanes (a lock held by one of
+// them) cannot starve them.
+const ReconvergeWait = 256
+
+// TargetSM returns the highest sm_NN of the module's .target directive
+// (0 when there is none).
+func (p *Program) TargetSM() int {
+	best := 0
+	if p.Module == nil {
+		return 0
+	}
+	for _, t := range p.Module.Target {
+		if !strings.HasPrefix(t, "sm_") {
+			continue
+		}
+		d := strings.TrimRight(t[3:], "abf")
+		if n, err := strconv.Atoi(d); err == nil && n > best {
+			best = n
+		}
+	}
+	return best
+}
+
+// DefaultScheduling is the model a launch of p gets without a choice:
+// independent for sm_70 and later (and when the target names no sm),
+// the SIMT stack for older targets.
+func (p *Program) DefaultScheduling() Scheduling {
+	if sm := p.TargetSM(); sm > 0 && sm < 70 {
+		return SchedSIMTStack
+	}
+	return SchedIndependent
+}
+
+// Scheduling returns the launch's scheduling model (never SchedDefault).
+func (m *Machine) Scheduling() Scheduling {
+	if m.indep {
+		return SchedIndependent
+	}
+	return SchedSIMTStack
+}
+
+// PickReason says why the scheduler issued a warp's current thread group.
+type PickReason uint8
+
+const (
+	PickOnly       PickReason = iota // the warp has one runnable group
+	PickRoundRobin                   // the groups take turns: the next one by lowest lane
+	PickStack                        // SIMT stack: the top of the reconvergence stack
+)
+
+var pickNames = []string{"only", "round-robin", "stack"}
+
+func (r PickReason) String() string { return pickNames[r] }
+
+// GroupState is what a thread group of a warp is doing.
+type GroupState uint8
+
+const (
+	GroupRunnable  GroupState = iota // can issue
+	GroupWaiting                     // at its reconvergence point, waiting for the rest of its region
+	GroupInCall                      // its lanes are in a call; they continue when it returns
+	GroupSuspended                   // SIMT stack: below the top, runs when the entries above are done
+)
+
+var groupStateNames = []string{"runnable", "waiting", "in-call", "suspended"}
+
+func (s GroupState) String() string { return groupStateNames[s] }
+
+// ThreadGroup is one group of lanes of a warp: what the divergence view
+// shows. Under independent scheduling the runnable groups are the paths
+// that take turns; waiting groups are lanes that reached Reconv and wait
+// there for the rest of their region (WaitLeft more instructions of the
+// warp at most). Under the SIMT stack the groups are the stack's paths,
+// the top one runnable and the others suspended.
+type ThreadGroup struct {
+	PC     int        // where the lanes continue
+	Mask   uint32     // the lanes
+	State  GroupState //
+	Reconv int        // where the lanes reconverge (-1: at exit or return)
+	// Waiting: how many more of the warp's instructions the lanes wait
+	// before they go on alone (independent scheduling).
+	WaitLeft int
+	// Picked: the group at the top of the stack, the one the warp's last
+	// instruction was issued from (independent scheduling picks again at
+	// the next issue; the SIMT stack issues from it until it is done).
+	Picked bool
+	// Depth is the call depth of the group's lanes.
+	Depth int
+}
+
+// LaneWait says why a lane of a warp is not issuing: the divergence view's
+// "why is this lane waiting".
+type LaneWait struct {
+	Lane   int
+	Reason string // "exited", "barrier", "reconvergence", "call", "turn", "suspended", "running"
+	PC     int    // where the lane waits (-1 when exited)
+}
+
+// Groups returns the warp's thread groups in stack order (the group at the
+// top last). Lanes of an independent-scheduling region that wait at its
+// reconvergence point are a group of their own (GroupWaiting).
+func (w *Warp) Groups() []ThreadGroup {
+	var out []ThreadGroup
+	if len(w.stack) == 0 {
+		return nil
+	}
+	lo := w.frameBase()
+	top := len(w.stack) - 1
+	for i := range w.stack {
+		e := &w.stack[i]
+		d := 0
+		for _, f := range w.frames {
+			if i >= f.base {
+				d++
+			}
+		}
+		if w.m != nil && w.m.indep {
+			if e.parent {
+				waiting := e.Mask &^ w.childLanes(i)
+				if waiting != 0 && i >= lo {
+					left := ReconvergeWait - int(w.issued-e.since)
+					out = append(out, ThreadGroup{PC: int(e.PC), Mask: waiting, State: GroupWaiting, Reconv: int(e.PC), WaitLeft: max(left, 0), Depth: d})
+				}
+				continue
+			}
+			if e.Mask == 0 {
+				continue
+			}
+			st := GroupRunnable
+			if i < lo {
+				st = GroupInCall
+			}
+			out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: st, Reconv: int(e.RPC), Picked: i == top, Depth: d})
+			continue
+		}
+		if e.Mask == 0 || (i < top && e.PC == e.RPC) {
+			continue
+		}
+		st := GroupSuspended
+		if i == top {
+			st = GroupRunnable
+		}
+		out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: st, Reconv: int(e.RPC), Picked: i == top, Depth: d})
+	}
+	return out
+}
+
+// LastIssue returns the pc and lanes of the group the warp's last
+// instruction was issued from, and why the scheduler picked it (mask 0
+// before the warp's first instruction).
+func (w *Warp) LastIssue() (pc int, mask uint32, why PickReason) {
+	return w.lastPC, w.lastMask, w.pick
+}
+
+// LaneWaits says, for every existing lane of the warp, why it is or is not
+// issuing.
+func (w *Warp) LaneWaits() []LaneWait {
+	var out []LaneWait
+	gs := w.Groups()
+	for l := 0; l < 32; l++ {
+		if w.valid>>l&1 == 0 {
+			continue
+		}
+		lw := LaneWait{Lane: l, Reason: "exited", PC: -1}
+		if w.exited>>l&1 == 0 {
+			// The innermost group holding the lane (groups are in stack order).
+			for k := len(gs) - 1; k >= 0; k-- {
+				g := gs[k]
+				if g.Mask>>l&1 == 0 {
+					continue
+				}
+				lw.PC = g.PC
+				switch {
+				case w.State == WarpBarrier:
+					lw.Reason, lw.PC = "barrier", w.barPC
+				case g.State == GroupWaiting:
+					lw.Reason = "reconvergence"
+				case g.State == GroupInCall:
+					lw.Reason = "call"
+				case g.State == GroupSuspended:
+					lw.Reason = "suspended"
+				case g.Picked:
+					lw.Reason = "running"
+				default:
+					lw.Reason = "turn"
+				}
+				break
+			}
+		}
+		out = append(out, lw)
+	}
+	return out
+}
+
+// frameBase is the index of the innermost call's first stack entry (0
+// outside calls): independent scheduling works on the entries above it.
+func (w *Warp) frameBase() int {
+	if nf := len(w.frames); nf > 0 {
+		return w.frames[nf-1].base
+	}
+	return 0
+}
+
+// blockEnd returns the end of the subtree of stack entry i: a parent's
+// children are the blocks that follow it and reconverge at its pc.
+func (w *Warp) blockEnd(i int) int {
+	n := len(w.stack)
+	e := w.stack[i]
+	j := i + 1
+	if !e.parent {
+		return j
+	}
+	for j < n && w.stack[j].RPC == e.PC {
+		j = w.blockEnd(j)
+	}
+	return j
+}
+
+// childLanes returns the lanes of the children of parent entry i.
+func (w *Warp) childLanes(i int) uint32 {
+	var m uint32
+	e := w.stack[i]
+	for j := i + 1; j < len(w.stack) && w.stack[j].RPC == e.PC; j = w.blockEnd(j) {
+		m |= w.stack[j].Mask
+	}
+	return m
+}
+
+// schedule prepares the warp's next issue under independent scheduling:
+// it settles the groups above the innermost call (drops finished paths,
+// resumes reconverged regions, lets lanes that waited ReconvergeWait
+// instructions go on) and rotates the next group, in round-robin order of
+// lowest lane, to the top of the stack.
+func (w *Warp) schedule() {
+	lo := w.frameBase()
+	if len(w.stack)-lo <= 1 {
+		w.pick = PickOnly
+		return
+	}
+	w.settle(lo)
+	if len(w.stack)-lo <= 1 {
+		w.pick = PickOnly
+		return
+	}
+	// Runnable leaves, and the next one after the last issued lane.
+	best, first := -1, -1
+	bestKey, firstKey := 33, 33
+	count := 0
+	for i := lo; i < len(w.stack); i++ {
+		e := &w.stack[i]
+		if e.parent || e.Mask == 0 {
+			continue
+		}
+		count++
+		k := bits.TrailingZeros32(e.Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > int(w.lastLane) && k < bestKey {
+			best, bestKey = i, k
+		}
+	}
+	if best < 0 {
+		best, bestKey = first, firstKey
+	}
+	if best < 0 {
+		return
+	}
+	w.pick = PickRoundRobin
+	if count == 1 {
+		w.pick = PickOnly
+	}
+	w.lastLane = int8(bestKey)
+	w.raise(lo, best)
+}
+
+// raise reorders sibling subtrees so that leaf k ends up at the top of the
+// stack: at every level the block holding k becomes its parent's last
+// child. Siblings of a region are independent, so their order is free.
+func (w *Warp) raise(node, k int) {
+	for w.stack[node].parent {
+		e := w.stack[node]
+		end := len(w.stack)
+		j := node + 1
+		var bs, be int
+		for j < end && w.stack[j].RPC == e.PC {
+			je := w.blockEnd(j)
+			if j <= k && k < je {
+				bs, be = j, je
+			}
+			j = je
+		}
+		if be == 0 {
+			return
+		}
+		if be < end {
+			// stack[bs:end] = chosen ++ rest → rest ++ chosen
+			blk := append([]StackEntry(nil), w.stack[bs:be]...)
+			copy(w.stack[bs:], w.stack[be:end])
+			copy(w.stack[end-len(blk):], blk)
+			k += end - be
+			bs = end - len(blk)
+		}
+		node = bs
+	}
+}
+
+// settle tidies the entries above lo: a path at its reconvergence point
+// or without lanes is removed (its lanes wait in the parent); a parent
+// whose children are all gone resumes with the merged lanes (the region
+// reconverged); lanes that waited ReconvergeWait instructions leave their
+// region and go on as a sibling of it.
+func (w *Warp) settle(lo int) {
+	for changed := true; changed; {
+		changed = false
+		for i := len(w.stack) - 1; i > lo; i-- {
+			e := &w.stack[i]
+			if !e.parent && (e.Mask == 0 || e.PC == e.RPC) {
+				w.stack = append(w.stack[:i], w.stack[i+1:]...)
+				changed = true
+				continue
+			}
+			if !e.parent {
+				continue
+			}
+			if i+1 >= len(w.stack) || w.stack[i+1].RPC != e.PC {
+				// Every path arrived: the region reconverged.
+				e.parent = false
+				if e.Mask != 0 && w.m.obsEvents {
+					w.m.pendReconv = append(w.m.pendReconv, Event{Kind: EvReconverge, PC: int(e.PC), Mask: e.Mask})
+				}
+				changed = true
+			}
+		}
+		if r := &w.stack[lo]; r.parent && (lo+1 >= len(w.stack) || w.stack[lo+1].RPC != r.PC) {
+			r.parent = false
+			if r.Mask != 0 && r.PC >= 0 && w.m.obsEvents {
+				w.m.pendReconv = append(w.m.pendReconv, Event{Kind: EvReconverge, PC: int(r.PC), Mask: r.Mask})
+			}
+			changed = true
+		}
+	}
+	// Waiting lanes: start their clock when more arrive, release them when
+	// it runs out.
+	for i := lo; i < len(w.stack); i++ {
+		e := &w.stack[i]
+		if !e.parent || e.PC < 0 {
+			continue
+		}
+		waiting := e.Mask &^ w.childLanes(i)
+		if waiting != e.waiting {
+			if waiting&^e.waiting != 0 {
+				e.since = w.issued
+			}
+			e.waiting = waiting
+		}
+		if waiting == 0 || w.issued-e.since < ReconvergeWait {
+			continue
+		}
+		// The waiting lanes go on alone from the reconvergence point, as a
+		// path of the enclosing region.
+		e.Mask &^= waiting
+		e.waiting = 0
+		g := StackEntry{PC: e.PC, RPC: e.RPC, Mask: waiting}
+		if i == lo {
+			// The region is the outermost: put a root that never
+			// reconverges by pc above the call (or kernel) boundary.
+			root := StackEntry{PC: -1, RPC: e.RPC, Mask: e.Mask | waiting, parent: true}
+			e.RPC = -1
+			g.RPC = -1
+			w.stack = append(w.stack[:lo], append([]StackEntry{root, g}, w.stack[lo:]...)...)
+		} else {
+			w.stack = append(w.stack[:i], append([]StackEntry{g}, w.stack[i:]...)...)
+		}
+		return
+	}
+}
