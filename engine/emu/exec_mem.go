@@ -292,7 +292,10 @@ func bindLd(b *binder) {
 				op.Exec = execLdGlobal
 				return
 			case isa.Shared:
-				op.Exec = execLdShared
+				op.Exec = execLdShared4
+				if size == 8 {
+					op.Exec = execLdShared8
+				}
 				return
 			case isa.SpaceNone:
 				op.Exec = execLdGeneric
@@ -472,44 +475,96 @@ func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	return nil
 }
 
-func execLdShared(w *Warp, op *Op, mask uint32) *Fault {
-	size := op.Type.Size()
-	if w.m.obsAcc {
-		if w.m.noObservedFast {
-			return memLdSlow(w, op, mask, isa.Shared, size)
-		}
-		return memLdSharedObserved(w, op, mask, size)
+// Shared-memory ld and st of 4 and 8 bytes, with the access size bound at
+// lowering. Without an observer the handler computes and checks the
+// addresses of all active lanes first (aligned, inside the CTA's shared
+// memory) and then copies in a loop without calls; if a lane fails the
+// check, the whole instruction takes the checked path, which serves the
+// lanes in ascending order and faults at the first bad one (a store has
+// written nothing before the check, so the outcome is the same as lane by
+// lane). The checked lanes' offsets are kept in a local array, so a load
+// whose destination is its address register reads the addresses first.
+
+// memSharedOffsets computes the shared-memory offsets of the lanes in mask
+// into o and reports whether all are aligned to size and inside n bytes.
+func memSharedOffsets(w *Warp, op *Op, mask uint32, o *[32]uint64, size, n uint64) bool {
+	if n < size {
+		return false
 	}
-	d := w.r(op.D)
-	sh := w.cta.shared
-	n := uint64(len(sh))
-	am, off := op.Imm, uint64(op.Off)
-	var base *[32]uint64
+	base, am, off, lim := &ixZero, op.Imm, uint64(op.Off), n-size
 	if op.A >= 0 {
 		base = w.r(op.A)
 	}
-	us := uint64(size)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := off
-		if base != nil {
-			addr += base[l] & am
-		}
-		if addr&(us-1) == 0 && addr < n && addr+us <= n {
-			if size == 4 {
-				d[l] = uint64(binary.LittleEndian.Uint32(sh[addr:]))
-			} else {
-				d[l] = binary.LittleEndian.Uint64(sh[addr:])
+	var bad uint64
+	if mask == ixAll {
+		for l := range o {
+			a := off + base[l]&am
+			o[l] = a
+			bad |= a & (size - 1)
+			if a > lim {
+				bad = 1
 			}
-			continue
 		}
-		v, f := w.load(isa.Shared, l, addr, size)
-		if f != nil {
-			return f
+		return bad == 0
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		a := off + base[l]&am
+		o[l] = a
+		bad |= a & (size - 1)
+		if a > lim {
+			bad = 1
 		}
-		d[l] = v
+	}
+	return bad == 0
+}
+
+func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsAcc {
+		return memLdSharedObs(w, op, mask, 4)
+	}
+	var o [32]uint64
+	sh := w.cta.shared
+	if !memSharedOffsets(w, op, mask, &o, 4, uint64(len(sh))) {
+		return memLdSlow(w, op, mask, isa.Shared, 4)
+	}
+	d := w.r(op.D)
+	if mask == ixAll {
+		for l := range d {
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[o[l]:]))
+		}
+		return nil
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		d[l] = uint64(binary.LittleEndian.Uint32(sh[o[l]:]))
 	}
 	return nil
+}
+
+func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsAcc {
+		return memLdSharedObs(w, op, mask, 8)
+	}
+	var o [32]uint64
+	sh := w.cta.shared
+	if !memSharedOffsets(w, op, mask, &o, 8, uint64(len(sh))) {
+		return memLdSlow(w, op, mask, isa.Shared, 8)
+	}
+	d := w.r(op.D)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		d[l] = binary.LittleEndian.Uint64(sh[o[l]:])
+	}
+	return nil
+}
+
+// memLdSharedObs is a shared load with an observer that asks for accesses.
+func memLdSharedObs(w *Warp, op *Op, mask uint32, size int) *Fault {
+	if w.m.noObservedFast {
+		return memLdSlow(w, op, mask, isa.Shared, size)
+	}
+	return memLdSharedObserved(w, op, mask, size)
 }
 
 func memLdSlow(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
@@ -575,42 +630,52 @@ func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	return nil
 }
 
-func execStShared(w *Warp, op *Op, mask uint32) *Fault {
-	size := op.Type.Size()
+func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsAcc {
-		if w.m.noObservedFast {
-			return memStSlow(w, op, mask, isa.Shared, size)
-		}
-		return memStSharedObserved(w, op, mask, size)
+		return memStSharedObs(w, op, mask, 4)
+	}
+	var o [32]uint64
+	sh := w.cta.shared
+	if !memSharedOffsets(w, op, mask, &o, 4, uint64(len(sh))) {
+		return memStSlow(w, op, mask, isa.Shared, 4)
 	}
 	src := w.r(op.B)
-	sh := w.cta.shared
-	n := uint64(len(sh))
-	am, off := op.Imm, uint64(op.Off)
-	var base *[32]uint64
-	if op.A >= 0 {
-		base = w.r(op.A)
+	if mask == ixAll {
+		for l := range src {
+			binary.LittleEndian.PutUint32(sh[o[l]:], uint32(src[l]))
+		}
+		return nil
 	}
-	us := uint64(size)
 	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := off
-		if base != nil {
-			addr += base[l] & am
-		}
-		if addr&(us-1) == 0 && addr < n && addr+us <= n {
-			if size == 4 {
-				binary.LittleEndian.PutUint32(sh[addr:], uint32(src[l]))
-			} else {
-				binary.LittleEndian.PutUint64(sh[addr:], src[l])
-			}
-			continue
-		}
-		if f := w.store(isa.Shared, l, addr, size, src[l]); f != nil {
-			return f
-		}
+		l := bits.TrailingZeros32(m) & 31
+		binary.LittleEndian.PutUint32(sh[o[l]:], uint32(src[l]))
 	}
 	return nil
+}
+
+func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsAcc {
+		return memStSharedObs(w, op, mask, 8)
+	}
+	var o [32]uint64
+	sh := w.cta.shared
+	if !memSharedOffsets(w, op, mask, &o, 8, uint64(len(sh))) {
+		return memStSlow(w, op, mask, isa.Shared, 8)
+	}
+	src := w.r(op.B)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		binary.LittleEndian.PutUint64(sh[o[l]:], src[l])
+	}
+	return nil
+}
+
+// memStSharedObs is a shared store with an observer that asks for accesses.
+func memStSharedObs(w *Warp, op *Op, mask uint32, size int) *Fault {
+	if w.m.noObservedFast {
+		return memStSlow(w, op, mask, isa.Shared, size)
+	}
+	return memStSharedObserved(w, op, mask, size)
 }
 
 func memStSlow(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
@@ -663,7 +728,10 @@ func bindSt(b *binder) {
 				op.Exec = execStGlobal
 				return
 			case isa.Shared:
-				op.Exec = execStShared
+				op.Exec = execStShared4
+				if size == 8 {
+					op.Exec = execStShared8
+				}
 				return
 			case isa.SpaceNone:
 				op.Exec = execStGeneric
