@@ -476,68 +476,71 @@ func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 }
 
 // Shared-memory ld and st of 4 and 8 bytes, with the access size bound at
-// lowering. Without an observer the handler computes and checks the
-// addresses of all active lanes first (aligned, inside the CTA's shared
-// memory) and then copies in a loop without calls; if a lane fails the
-// check, the whole instruction takes the checked path, which serves the
-// lanes in ascending order and faults at the first bad one (a store has
-// written nothing before the check, so the outcome is the same as lane by
-// lane). The checked lanes' offsets are kept in a local array, so a load
-// whose destination is its address register reads the addresses first.
+// lowering. Without an observer, a load reads lane by lane in a loop
+// without calls and, at the first lane whose address is misaligned or
+// outside the CTA's shared memory, leaves the whole instruction to the
+// checked path, which serves the lanes in ascending order and faults at the
+// first bad one (loads have no side effects, so reading the served lanes
+// again is harmless). A store, and a load whose destination is its address
+// register (its writes would change later lanes' addresses), checks every
+// active lane first and then copies; the copy loop repeats the bounds test
+// in the form the compiler uses to drop its own checks.
 
-// memSharedOffsets computes the shared-memory offsets of the lanes in mask
-// into o and reports whether all are aligned to size and inside n bytes.
-func memSharedOffsets(w *Warp, op *Op, mask uint32, o *[32]uint64, size, n uint64) bool {
-	if n < size {
-		return false
-	}
+// memSharedOK reports whether the address of every lane in mask is aligned
+// to size and inside the n bytes of shared memory.
+func memSharedOK(w *Warp, op *Op, mask uint32, size, n int) bool {
 	base, am, off, lim := &ixZero, op.Imm, uint64(op.Off), n-size
 	if op.A >= 0 {
 		base = w.r(op.A)
 	}
-	var bad uint64
 	if mask == ixAll {
-		for l := range o {
-			a := off + base[l]&am
-			o[l] = a
-			bad |= a & (size - 1)
-			if a > lim {
-				bad = 1
-			}
+		bad := false
+		for l := range base {
+			a := int(off + base[l]&am)
+			bad = bad || a&(size-1) != 0 || a < 0 || a > lim
 		}
-		return bad == 0
+		return !bad
 	}
 	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		a := off + base[l]&am
-		o[l] = a
-		bad |= a & (size - 1)
-		if a > lim {
-			bad = 1
+		a := int(off + base[bits.TrailingZeros32(m)&31]&am)
+		if a&(size-1) != 0 || a < 0 || a > lim {
+			return false
 		}
 	}
-	return bad == 0
+	return true
 }
 
 func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsAcc {
 		return memLdSharedObs(w, op, mask, 4)
 	}
-	var o [32]uint64
 	sh := w.cta.shared
-	if !memSharedOffsets(w, op, mask, &o, 4, uint64(len(sh))) {
+	n := len(sh)
+	if op.A == op.D && !memSharedOK(w, op, mask, 4, n) {
 		return memLdSlow(w, op, mask, isa.Shared, 4)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
 	}
 	d := w.r(op.D)
 	if mask == ixAll {
 		for l := range d {
-			d[l] = uint64(binary.LittleEndian.Uint32(sh[o[l]:]))
+			a := int(off + base[l]&am)
+			if a&3 != 0 || a < 0 || a > n-4 {
+				return memLdSlow(w, op, mask, isa.Shared, 4)
+			}
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 		}
 		return nil
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
-		d[l] = uint64(binary.LittleEndian.Uint32(sh[o[l]:]))
+		a := int(off + base[l]&am)
+		if a&3 != 0 || a < 0 || a > n-4 {
+			return memLdSlow(w, op, mask, isa.Shared, 4)
+		}
+		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 	}
 	return nil
 }
@@ -546,15 +549,23 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsAcc {
 		return memLdSharedObs(w, op, mask, 8)
 	}
-	var o [32]uint64
 	sh := w.cta.shared
-	if !memSharedOffsets(w, op, mask, &o, 8, uint64(len(sh))) {
+	n := len(sh)
+	if op.A == op.D && !memSharedOK(w, op, mask, 8, n) {
 		return memLdSlow(w, op, mask, isa.Shared, 8)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
 	}
 	d := w.r(op.D)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
-		d[l] = binary.LittleEndian.Uint64(sh[o[l]:])
+		a := int(off + base[l]&am)
+		if a&7 != 0 || a < 0 || a > n-8 {
+			return memLdSlow(w, op, mask, isa.Shared, 8)
+		}
+		d[l] = binary.LittleEndian.Uint64(sh[a:])
 	}
 	return nil
 }
@@ -634,21 +645,21 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsAcc {
 		return memStSharedObs(w, op, mask, 4)
 	}
-	var o [32]uint64
 	sh := w.cta.shared
-	if !memSharedOffsets(w, op, mask, &o, 4, uint64(len(sh))) {
+	n := len(sh)
+	if !memSharedOK(w, op, mask, 4, n) {
 		return memStSlow(w, op, mask, isa.Shared, 4)
 	}
-	src := w.r(op.B)
-	if mask == ixAll {
-		for l := range src {
-			binary.LittleEndian.PutUint32(sh[o[l]:], uint32(src[l]))
-		}
-		return nil
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
 	}
+	src := w.r(op.B)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
-		binary.LittleEndian.PutUint32(sh[o[l]:], uint32(src[l]))
+		if a := int(off + base[l]&am); a >= 0 && a <= n-4 {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
+		}
 	}
 	return nil
 }
@@ -657,15 +668,21 @@ func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsAcc {
 		return memStSharedObs(w, op, mask, 8)
 	}
-	var o [32]uint64
 	sh := w.cta.shared
-	if !memSharedOffsets(w, op, mask, &o, 8, uint64(len(sh))) {
+	n := len(sh)
+	if !memSharedOK(w, op, mask, 8, n) {
 		return memStSlow(w, op, mask, isa.Shared, 8)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
 	}
 	src := w.r(op.B)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
-		binary.LittleEndian.PutUint64(sh[o[l]:], src[l])
+		if a := int(off + base[l]&am); a >= 0 && a <= n-8 {
+			binary.LittleEndian.PutUint64(sh[a:], src[l])
+		}
 	}
 	return nil
 }
