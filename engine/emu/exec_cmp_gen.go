@@ -11,9 +11,12 @@ import (
 
 func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint16(a[l]), uint16(b[l])
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint16(a[l]), uint16(b[l])
+			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
+			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
+			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -27,9 +30,12 @@ func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint16(a[l]), uint16(b[l])
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint16(a[l]), uint16(b[l])
+			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
+			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
+			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -43,9 +49,12 @@ func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint16(a[l]), uint16(b[l])
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint16(a[l]), uint16(b[l])
+			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
+			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
+			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -59,9 +68,12 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint16(a[l]), uint16(b[l])
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint16(a[l]), uint16(b[l])
+			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
+			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
+			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -75,9 +87,12 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint16(a[l]), uint16(b[l])
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint16(a[l]), uint16(b[l])
+			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
+			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
+			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -91,9 +106,12 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint16(a[l]), uint16(b[l])
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint16(a[l]), uint16(b[l])
+			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
+			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
+			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -107,9 +125,12 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint32(a[l]), uint32(b[l])
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint32(a[l]), uint32(b[l])
+			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
+			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
+			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -123,9 +144,12 @@ func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint32(a[l]), uint32(b[l])
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint32(a[l]), uint32(b[l])
+			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
+			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
+			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -139,9 +163,12 @@ func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint32(a[l]), uint32(b[l])
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint32(a[l]), uint32(b[l])
+			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
+			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
+			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -155,9 +182,12 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint32(a[l]), uint32(b[l])
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint32(a[l]), uint32(b[l])
+			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
+			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
+			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -171,9 +201,12 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint32(a[l]), uint32(b[l])
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint32(a[l]), uint32(b[l])
+			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
+			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
+			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -187,9 +220,12 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := uint32(a[l]), uint32(b[l])
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := uint32(a[l]), uint32(b[l])
+			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
+			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
+			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -203,9 +239,12 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := a[l], b[l]
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := a[l], b[l]
+			x1, y1 := a[l+1], b[l+1]
+			x2, y2 := a[l+2], b[l+2]
+			x3, y3 := a[l+3], b[l+3]
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -219,9 +258,12 @@ func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := a[l], b[l]
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := a[l], b[l]
+			x1, y1 := a[l+1], b[l+1]
+			x2, y2 := a[l+2], b[l+2]
+			x3, y3 := a[l+3], b[l+3]
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -235,9 +277,12 @@ func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := a[l], b[l]
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := a[l], b[l]
+			x1, y1 := a[l+1], b[l+1]
+			x2, y2 := a[l+2], b[l+2]
+			x3, y3 := a[l+3], b[l+3]
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -251,9 +296,12 @@ func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := a[l], b[l]
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := a[l], b[l]
+			x1, y1 := a[l+1], b[l+1]
+			x2, y2 := a[l+2], b[l+2]
+			x3, y3 := a[l+3], b[l+3]
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -267,9 +315,12 @@ func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := a[l], b[l]
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := a[l], b[l]
+			x1, y1 := a[l+1], b[l+1]
+			x2, y2 := a[l+2], b[l+2]
+			x3, y3 := a[l+3], b[l+3]
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -283,9 +334,12 @@ func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := a[l], b[l]
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := a[l], b[l]
+			x1, y1 := a[l+1], b[l+1]
+			x2, y2 := a[l+2], b[l+2]
+			x3, y3 := a[l+3], b[l+3]
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -299,9 +353,12 @@ func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int16(a[l]), int16(b[l])
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int16(a[l]), int16(b[l])
+			x1, y1 := int16(a[l+1]), int16(b[l+1])
+			x2, y2 := int16(a[l+2]), int16(b[l+2])
+			x3, y3 := int16(a[l+3]), int16(b[l+3])
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -315,9 +372,12 @@ func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int16(a[l]), int16(b[l])
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int16(a[l]), int16(b[l])
+			x1, y1 := int16(a[l+1]), int16(b[l+1])
+			x2, y2 := int16(a[l+2]), int16(b[l+2])
+			x3, y3 := int16(a[l+3]), int16(b[l+3])
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -331,9 +391,12 @@ func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int16(a[l]), int16(b[l])
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int16(a[l]), int16(b[l])
+			x1, y1 := int16(a[l+1]), int16(b[l+1])
+			x2, y2 := int16(a[l+2]), int16(b[l+2])
+			x3, y3 := int16(a[l+3]), int16(b[l+3])
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -347,9 +410,12 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int16(a[l]), int16(b[l])
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int16(a[l]), int16(b[l])
+			x1, y1 := int16(a[l+1]), int16(b[l+1])
+			x2, y2 := int16(a[l+2]), int16(b[l+2])
+			x3, y3 := int16(a[l+3]), int16(b[l+3])
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -363,9 +429,12 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int16(a[l]), int16(b[l])
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int16(a[l]), int16(b[l])
+			x1, y1 := int16(a[l+1]), int16(b[l+1])
+			x2, y2 := int16(a[l+2]), int16(b[l+2])
+			x3, y3 := int16(a[l+3]), int16(b[l+3])
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -379,9 +448,12 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int16(a[l]), int16(b[l])
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int16(a[l]), int16(b[l])
+			x1, y1 := int16(a[l+1]), int16(b[l+1])
+			x2, y2 := int16(a[l+2]), int16(b[l+2])
+			x3, y3 := int16(a[l+3]), int16(b[l+3])
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -395,9 +467,12 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int32(a[l]), int32(b[l])
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int32(a[l]), int32(b[l])
+			x1, y1 := int32(a[l+1]), int32(b[l+1])
+			x2, y2 := int32(a[l+2]), int32(b[l+2])
+			x3, y3 := int32(a[l+3]), int32(b[l+3])
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -411,9 +486,12 @@ func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int32(a[l]), int32(b[l])
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int32(a[l]), int32(b[l])
+			x1, y1 := int32(a[l+1]), int32(b[l+1])
+			x2, y2 := int32(a[l+2]), int32(b[l+2])
+			x3, y3 := int32(a[l+3]), int32(b[l+3])
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -427,9 +505,12 @@ func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int32(a[l]), int32(b[l])
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int32(a[l]), int32(b[l])
+			x1, y1 := int32(a[l+1]), int32(b[l+1])
+			x2, y2 := int32(a[l+2]), int32(b[l+2])
+			x3, y3 := int32(a[l+3]), int32(b[l+3])
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -443,9 +524,12 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int32(a[l]), int32(b[l])
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int32(a[l]), int32(b[l])
+			x1, y1 := int32(a[l+1]), int32(b[l+1])
+			x2, y2 := int32(a[l+2]), int32(b[l+2])
+			x3, y3 := int32(a[l+3]), int32(b[l+3])
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -459,9 +543,12 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int32(a[l]), int32(b[l])
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int32(a[l]), int32(b[l])
+			x1, y1 := int32(a[l+1]), int32(b[l+1])
+			x2, y2 := int32(a[l+2]), int32(b[l+2])
+			x3, y3 := int32(a[l+3]), int32(b[l+3])
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -475,9 +562,12 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int32(a[l]), int32(b[l])
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int32(a[l]), int32(b[l])
+			x1, y1 := int32(a[l+1]), int32(b[l+1])
+			x2, y2 := int32(a[l+2]), int32(b[l+2])
+			x3, y3 := int32(a[l+3]), int32(b[l+3])
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -491,9 +581,12 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int64(a[l]), int64(b[l])
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int64(a[l]), int64(b[l])
+			x1, y1 := int64(a[l+1]), int64(b[l+1])
+			x2, y2 := int64(a[l+2]), int64(b[l+2])
+			x3, y3 := int64(a[l+3]), int64(b[l+3])
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -507,9 +600,12 @@ func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int64(a[l]), int64(b[l])
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int64(a[l]), int64(b[l])
+			x1, y1 := int64(a[l+1]), int64(b[l+1])
+			x2, y2 := int64(a[l+2]), int64(b[l+2])
+			x3, y3 := int64(a[l+3]), int64(b[l+3])
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -523,9 +619,12 @@ func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int64(a[l]), int64(b[l])
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int64(a[l]), int64(b[l])
+			x1, y1 := int64(a[l+1]), int64(b[l+1])
+			x2, y2 := int64(a[l+2]), int64(b[l+2])
+			x3, y3 := int64(a[l+3]), int64(b[l+3])
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -539,9 +638,12 @@ func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int64(a[l]), int64(b[l])
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int64(a[l]), int64(b[l])
+			x1, y1 := int64(a[l+1]), int64(b[l+1])
+			x2, y2 := int64(a[l+2]), int64(b[l+2])
+			x3, y3 := int64(a[l+3]), int64(b[l+3])
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -555,9 +657,12 @@ func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int64(a[l]), int64(b[l])
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int64(a[l]), int64(b[l])
+			x1, y1 := int64(a[l+1]), int64(b[l+1])
+			x2, y2 := int64(a[l+2]), int64(b[l+2])
+			x3, y3 := int64(a[l+3]), int64(b[l+3])
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -571,9 +676,12 @@ func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := int64(a[l]), int64(b[l])
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := int64(a[l]), int64(b[l])
+			x1, y1 := int64(a[l+1]), int64(b[l+1])
+			x2, y2 := int64(a[l+2]), int64(b[l+2])
+			x3, y3 := int64(a[l+3]), int64(b[l+3])
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -587,9 +695,12 @@ func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -603,9 +714,12 @@ func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x < y || x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 < y0 || x0 > y0) | ixB(x1 < y1 || x1 > y1)<<1 | ixB(x2 < y2 || x2 > y2)<<2 | ixB(x3 < y3 || x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -619,9 +733,12 @@ func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -635,9 +752,12 @@ func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -651,9 +771,12 @@ func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -667,9 +790,12 @@ func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -683,9 +809,12 @@ func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(!(x < y || x > y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(!(x0 < y0 || x0 > y0)) | ixB(!(x1 < y1 || x1 > y1))<<1 | ixB(!(x2 < y2 || x2 > y2))<<2 | ixB(!(x3 < y3 || x3 > y3))<<3) << l
 		}
 		return r
 	}
@@ -699,9 +828,12 @@ func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -715,9 +847,12 @@ func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(!(x >= y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(!(x0 >= y0)) | ixB(!(x1 >= y1))<<1 | ixB(!(x2 >= y2))<<2 | ixB(!(x3 >= y3))<<3) << l
 		}
 		return r
 	}
@@ -731,9 +866,12 @@ func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(!(x > y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(!(x0 > y0)) | ixB(!(x1 > y1))<<1 | ixB(!(x2 > y2))<<2 | ixB(!(x3 > y3))<<3) << l
 		}
 		return r
 	}
@@ -747,9 +885,12 @@ func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(!(x <= y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(!(x0 <= y0)) | ixB(!(x1 <= y1))<<1 | ixB(!(x2 <= y2))<<2 | ixB(!(x3 <= y3))<<3) << l
 		}
 		return r
 	}
@@ -763,9 +904,12 @@ func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(!(x < y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(!(x0 < y0)) | ixB(!(x1 < y1))<<1 | ixB(!(x2 < y2))<<2 | ixB(!(x3 < y3))<<3) << l
 		}
 		return r
 	}
@@ -779,9 +923,12 @@ func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x == x && y == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 == x0 && y0 == y0) | ixB(x1 == x1 && y1 == y1)<<1 | ixB(x2 == x2 && y2 == y2)<<2 | ixB(x3 == x3 && y3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -795,9 +942,12 @@ func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			r |= ixB(x != x || y != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			r |= (ixB(x0 != x0 || y0 != y0) | ixB(x1 != x1 || y1 != y1)<<1 | ixB(x2 != x2 || y2 != y2)<<2 | ixB(x3 != x3 || y3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -811,9 +961,12 @@ func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -827,9 +980,12 @@ func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x < y || x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 < y0 || x0 > y0) | ixB(x1 < y1 || x1 > y1)<<1 | ixB(x2 < y2 || x2 > y2)<<2 | ixB(x3 < y3 || x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -843,9 +999,12 @@ func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x < y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
 		}
 		return r
 	}
@@ -859,9 +1018,12 @@ func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x <= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
 		}
 		return r
 	}
@@ -875,9 +1037,12 @@ func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x > y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
 		}
 		return r
 	}
@@ -891,9 +1056,12 @@ func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x >= y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
 		}
 		return r
 	}
@@ -907,9 +1075,12 @@ func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(!(x < y || x > y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(!(x0 < y0 || x0 > y0)) | ixB(!(x1 < y1 || x1 > y1))<<1 | ixB(!(x2 < y2 || x2 > y2))<<2 | ixB(!(x3 < y3 || x3 > y3))<<3) << l
 		}
 		return r
 	}
@@ -923,9 +1094,12 @@ func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
 		}
 		return r
 	}
@@ -939,9 +1113,12 @@ func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(!(x >= y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(!(x0 >= y0)) | ixB(!(x1 >= y1))<<1 | ixB(!(x2 >= y2))<<2 | ixB(!(x3 >= y3))<<3) << l
 		}
 		return r
 	}
@@ -955,9 +1132,12 @@ func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(!(x > y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(!(x0 > y0)) | ixB(!(x1 > y1))<<1 | ixB(!(x2 > y2))<<2 | ixB(!(x3 > y3))<<3) << l
 		}
 		return r
 	}
@@ -971,9 +1151,12 @@ func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(!(x <= y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(!(x0 <= y0)) | ixB(!(x1 <= y1))<<1 | ixB(!(x2 <= y2))<<2 | ixB(!(x3 <= y3))<<3) << l
 		}
 		return r
 	}
@@ -987,9 +1170,12 @@ func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(!(x < y)) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(!(x0 < y0)) | ixB(!(x1 < y1))<<1 | ixB(!(x2 < y2))<<2 | ixB(!(x3 < y3))<<3) << l
 		}
 		return r
 	}
@@ -1003,9 +1189,12 @@ func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x == x && y == y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 == x0 && y0 == y0) | ixB(x1 == x1 && y1 == y1)<<1 | ixB(x2 == x2 && y2 == y2)<<2 | ixB(x3 == x3 && y3 == y3)<<3) << l
 		}
 		return r
 	}
@@ -1019,9 +1208,12 @@ func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			r |= ixB(x != x || y != y) << l
+		for l := 0; l < 32; l += 4 {
+			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			r |= (ixB(x0 != x0 || y0 != y0) | ixB(x1 != x1 || y1 != y1)<<1 | ixB(x2 != x2 || y2 != y2)<<2 | ixB(x3 != x3 || y3 != y3)<<3) << l
 		}
 		return r
 	}

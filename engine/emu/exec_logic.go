@@ -94,8 +94,11 @@ func execIxAnd(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = a[l] & b[l] & m
+			d[l+1] = a[l+1] & b[l+1] & m
+			d[l+2] = a[l+2] & b[l+2] & m
+			d[l+3] = a[l+3] & b[l+3] & m
 		}
 		return nil
 	}
@@ -111,8 +114,11 @@ func execIxOr(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] | b[l]) & m
+			d[l+1] = (a[l+1] | b[l+1]) & m
+			d[l+2] = (a[l+2] | b[l+2]) & m
+			d[l+3] = (a[l+3] | b[l+3]) & m
 		}
 		return nil
 	}
@@ -128,8 +134,11 @@ func execIxXor(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] ^ b[l]) & m
+			d[l+1] = (a[l+1] ^ b[l+1]) & m
+			d[l+2] = (a[l+2] ^ b[l+2]) & m
+			d[l+3] = (a[l+3] ^ b[l+3]) & m
 		}
 		return nil
 	}
@@ -352,8 +361,11 @@ func execIxShl(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] & m) << uint32(b[l]) & m
+			d[l+1] = (a[l+1] & m) << uint32(b[l+1]) & m
+			d[l+2] = (a[l+2] & m) << uint32(b[l+2]) & m
+			d[l+3] = (a[l+3] & m) << uint32(b[l+3]) & m
 		}
 		return nil
 	}
@@ -369,8 +381,11 @@ func execIxShr(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] & m) >> uint32(b[l])
+			d[l+1] = (a[l+1] & m) >> uint32(b[l+1])
+			d[l+2] = (a[l+2] & m) >> uint32(b[l+2])
+			d[l+3] = (a[l+3] & m) >> uint32(b[l+3])
 		}
 		return nil
 	}
@@ -386,8 +401,11 @@ func execIxSar(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m, s := op.Imm, 64-uint(op.Type.Bits()) // s moves the sign bit to bit 63
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = uint64(int64(a[l]<<s)>>s>>uint32(b[l])) & m
+			d[l+1] = uint64(int64(a[l+1]<<s)>>s>>uint32(b[l+1])) & m
+			d[l+2] = uint64(int64(a[l+2]<<s)>>s>>uint32(b[l+2])) & m
+			d[l+3] = uint64(int64(a[l+3]<<s)>>s>>uint32(b[l+3])) & m
 		}
 		return nil
 	}

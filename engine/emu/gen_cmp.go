@@ -11,7 +11,12 @@ import (
 	"go/format"
 	"log"
 	"os"
+	"regexp"
+	"strings"
 )
+
+// ident matches the operand names x and y in a comparison expression.
+var ident = regexp.MustCompile(`\b[xy]\b`)
 
 type typ struct {
 	name string // kernel name suffix
@@ -58,12 +63,27 @@ import (
 				e = "x < y || x > y" // ordered and not equal
 			}
 			x, y := fmt.Sprintf(t.conv, "a[l]"), fmt.Sprintf(t.conv, "b[l]")
+			// All lanes: unrolled by four (constant shifts, no bounds checks).
+			var full bytes.Buffer
+			var terms []string
+			for k := 0; k < 4; k++ {
+				idx := "[l]"
+				if k > 0 {
+					idx = fmt.Sprintf("[l+%d]", k)
+				}
+				xk, yk := fmt.Sprintf("x%d", k), fmt.Sprintf("y%d", k)
+				fmt.Fprintf(&full, "\t\t\t%s, %s := %s, %s\n", xk, yk, fmt.Sprintf(t.conv, "a"+idx), fmt.Sprintf(t.conv, "b"+idx))
+				term := "ixB(" + ident.ReplaceAllStringFunc(e, func(v string) string { return v + fmt.Sprint(k) }) + ")"
+				if k > 0 {
+					term += fmt.Sprintf("<<%d", k)
+				}
+				terms = append(terms, term)
+			}
+			fmt.Fprintf(&full, "\t\t\tr |= (%s) << l\n", strings.Join(terms, " | "))
 			fmt.Fprintf(&b, `func cmp%[1]s%[2]s(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := range a {
-			x, y := %[3]s, %[4]s
-			r |= ixB(%[5]s) << l
-		}
+		for l := 0; l < 32; l += 4 {
+%[6]s		}
 		return r
 	}
 	for m := mask; m != 0; m &= m - 1 {
@@ -74,7 +94,7 @@ import (
 	return r
 }
 
-`, c, t.name, x, y, e)
+`, c, t.name, x, y, e, full.String())
 		}
 	}
 	b.WriteString(`// ixCmpSpecial returns the specialised comparison kernel of c on operands
