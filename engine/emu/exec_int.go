@@ -252,10 +252,9 @@ func execIxAdd(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] + b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] + b[l]) & m
 	}
 	return nil
 }
@@ -272,10 +271,9 @@ func execIxSub(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] - b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] - b[l]) & m
 	}
 	return nil
 }
@@ -292,10 +290,9 @@ func execIxMulLo(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = a[l] * b[l] & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = a[l] * b[l] & m
 	}
 	return nil
 }
@@ -312,10 +309,9 @@ func execIxMadLo(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l]*b[l] + c[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l]*b[l] + c[l]) & m
 	}
 	return nil
 }
@@ -331,10 +327,9 @@ func execIxMulWideU32(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
 	}
 	return nil
 }
@@ -350,10 +345,9 @@ func execIxMulWideS32(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
 	}
 	return nil
 }
@@ -369,10 +363,9 @@ func execIxMadWideU32(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
 	}
 	return nil
 }
@@ -388,10 +381,9 @@ func execIxMadWideS32(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package emu
 import (
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
+	"math/bits"
 )
 
 // Logic and shift instructions: and, or, xor, not, cnot, lop3, shf, shl,
@@ -102,10 +103,9 @@ func execIxAnd(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = a[l] & b[l] & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = a[l] & b[l] & m
 	}
 	return nil
 }
@@ -122,10 +122,9 @@ func execIxOr(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] | b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] | b[l]) & m
 	}
 	return nil
 }
@@ -142,10 +141,9 @@ func execIxXor(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] ^ b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] ^ b[l]) & m
 	}
 	return nil
 }
@@ -369,10 +367,9 @@ func execIxShl(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] & m) << uint32(b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] & m) << uint32(b[l]) & m
 	}
 	return nil
 }
@@ -389,10 +386,9 @@ func execIxShr(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] & m) >> uint32(b[l])
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] & m) >> uint32(b[l])
 	}
 	return nil
 }
@@ -409,10 +405,9 @@ func execIxSar(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = uint64(int64(a[l]<<s)>>s>>uint32(b[l])) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = uint64(int64(a[l]<<s)>>s>>uint32(b[l])) & m
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package emu
 import (
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
+	"math/bits"
 )
 
 // Data movement within registers: mov (registers, immediates, special
@@ -123,10 +124,9 @@ func execIxMov(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = a[l] & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = a[l] & m
 	}
 	return nil
 }
