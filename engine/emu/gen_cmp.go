@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"go/format"
 	"log"
@@ -26,6 +27,8 @@ type typ struct {
 }
 
 func main() {
+	out := flag.String("o", "exec_cmp_gen.go", "output file (- for standard output)")
+	flag.Parse()
 	intCmps := []string{"EQ", "NE", "LT", "LE", "GT", "GE"}
 	floatCmps := []string{"EQ", "NE", "LT", "LE", "GT", "GE", "EQU", "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"}
 	types := []typ{
@@ -126,7 +129,11 @@ func ixCmpSpecial(t isa.Type, c isa.Cmp) ixMaskedCmp {
 		os.Stdout.Write(b.Bytes())
 		log.Fatal(err)
 	}
-	if err := os.WriteFile("exec_cmp_gen.go", src, 0o644); err != nil {
+	if *out == "-" {
+		os.Stdout.Write(src)
+		return
+	}
+	if err := os.WriteFile(*out, src, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
