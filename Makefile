@@ -40,6 +40,7 @@ check-generated:
 	@cd web && tmp=$$(mktemp) && trap 'rm -f $$tmp' EXIT && for f in $$(git ls-files '*.templ'); do \
 		$(GO) run $(TEMPL) generate -f $$f -stdout > $$tmp || { echo "templ generate failed for web/$$f"; exit 1; }; \
 		cmp -s $$tmp $${f%.templ}_templ.go || { echo "web/$${f%.templ}_templ.go is stale: run go generate ./web"; exit 1; }; done
+	@cd engine/emu && $(GO) run gen_cmp.go -o - | cmp -s - exec_cmp_gen.go || { echo "engine/emu/exec_cmp_gen.go is stale: run go generate ./engine/emu"; exit 1; }
 
 # The share store's suite runs against a real PostgreSQL server that the
 # tests start; where make test can install it (root, or CI) it must run.
@@ -60,7 +61,7 @@ race:
 
 # Regenerate the templ components and the UI bundle.
 generate: deps
-	$(GO) generate ./web ./ui
+	$(GO) generate ./web ./ui ./engine/emu
 
 # Fuzz the parser (seeded with the corpus) for FUZZTIME (default 5m), then
 # the launch-spec parser and validator for SPEC_FUZZTIME (default 60s).

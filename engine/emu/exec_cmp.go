@@ -11,12 +11,19 @@ import (
 
 // Comparison and selection instructions: setp, set, selp, slct.
 //
-// A comparison is evaluated for all 32 lanes at once into a bitmask (the
-// registers of inactive lanes are only read), which is then combined with
+// A comparison is evaluated into a bitmask, which is then combined with
 // the optional predicate c and merged into the destinations under the
-// execution mask. Each lane's comparison has one of four outcomes (a < b,
-// a == b, a > b, unordered); ixCmpTable gives, for every comparison
-// operator, the outcomes for which it holds.
+// execution mask (bits of inactive lanes are left unspecified). Integer,
+// f32 and f64 comparisons have one kernel per operator and type
+// (exec_cmp_gen.go, written by gen_cmp.go), which compares all 32 lanes in
+// a straight loop when every lane is active and only the active lanes
+// otherwise. Half-precision comparisons use the table-driven generic
+// kernels: each lane's comparison has one of four outcomes (a < b, a == b,
+// a > b, unordered); ixCmpTable gives, for every comparison operator, the
+// outcomes for which it holds. The generic kernels exist for every type and
+// are the reference the specialised ones are tested against.
+
+//go:generate go run gen_cmp.go
 
 func init() {
 	binders[isa.OpSetp] = bindSetp
@@ -55,10 +62,45 @@ var ixCmpTable = [isa.NumCmp]uint32{
 	isa.NAN: ixUN,
 }
 
-// ixCmpKernel evaluates a comparison for all 32 lanes of op.A and op.B:
-// bit l of lo is lane l's result (of the low halves for packed pairs), bit
-// l of hi the result of the high halves of packed pairs.
-type ixCmpKernel func(w *Warp, op *Op) (lo, hi uint32)
+// ixCmpKernel evaluates a comparison of op.A and op.B for (at least) the
+// lanes in mask: bit l of lo is lane l's result (of the low halves for
+// packed pairs), bit l of hi the result of the high halves of packed pairs.
+type ixCmpKernel func(w *Warp, op *Op, mask uint32) (lo, hi uint32)
+
+// ixMaskedCmp is a specialised comparison of the lanes in mask of a and b;
+// the bits of other lanes are unspecified.
+type ixMaskedCmp func(a, b *[32]uint64, mask uint32) uint32
+
+// ixB converts a comparison result to a bit.
+func ixB(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ixFtzCmp wraps the f32 kernel k so that it compares with subnormal
+// operands flushed to (sign-preserving) zero.
+func ixFtzCmp(k ixMaskedCmp) ixMaskedCmp {
+	return func(a, b *[32]uint64, mask uint32) uint32 {
+		var x, y [32]uint64
+		for l := range x {
+			x[l] = uint64(fpx.FlushF32(uint32(a[l])))
+			y[l] = uint64(fpx.FlushF32(uint32(b[l])))
+		}
+		return k(&x, &y, mask)
+	}
+}
+
+// ixNewMaskedCmp returns the specialised kernel of c on type t (flushing
+// f32 subnormals when ftz), or nil for the half types.
+func ixNewMaskedCmp(t isa.Type, c isa.Cmp, ftz bool) ixMaskedCmp {
+	k := ixCmpSpecial(t, c)
+	if k != nil && ftz && t == isa.F32 {
+		k = ixFtzCmp(k)
+	}
+	return k
+}
 
 // ixCmpMod reads the comparison operator. ".lo" and ".hi" decode as flags
 // (they double as mul modes), so they are accepted here as LO and HI.
@@ -91,40 +133,57 @@ func ixCmpValid(b *binder, c isa.Cmp, t isa.Type) bool {
 	if b.failed {
 		return false
 	}
-	ok := false
-	what := ""
-	switch t.Kind() {
-	case isa.KindBits:
-		ok, what = c == isa.EQ || c == isa.NE, "bit-size types allow .eq and .ne"
-	case isa.KindSigned:
-		ok, what = c >= isa.EQ && c <= isa.GE, "signed types allow .eq, .ne, .lt, .le, .gt, .ge"
-	case isa.KindUnsigned:
-		ok, what = c >= isa.EQ && c <= isa.HS, "unsigned types allow .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs"
-	case isa.KindFloat:
-		ok, what = c >= isa.EQ && c <= isa.GE || c >= isa.EQU && c <= isa.NAN, "floating-point types do not allow .lo, .ls, .hi, .hs"
-	}
+	ok, what := ixCmpAllowed(c, t)
 	if !ok {
 		b.errorf("comparison .%s is not valid for .%s (%s)", c, t, what)
 	}
 	return ok
 }
 
+// ixCmpAllowed reports whether comparison c applies to operand type t and,
+// if not, which comparisons do.
+func ixCmpAllowed(c isa.Cmp, t isa.Type) (bool, string) {
+	switch t.Kind() {
+	case isa.KindBits:
+		return c == isa.EQ || c == isa.NE, "bit-size types allow .eq and .ne"
+	case isa.KindSigned:
+		return c >= isa.EQ && c <= isa.GE, "signed types allow .eq, .ne, .lt, .le, .gt, .ge"
+	case isa.KindUnsigned:
+		return c >= isa.EQ && c <= isa.HS, "unsigned types allow .eq, .ne, .lt, .le, .gt, .ge, .lo, .ls, .hi, .hs"
+	case isa.KindFloat:
+		return c >= isa.EQ && c <= isa.GE || c >= isa.EQU && c <= isa.NAN, "floating-point types do not allow .lo, .ls, .hi, .hs"
+	}
+	return false, ""
+}
+
 // ixCmpTypes are the operand types setp and set compare.
 var ixCmpTypes = []isa.Type{isa.B16, isa.B32, isa.B64, isa.U16, isa.U32, isa.U64, isa.S16, isa.S32, isa.S64,
 	isa.F32, isa.F64, isa.F16, isa.F16x2, isa.BF16, isa.BF16x2}
 
-// ixNewCmpKernel returns the comparison kernel of c on operands of type t.
+// ixNewCmpKernel returns the comparison kernel of c on operands of type t:
+// the specialised one where there is one.
 func ixNewCmpKernel(t isa.Type, c isa.Cmp, ftz bool) ixCmpKernel {
+	if k := ixNewMaskedCmp(t, c, ftz); k != nil {
+		return func(w *Warp, op *Op, mask uint32) (uint32, uint32) { return k(w.r(op.A), w.r(op.B), mask), 0 }
+	}
+	return ixGenericCmpKernel(t, c, ftz)
+}
+
+// ixGenericCmpKernel returns the table-driven kernel of c on type t, which
+// compares all 32 lanes.
+func ixGenericCmpKernel(t isa.Type, c isa.Cmp, ftz bool) ixCmpKernel {
 	tbl := ixCmpTable[c]
 	switch t {
 	case isa.F32:
-		return func(w *Warp, op *Op) (uint32, uint32) { return ixCmpF32(w.r(op.A), w.r(op.B), tbl, ftz), 0 }
+		return func(w *Warp, op *Op, _ uint32) (uint32, uint32) { return ixCmpF32(w.r(op.A), w.r(op.B), tbl, ftz), 0 }
 	case isa.F64:
-		return func(w *Warp, op *Op) (uint32, uint32) { return ixCmpF64(w.r(op.A), w.r(op.B), tbl), 0 }
+		return func(w *Warp, op *Op, _ uint32) (uint32, uint32) { return ixCmpF64(w.r(op.A), w.r(op.B), tbl), 0 }
 	case isa.F16, isa.BF16, isa.F16x2, isa.BF16x2:
 		bf := t == isa.BF16 || t == isa.BF16x2
 		x2 := t == isa.F16x2 || t == isa.BF16x2
-		return func(w *Warp, op *Op) (uint32, uint32) { return ixCmpHalf(w.r(op.A), w.r(op.B), tbl, bf, x2, ftz) }
+		return func(w *Warp, op *Op, _ uint32) (uint32, uint32) {
+			return ixCmpHalf(w.r(op.A), w.r(op.B), tbl, bf, x2, ftz)
+		}
 	}
 	w := ixWidth(t)
 	m := ixMask(w)
@@ -132,7 +191,7 @@ func ixNewCmpKernel(t isa.Type, c isa.Cmp, ftz bool) ixCmpKernel {
 	if t.IsSigned() {
 		s = 1 << (w - 1)
 	}
-	return func(w *Warp, op *Op) (uint32, uint32) { return ixCmpInt(w.r(op.A), w.r(op.B), m, s, tbl), 0 }
+	return func(w *Warp, op *Op, _ uint32) (uint32, uint32) { return ixCmpInt(w.r(op.A), w.r(op.B), m, s, tbl), 0 }
 }
 
 // ixCmpInt compares integers: each operand is masked with m and its sign
@@ -298,12 +357,31 @@ func bindSetp(b *binder) {
 		return
 	}
 	b.op.Type = t
-	b.op.Exec = ixSetpExec(ixNewCmpKernel(t, c, ftz), x2)
+	if k := ixNewMaskedCmp(t, c, ftz); k != nil {
+		b.op.Exec = ixSetpFast(k)
+		return
+	}
+	b.op.Exec = ixSetpExec(ixGenericCmpKernel(t, c, ftz), x2)
+}
+
+// ixSetpFast is setp with a specialised comparison (not packed).
+func ixSetpFast(k ixMaskedCmp) execFn {
+	return func(w *Warp, op *Op, mask uint32) *Fault {
+		p := k(w.r(op.A), w.r(op.B), mask)
+		q := ^p
+		if op.Sub2 != isa.SubNone {
+			c := ixPredSrc(w, op, op.C, 2)
+			p, q = ixBoolOp(op.Sub2, p, c), ixBoolOp(op.Sub2, q, c)
+		}
+		ixSetPred(w, op.D, p, mask)
+		ixSetPred(w, op.D2, q, mask)
+		return nil
+	}
 }
 
 func ixSetpExec(k ixCmpKernel, x2 bool) execFn {
 	return func(w *Warp, op *Op, mask uint32) *Fault {
-		p, q := k(w, op)
+		p, q := k(w, op, mask)
 		if !x2 {
 			q = ^p
 		}
@@ -363,7 +441,7 @@ func bindSet(b *binder) {
 	b.op.Type, b.op.Type2 = dt, st
 	k := ixNewCmpKernel(st, c, ftz)
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
-		p, q := k(w, op)
+		p, q := k(w, op, mask)
 		if op.Sub2 != isa.SubNone {
 			c := ixPredSrc(w, op, op.C, 2)
 			p, q = ixBoolOp(op.Sub2, p, c), ixBoolOp(op.Sub2, q, c)

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -1019,18 +1020,33 @@ func fxFmaRN32(a, b, c uint64) uint64 {
 	return uint64(fpx.FmaF32(uint32(a), uint32(b), uint32(c), fpx.RN, false))
 }
 
+// fxFmaRN32Fast is fxFmaRN32's fast path, small enough to inline into the
+// lane loops: ok is false where fxFmaRN32 must be called.
+func fxFmaRN32Fast(a, b, c uint64) (uint64, bool) {
+	s := float64(fxF32(a))*float64(fxF32(b)) + float64(fxF32(c))
+	sb := math.Float64bits(s)
+	return uint64(math.Float32bits(float32(s))), sb>>52&0x7FF-(1023-126) < 0x7FF-(1023-126) && sb&0x1FFFFFFF != 0x10000000
+}
+
 func execFmaF32(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b, c := w.r(op.D), w.r(op.A), w.r(op.B), w.r(op.C)
 	if mask == fxAll {
 		for l := range d {
-			d[l] = fxFmaRN32(a[l], b[l], c[l])
+			v, ok := fxFmaRN32Fast(a[l], b[l], c[l])
+			if !ok {
+				v = fxFmaRN32(a[l], b[l], c[l])
+			}
+			d[l] = v
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = fxFmaRN32(a[l], b[l], c[l])
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		v, ok := fxFmaRN32Fast(a[l], b[l], c[l])
+		if !ok {
+			v = fxFmaRN32(a[l], b[l], c[l])
 		}
+		d[l] = v
 	}
 	return nil
 }

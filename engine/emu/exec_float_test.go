@@ -694,6 +694,9 @@ func TestFloatFmaFastPath(t *testing.T) {
 		if got != want {
 			t.Fatalf("fma.rn(%#x, %#x, %#x): fast path %#x, exact %#x", a, b, c, got, want)
 		}
+		if got, ok := fxFmaRN32Fast(uint64(a), uint64(b), uint64(c)); ok && got != want {
+			t.Fatalf("fma.rn(%#x, %#x, %#x): inlined fast path %#x, exact %#x", a, b, c, got, want)
+		}
 	}
 	for i := 0; i < 200000; i++ {
 		a, b, c := next(), next(), next()

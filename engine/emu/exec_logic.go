@@ -3,6 +3,7 @@ package emu
 import (
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
+	"math/bits"
 )
 
 // Logic and shift instructions: and, or, xor, not, cnot, lop3, shf, shl,
@@ -94,15 +95,17 @@ func execIxAnd(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = a[l] & b[l] & m
+			d[l+1] = a[l+1] & b[l+1] & m
+			d[l+2] = a[l+2] & b[l+2] & m
+			d[l+3] = a[l+3] & b[l+3] & m
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = a[l] & b[l] & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = a[l] & b[l] & m
 	}
 	return nil
 }
@@ -111,15 +114,17 @@ func execIxOr(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] | b[l]) & m
+			d[l+1] = (a[l+1] | b[l+1]) & m
+			d[l+2] = (a[l+2] | b[l+2]) & m
+			d[l+3] = (a[l+3] | b[l+3]) & m
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] | b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] | b[l]) & m
 	}
 	return nil
 }
@@ -128,15 +133,17 @@ func execIxXor(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] ^ b[l]) & m
+			d[l+1] = (a[l+1] ^ b[l+1]) & m
+			d[l+2] = (a[l+2] ^ b[l+2]) & m
+			d[l+3] = (a[l+3] ^ b[l+3]) & m
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] ^ b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] ^ b[l]) & m
 	}
 	return nil
 }
@@ -352,15 +359,17 @@ func execIxShl(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] & m) << uint32(b[l]) & m
+			d[l+1] = (a[l+1] & m) << uint32(b[l+1]) & m
+			d[l+2] = (a[l+2] & m) << uint32(b[l+2]) & m
+			d[l+3] = (a[l+3] & m) << uint32(b[l+3]) & m
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] & m) << uint32(b[l]) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] & m) << uint32(b[l]) & m
 	}
 	return nil
 }
@@ -369,15 +378,17 @@ func execIxShr(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = (a[l] & m) >> uint32(b[l])
+			d[l+1] = (a[l+1] & m) >> uint32(b[l+1])
+			d[l+2] = (a[l+2] & m) >> uint32(b[l+2])
+			d[l+3] = (a[l+3] & m) >> uint32(b[l+3])
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = (a[l] & m) >> uint32(b[l])
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = (a[l] & m) >> uint32(b[l])
 	}
 	return nil
 }
@@ -386,15 +397,17 @@ func execIxSar(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m, s := op.Imm, 64-uint(op.Type.Bits()) // s moves the sign bit to bit 63
 	if mask == ixAll {
-		for l := range d {
+		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
 			d[l] = uint64(int64(a[l]<<s)>>s>>uint32(b[l])) & m
+			d[l+1] = uint64(int64(a[l+1]<<s)>>s>>uint32(b[l+1])) & m
+			d[l+2] = uint64(int64(a[l+2]<<s)>>s>>uint32(b[l+2])) & m
+			d[l+3] = uint64(int64(a[l+3]<<s)>>s>>uint32(b[l+3])) & m
 		}
 		return nil
 	}
-	for l := range d {
-		if mask>>l&1 != 0 {
-			d[l] = uint64(int64(a[l]<<s)>>s>>uint32(b[l])) & m
-		}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		l := bits.TrailingZeros32(lanes) & 31
+		d[l] = uint64(int64(a[l]<<s)>>s>>uint32(b[l])) & m
 	}
 	return nil
 }

@@ -292,7 +292,10 @@ func bindLd(b *binder) {
 				op.Exec = execLdGlobal
 				return
 			case isa.Shared:
-				op.Exec = execLdShared
+				op.Exec = execLdShared4
+				if size == 8 {
+					op.Exec = execLdShared8
+				}
 				return
 			case isa.SpaceNone:
 				op.Exec = execLdGeneric
@@ -472,44 +475,107 @@ func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	return nil
 }
 
-func execLdShared(w *Warp, op *Op, mask uint32) *Fault {
-	size := op.Type.Size()
-	if w.m.obsAcc {
-		if w.m.noObservedFast {
-			return memLdSlow(w, op, mask, isa.Shared, size)
-		}
-		return memLdSharedObserved(w, op, mask, size)
-	}
-	d := w.r(op.D)
-	sh := w.cta.shared
-	n := uint64(len(sh))
-	am, off := op.Imm, uint64(op.Off)
-	var base *[32]uint64
+// Shared-memory ld and st of 4 and 8 bytes, with the access size bound at
+// lowering. Without an observer, a load reads lane by lane in a loop
+// without calls and, at the first lane whose address is misaligned or
+// outside the CTA's shared memory, leaves the whole instruction to the
+// checked path, which serves the lanes in ascending order and faults at the
+// first bad one (loads have no side effects, so reading the served lanes
+// again is harmless). A store, and a load whose destination is its address
+// register (its writes would change later lanes' addresses), checks every
+// active lane first and then copies; the copy loop repeats the bounds test
+// in the form the compiler uses to drop its own checks.
+
+// memSharedOK reports whether the address of every lane in mask is aligned
+// to size and inside the n bytes of shared memory.
+func memSharedOK(w *Warp, op *Op, mask uint32, size, n int) bool {
+	base, am, off, lim := &ixZero, op.Imm, uint64(op.Off), n-size
 	if op.A >= 0 {
 		base = w.r(op.A)
 	}
-	us := uint64(size)
+	if mask == ixAll {
+		bad := false
+		for l := range base {
+			a := int(off + base[l]&am)
+			bad = bad || a&(size-1) != 0 || a < 0 || a > lim
+		}
+		return !bad
+	}
 	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := off
-		if base != nil {
-			addr += base[l] & am
+		a := int(off + base[bits.TrailingZeros32(m)&31]&am)
+		if a&(size-1) != 0 || a < 0 || a > lim {
+			return false
 		}
-		if addr&(us-1) == 0 && addr < n && addr+us <= n {
-			if size == 4 {
-				d[l] = uint64(binary.LittleEndian.Uint32(sh[addr:]))
-			} else {
-				d[l] = binary.LittleEndian.Uint64(sh[addr:])
+	}
+	return true
+}
+
+func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsAcc {
+		return memLdSharedObs(w, op, mask, 4)
+	}
+	sh := w.cta.shared
+	n := len(sh)
+	if op.A == op.D && !memSharedOK(w, op, mask, 4, n) {
+		return memLdSlow(w, op, mask, isa.Shared, 4)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	d := w.r(op.D)
+	if mask == ixAll {
+		for l := range d {
+			a := int(off + base[l]&am)
+			if a&3 != 0 || a < 0 || a > n-4 {
+				return memLdSlow(w, op, mask, isa.Shared, 4)
 			}
-			continue
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 		}
-		v, f := w.load(isa.Shared, l, addr, size)
-		if f != nil {
-			return f
+		return nil
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		a := int(off + base[l]&am)
+		if a&3 != 0 || a < 0 || a > n-4 {
+			return memLdSlow(w, op, mask, isa.Shared, 4)
 		}
-		d[l] = v
+		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 	}
 	return nil
+}
+
+func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsAcc {
+		return memLdSharedObs(w, op, mask, 8)
+	}
+	sh := w.cta.shared
+	n := len(sh)
+	if op.A == op.D && !memSharedOK(w, op, mask, 8, n) {
+		return memLdSlow(w, op, mask, isa.Shared, 8)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	d := w.r(op.D)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		a := int(off + base[l]&am)
+		if a&7 != 0 || a < 0 || a > n-8 {
+			return memLdSlow(w, op, mask, isa.Shared, 8)
+		}
+		d[l] = binary.LittleEndian.Uint64(sh[a:])
+	}
+	return nil
+}
+
+// memLdSharedObs is a shared load with an observer that asks for accesses.
+func memLdSharedObs(w *Warp, op *Op, mask uint32, size int) *Fault {
+	if w.m.noObservedFast {
+		return memLdSlow(w, op, mask, isa.Shared, size)
+	}
+	return memLdSharedObserved(w, op, mask, size)
 }
 
 func memLdSlow(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
@@ -575,42 +641,58 @@ func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	return nil
 }
 
-func execStShared(w *Warp, op *Op, mask uint32) *Fault {
-	size := op.Type.Size()
+func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsAcc {
-		if w.m.noObservedFast {
-			return memStSlow(w, op, mask, isa.Shared, size)
-		}
-		return memStSharedObserved(w, op, mask, size)
+		return memStSharedObs(w, op, mask, 4)
 	}
-	src := w.r(op.B)
 	sh := w.cta.shared
-	n := uint64(len(sh))
-	am, off := op.Imm, uint64(op.Off)
-	var base *[32]uint64
+	n := len(sh)
+	if !memSharedOK(w, op, mask, 4, n) {
+		return memStSlow(w, op, mask, isa.Shared, 4)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
 	if op.A >= 0 {
 		base = w.r(op.A)
 	}
-	us := uint64(size)
+	src := w.r(op.B)
 	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := off
-		if base != nil {
-			addr += base[l] & am
-		}
-		if addr&(us-1) == 0 && addr < n && addr+us <= n {
-			if size == 4 {
-				binary.LittleEndian.PutUint32(sh[addr:], uint32(src[l]))
-			} else {
-				binary.LittleEndian.PutUint64(sh[addr:], src[l])
-			}
-			continue
-		}
-		if f := w.store(isa.Shared, l, addr, size, src[l]); f != nil {
-			return f
+		l := bits.TrailingZeros32(m) & 31
+		if a := int(off + base[l]&am); a >= 0 && a <= n-4 {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
 		}
 	}
 	return nil
+}
+
+func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsAcc {
+		return memStSharedObs(w, op, mask, 8)
+	}
+	sh := w.cta.shared
+	n := len(sh)
+	if !memSharedOK(w, op, mask, 8, n) {
+		return memStSlow(w, op, mask, isa.Shared, 8)
+	}
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	src := w.r(op.B)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		if a := int(off + base[l]&am); a >= 0 && a <= n-8 {
+			binary.LittleEndian.PutUint64(sh[a:], src[l])
+		}
+	}
+	return nil
+}
+
+// memStSharedObs is a shared store with an observer that asks for accesses.
+func memStSharedObs(w *Warp, op *Op, mask uint32, size int) *Fault {
+	if w.m.noObservedFast {
+		return memStSlow(w, op, mask, isa.Shared, size)
+	}
+	return memStSharedObserved(w, op, mask, size)
 }
 
 func memStSlow(w *Warp, op *Op, mask uint32, space isa.Space, size int) *Fault {
@@ -663,7 +745,10 @@ func bindSt(b *binder) {
 				op.Exec = execStGlobal
 				return
 			case isa.Shared:
-				op.Exec = execStShared
+				op.Exec = execStShared4
+				if size == 8 {
+					op.Exec = execStShared8
+				}
 				return
 			case isa.SpaceNone:
 				op.Exec = execStGeneric

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -791,3 +792,117 @@ func TestMemObserverSeesFastPaths(t *testing.T) {
 }
 
 // ---- ZLUDA conformance cases of the memory, atomic and warp families ----
+
+// TestMemSharedFastPaths pins the 4- and 8-byte shared ld/st handlers, with
+// and without an observer: full and partly active warps, a load whose
+// destination is its address register, and a store whose lane 9 is
+// misaligned, which faults there after lanes 0 - 8 (and no later lane)
+// have stored, as lane-by-lane execution would.
+func TestMemSharedFastPaths(t *testing.T) {
+	src := memHdr + `
+.shared .align 8 .b8 sm[1024];
+.visible .entry k(.param .u64 pout) {
+	.reg .u32 %r<8>; .reg .u64 %rd<8>; .reg .pred %p;
+	ld.param.u64 %rd1, [pout];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, sm;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r3, %r2, %r3;            // &sm[4*tid]
+	mul.lo.u32 %r4, %r1, 3;
+	st.shared.u32 [%r3], %r4;
+	shl.b32 %r5, %r1, 3;
+	add.u32 %r5, %r2, %r5;
+	cvt.u64.u32 %rd2, %r4;
+	shl.b64 %rd2, %rd2, 33;
+	st.shared.u64 [%r5+256], %rd2;    // sm[256 + 8*tid] = 3*tid << 33
+	bar.sync 0;
+	add.u32 %r6, %r1, 1;
+	and.b32 %r6, %r6, 63;
+	shl.b32 %r6, %r6, 2;
+	add.u32 %r6, %r2, %r6;
+	ld.shared.u32 %r6, [%r6];         // destination = address: 3*((tid+1)%64)
+	and.b32 %r7, %r1, 1;
+	setp.eq.u32 %p, %r7, 1;
+	mov.u64 %rd3, 7;
+	@%p ld.shared.u64 %rd3, [%r5+256]; // odd lanes only
+	mul.wide.u32 %rd4, %r1, 16;
+	add.u64 %rd4, %rd1, %rd4;
+	st.global.u32 [%rd4], %r6;
+	st.global.u64 [%rd4+8], %rd3;
+	ret;
+}`
+	for _, obs := range []bool{false, true} {
+		s := ptx.NewSource("t.ptx", []byte(src))
+		prog, diags := CompileSource(s)
+		if prog == nil {
+			t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+		}
+		m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := 0
+		if obs {
+			m.SetObserver(observerFunc(func(s *StepInfo) {
+				for _, a := range s.Accesses {
+					if a.Space == isa.Shared {
+						shared += bits.OnesCount32(a.Lanes)
+					}
+				}
+			}))
+		}
+		out := m.Global.Alloc("out", 64*16, 256)
+		binary.LittleEndian.PutUint64(m.Params(), out.Base)
+		if r := m.Run(context.Background()); r != StopDone {
+			t.Fatalf("observer %v: stop %v: %v", obs, r, m.Fault())
+		}
+		for tid := 0; tid < 64; tid++ {
+			if got, want := memU32(out, 4*tid), uint32(3*((tid+1)%64)); got != want {
+				t.Errorf("observer %v: tid %d: ld.shared.u32 into its address register = %d, want %d", obs, tid, got, want)
+			}
+			want := uint64(7)
+			if tid%2 == 1 {
+				want = uint64(3*tid) << 33
+			}
+			if got := memU64(out, 2*tid+1); got != want {
+				t.Errorf("observer %v: tid %d: ld.shared.u64 = %#x, want %#x", obs, tid, got, want)
+			}
+		}
+		if want := 64 * 3.5; obs && float64(shared) != want {
+			t.Errorf("observer saw %d shared lane accesses, want %v", shared, want)
+		}
+	}
+
+	fault := memHdr + `
+.shared .align 8 .b8 sm[1024];
+.visible .entry k() {
+	.reg .u32 %r<8>; .reg .pred %p;
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r3, %r1, 2;
+	setp.eq.u32 %p, %r1, 9;
+	@%p add.u32 %r3, %r3, 2;
+	add.u32 %r4, %r1, 100;
+	st.shared.u32 [%r3], %r4;
+	ret;
+}`
+	m, _, r := memLaunch(t, fault, [3]int{32, 1, 1}, [3]int{1, 1, 1})
+	if r != StopFault {
+		t.Fatalf("stop %v, want a fault", r)
+	}
+	if f := m.Fault(); f.Kind != FaultMisaligned || f.Lane != 9 || !f.HasAddr || f.Addr != 38 {
+		t.Fatalf("fault %+v, want lane 9 misaligned at 38", f)
+	}
+	mem := m.ReadMemory(isa.Shared, 0, 0, 128)
+	for l := 0; l < 32; l++ {
+		want := uint32(0)
+		if l < 9 {
+			want = uint32(l + 100)
+		}
+		if l == 9 {
+			continue
+		}
+		if got := binary.LittleEndian.Uint32(mem[4*l:]); got != want {
+			t.Errorf("shared word %d = %d after the fault, want %d", l, got, want)
+		}
+	}
+}

@@ -82,11 +82,14 @@ func warpBindMembermask(b *binder, i int, sync bool) {
 
 // warpMembers computes, for each executing lane l, grp[l]: the lanes of
 // its membermask that execute the instruction (see the family comment),
-// or faults. Legacy forms (op.E < 0) group the executing lanes.
+// or faults. Legacy forms (op.E < 0) group the executing lanes. With grp
+// nil it only checks the membermasks.
 func warpMembers(w *Warp, op *Op, mask uint32, grp *[32]uint32) *Fault {
 	if op.E < 0 {
-		for l := range grp {
-			grp[l] = mask
+		if grp != nil {
+			for l := range grp {
+				grp[l] = mask
+			}
 		}
 		return nil
 	}
@@ -99,7 +102,9 @@ func warpMembers(w *Warp, op *Op, mask uint32, grp *[32]uint32) *Fault {
 			outside |= 1 << l
 		}
 		need |= v
-		grp[l] = v & mask
+		if grp != nil {
+			grp[l] = v & mask
+		}
 	}
 	if outside != 0 {
 		l := firstLane(outside)
@@ -341,6 +346,113 @@ func bindShfl(b *binder) {
 	op.C = b.Src(3, isa.B32)
 	warpBindMembermask(b, 4, sync)
 	op.Exec = execShfl
+	bv, okB := warpConstOperand(b, 2, op.B)
+	cv, okC := warpConstOperand(b, 3, op.C)
+	if okB && okC && !b.failed {
+		ev, okE := uint64(0), !sync
+		if sync {
+			ev, okE = warpConstOperand(b, 4, op.E)
+			okE = okE && uint32(ev) == ixAll
+		}
+		op.Exec = warpShflConst(mode, uint32(bv), uint32(cv), okE)
+	}
+}
+
+// warpConstOperand returns the value of operand i, bound to slot r, when it
+// is an integer immediate.
+func warpConstOperand(b *binder, i int, r int32) (uint64, bool) {
+	if b.failed || !b.IsImm(i) {
+		return 0, false
+	}
+	v, ok := b.Imm(i)
+	if !ok || v.Kind == ptx.ValFloat {
+		return 0, false
+	}
+	x := uint64(uint32(v.Int))
+	if s, ok := b.c.consts[x]; !ok || s != r {
+		return 0, false
+	}
+	return x, true
+}
+
+// warpShflPerm computes, for lane offset b and clamp/segment mask c, each
+// lane's source lane (its own where out of range) and the lanes whose
+// source is in range.
+func warpShflPerm(mode isa.SubOp, b, c uint32) (src [32]int8, valid uint32) {
+	bval := int(b & 31)
+	seg := int(c >> 8 & 31)
+	for l := range src {
+		maxLane := l&seg | int(c&31)&^seg
+		var j int
+		var ok bool
+		switch mode {
+		case isa.SubUp:
+			j = l - bval
+			ok = j >= maxLane
+		case isa.SubDown:
+			j = l + bval
+			ok = j <= maxLane
+		case isa.SubBfly:
+			j = l ^ bval
+			ok = j <= maxLane
+		default:
+			j = l&seg | bval&^seg
+			ok = j <= maxLane
+		}
+		if ok {
+			valid |= 1 << l
+		} else {
+			j = l
+		}
+		src[l] = int8(j)
+	}
+	return src, valid
+}
+
+// warpShflConst is shfl with immediate lane and clamp operands: the source
+// lanes are computed at lowering. allMembers says that the membermask is
+// absent or the immediate 0xffffffff, which a full warp always satisfies.
+func warpShflConst(mode isa.SubOp, b, c uint32, allMembers bool) execFn {
+	perm, valid := warpShflPerm(mode, b, c)
+	return func(w *Warp, op *Op, mask uint32) *Fault {
+		if !allMembers || mask != ixAll {
+			if f := warpMembers(w, op, mask, nil); f != nil {
+				return f
+			}
+		}
+		a := w.r(op.A)
+		var out [32]uint64
+		for l := 0; l < 32; l += 4 {
+			out[l] = a[perm[l]&31] & 0xffffffff
+			out[l+1] = a[perm[l+1]&31] & 0xffffffff
+			out[l+2] = a[perm[l+2]&31] & 0xffffffff
+			out[l+3] = a[perm[l+3]&31] & 0xffffffff
+		}
+		if w.m.obsDetails {
+			sh := w.m.shuffleStep()
+			sh.Lanes, sh.Valid, sh.Src = mask, valid&mask, perm
+			if mask != ixAll {
+				sh.Src = [32]int8{}
+				for m := mask; m != 0; m &= m - 1 {
+					l := bits.TrailingZeros32(m) & 31
+					sh.Src[l] = perm[l]
+				}
+			}
+		}
+		d := w.r(op.D)
+		if mask == ixAll {
+			*d = out
+		} else {
+			for m := mask; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m) & 31
+				d[l] = out[l]
+			}
+		}
+		if op.D2 >= 0 {
+			w.preds[op.D2] = w.preds[op.D2]&^mask | valid&mask
+		}
+		return nil
+	}
 }
 
 func execShfl(w *Warp, op *Op, mask uint32) *Fault {

@@ -1,9 +1,16 @@
 package emu
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
 	"fmt"
+	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // warpStoreTail stores %r9 (and %p9 as 0/1 in the next word) of each thread
@@ -678,6 +685,98 @@ func TestWarpCompileErrors(t *testing.T) {
 }`
 		if msg := memCompileErr(t, src); !strings.Contains(msg, c.want) {
 			t.Errorf("%s: diagnostics do not mention %q:\n%s", c.body, c.want, msg)
+		}
+	}
+}
+
+// TestWarpShflConstMatchesRegisters runs shfl with immediate lane and clamp
+// operands (source lanes computed at lowering) and the same shfl with the
+// operands in registers (computed per lane) on random values, random
+// modes, offsets and clamps, full and partly active warps, and compares
+// the results, the predicate results and what an observer is told.
+func TestWarpShflConstMatchesRegisters(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	run := func(src string, in []byte) ([]byte, []ShuffleStep) {
+		s := ptx.NewSource("t.ptx", []byte(src))
+		prog, diags := CompileSource(s)
+		if prog == nil {
+			t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+		}
+		m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var steps []ShuffleStep
+		m.SetObserver(observerFunc(func(s *StepInfo) {
+			if s.Shuffle != nil {
+				steps = append(steps, *s.Shuffle)
+			}
+		}))
+		a := m.Global.Alloc("in", len(in), 256)
+		copy(a.Data, in)
+		out := m.Global.Alloc("out", 32*8, 256)
+		binary.LittleEndian.PutUint64(m.Params(), a.Base)
+		binary.LittleEndian.PutUint64(m.Params()[8:], out.Base)
+		if r := m.Run(context.Background()); r != StopDone {
+			t.Fatalf("stop %v: %v\n%s", r, m.Fault(), src)
+		}
+		return append([]byte(nil), out.Data...), steps
+	}
+	for it := 0; it < 120; it++ {
+		mode := []string{"up", "down", "bfly", "idx"}[rng.Intn(4)]
+		bv := rng.Intn(40)
+		cv := rng.Intn(32) | rng.Intn(32)<<8
+		if rng.Intn(3) == 0 {
+			cv = rng.Int() & 0xffff
+		}
+		active := uint32(0xffffffff)
+		if rng.Intn(2) == 0 {
+			active = rng.Uint32() | 1
+		}
+		in := make([]byte, 32*8+4)
+		for l := 0; l < 32; l++ {
+			binary.LittleEndian.PutUint32(in[8*l:], rng.Uint32())
+			binary.LittleEndian.PutUint32(in[8*l+4:], active>>l&1)
+		}
+		binary.LittleEndian.PutUint32(in[32*8:], active)
+		member := "-1"
+		if active != 0xffffffff {
+			member = "%r8"
+		}
+		kernel := func(b, c string) string {
+			return `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 in, .param .u64 out) {
+	.reg .u32 %r<10>; .reg .u64 %rd<8>; .reg .pred %p<3>;
+	ld.param.u64 %rd1, [in];
+	ld.param.u64 %rd2, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 8;
+	add.u64 %rd4, %rd1, %rd3;
+	ld.global.u32 %r2, [%rd4];
+	ld.global.u32 %r3, [%rd4+4];
+	ld.global.u32 %r8, [%rd1+256];
+	mov.u32 %r4, ` + fmt.Sprint(bv) + `;
+	mov.u32 %r5, ` + fmt.Sprint(cv) + `;
+	setp.ne.u32 %p1, %r3, 0;
+	mov.u32 %r6, 0xdead;
+	setp.eq.u32 %p2, %r1, 99;
+	@%p1 shfl.sync.` + mode + `.b32 %r6|%p2, %r2, ` + b + `, ` + c + `, ` + member + `;
+	selp.u32 %r7, 1, 0, %p2;
+	add.u64 %rd5, %rd2, %rd3;
+	st.global.v2.u32 [%rd5], {%r6, %r7};
+	ret;
+}`
+		}
+		got, gotSteps := run(kernel(fmt.Sprint(bv), fmt.Sprint(cv)), in)
+		want, wantSteps := run(kernel("%r4", "%r5"), in)
+		name := fmt.Sprintf("shfl.%s b=%d c=%#x active=%#x", mode, bv, cv, active)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: results differ:\n got % x\nwant % x", name, got, want)
+		}
+		if !reflect.DeepEqual(gotSteps, wantSteps) {
+			t.Fatalf("%s: observer saw %+v, want %+v", name, gotSteps, wantSteps)
 		}
 	}
 }
