@@ -720,7 +720,18 @@ func bindBarWarpSync(b *binder) {
 		return
 	}
 	b.op.A = b.Src(0, isa.B32)
-	b.op.Exec = execNop
+	b.op.Exec = execBarWarpSync
+}
+
+// execBarWarpSync: under independent scheduling the lanes of membermask
+// execute it together (the scheduler makes a group wait for the others,
+// see syncJoin), so only the membermask rules remain; under the SIMT stack
+// it is a no-op.
+func execBarWarpSync(w *Warp, op *Op, mask uint32) *Fault {
+	if !w.m.indep {
+		return nil
+	}
+	return warpMembersOf(w, op, op.A, mask, nil)
 }
 
 func execNop(w *Warp, op *Op, mask uint32) *Fault { return nil }

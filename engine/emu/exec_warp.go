@@ -26,10 +26,18 @@ import (
 //     bar.warp.sync (unless its membermask is a constant without any of the
 //     executing lanes), a tensor-core instruction, or a call (so on hardware
 //     they would exit and release the waiting lanes);
-//   - otherwise the lanes would have to wait for each other, which needs
-//     independent thread scheduling the emulator does not model: the launch
-//     stops with a FaultInvalidMember fault naming those lanes. (On hardware
-//     the outcome depends on scheduling, or the behaviour is undefined.)
+//   - otherwise the lanes would have to wait for each other. Under
+//     independent scheduling the scheduler makes a group wait for member
+//     lanes in other groups and executes the instruction once for all the
+//     groups at it (syncJoin in sched.go), so what is left here are lanes
+//     that can never arrive (every group waits) and lanes of the executing
+//     group whose guard is false; under the SIMT stack, which cannot wait,
+//     any such lanes. The launch stops with a FaultInvalidMember fault
+//     naming those lanes. (On hardware the outcome depends on scheduling,
+//     or the behaviour is undefined.)
+//   - under independent scheduling, bar.warp.sync faults when a lane of its
+//     membermask exited (it waits for "all threads corresponding to
+//     membermask", exited or not).
 //   - an executing lane that is not in its own membermask is undefined
 //     behaviour in PTX and faults with FaultInvalidMember as well.
 // The legacy forms without .sync (shfl, vote) operate on the executing
@@ -93,7 +101,12 @@ func warpMembers(w *Warp, op *Op, mask uint32, grp *[32]uint32) *Fault {
 		}
 		return nil
 	}
-	mm := w.r(op.E)
+	return warpMembersOf(w, op, op.E, mask, grp)
+}
+
+// warpMembersOf is warpMembers with the membermask in slot mslot.
+func warpMembersOf(w *Warp, op *Op, mslot int32, mask uint32, grp *[32]uint32) *Fault {
+	mm := w.r(mslot)
 	var need, outside uint32
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -112,36 +125,55 @@ func warpMembers(w *Warp, op *Op, mask uint32, grp *[32]uint32) *Fault {
 		f.Lanes = outside
 		return f
 	}
+	if w.m.indep && op.Code == isa.OpBarWarpSync {
+		// bar.warp.sync waits for every thread of membermask; one that
+		// exited never executes it.
+		if gone := need & w.valid & w.exited; gone != 0 {
+			return w.faultAll(FaultInvalidMember, gone, "bar.warp.sync: membermask names lane(s) %s, which exited: they can never execute it (the executing lanes would wait forever)", warpLaneList(gone))
+		}
+	}
 	missing := need &^ mask & w.valid &^ w.exited
 	if missing == 0 {
 		return nil
 	}
-	if bad := w.lanesMaySync(missing, mask); bad != 0 {
-		// The executing lanes fault: they would wait for the lanes named.
-		return w.faultAll(FaultInvalidMember, mask, "%s.sync: membermask names lane(s) %s, which are alive but not executing this instruction; they would have to synchronise with the executing lanes (independent thread scheduling), which the emulator does not model", op.Code, warpLaneList(bad))
+	top := len(w.stack) - 1
+	group := w.m.syncGroup
+	if top >= 0 {
+		group |= w.stack[top].Mask
 	}
-	return nil
+	bad := w.lanesMaySync(missing, mask, group, top)
+	if bad == 0 {
+		return nil
+	}
+	if away := bad &^ group; w.m.indep && away != 0 {
+		// Independent scheduling issued a group that waits here because
+		// no group of the warp can run: the member lanes elsewhere can
+		// never arrive.
+		return w.faultAll(FaultInvalidMember, away, "%s: membermask names lane(s) %s, which wait elsewhere (%s) and can never arrive here: every thread group of the warp is waiting", op.Code, warpLaneList(away), w.laneWhere(away))
+	}
+	// The executing lanes fault: they would wait for the lanes named.
+	return w.faultAll(FaultInvalidMember, mask, "%s.sync: membermask names lane(s) %s, which are alive but not executing this instruction; they would have to synchronise with the executing lanes (independent thread scheduling), which the emulator does not model", op.Code, warpLaneList(bad))
 }
 
 // lanesMaySync returns the lanes of missing that might still execute a
-// warp-synchronous instruction involving the lanes of mask: lanes of the
-// top stack entry outside mask (guard false) continue after the current
-// instruction; other lanes wait at the pc of the topmost stack entry
-// holding them. Inside calls, a return continues at the caller's pc.
-func (w *Warp) lanesMaySync(missing, mask uint32) uint32 {
-	if len(w.stack) == 0 {
+// warp-synchronous instruction involving the lanes of mask: the lanes of
+// group (those issuing the instruction of stack entry top, with the groups
+// joined to it; outside mask when their guard is false) continue after
+// it; other lanes wait at the pc of the topmost stack entry holding them.
+// Inside calls, a return continues at the caller's pc.
+func (w *Warp) lanesMaySync(missing, mask, group uint32, top int) uint32 {
+	if len(w.stack) == 0 || top < 0 {
 		return 0
 	}
-	top := len(w.stack) - 1
 	sc := newWarpSyncScan(w.m.prog, w.m.fn, mask)
 	var bad uint32
 	for m := missing; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		at, pc := -1, -1
-		if w.stack[top].Mask>>l&1 != 0 {
+		if group>>l&1 != 0 {
 			at, pc = top, int(w.stack[top].PC)+1
 		} else {
-			for i := top - 1; i >= 0; i-- {
+			for i := len(w.stack) - 1; i >= 0; i-- {
 				if w.stack[i].Mask>>l&1 != 0 {
 					at, pc = i, int(w.stack[i].PC)
 					break
@@ -864,4 +896,33 @@ func bindElect(b *binder) {
 		w.preds[op.D2] = w.preds[op.D2]&^mask | pv
 		return nil
 	}
+}
+
+// laneWhere says where the lanes wait: "lane 3 at pc 12 (reconvergence)",
+// one entry per pc and reason.
+func (w *Warp) laneWhere(lanes uint32) string {
+	type at struct {
+		pc     int
+		reason string
+	}
+	var order []at
+	got := map[at]uint32{}
+	for _, lw := range w.LaneWaits() {
+		if lanes>>lw.Lane&1 == 0 {
+			continue
+		}
+		k := at{lw.PC, lw.Reason}
+		if _, ok := got[k]; !ok {
+			order = append(order, k)
+		}
+		got[k] |= 1 << lw.Lane
+	}
+	s := ""
+	for _, k := range order {
+		if s != "" {
+			s += "; "
+		}
+		s += "lane(s) " + warpLaneList(got[k]) + " at pc " + itoa(k.pc) + " (" + k.reason + ")"
+	}
+	return s
 }

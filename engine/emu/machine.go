@@ -127,6 +127,7 @@ type Machine struct {
 	curPC int
 
 	indep      bool    // independent thread scheduling (sched.go)
+	syncGroup  uint32  // lanes executing the current warp-synchronous instruction together (independent scheduling)
 	pendReconv []Event // reconvergences found while scheduling, reported with the next step
 }
 
@@ -819,6 +820,16 @@ func (m *Machine) exec(w *Warp) {
 	op := &m.prog.Ops[pc]
 	m.cur, m.curPC = w, int(pc)
 	mask := top.Mask
+	var joined uint32
+	if m.indep && len(w.stack) > 1 {
+		// A warp-synchronous instruction executes once for the groups of
+		// its membermask that wait at it (independent scheduling).
+		if g, _, ok := w.syncJoin(len(w.stack)-1, w.frameBase(), false); ok {
+			m.syncGroup = g
+			joined = g &^ mask
+			mask = g
+		}
+	}
 	emask := mask
 	if op.Guard >= 0 {
 		p := w.preds[op.Guard]
@@ -855,12 +866,22 @@ func (m *Machine) exec(w *Warp) {
 			f = op.Exec(w, op, emask)
 		}
 		if f == nil {
+			if joined != 0 {
+				// The joined groups go past it too; those now at their
+				// reconvergence point are settled at the next pick.
+				for j := w.frameBase(); j < len(w.stack)-1; j++ {
+					if g := &w.stack[j]; !g.parent && g.Mask&joined != 0 && sameSync(m.prog, op, g.PC, pc) {
+						g.PC++
+					}
+				}
+			}
 			top.PC++
 			if top.PC == top.RPC {
 				w.unwind()
 			}
 		}
 	}
+	m.syncGroup = 0
 	if f != nil {
 		if f.PC < 0 {
 			f.PC = int(pc)

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // Scheduling is the model by which the lanes of a warp that diverged are
@@ -282,22 +284,33 @@ func (w *Warp) schedule() {
 		w.pick = PickOnly
 		return
 	}
-	// Runnable leaves, and the next one after the last issued lane.
+	// Runnable leaves, and the next one after the last issued lane. A
+	// leaf at a warp-synchronous instruction whose member lanes are
+	// elsewhere waits for them (it is not runnable); when every leaf
+	// waits so, the lanes can never arrive: the next leaf issues anyway
+	// and faults, naming them.
 	best, first := -1, -1
 	bestKey, firstKey := 33, 33
 	count := 0
-	for i := lo; i < len(w.stack); i++ {
-		e := &w.stack[i]
-		if e.parent || e.Mask == 0 {
-			continue
-		}
-		count++
-		k := bits.TrailingZeros32(e.Mask)
-		if k < firstKey {
-			first, firstKey = i, k
-		}
-		if k > int(w.lastLane) && k < bestKey {
-			best, bestKey = i, k
+	for pass := 0; pass < 2 && count == 0; pass++ {
+		for i := lo; i < len(w.stack); i++ {
+			e := &w.stack[i]
+			if e.parent || e.Mask == 0 {
+				continue
+			}
+			if pass == 0 {
+				if _, away, ok := w.syncJoin(i, lo, true); ok && away != 0 {
+					continue
+				}
+			}
+			count++
+			k := bits.TrailingZeros32(e.Mask)
+			if k < firstKey {
+				first, firstKey = i, k
+			}
+			if k > int(w.lastLane) && k < bestKey {
+				best, bestKey = i, k
+			}
 		}
 	}
 	if best < 0 {
@@ -414,4 +427,94 @@ func (w *Warp) settle(lo int) {
 		}
 		return
 	}
+}
+
+// warpSyncSlot returns the membermask slot of op when it is a
+// warp-synchronous instruction whose lanes wait for their membermask under
+// independent scheduling: shfl.sync, vote.sync, match.sync, redux.sync and
+// bar.warp.sync.
+func warpSyncSlot(op *Op) (int32, bool) {
+	switch op.Code {
+	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux:
+		if op.Flags.Has(isa.FSync) && op.E >= 0 {
+			return op.E, true
+		}
+	case isa.OpBarWarpSync:
+		if op.A >= 0 {
+			return op.A, true
+		}
+	}
+	return -1, false
+}
+
+// syncJoin looks at leaf i (above lo) under independent scheduling when its
+// pc holds a warp-synchronous instruction (ok): group is its lanes and
+// those of the other groups at the same pc that its membermasks (and
+// theirs, transitively) name, which execute the instruction together with
+// it; away are the live member lanes that are elsewhere (in groups at
+// other pcs, waiting at a reconvergence point, or in a caller), for which
+// the group has to wait.
+func (w *Warp) syncJoin(i, lo int, wantAway bool) (group, away uint32, ok bool) {
+	e := w.stack[i]
+	if e.parent || e.Mask == 0 || e.PC < 0 {
+		return 0, 0, false
+	}
+	op := &w.m.prog.Ops[e.PC]
+	slot, ok := warpSyncSlot(op)
+	if !ok {
+		return 0, 0, false
+	}
+	guard := ^uint32(0)
+	if op.Guard >= 0 {
+		guard = w.preds[op.Guard]
+		if op.GuardNeg {
+			guard = ^guard
+		}
+	}
+	mm := w.r(slot)
+	group = e.Mask
+	var need uint32
+	for changed := true; changed; {
+		changed = false
+		need = 0
+		for m := group & guard; m != 0; m &= m - 1 {
+			need |= uint32(mm[bits.TrailingZeros32(m)])
+		}
+		if need&^group == 0 {
+			break
+		}
+		for j := lo; j < len(w.stack); j++ {
+			f := &w.stack[j]
+			if j == i || f.parent || f.Mask&group != 0 || f.Mask&need == 0 || !sameSync(w.m.prog, op, f.PC, e.PC) {
+				continue
+			}
+			group |= f.Mask
+			changed = true
+		}
+	}
+	away = need &^ group & w.valid &^ w.exited
+	if away != 0 && wantAway {
+		// Lanes that can no longer execute a warp-synchronous
+		// instruction with these lanes (they only go on to exit) are not
+		// waited for, as exited lanes are not.
+		away = w.lanesMaySync(away, group&guard, group, i)
+	}
+	return group, away, true
+}
+
+// sameSync reports whether a group at pc executes the warp-synchronous
+// instruction op (at opPC) together with the group there: the same
+// instruction, or for bar.warp.sync another bar.warp.sync with the same
+// membermask operand (the ISA makes a thread wait until the threads of
+// membermask "have executed a bar.warp.sync", not the same one) and the
+// same guard.
+func sameSync(p *Program, op *Op, pc, opPC int32) bool {
+	if pc == opPC {
+		return true
+	}
+	if pc < 0 || op.Code != isa.OpBarWarpSync {
+		return false
+	}
+	o := &p.Ops[pc]
+	return o.Code == isa.OpBarWarpSync && o.A == op.A && o.Guard == op.Guard && o.GuardNeg == op.GuardNeg
 }
