@@ -640,7 +640,7 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		bar.redAnd = bar.redAnd && p == emask
 		bar.redOr = bar.redOr || p != 0
 	}
-	act := w.activeMask()
+	act := w.activeMask() | w.m.syncGroup // with the groups that arrived together
 	w.advance()
 	if op.Sub != isa.SubArrive && w.State == WarpReady {
 		// The warp waits at the barrier: its stack already holds where it

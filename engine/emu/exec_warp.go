@@ -36,8 +36,9 @@ import (
 //     naming those lanes. (On hardware the outcome depends on scheduling,
 //     or the behaviour is undefined.)
 //   - under independent scheduling, bar.warp.sync faults when a lane of its
-//     membermask exited (it waits for "all threads corresponding to
-//     membermask", exited or not).
+//     membermask exited: a check stricter than the CUDA guide (which only
+//     requires the non-exited lanes of the mask), to flag a mask naming
+//     lanes that already left (docs/emulator.md).
 //   - an executing lane that is not in its own membermask is undefined
 //     behaviour in PTX and faults with FaultInvalidMember as well.
 // The legacy forms without .sync (shfl, vote) operate on the executing
@@ -126,8 +127,8 @@ func warpMembersOf(w *Warp, op *Op, mslot int32, mask uint32, grp *[32]uint32) *
 		return f
 	}
 	if w.m.indep && op.Code == isa.OpBarWarpSync {
-		// bar.warp.sync waits for every thread of membermask; one that
-		// exited never executes it.
+		// A lane of membermask that exited never executes it: flagged
+		// (stricter than required; see the family comment).
 		if gone := need & w.valid & w.exited; gone != 0 {
 			return w.faultAll(FaultInvalidMember, gone, "bar.warp.sync: membermask names lane(s) %s, which exited: they can never execute it (the executing lanes would wait forever)", warpLaneList(gone))
 		}

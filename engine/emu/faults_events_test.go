@@ -39,7 +39,10 @@ func (r *eventLog) of(k EventKind) []Event {
 // Warp 0 reaches bar.sync on a divergent path (its even lanes) while warp
 // 1 has exited, so the barrier can never complete. After the deadlock the
 // warp still reports the barrier's pc and the lanes that executed it, it
-// stays in WarpBarrier, and the fault names every stuck lane.
+// stays in WarpBarrier, and the fault names every stuck lane: under the
+// SIMT stack the odd lanes wait at JOIN, so all 32; under independent
+// scheduling the even lanes wait at the barrier for the odd ones, which go
+// on and exit, so the warp arrives with the even lanes alone.
 func TestDeadlockKeepsBarrierPC(t *testing.T) {
 	src := ctlHeader + `
 .visible .entry k(.param .u64 out) {
@@ -56,8 +59,16 @@ EVEN:
 JOIN:
 	ret;
 }`
-	for _, observe := range []bool{false, true} {
-		m, _ := ctlKernel(t, src, [3]int{64, 1, 1}, [3]int{1, 1, 1}, 1)
+	for _, c := range []struct {
+		sched   Scheduling
+		observe bool
+	}{{SchedSIMTStack, false}, {SchedSIMTStack, true}, {SchedIndependent, false}, {SchedIndependent, true}} {
+		observe := c.observe
+		stuck := ^uint32(0)
+		if c.sched == SchedIndependent {
+			stuck = 0x55555555
+		}
+		m, _ := schedKernel(t, src, c.sched, [3]int{64, 1, 1}, [3]int{1, 1, 1}, 1, 0)
 		if observe {
 			m.SetObserver(&eventLog{})
 		}
@@ -68,10 +79,10 @@ JOIN:
 		if f.Kind != FaultDeadlock || lineOf(m, f.PC) != 15 {
 			t.Fatalf("fault %+v at line %d, want a deadlock at line 15", f, lineOf(m, f.PC))
 		}
-		if f.Warp != 0 || f.Lane != 0 || f.Thread != [3]int{0, 0, 0} || f.Lanes != ^uint32(0) {
-			t.Fatalf("fault names warp %d lane %d thread %v lanes %08x", f.Warp, f.Lane, f.Thread, f.Lanes)
+		if f.Warp != 0 || f.Lane != 0 || f.Thread != [3]int{0, 0, 0} || f.Lanes != stuck {
+			t.Fatalf("%s: fault names warp %d lane %d thread %v lanes %08x", c.sched, f.Warp, f.Lane, f.Thread, f.Lanes)
 		}
-		want := []BarrierWarp{{CTA: [3]int{}, Warp: 0, Barrier: 0, PC: f.PC, Lanes: ^uint32(0)}}
+		want := []BarrierWarp{{CTA: [3]int{}, Warp: 0, Barrier: 0, PC: f.PC, Lanes: stuck}}
 		if !slices.Equal(f.Waiting, want) {
 			t.Fatalf("waiting %+v, want %+v", f.Waiting, want)
 		}

@@ -828,6 +828,12 @@ func (m *Machine) exec(w *Warp) {
 			m.syncGroup = g
 			joined = g &^ mask
 			mask = g
+		} else if w.atBarrier(top) {
+			// So does a barrier, for every group at one: the warp's
+			// threads all wait there, and the warp arrives.
+			joined = w.barrierLanes(w.frameBase()) &^ mask
+			mask |= joined
+			m.syncGroup = mask
 		}
 	}
 	emask := mask
@@ -861,19 +867,16 @@ func (m *Machine) exec(w *Warp) {
 	var f *Fault
 	if op.Ctrl {
 		f = op.Exec(w, op, emask)
+		if f == nil && joined != 0 {
+			w.advanceJoined(joined)
+		}
 	} else {
 		if emask != 0 {
 			f = op.Exec(w, op, emask)
 		}
 		if f == nil {
 			if joined != 0 {
-				// The joined groups go past it too; those now at their
-				// reconvergence point are settled at the next pick.
-				for j := w.frameBase(); j < len(w.stack)-1; j++ {
-					if g := &w.stack[j]; !g.parent && g.Mask&joined != 0 && sameSync(m.prog, op, g.PC, pc) {
-						g.PC++
-					}
-				}
+				w.advanceJoined(joined)
 			}
 			top.PC++
 			if top.PC == top.RPC {
@@ -950,5 +953,16 @@ func (m *Machine) warpExited(w *Warp) {
 func (w *Warp) removeLanes(lanes uint32, from int) {
 	for i := from; i < len(w.stack); i++ {
 		w.stack[i].Mask &^= lanes
+	}
+}
+
+// advanceJoined moves the groups that executed the current instruction
+// with the top one (their lanes are joined) past it; those now at their
+// reconvergence point are settled at the next pick.
+func (w *Warp) advanceJoined(joined uint32) {
+	for j := w.frameBase(); j < len(w.stack); j++ {
+		if g := &w.stack[j]; !g.parent && g.Mask&joined != 0 {
+			g.PC++
+		}
 	}
 }

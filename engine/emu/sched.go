@@ -286,32 +286,51 @@ func (w *Warp) schedule() {
 	}
 	// Runnable leaves, and the next one after the last issued lane. A
 	// leaf at a warp-synchronous instruction whose member lanes are
-	// elsewhere waits for them (it is not runnable); when every leaf
-	// waits so, the lanes can never arrive: the next leaf issues anyway
-	// and faults, naming them.
-	best, first := -1, -1
-	bestKey, firstKey := 33, 33
-	count := 0
-	for pass := 0; pass < 2 && count == 0; pass++ {
-		for i := lo; i < len(w.stack); i++ {
-			e := &w.stack[i]
-			if e.parent || e.Mask == 0 {
-				continue
+	// elsewhere waits for them (it is not runnable), and so does a leaf
+	// at bar.sync until every live lane of the warp is at one. When every
+	// leaf waits: lanes waiting at a reconvergence point go on at once if
+	// a leaf waits at a barrier (they would reach one); otherwise the
+	// lanes waited for can never arrive, and the next leaf issues anyway
+	// (a warp-synchronous instruction faults naming them; a barrier makes
+	// the warp arrive with all its live lanes, the SIMT-stack rule).
+	var best, first, bestKey, firstKey, count int
+pick:
+	for {
+		best, first = -1, -1
+		bestKey, firstKey = 33, 33
+		count = 0
+		bar := w.barrierLanes(lo)
+		full := bar != 0 && bar == w.valid&^w.exited
+		barWait := false
+		for pass := 0; pass < 2 && count == 0; pass++ {
+			if pass == 1 && barWait && w.forceRelease(lo) {
+				continue pick
 			}
-			if pass == 0 {
-				if _, away, ok := w.syncJoin(i, lo, true); ok && away != 0 {
+			for i := lo; i < len(w.stack); i++ {
+				e := &w.stack[i]
+				if e.parent || e.Mask == 0 {
 					continue
 				}
-			}
-			count++
-			k := bits.TrailingZeros32(e.Mask)
-			if k < firstKey {
-				first, firstKey = i, k
-			}
-			if k > int(w.lastLane) && k < bestKey {
-				best, bestKey = i, k
+				if pass == 0 {
+					if !full && w.atBarrier(e) {
+						barWait = true
+						continue
+					}
+					if _, away, ok := w.syncJoin(i, lo, true); ok && away != 0 {
+						continue
+					}
+				}
+				count++
+				k := bits.TrailingZeros32(e.Mask)
+				if k < firstKey {
+					first, firstKey = i, k
+				}
+				if k > int(w.lastLane) && k < bestKey {
+					best, bestKey = i, k
+				}
 			}
 		}
+		break
 	}
 	if best < 0 {
 		best, bestKey = first, firstKey
@@ -517,4 +536,54 @@ func sameSync(p *Program, op *Op, pc, opPC int32) bool {
 	}
 	o := &p.Ops[pc]
 	return o.Code == isa.OpBarWarpSync && o.A == op.A && o.Guard == op.Guard && o.GuardNeg == op.GuardNeg
+}
+
+// atBarrier reports whether leaf e is at a bar.sync, barrier.sync or
+// bar.red that some of its lanes execute (guard true): under independent
+// scheduling its lanes wait there for the other live lanes of the warp.
+func (w *Warp) atBarrier(e *StackEntry) bool {
+	if e.parent || e.Mask == 0 || e.PC < 0 {
+		return false
+	}
+	op := &w.m.prog.Ops[e.PC]
+	if (op.Code != isa.OpBar && op.Code != isa.OpBarrier) || op.Sub == isa.SubArrive {
+		return false
+	}
+	if op.Guard >= 0 {
+		p := w.preds[op.Guard]
+		if op.GuardNeg {
+			p = ^p
+		}
+		return e.Mask&p != 0
+	}
+	return true
+}
+
+// barrierLanes returns the lanes of the leaves above lo that are at a
+// barrier (atBarrier).
+func (w *Warp) barrierLanes(lo int) uint32 {
+	var m uint32
+	for i := lo; i < len(w.stack); i++ {
+		if e := &w.stack[i]; w.atBarrier(e) {
+			m |= e.Mask
+		}
+	}
+	return m
+}
+
+// forceRelease lets the lanes of one region waiting at its reconvergence
+// point go on at once, as if their ReconvergeWait had run out: every
+// runnable group waits, some at a barrier that needs these lanes. It
+// reports whether there were such lanes.
+func (w *Warp) forceRelease(lo int) bool {
+	for i := lo; i < len(w.stack); i++ {
+		e := &w.stack[i]
+		if !e.parent || e.PC < 0 || e.Mask&^w.childLanes(i) == 0 {
+			continue
+		}
+		e.since = w.issued - ReconvergeWait
+		w.settle(lo)
+		return true
+	}
+	return false
 }

@@ -214,3 +214,74 @@ JOIN:
 	}
 	t.Log(f.Message)
 }
+
+// bar.sync on both sides of an if/else, in two warps: under independent
+// scheduling the threads of each warp wait at their bar.sync for the rest
+// of the warp, the warp arrives once, and every thread then sees the
+// values both warps stored before the barrier.
+func TestBarSyncBothBranchesIndependent(t *testing.T) {
+	src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<12>; .reg .u64 %rd<8>; .reg .pred %p<8>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;      // &out[tid]
+	add.u64 %rd4, %rd3, 256;       // &out[64+tid]
+	xor.b32 %r2, %r1, 33;
+	mul.wide.u32 %rd5, %r2, 4;
+	add.u64 %rd5, %rd1, %rd5;      // &out[tid^33]
+	and.b32 %r6, %r1, 1;
+	setp.eq.u32 %p1, %r6, 0;
+	@%p1 bra EVEN;
+	mul.lo.u32 %r3, %r1, 5;
+	add.u32 %r3, %r3, 1;
+	add.u32 %r3, %r3, 1;
+	add.u32 %r3, %r3, 1;
+	st.global.u32 [%rd3], %r3;
+	bar.sync 0;
+	ld.global.u32 %r5, [%rd5];
+	bra.uni JOIN;
+EVEN:
+	mul.lo.u32 %r3, %r1, 7;
+	st.global.u32 [%rd3], %r3;
+	bar.sync 0;
+	ld.global.u32 %r5, [%rd5];
+JOIN:
+	st.global.u32 [%rd4], %r5;
+	ret;
+}
+`
+	value := func(tid int) uint32 {
+		if tid%2 == 0 {
+			return uint32(7 * tid)
+		}
+		return uint32(5*tid + 3)
+	}
+	m, out := schedKernel(t, src, SchedIndependent, [3]int{64, 1, 1}, [3]int{1, 1, 1}, 128, 100_000)
+	log := &eventLog{}
+	m.SetObserver(log)
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatalf("%v %v", r, m.Fault())
+	}
+	got := u32s(out)
+	for tid := 0; tid < 64; tid++ {
+		if want := value(tid ^ 33); got[64+tid] != want {
+			t.Errorf("thread %d read %d, want %d", tid, got[64+tid], want)
+		}
+	}
+	arrive := log.of(EvBarrierArrive)
+	if len(arrive) != 2 {
+		t.Fatalf("%d barrier arrivals, want one per warp: %+v", len(arrive), arrive)
+	}
+	for _, e := range arrive {
+		if e.Mask != ^uint32(0) {
+			t.Errorf("arrival %+v: want the whole warp", e)
+		}
+	}
+	if rel := log.of(EvBarrierRelease); len(rel) != 1 || rel[0].Count != 64 {
+		t.Errorf("releases %+v", rel)
+	}
+}
