@@ -98,13 +98,15 @@ func (r PickReason) String() string { return pickNames[r] }
 type GroupState uint8
 
 const (
-	GroupRunnable  GroupState = iota // can issue
-	GroupWaiting                     // at its reconvergence point, waiting for the rest of its region
-	GroupInCall                      // its lanes are in a call; they continue when it returns
-	GroupSuspended                   // SIMT stack: below the top, runs when the entries above are done
+	GroupRunnable    GroupState = iota // can issue
+	GroupWaiting                       // at its reconvergence point, waiting for the rest of its region
+	GroupInCall                        // its lanes are in a call; they continue when it returns
+	GroupSuspended                     // SIMT stack: below the top, runs when the entries above are done
+	GroupSyncWait                      // at a warp-synchronous instruction, waiting for member lanes elsewhere
+	GroupBarrierWait                   // at a barrier, waiting for the other live lanes of its warp
 )
 
-var groupStateNames = []string{"runnable", "waiting", "in-call", "suspended"}
+var groupStateNames = []string{"runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait"}
 
 func (s GroupState) String() string { return groupStateNames[s] }
 
@@ -134,7 +136,7 @@ type ThreadGroup struct {
 // "why is this lane waiting".
 type LaneWait struct {
 	Lane   int
-	Reason string // "exited", "barrier", "reconvergence", "call", "turn", "suspended", "running"
+	Reason string // "exited", "barrier", "reconvergence", "sync", "call", "turn", "suspended", "running"
 	PC     int    // where the lane waits (-1 when exited)
 }
 
@@ -169,8 +171,15 @@ func (w *Warp) Groups() []ThreadGroup {
 				continue
 			}
 			st := GroupRunnable
-			if i < lo {
+			switch {
+			case i < lo:
 				st = GroupInCall
+			case w.atBarrier(e) && w.barrierLanes(lo) != w.valid&^w.exited:
+				st = GroupBarrierWait
+			default:
+				if _, away, ok := w.syncJoin(i, lo, true); ok && away != 0 {
+					st = GroupSyncWait
+				}
 			}
 			out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: st, Reconv: int(e.RPC), Picked: i == top, Depth: d})
 			continue
@@ -221,6 +230,10 @@ func (w *Warp) LaneWaits() []LaneWait {
 					lw.Reason = "call"
 				case g.State == GroupSuspended:
 					lw.Reason = "suspended"
+				case g.State == GroupSyncWait:
+					lw.Reason = "sync"
+				case g.State == GroupBarrierWait:
+					lw.Reason = "barrier"
 				case g.Picked:
 					lw.Reason = "running"
 				default:

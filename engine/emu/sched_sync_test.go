@@ -285,3 +285,47 @@ JOIN:
 		t.Errorf("releases %+v", rel)
 	}
 }
+
+// While one path waits at the shfl.sync for the other, the divergence view
+// says so: the group is sync-wait and its lanes wait for "sync"; a
+// snapshot taken then resumes to the same result.
+func TestSyncWaitVisible(t *testing.T) {
+	src := syncKernel(syncIfElse + `
+	shfl.sync.bfly.b32 %r5, %r3, 16, 31, 0xffffffff;
+	st.global.u32 [%rd4], %r5;`)
+	m, out := schedKernel(t, src, SchedIndependent, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 64, 100_000)
+	var snap *Snapshot
+	for i := 0; i < 200 && snap == nil; i++ {
+		if r := m.Step(StepWarpInstruction); r == StopDone || r == StopFault {
+			t.Fatalf("ended before a group waited: %v %v", r, m.Fault())
+		}
+		w := m.Warps()[0]
+		for _, g := range w.Groups() {
+			if g.State != GroupSyncWait {
+				continue
+			}
+			if g.Mask != 0xffff0000 {
+				t.Fatalf("waiting group %+v, want lanes 16-31 (the short path)", g)
+			}
+			for _, lw := range w.LaneWaits() {
+				if want := lw.Lane >= 16; (lw.Reason == "sync") != want {
+					t.Fatalf("lane %d waits for %q", lw.Lane, lw.Reason)
+				}
+			}
+			snap = m.Snapshot(true)
+		}
+	}
+	if snap == nil {
+		t.Fatal("no group waited at the shfl.sync")
+	}
+	m.Restore(snap)
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatalf("%v %v", r, m.Fault())
+	}
+	got := u32s(out)
+	for l := 0; l < 32; l++ {
+		if want := syncIfElseValue(l ^ 16); got[32+l] != want {
+			t.Errorf("lane %d got %d, want %d", l, got[32+l], want)
+		}
+	}
+}
