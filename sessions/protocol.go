@@ -122,6 +122,12 @@ type loadedMsg struct {
 	// CFG is the control-flow graph of the kernel and its callees (the
 	// divergence view).
 	CFG *cfgJSON `json:"cfg"`
+	// Scheduling is the launch's scheduling model ("independent" or
+	// "simt-stack"); DefaultScheduling the one the module's .target picks
+	// when the spec names none (TargetSM: its sm_NN, 0 when it names none).
+	Scheduling        string `json:"scheduling"`
+	DefaultScheduling string `json:"defaultScheduling"`
+	TargetSM          int    `json:"targetSM"`
 }
 
 type tensorOpJSON struct {
@@ -215,6 +221,12 @@ type stateMsg struct {
 	// step, exactly those a run from the start to it finds; sent when they
 	// changed since the previous state (and in full states).
 	Warnings *warningsJSON `json:"warnings,omitempty"`
+	// Scheduling is the launch's scheduling model: "independent" or
+	// "simt-stack".
+	Scheduling string `json:"scheduling"`
+	// Threads is the selected warp's scheduling (groups, last issue, why
+	// each lane waits): in full states, and in a delta when it changed.
+	Threads *threadsJSON `json:"threads,omitempty"`
 }
 
 // warningsJSON is the checker's findings at a step.
@@ -415,6 +427,11 @@ type warpJSON struct {
 	Exited  string       `json:"exited,omitempty"`
 	Stack   *[]stackJSON `json:"stack,omitempty"`
 	Depth   *int         `json:"depth,omitempty"`
+	// Groups (independent scheduling): the warp's thread groups, in stack
+	// order (see threadsJSON); in a delta when they changed.
+	// GroupsOmitted counts the groups past the first 64.
+	Groups        *[]groupJSON `json:"groups,omitempty"`
+	GroupsOmitted int          `json:"groupsOmitted,omitempty"`
 	// Async is the warp's asynchronous work in flight (cp.async copies
 	// that have not landed): in a full state only when there is some; in a
 	// delta when it changed, {"copies":0,...} once everything landed.
@@ -551,6 +568,8 @@ type inspectMsg struct {
 	Memory *memJSON  `json:"memory,omitempty"`
 	// Divergence: as in state, for the warp inspected.
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
+	// Threads: as in state, for the warp inspected.
+	Threads *threadsJSON `json:"threads,omitempty"`
 }
 
 type doneMsg struct {

@@ -73,6 +73,9 @@ type Session struct {
 	mem *memStats
 	// accBuf: scratch for the accesses of the last instruction.
 	accBuf []analysis.WarpAccess
+	// cmp is the compare-scheduling under way; cmpLast the last reply.
+	cmp     *compareJob
+	cmpLast *cmpCache
 	// regFrom is the first register (an index of userRegs) of the page of
 	// the selected warp's registers that states carry (see regPage).
 	regFrom int
@@ -234,6 +237,10 @@ func (s *Session) validate(c *clientMsg) *Error {
 			return bad("maxWarpInstructions must be >= 0")
 		}
 	case "pause", "reset":
+	case "compare-scheduling":
+		if c.MaxWarpInstructions != nil && *c.MaxWarpInstructions < 0 {
+			return bad("maxWarpInstructions must be >= 0")
+		}
 	case "divergence":
 		if c.On == nil {
 			return bad("divergence needs \"on\" (true or false)")
@@ -295,7 +302,7 @@ func (s *Session) loop() {
 			s.out.replaceAll(errReply(nil, errf("limit", "the client does not read its replies; session closed")))
 			return
 		}
-		if s.job != nil {
+		if s.job != nil || s.cmp != nil {
 			if !s.jobTurn() {
 				s.ended()
 				return
@@ -349,13 +356,19 @@ func (s *Session) jobTurn() bool {
 	j := s.job
 	var wake <-chan time.Time
 	now := time.Now()
-	left := s.lim.MaxCommandTime - now.Sub(j.t0)
+	var t0 time.Time
+	if j != nil {
+		t0 = j.t0
+	} else {
+		t0 = s.cmp.t0
+	}
+	left := s.lim.MaxCommandTime - now.Sub(t0)
 	wait := time.Duration(0)
 	if left > 0 {
 		wait = min(s.cpu.until(now, s.lim.CPUAllowance), left)
 	}
 	if wait > 0 {
-		if !j.throttled {
+		if j != nil && !j.throttled {
 			j.throttled = true
 			if j.kind == jobRun {
 				s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
@@ -377,6 +390,11 @@ func (s *Session) jobTurn() bool {
 		case <-t.ready:
 			t0 := time.Now()
 			defer s.releaseCPU(t0)
+			if j == nil {
+				s.cmd = "compare-scheduling"
+				s.compareSlice()
+				return true
+			}
 			j.throttled = false
 			if time.Since(j.t0) >= s.lim.MaxCommandTime {
 				s.finishJob(nil, "interrupted", noTail, fmt.Sprintf("stopped after %v, the longest one command may take; run again to go on", s.lim.MaxCommandTime))
@@ -430,7 +448,7 @@ func (s *Session) heldBytes() int64 {
 	if s.h != nil {
 		n += s.h.bytes()
 	}
-	return n
+	return n + s.compareBytes()
 }
 
 func (s *Session) setAccounted(n int64) {
@@ -459,7 +477,7 @@ func (s *Session) sendErr(id *int64, code, msg string) { s.send(errReply(id, err
 
 // drop releases the program and machine.
 func (s *Session) drop() {
-	s.job = nil
+	s.job, s.cmp = nil, nil
 	s.prog, s.spec, s.l, s.m, s.rec, s.h, s.mem = nil, nil, nil, nil, nil, nil, nil
 	s.view = clientView{}
 }
@@ -492,6 +510,13 @@ func (s *Session) handle(c command) {
 		return
 	case "check":
 		s.doCheck(msg)
+		return
+	case "compare-scheduling":
+		if s.m == nil {
+			s.sendErr(msg.ID, "no-program", "load a program first")
+			return
+		}
+		s.startCompare(msg)
 		return
 	}
 	if s.job != nil {
@@ -569,6 +594,7 @@ func (s *Session) doLoad(msg *clientMsg) {
 			return
 		}
 	}
+	s.cancelCompare()
 	s.drop()
 	s.setAccounted(0)
 	s.bpLines = map[int]bool{}
@@ -816,7 +842,8 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 		WarpsPerCTA: (threads + 31) / 32, ResidentCTAs: min(cfg.ResidentCTAs, m.NumCTAs()), TotalCTAs: m.NumCTAs(),
 		SharedBytes: p.DynSharedBase + cfg.DynamicSharedBytes, Lines: s.prog.lines,
 		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}, Remapped: remapped,
-		Kernels: s.prog.kernels(), Launch: fix}
+		Kernels: s.prog.kernels(), Launch: fix, Scheduling: string(m.Scheduling()), DefaultScheduling: string(p.DefaultScheduling()),
+		TargetSM: p.TargetSM()}
 	if msg.Lines == nil {
 		msg.Lines = []lineJSON{}
 	}
@@ -992,7 +1019,9 @@ func (s *Session) doInspect(msg *clientMsg) {
 	}
 	rj, _, _ := s.regsJSON(w, false, false)
 	s.view.selLin, s.view.selW = c.Linear, w.ID
-	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj, Divergence: s.divergenceJSON(ci, wi)}
+	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj, Divergence: s.divergenceJSON(ci, wi),
+		Threads: s.threadsJSON(ci, w)}
+	s.view.threads = encode(out.Threads)
 	if mr := msg.Memory; mr != nil {
 		var mem []byte
 		j := memJSON{Space: mr.Space, Offset: uint64(mr.Offset)}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 
@@ -23,6 +24,7 @@ type clientView struct {
 	preds   []uint32
 	regPage int     // the page of regs and preds
 	warns   warnSig // the warnings sent last
+	threads []byte  // the selected warp's scheduling as sent last (JSON)
 }
 
 // warnSig identifies a list of warnings at a step: the same signature,
@@ -40,12 +42,15 @@ type warpView struct {
 	depth                 int
 	stack                 []emu.StackEntry
 	async                 *asyncJSON // work in flight (nil: none); never modified
+	// groups (independent scheduling): the thread groups; never modified.
+	groups        []groupJSON
+	groupsOmitted int
 }
 
 func (a *warpView) equal(b *warpView) bool {
 	return a.pc == b.pc && a.state == b.state && a.barrier == b.barrier && a.active == b.active &&
 		a.valid == b.valid && a.exited == b.exited && a.depth == b.depth && slices.Equal(a.stack, b.stack) &&
-		asyncEqual(a.async, b.async)
+		asyncEqual(a.async, b.async) && slices.Equal(a.groups, b.groups) && a.groupsOmitted == b.groupsOmitted
 }
 
 func (s *Session) viewOf(w *emu.Warp) warpView {
@@ -53,6 +58,9 @@ func (s *Session) viewOf(w *emu.Warp) warpView {
 		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack(), async: s.asyncOf(w)}
 	if w.State == emu.WarpBarrier {
 		v.barrier = w.Barrier()
+	}
+	if s.m.Scheduling() == emu.SchedIndependent {
+		v.groups, v.groupsOmitted = s.groupsOf(w, w.Groups())
 	}
 	return v
 }
@@ -107,7 +115,7 @@ func (s *Session) buildState(o stateOpts) []byte {
 	}
 	msg := stateMsg{Type: "state", ID: o.id, Step: h.cur, Steps: h.head + 1, FirstStep: h.first,
 		Running: o.running, Status: s.status(o.reason), Reason: o.reason, Message: o.message, Full: full,
-		Stats: m.Stats(), FinishedCTAs: m.CTAsFinished(), TotalCTAs: m.NumCTAs()}
+		Stats: m.Stats(), FinishedCTAs: m.CTAsFinished(), TotalCTAs: m.NumCTAs(), Scheduling: string(m.Scheduling())}
 	if o.running {
 		wi := m.Stats().WarpInstructions
 		msg.Step, msg.Steps = wi, wi+1
@@ -171,8 +179,15 @@ func (s *Session) buildState(o stateOpts) []byte {
 		}
 		msg.ChangedRegs = changed
 		v.selLin, v.selW = lin, w.ID
+		// Its scheduling, when it changed.
+		tj := s.threadsJSON(s.ctaIndex(lin), w)
+		if b := encode(tj); full || !bytes.Equal(b, v.threads) {
+			msg.Threads = tj
+			v.threads = b
+		}
 	} else {
 		v.selLin, v.selW = -1, -1
+		v.threads = nil
 	}
 
 	// Events, memory, the last instruction, the fault.
@@ -288,6 +303,10 @@ func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
 			st[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
 		}
 		j.Stack = &st
+	}
+	if v.groups != nil && (prev == nil || !slices.Equal(v.groups, prev.groups) || v.groupsOmitted != prev.groupsOmitted) {
+		g := v.groups
+		j.Groups, j.GroupsOmitted = &g, v.groupsOmitted
 	}
 	switch {
 	case prev == nil:

@@ -1,0 +1,215 @@
+package sessions
+
+import (
+	"math/bits"
+
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// The thread-group view (docs/protocol.md, "threads"): under independent
+// thread scheduling the divergent paths of a warp are thread groups that
+// take turns (emu.Warp.Groups); every warp summary carries its groups, and
+// the selected warp's state adds why the scheduler issued its last group and
+// why each lane is or is not issuing. Everything is read from the machine at
+// the position shown: back and seek restore the machine (the snapshots keep
+// the groups, the waiting clocks and the round-robin position), so the view
+// is exact at every step of the history.
+
+// maxGroups caps the groups a warp summary lists (a warp of 32 lanes has
+// few; deep recursion inside calls can stack more).
+const maxGroups = 64
+
+// groupJSON is one thread group of a warp.
+type groupJSON struct {
+	PC   int `json:"pc"`   // where its lanes continue (-1: returning from the kernel)
+	Line int `json:"line"` // its source line (0: none)
+	// Lanes: the group's lanes (hex mask).
+	Lanes string `json:"lanes"`
+	// State: "runnable", "waiting" (at its reconvergence point), "sync-wait"
+	// (at a warp-synchronous instruction, for member lanes elsewhere),
+	// "barrier-wait" (at a barrier, for the warp's other live lanes),
+	// "in-call" (its lanes are in a call) or "suspended" (SIMT stack: below
+	// the top).
+	State string `json:"state"`
+	// Reconv and ReconvLine: where the lanes reconverge (-1 and 0: at exit
+	// or return).
+	Reconv     int `json:"reconv"`
+	ReconvLine int `json:"reconvLine"`
+	// WaitLeft (waiting): the warp's instructions left before the lanes go
+	// on alone.
+	WaitLeft int `json:"waitLeft,omitempty"`
+	// Picked: the group the warp issued its last instruction from (the top
+	// of the stack).
+	Picked bool `json:"picked,omitempty"`
+	// Depth: the call depth of its lanes.
+	Depth int `json:"depth,omitempty"`
+	// Awaits (sync-wait): the live lanes named by the membermask of the
+	// group's lanes that are not at the instruction with it (hex mask).
+	Awaits string `json:"awaits,omitempty"`
+}
+
+// threadsJSON is the selected warp's scheduling: its groups, the last
+// issue and, for every existing lane, why it is or is not issuing.
+type threadsJSON struct {
+	CTA  int `json:"cta"` // index among resident CTAs
+	Warp int `json:"warp"`
+	// Groups as in the warp summary (also under the SIMT stack, where they
+	// are the stack's paths).
+	Groups        []groupJSON `json:"groups"`
+	GroupsOmitted int         `json:"groupsOmitted,omitempty"`
+	// Last: the warp's last issue (null before its first instruction).
+	Last *issueJSON `json:"last"`
+	// Lanes: one entry per lane that holds a thread, in lane order.
+	Lanes []laneWaitJSON `json:"lanes"`
+}
+
+// issueJSON is a warp's last issue: the group's pc and lanes, and why the
+// scheduler picked it: "only" (one runnable group), "round-robin" (the
+// groups take turns: the one whose lowest lane comes next after the
+// previous group's), "stack" (SIMT stack: the top entry).
+type issueJSON struct {
+	PC     int    `json:"pc"`
+	Line   int    `json:"line"`
+	Lanes  string `json:"lanes"`
+	Reason string `json:"reason"`
+}
+
+// laneWaitJSON says why a lane is not issuing: "running" (in the group
+// picked last), "turn" (runnable, waiting for its group's turn),
+// "reconvergence" (waiting at its reconvergence point: waitLeft more of
+// the warp's instructions at most), "sync" (at a warp-synchronous
+// instruction, for the lanes of awaits), "barrier", "call" (its group is
+// in a call), "suspended" (SIMT stack) or "exited"; pc and line: where.
+type laneWaitJSON struct {
+	Lane     int    `json:"lane"`
+	Reason   string `json:"reason"`
+	PC       int    `json:"pc"`
+	Line     int    `json:"line"`
+	WaitLeft int    `json:"waitLeft,omitempty"`
+	Awaits   string `json:"awaits,omitempty"`
+	// Group: the index in groups of the innermost group holding the lane
+	// (-1: none, e.g. exited).
+	Group int `json:"group"`
+}
+
+// groupsOf renders a warp's thread groups (at most maxGroups) and how many
+// were left out.
+func (s *Session) groupsOf(w *emu.Warp, gs []emu.ThreadGroup) ([]groupJSON, int) {
+	out := make([]groupJSON, 0, min(len(gs), maxGroups))
+	for i, g := range gs {
+		if i == maxGroups {
+			return out, len(gs) - maxGroups
+		}
+		j := groupJSON{PC: g.PC, Line: s.prog.line(g.PC), Lanes: hex32(g.Mask), State: g.State.String(),
+			Reconv: g.Reconv, ReconvLine: s.prog.line(g.Reconv), Picked: g.Picked, Depth: g.Depth}
+		if g.State == emu.GroupWaiting {
+			j.WaitLeft = g.WaitLeft
+		}
+		if g.State == emu.GroupSyncWait {
+			if a := syncAwaits(s.prog.prog, w, gs, i); a != 0 {
+				j.Awaits = hex32(a)
+			}
+		}
+		out = append(out, j)
+	}
+	return out, 0
+}
+
+// syncAwaits returns the live lanes that the membermask of group k (at a
+// warp-synchronous instruction) names and that are not at that instruction
+// with it: in other groups, waiting at a reconvergence point or in a
+// caller.
+func syncAwaits(p *emu.Program, w *emu.Warp, gs []emu.ThreadGroup, k int) uint32 {
+	g := gs[k]
+	if g.PC < 0 || g.PC >= len(p.Ops) {
+		return 0
+	}
+	op := &p.Ops[g.PC]
+	slot, ok := syncSlot(op)
+	if !ok {
+		return 0
+	}
+	guard := ^uint32(0)
+	if op.Guard >= 0 {
+		guard = w.Pred(int(op.Guard))
+		if op.GuardNeg {
+			guard = ^guard
+		}
+	}
+	mm := w.Reg(int(slot))
+	// The groups at the same instruction execute it together.
+	here := uint32(0)
+	for _, o := range gs {
+		if (o.State == emu.GroupSyncWait || o.State == emu.GroupRunnable) && o.PC >= 0 && o.PC < len(p.Ops) && sameSyncOp(op, &p.Ops[o.PC], g.PC == o.PC) {
+			here |= o.Mask
+		}
+	}
+	var need uint32
+	for m := g.Mask & guard; m != 0; m &= m - 1 {
+		need |= uint32(mm[bits.TrailingZeros32(m)])
+	}
+	return need &^ here & w.Valid() &^ w.Exited()
+}
+
+// syncSlot returns the membermask operand of a warp-synchronous
+// instruction (shfl.sync, vote.sync, match.sync, redux.sync,
+// bar.warp.sync).
+func syncSlot(op *emu.Op) (int32, bool) {
+	switch op.Code {
+	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux:
+		if op.Flags.Has(isa.FSync) && op.E >= 0 {
+			return op.E, true
+		}
+	case isa.OpBarWarpSync:
+		if op.A >= 0 {
+			return op.A, true
+		}
+	}
+	return -1, false
+}
+
+// sameSyncOp: a group at o executes op with the group at op: the same
+// instruction, or another bar.warp.sync with the same membermask operand
+// and guard (docs/emulator.md, "Warp-synchronous instructions").
+func sameSyncOp(op, o *emu.Op, samePC bool) bool {
+	if samePC {
+		return true
+	}
+	return op.Code == isa.OpBarWarpSync && o.Code == isa.OpBarWarpSync && o.A == op.A && o.Guard == op.Guard && o.GuardNeg == op.GuardNeg
+}
+
+// threadsJSON renders the scheduling of warp wi of resident CTA ci.
+func (s *Session) threadsJSON(ci int, w *emu.Warp) *threadsJSON {
+	gs := w.Groups()
+	groups, omitted := s.groupsOf(w, gs)
+	out := &threadsJSON{CTA: ci, Warp: w.ID, Groups: groups, GroupsOmitted: omitted, Lanes: []laneWaitJSON{}}
+	if pc, mask, why := w.LastIssue(); mask != 0 {
+		out.Last = &issueJSON{PC: pc, Line: s.prog.line(pc), Lanes: hex32(mask), Reason: why.String()}
+	}
+	for _, lw := range w.LaneWaits() {
+		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), Group: -1}
+		if lw.Reason != "exited" {
+			// The innermost group holding the lane, as LaneWaits picks it.
+			for k := len(gs) - 1; k >= 0; k-- {
+				if gs[k].Mask>>lw.Lane&1 != 0 {
+					j.Group = k
+					break
+				}
+			}
+		}
+		if j.Group >= 0 && j.Group < len(groups) {
+			g := &groups[j.Group]
+			if lw.Reason == "reconvergence" {
+				j.WaitLeft = g.WaitLeft
+			}
+			if lw.Reason == "sync" {
+				j.Awaits = g.Awaits
+			}
+		} else if j.Group >= len(groups) {
+			j.Group = -1
+		}
+		out.Lanes = append(out.Lanes, j)
+	}
+	return out
+}
