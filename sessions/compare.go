@@ -3,8 +3,8 @@ package sessions
 import (
 	"bytes"
 	"crypto/sha256"
-	"strings"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
