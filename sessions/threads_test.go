@@ -303,6 +303,12 @@ func TestCompareScheduling(t *testing.T) {
 	if !reflect.DeepEqual(again, r) {
 		t.Fatalf("second reply %+v, first %+v", again, r)
 	}
+	// Under the other model: the same runs, the other one current.
+	cl.load(spinLockPTX, withScheduling(spinLockSpec, "simt-stack"))
+	third := cl.compare(9, 100_000)
+	if third.Runs[0].Current || !third.Runs[1].Current || third.Runs[1].Outcome != "budget" {
+		t.Fatalf("after the re-run under the SIMT stack: %+v", third.Runs)
+	}
 
 	// An ordinary kernel: identical under both models.
 	cl.load(divergentPTX, withScheduling(divergentSpec, "simt-stack"))

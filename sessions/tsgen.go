@@ -53,6 +53,10 @@ var tsTypes = []struct {
 	{"AsyncCopy", asyncCopyJSON{}, ""},
 	{"AsyncGroup", asyncGroupJSON{}, ""},
 	{"AsyncWork", asyncJSON{}, ""},
+	{"ThreadGroup", groupJSON{}, ""},
+	{"IssueInfo", issueJSON{}, ""},
+	{"LaneWait", laneWaitJSON{}, ""},
+	{"WarpThreads", threadsJSON{}, ""},
 	{"WarpDelta", warpJSON{}, ""},
 	{"CtaDelta", ctaJSON{}, ""},
 	{"EventInfo", eventJSON{}, ""},
@@ -73,6 +77,11 @@ var tsTypes = []struct {
 	{"Breakpoints", breakpointsMsg{}, "breakpoints"},
 	{"Inspect", inspectMsg{}, "inspect"},
 	{"Done", doneMsg{}, "done"},
+	{"CompareRun", compareRunJSON{}, ""},
+	{"CompareFault", compareFaultJSON{}, ""},
+	{"ElemDiff", elemDiffJSON{}, ""},
+	{"BufferDiff", bufferDiffJSON{}, ""},
+	{"SchedulingCompare", compareMsg{}, "scheduling-compare"},
 	{"ErrorMsg", errorMsg{}, "error"},
 	{"MemRequest", memRequest{}, ""},
 	{"ClientMsg", clientMsg{}, ""},
@@ -80,17 +89,21 @@ var tsTypes = []struct {
 
 // tsFields narrows fields whose Go type is wider than their values.
 var tsFields = map[string]string{
-	"Message.severity":  `"error" | "warning" | "note"`,
-	"MemChunk.space":    `"global" | "shared"`,
-	"Access.space":      `"global" | "shared"`,
-	"Access.offsets":    "(number | null)[]",
-	"Done.result":       "Record<string, unknown>",
-	"CtaDelta.warps":    "WarpDelta[] | null", // a CTA whose barriers alone changed
-	"LaunchFix.spec":    "Record<string, unknown>",
-	"KernelParam.role":  `"pointer" | "scalar" | "unused"`,
-	"Access.kind":       `"load" | "store" | "atomic"`,
-	"LiveSwizzle.kind":  `"load" | "store" | "atomic"`,
-	"WarningInfo.space": `"global" | "shared"`,
+	"Message.severity":   `"error" | "warning" | "note"`,
+	"MemChunk.space":     `"global" | "shared"`,
+	"Access.space":       `"global" | "shared"`,
+	"Access.offsets":     "(number | null)[]",
+	"Done.result":        "Record<string, unknown>",
+	"CtaDelta.warps":     "WarpDelta[] | null", // a CTA whose barriers alone changed
+	"LaunchFix.spec":     "Record<string, unknown>",
+	"KernelParam.role":   `"pointer" | "scalar" | "unused"`,
+	"Access.kind":        `"load" | "store" | "atomic"`,
+	"LiveSwizzle.kind":   `"load" | "store" | "atomic"`,
+	"WarningInfo.space":  `"global" | "shared"`,
+	"ThreadGroup.state":  `"runnable" | "waiting" | "sync-wait" | "barrier-wait" | "in-call" | "suspended"`,
+	"IssueInfo.reason":   `"only" | "round-robin" | "stack"`,
+	"LaneWait.reason":    `"running" | "turn" | "reconvergence" | "sync" | "barrier" | "call" | "suspended" | "exited"`,
+	"CompareRun.outcome": `"done" | "fault" | "deadlock" | "budget" | "interrupted"`,
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

@@ -194,7 +194,8 @@ export class App {
     const m = this.model;
     // First: the views show the hint this sets.
     m.subscribe((c) => this.render(c));
-    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line));
+    const sched = { rerun: () => this.rerunOtherModel(), compare: () => this.session.compareScheduling(this.compareBudget()) };
+    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line), sched);
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
@@ -210,6 +211,7 @@ export class App {
       want: () => this.session.wantDivergence(),
       seek: (k) => this.session.seek(k),
       goto: (l) => this.editor.goto(l, 1, false),
+      sched,
     });
     this.swizzle = new SwizzleView(byId("pg-tab-swizzle"), m, () => this.tab === "swizzle");
     new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
@@ -316,6 +318,7 @@ export class App {
     this.editor.setCodeLines(this.model.codeLines);
     this.resendBreakpoints();
     this.launch.setKernels((m.kernels ?? []).map((k) => k.name));
+    this.launch.setSchedulingDefault(m.defaultScheduling, m.targetSM);
     const fit = m.launch;
     if (fit?.applied && fit.spec) {
       // The spec did not fit the kernel: the session runs the launch
@@ -391,6 +394,27 @@ export class App {
   }
 
   /** Applies the launch inferred from the kernel (the problems list's fix). */
+  /** The budget of a comparison of the scheduling models: the launch's own
+   * limit, else a million warp-instructions per model (enough for the
+   * examples; a livelock shows in a fraction of a second). */
+  private compareBudget(): number {
+    return this.launch.spec.maxWarpInstructions ? 0 : 1_000_000;
+  }
+
+  /** Re-launches the same source and spec under the other scheduling model and compares the two. */
+  private rerunOtherModel(): void {
+    const cur = this.model.scheduling;
+    if (!cur) return;
+    const other = cur === "independent" ? "simt-stack" : "independent";
+    this.launch.set({ ...this.launch.spec, scheduling: other });
+    this.updateLaunchSummary();
+    window.clearTimeout(this.liveTimer);
+    if (!this.session.load(this.editor.text, wireSpec(this.launch.spec))) return;
+    this.updateDirty();
+    this.saveDraft();
+    this.session.compareScheduling(this.compareBudget());
+  }
+
   private fixLaunch(spec: Spec): void {
     this.launch.set(canonical(spec));
     this.updateLaunchSummary();

@@ -9,6 +9,7 @@ import { h, setChildren } from "./dom";
 import { mask32 } from "./format";
 import type { Change, Model } from "./model";
 import type { CfgBlock } from "./proto";
+import { schedBar, threadsView, type SchedHooks } from "./threads";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -45,10 +46,10 @@ export class DivergenceView {
     private readonly el: HTMLElement,
     private readonly model: Model,
     private readonly visible: () => boolean,
-    private readonly hooks: { want: () => void; seek: (step: number) => void; goto: (line: number) => void },
+    private readonly hooks: { want: () => void; seek: (step: number) => void; goto: (line: number) => void; sched: SchedHooks },
   ) {
     model.subscribe((c: Set<Change>) => {
-      if (c.has("divergence") || c.has("warps") || c.has("loaded") || c.has("selection") || c.has("regs")) {
+      if (c.has("divergence") || c.has("warps") || c.has("loaded") || c.has("selection") || c.has("regs") || c.has("threads") || c.has("compare")) {
         this.dirty = true;
         if (this.visible()) this.render();
       }
@@ -82,10 +83,12 @@ export class DivergenceView {
 
     const summary = this.summary(d, who);
     const timeline = this.timeline(d);
-    const stack = this.stack(w, who);
+    const th = m.threads;
+    const indep = m.scheduling === "independent";
+    const stack = indep && th && th.cta === m.sel.cta && th.warp === m.sel.warp ? threadsView(th, who, this.hooks.goto) : this.stack(w, who);
     const graph = this.graph(cfg.blocks, w?.pc ?? -1, w?.stack ?? []);
     setChildren(this.el,
-      h("div.div-top", summary, timeline, stack),
+      h("div.div-top", schedBar(m, this.hooks.sched), summary, timeline, stack),
       notes,
       h("div.div-cfg", { "aria-label": "Control-flow graph" }, graph));
     const box = this.el.querySelector(".div-cfg");

@@ -56,7 +56,7 @@ function paramKind(p: SpecParam): string {
 export function canonical(s: Spec): Spec {
   const o: Record<string, unknown> = {};
   const src = s as unknown as Record<string, unknown>;
-  const order = ["version", "comment", "ptx", "source", "entry", "grid", "block", "dynamicSharedBytes", "maxWarpInstructions", "buffers", "params"];
+  const order = ["version", "comment", "ptx", "source", "entry", "grid", "block", "dynamicSharedBytes", "maxWarpInstructions", "scheduling", "buffers", "params"];
   for (const k of order) if (src[k] !== undefined && src[k] !== "") o[k] = src[k];
   for (const k of Object.keys(src)) if (!order.includes(k)) o[k] = src[k];
   o.version = 1;
@@ -167,6 +167,17 @@ export class LaunchPanel {
     delete this.spec.ptx;
     this.renderForm();
     this.writeJSON(true);
+  }
+
+  /** The scheduling model the module's .target picks (from `loaded`). */
+  private schedDefault = "";
+  private targetSM = 0;
+
+  setSchedulingDefault(model: string, sm: number): void {
+    if (model === this.schedDefault && sm === this.targetSM) return;
+    this.schedDefault = model;
+    this.targetSM = sm;
+    this.renderForm();
   }
 
   /** The kernels of the loaded module. */
@@ -294,6 +305,17 @@ export class LaunchPanel {
       else delete this.spec.entry;
       this.emit();
     });
+    const dflt = this.schedDefault ? ` (${this.schedDefault === "simt-stack" ? "SIMT stack" : "independent"}${this.targetSM ? ` for sm_${this.targetSM}` : ""})` : "";
+    const sched = h("select", { "aria-label": "Scheduling model", class: "sched-select", title: "How the divergent paths of a warp are scheduled: independent thread scheduling (sm_70 and later) or the pre-Volta SIMT reconvergence stack" },
+      h("option", { value: "", selected: !s.scheduling }, `default${dflt}`),
+      h("option", { value: "independent", selected: s.scheduling === "independent" }, "independent"),
+      h("option", { value: "simt-stack", selected: s.scheduling === "simt-stack" }, "SIMT stack"));
+    sched.value = s.scheduling ?? "";
+    sched.addEventListener("change", () => {
+      if (sched.value) this.spec.scheduling = sched.value;
+      else delete this.spec.scheduling;
+      this.emit();
+    });
     const totalThreads = dims(s.grid).reduce((a, b) => a * b, 1) * dims(s.block).reduce((a, b) => a * b, 1);
     const bufNames = (s.buffers ?? []).map((b) => b.name);
     setChildren(this.form,
@@ -308,7 +330,8 @@ export class LaunchPanel {
           num("Maximum warp-instructions (empty: the server's limit)", s.maxWarpInstructions, (n) => {
             if (n) this.spec.maxWarpInstructions = n;
             else delete this.spec.maxWarpInstructions;
-          }, { optional: true, placeholder: "—" }))),
+          }, { optional: true, placeholder: "—" })),
+        h("label.field", h("span.field-label", "scheduling"), sched)),
       h("div.field-row", dim3("grid", dims(s.grid), "grid"), dim3("block", dims(s.block), "block"),
         h("div.field.launch-total", h("span.field-label", "threads"), h("span.total", totalThreads.toLocaleString("en-US")))),
       h("div.section-head", h("span", "Buffers"), h("span.muted", " global memory, allocated in order"), h("span.spacer"),

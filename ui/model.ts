@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, State, Access, WarningInfo, WarpRef, WarpState,
+  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -91,7 +91,7 @@ export interface Selection {
 
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage";
+  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare";
 
 export type Granularity = "warp" | "round" | "barrier";
 
@@ -166,6 +166,13 @@ export class Model {
   hint = "Starting a session…";
   /** The divergence data of the position shown (while asked for). */
   divergence: Divergence | null = null;
+  /** The launch's scheduling model: "independent" | "simt-stack" ("" before a state). */
+  scheduling = "";
+  /** The selected warp's scheduling (thread groups, last issue, lane waits) at the step shown. */
+  threads: WarpThreads | null = null;
+  /** The last compare-scheduling reply for what runs, and whether one is under way. */
+  compare: SchedulingCompare | null = null;
+  comparing = false;
   /** The per-line memory analysis up to the step shown (kept across deltas that leave it out). */
   lineMemory: LineMemory[] = [];
   /** Lines that hold instructions (from `loaded`). */
@@ -227,6 +234,8 @@ export class Model {
     this.warningsDropped = false;
     this.fault = null;
     this.divergence = null;
+    this.threads = null;
+    this.scheduling = "";
     this.lineMemory = [];
     this.step = this.steps = this.firstStep = 0;
     this.message = "";
@@ -268,6 +277,7 @@ export class Model {
   applyLoaded(m: Loaded): Set<Change> {
     this.reset();
     this.loaded = m;
+    this.scheduling = m.scheduling ?? "";
     this.pageRegs = m.regs ?? [];
     this.pagePreds = m.preds ?? [];
     this.setLines(m);
@@ -335,6 +345,14 @@ export class Model {
     const accesses = m.last?.accesses ?? [];
     if (accesses.length || this.accesses.length) ch.add("memory");
     this.accesses = accesses;
+    if (m.scheduling && m.scheduling !== this.scheduling) {
+      this.scheduling = m.scheduling;
+      ch.add("threads");
+    }
+    if (m.threads || (m.full && this.threads)) {
+      this.threads = m.threads ?? null;
+      ch.add("threads");
+    }
     if (m.divergence || this.divergence) ch.add("divergence");
     this.divergence = m.divergence ?? null;
     if (m.lineMemory) {

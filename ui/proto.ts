@@ -3,7 +3,7 @@
 // client model keeps and the launch spec.
 
 export * from "./proto_gen";
-import type { AsyncWork, Barrier, StackEntry } from "./proto_gen";
+import type { AsyncWork, Barrier, StackEntry, ThreadGroup } from "./proto_gen";
 
 /** A warp as the client model holds it: a full state's warp with every delta merged in. */
 export interface WarpState {
@@ -19,6 +19,9 @@ export interface WarpState {
   exited: string;
   stack?: StackEntry[];
   depth?: number;
+  /** Independent scheduling: the warp's thread groups (stack order, the picked one last). */
+  groups?: ThreadGroup[];
+  groupsOmitted?: number;
   /** Asynchronous work in flight (cp.async copies not landed yet); absent: none. */
   async?: AsyncWork;
 }
@@ -66,6 +69,8 @@ export interface Spec {
   block: number[];
   dynamicSharedBytes?: number;
   maxWarpInstructions?: number;
+  /** "independent" | "simt-stack"; absent: the module's .target decides. */
+  scheduling?: string;
   buffers?: SpecBuffer[];
   params?: SpecParam[];
 }

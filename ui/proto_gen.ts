@@ -156,6 +156,9 @@ export interface Loaded {
   launch?: LaunchFix;
   tensorOps: TensorOp[];
   cfg: Cfg | null;
+  scheduling: string;
+  defaultScheduling: string;
+  targetSM: number;
 }
 
 export interface Stats {
@@ -271,6 +274,45 @@ export interface AsyncWork {
   more?: number;
 }
 
+export interface ThreadGroup {
+  pc: number;
+  line: number;
+  lanes: string;
+  state: "runnable" | "waiting" | "sync-wait" | "barrier-wait" | "in-call" | "suspended";
+  reconv: number;
+  reconvLine: number;
+  waitLeft?: number;
+  picked?: boolean;
+  depth?: number;
+  awaits?: string;
+}
+
+export interface IssueInfo {
+  pc: number;
+  line: number;
+  lanes: string;
+  reason: "only" | "round-robin" | "stack";
+}
+
+export interface LaneWait {
+  lane: number;
+  reason: "running" | "turn" | "reconvergence" | "sync" | "barrier" | "call" | "suspended" | "exited";
+  pc: number;
+  line: number;
+  waitLeft?: number;
+  awaits?: string;
+  group: number;
+}
+
+export interface WarpThreads {
+  cta: number;
+  warp: number;
+  groups: ThreadGroup[];
+  groupsOmitted?: number;
+  last: IssueInfo | null;
+  lanes: LaneWait[];
+}
+
 export interface WarpDelta {
   warp: number;
   pc?: number;
@@ -282,6 +324,8 @@ export interface WarpDelta {
   exited?: string;
   stack?: StackEntry[];
   depth?: number;
+  groups?: ThreadGroup[];
+  groupsOmitted?: number;
   async?: AsyncWork;
 }
 
@@ -464,6 +508,8 @@ export interface State {
   divergence?: Divergence;
   lineMemory?: LineMemory[];
   warnings?: Warnings;
+  scheduling: string;
+  threads?: WarpThreads;
 }
 
 export interface Breakpoints {
@@ -481,6 +527,7 @@ export interface Inspect {
   regs: RegValues | null;
   memory?: MemChunk;
   divergence?: Divergence;
+  threads?: WarpThreads;
 }
 
 export interface Done {
@@ -488,6 +535,43 @@ export interface Done {
   id?: number;
   result: Record<string, unknown>;
   buffersOmitted?: boolean;
+}
+
+export interface CompareRun {
+  scheduling: string;
+  outcome: "done" | "fault" | "deadlock" | "budget" | "interrupted";
+  warpInstructions: number;
+  fault?: CompareFault;
+  current: boolean;
+}
+
+export interface CompareFault {
+  kind: string;
+  message: string;
+  line: number;
+}
+
+export interface ElemDiff {
+  index: number;
+  values: string[];
+}
+
+export interface BufferDiff {
+  name: string;
+  elements: number;
+  samples: ElemDiff[];
+}
+
+export interface SchedulingCompare {
+  type: "scheduling-compare";
+  id?: number;
+  budget: number;
+  runs: CompareRun[];
+  same: boolean;
+  differences: string[];
+  buffers: BufferDiff[];
+  buffersOmitted?: number;
+  cancelled?: boolean;
 }
 
 export interface ErrorMsg {
@@ -533,4 +617,5 @@ export type ServerMsg =
   | Breakpoints
   | Inspect
   | Done
+  | SchedulingCompare
   | ErrorMsg;

@@ -94,8 +94,25 @@ export class SessionClient {
     this.sentSource = source;
     this.sentSpec = JSON.stringify(spec);
     this.model.edit = "clean";
-    this.model.emit(new Set<Change>(["source"]));
+    this.compareId = 0;
+    const had = this.model.compare || this.model.comparing;
+    this.model.compare = null;
+    this.model.comparing = false;
+    this.model.emit(new Set<Change>(had ? ["source", "compare"] : ["source"]));
     return true;
+  }
+
+  private compareId = 0;
+
+  /** Runs what is loaded under both scheduling models and compares the results (at most budget warp-instructions each). */
+  compareScheduling(budget?: number): void {
+    const msg: Record<string, unknown> = { type: "compare-scheduling" };
+    if (budget) msg.maxWarpInstructions = budget;
+    const id = this.send(msg);
+    if (!id) return;
+    this.compareId = id;
+    this.model.comparing = true;
+    this.model.emit(new Set<Change>(["compare"]));
   }
 
   /** Asks for the diagnostics of source without touching the run. */
@@ -219,7 +236,18 @@ export class SessionClient {
         model.breakpoints = new Set(m.lines ?? []);
         model.emit(new Set<Change>(["breakpoints"]));
         break;
+      case "scheduling-compare":
+        if (m.id !== this.compareId) break; // superseded
+        this.compareId = 0;
+        model.comparing = false;
+        model.compare = m.cancelled ? null : m;
+        model.emit(new Set<Change>(["compare"]));
+        break;
       case "inspect":
+        if (m.threads) {
+          model.threads = m.threads;
+          model.emit(new Set<Change>(["threads"]));
+        }
         if (m.divergence) {
           model.divergence = m.divergence;
           model.emit(new Set<Change>(["divergence"]));
@@ -292,6 +320,11 @@ export class SessionClient {
     if (id !== undefined && id === this.seekPending) {
       this.seekPending = 0;
       this.seekWanted = null;
+    }
+    if (id !== undefined && id === this.compareId) {
+      this.compareId = 0;
+      model.comparing = false;
+      model.emit(new Set<Change>(["compare"]));
     }
     if (id !== undefined && id === this.runId && model.running) {
       model.running = false;

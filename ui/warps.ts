@@ -7,12 +7,15 @@ import type { CtaState, WarpState, Fault } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { asyncGroupLines, asyncSummary } from "./pending";
+import { schedBar, threadsView, type SchedHooks } from "./threads";
 
-export type LaneState = "active" | "inactive" | "barrier" | "exited" | "fault" | "none";
+export type LaneState = "active" | "inactive" | "turn" | "wait" | "barrier" | "exited" | "fault" | "none";
 
 export const laneLegend: [LaneState, string, string][] = [
   ["active", "active", "the lane executes the warp's next instruction"],
   ["inactive", "inactive", "inactive by divergence: parked until its path reconverges"],
+  ["turn", "its turn next", "independent scheduling: the lane's own path is runnable and issues when its group's turn comes"],
+  ["wait", "waiting", "independent scheduling: waiting to reconverge, at a warp-synchronous instruction or in a call"],
   ["barrier", "at barrier", "waiting at a barrier"],
   ["exited", "exited", "the thread has exited"],
   ["fault", "faulted", "the thread faulted"],
@@ -35,6 +38,16 @@ export function laneState(w: WarpState, lane: number, faultLanes: number): LaneS
   if (faultLanes & bit) return "fault";
   if (mask32(w.exited) & bit) return "exited";
   if (mask32(w.active) & bit) return warpKind(w.state) === "barrier" ? "barrier" : "active";
+  if (w.groups?.length) {
+    // Independent scheduling: the innermost group holding the lane says what it does.
+    for (let i = w.groups.length - 1; i >= 0; i--) {
+      const g = w.groups[i];
+      if (!(mask32(g.lanes) & bit)) continue;
+      if (g.state === "runnable") return "turn";
+      if (g.state === "barrier-wait") return "barrier";
+      return "wait";
+    }
+  }
   return "inactive";
 }
 
@@ -104,6 +117,7 @@ export class WarpsView {
     private readonly model: Model,
     private readonly select: (cta: number, warp: number) => void,
     private readonly gotoLine: (line: number) => void,
+    private readonly sched: SchedHooks,
   ) {
     this.list = h("div.warps-list", { role: "listbox", "aria-label": "Warps" });
     this.stack = h("div.warps-stack");
@@ -122,7 +136,7 @@ export class WarpsView {
    * program, anything that changes the hint shows it again. */
   private update(c: Set<Change>): void {
     if (c.has("loaded")) this.loaded();
-    if (c.has("loaded") || c.has("warps") || c.has("selection") || c.has("fault") || c.has("status")) this.render();
+    if (c.has("loaded") || c.has("warps") || c.has("selection") || c.has("fault") || c.has("status") || c.has("threads") || c.has("compare")) this.render();
     else if (!this.model.loaded && (c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
   }
 
@@ -218,7 +232,8 @@ export class WarpsView {
     const last = m.last && m.last.cta === c.cta && m.last.warp === w.warp ? mask32(m.last.execMask) : 0;
     for (let l = 0; l < 32; l++) {
       const st = laneState(w, l, fl);
-      setClass(row.lanes[l], `ln ln-${st}` + (last & (1 << l) ? " ln-exec" : ""));
+      // A lane of another thread group is inactive too (it does not execute the next instruction).
+      setClass(row.lanes[l], (st === "turn" || st === "wait" ? `ln ln-inactive ln-${st}` : `ln ln-${st}`) + (last & (1 << l) ? " ln-exec" : ""));
     }
     const sel = m.sel.cta === c.cta && m.sel.warp === w.warp;
     const next = m.next && m.next.cta === c.cta && m.next.warp === w.warp;
@@ -230,6 +245,9 @@ export class WarpsView {
     const act = popc(mask32(w.active) & ~mask32(w.exited));
     const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" ? `at barrier${w.barrier !== undefined ? ` ${w.barrier}` : ""}` : w.state;
     setText(row.state, label);
+    const groups = w.groups?.length ?? 0;
+    row.state.title = groups > 1 ? `${groups} thread groups (independent scheduling)` : "";
+    row.el.dataset.groups = String(groups);
     // Copies in flight: the warp's asynchronous state.
     const inFlight = asyncSummary(w.async);
     setText(row.async, inFlight);
@@ -243,8 +261,9 @@ export class WarpsView {
   private renderStack(): void {
     const m = this.model;
     const w = m.selectedWarp();
+    const bar = schedBar(m, this.sched);
     if (!w) {
-      setChildren(this.stack);
+      setChildren(this.stack, bar);
       return;
     }
     const c = m.ctas.get(m.sel.cta);
@@ -289,7 +308,13 @@ export class WarpsView {
             h("td.mono", src && dst ? `${src} → ${dst}` : ""));
         }))),
       a.more ? h("p.muted", `${a.more} more copies not listed`) : null) : null;
+    const th = m.threads;
+    if (m.scheduling === "independent" && th && th.cta === m.sel.cta && th.warp === m.sel.warp) {
+      setChildren(this.stack, bar, asyncBox, threadsView(th, `CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`, (l) => this.gotoLine(l)));
+      return;
+    }
     setChildren(this.stack,
+      bar,
       asyncBox,
       h("div.stack-head",
         h("span.stack-title", `Reconvergence stack · CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`),

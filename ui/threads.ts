@@ -1,0 +1,273 @@
+// Independent thread scheduling, shown: the selected warp's thread groups
+// (each path's pc, lanes and state, the group the scheduler picked last and
+// why), a 32-lane strip whose lanes say why they are or are not issuing
+// (hover, or tap on a phone), and the scheduling bar: which model the launch
+// runs, a switch that re-runs it under the other one, and the note that
+// says how the two models' results differ (docs/protocol.md, "threads" and
+// compare-scheduling).
+
+import { h } from "./dom";
+import { mask32, popc } from "./format";
+import type { Model } from "./model";
+import type { CompareRun, LaneWait, SchedulingCompare, ThreadGroup, WarpThreads } from "./proto";
+
+/** The words for a scheduling model. */
+export function modelName(s: string): string {
+  return s === "simt-stack" ? "the SIMT stack" : s === "independent" ? "independent scheduling" : s;
+}
+
+/** The button label of a model: "SIMT stack" / "independent". */
+export function modelLabel(s: string): string {
+  return s === "simt-stack" ? "SIMT stack" : "independent";
+}
+
+/** "lanes 0, 2, 4 … 30 (16)" or "lane 5": a mask in words. */
+export function lanesText(mask: number): string {
+  const ls: number[] = [];
+  for (let l = 0; l < 32; l++) if (mask & (1 << l)) ls.push(l);
+  if (!ls.length) return "no lanes";
+  if (ls.length === 1) return `lane ${ls[0]}`;
+  // Runs: 0–15; a stride: 0, 2, 4 … 30.
+  const stride = ls[1] - ls[0];
+  if (ls.every((l, i) => l === ls[0] + i * stride)) {
+    if (stride === 1) return `lanes ${ls[0]}–${ls[ls.length - 1]}`;
+    if (ls.length > 4) return `lanes ${ls[0]}, ${ls[1]}, ${ls[2]} … ${ls[ls.length - 1]} (every ${ordinal(stride)})`;
+  }
+  if (ls.length <= 6) return `lanes ${ls.join(", ")}`;
+  return `lanes ${ls.slice(0, 4).join(", ")} … ${ls[ls.length - 1]} (${ls.length})`;
+}
+
+function ordinal(n: number): string {
+  return n === 2 ? "other" : `${n}th`;
+}
+
+function lowest(mask: number): number {
+  for (let l = 0; l < 32; l++) if (mask & (1 << l)) return l;
+  return -1;
+}
+
+function lineText(line: number, pc: number): string {
+  if (pc < 0) return "the kernel's exit";
+  return line > 0 ? `line ${line}` : `pc ${pc}`;
+}
+
+const stateWords: Record<string, string> = {
+  "runnable": "runnable",
+  "waiting": "waiting to reconverge",
+  "sync-wait": "waiting at a warp-synchronous instruction",
+  "barrier-wait": "waiting at a barrier for the rest of the warp",
+  "in-call": "in a call",
+  "suspended": "suspended (below the top of the stack)",
+};
+
+/** The state of a group in words. */
+export function groupState(g: ThreadGroup): string {
+  return stateWords[g.state] ?? g.state;
+}
+
+/** Why the scheduler issued the warp's last group, in words. */
+export function pickText(th: WarpThreads): string {
+  const last = th.last;
+  if (!last) return "The warp has not issued an instruction yet.";
+  const lanes = mask32(last.lanes);
+  const who = `${lanesText(lanes)} at ${lineText(last.line, last.pc)}`;
+  switch (last.reason) {
+    case "only":
+      return `Last issue: ${who} — the only runnable group of the warp.`;
+    case "stack":
+      return `Last issue: ${who} — SIMT stack: the top entry of the reconvergence stack issues until its lanes reach their reconvergence point.`;
+    case "round-robin": {
+      // The groups take turns by lowest lane: the one after this group's lowest lane goes next.
+      const lo = lowest(lanes);
+      const runnable = th.groups.filter((g) => g.state === "runnable").map((g) => lowest(mask32(g.lanes))).filter((l) => l >= 0).sort((a, b) => a - b);
+      const others = runnable.filter((l) => l !== lo);
+      const next = others.find((l) => l > lo) ?? others[0];
+      const before = [...others].reverse().find((l) => l < lo) ?? others[others.length - 1];
+      let why = `round-robin: the runnable groups take turns by lowest lane`;
+      if (before !== undefined) why += `; lane ${lo}'s group follows lane ${before}'s`;
+      if (next !== undefined) why += `, and lane ${next}'s group goes next`;
+      return `Last issue: ${who} — ${why}.`;
+    }
+  }
+  return `Last issue: ${who} (${last.reason}).`;
+}
+
+/** Why a lane of the warp is or is not issuing, in words. */
+export function laneWhy(th: WarpThreads, lw: LaneWait): string {
+  const g = lw.group >= 0 ? th.groups[lw.group] : undefined;
+  const at = lineText(lw.line, lw.pc);
+  const mates = g ? popc(mask32(g.lanes)) : 0;
+  const withWhom = g && mates > 1 ? ` with ${lanesText(mask32(g.lanes) & ~(1 << lw.lane))}` : "";
+  switch (lw.reason) {
+    case "running":
+      return `Lane ${lw.lane} is running: its group${withWhom} issued the warp's last instruction; next it executes ${at}.`;
+    case "turn":
+      return `Lane ${lw.lane} waits for its turn: its group${withWhom} is runnable at ${at} and issues when the round-robin comes to it.`;
+    case "reconvergence": {
+      const left = lw.waitLeft ?? 0;
+      return `Lane ${lw.lane} is waiting to reconverge at ${at}${withWhom} for the other lanes of its branch (${left.toLocaleString("en-US")} instruction${left === 1 ? "" : "s"} of the warp left before it goes on alone).`;
+    }
+    case "sync": {
+      const aw = mask32(lw.awaits);
+      return `Lane ${lw.lane} is waiting at the warp-synchronous instruction at ${at}` + (aw ? ` for ${lanesText(aw)} of its membermask, which are elsewhere.` : ` for the lanes of its membermask.`);
+    }
+    case "barrier":
+      return g?.state === "barrier-wait"
+        ? `Lane ${lw.lane} is waiting at the barrier at ${at} for the other live lanes of its warp to reach a barrier.`
+        : `Lane ${lw.lane} is waiting at the barrier at ${at} for the other threads of its CTA.`;
+    case "call":
+      return `Lane ${lw.lane} is in a call: its caller's group continues at ${at} when the call returns.`;
+    case "suspended":
+      return `Lane ${lw.lane} is suspended on the SIMT stack: its path runs at ${at} once the paths above it reach their reconvergence point.`;
+    case "exited":
+      return `Lane ${lw.lane} has exited.`;
+  }
+  return `Lane ${lw.lane}: ${lw.reason} at ${at}.`;
+}
+
+/** The lane class of a scheduling reason (the strip's colours). */
+function laneClass(reason: string): string {
+  switch (reason) {
+    case "running": return "ln-active";
+    case "turn": return "ln-turn";
+    case "reconvergence": case "sync": case "call": case "suspended": return "ln-wait";
+    case "barrier": return "ln-barrier";
+    case "exited": return "ln-exited";
+  }
+  return "ln-none";
+}
+
+/** The lane whose reason was shown last: it stays shown as the machine moves. */
+let shownLane = -1;
+
+/** The selected warp's thread groups: a table, the last issue in words and a lane strip whose lanes explain themselves. */
+export function threadsView(th: WarpThreads, who: string, goto: (line: number) => void): HTMLElement {
+  const link = (line: number, pc: number) =>
+    pc < 0 ? h("span.muted", "exit") : line > 0 ? h("button.linklike", { type: "button", onclick: () => goto(line), title: `pc ${pc}` }, `line ${line}`) : h("span", `pc ${pc}`);
+  const rows = th.groups.map((g, i) => {
+    const mk = mask32(g.lanes);
+    const cells = h("span.lanes.lanes-mini", { "aria-hidden": "true" });
+    for (let l = 0; l < 32; l++) {
+      if (l % 8 === 0 && l) cells.appendChild(h("span.ln-gap"));
+      cells.appendChild(h("span", { class: "ln " + (mk & (1 << l) ? (g.picked ? "ln-active" : g.state === "runnable" ? "ln-turn" : g.state === "barrier-wait" ? "ln-barrier" : "ln-wait") : "ln-off") }));
+    }
+    let state = groupState(g);
+    if (g.state === "waiting" && g.waitLeft) state += ` · ${g.waitLeft} left`;
+    if (g.state === "sync-wait" && g.awaits) state += ` for ${lanesText(mask32(g.awaits))}`;
+    return h("tr", { class: `tg-row tg-${g.state}${g.picked ? " picked" : ""}`, "data-group": i, "data-lanes": g.lanes, "data-state": g.state },
+      h("td.tg-pick", g.picked ? h("span.tg-picked", { title: "the group the warp issued its last instruction from" }, "▶ picked") : ""),
+      h("td", link(g.line, g.pc)),
+      h("td.tg-cells", cells),
+      h("td.num", String(popc(mk))),
+      h("td.tg-state", state),
+      h("td", g.reconv >= 0 ? link(g.reconvLine, g.reconv) : h("span.muted", "exit")));
+  });
+  const why = h("p.tg-why", { role: "status", "aria-live": "polite" }, "Hover or tap a lane to see why it is waiting.");
+  const strip = h("div.tg-strip", { role: "group", "aria-label": "Why each lane is or is not issuing" });
+  const byLane = new Map(th.lanes.map((lw) => [lw.lane, lw]));
+  for (let l = 0; l < 32; l++) {
+    const lw = byLane.get(l);
+    const text = lw ? laneWhy(th, lw) : `Lane ${l} holds no thread (the block's last warp is partial).`;
+    if (l % 8 === 0 && l) strip.appendChild(h("span.ln-gap"));
+    const cell = h("button", { type: "button", class: `tg-lane ln ${lw ? laneClass(lw.reason) : "ln-none"}`, "data-lane": l, "data-reason": lw?.reason ?? "none", title: text, "aria-label": text });
+    const show = () => {
+      why.textContent = text;
+      for (const c of strip.querySelectorAll(".tg-lane.sel")) c.classList.remove("sel");
+      cell.classList.add("sel");
+      shownLane = l;
+    };
+    cell.addEventListener("click", show);
+    cell.addEventListener("mouseenter", show);
+    cell.addEventListener("focus", show);
+    strip.appendChild(cell);
+    if (l === shownLane) show();
+  }
+  return h("div.tg-box", { "data-scheduling": "independent" },
+    h("div.stack-head", h("span.stack-title", `Thread groups of ${who}`),
+      h("span.muted", ` · ${th.groups.length} group${th.groups.length === 1 ? "" : "s"}` + (th.groupsOmitted ? ` (+${th.groupsOmitted} not listed)` : ""))),
+    h("p.tg-last", pickText(th)),
+    th.groups.length ? h("div.tg-table-box", h("table.stack-table.tg-table",
+      h("thead", h("tr", h("th", ""), h("th", "pc"), h("th", "lanes"), h("th", "#"), h("th", "state"), h("th", "reconverges"))),
+      h("tbody", rows))) : h("p.muted", "No groups: every lane has exited."),
+    h("div.tg-lanes", h("span.tg-lanes-label", "why each lane waits:"), strip),
+    why);
+}
+
+// ---- the scheduling bar and the comparison note ----
+
+function outcomeText(r: CompareRun, budget: number): string {
+  const wi = r.warpInstructions.toLocaleString("en-US");
+  switch (r.outcome) {
+    case "done": return `completes (${wi} warp-instructions)`;
+    case "budget": return `does not finish (budget spent at ${budget.toLocaleString("en-US")} warp-instructions)`;
+    case "deadlock": return `deadlocks at a barrier${r.fault?.line ? ` (line ${r.fault.line})` : ""}`;
+    case "fault": return `faults${r.fault ? ` with ${r.fault.kind}${r.fault.line ? ` at line ${r.fault.line}` : ""}` : ""}`;
+    case "interrupted": return `was stopped at the time limit after ${wi} warp-instructions`;
+  }
+  return r.outcome;
+}
+
+/** The comparison's note: the same, or how the results differ. */
+export function compareNote(c: SchedulingCompare): string {
+  const [a, b] = c.runs;
+  if (!a || !b) return "";
+  if (c.same) {
+    const what = a.outcome === "done" ? "both complete" : a.outcome === "budget" ? "neither finishes within the budget" :
+      a.outcome === "deadlock" ? "both deadlock at a barrier" : a.outcome === "fault" ? `both fault with ${a.fault?.kind ?? "the same fault"}` : "both were stopped";
+    return `Same results under both models: ${what}, with the same buffers ` +
+      `(${a.warpInstructions.toLocaleString("en-US")} warp-instructions with independent scheduling, ${b.warpInstructions.toLocaleString("en-US")} under the SIMT stack).`;
+  }
+  const parts: string[] = [];
+  if (c.differences.includes("outcome") || c.differences.includes("fault")) {
+    // The model that does worse first: "livelocks under the SIMT stack …; completes with independent scheduling".
+    const bad = b.outcome !== "done" ? b : a;
+    const good = bad === b ? a : b;
+    let s = `${cap(outcomeText(bad, c.budget))} under ${modelName(bad.scheduling)}; ${outcomeText(good, c.budget)} with ${good.scheduling === "independent" ? "independent scheduling" : "the SIMT stack"}.`;
+    if (bad.outcome === "budget" && good.outcome === "done" && bad.scheduling === "simt-stack") {
+      s += " Likely a livelock: on the SIMT stack the lanes that spin run while the lanes they wait for are parked until the spinning ends.";
+    }
+    parts.push(s);
+  } else {
+    parts.push(`Both runs ${outcomeText(a, c.budget).replace(/^completes/, "complete")}, with different buffers.`);
+  }
+  for (const d of c.buffers) {
+    const ex = d.samples.slice(0, 3).map((s) => `${d.name}[${s.index}] = ${s.values[0]} vs ${s.values[1]}`).join(", ");
+    parts.push(`${d.name}: ${d.elements} element${d.elements === 1 ? "" : "s"} differ (independent vs SIMT stack: ${ex}${d.elements > 3 ? ", …" : ""}).`);
+  }
+  if (c.buffersOmitted) parts.push(`${c.buffersOmitted} more buffers differ.`);
+  return "Results differ: " + parts.join(" ");
+}
+
+function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+export interface SchedHooks {
+  /** Re-run the launch under the other model (and compare the two). */
+  rerun(): void;
+  /** Compare the two models without re-running. */
+  compare(): void;
+}
+
+/** The scheduling bar: the launch's model, the switch and the comparison's note. */
+export function schedBar(m: Model, hooks: SchedHooks): HTMLElement | null {
+  const l = m.loaded;
+  if (!l || !m.scheduling) return null;
+  const cur = m.scheduling;
+  const other = cur === "independent" ? "simt-stack" : "independent";
+  const dflt = l.defaultScheduling === cur;
+  const target = l.targetSM ? `sm_${l.targetSM}` : "no sm_ target";
+  const c = m.compare;
+  const note = m.comparing ? h("p.sched-note.pending", { role: "status" }, "Running the launch under both models to compare…")
+    : c && !c.cancelled ? h("p", { class: `sched-note ${c.same ? "same" : "differ"}`, role: "status" }, compareNote(c)) : null;
+  return h("div.sched-bar", { "data-scheduling": cur },
+    h("div.sched-line",
+      h("span.sched-model", { title: "How the divergent paths of a warp are scheduled (docs/emulator.md, Scheduling models)" },
+        h("strong", cur === "independent" ? "Independent thread scheduling" : "SIMT stack"),
+        h("span.muted", dflt ? ` (the default for ${target})` : ` (chosen in the launch; ${target} defaults to ${modelLabel(l.defaultScheduling)})`)),
+      h("span.sched-actions",
+        h("button.small.sched-rerun", { type: "button", onclick: () => hooks.rerun(), title: `Load the same source and launch with "scheduling": "${other}" and compare the results of both models` },
+          `Re-run under ${other === "simt-stack" ? "the SIMT stack" : "independent scheduling"}`),
+        h("button.small.sched-compare", { type: "button", onclick: () => hooks.compare(), disabled: m.comparing, title: "Run the launch to its end under both models and say whether the results differ (the run shown stays)" }, "Compare models"))),
+    note);
+}
