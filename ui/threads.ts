@@ -141,7 +141,7 @@ function laneClass(reason: string): string {
 let shownLane = -1;
 
 /** The selected warp's thread groups: a table, the last issue in words and a lane strip whose lanes explain themselves. */
-export function threadsView(th: WarpThreads, who: string, goto: (line: number) => void): HTMLElement {
+export function threadsView(th: WarpThreads, who: string, goto: (line: number) => void, withStrip = true): HTMLElement {
   const link = (line: number, pc: number) =>
     pc < 0 ? h("span.muted", "exit") : line > 0 ? h("button.linklike", { type: "button", onclick: () => goto(line), title: `pc ${pc}` }, `line ${line}`) : h("span", `pc ${pc}`);
   const rows = th.groups.map((g, i) => {
@@ -187,10 +187,9 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
       h("span.muted", ` · ${th.groups.length} group${th.groups.length === 1 ? "" : "s"}` + (th.groupsOmitted ? ` (+${th.groupsOmitted} not listed)` : ""))),
     h("p.tg-last", pickText(th)),
     th.groups.length ? h("div.tg-table-box", h("table.stack-table.tg-table",
-      h("thead", h("tr", h("th", ""), h("th", "pc"), h("th", "lanes"), h("th", "#"), h("th", "state"), h("th", "reconverges"))),
+      h("thead", h("tr", h("th", ""), h("th", "pc"), h("th.tg-cells", "lanes"), h("th", "#"), h("th", "state"), h("th", "reconverges"))),
       h("tbody", rows))) : h("p.muted", "No groups: every lane has exited."),
-    h("div.tg-lanes", h("span.tg-lanes-label", "why each lane waits:"), strip),
-    why);
+    withStrip ? [h("div.tg-lanes", h("span.tg-lanes-label", "why each lane waits:"), strip), why] : null);
 }
 
 // ---- the scheduling bar and the comparison note ----

@@ -7,14 +7,14 @@ import type { CtaState, WarpState, Fault } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { asyncGroupLines, asyncSummary } from "./pending";
-import { schedBar, threadsView, type SchedHooks } from "./threads";
+import { laneWhy, schedBar, threadsView, type SchedHooks } from "./threads";
 
 export type LaneState = "active" | "inactive" | "turn" | "wait" | "barrier" | "exited" | "fault" | "none";
 
 export const laneLegend: [LaneState, string, string][] = [
   ["active", "active", "the lane executes the warp's next instruction"],
   ["inactive", "inactive", "inactive by divergence: parked until its path reconverges"],
-  ["turn", "its turn next", "independent scheduling: the lane's own path is runnable and issues when its group's turn comes"],
+  ["turn", "takes turns", "independent scheduling: the lane's own path is runnable and issues when its group's turn comes"],
   ["wait", "waiting", "independent scheduling: waiting to reconverge, at a warp-synchronous instruction or in a call"],
   ["barrier", "at barrier", "waiting at a barrier"],
   ["exited", "exited", "the thread has exited"],
@@ -103,6 +103,8 @@ interface Row {
   state: HTMLElement;
   async: HTMLElement;
   key: string;
+  /** The lane titles say why each lane waits (the selected warp under independent scheduling). */
+  why: boolean;
 }
 
 export class WarpsView {
@@ -202,7 +204,7 @@ export class WarpsView {
         const el = h("div.warp-row", { role: "option", "data-cta": c.cta, "data-warp": w.warp, tabindex: "-1" },
           h("span.warp-name", `w${w.warp}`), laneBox, where, h("span.warp-state-box", state, async));
         const key = `${c.cta}:${w.warp}`;
-        this.rows.set(key, { el, lanes, where, state, async, key });
+        this.rows.set(key, { el, lanes, where, state, async, key, why: false });
         parts.push(el);
       }
     }
@@ -236,6 +238,15 @@ export class WarpsView {
       setClass(row.lanes[l], (st === "turn" || st === "wait" ? `ln ln-inactive ln-${st}` : `ln ln-${st}`) + (last & (1 << l) ? " ln-exec" : ""));
     }
     const sel = m.sel.cta === c.cta && m.sel.warp === w.warp;
+    const th = sel && m.scheduling === "independent" && m.threads?.cta === c.cta && m.threads.warp === w.warp ? m.threads : null;
+    if (th || row.why) {
+      const waits = new Map((th?.lanes ?? []).map((lw) => [lw.lane, lw]));
+      for (let l = 0; l < 32; l++) {
+        const lw = waits.get(l);
+        row.lanes[l].title = laneTitle(m, c.cta, w.warp, l) + (th && lw ? `\n${laneWhy(th, lw)}` : "");
+      }
+      row.why = !!th;
+    }
     const next = m.next && m.next.cta === c.cta && m.next.warp === w.warp;
     const kind = warpKind(w.state);
     setClass(row.el, "warp-row" + (sel ? " sel" : "") + (next ? " next" : "") + ` wk-${kind}`);
@@ -310,7 +321,7 @@ export class WarpsView {
       a.more ? h("p.muted", `${a.more} more copies not listed`) : null) : null;
     const th = m.threads;
     if (m.scheduling === "independent" && th && th.cta === m.sel.cta && th.warp === m.sel.warp) {
-      setChildren(this.stack, bar, asyncBox, threadsView(th, `CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`, (l) => this.gotoLine(l)));
+      setChildren(this.stack, bar, asyncBox, threadsView(th, `CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`, (l) => this.gotoLine(l), false));
       return;
     }
     setChildren(this.stack,
