@@ -376,12 +376,14 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 }
 
 // Observes implements emu.SelectiveObserver: the checker uses the
-// accesses (with the cp.async copies issued) and the events, and follows
-// every step (it counts the launch's warp-instructions, and each warp's
-// instructions and active lanes for the same-warp rule); it does not use
-// the old bytes, tensor or shuffle reports.
+// accesses (with the cp.async copies issued) and the events, and each
+// warp's instructions and active lanes for the same-warp rule: it is
+// called for every change of a warp's active lanes, and numbers
+// instructions by StepInfo.Step and WarpStep, so the instructions between
+// (register-only, same lanes) need no call. It does not use the old bytes,
+// tensor or shuffle reports.
 func (c *Checker) Observes() emu.ObserveFlags {
-	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveEveryStep
+	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveMaskChanges
 }
 
 // Steps returns the number of warp-instructions the checker has seen.
@@ -420,9 +422,16 @@ func (c *Checker) WarningsAt(n int64) (ws []Warning, dropped bool) {
 	return ws, c.dropStep > 0 && c.dropStep <= n
 }
 
-// Step implements emu.Observer: it checks the instruction as the next
-// warp-instruction of the launch.
-func (c *Checker) Step(in *emu.StepInfo) { c.StepAt(in, c.seq+1) }
+// Step implements emu.Observer: it checks the instruction as the launch's
+// warp-instruction StepInfo.Step (the next one after the last checked,
+// for a StepInfo without a number).
+func (c *Checker) Step(in *emu.StepInfo) {
+	seq := in.Step
+	if seq <= 0 {
+		seq = c.seq + 1 // a StepInfo that does not number itself
+	}
+	c.StepAt(in, seq)
+}
 
 // StepAt checks the instruction as the launch's warp-instruction seq
 // (1-based); seq must grow from call to call.
@@ -433,7 +442,11 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 		return
 	}
 	ws := &cs.warps[in.Warp]
-	ws.advance(in.Mask)
+	if in.WarpStep > 0 {
+		ws.advanceTo(uint32(in.WarpStep), in.Mask)
+	} else {
+		ws.advance(in.Mask)
+	}
 	landing := false
 	if in.PC >= 0 && in.PC < len(c.prog.Ops) {
 		switch c.prog.Ops[in.PC].Code {
@@ -553,8 +566,13 @@ func (cs *ctaState) reset(idx [3]int) {
 }
 
 // advance counts the warp's next instruction, run by the lanes in mask.
-func (ws *warpState) advance(mask uint32) {
-	ws.step++
+func (ws *warpState) advance(mask uint32) { ws.advanceTo(ws.step+1, mask) }
+
+// advanceTo counts the warp's instruction number step, run by the lanes in
+// mask; the instructions since the last one counted ran with the same
+// lanes as it.
+func (ws *warpState) advanceTo(step, mask uint32) {
+	ws.step = step
 	if mask == ws.mask {
 		return
 	}
