@@ -138,8 +138,25 @@ func (r *recorder) dirtyAccess(space isa.Space, cta int, a *emu.Access) {
 		return
 	}
 	n := a.Size
+	if n <= 0 {
+		return
+	}
+	// Lanes writing consecutive addresses make one range.
+	var lo, end uint64
+	open := false
 	for lanes := a.Lanes; lanes != 0; lanes &= lanes - 1 {
-		r.dirty.add(space, cta, a.Addr[trailingZeros(lanes)], n)
+		addr := a.Addr[trailingZeros(lanes)]
+		if open && addr == end {
+			end += uint64(n)
+			continue
+		}
+		if open {
+			r.dirty.add(space, cta, lo, int(end-lo))
+		}
+		lo, end, open = addr, addr+uint64(n), true
+	}
+	if open {
+		r.dirty.add(space, cta, lo, int(end-lo))
 	}
 }
 

@@ -227,6 +227,7 @@ type Checker struct {
 
 	ctas    map[int]*ctaState
 	regions []globalRegion
+	lastReg int // the region the last global access fell in (a hint)
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -1220,19 +1221,36 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		addr := a.Addr[lane]
-		i := sort.Search(len(c.regions), func(i int) bool { return c.regions[i].base+c.regions[i].size > addr })
-		if i == len(c.regions) {
+		if addr+size < addr {
 			continue
 		}
-		g := &c.regions[i]
-		if addr < g.base || addr+size > g.base+g.size || addr+size < addr {
-			continue
+		var g *globalRegion
+		if h := c.lastReg; h < len(c.regions) && addr >= c.regions[h].base && addr+size <= c.regions[h].base+c.regions[h].size {
+			g = &c.regions[h] // lanes mostly access the region the last one did
+		} else {
+			i := sort.Search(len(c.regions), func(i int) bool { return c.regions[i].base+c.regions[i].size > addr })
+			if i == len(c.regions) {
+				continue
+			}
+			g = &c.regions[i]
+			if addr < g.base || addr+size > g.base+g.size {
+				continue
+			}
+			c.lastReg = i
 		}
 		if g.bits == nil {
 			g.bits = make([]uint64, (g.size+63)/64)
 		}
 		lo := addr - g.base
+		// The bytes' bits when they lie in one word.
+		var word, mask uint64
+		if sh := lo & 63; size < 64 && sh+size <= 64 {
+			word, mask = lo>>6, (uint64(1)<<size-1)<<sh
+		}
 		if a.Kind == emu.AccessLoad {
+			if mask != 0 && g.bits[word]&mask == mask {
+				continue // all written
+			}
 			for o := lo; o < lo+size; o++ {
 				if g.bits[o>>6]>>(o&63)&1 == 0 {
 					cs := c.ctas[in.CTALin]
@@ -1248,6 +1266,10 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 		}
 		// Stores and atomics write (atomics on the zero-filled bytes are
 		// how accumulating outputs are meant: see the rule).
+		if mask != 0 {
+			g.bits[word] |= mask
+			continue
+		}
 		for o := lo; o < lo+size; o++ {
 			g.bits[o>>6] |= 1 << (o & 63)
 		}
