@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -106,4 +108,39 @@ func BenchmarkRun(b *testing.B) {
 		wis += st.Stats.WarpInstructions
 	}
 	b.ReportMetric(float64(wis)/b.Elapsed().Seconds(), "warp-instr/s")
+}
+
+// BenchmarkRunHistoryALU: `run` of the ALU-loop kernel (engine/emu's
+// testdata/aluloop.ptx, the kernel of emu.BenchmarkALULoop: 256 threads ×
+// 2,000 iterations) through a session, from the command to the final
+// state: every observer a session installs (history with its undo log and
+// snapshots, the memory analysis, the checker, the last-instruction
+// record), frames included. Reports thread- and warp-instructions per
+// second.
+func BenchmarkRunHistoryALU(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "engine", "emu", "testdata", "aluloop.ptx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := NewManager(Limits{}, nil)
+	defer m.Close()
+	c := newClient(b, m)
+	const spec = `{"grid":[1],"block":[256],"buffers":[{"name":"out","type":"u32","count":256}],"params":[{"buffer":"out"}]}`
+	var wis, tis int64
+	var run time.Duration
+	for b.Loop() {
+		c.load(string(src), spec)
+		t0 := time.Now()
+		c.send(map[string]any{"type": "run"})
+		st, _ := c.state()
+		run += time.Since(t0)
+		if st.Status != "done" {
+			b.Fatalf("run ended %q: %s", st.Status, st.Message)
+		}
+		c.expect("done")
+		wis += st.Stats.WarpInstructions
+		tis += st.Stats.ThreadInstructions
+	}
+	b.ReportMetric(float64(tis)/run.Seconds(), "thread-inst/s")
+	b.ReportMetric(float64(wis)/run.Seconds(), "warp-inst/s")
 }

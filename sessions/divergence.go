@@ -220,7 +220,7 @@ func (s *Session) setDivergence(on bool) error {
 	if !on {
 		s.trace = nil
 		if s.rec != nil {
-			s.rec.trace = nil
+			s.rec.setHooks(nil, nil)
 		}
 		return nil
 	}
@@ -236,16 +236,17 @@ func (s *Session) setDivergence(on bool) error {
 		if err := h.goTo(h.first); err != nil {
 			return err
 		}
-		h.rec.onStep = func(in *emu.StepInfo) { t.step(in, s.m.Stats().WarpInstructions) }
+		h.rec.setHooks(func(in *emu.StepInfo) { t.step(in, in.Step) }, nil)
 		h.rec.replay = true
 		err := h.replay(head)
-		h.rec.replay, h.rec.onStep = false, nil
+		h.rec.replay = false
+		h.rec.setHooks(nil, nil)
 		if err != nil {
 			return err
 		}
 		h.cur = head
-		if h.rec.info != nil {
-			h.last = h.lastOf(h.rec.info)
+		if lr, ok := h.rec.last(h.lastOf); ok {
+			h.last = lr
 		}
 		if st := h.stopAt(head); st != nil {
 			h.last = st.last
@@ -258,7 +259,7 @@ func (s *Session) setDivergence(on bool) error {
 		}
 	}
 	s.trace = t
-	s.rec.trace = t
+	s.rec.setHooks(nil, t)
 	return nil
 }
 

@@ -403,8 +403,8 @@ func (h *history) snapNow() {
 		return
 	}
 	sr := snapRec{wi: wi, kind: snapClean, s: h.m.Snapshot(false), mem: h.saveMem()}
-	if h.rec.info != nil && h.rec.executed {
-		sr.last = h.lastOf(h.rec.info)
+	if h.rec.executed {
+		sr.last, _ = h.rec.last(h.lastOf)
 	}
 	h.snaps = append(h.snaps, sr)
 }
@@ -515,8 +515,10 @@ func (h *history) goTo(k int64) error {
 		}
 	}
 	h.cur = k
-	if h.rec.executed && h.rec.info != nil {
-		h.last = h.lastOf(h.rec.info)
+	if h.rec.executed {
+		if lr, ok := h.rec.last(h.lastOf); ok {
+			h.last = lr
+		}
 	}
 	if st == nil {
 		return nil
@@ -578,6 +580,9 @@ func (h *history) redoTo(wi int64) {
 // replay executes instructions until the count reaches wi.
 func (h *history) replay(wi int64) error {
 	m := h.m
+	if m.Stats().WarpInstructions < wi {
+		h.rec.executed = true
+	}
 	for m.Stats().WarpInstructions < wi {
 		before := m.Stats().WarpInstructions
 		r := m.Step(emu.StepWarpInstruction)
@@ -653,23 +658,25 @@ func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
 		n := int(hi - s)
 		keys := make([]schedKey, 0, n)
 		rel := make([]bool, 0, n)
-		h.rec.onStep = func(in *emu.StepInfo) {
+		trace := h.rec.trace
+		h.rec.setHooks(func(in *emu.StepInfo) {
 			keys = append(keys, schedKey{in.CTALin, in.Warp})
 			r := false
 			for _, e := range in.Events {
 				r = r || e.Kind == emu.EvBarrierRelease
 			}
 			rel = append(rel, r)
-		}
+		}, trace)
 		h.rec.replay = true
 		err := h.replay(hi)
-		h.rec.replay, h.rec.onStep = false, nil
+		h.rec.replay = false
+		h.rec.setHooks(nil, trace)
 		if err != nil {
 			return 0, err
 		}
 		h.cur = hi
-		if h.rec.info != nil {
-			h.last = h.lastOf(h.rec.info)
+		if lr, ok := h.rec.last(h.lastOf); ok {
+			h.last = lr
 		}
 		if st := h.stopAt(hi); st != nil {
 			h.last = st.last

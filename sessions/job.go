@@ -74,11 +74,18 @@ func (s *Session) startJob(j *job) {
 }
 
 // slice advances the job by up to s.sliceN warp-instructions.
+//
+// Between the points where the job must look at the machine (the command's
+// cap, the head of the history while stepping through the past, the first
+// instruction of a run, which passes any breakpoint, the end of a
+// warp-instruction step), the machine issues a batch of instructions in one
+// call (Machine.IssueN): exactly the instructions, and the states after
+// them, that one Issue at a time gives.
 func (s *Session) slice() {
 	j, m := s.job, s.m
 	t0 := time.Now()
 	n := s.sliceN
-	for i := 0; i < n; i++ {
+	for i := 0; i < n; {
 		wi := m.Stats().WarpInstructions
 		if wi-j.startWI >= j.cap {
 			s.finishJob(nil, "budget", noTail, fmt.Sprintf("paused after %d warp-instructions, the most one command may run; continue to go on", wi-j.startWI))
@@ -88,7 +95,23 @@ func (s *Session) slice() {
 			j.inHist = false
 			s.h.beginExec()
 		}
-		r := m.Issue(true)
+		batch := 1
+		if (j.kind == jobRun && j.bpsSet) || (j.kind == jobStep && j.gran == emu.StepWarpInstruction) {
+			left := min(int64(n-i), j.cap-(wi-j.startWI))
+			if j.inHist {
+				left = min(left, s.h.head-wi)
+			}
+			if j.kind == jobStep {
+				left = min(left, int64(j.count))
+			}
+			batch = int(max(left, 1))
+		}
+		r, before := m.IssueN(true, batch)
+		done := m.Stats().WarpInstructions - wi
+		if done > 0 {
+			s.rec.executed = true
+		}
+		i += int(max(done, 1))
 		if j.kind == jobRun && !j.bpsSet {
 			s.setMachineBreakpoints() // the first instruction passes any breakpoint
 			j.bpsSet = true
@@ -96,7 +119,7 @@ func (s *Session) slice() {
 		switch r {
 		case emu.StopStepped:
 		case emu.StopBreakpoint:
-			if m.Stats().WarpInstructions == wi {
+			if m.Stats().WarpInstructions == before {
 				pc := int32(-1)
 				if w := m.NextWarp(); w != nil {
 					pc = int32(w.PC())
@@ -111,7 +134,7 @@ func (s *Session) slice() {
 			if r == emu.StopFault {
 				reason = "fault"
 			}
-			s.finishJob(nil, reason, tail{bpPC: -1, settled: m.Stats().WarpInstructions == wi}, "")
+			s.finishJob(nil, reason, tail{bpPC: -1, settled: m.Stats().WarpInstructions == before}, "")
 			return
 		case emu.StopLimit:
 			s.finishJob(nil, "limit", noTail, fmt.Sprintf("stopped after %d warp-instructions (maxWarpInstructions of the launch)", m.Stats().WarpInstructions))
@@ -124,22 +147,24 @@ func (s *Session) slice() {
 			unit := false
 			switch j.gran {
 			case emu.StepWarpInstruction:
-				unit = true
+				j.count -= int(done)
+				unit = j.count <= 0
 			case emu.StepRound:
 				// A round ends where the scheduler wraps around its warps.
 				next := m.NextWarp()
-				unit = next == nil || s.rec.info == nil ||
-					schedKey{next.CTA().Linear, next.ID}.le(schedKey{s.rec.info.CTALin, s.rec.info.Warp})
+				last, ok := m.LastIssued()
+				unit = next == nil || !ok ||
+					schedKey{next.CTA().Linear, next.ID}.le(schedKey{last.CTALin, last.Warp})
 			case emu.StepToBarrier:
 				unit = s.rec.released
 				s.rec.released = false
 			}
-			if unit {
+			if unit && j.gran != emu.StepWarpInstruction {
 				j.count--
-				if j.count == 0 {
-					s.finishJob(nil, "stepped", noTail, "")
-					return
-				}
+			}
+			if unit && j.count <= 0 {
+				s.finishJob(nil, "stepped", noTail, "")
+				return
 			}
 		}
 	}
@@ -188,10 +213,11 @@ func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
 	}
 	wi := m.Stats().WarpInstructions
 	st := stop{wi: wi, tail: t, reason: reason, message: message}
-	if s.rec.executed && s.rec.info != nil {
-		st.last = s.lastOf(s.rec.info)
-	} else {
-		st.last = h.last
+	st.last = h.last
+	if s.rec.executed {
+		if lr, ok := s.rec.last(s.lastOf); ok {
+			st.last = lr
+		}
 	}
 	if wi != j.startWI || !t.none() {
 		h.record(st)

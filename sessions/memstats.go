@@ -46,6 +46,10 @@ func newMemStats(p *emu.Program) *memStats {
 	return &memStats{agg: analysis.NewAggregator(p), sums: make([]analysis.PCStats, len(p.Ops))}
 }
 
+// Observes implements emu.SelectiveObserver: only instructions that
+// access memory count.
+func (ms *memStats) Observes() emu.ObserveFlags { return emu.ObserveAccesses }
+
 // Step implements emu.Observer.
 func (ms *memStats) Step(in *emu.StepInfo) {
 	if len(in.Accesses) == 0 || in.PC < 0 || in.PC >= len(ms.sums) {

@@ -15,15 +15,28 @@ import (
 // reports (events and the memory written since the previous state). The
 // last StepInfo stays valid until the machine executes again, so the last
 // instruction's details are read from it only when a state is built.
+//
+// It is a selective observer: it is called for the instructions that
+// access memory, report events or tensor details, or fault (and, for the
+// checker, those that change a warp's active lanes), so the machine runs
+// the register-only instructions between them without reporting. Only a
+// history scan (onStep) or the divergence view (trace) follows every
+// instruction; setting or clearing either reinstalls the recorder
+// (setHooks). The last instruction executed is found at a stop from the
+// machine (Machine.LastIssued) and, when it reported something, from the
+// last StepInfo (last).
 type recorder struct {
 	h        *history
 	m        *emu.Machine
-	replay   bool                // replaying history: no events
-	info     *emu.StepInfo       // the last executed instruction
-	executed bool                // an instruction executed since cleared
-	released bool                // a barrier released since cleared
-	onStep   func(*emu.StepInfo) // if set, sees every instruction (history scans)
-	trace    *trace              // if set, records every instruction (the divergence view)
+	replay   bool          // replaying history: no events
+	info     *emu.StepInfo // the last instruction reported
+	executed bool          // an instruction executed since cleared (set by whoever runs the machine)
+	released bool          // a barrier released since cleared
+	// onStep, if set, sees every instruction (history scans); trace, if
+	// set, records every instruction (the divergence view). Set them with
+	// setHooks.
+	onStep func(*emu.StepInfo)
+	trace  *trace
 	// chk, if set, is the race and memory checker: it sees every
 	// instruction once, the first time the machine executes it (execution
 	// is deterministic, so going back and forth in history replays the
@@ -45,22 +58,52 @@ const maxEvents = 200
 
 func trailingZeros(x uint32) int { return bits.TrailingZeros32(x) }
 
+// Observes implements emu.SelectiveObserver.
+func (r *recorder) Observes() emu.ObserveFlags {
+	f := emu.ObserveAccesses | emu.ObserveOldBytes | emu.ObserveEvents | emu.ObserveDetails
+	if r.chk != nil {
+		f |= emu.ObserveMaskChanges
+	}
+	if r.onStep != nil || r.trace != nil {
+		f |= emu.ObserveEveryStep
+	}
+	return f
+}
+
+// setHooks sets onStep and trace and reinstalls the recorder, so that the
+// machine reports every instruction exactly while one of them is set.
+func (r *recorder) setHooks(onStep func(*emu.StepInfo), t *trace) {
+	r.onStep, r.trace = onStep, t
+	r.m.SetObserver(r)
+}
+
+// last returns the record of the last instruction the machine executed
+// (callers know one executed: executed), by lastOf; false if the machine
+// cannot tell (none since it was restored).
+func (r *recorder) last(lastOf func(*emu.StepInfo) lastRec) (lastRec, bool) {
+	li, ok := r.m.LastIssued()
+	if !ok {
+		return lastRec{}, false
+	}
+	if r.info != nil && r.info.Step == li.Step {
+		return lastOf(r.info), true // it reported accesses or details
+	}
+	return lastOf(&li), true
+}
+
 func (r *recorder) Step(in *emu.StepInfo) {
 	r.info = in
-	r.executed = true
+	wi := in.Step
 	if r.onStep != nil {
 		r.onStep(in)
 	}
 	if r.trace != nil {
-		r.trace.step(in, r.m.Stats().WarpInstructions)
+		r.trace.step(in, wi)
 	}
-	if r.chk != nil {
-		if wi := r.m.Stats().WarpInstructions; wi > r.chk.Steps() {
-			r.chk.StepAt(in, wi)
-		}
+	if r.chk != nil && wi > r.chk.Steps() {
+		r.chk.StepAt(in, wi)
 	}
 	if len(in.Accesses) > 0 {
-		wi := r.m.Stats().WarpInstructions
 		for i := range in.Accesses {
 			a := &in.Accesses[i]
 			if a.Kind == emu.AccessLoad {
@@ -95,8 +138,25 @@ func (r *recorder) dirtyAccess(space isa.Space, cta int, a *emu.Access) {
 		return
 	}
 	n := a.Size
+	if n <= 0 {
+		return
+	}
+	// Lanes writing consecutive addresses make one range.
+	var lo, end uint64
+	open := false
 	for lanes := a.Lanes; lanes != 0; lanes &= lanes - 1 {
-		r.dirty.add(space, cta, a.Addr[trailingZeros(lanes)], n)
+		addr := a.Addr[trailingZeros(lanes)]
+		if open && addr == end {
+			end += uint64(n)
+			continue
+		}
+		if open {
+			r.dirty.add(space, cta, lo, int(end-lo))
+		}
+		lo, end, open = addr, addr+uint64(n), true
+	}
+	if open {
+		r.dirty.add(space, cta, lo, int(end-lo))
 	}
 }
 

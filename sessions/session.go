@@ -776,14 +776,13 @@ func (s *Session) prepare(reason string) *Error {
 	}
 	s.l, s.m = l, m
 	s.rec = &recorder{m: m, chk: l.NewChecker()}
-	m.SetObserver(s.rec)
 	s.mem = newMemStats(s.prog.prog)
 	m.AddObserver(s.mem)
 	s.trace = nil
 	if s.divOn {
 		s.trace = newTrace(0, len(s.prog.prog.Ops))
-		s.rec.trace = s.trace
 	}
+	s.rec.setHooks(nil, s.trace)
 	interval := int64(1024) * max(1, state/(256<<10))
 	s.h = newHistory(m, s.rec, s.lastOf, interval, s.lim.MaxHistoryBytes, reason)
 	s.h.mem = s.mem

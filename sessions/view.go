@@ -200,9 +200,10 @@ func (s *Session) buildState(o stateOpts) []byte {
 		msg.Memory, msg.MemoryStale = nil, true
 	}
 	if o.running {
-		if r.info != nil && r.executed {
-			lr := s.lastOf(r.info)
-			msg.Last = s.lastJSON(&lr)
+		if r.executed {
+			if lr, ok := r.last(s.lastOf); ok {
+				msg.Last = s.lastJSON(&lr)
+			}
 		}
 	} else {
 		msg.Last = s.lastJSON(&h.last)

@@ -9,6 +9,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +68,7 @@ type clientModel struct {
 	div                   *divergenceJSON
 	lineMem               []lineMemJSON // the per-line memory analysis, as last sent
 	lineMemSent           int           // states that carried it
+	warns                 []warningJSON // the checker's warnings, as last sent
 }
 
 func newClientModel() *clientModel {
@@ -102,6 +104,9 @@ func (c *clientModel) applyState(b []byte) error {
 		return err
 	}
 	c.div = m.Divergence // every state carries it while it is on
+	if m.Warnings != nil {
+		c.warns = m.Warnings.List
+	}
 	switch {
 	case m.LineMemory != nil:
 		c.lineMem = *m.LineMemory
@@ -552,6 +557,20 @@ func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
 // runModelSequenceLimits runs a random command sequence under lim and
 // returns the latest firstStep the client saw.
 func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, lim Limits) (maxFirst int64) {
+	return runModelSequenceOpts(t, ex, seed, commands, lim, modelOpts{})
+}
+
+// modelOpts varies the command mix of runModelSequenceOpts.
+type modelOpts struct {
+	// longRuns: half the warp steps are of hundreds to thousands of
+	// instructions and half the runs go without breakpoints (to the end,
+	// the launch's limit or the command's cap), and every state's
+	// warnings are compared with a fresh checker's too.
+	longRuns bool
+}
+
+// runModelSequenceOpts is runModelSequenceLimits with a command mix.
+func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, lim Limits, opts modelOpts) (maxFirst int64) {
 	c := newClient(t, newManager(t, lim))
 	mc := &modelClient{client: c, model: newClientModel()}
 	load := func() {
@@ -578,6 +597,8 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 	tensorAt := focusPositions(c, 5000)
 	divToggles := map[int]bool{1: true, 2: false, 3: true}
 	divOn, divChecks := false, 0
+	bpOn := map[int]bool{}
+	warnChecks := 0
 	for i := 0; i < commands; i++ {
 		var desc string
 		wantState := true
@@ -598,6 +619,9 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 			g, n := grans[rnd.Intn(3)], 1+rnd.Intn(4)
 			if g == "warp" && rnd.Intn(4) == 0 {
 				n = 1 + rnd.Intn(60)
+			}
+			if opts.longRuns && rnd.Intn(2) == 0 {
+				g, n = "warp", 100+rnd.Intn(3000)
 			}
 			desc = fmt.Sprintf("step %s %d", g, n)
 			c.send(map[string]any{"type": "step", "granularity": g, "count": n})
@@ -637,6 +661,9 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 			wantState = false
 		case x < 16:
 			// Fill some memory into the view.
+			if mc.sel[0] >= len(mc.model.ctas) {
+				continue // the selected CTA retired (the session shows CTA 0)
+			}
 			l := mc.model.loaded
 			req := map[string]any{"type": "inspect", "cta": mc.sel[0], "warp": mc.sel[1]}
 			var bufs []int // the buffers with bytes to view
@@ -661,12 +688,27 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 			}
 			c.send(req)
 			wantState = false
+		case x < 18 && opts.longRuns && rnd.Intn(2) == 0:
+			for line := range bpOn {
+				c.send(map[string]any{"type": "breakpoint", "line": line, "on": false})
+				if _, err := mc.apply(false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clear(bpOn)
+			desc = "run (no breakpoints)"
+			c.send(map[string]any{"type": "run"})
 		case x < 18:
 			line := lines[rnd.Intn(len(lines))]
 			on := rnd.Intn(3) > 0
 			c.send(map[string]any{"type": "breakpoint", "line": line, "on": on})
 			if _, err := mc.apply(false); err != nil {
 				t.Fatal(err)
+			}
+			if on {
+				bpOn[line] = true
+			} else {
+				delete(bpOn, line)
 			}
 			desc = fmt.Sprintf("breakpoint %d %v; run", line, on)
 			c.send(map[string]any{"type": "run"})
@@ -707,6 +749,19 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 				err = mc.model.checkLineMemory(agg)
 			}
 		})
+		if err == nil && opts.longRuns && mc.model.loaded != nil {
+			want := c.freshWarnings(mc.model.step)
+			got := mc.model.warns
+			if got == nil {
+				got = []warningJSON{}
+			}
+			if !reflect.DeepEqual(got, want) {
+				err = fmt.Errorf("warnings\n got %+v\nwant %+v", got, want)
+			}
+			if len(want) > 0 {
+				warnChecks++
+			}
+		}
 		if mc.model.last != nil && mc.model.last.Tensor != nil {
 			tensorLasts++
 		}
@@ -742,6 +797,9 @@ func runModelSequenceLimits(t *testing.T, ex example, seed int64, commands int, 
 	}
 	if divChecks == 0 {
 		t.Errorf("the divergence data was never checked")
+	}
+	if opts.longRuns {
+		t.Logf("%d states with warnings checked", warnChecks)
 	}
 	if strings.HasPrefix(ex.name, "mma") && tensorLasts == 0 {
 		t.Errorf("no state followed a tensor-core instruction")

@@ -227,6 +227,7 @@ type Checker struct {
 
 	ctas    map[int]*ctaState
 	regions []globalRegion
+	lastReg int // the region the last global access fell in (a hint)
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -376,12 +377,14 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 }
 
 // Observes implements emu.SelectiveObserver: the checker uses the
-// accesses (with the cp.async copies issued) and the events, and follows
-// every step (it counts the launch's warp-instructions, and each warp's
-// instructions and active lanes for the same-warp rule); it does not use
-// the old bytes, tensor or shuffle reports.
+// accesses (with the cp.async copies issued) and the events, and each
+// warp's instructions and active lanes for the same-warp rule: it is
+// called for every change of a warp's active lanes, and numbers
+// instructions by StepInfo.Step and WarpStep, so the instructions between
+// (register-only, same lanes) need no call. It does not use the old bytes,
+// tensor or shuffle reports.
 func (c *Checker) Observes() emu.ObserveFlags {
-	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveEveryStep
+	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveMaskChanges
 }
 
 // Steps returns the number of warp-instructions the checker has seen.
@@ -420,9 +423,16 @@ func (c *Checker) WarningsAt(n int64) (ws []Warning, dropped bool) {
 	return ws, c.dropStep > 0 && c.dropStep <= n
 }
 
-// Step implements emu.Observer: it checks the instruction as the next
-// warp-instruction of the launch.
-func (c *Checker) Step(in *emu.StepInfo) { c.StepAt(in, c.seq+1) }
+// Step implements emu.Observer: it checks the instruction as the launch's
+// warp-instruction StepInfo.Step (the next one after the last checked,
+// for a StepInfo without a number).
+func (c *Checker) Step(in *emu.StepInfo) {
+	seq := in.Step
+	if seq <= 0 {
+		seq = c.seq + 1 // a StepInfo that does not number itself
+	}
+	c.StepAt(in, seq)
+}
 
 // StepAt checks the instruction as the launch's warp-instruction seq
 // (1-based); seq must grow from call to call.
@@ -433,7 +443,11 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 		return
 	}
 	ws := &cs.warps[in.Warp]
-	ws.advance(in.Mask)
+	if in.WarpStep > 0 {
+		ws.advanceTo(uint32(in.WarpStep), in.Mask)
+	} else {
+		ws.advance(in.Mask)
+	}
 	landing := false
 	if in.PC >= 0 && in.PC < len(c.prog.Ops) {
 		switch c.prog.Ops[in.PC].Code {
@@ -553,8 +567,13 @@ func (cs *ctaState) reset(idx [3]int) {
 }
 
 // advance counts the warp's next instruction, run by the lanes in mask.
-func (ws *warpState) advance(mask uint32) {
-	ws.step++
+func (ws *warpState) advance(mask uint32) { ws.advanceTo(ws.step+1, mask) }
+
+// advanceTo counts the warp's instruction number step, run by the lanes in
+// mask; the instructions since the last one counted ran with the same
+// lanes as it.
+func (ws *warpState) advanceTo(step, mask uint32) {
+	ws.step = step
 	if mask == ws.mask {
 		return
 	}
@@ -1202,19 +1221,36 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		addr := a.Addr[lane]
-		i := sort.Search(len(c.regions), func(i int) bool { return c.regions[i].base+c.regions[i].size > addr })
-		if i == len(c.regions) {
+		if addr+size < addr {
 			continue
 		}
-		g := &c.regions[i]
-		if addr < g.base || addr+size > g.base+g.size || addr+size < addr {
-			continue
+		var g *globalRegion
+		if h := c.lastReg; h < len(c.regions) && addr >= c.regions[h].base && addr+size <= c.regions[h].base+c.regions[h].size {
+			g = &c.regions[h] // lanes mostly access the region the last one did
+		} else {
+			i := sort.Search(len(c.regions), func(i int) bool { return c.regions[i].base+c.regions[i].size > addr })
+			if i == len(c.regions) {
+				continue
+			}
+			g = &c.regions[i]
+			if addr < g.base || addr+size > g.base+g.size {
+				continue
+			}
+			c.lastReg = i
 		}
 		if g.bits == nil {
 			g.bits = make([]uint64, (g.size+63)/64)
 		}
 		lo := addr - g.base
+		// The bytes' bits when they lie in one word.
+		var word, mask uint64
+		if sh := lo & 63; size < 64 && sh+size <= 64 {
+			word, mask = lo>>6, (uint64(1)<<size-1)<<sh
+		}
 		if a.Kind == emu.AccessLoad {
+			if mask != 0 && g.bits[word]&mask == mask {
+				continue // all written
+			}
 			for o := lo; o < lo+size; o++ {
 				if g.bits[o>>6]>>(o&63)&1 == 0 {
 					cs := c.ctas[in.CTALin]
@@ -1230,6 +1266,10 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 		}
 		// Stores and atomics write (atomics on the zero-filled bytes are
 		// how accumulating outputs are meant: see the rule).
+		if mask != 0 {
+			g.bits[word] |= mask
+			continue
+		}
 		for o := lo; o < lo+size; o++ {
 			g.bits[o>>6] |= 1 << (o & 63)
 		}

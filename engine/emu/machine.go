@@ -107,10 +107,16 @@ type Machine struct {
 	observers observerSet
 	// What the installed observers ask for (observer.go): accesses, their
 	// old bytes, events, tensor and shuffle details, every step.
-	obsAcc, obsOld, obsEvents, obsDetails, obsEvery bool
-	info                                            StepInfo
-	stepOpen                                        bool // info holds the current instruction's report
-	curMask, curEmask                               uint32
+	obsAcc, obsOld, obsEvents, obsDetails, obsEvery, obsMasks bool
+	info                                                      StepInfo
+	stepOpen                                                  bool // info holds the current instruction's report
+	// The instruction issued last while observed (observeIssue): its
+	// masks, CTA, warp, whether its mask changed, and its number
+	// (LastIssued; 0: none since the machine was made or restored).
+	curMask, curEmask uint32
+	curLin, curWarp   int
+	curChanged        bool
+	lastIssued        int64
 	// noObservedFast sends observed ld/st through the checked per-lane
 	// path (tests compare the two).
 	noObservedFast bool
@@ -848,11 +854,7 @@ func (m *Machine) exec(w *Warp) {
 		m.refreshDyn(w)
 	}
 	if m.obs != nil {
-		m.curMask, m.curEmask = mask, emask
-		m.stepOpen = false
-		if m.obsEvery {
-			m.beginStep(w, int(pc), mask, emask)
-		}
+		m.observeIssue(w, int(pc), mask, emask)
 	}
 	if len(m.pendReconv) > 0 {
 		for _, e := range m.pendReconv {

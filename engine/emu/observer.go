@@ -34,10 +34,17 @@ const (
 	// asked for (an access, an event, a tensor or shuffle report) or that
 	// faulted (StepInfo.Fault).
 	ObserveEveryStep
+	// ObserveMaskChanges: a call for every warp-instruction whose active
+	// lanes differ from those of the warp's previous instruction (the
+	// warp's first instruction included; StepInfo.MaskChanged). With it an
+	// observer that counts each warp's instructions (StepInfo.WarpStep)
+	// knows the active lanes of every instruction it was not called for:
+	// those of the warp's last one it was called for.
+	ObserveMaskChanges
 
 	// ObserveAll is everything: what an Observer that does not implement
 	// SelectiveObserver gets.
-	ObserveAll = ObserveAccesses | ObserveOldBytes | ObserveEvents | ObserveDetails | ObserveEveryStep
+	ObserveAll = ObserveAccesses | ObserveOldBytes | ObserveEvents | ObserveDetails | ObserveEveryStep | ObserveMaskChanges
 )
 
 // SelectiveObserver is an Observer that declares what it uses. The parts
@@ -80,6 +87,7 @@ type flagged struct {
 // wants reports whether an observer that asked for flags is called for in.
 func wants(flags ObserveFlags, in *StepInfo) bool {
 	return flags&ObserveEveryStep != 0 || in.Fault != nil ||
+		flags&ObserveMaskChanges != 0 && in.MaskChanged ||
 		flags&ObserveAccesses != 0 && (len(in.Accesses) > 0 || len(in.Issued) > 0) ||
 		flags&ObserveEvents != 0 && len(in.Events) > 0 ||
 		flags&ObserveDetails != 0 && (in.Tensor != nil || in.Shuffle != nil)
@@ -137,6 +145,7 @@ func (m *Machine) setObservers() {
 	m.obsEvents = f&ObserveEvents != 0
 	m.obsDetails = f&ObserveDetails != 0
 	m.obsEvery = f&ObserveEveryStep != 0
+	m.obsMasks = f&ObserveMaskChanges != 0
 }
 
 // SetObserver installs o in the machine's primary observer slot (nil
@@ -232,9 +241,17 @@ type StepInfo struct {
 	Mask     uint32 // active lanes
 	ExecMask uint32 // active lanes whose guard held
 	NextPC   int    // the warp's pc afterwards (-1 if it exited or waits)
-	Accesses []Access
-	Events   []Event
-	Fault    *Fault
+	// Step is the instruction's number in the launch (the machine's
+	// WarpInstructions after it, from 1), WarpStep its number among the
+	// warp's instructions (from 1). MaskChanged: Mask differs from the
+	// active lanes of the warp's previous instruction (always true for the
+	// warp's first).
+	Step        int64
+	WarpStep    int64
+	MaskChanged bool
+	Accesses    []Access
+	Events      []Event
+	Fault       *Fault
 	// Tensor reports a tensor-core instruction (ldmatrix, stmatrix, mma,
 	// movmatrix) that ran past its convergence check; nil for every other
 	// instruction. It is reused like the rest of the StepInfo.
@@ -307,6 +324,7 @@ type TensorOperand struct {
 func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in := &m.info
 	in.CTA, in.CTALin, in.Warp, in.PC, in.Mask, in.ExecMask = w.cta.Idx, w.cta.Linear, w.ID, pc, mask, emask
+	in.MaskChanged = m.curChanged
 	in.Accesses = in.Accesses[:0]
 	in.Events = in.Events[:0]
 	in.Fault = nil
@@ -342,8 +360,38 @@ func (m *Machine) shuffleStep() *ShuffleStep {
 	return &m.shuffle
 }
 
+// observeIssue notes the instruction being issued (exec calls it when an
+// observer is installed) and opens its report when an observer wants this
+// one whatever it reports: every step, or a change of the active lanes.
+func (m *Machine) observeIssue(w *Warp, pc int, mask, emask uint32) {
+	m.curMask, m.curEmask = mask, emask
+	m.curLin, m.curWarp = w.cta.Linear, w.ID
+	m.curChanged = mask != w.lastMask || w.issued == 0
+	m.lastIssued = m.stats.WarpInstructions + 1
+	m.stepOpen = false
+	if m.obsEvery || m.obsMasks && m.curChanged {
+		m.beginStep(w, pc, mask, emask)
+	}
+}
+
+// LastIssued describes the last warp-instruction the machine executed
+// while an observer was installed: the identifying fields of its StepInfo
+// (CTA, CTALin, Warp, PC, Mask, ExecMask, Step; none of the reports). ok
+// is false when none was executed since the machine was made or
+// restored. Observers that are not called for every instruction learn the
+// last one from it (the machine's StepInfo holds the last one reported).
+func (m *Machine) LastIssued() (in StepInfo, ok bool) {
+	if m.lastIssued == 0 || m.lastIssued != m.stats.WarpInstructions {
+		return StepInfo{}, false
+	}
+	in = StepInfo{CTA: m.ctaIndex(m.curLin), CTALin: m.curLin, Warp: m.curWarp, PC: m.curPC,
+		Mask: m.curMask, ExecMask: m.curEmask, NextPC: -1, Step: m.lastIssued}
+	return in, true
+}
+
 func (m *Machine) endStep(w *Warp) {
 	m.stepOpen = false
+	m.info.Step, m.info.WarpStep = m.stats.WarpInstructions, w.issued
 	m.info.NextPC = -1
 	if w.State == WarpReady && len(w.stack) > 0 {
 		m.info.NextPC = w.pc()

@@ -58,6 +58,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
 	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
 	m.released, m.brkpt = false, false
+	m.lastIssued = 0
 	m.pendReconv = m.pendReconv[:0]
 	if s.global != nil {
 		for i, a := range m.Global.allocs {
