@@ -821,6 +821,7 @@ func (m *Machine) exec(w *Warp) {
 	m.cur, m.curPC = w, int(pc)
 	mask := top.Mask
 	var joined uint32
+	var pre *Fault // the instruction cannot execute (diverged barriers disagree)
 	if m.indep && len(w.stack) > 1 {
 		// A warp-synchronous instruction executes once for the groups of
 		// its membermask that wait at it (independent scheduling).
@@ -832,6 +833,9 @@ func (m *Machine) exec(w *Warp) {
 			// So does a barrier, for every group at one: the warp's
 			// threads all wait there, and the warp arrives.
 			joined = w.barrierLanes(w.frameBase()) &^ mask
+			if joined != 0 {
+				pre = w.barrierAgree(w.frameBase())
+			}
 			mask |= joined
 			m.syncGroup = mask
 		}
@@ -864,8 +868,10 @@ func (m *Machine) exec(w *Warp) {
 	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
-	var f *Fault
-	if op.Ctrl {
+	f := pre
+	if f != nil {
+		// Nothing executes.
+	} else if op.Ctrl {
 		f = op.Exec(w, op, emask)
 		if f == nil && joined != 0 {
 			w.advanceJoined(joined)
