@@ -869,14 +869,15 @@ func (m *Machine) exec(w *Warp) {
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
 	f := pre
-	if f != nil {
-		// Nothing executes.
-	} else if op.Ctrl {
+	switch {
+	case f != nil:
+		// The instruction does not execute.
+	case op.Ctrl:
 		f = op.Exec(w, op, emask)
 		if f == nil && joined != 0 {
 			w.advanceJoined(joined)
 		}
-	} else {
+	default:
 		if emask != 0 {
 			f = op.Exec(w, op, emask)
 		}
