@@ -74,8 +74,8 @@ func exU32(t *testing.T, r *launch.Result, buf string) []uint32 {
 func TestExamplesGallery(t *testing.T) {
 	x := BuiltinExamples()
 	// Lesson order: from thread indexing to a compiler's GEMM.
-	want := []string{"vector-add", "coalescing", "divergence", "reconvergence", "branch-uniformity", "shared-reduction", "race", "warp-shuffle",
-		"transpose", "transpose-padded", "transpose-swizzled", "histogram", "mma-tile", "mma-tf32", "mma-int8",
+	want := []string{"vector-add", "coalescing", "divergence", "reconvergence", "branch-uniformity", "shared-reduction", "race", "warp-shuffle", "syncwarp",
+		"transpose", "transpose-padded", "transpose-swizzled", "histogram", "spin-lock", "producer-consumer", "mma-tile", "mma-tf32", "mma-int8",
 		"cp-async", "cp-async-missing-wait", "mini-gemm", "triton-matmul"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))

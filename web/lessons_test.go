@@ -19,20 +19,23 @@ import (
 
 // The topics the lessons must cover, each by the lesson that teaches it.
 var lessonTopics = map[string]string{
-	"thread indexing":              "vector-add",
-	"coalescing":                   "coalescing",
-	"divergence":                   "divergence",
-	"reconvergence":                "reconvergence",
-	"shared memory + bar.sync":     "shared-reduction",
-	"warp shuffles":                "warp-shuffle",
-	"bank conflicts":               "transpose",
-	"bank conflicts: padding":      "transpose-padded",
-	"bank conflicts: XOR swizzle":  "transpose-swizzled",
-	"atomics":                      "histogram",
-	"ldmatrix + mma":               "mma-tile",
-	"cp.async double buffering":    "cp-async",
-	"a miniature GEMM":             "mini-gemm",
-	"a compiler's kernel (Triton)": "triton-matmul",
+	"thread indexing":               "vector-add",
+	"coalescing":                    "coalescing",
+	"divergence":                    "divergence",
+	"reconvergence":                 "reconvergence",
+	"shared memory + bar.sync":      "shared-reduction",
+	"warp shuffles":                 "warp-shuffle",
+	"bank conflicts":                "transpose",
+	"bank conflicts: padding":       "transpose-padded",
+	"bank conflicts: XOR swizzle":   "transpose-swizzled",
+	"atomics":                       "histogram",
+	"__syncwarp in divergent code":  "syncwarp",
+	"an intra-warp spin lock":       "spin-lock",
+	"a producer/consumer in a warp": "producer-consumer",
+	"ldmatrix + mma":                "mma-tile",
+	"cp.async double buffering":     "cp-async",
+	"a miniature GEMM":              "mini-gemm",
+	"a compiler's kernel (Triton)":  "triton-matmul",
 }
 
 func TestLessonsCoverTopics(t *testing.T) {

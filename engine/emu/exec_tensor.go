@@ -664,6 +664,14 @@ func tensorConverged(w *Warp, op *Op, mask uint32) *Fault {
 	if mask == ^uint32(0) {
 		return nil
 	}
+	if w.m.indep {
+		// Independent scheduling made the executing lanes wait for the
+		// rest of the warp (syncJoin): the live lanes still missing are
+		// at another instruction and can never arrive at this one.
+		if away := w.valid &^ w.exited &^ mask &^ w.m.syncGroup &^ w.stack[len(w.stack)-1].Mask; away != 0 {
+			return w.faultAll(FaultDivergentAligned, mask, "%s is .sync.aligned: every thread of the warp must execute the same %s instruction, but lane(s) %s are elsewhere (%s) and can never reach this one (divergent execution of an .aligned instruction is undefined)", op.Code, op.Code, warpLaneList(away), w.laneWhere(away))
+		}
+	}
 	return w.faultAll(FaultInvalidMember, mask, "%s is warp-collective (.sync.aligned): every lane of the warp must execute it together, but lane(s) %s do not (inactive, guard false, exited or absent)", op.Code, warpLaneList(^mask))
 }
 

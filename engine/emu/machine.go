@@ -827,6 +827,7 @@ func (m *Machine) exec(w *Warp) {
 	m.cur, m.curPC = w, int(pc)
 	mask := top.Mask
 	var joined uint32
+	var pre *Fault // the instruction cannot execute (diverged barriers disagree)
 	if m.indep && len(w.stack) > 1 {
 		// A warp-synchronous instruction executes once for the groups of
 		// its membermask that wait at it (independent scheduling).
@@ -838,6 +839,9 @@ func (m *Machine) exec(w *Warp) {
 			// So does a barrier, for every group at one: the warp's
 			// threads all wait there, and the warp arrives.
 			joined = w.barrierLanes(w.frameBase()) &^ mask
+			if joined != 0 {
+				pre = w.barrierAgree(w.frameBase())
+			}
 			mask |= joined
 			m.syncGroup = mask
 		}
@@ -866,13 +870,16 @@ func (m *Machine) exec(w *Warp) {
 	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
-	var f *Fault
-	if op.Ctrl {
+	f := pre
+	switch {
+	case f != nil:
+		// The instruction does not execute.
+	case op.Ctrl:
 		f = op.Exec(w, op, emask)
 		if f == nil && joined != 0 {
 			w.advanceJoined(joined)
 		}
-	} else {
+	default:
 		if emask != 0 {
 			f = op.Exec(w, op, emask)
 		}

@@ -30,7 +30,15 @@ const (
 	FaultStack         FaultKind = "call-stack-overflow"
 	FaultIllegal       FaultKind = "illegal-instruction"
 	FaultInvalidMember FaultKind = "invalid-membermask"
-	FaultInternal      FaultKind = "internal-error" // an emulator bug, caught instead of crashing
+	// FaultDivergentAligned: under independent scheduling the threads of
+	// a warp reached an .aligned warp collective on divergent paths that
+	// can never meet at the same instruction.
+	FaultDivergentAligned FaultKind = "divergent-aligned"
+	// FaultBarrierMismatch: under independent scheduling the diverged
+	// threads of one warp wait at barriers that disagree (barrier id,
+	// thread count or operation), where the warp arrives once.
+	FaultBarrierMismatch FaultKind = "barrier-mismatch"
+	FaultInternal        FaultKind = "internal-error" // an emulator bug, caught instead of crashing
 )
 
 // Fault stops a launch: what happened, where, and to whom. Thread, Lane

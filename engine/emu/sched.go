@@ -461,13 +461,19 @@ func (w *Warp) settle(lo int) {
 	}
 }
 
+// wholeWarp is the membermask "slot" of the .aligned warp collectives:
+// they wait for every existing lane of the warp.
+const wholeWarp int32 = -2
+
 // warpSyncSlot returns the membermask slot of op when it is a
 // warp-synchronous instruction whose lanes wait for their membermask under
-// independent scheduling: shfl.sync, vote.sync, match.sync, redux.sync and
-// bar.warp.sync.
+// independent scheduling: shfl.sync, vote.sync, match.sync, redux.sync,
+// elect.sync and bar.warp.sync; wholeWarp for the .sync.aligned warp
+// collectives (mma, wmma.*, ldmatrix, stmatrix, movmatrix), which wait
+// for every thread of the warp.
 func warpSyncSlot(op *Op) (int32, bool) {
 	switch op.Code {
-	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux:
+	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux, isa.OpElect:
 		if op.Flags.Has(isa.FSync) && op.E >= 0 {
 			return op.E, true
 		}
@@ -475,8 +481,18 @@ func warpSyncSlot(op *Op) (int32, bool) {
 		if op.A >= 0 {
 			return op.A, true
 		}
+	default:
+		if isAlignedCollective(op) {
+			return wholeWarp, true
+		}
 	}
 	return -1, false
+}
+
+// isAlignedCollective reports whether op is a .sync.aligned warp
+// collective: every thread of the warp must execute the same instruction.
+func isAlignedCollective(op *Op) bool {
+	return isa.Info[op.Code].Family == isa.FamTensor && op.Flags.Has(isa.FAligned)
 }
 
 // syncJoin looks at leaf i (above lo) under independent scheduling when its
@@ -503,14 +519,23 @@ func (w *Warp) syncJoin(i, lo int, wantAway bool) (group, away uint32, ok bool) 
 			guard = ^guard
 		}
 	}
-	mm := w.r(slot)
+	var mm *[32]uint64
+	if slot != wholeWarp {
+		mm = w.r(slot)
+	}
 	group = e.Mask
 	var need uint32
 	for changed := true; changed; {
 		changed = false
 		need = 0
-		for m := group & guard; m != 0; m &= m - 1 {
-			need |= uint32(mm[bits.TrailingZeros32(m)])
+		if mm == nil {
+			if group&guard != 0 {
+				need = w.valid
+			}
+		} else {
+			for m := group & guard; m != 0; m &= m - 1 {
+				need |= uint32(mm[bits.TrailingZeros32(m)])
+			}
 		}
 		if need&^group == 0 {
 			break
@@ -582,6 +607,94 @@ func (w *Warp) barrierLanes(lo int) uint32 {
 		}
 	}
 	return m
+}
+
+// barrierKey is what the threads of a diverged warp waiting at barriers
+// must agree on, since the warp arrives once for all of them: the
+// operation, the barrier id, the thread count (0: all) and, for bar.red,
+// the predicate operand.
+type barrierKey struct {
+	sub, sub2 isa.SubOp
+	id, count uint64
+	pred      int32
+	neg       uint8
+}
+
+// barrierOf returns the key of leaf e at a barrier, read from its first
+// executing lane, and the executing lanes whose id or count differ from
+// it.
+func (w *Warp) barrierOf(e *StackEntry) (barrierKey, uint32) {
+	op := &w.m.prog.Ops[e.PC]
+	ex := e.Mask
+	if op.Guard >= 0 {
+		p := w.preds[op.Guard]
+		if op.GuardNeg {
+			p = ^p
+		}
+		ex &= p
+	}
+	k := barrierKey{sub: op.Sub, pred: -1}
+	if op.Sub == isa.SubRed {
+		k.sub2, k.pred, k.neg = op.Sub2, op.C, op.Neg&4
+	}
+	if ex == 0 {
+		return k, 0
+	}
+	ids := w.r(op.A)
+	var counts *[32]uint64
+	if op.B >= 0 {
+		counts = w.r(op.B)
+	}
+	l0 := bits.TrailingZeros32(ex)
+	k.id = ids[l0]
+	if counts != nil {
+		k.count = counts[l0] & 0xffffffff
+	}
+	var odd uint32
+	for m := ex; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		if ids[l] != k.id || counts != nil && counts[l]&0xffffffff != k.count {
+			odd |= 1 << l
+		}
+	}
+	return k, odd
+}
+
+// barrierAgree checks, before the groups of a diverged warp at barriers
+// execute together (the top one issuing), that they wait at the same
+// barrier: same operation, barrier id and thread count in every executing
+// lane (and the same predicate for bar.red). They need not be the same
+// instruction. Otherwise it returns a barrier-mismatch fault naming the
+// lanes that disagree with the issuing group and where they wait.
+func (w *Warp) barrierAgree(lo int) *Fault {
+	top := &w.stack[len(w.stack)-1]
+	want, odd := w.barrierOf(top)
+	op := &w.m.prog.Ops[top.PC]
+	describe := func(k barrierKey) string {
+		s := fmt.Sprintf("barrier %d", k.id)
+		if k.count != 0 {
+			s += fmt.Sprintf(" with thread count %d", k.count)
+		}
+		if k.sub == isa.SubRed {
+			s += fmt.Sprintf(" (.red.%s)", k.sub2)
+		}
+		return s
+	}
+	if odd != 0 {
+		return w.faultAll(FaultBarrierMismatch, top.Mask, "%s: lane(s) %s name a different barrier id or thread count than lane %d (%s): the threads of a warp arrive at a barrier together", op.Code, warpLaneList(odd), firstLane(top.Mask&^odd), describe(want))
+	}
+	for i := lo; i < len(w.stack)-1; i++ {
+		e := &w.stack[i]
+		if !w.atBarrier(e) {
+			continue
+		}
+		k, odd := w.barrierOf(e)
+		if k == want && odd == 0 {
+			continue
+		}
+		return w.faultAll(FaultBarrierMismatch, top.Mask|e.Mask, "%s: the diverged threads of the warp wait at different barriers: lane(s) %s at pc %d (%s), lane(s) %s at pc %d (%s); under independent scheduling the warp arrives once for all its threads, so they must wait at the same barrier with the same thread count", op.Code, warpLaneList(top.Mask), top.PC, describe(want), warpLaneList(e.Mask), e.PC, describe(k))
+	}
+	return nil
 }
 
 // forceRelease lets the lanes of one region waiting at its reconvergence

@@ -512,7 +512,7 @@ func TestMatrixObserverAndFaults(t *testing.T) {
 		{"add.u32 %s, %s, 8;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];", "misaligned", "misaligned 16-byte access"},
 		{"add.u32 %s, %s, 256;\n\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, [%s];", "out-of-bounds", "outside its"},
 		{"setp.lt.u32 %p, %t, 30;\n\t@%p ldmatrix.sync.aligned.m8n8.x1.shared.b16 %x0, [%s];", "invalid-membermask", "lane(s) 30-31 do not"},
-		{"setp.lt.u32 %p, %t, 16;\n\t@%p bra L;\n\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%x0, %x1, %x2, %x3}, {%x0, %x1}, {%x2}, {%x0, %x1, %x2, %x3};\nL:", "invalid-membermask", "lane(s) 0-15 do not"},
+		{"setp.lt.u32 %p, %t, 16;\n\t@%p bra L;\n\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%x0, %x1, %x2, %x3}, {%x0, %x1}, {%x2}, {%x0, %x1, %x2, %x3};\nL:", "divergent-aligned", "lane(s) 0-15 are elsewhere (lane(s) 0-15 at pc"},
 		{"movmatrix.sync.aligned.m8n8.trans.b16 %x0, %x1;\n\texit;", "", ""},
 	}
 	for _, c := range cases {

@@ -567,7 +567,7 @@ func TestWmmaFaults(t *testing.T) {
 		{"mov.u32 %st, 20;\n\t" + ld, "misaligned", "stride 20 in lane 0"},
 		{"add.u32 %s, %s, 768;\n\t" + ld, "out-of-bounds", "outside"},
 		{"setp.lt.u32 %p, %t, 31;\n\t@%p " + ld, "invalid-membermask", "lane(s) 31 do not"},
-		{"setp.lt.u32 %p, %t, 16;\n\t@%p bra L;\n\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};\nL:", "invalid-membermask", "lane(s) 0-15 do not"},
+		{"setp.lt.u32 %p, %t, 16;\n\t@%p bra L;\n\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};\nL:", "divergent-aligned", "lane(s) 0-15 are elsewhere (lane(s) 0-15 at pc"},
 		{"wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1+4096], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};", "out-of-bounds", "outside every allocation"},
 	}
 	for _, c := range cases {
