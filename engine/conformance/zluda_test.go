@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
@@ -214,17 +215,27 @@ func zludaSpec(c zludaCase, sched string) (*launch.Spec, error) {
 
 // zludaCaseFailure compiles, runs and compares one case.
 func zludaCaseFailure(ctx context.Context, dir string, c zludaCase, sched string) string {
+	l, failure := zludaPrepare(dir, c, sched)
+	if l == nil {
+		return failure
+	}
+	return zludaRunFailure(ctx, c, l)
+}
+
+// zludaPrepare compiles one case and prepares its launch (nil and why it
+// failed if it cannot be).
+func zludaPrepare(dir string, c zludaCase, sched string) (*launch.Launch, string) {
 	text, err := os.ReadFile(filepath.Join(dir, c.File))
 	if err != nil {
-		return "manifest: " + err.Error()
+		return nil, "manifest: " + err.Error()
 	}
 	prog, src, diags := launch.Compile(c.File, text)
 	if prog == nil {
-		return "compile: " + firstError(src, diags)
+		return nil, "compile: " + firstError(src, diags)
 	}
 	spec, err := zludaSpec(c, sched)
 	if err != nil {
-		return err.Error()
+		return nil, err.Error()
 	}
 	if fn := prog.Function(c.Entry); fn != nil && len(fn.Params) != len(spec.Params) {
 		// The manifest lists the parameters the harness passed; a kernel
@@ -239,14 +250,19 @@ func zludaCaseFailure(ctx context.Context, dir string, c zludaCase, sched string
 			case p.Size == 8:
 				spec.Params = append(spec.Params, launch.ScalarParam("u64", "0"))
 			default:
-				return fmt.Sprintf("manifest: kernel %s takes %d parameters, the manifest lists %d", c.Entry, len(fn.Params), len(c.Params))
+				return nil, fmt.Sprintf("manifest: kernel %s takes %d parameters, the manifest lists %d", c.Entry, len(fn.Params), len(c.Params))
 			}
 		}
 	}
 	l, err := launch.Prepare(prog, spec)
 	if err != nil {
-		return "prepare: " + err.Error()
+		return nil, "prepare: " + err.Error()
 	}
+	return l, ""
+}
+
+// zludaRunFailure runs a prepared case and compares its output.
+func zludaRunFailure(ctx context.Context, c zludaCase, l *launch.Launch) string {
 	res, err := l.Run(ctx)
 	if err != nil {
 		return "run: " + err.Error()
@@ -292,4 +308,50 @@ func firstError(src *ptx.Source, diags []ptx.Diagnostic) string {
 		}
 	}
 	return "no program and no error"
+}
+
+// TestZludaBatchedDispatch runs every case with and without batched
+// dispatch under both scheduling models: the final states (stop, fault,
+// statistics, memory, every register) must be identical.
+func TestZludaBatchedDispatch(t *testing.T) {
+	dir := zludaDir()
+	if dir == "" {
+		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man zludaManifest
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	n := 0
+	for _, c := range man.Tests {
+		for _, sched := range []string{"independent", "simt-stack"} {
+			var ls [2]*launch.Launch
+			var stops [2]emu.StopReason
+			for i, on := range []bool{true, false} {
+				l, _ := zludaPrepare(dir, c, sched)
+				if l == nil {
+					break
+				}
+				l.Machine().SetBatchedDispatch(on)
+				ctx, cancel := context.WithTimeout(context.Background(), zludaTimeout)
+				stops[i] = l.Machine().Run(ctx)
+				cancel()
+				ls[i] = l
+			}
+			if ls[0] == nil {
+				continue
+			}
+			n++
+			if stops[0] != stops[1] {
+				t.Errorf("%s (%s): stop %v batched, %v unbatched", c.Name, sched, stops[0], stops[1])
+			} else if d := ls[0].Machine().DiffState(ls[1].Machine()); d != "" {
+				t.Errorf("%s (%s): %s", c.Name, sched, d)
+			}
+		}
+	}
+	t.Logf("%d runs of %d cases", n, len(man.Tests))
 }

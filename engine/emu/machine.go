@@ -135,6 +135,14 @@ type Machine struct {
 	indep      bool    // independent thread scheduling (sched.go)
 	syncGroup  uint32  // lanes executing the current warp-synchronous instruction together (independent scheduling)
 	pendReconv []Event // reconvergences found while scheduling, reported with the next step
+
+	// Batched dispatch (batch.go): off for tests (noBatch), possible for
+	// the kernel (batchProg), and the work ahead of the schedule.
+	noBatch, batchProg bool
+	ahead              int64 // instructions executed ahead, over all warps
+	picked             int   // warps whose next group is picked
+	consumed           int   // consecutive turns consumed without dispatch
+	replays            int   // batched runs replayed to a stop one instruction at a time
 }
 
 // NewMachine prepares a launch of entry with cfg. Buffers are allocated
@@ -177,6 +185,7 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 	}
 	m.indep = sched == SchedIndependent
 	m.cfg.Scheduling = sched
+	m.batchProg = m.batchProgram()
 	return m, nil
 }
 
@@ -595,22 +604,10 @@ func (m *Machine) Run(ctx context.Context) (r StopReason) {
 		return r
 	}
 	m.interrupt.Store(false)
-	done := ctx.Done()
-	for i := 0; ; i++ {
-		if i&1023 == 1023 {
-			if m.interrupt.Load() {
-				return StopInterrupted
-			}
-			select {
-			case <-done:
-				return StopInterrupted
-			default:
-			}
-		}
-		if r := m.issueNext(true); r != StopStepped {
-			return r
-		}
+	if m.batchable() {
+		return m.runBatched(ctx)
 	}
+	return m.runPlain(ctx)
 }
 
 func (m *Machine) stopped() (StopReason, bool) {

@@ -151,6 +151,10 @@ type Warp struct {
 	lastPC   int
 	lastMask uint32
 	pick     PickReason
+	// Batched dispatch (batch.go): instructions executed ahead of the
+	// warp's turns, and whether its next issue's group is already picked.
+	ahead  int32
+	picked bool
 }
 
 // r returns the 32 lanes of value slot i. The rows of immediates are

@@ -42,6 +42,9 @@ type Program struct {
 	// the order of Consts: one read-only row per constant, shared by every
 	// warp of every machine running the program.
 	constRows [][32]uint64
+	// pure[pc] reports that Ops[pc] only reads and writes the warp's own
+	// registers (batched dispatch, batch.go).
+	pure []bool
 }
 
 // Function is a lowered .entry or .func.

@@ -1,0 +1,363 @@
+package emu
+
+import (
+	"context"
+	"math/bits"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// Batched dispatch.
+//
+// The scheduler issues one warp-instruction per turn, warps taking turns
+// in round-robin order (issueNext). When nothing observes the schedule (no
+// observer, no breakpoint, no %clock or %globaltimer read, no brkpt, a
+// budget far away), Run lets a warp run ahead: after the instruction of
+// its turn it executes the register-only instructions that follow (a
+// *lead*), up to leadMax of them, and its next turns are consumed without
+// dispatch, one executed instruction each (Warp.ahead counts them).
+//
+// A register-only instruction (pure) reads and writes only the warp's own
+// registers, predicates, carry flag and reconvergence stack: integer,
+// floating-point, comparison, logic, move and conversion instructions,
+// cvta, isspacep and bra. It never faults, never changes whether a warp is
+// ready, and commutes with every instruction of every other warp. Every
+// other instruction (memory, atomics, barriers, warp-synchronous
+// instructions, calls, exit) is executed only at a turn whose warp has no
+// instructions ahead, i.e. exactly at the turn where the one-at-a-time
+// scheduler executes it: the global order of everything that another warp
+// can see is unchanged, so racy programs and atomics give bit-identical
+// results. Under independent scheduling the group picked for each
+// instruction of a lead is the one its turn would pick: the pick depends
+// only on the warp's own state (schedule), and a lead that picked a group
+// whose instruction is not pure leaves it picked (Warp.picked) for the
+// turn that issues it.
+//
+// The state between two turns is therefore off the one-at-a-time
+// trajectory only while some warp is ahead; Run never returns in that
+// state:
+//   - it stops leading early enough that the warp-instruction budget is
+//     reached only when no warp is ahead (budgetMargin);
+//   - on an interrupt it stops leading and keeps issuing until no warp is
+//     ahead (at most leadMax rounds) before it returns;
+//   - a launch is done, or deadlocks, only when no warp is ready, hence
+//     none is ahead;
+//   - a fault while some warp is ahead (the warps ahead would show
+//     registers of later instructions) makes Run restore the state it
+//     started from (a snapshot with global memory, taken when it starts)
+//     and run again one instruction at a time to the same fault.
+//
+// Statistics count an instruction when it executes; at every point where
+// Run returns they are those of the one-at-a-time run.
+
+// leadMax bounds the instructions a warp runs ahead.
+const leadMax = 128
+
+// maxBatchSnapshot bounds the memory a batched Run copies to be able to
+// replay up to a fault (global memory and resident CTAs); larger launches
+// run one instruction at a time.
+const maxBatchSnapshot = 256 << 20
+
+// pureOps classifies ops: pure[pc] reports that Ops[pc] is register-only
+// (see above).
+func pureOps(ops []Op) []bool {
+	pure := make([]bool, len(ops))
+	for pc := range ops {
+		pure[pc] = isPure(&ops[pc])
+	}
+	return pure
+}
+
+func isPure(op *Op) bool {
+	if op.Exec == nil || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
+		return false
+	}
+	switch op.Code {
+	case isa.OpBra:
+		return true
+	case isa.OpCvta, isa.OpIsspacep:
+		return !op.Ctrl
+	}
+	if op.Ctrl {
+		return false
+	}
+	switch isa.Info[op.Code].Family {
+	case isa.FamInt, isa.FamExtInt, isa.FamFloat, isa.FamHalf, isa.FamCompare, isa.FamLogic, isa.FamMove, isa.FamConvert:
+		return true
+	}
+	return false
+}
+
+// SetBatchedDispatch turns batched dispatch in Run on (the default) or
+// off. The results are the same either way; turning it off is for tests
+// that prove it and for measuring it.
+func (m *Machine) SetBatchedDispatch(on bool) { m.noBatch = !on }
+
+// batchable reports whether Run may batch from here.
+func (m *Machine) batchable() bool {
+	if m.noBatch || !m.batchProg || m.obs != nil || m.bpResume || len(m.pendReconv) > 0 {
+		return false
+	}
+	for _, b := range m.bp {
+		if b {
+			return false
+		}
+	}
+	return m.snapshotBytes() <= maxBatchSnapshot
+}
+
+// batchProgram reports whether the kernel's reachable code lets Run
+// batch at all: no instruction reads a time-dependent special register
+// (its value depends on the global instruction count) and none is brkpt
+// (a stop in the middle of a run).
+func (m *Machine) batchProgram() bool {
+	p := m.prog
+	if len(p.pure) != len(p.Ops) {
+		return false
+	}
+	for i, f := range p.Funcs {
+		if !m.rf.reach[i] || !f.HasBody {
+			continue
+		}
+		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
+			if op := &p.Ops[pc]; op.Dyn || op.Code == isa.OpBrkpt {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (m *Machine) snapshotBytes() int {
+	n := 0
+	for _, a := range m.Global.allocs {
+		n += len(a.Data)
+	}
+	for _, c := range m.ctas {
+		n += len(c.shared) + len(c.local) + len(c.Warps)*m.rf.rows*32*8
+	}
+	return n
+}
+
+// runBatched is Run with batched dispatch.
+func (m *Machine) runBatched(ctx context.Context) StopReason {
+	start := m.Snapshot(true)
+	done := ctx.Done()
+	lead := true
+	for i := 0; ; i++ {
+		if i&1023 == 1023 && lead {
+			if m.interrupt.Load() {
+				lead = false
+			} else {
+				select {
+				case <-done:
+					lead = false
+				default:
+				}
+			}
+		}
+		if !lead && m.ahead == 0 && m.picked == 0 {
+			return StopInterrupted
+		}
+		r := m.issueBatched(lead)
+		if r == StopStepped {
+			continue
+		}
+		if m.ahead == 0 && m.picked == 0 {
+			return r
+		}
+		// Warps are ahead of the one-at-a-time trajectory: replay it
+		// from the start of the run.
+		m.Restore(start)
+		m.ahead, m.picked, m.consumed = 0, 0, 0
+		m.replays++
+		return m.runPlain(ctx)
+	}
+}
+
+// issueBatched is issueNext without breakpoints, with leads (when lead)
+// and turns consumed by instructions executed ahead.
+func (m *Machine) issueBatched(lead bool) StopReason {
+	if m.fault != nil {
+		return StopFault
+	}
+	limit := m.overBudget()
+	for {
+		if len(m.warps) == 0 {
+			m.fill()
+			if len(m.warps) == 0 {
+				m.done = true
+				return StopDone
+			}
+		}
+		if m.done {
+			return StopDone
+		}
+		n := len(m.warps)
+		for k := 0; k < n; k++ {
+			i := m.cursor + k
+			if i >= n {
+				i -= n
+			}
+			w := m.warps[i]
+			if w.State != WarpReady {
+				continue
+			}
+			if w.ahead > 0 {
+				// This turn's instruction was executed ahead.
+				m.cursor = i + 1
+				if m.cursor >= n {
+					m.cursor = 0
+				}
+				w.ahead--
+				m.ahead--
+				if m.consumed++; m.consumed >= n {
+					m.skipRounds()
+				}
+				return StopStepped
+			}
+			m.consumed = 0
+			if limit {
+				return StopLimit
+			}
+			m.cursor = i + 1
+			if m.cursor >= n {
+				m.cursor = 0
+			}
+			if w.picked {
+				w.picked = false
+				m.picked--
+			} else if m.indep && len(w.stack) > 1 {
+				w.schedule()
+			}
+			m.exec(w)
+			if m.fault != nil {
+				return StopFault
+			}
+			if m.brkpt {
+				m.brkpt = false
+				return StopBreakpoint
+			}
+			if lead && w.State == WarpReady && m.leadRoom() {
+				m.lead(w)
+			}
+			return StopStepped
+		}
+		// No ready warp: retire finished CTAs, detect deadlocks.
+		if !m.retire() {
+			return StopFault
+		}
+		if m.done {
+			return StopDone
+		}
+	}
+}
+
+// skipRounds consumes whole rounds at once when every ready warp is
+// ahead: c rounds are c turns of each ready warp, from any cursor, and
+// leave the cursor where it is.
+func (m *Machine) skipRounds() {
+	m.consumed = 0
+	c := int32(leadMax + 1)
+	ready := 0
+	for _, w := range m.warps {
+		if w.State == WarpReady {
+			c = min(c, w.ahead)
+			ready++
+		}
+	}
+	if c <= 0 || ready == 0 {
+		return
+	}
+	for _, w := range m.warps {
+		if w.State == WarpReady {
+			w.ahead -= c
+		}
+	}
+	m.ahead -= int64(c) * int64(ready)
+}
+
+// leadRoom reports whether a lead cannot bring the budget within reach
+// while warps are ahead: a warp is at most leadMax instructions ahead,
+// gets a turn every round, and the rounds that consume a lead issue at
+// most leadMax instructions per warp.
+func (m *Machine) leadRoom() bool {
+	b := m.cfg.MaxWarpInstructions
+	return b <= 0 || m.stats.WarpInstructions+2*int64(leadMax+1)*int64(len(m.warps)+1) < b
+}
+
+// lead executes the register-only instructions that follow w's current
+// one, as its next turns would.
+func (m *Machine) lead(w *Warp) {
+	pure := m.prog.pure
+	ops := m.prog.Ops
+	var n int32
+	for n < leadMax {
+		if m.indep && len(w.stack) > 1 {
+			w.schedule()
+			if !pure[w.stack[len(w.stack)-1].PC] {
+				w.picked = true
+				m.picked++
+				break
+			}
+		} else if !pure[w.stack[len(w.stack)-1].PC] {
+			break
+		}
+		top := &w.stack[len(w.stack)-1]
+		pc := top.PC
+		op := &ops[pc]
+		if !m.indep {
+			w.pick = PickStack
+		} else if len(w.stack) == 1 {
+			w.pick = PickOnly
+		}
+		m.cur, m.curPC = w, int(pc)
+		mask := top.Mask
+		emask := mask
+		if op.Guard >= 0 {
+			p := w.preds[op.Guard]
+			if op.GuardNeg {
+				p = ^p
+			}
+			emask &= p
+		}
+		w.issued++
+		w.lastPC, w.lastMask = int(pc), mask
+		m.stats.WarpInstructions++
+		m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
+		if op.Ctrl {
+			op.Exec(w, op, emask)
+		} else {
+			if emask != 0 {
+				op.Exec(w, op, emask)
+			}
+			top.PC++
+			if top.PC == top.RPC {
+				w.unwind()
+			}
+		}
+		n++
+	}
+	w.ahead += n
+	m.ahead += int64(n)
+}
+
+// runPlain is Run one instruction at a time.
+func (m *Machine) runPlain(ctx context.Context) StopReason {
+	done := ctx.Done()
+	for i := 0; ; i++ {
+		if i&1023 == 1023 {
+			if m.interrupt.Load() {
+				return StopInterrupted
+			}
+			select {
+			case <-done:
+				return StopInterrupted
+			default:
+			}
+		}
+		if r := m.issueNext(true); r != StopStepped {
+			return r
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package emu
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+)
+
+// DiffState describes the first difference between the execution states
+// of m and o, two machines of the same program (or
+// of two compilations of the same source) ("" when they are the
+// same): the scheduler (cursor, CTAs issued and finished, done), the
+// statistics, the fault, global memory, and every resident CTA (shared and
+// local memory, barriers) and warp (scheduling state, registers,
+// predicates, carry flags, reconvergence stack, call depth, the last
+// issue). Tests use it to prove that two ways of running a launch end in
+// the same state.
+func (m *Machine) DiffState(o *Machine) string {
+	switch {
+	case len(m.prog.Ops) != len(o.prog.Ops) || len(m.prog.Regs) != len(o.prog.Regs) || len(m.prog.Preds) != len(o.prog.Preds):
+		return "different programs"
+	case m.stats != o.stats:
+		return fmt.Sprintf("stats %+v vs %+v", m.stats, o.stats)
+	case m.done != o.done:
+		return fmt.Sprintf("done %v vs %v", m.done, o.done)
+	case !reflect.DeepEqual(m.fault, o.fault):
+		return fmt.Sprintf("fault %+v vs %+v", m.fault, o.fault)
+	case m.cursor != o.cursor || m.nextCTA != o.nextCTA || m.finished != o.finished:
+		return fmt.Sprintf("scheduler (cursor %d, next CTA %d, finished %d) vs (%d, %d, %d)", m.cursor, m.nextCTA, m.finished, o.cursor, o.nextCTA, o.finished)
+	case len(m.Global.allocs) != len(o.Global.allocs):
+		return fmt.Sprintf("%d vs %d global allocations", len(m.Global.allocs), len(o.Global.allocs))
+	case len(m.ctas) != len(o.ctas):
+		return fmt.Sprintf("%d vs %d resident CTAs", len(m.ctas), len(o.ctas))
+	}
+	for i, a := range m.Global.allocs {
+		if b := o.Global.allocs[i]; !bytes.Equal(a.Data, b.Data) {
+			return fmt.Sprintf("global allocation %s differs at byte %d", a.Name, firstDiff(a.Data, b.Data))
+		}
+	}
+	for i, c := range m.ctas {
+		d := o.ctas[i]
+		where := fmt.Sprintf("CTA %v", c.Idx)
+		switch {
+		case c.Linear != d.Linear || c.done != d.done:
+			return fmt.Sprintf("CTA %d (done %v) vs CTA %d (done %v)", c.Linear, c.done, d.Linear, d.done)
+		case !bytes.Equal(c.shared, d.shared):
+			return fmt.Sprintf("%s: shared memory differs at byte %d", where, firstDiff(c.shared, d.shared))
+		case !bytes.Equal(c.local, d.local):
+			return fmt.Sprintf("%s: local memory differs at byte %d", where, firstDiff(c.local, d.local))
+		case !reflect.DeepEqual(c.Barriers(), d.Barriers()):
+			return fmt.Sprintf("%s: barriers %+v vs %+v", where, c.Barriers(), d.Barriers())
+		}
+		for j, w := range c.Warps {
+			if s := w.diff(d.Warps[j]); s != "" {
+				return fmt.Sprintf("%s warp %d: %s", where, j, s)
+			}
+		}
+	}
+	return ""
+}
+
+func (w *Warp) diff(v *Warp) string {
+	switch {
+	case w.State != v.State || w.valid != v.valid || w.exited != v.exited || w.carry != v.carry:
+		return fmt.Sprintf("state %v valid %x exited %x carry %x vs %v %x %x %x", w.State, w.valid, w.exited, w.carry, v.State, v.valid, v.exited, v.carry)
+	case w.barID != v.barID || w.barPC != v.barPC || w.barAct != v.barAct:
+		return fmt.Sprintf("barrier %d at %d (%x) vs %d at %d (%x)", w.barID, w.barPC, w.barAct, v.barID, v.barPC, v.barAct)
+	case !reflect.DeepEqual(w.stack, v.stack):
+		return fmt.Sprintf("stack %+v vs %+v", w.stack, v.stack)
+	case len(w.frames) != len(v.frames):
+		return fmt.Sprintf("call depth %d vs %d", len(w.frames), len(v.frames))
+	case w.issued != v.issued || w.lastLane != v.lastLane || w.lastPC != v.lastPC || w.lastMask != v.lastMask || w.pick != v.pick:
+		return fmt.Sprintf("last issue (%d: pc %d lanes %x lane %d %v) vs (%d: pc %d lanes %x lane %d %v)",
+			w.issued, w.lastPC, w.lastMask, w.lastLane, w.pick, v.issued, v.lastPC, v.lastMask, v.lastLane, v.pick)
+	case w.ahead != v.ahead || w.picked != v.picked:
+		return fmt.Sprintf("batched dispatch (%d ahead, picked %v) vs (%d, %v)", w.ahead, w.picked, v.ahead, v.picked)
+	}
+	for i, p := range w.preds {
+		if p != v.preds[i] {
+			return fmt.Sprintf("predicate %s: %x vs %x", w.m.prog.Preds[i].Name, p, v.preds[i])
+		}
+	}
+	for r := range w.m.prog.Regs {
+		if a, b := w.r(int32(r)), v.r(int32(r)); *a != *b {
+			return fmt.Sprintf("register %s: %v vs %v", w.m.prog.Regs[r].Name, *a, *b)
+		}
+	}
+	return ""
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
