@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
@@ -76,8 +77,7 @@ import (
 //     wave of CTAs or fewer CTAs than two, or one worker.
 //
 // Workers check their reads against the write sets of the segments that
-// already finished every 2^18 warp-instructions and stop early on a
-// conflict, so a CTA that waits in a loop for a flag an earlier CTA sets
+// already finished every 20 ms and stop early on a conflict, so a CTA that waits in a loop for a flag an earlier CTA sets
 // (which ends sequentially) does not spin forever.
 
 // RunOptions configures RunWith.
@@ -113,12 +113,23 @@ func (r *ParallelReport) String() string {
 	return "ran sequentially: " + r.Reason
 }
 
-// parallelMemoryBudget bounds the global memory the workers copy together.
-const parallelMemoryBudget = 2 << 30
+// parallelMemoryBudget bounds the global memory the workers hold copies
+// of at once; parallelCopyBudget the copies made for all segments.
+const (
+	parallelMemoryBudget = 2 << 30
+	parallelCopyBudget   = 512 << 20
+)
 
-// parallelSlice is how many warp-instructions a worker runs between its
-// checks.
-const parallelSlice = 1 << 18
+// A launch is split into about parallelChunksPerWorker segments per
+// worker, at most parallelMaxSegments.
+const (
+	parallelChunksPerWorker = 8
+	parallelMaxSegments     = 64
+)
+
+// parallelTick is how often the workers check their segments while they
+// run.
+const parallelTick = 20 * time.Millisecond
 
 // RunWith runs the launch to the end like Run, with the checker and the
 // memory analysis when opt asks for them, and with opt.Parallel on several
@@ -137,14 +148,14 @@ func (l *Launch) RunWith(ctx context.Context, opt RunOptions) (*Result, *Paralle
 		workers = runtime.GOMAXPROCS(0)
 	}
 	rep := &ParallelReport{}
-	segs, reason := l.planSegments(workers)
+	segs, workers, reason := l.planSegments(workers)
 	if reason != "" {
 		rep.Reason = reason
 		res, err := l.runObserved(ctx, opt)
 		return res, rep, err
 	}
-	rep.Workers, rep.Segments = len(segs), len(segs)
-	if reason := l.runSegments(ctx, segs, opt); reason != "" {
+	rep.Workers, rep.Segments = workers, len(segs)
+	if reason := l.runSegments(ctx, segs, workers, opt); reason != "" {
 		if err := ctx.Err(); err != nil {
 			rep.Reason = "interrupted"
 			return l.Result(), rep, err
@@ -185,10 +196,13 @@ func (l *Launch) runObserved(ctx context.Context, opt RunOptions) (*Result, erro
 type segment struct {
 	first, end   int // linear CTA indices [first, end)
 	wave0, wave1 int // the waves of its first and last CTA
-	m            *emu.Machine
 	trk          *tracker
 	chk          *analysis.Checker
 	agg          *analysis.Aggregator
+	// After the run: the work done, and a copy of every 4 KiB page of
+	// global memory it wrote to (per allocation, as the tracker's pages).
+	stats emu.Stats
+	pages [][]*[pageBytes]byte
 }
 
 func (s *segment) name() string {
@@ -198,49 +212,58 @@ func (s *segment) name() string {
 	return fmt.Sprintf("CTAs %d-%d", s.first, s.end-1)
 }
 
-// planSegments splits the grid into at most workers segments, or says why
-// the launch must run sequentially.
-func (l *Launch) planSegments(workers int) ([]*segment, string) {
+// planSegments splits the grid into segments for at most workers
+// workers, or says why the launch must run sequentially. It returns the
+// number of workers to use.
+func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 	m := l.m
 	if m.Stats().WarpInstructions > 0 || m.Stopped() || len(m.CTAs()) > 0 {
-		return nil, "the launch has already started"
+		return nil, 0, "the launch has already started"
 	}
 	if why := sequentialOnly(l.prog, m.Kernel()); why != "" {
-		return nil, why
+		return nil, 0, why
 	}
 	n := m.NumCTAs()
-	if gb := GlobalBytes(l.prog, l.spec); gb > 0 {
-		workers = min(workers, int(parallelMemoryBudget/gb))
-	}
-	workers = min(workers, n)
+	gb := max(GlobalBytes(l.prog, l.spec), 1)
+	workers = min(workers, int(parallelMemoryBudget/gb), n)
 	if workers < 2 {
 		switch {
 		case n < 2:
-			return nil, "the grid has one CTA"
+			return nil, 0, "the grid has one CTA"
 		case runtime.GOMAXPROCS(0) < 2:
-			return nil, "one worker (GOMAXPROCS is 1)"
+			return nil, 0, "one worker (GOMAXPROCS is 1)"
 		}
-		return nil, "one worker"
+		return nil, 0, "one worker"
 	}
+	// More segments than workers balance the work when CTAs or cores
+	// differ in speed; each costs a copy of global memory.
+	// Segments end on wave boundaries (then they share no wave) unless
+	// there are fewer waves than workers.
 	r := m.Config().ResidentCTAs
 	waves := (n + r - 1) / r
-	bounds := make([]int, workers+1)
+	chunks := min(workers*parallelChunksPerWorker, parallelMaxSegments, n)
+	chunks = max(min(chunks, int(parallelCopyBudget/gb)), workers)
+	if waves >= workers {
+		chunks = min(chunks, waves)
+	} else {
+		chunks = workers
+	}
+	bounds := make([]int, chunks+1)
 	for k := range bounds {
-		if waves >= workers {
-			// On wave boundaries: segments then share no wave.
-			bounds[k] = min(k*waves/workers*r, n)
+		if waves >= chunks {
+			bounds[k] = min(k*waves/chunks*r, n)
 		} else {
-			bounds[k] = k * n / workers
+			bounds[k] = k * n / chunks
 		}
 	}
-	segs := make([]*segment, 0, workers)
-	for k := range workers {
+	segs := make([]*segment, 0, chunks)
+	for k := range chunks {
 		if bounds[k] == bounds[k+1] {
 			continue
 		}
 		segs = append(segs, &segment{first: bounds[k], end: bounds[k+1], wave0: bounds[k] / r, wave1: (bounds[k+1] - 1) / r})
 	}
-	return segs, ""
+	return segs, min(workers, len(segs)), ""
 }
 
 // sequentialOnly returns why fn (with the functions it calls) must run
@@ -350,6 +373,8 @@ type coordinator struct {
 	abort    atomic.Bool
 	total    atomic.Int64
 	budget   int64
+	// running holds each worker's machine while it runs (for the ticker).
+	running []atomic.Pointer[emu.Machine]
 }
 
 func (c *coordinator) stop(reason string) {
@@ -374,9 +399,10 @@ func (c *coordinator) finishedOthers(k int) []int {
 	return out
 }
 
-// runSegments runs every segment on its own goroutine and checks them;
-// it returns why their results cannot be used, or "".
-func (l *Launch) runSegments(ctx context.Context, segs []*segment, opt RunOptions) string {
+// runSegments runs the segments on workers goroutines, which take them in
+// order, and checks them; it returns why their results cannot be used,
+// or "".
+func (l *Launch) runSegments(ctx context.Context, segs []*segment, workers int, opt RunOptions) string {
 	c := &coordinator{finished: make([]bool, len(segs)), budget: l.m.Config().MaxWarpInstructions}
 	for _, s := range segs {
 		if opt.Check {
@@ -386,15 +412,41 @@ func (l *Launch) runSegments(ctx context.Context, segs []*segment, opt RunOption
 			s.agg = analysis.NewAggregator(l.prog)
 		}
 	}
+	c.running = make([]atomic.Pointer[emu.Machine], workers)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for k := range segs {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.runSegment(ctx, c, segs, k)
+			for !c.abort.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(segs) {
+					return
+				}
+				l.runSegment(ctx, c, segs, k, w)
+			}
 		}()
 	}
+	stopTicks := make(chan struct{})
+	ticker := time.NewTicker(parallelTick)
+	go func() {
+		for {
+			select {
+			case <-stopTicks:
+				return
+			case <-ticker.C:
+				for i := range c.running {
+					if m := c.running[i].Load(); m != nil {
+						m.Interrupt()
+					}
+				}
+			}
+		}
+	}()
 	wg.Wait()
+	ticker.Stop()
+	close(stopTicks)
 	if c.reason != "" {
 		return c.reason
 	}
@@ -408,16 +460,15 @@ func (l *Launch) runSegments(ctx context.Context, segs []*segment, opt RunOption
 	return ""
 }
 
-// runSegment is worker k: it runs segs[k] in slices, checking between
-// them what would make its result unusable.
-func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment, k int) {
+// runSegment runs segs[k] on worker w, checking at every tick what would
+// make its result unusable.
+func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment, k, w int) {
 	s := segs[k]
 	m, err := l.segmentMachine(s)
 	if err != nil {
 		c.stop("internal: " + err.Error())
 		return
 	}
-	s.m = m
 	s.trk = newTracker(m.Global.Allocs())
 	m.AddObserver(s.trk)
 	if s.agg != nil {
@@ -426,15 +477,18 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 	if s.chk != nil {
 		m.AddObserver(s.chk)
 	}
-	var limit, counted int64
+	// A segment alone may run up to the launch's budget; the ticker
+	// interrupts the run every parallelTick for the checks below.
+	m.SetMaxWarpInstructions(c.budget)
+	c.running[w].Store(m)
+	defer c.running[w].Store(nil)
+	var counted int64
 	for {
-		limit += parallelSlice
-		m.SetMaxWarpInstructions(limit)
 		r := m.Run(ctx)
 		n := m.Stats().WarpInstructions
 		total := c.total.Add(n - counted)
 		counted = n
-		if c.budget > 0 && total > c.budget {
+		if r == emu.StopLimit || c.budget > 0 && total > c.budget {
 			c.stop(fmt.Sprintf("the launch needs more than maxWarpInstructions (%d)", c.budget))
 			return
 		}
@@ -449,19 +503,23 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 		}
 		switch r {
 		case emu.StopInterrupted:
-			c.stop("interrupted")
-			return
+			if ctx.Err() != nil {
+				c.stop("interrupted")
+				return
+			}
 		case emu.StopDone:
 			if s.trk.outside {
 				c.stop("internal: a global access outside every allocation")
 				return
 			}
+			s.stats = m.Stats()
+			s.keepWrites(m.Global.Allocs())
 			c.mu.Lock()
 			c.finished[k] = true
 			c.mu.Unlock()
 			return
 		}
-		// StopLimit (the slice is spent) or StopBreakpoint (brkpt).
+		// A tick, or StopBreakpoint (brkpt).
 		if c.abort.Load() {
 			return
 		}
@@ -500,20 +558,38 @@ func conflict(a, b *segment) string {
 	return ""
 }
 
+// keepWrites copies the pages of allocs that the segment wrote to.
+func (s *segment) keepWrites(allocs []*emu.Alloc) {
+	s.pages = make([][]*[pageBytes]byte, len(allocs))
+	for x, a := range allocs {
+		w := &s.trk.allocs[x].write
+		data := a.Data[:cap(a.Data)]
+		for i, p := range w.pages {
+			if p == nil {
+				continue
+			}
+			if s.pages[x] == nil {
+				s.pages[x] = make([]*[pageBytes]byte, len(w.pages))
+			}
+			cp := new([pageBytes]byte)
+			copy(cp[:], data[i*pageBytes:])
+			s.pages[x][i] = cp
+		}
+	}
+}
+
 // mergeSegments writes every segment's writes into the launch's memory in
 // segment order and builds the result.
 func (l *Launch) mergeSegments(segs []*segment, opt RunOptions) *Result {
 	dst := l.m.Global.Allocs()
 	var stats emu.Stats
 	for _, s := range segs {
-		src := s.m.Global.Allocs()
 		for x := range s.trk.allocs {
-			d, w := dst[x].Data, src[x].Data
-			s.trk.allocs[x].write.copyMarked(d[:cap(d)], w[:cap(w)])
+			d := dst[x].Data[:cap(dst[x].Data)]
+			s.trk.allocs[x].write.copyMarked(d, s.pages[x])
 		}
-		st := s.m.Stats()
-		stats.WarpInstructions += st.WarpInstructions
-		stats.ThreadInstructions += st.ThreadInstructions
+		stats.WarpInstructions += s.stats.WarpInstructions
+		stats.ThreadInstructions += s.stats.ThreadInstructions
 	}
 	r := &Result{Status: StatusOK, Stats: stats, Buffers: l.resultBuffers()}
 	if opt.Analyze {

@@ -351,7 +351,7 @@ WAIT:
 	prog, spec := parallelSpec(t, src, `"grid": [12], "block": [32],
 		"buffers": [{"name": "flag", "type": "u32", "count": 1}], "params": [{"buffer": "flag"}]`)
 	for _, rep := range sameParallel(t, prog, spec, RunOptions{}, 2, 3) {
-		wantParallel(t, rep, "read global memory that CTAs 0-")
+		wantParallel(t, rep, "read global memory that CTA")
 	}
 }
 

@@ -151,24 +151,27 @@ func (b *bitset) intersect(c *bitset) (uint64, bool) {
 	return 0, false
 }
 
-// copyMarked copies the bytes whose bits are set from src to dst.
-func (b *bitset) copyMarked(dst, src []byte) {
+// copyMarked copies the bytes whose bits are set from the saved pages of
+// the same allocation (src[i]: page i, nil where no bit is set) to dst.
+func (b *bitset) copyMarked(dst []byte, src []*[pageBytes]byte) {
 	for i, p := range b.pages {
-		if p == nil {
+		if p == nil || i >= len(src) || src[i] == nil {
 			continue
 		}
+		page := src[i]
 		for w, x := range p {
 			if x == 0 {
 				continue
 			}
 			o := i*pageBytes + w*64
-			if x == ^uint64(0) && o+64 <= len(dst) && o+64 <= len(src) {
-				copy(dst[o:o+64], src[o:o+64])
+			if x == ^uint64(0) && o+64 <= len(dst) {
+				copy(dst[o:o+64], page[w*64:w*64+64])
 				continue
 			}
 			for ; x != 0; x &= x - 1 {
-				if j := o + bits.TrailingZeros64(x); j < len(dst) && j < len(src) {
-					dst[j] = src[j]
+				j := bits.TrailingZeros64(x)
+				if o+j < len(dst) {
+					dst[o+j] = page[w*64+j]
 				}
 			}
 		}
