@@ -24,17 +24,20 @@ import (
 // ParallelReport says why.
 //
 // The plan: the grid's CTAs are split into contiguous ranges (segments),
-// one per worker, on wave boundaries (ResidentCTAs CTAs are resident at a
-// time) where there are enough waves. Each worker runs its segment on a
-// machine of its own (emu.Machine.RestrictCTAs) with a private copy of
-// global memory, so no two goroutines touch the same memory. A CTA
+// about parallelChunksPerWorker per worker, on wave boundaries
+// (ResidentCTAs CTAs are resident at a time) where there are at least as
+// many waves as workers; the workers take them in order from a queue, so
+// a worker on a busier core takes fewer. Each segment runs on a machine of
+// its own (emu.Machine.RestrictCTAs) with a private copy of global memory,
+// so no two goroutines touch the same memory. A CTA
 // executes the same instructions in the same order on such a machine as in
 // the sequential run, whichever CTAs share the machine (see
 // RestrictCTAs), so a segment computes what it computes in the sequential
 // run as long as the global memory it reads holds the same bytes. Each
 // worker records, per allocation, a bitmap of the global bytes its
 // segment read and wrote (4 KiB pages allocated on first use, so bounded
-// by the bytes touched).
+// by the bytes touched); when it ends, the pages it wrote are kept and the
+// machine is dropped.
 //
 // The sequential run executes the segments one after the other, except
 // that the CTAs of a wave split between two segments run interleaved.
