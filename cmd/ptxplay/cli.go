@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/isa"
@@ -40,7 +41,8 @@ Usage:
         file:line:col: severity: message (--json: one JSON array of
         {severity, file, line, col, endLine, endCol, message}).
         Exit 0 if no file has errors (warnings are allowed), 1 if one has.
-  ptxplay run [--json-compact] [--analyze] [--no-check] [--max-buffer-bytes N] SPEC.json
+  ptxplay run [--json-compact] [--analyze] [--no-check] [--parallel[=N]]
+              [--parallel-report] [--max-buffer-bytes N] SPEC.json
         Run the launch described by SPEC.json ("-": standard input; its
         "ptx" path is relative to the spec file) and print the result JSON.
         Exit 0 if every thread finished, 1 on a fault or when
@@ -53,6 +55,13 @@ Usage:
         before its wait, and reads of uninitialised shared or global
         memory (also printed on standard error as file:line: warning:
         ...); --no-check turns it off (and the member with it).
+        --parallel runs independent CTAs on all cores (--parallel=N: on
+        N) with the same output as the sequential run: a launch whose
+        result could depend on the order of its CTAs (global atomics,
+        clock reads, a CTA reading what another wrote, a fault,
+        warnings)
+        runs sequentially instead; --parallel-report says which on
+        standard error.
   ptxplay init [--entry NAME] KERNEL.ptx
         Print a launch spec for a kernel of KERNEL.ptx ("-": standard
         input, then inlined as "source"), inferred from its code: a buffer
@@ -246,11 +255,14 @@ func readInput(file string, stdin io.Reader) ([]byte, string, error) {
 }
 
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "[--json-compact] [--analyze] [--no-check] [--max-buffer-bytes N] SPEC.json|-", stderr)
+	fs := newFlags("run", "[--json-compact] [--analyze] [--no-check] [--parallel[=N]] [--parallel-report] [--max-buffer-bytes N] SPEC.json|-", stderr)
 	compact := fs.Bool("json-compact", false, "print the result JSON on one line")
 	analyze := fs.Bool("analyze", false, "add the per-line memory analysis (bank conflicts, coalescing) to the result")
 	noCheck := fs.Bool("no-check", false, "do not run the race and memory checker (no \"warnings\" in the result)")
 	maxBytes := fs.Int64("max-buffer-bytes", launch.DefaultLimits.MaxBufferBytes, "limit on the total size of the spec's buffers")
+	var par parallelFlag
+	fs.Var(&par, "parallel", "run independent CTAs on several cores (--parallel=N: on N; default GOMAXPROCS) when the result cannot depend on it; the output is the same")
+	parStats := fs.Bool("parallel-report", false, "with --parallel, say on standard error whether the launch ran in parallel, and if not why")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -289,24 +301,11 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "%s: %v\n", specName, err)
 		return exitInvalid
 	}
-	var agg *analysis.Aggregator
-	if *analyze {
-		agg = analysis.NewAggregator(prog)
-		l.Machine().AddObserver(agg)
+	res, rep, err := l.RunWith(ctx, launch.RunOptions{Check: !*noCheck, Analyze: *analyze, Parallel: par.on, Workers: par.workers})
+	if rep != nil && *parStats {
+		fmt.Fprintf(stderr, "%s: %s\n", specName, rep)
 	}
-	var chk *analysis.Checker
-	if !*noCheck {
-		chk = l.NewChecker()
-		l.Machine().AddObserver(chk)
-	}
-	res, err := l.Run(ctx)
-	if agg != nil {
-		res.Memory = agg.Lines()
-	}
-	if chk != nil {
-		res.Checked = true
-		res.Warnings = chk.Warnings()
-		res.WarningsDropped = chk.Dropped()
+	if res.Checked {
 		printWarnings(stderr, name, res.Warnings, res.WarningsDropped)
 	}
 	if werr := res.WriteJSON(stdout, !*compact); werr != nil {
@@ -320,6 +319,41 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitFail
 	}
 	return exitOK
+}
+
+// parallelFlag is --parallel (GOMAXPROCS workers) or --parallel=N.
+type parallelFlag struct {
+	on      bool
+	workers int
+}
+
+func (p *parallelFlag) IsBoolFlag() bool { return true }
+
+func (p *parallelFlag) String() string {
+	if p == nil || !p.on {
+		return "false"
+	}
+	if p.workers == 0 {
+		return "true"
+	}
+	return strconv.Itoa(p.workers)
+}
+
+func (p *parallelFlag) Set(s string) error {
+	switch s {
+	case "true":
+		p.on, p.workers = true, 0
+		return nil
+	case "false":
+		p.on, p.workers = false, 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 1024 {
+		return errors.New("want a number of workers from 1 to 1024")
+	}
+	p.on, p.workers = true, n
+	return nil
 }
 
 func cmdInit(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

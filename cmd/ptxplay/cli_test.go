@@ -484,3 +484,71 @@ func TestRunAnalyzeCoalescing(t *testing.T) {
 		t.Error("memory section without --analyze")
 	}
 }
+
+// TestRunParallel: `ptxplay run --parallel` prints exactly what the
+// sequential run prints, on standard output and standard error, with the
+// same exit status, for every gallery spec and a multi-CTA SGEMM (with
+// and without the checker and the memory analysis, indented and compact).
+func TestRunParallel(t *testing.T) {
+	specs, err := filepath.Glob(filepath.Join("..", "..", "web", "examples", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sgemm, err := os.ReadFile(filepath.Join("..", "..", "engine", "emu", "testdata", "sgemm.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sgemm.ptx"), sgemm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := `{"ptx": "sgemm.ptx", "grid": [4, 4], "block": [16, 16],
+		"buffers": [{"name": "a", "type": "f32", "count": 4096, "init": {"random": {"seed": 1}}},
+			{"name": "b", "type": "f32", "count": 4096, "init": {"random": {"seed": 2}}},
+			{"name": "c", "type": "f32", "count": 4096}],
+		"params": [{"buffer": "a"}, {"buffer": "b"}, {"buffer": "c"}, {"u32": 64}]}`
+	if err := os.WriteFile(filepath.Join(dir, "sgemm.json"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	specs = append(specs, filepath.Join(dir, "sgemm.json"))
+	n := 0
+	for _, path := range specs {
+		if filepath.Base(path) == "index.json" {
+			continue
+		}
+		n++
+		for _, flags := range [][]string{nil, {"--no-check", "--analyze"}, {"--json-compact"}} {
+			args := append(append([]string{"run"}, flags...), path)
+			code, out, errs := cli(t, "", args...)
+			for _, par := range []string{"--parallel", "--parallel=2", "--parallel=3"} {
+				pargs := append(append([]string{"run", par}, flags...), path)
+				pcode, pout, perrs := cli(t, "", pargs...)
+				if pcode != code || pout != out || perrs != errs {
+					t.Errorf("%v: exit %d, %d bytes out, stderr %q; sequential: exit %d, %d bytes, %q", pargs, pcode, len(pout), perrs, code, len(out), errs)
+				}
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d specs", n)
+	}
+	// --parallel-report says how it ran.
+	_, _, errs := cli(t, "", "run", "--parallel=2", "--parallel-report", filepath.Join(dir, "sgemm.json"))
+	if !strings.Contains(errs, "sgemm.json: ran in parallel: 4 segments on 2 workers") {
+		t.Errorf("--parallel-report on sgemm: %q", errs)
+	}
+	_, _, errs = cli(t, "", "run", "--parallel=2", "--parallel-report", filepath.Join("..", "..", "web", "examples", "histogram.json"))
+	if !strings.Contains(errs, "histogram.json: ran sequentially: the kernel uses global atomics (red) (line ") {
+		t.Errorf("--parallel-report on histogram: %q", errs)
+	}
+	_, _, errs = cli(t, "", "run", "--parallel-report", filepath.Join(dir, "sgemm.json"))
+	if strings.Contains(errs, "ran") {
+		t.Errorf("--parallel-report without --parallel: %q", errs)
+	}
+	for _, bad := range []string{"--parallel=0", "--parallel=x", "--parallel=-2"} {
+		code, _, errs := cli(t, "", "run", bad, filepath.Join(dir, "sgemm.json"))
+		if code != 2 || !strings.Contains(errs, "want a number of workers from 1 to 1024") {
+			t.Errorf("%s: exit %d, %q", bad, code, errs)
+		}
+	}
+}

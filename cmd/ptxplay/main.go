@@ -6,7 +6,7 @@
 //
 //	ptxplay [serve] [flags]
 //	ptxplay check [--json] FILE.ptx...
-//	ptxplay run [--json-compact] [--analyze] [--max-buffer-bytes N] SPEC.json | -
+//	ptxplay run [--json-compact] [--analyze] [--no-check] [--parallel[=N]] [--parallel-report] [--max-buffer-bytes N] SPEC.json | -
 //	ptxplay init [--entry NAME] KERNEL.ptx | -
 //	ptxplay share export|import [--data DIR] [--store DSN] [FILE]
 //	ptxplay version

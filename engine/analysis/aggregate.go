@@ -153,6 +153,16 @@ func (g *Aggregator) PC(pc int) PCStats {
 	return g.pcs[pc]
 }
 
+// Merge adds o's sums to g's, as if g had also observed what o observed
+// (o must aggregate the same program). The sums do not depend on the order
+// of the accesses, so aggregators of disjoint parts of a launch (its CTAs
+// run on several machines) merge into the whole launch's.
+func (g *Aggregator) Merge(o *Aggregator) {
+	for pc := range min(len(g.pcs), len(o.pcs)) {
+		g.pcs[pc].Add(&o.pcs[pc])
+	}
+}
+
 // LineStats is one source line's memory behaviour: the sums of the
 // instructions on it.
 type LineStats struct {

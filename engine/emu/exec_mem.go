@@ -511,7 +511,7 @@ func memSharedOK(w *Warp, op *Op, mask uint32, size, n int) bool {
 }
 
 func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsAcc {
+	if w.m.obsShared {
 		return memLdSharedObs(w, op, mask, 4)
 	}
 	sh := w.cta.shared
@@ -546,7 +546,7 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 }
 
 func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsAcc {
+	if w.m.obsShared {
 		return memLdSharedObs(w, op, mask, 8)
 	}
 	sh := w.cta.shared
@@ -642,7 +642,7 @@ func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 }
 
 func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsAcc {
+	if w.m.obsShared {
 		return memStSharedObs(w, op, mask, 4)
 	}
 	sh := w.cta.shared
@@ -665,7 +665,7 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 }
 
 func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsAcc {
+	if w.m.obsShared {
 		return memStSharedObs(w, op, mask, 8)
 	}
 	sh := w.cta.shared

@@ -120,6 +120,9 @@ type Machine struct {
 	// noObservedFast sends observed ld/st through the checked per-lane
 	// path (tests compare the two).
 	noObservedFast bool
+	// obsShared: an observer uses shared-memory accesses (obsAcc without
+	// ObserveGlobalOnly); the plain ld/st.shared report them only then.
+	obsShared bool
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep

@@ -41,6 +41,12 @@ const (
 	// knows the active lanes of every instruction it was not called for:
 	// those of the warp's last one it was called for.
 	ObserveMaskChanges
+	// ObserveGlobalOnly: with ObserveAccesses, the observer uses only the
+	// accesses of global memory. When every observer that asks for
+	// accesses says so, the plain 32- and 64-bit ld.shared and st.shared
+	// run unobserved (other instructions may still report shared-memory
+	// accesses: ignore them).
+	ObserveGlobalOnly
 
 	// ObserveAll is everything: what an Observer that does not implement
 	// SelectiveObserver gets.
@@ -113,12 +119,18 @@ func (mo multiObserver) Step(in *StepInfo) {
 func (s *observerSet) combined() (Observer, ObserveFlags) {
 	var all multiObserver
 	var union ObserveFlags
+	// ObserveGlobalOnly holds for the union when it holds for every
+	// observer that asks for accesses.
+	globalOnly := true
 	add := func(o Observer) {
 		f := observesOf(o)
 		if f&ObserveOldBytes != 0 {
 			f |= ObserveAccesses
 		}
-		all = append(all, flagged{o, f})
+		if f&ObserveAccesses != 0 && f&ObserveGlobalOnly == 0 {
+			globalOnly = false
+		}
+		all = append(all, flagged{o, f &^ ObserveGlobalOnly})
 		union |= f
 	}
 	if s.primary != nil {
@@ -126,6 +138,9 @@ func (s *observerSet) combined() (Observer, ObserveFlags) {
 	}
 	for _, a := range s.added {
 		add(a.o)
+	}
+	if !globalOnly {
+		union &^= ObserveGlobalOnly
 	}
 	switch len(all) {
 	case 0:
@@ -141,6 +156,7 @@ func (m *Machine) setObservers() {
 	var f ObserveFlags
 	m.obs, f = m.observers.combined()
 	m.obsAcc = f&ObserveAccesses != 0
+	m.obsShared = m.obsAcc && f&ObserveGlobalOnly == 0
 	m.obsOld = f&ObserveOldBytes != 0
 	m.obsEvents = f&ObserveEvents != 0
 	m.obsDetails = f&ObserveDetails != 0

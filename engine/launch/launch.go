@@ -303,13 +303,20 @@ func (l *Launch) Result() *Result {
 		r.Status = StatusInterrupted
 		r.Message = fmt.Sprintf("stopped after %d warp-instructions before the launch finished", r.Stats.WarpInstructions)
 	}
+	r.Buffers = l.resultBuffers()
+	return r
+}
+
+// resultBuffers returns the output buffers, in spec order.
+func (l *Launch) resultBuffers() []BufferData {
+	var out []BufferData
 	for i, b := range l.spec.Buffers {
 		if b.Output != nil && !*b.Output {
 			continue
 		}
-		r.Buffers = append(r.Buffers, BufferData{Name: b.Name, Type: b.Type, Data: l.bufs[i].Data, elem: l.types[i]})
+		out = append(out, BufferData{Name: b.Name, Type: b.Type, Data: l.bufs[i].Data, elem: l.types[i]})
 	}
-	return r
+	return out
 }
 
 // Buffer returns the named buffer of the result, or nil.

@@ -1,0 +1,610 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// Parallel runs.
+//
+// A launch whose CTAs do not communicate through global memory gives the
+// same result whatever order its CTAs run in, so its CTAs can run on
+// several machines at once. RunWith with Parallel set does that, and its
+// result is bit-identical to the sequential run's (Run): buffers, status,
+// statistics, the checker's warnings and the memory analysis. When that
+// cannot be guaranteed it runs the launch sequentially instead, and the
+// ParallelReport says why.
+//
+// The plan: the grid's CTAs are split into contiguous ranges (segments),
+// about parallelChunksPerWorker per worker, on wave boundaries
+// (ResidentCTAs CTAs are resident at a time) where there are at least as
+// many waves as workers; the workers take them in order from a queue, so
+// a worker on a busier core takes fewer. Each segment runs on a machine of
+// its own (emu.Machine.RestrictCTAs) with a private copy of global memory,
+// so no two goroutines touch the same memory. A CTA
+// executes the same instructions in the same order on such a machine as in
+// the sequential run, whichever CTAs share the machine (see
+// RestrictCTAs), so a segment computes what it computes in the sequential
+// run as long as the global memory it reads holds the same bytes. Each
+// worker records, per allocation, a bitmap of the global bytes its
+// segment read and wrote (4 KiB pages allocated on first use, so bounded
+// by the bytes touched); when it ends, the pages it wrote are kept and the
+// machine is dropped.
+//
+// The sequential run executes the segments one after the other, except
+// that the CTAs of a wave split between two segments run interleaved.
+// After the workers finish, for every pair of segments i < j:
+//
+//   - j must not have read a byte i wrote (sequentially, j would have read
+//     i's value);
+//   - if i and j share a wave, i must also not have read a byte j wrote,
+//     and they must not have written the same byte (their order within the
+//     wave is the sequential schedule's).
+//
+// Then every segment's reads saw the initial memory in both runs, and the
+// final memory is the initial memory overwritten by each segment's writes
+// in segment order (the last segment to write a byte writes it last in the
+// sequential run too): that is how the result is merged. Reads of bytes a
+// later segment writes, and writes of the same byte by segments in
+// different waves, are allowed.
+//
+// The launch runs sequentially instead when:
+//
+//   - the kernel (or a function it calls) uses an instruction whose
+//     outcome depends on the order of CTAs, or that communicates outside
+//     global memory: global or generic atom and red (an atomic counter
+//     shared by CTAs would fail the check anyway: the screen saves the
+//     wasted parallel run), %clock and %globaltimer (they count the
+//     launch's warp-instructions), cluster instructions and distributed
+//     shared memory (mapa, barrier.cluster, .shared::cluster), bulk and
+//     tensor copies, st.async and red.async, griddepcontrol, textures and
+//     surfaces;
+//   - a segment faults: the fault and the memory the sequential run leaves
+//     are those of the first fault in its schedule, which only it can say;
+//   - the segments need more than maxWarpInstructions together (the
+//     sequential run would stop at the limit);
+//   - the checker (Check) finds anything in a segment: warnings name the
+//     warp-instruction of the sequential schedule they happened at, so the
+//     sequential run reports them (a launch without warnings has none in
+//     either run: a CTA's shared-memory accesses and barriers are its own,
+//     and a read of global memory another segment wrote is a conflict);
+//   - the dynamic check above fails (a cross-CTA read), or there is one
+//     wave of CTAs or fewer CTAs than two, or one worker.
+//
+// Workers check their reads against the write sets of the segments that
+// already finished every 20 ms and stop early on a conflict, so a CTA that waits in a loop for a flag an earlier CTA sets
+// (which ends sequentially) does not spin forever.
+
+// RunOptions configures RunWith.
+type RunOptions struct {
+	// Check runs the race and memory checker (Result.Checked, Warnings).
+	Check bool
+	// Analyze adds the per-line memory analysis (Result.Memory).
+	Analyze bool
+	// Parallel runs independent CTAs on several machines at once (see
+	// above); Workers is how many (0: runtime.GOMAXPROCS).
+	Parallel bool
+	Workers  int
+}
+
+// ParallelReport says how RunWith ran a launch with Parallel set.
+type ParallelReport struct {
+	// Parallel is true when the result comes from the parallel run.
+	Parallel bool
+	// Workers and Segments: the machines the parallel run used (0 when it
+	// was not tried).
+	Workers, Segments int
+	// Reason says why the launch ran sequentially ("" when it did not).
+	Reason string
+}
+
+func (r *ParallelReport) String() string {
+	switch {
+	case r.Parallel:
+		return fmt.Sprintf("ran in parallel: %d segments on %d workers", r.Segments, r.Workers)
+	case r.Workers > 0:
+		return fmt.Sprintf("ran sequentially after a parallel attempt (%d segments on %d workers): %s", r.Segments, r.Workers, r.Reason)
+	}
+	return "ran sequentially: " + r.Reason
+}
+
+// parallelMemoryBudget bounds the global memory the workers hold copies
+// of at once; parallelCopyBudget the copies made for all segments.
+const (
+	parallelMemoryBudget = 2 << 30
+	parallelCopyBudget   = 512 << 20
+)
+
+// A launch is split into about parallelChunksPerWorker segments per
+// worker, at most parallelMaxSegments.
+const (
+	parallelChunksPerWorker = 8
+	parallelMaxSegments     = 64
+)
+
+// parallelTick is how often the workers check their segments while they
+// run.
+const parallelTick = 20 * time.Millisecond
+
+// RunWith runs the launch to the end like Run, with the checker and the
+// memory analysis when opt asks for them, and with opt.Parallel on several
+// machines when the result cannot depend on it (see above). The report is
+// nil unless opt.Parallel. A launch run in parallel leaves its machine
+// unstarted (its buffers hold the result); its statistics are in the
+// result. An interrupted parallel run reports the launch as it was before
+// it started. RunWith must be called on a launch that has not run.
+func (l *Launch) RunWith(ctx context.Context, opt RunOptions) (*Result, *ParallelReport, error) {
+	if !opt.Parallel {
+		res, err := l.runObserved(ctx, opt)
+		return res, nil, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	rep := &ParallelReport{}
+	segs, workers, reason := l.planSegments(workers)
+	if reason != "" {
+		rep.Reason = reason
+		res, err := l.runObserved(ctx, opt)
+		return res, rep, err
+	}
+	rep.Workers, rep.Segments = workers, len(segs)
+	if reason := l.runSegments(ctx, segs, workers, opt); reason != "" {
+		if err := ctx.Err(); err != nil {
+			rep.Reason = "interrupted"
+			return l.Result(), rep, err
+		}
+		rep.Reason = reason
+		res, err := l.runObserved(ctx, opt)
+		return res, rep, err
+	}
+	rep.Parallel = true
+	return l.mergeSegments(segs, opt), rep, nil
+}
+
+// runObserved runs the launch sequentially with the observers opt asks for.
+func (l *Launch) runObserved(ctx context.Context, opt RunOptions) (*Result, error) {
+	var agg *analysis.Aggregator
+	if opt.Analyze {
+		agg = analysis.NewAggregator(l.prog)
+		l.m.AddObserver(agg)
+	}
+	var chk *analysis.Checker
+	if opt.Check {
+		chk = l.NewChecker()
+		l.m.AddObserver(chk)
+	}
+	res, err := l.Run(ctx)
+	if agg != nil {
+		res.Memory = agg.Lines()
+	}
+	if chk != nil {
+		res.Checked = true
+		res.Warnings = chk.Warnings()
+		res.WarningsDropped = chk.Dropped()
+	}
+	return res, err
+}
+
+// segment is a contiguous range of CTAs run on a machine of its own.
+type segment struct {
+	first, end   int // linear CTA indices [first, end)
+	wave0, wave1 int // the waves of its first and last CTA
+	trk          *tracker
+	chk          *analysis.Checker
+	agg          *analysis.Aggregator
+	// After the run: the work done, and a copy of every 4 KiB page of
+	// global memory it wrote to (per allocation, as the tracker's pages).
+	stats emu.Stats
+	pages [][]*[pageBytes]byte
+}
+
+func (s *segment) name() string {
+	if s.end-s.first == 1 {
+		return fmt.Sprintf("CTA %d", s.first)
+	}
+	return fmt.Sprintf("CTAs %d-%d", s.first, s.end-1)
+}
+
+// planSegments splits the grid into segments for at most workers
+// workers, or says why the launch must run sequentially. It returns the
+// number of workers to use.
+func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
+	m := l.m
+	if m.Stats().WarpInstructions > 0 || m.Stopped() || len(m.CTAs()) > 0 {
+		return nil, 0, "the launch has already started"
+	}
+	if why := sequentialOnly(l.prog, m.Kernel()); why != "" {
+		return nil, 0, why
+	}
+	n := m.NumCTAs()
+	gb := max(GlobalBytes(l.prog, l.spec), 1)
+	workers = min(workers, int(parallelMemoryBudget/gb), n)
+	if workers < 2 {
+		switch {
+		case n < 2:
+			return nil, 0, "the grid has one CTA"
+		case runtime.GOMAXPROCS(0) < 2:
+			return nil, 0, "one worker (GOMAXPROCS is 1)"
+		}
+		return nil, 0, "one worker"
+	}
+	// More segments than workers balance the work when CTAs or cores
+	// differ in speed; each costs a copy of global memory.
+	// Segments end on wave boundaries (then they share no wave) unless
+	// there are fewer waves than workers.
+	r := m.Config().ResidentCTAs
+	waves := (n + r - 1) / r
+	chunks := min(workers*parallelChunksPerWorker, parallelMaxSegments, n)
+	chunks = max(min(chunks, int(parallelCopyBudget/gb)), workers)
+	if waves >= workers {
+		chunks = min(chunks, waves)
+	} else {
+		chunks = workers
+	}
+	bounds := make([]int, chunks+1)
+	for k := range bounds {
+		if waves >= chunks {
+			bounds[k] = min(k*waves/chunks*r, n)
+		} else {
+			bounds[k] = k * n / chunks
+		}
+	}
+	segs := make([]*segment, 0, chunks)
+	for k := range chunks {
+		if bounds[k] == bounds[k+1] {
+			continue
+		}
+		segs = append(segs, &segment{first: bounds[k], end: bounds[k+1], wave0: bounds[k] / r, wave1: (bounds[k+1] - 1) / r})
+	}
+	return segs, min(workers, len(segs)), ""
+}
+
+// sequentialOnly returns why fn (with the functions it calls) must run
+// sequentially, or "".
+func sequentialOnly(p *emu.Program, fn *emu.Function) string {
+	seen := map[*emu.Function]bool{}
+	var visit func(f *emu.Function) string
+	visit = func(f *emu.Function) string {
+		if f == nil || seen[f] {
+			return ""
+		}
+		seen[f] = true
+		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
+			op := &p.Ops[pc]
+			if why := opHazard(op); why != "" {
+				return fmt.Sprintf("%s (line %d)", why, opLine(p, pc))
+			}
+			if op.Code == isa.OpCall && op.Aux >= 0 && int(op.Aux) < len(p.Calls) {
+				c := &p.Calls[op.Aux]
+				if c.Callee == nil {
+					// An indirect call may reach any function whose
+					// address is taken.
+					for _, g := range p.Funcs {
+						if g.AddrTaken {
+							if why := visit(g); why != "" {
+								return why
+							}
+						}
+					}
+				} else if why := visit(c.Callee); why != "" {
+					return why
+				}
+			}
+		}
+		return ""
+	}
+	return visit(fn)
+}
+
+// opHazard says why op makes a launch's result depend on the order of its
+// CTAs (or on more than its global-memory accesses), or "".
+func opHazard(op *emu.Op) string {
+	if op.Dyn {
+		return "the kernel reads %clock or %globaltimer, which count the launch's warp-instructions"
+	}
+	if op.Space == isa.SharedCluster {
+		return "the kernel accesses distributed shared memory (.shared::cluster)"
+	}
+	switch op.Code {
+	case isa.OpAtom, isa.OpRed:
+		if op.Space == isa.Global || op.Space == isa.SpaceNone {
+			return fmt.Sprintf("the kernel uses global atomics (%s)", op.Code)
+		}
+	case isa.OpRedAsync, isa.OpCpReduceAsyncBulk, isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor, isa.OpStAsync,
+		isa.OpMapa, isa.OpGetctarank, isa.OpBarrierCluster, isa.OpTensormapReplace, isa.OpGriddepcontrol,
+		isa.OpTex, isa.OpTld4, isa.OpSuld, isa.OpSust, isa.OpSured:
+		return fmt.Sprintf("the kernel uses %s", op.Code)
+	}
+	return ""
+}
+
+// opLine returns the source line of pc (0 if unknown).
+func opLine(p *emu.Program, pc int) int {
+	if p.Src == nil || pc < 0 || pc >= len(p.Spans) {
+		return 0
+	}
+	return p.Src.Position(p.Spans[pc].Start).Line
+}
+
+// segmentMachine builds a machine for s: the launch's configuration,
+// global memory (copied), parameters and constant bank, restricted to s's
+// CTAs.
+func (l *Launch) segmentMachine(s *segment) (*emu.Machine, error) {
+	cfg := l.m.Config()
+	cfg.MaxWarpInstructions = 0
+	m, err := emu.NewMachine(l.prog, l.m.Kernel().Name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range l.m.Global.Allocs() {
+		var b *emu.Alloc
+		if i == 0 {
+			b = m.Global.Allocs()[0]
+		} else {
+			b = m.Global.Alloc(a.Name, len(a.Data), 256)
+		}
+		if b.Base != a.Base || len(b.Data) != len(a.Data) || cap(b.Data) != cap(a.Data) {
+			return nil, fmt.Errorf("allocation %s does not have the same place in a copy", a.Name)
+		}
+		copy(b.Data[:cap(b.Data)], a.Data[:cap(a.Data)])
+	}
+	copy(m.Params(), l.m.Params())
+	copy(m.ConstMem(), l.m.ConstMem())
+	if err := m.RestrictCTAs(s.first, s.end); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// coordinator is what the workers share: which segments finished (their
+// trackers are then read-only), the first reason to give up, and the
+// warp-instructions run so far.
+type coordinator struct {
+	mu       sync.Mutex
+	finished []bool
+	reason   string
+	abort    atomic.Bool
+	total    atomic.Int64
+	budget   int64
+	// running holds each worker's machine while it runs (for the ticker).
+	running []atomic.Pointer[emu.Machine]
+}
+
+func (c *coordinator) stop(reason string) {
+	c.mu.Lock()
+	if c.reason == "" {
+		c.reason = reason
+	}
+	c.mu.Unlock()
+	c.abort.Store(true)
+}
+
+// finishedOthers returns the indices of the finished segments other than k.
+func (c *coordinator) finishedOthers(k int) []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int
+	for i, f := range c.finished {
+		if f && i != k {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// runSegments runs the segments on workers goroutines, which take them in
+// order, and checks them; it returns why their results cannot be used,
+// or "".
+func (l *Launch) runSegments(ctx context.Context, segs []*segment, workers int, opt RunOptions) string {
+	c := &coordinator{finished: make([]bool, len(segs)), budget: l.m.Config().MaxWarpInstructions}
+	for _, s := range segs {
+		if opt.Check {
+			s.chk = l.NewChecker()
+		}
+		if opt.Analyze {
+			s.agg = analysis.NewAggregator(l.prog)
+		}
+	}
+	c.running = make([]atomic.Pointer[emu.Machine], workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !c.abort.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(segs) {
+					return
+				}
+				l.runSegment(ctx, c, segs, k, w)
+			}
+		}()
+	}
+	stopTicks := make(chan struct{})
+	ticker := time.NewTicker(parallelTick)
+	go func() {
+		for {
+			select {
+			case <-stopTicks:
+				return
+			case <-ticker.C:
+				for i := range c.running {
+					if m := c.running[i].Load(); m != nil {
+						m.Interrupt()
+					}
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	ticker.Stop()
+	close(stopTicks)
+	if c.reason != "" {
+		return c.reason
+	}
+	for j := range segs {
+		for i := range j {
+			if why := conflict(segs[i], segs[j]); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// runSegment runs segs[k] on worker w, checking at every tick what would
+// make its result unusable.
+func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment, k, w int) {
+	s := segs[k]
+	m, err := l.segmentMachine(s)
+	if err != nil {
+		c.stop("internal: " + err.Error())
+		return
+	}
+	s.trk = newTracker(m.Global.Allocs())
+	m.AddObserver(s.trk)
+	if s.agg != nil {
+		m.AddObserver(s.agg)
+	}
+	if s.chk != nil {
+		m.AddObserver(s.chk)
+	}
+	// A segment alone may run up to the launch's budget; the ticker
+	// interrupts the run every parallelTick for the checks below.
+	m.SetMaxWarpInstructions(c.budget)
+	c.running[w].Store(m)
+	defer c.running[w].Store(nil)
+	var counted int64
+	for {
+		r := m.Run(ctx)
+		n := m.Stats().WarpInstructions
+		total := c.total.Add(n - counted)
+		counted = n
+		if r == emu.StopLimit || c.budget > 0 && total > c.budget {
+			c.stop(fmt.Sprintf("the launch needs more than maxWarpInstructions (%d)", c.budget))
+			return
+		}
+		if r == emu.StopFault {
+			f := m.Fault()
+			c.stop(fmt.Sprintf("CTA (%d,%d,%d) faulted (%s); the sequential run reports the launch's first fault", f.CTA[0], f.CTA[1], f.CTA[2], f.Kind))
+			return
+		}
+		if s.chk != nil && (len(s.chk.Warnings()) > 0 || s.chk.Dropped() > 0) {
+			c.stop("the race and memory checker has warnings; they name warp-instructions of the sequential schedule")
+			return
+		}
+		switch r {
+		case emu.StopInterrupted:
+			if ctx.Err() != nil {
+				c.stop("interrupted")
+				return
+			}
+		case emu.StopDone:
+			if s.trk.outside {
+				c.stop("internal: a global access outside every allocation")
+				return
+			}
+			s.stats = m.Stats()
+			s.keepWrites(m.Global.Allocs())
+			c.mu.Lock()
+			c.finished[k] = true
+			c.mu.Unlock()
+			return
+		}
+		// A tick, or StopBreakpoint (brkpt).
+		if c.abort.Load() {
+			return
+		}
+		for _, i := range c.finishedOthers(k) {
+			a, b := segs[i], s
+			if k < i {
+				a, b = s, segs[i]
+			}
+			if why := conflict(a, b); why != "" {
+				c.stop(why)
+				return
+			}
+		}
+	}
+}
+
+// conflict says why segments a and b (a before b) cannot both have run
+// from the initial memory, or "".
+func conflict(a, b *segment) string {
+	for x, ta := range a.trk.allocs {
+		tb := &b.trk.allocs[x]
+		if off, ok := ta.write.intersect(&tb.read); ok {
+			return fmt.Sprintf("%s read global memory that %s wrote (address 0x%x)", b.name(), a.name(), ta.base+off)
+		}
+		if a.wave1 < b.wave0 {
+			continue
+		}
+		// They share a wave: their CTAs run interleaved.
+		if off, ok := ta.read.intersect(&tb.write); ok {
+			return fmt.Sprintf("%s read global memory that %s wrote, in the same wave (address 0x%x)", a.name(), b.name(), ta.base+off)
+		}
+		if off, ok := ta.write.intersect(&tb.write); ok {
+			return fmt.Sprintf("%s and %s wrote the same global memory in the same wave (address 0x%x)", a.name(), b.name(), ta.base+off)
+		}
+	}
+	return ""
+}
+
+// keepWrites copies the pages of allocs that the segment wrote to.
+func (s *segment) keepWrites(allocs []*emu.Alloc) {
+	s.pages = make([][]*[pageBytes]byte, len(allocs))
+	for x, a := range allocs {
+		w := &s.trk.allocs[x].write
+		data := a.Data[:cap(a.Data)]
+		for i, p := range w.pages {
+			if p == nil {
+				continue
+			}
+			if s.pages[x] == nil {
+				s.pages[x] = make([]*[pageBytes]byte, len(w.pages))
+			}
+			cp := new([pageBytes]byte)
+			copy(cp[:], data[i*pageBytes:])
+			s.pages[x][i] = cp
+		}
+	}
+}
+
+// mergeSegments writes every segment's writes into the launch's memory in
+// segment order and builds the result.
+func (l *Launch) mergeSegments(segs []*segment, opt RunOptions) *Result {
+	dst := l.m.Global.Allocs()
+	var stats emu.Stats
+	for _, s := range segs {
+		for x := range s.trk.allocs {
+			d := dst[x].Data[:cap(dst[x].Data)]
+			s.trk.allocs[x].write.copyMarked(d, s.pages[x])
+		}
+		stats.WarpInstructions += s.stats.WarpInstructions
+		stats.ThreadInstructions += s.stats.ThreadInstructions
+	}
+	r := &Result{Status: StatusOK, Stats: stats, Buffers: l.resultBuffers()}
+	if opt.Analyze {
+		agg := analysis.NewAggregator(l.prog)
+		for _, s := range segs {
+			agg.Merge(s.agg)
+		}
+		r.Memory = agg.Lines()
+	}
+	if opt.Check {
+		r.Checked = true
+		r.Warnings = []analysis.Warning{}
+	}
+	return r
+}
