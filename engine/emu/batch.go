@@ -11,7 +11,8 @@ import (
 //
 // The scheduler issues one warp-instruction per turn, warps taking turns
 // in round-robin order (issueNext). When nothing observes the schedule (no
-// observer, no breakpoint, no %clock or %globaltimer read, no brkpt, a
+// observer, or only observers that collect accesses as a set
+// (ObserveUnordered), no breakpoint, no %clock or %globaltimer read, no brkpt, a
 // budget far away), Run lets a warp run ahead: after the instruction of
 // its turn it executes the register-only instructions that follow (a
 // *lead*), up to leadMax of them, and its next turns are consumed without
@@ -95,7 +96,7 @@ func (m *Machine) SetBatchedDispatch(on bool) { m.noBatch = !on }
 
 // batchable reports whether Run may batch from here.
 func (m *Machine) batchable() bool {
-	if m.noBatch || !m.batchProg || m.obs != nil || m.bpResume || len(m.pendReconv) > 0 {
+	if m.noBatch || !m.batchProg || m.obs != nil && !m.obsUnordered || m.bpResume || len(m.pendReconv) > 0 {
 		return false
 	}
 	for _, b := range m.bp {

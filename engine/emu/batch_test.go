@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -432,3 +434,83 @@ func TestBatchedOnlyWhenUnobserved(t *testing.T) {
 type countingObserver struct{ n int }
 
 func (o *countingObserver) Step(info *StepInfo) { o.n++ }
+
+// accessSet collects the global bytes read and written, as sets
+// (ObserveUnordered when unordered).
+type accessSet struct {
+	unordered bool
+	extra     ObserveFlags
+	read      map[uint64]bool
+	written   map[uint64]bool
+}
+
+func (s *accessSet) Observes() ObserveFlags {
+	f := ObserveAccesses | ObserveGlobalOnly | s.extra
+	if s.unordered {
+		f |= ObserveUnordered
+	}
+	return f
+}
+
+func (s *accessSet) Step(in *StepInfo) {
+	for _, a := range in.Accesses {
+		if a.Space != isa.Global {
+			continue
+		}
+		for l, addr := range a.Addr {
+			if a.Lanes&(1<<l) == 0 {
+				continue
+			}
+			for b := uint64(0); b < uint64(a.Size); b++ {
+				if a.Kind == AccessLoad {
+					s.read[addr+b] = true
+				} else {
+					s.written[addr+b] = true
+				}
+			}
+		}
+	}
+}
+
+// An observer that collects accesses as a set keeps batched dispatch, sees
+// the same accesses as without batching, and leaves the same final state;
+// one that asks for more, or does not say it is unordered, turns it off.
+func TestBatchedWithUnorderedObserver(t *testing.T) {
+	l := batchLaunch{src: racyPTX, grid: 3, block: 64, words: 128}
+	for _, sched := range []Scheduling{SchedIndependent, SchedSIMTStack} {
+		l.sched = sched
+		a, b := l.machine(t, true), l.machine(t, false)
+		sa := &accessSet{unordered: true, read: map[uint64]bool{}, written: map[uint64]bool{}}
+		sb := &accessSet{unordered: true, read: map[uint64]bool{}, written: map[uint64]bool{}}
+		a.SetObserver(sa)
+		b.SetObserver(sb)
+		if !a.batchable() {
+			t.Fatal("an unordered access observer turned batching off")
+		}
+		a.Run(context.Background())
+		b.Run(context.Background())
+		if d := a.DiffState(b); d != "" {
+			t.Fatal(d)
+		}
+		if len(sa.read) == 0 || len(sa.written) == 0 {
+			t.Fatal("the observer saw no global accesses")
+		}
+		if !reflect.DeepEqual(sa.read, sb.read) || !reflect.DeepEqual(sa.written, sb.written) {
+			t.Fatalf("%v: batched run reported other accesses: read %d/%d written %d/%d", sched, len(sa.read), len(sb.read), len(sa.written), len(sb.written))
+		}
+	}
+	m := l.machine(t, true)
+	m.SetObserver(&accessSet{read: map[uint64]bool{}, written: map[uint64]bool{}})
+	if m.batchable() {
+		t.Fatal("batched with an observer that is not unordered")
+	}
+	m.SetObserver(&accessSet{unordered: true, extra: ObserveEvents})
+	if m.batchable() {
+		t.Fatal("batched with an unordered observer that asks for events")
+	}
+	m.SetObserver(&accessSet{unordered: true})
+	m.AddObserver(&countingObserver{})
+	if m.batchable() {
+		t.Fatal("batched with a second observer that is not unordered")
+	}
+}

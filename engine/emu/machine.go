@@ -123,6 +123,9 @@ type Machine struct {
 	// obsShared: an observer uses shared-memory accesses (obsAcc without
 	// ObserveGlobalOnly); the plain ld/st.shared report them only then.
 	obsShared bool
+	// obsUnordered: every observer collects accesses as a set
+	// (ObserveUnordered), so Run may batch.
+	obsUnordered bool
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep

@@ -47,6 +47,16 @@ const (
 	// run unobserved (other instructions may still report shared-memory
 	// accesses: ignore them).
 	ObserveGlobalOnly
+	// ObserveUnordered: the observer collects accesses as a set. It does
+	// not use the numbering of steps (StepInfo.Step, WarpStep) or the order
+	// of instructions of different warps other than the order of their
+	// accesses, and it tolerates being shown an instruction's accesses
+	// again (a batched Run that faults replays from where it started).
+	// When every installed observer says so and together they ask for no
+	// more than accesses and old bytes, Run keeps batched dispatch
+	// (batch.go): register-only instructions report nothing such an
+	// observer asked for, and accesses happen in the one-at-a-time order.
+	ObserveUnordered
 
 	// ObserveAll is everything: what an Observer that does not implement
 	// SelectiveObserver gets.
@@ -121,7 +131,7 @@ func (s *observerSet) combined() (Observer, ObserveFlags) {
 	var union ObserveFlags
 	// ObserveGlobalOnly holds for the union when it holds for every
 	// observer that asks for accesses.
-	globalOnly := true
+	globalOnly, unordered := true, true
 	add := func(o Observer) {
 		f := observesOf(o)
 		if f&ObserveOldBytes != 0 {
@@ -130,7 +140,10 @@ func (s *observerSet) combined() (Observer, ObserveFlags) {
 		if f&ObserveAccesses != 0 && f&ObserveGlobalOnly == 0 {
 			globalOnly = false
 		}
-		all = append(all, flagged{o, f &^ ObserveGlobalOnly})
+		if f&ObserveUnordered == 0 {
+			unordered = false
+		}
+		all = append(all, flagged{o, f &^ (ObserveGlobalOnly | ObserveUnordered)})
 		union |= f
 	}
 	if s.primary != nil {
@@ -141,6 +154,9 @@ func (s *observerSet) combined() (Observer, ObserveFlags) {
 	}
 	if !globalOnly {
 		union &^= ObserveGlobalOnly
+	}
+	if !unordered || union&^(ObserveAccesses|ObserveOldBytes|ObserveGlobalOnly|ObserveUnordered) != 0 {
+		union &^= ObserveUnordered
 	}
 	switch len(all) {
 	case 0:
@@ -162,6 +178,7 @@ func (m *Machine) setObservers() {
 	m.obsDetails = f&ObserveDetails != 0
 	m.obsEvery = f&ObserveEveryStep != 0
 	m.obsMasks = f&ObserveMaskChanges != 0
+	m.obsUnordered = f&ObserveUnordered != 0
 }
 
 // SetObserver installs o in the machine's primary observer slot (nil

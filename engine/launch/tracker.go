@@ -33,8 +33,11 @@ func newTracker(allocs []*emu.Alloc) *tracker {
 	return t
 }
 
-// Observes implements emu.SelectiveObserver: global-memory accesses only.
-func (t *tracker) Observes() emu.ObserveFlags { return emu.ObserveAccesses | emu.ObserveGlobalOnly }
+// Observes implements emu.SelectiveObserver: global-memory accesses only,
+// as sets (so a segment keeps batched dispatch).
+func (t *tracker) Observes() emu.ObserveFlags {
+	return emu.ObserveAccesses | emu.ObserveGlobalOnly | emu.ObserveUnordered
+}
 
 // Step implements emu.Observer.
 func (t *tracker) Step(in *emu.StepInfo) {
