@@ -1,10 +1,7 @@
 package sessions
 
 import (
-	"math/bits"
-
 	"github.com/ptxplayground/ptxplay/engine/emu"
-	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // The thread-group view (docs/protocol.md, "threads"): under independent
@@ -44,8 +41,10 @@ type groupJSON struct {
 	Picked bool `json:"picked,omitempty"`
 	// Depth: the call depth of its lanes.
 	Depth int `json:"depth,omitempty"`
-	// Awaits (sync-wait): the live lanes named by the membermask of the
-	// group's lanes that are not at the instruction with it (hex mask).
+	// Awaits (sync-wait): the lanes the group waits for, as the engine
+	// decides (emu.ThreadGroup.Awaits): the live lanes named by the
+	// membermask of its lanes that are not at the instruction with it,
+	// less those that can only go on to exit (hex mask).
 	Awaits string `json:"awaits,omitempty"`
 }
 
@@ -73,6 +72,21 @@ type issueJSON struct {
 	Line   int    `json:"line"`
 	Lanes  string `json:"lanes"`
 	Reason string `json:"reason"`
+	// After (round-robin): the lane the round robin followed, the lowest
+	// lane of the group the scheduler picked before; the issued group's
+	// lowest lane is the first of a runnable group after it (wrapping
+	// around).
+	After *int `json:"after,omitempty"`
+	// Prev (round-robin): the warp's issue before this one, as the
+	// scheduler saw it when it picked this group.
+	Prev *prevIssueJSON `json:"prev,omitempty"`
+}
+
+// prevIssueJSON is the issue before a warp's last one: pc, line, lanes.
+type prevIssueJSON struct {
+	PC    int    `json:"pc"`
+	Line  int    `json:"line"`
+	Lanes string `json:"lanes"`
 }
 
 // laneWaitJSON says why a lane is not issuing: "running" (in the group
@@ -95,7 +109,7 @@ type laneWaitJSON struct {
 
 // groupsOf renders a warp's thread groups (at most maxGroups) and how many
 // were left out.
-func (s *Session) groupsOf(w *emu.Warp, gs []emu.ThreadGroup) ([]groupJSON, int) {
+func (s *Session) groupsOf(gs []emu.ThreadGroup) ([]groupJSON, int) {
 	out := make([]groupJSON, 0, min(len(gs), maxGroups))
 	for i, g := range gs {
 		if i == maxGroups {
@@ -106,86 +120,30 @@ func (s *Session) groupsOf(w *emu.Warp, gs []emu.ThreadGroup) ([]groupJSON, int)
 		if g.State == emu.GroupWaiting {
 			j.WaitLeft = g.WaitLeft
 		}
-		if g.State == emu.GroupSyncWait {
-			if a := syncAwaits(s.prog.prog, w, gs, i); a != 0 {
-				j.Awaits = hex32(a)
-			}
+		if g.State == emu.GroupSyncWait && g.Awaits != 0 {
+			j.Awaits = hex32(g.Awaits)
 		}
 		out = append(out, j)
 	}
 	return out, 0
 }
 
-// syncAwaits returns the live lanes that the membermask of group k (at a
-// warp-synchronous instruction) names and that are not at that instruction
-// with it: in other groups, waiting at a reconvergence point or in a
-// caller.
-func syncAwaits(p *emu.Program, w *emu.Warp, gs []emu.ThreadGroup, k int) uint32 {
-	g := gs[k]
-	if g.PC < 0 || g.PC >= len(p.Ops) {
-		return 0
-	}
-	op := &p.Ops[g.PC]
-	slot, ok := syncSlot(op)
-	if !ok {
-		return 0
-	}
-	guard := ^uint32(0)
-	if op.Guard >= 0 {
-		guard = w.Pred(int(op.Guard))
-		if op.GuardNeg {
-			guard = ^guard
-		}
-	}
-	mm := w.Reg(int(slot))
-	// The groups at the same instruction execute it together.
-	here := uint32(0)
-	for _, o := range gs {
-		if (o.State == emu.GroupSyncWait || o.State == emu.GroupRunnable) && o.PC >= 0 && o.PC < len(p.Ops) && sameSyncOp(op, &p.Ops[o.PC], g.PC == o.PC) {
-			here |= o.Mask
-		}
-	}
-	var need uint32
-	for m := g.Mask & guard; m != 0; m &= m - 1 {
-		need |= uint32(mm[bits.TrailingZeros32(m)])
-	}
-	return need &^ here & w.Valid() &^ w.Exited()
-}
-
-// syncSlot returns the membermask operand of a warp-synchronous
-// instruction (shfl.sync, vote.sync, match.sync, redux.sync,
-// bar.warp.sync).
-func syncSlot(op *emu.Op) (int32, bool) {
-	switch op.Code {
-	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux:
-		if op.Flags.Has(isa.FSync) && op.E >= 0 {
-			return op.E, true
-		}
-	case isa.OpBarWarpSync:
-		if op.A >= 0 {
-			return op.A, true
-		}
-	}
-	return -1, false
-}
-
-// sameSyncOp: a group at o executes op with the group at op: the same
-// instruction, or another bar.warp.sync with the same membermask operand
-// and guard (docs/emulator.md, "Warp-synchronous instructions").
-func sameSyncOp(op, o *emu.Op, samePC bool) bool {
-	if samePC {
-		return true
-	}
-	return op.Code == isa.OpBarWarpSync && o.Code == isa.OpBarWarpSync && o.A == op.A && o.Guard == op.Guard && o.GuardNeg == op.GuardNeg
-}
-
 // threadsJSON renders the scheduling of warp wi of resident CTA ci.
 func (s *Session) threadsJSON(ci int, w *emu.Warp) *threadsJSON {
 	gs := w.Groups()
-	groups, omitted := s.groupsOf(w, gs)
+	groups, omitted := s.groupsOf(gs)
 	out := &threadsJSON{CTA: ci, Warp: w.ID, Groups: groups, GroupsOmitted: omitted, Lanes: []laneWaitJSON{}}
 	if pc, mask, why := w.LastIssue(); mask != 0 {
 		out.Last = &issueJSON{PC: pc, Line: s.prog.line(pc), Lanes: hex32(mask), Reason: why.String()}
+		if why == emu.PickRoundRobin {
+			ppc, pmask, after := w.PrevIssue()
+			if after >= 0 {
+				out.Last.After = &after
+			}
+			if pmask != 0 {
+				out.Last.Prev = &prevIssueJSON{PC: ppc, Line: s.prog.line(ppc), Lanes: hex32(pmask)}
+			}
+		}
 	}
 	for _, lw := range w.LaneWaits() {
 		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), Group: -1}

@@ -340,3 +340,92 @@ func TestCompareScheduling(t *testing.T) {
 	cl2.send(map[string]any{"type": "compare-scheduling", "id": 2, "maxWarpInstructions": -1})
 	cl2.expectError("bad-request")
 }
+
+// Lanes 0-15 wait at a bar.warp.sync for lanes 16-23, which reach their own
+// after a few instructions; lanes 24-31 of the membermask only loop and
+// exit. The scheduler does not wait for lanes that can only go on to exit,
+// and the view says so: the group awaits lanes 16-23, not 16-31.
+const awaitsExitPTX = hdr + `
+.visible .entry ax(.param .u64 out) {
+	.reg .u32 %r<5>; .reg .u64 %rd<4>; .reg .pred %p;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r3, 0;
+	setp.lt.u32 %p, %r1, 16;
+	@%p bra LOW;
+	setp.ge.u32 %p, %r1, 24;
+	@%p bra GONE;
+	add.u32 %r3, %r3, 1;
+	add.u32 %r3, %r3, 1;
+	add.u32 %r3, %r3, 1;
+	bar.warp.sync 0xffffffff;
+	bra.uni JOIN;
+GONE:
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p, %r3, 30;
+	@%p bra GONE;
+	exit;
+LOW:
+	mov.u32 %r3, 7;
+	bar.warp.sync 0xffffffff;
+JOIN:
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r3;
+	ret;
+}
+`
+
+func TestThreadsExactAwaitsAndTurn(t *testing.T) {
+	find := func(src string, steps int, pred func(th *threadsJSON) bool) *threadsJSON {
+		t.Helper()
+		cl := newClient(t, newManager(t, Limits{}))
+		th := cl.load(src, withScheduling(warpSyncSpec, "independent")).Threads
+		for i := 0; i < steps; i++ {
+			if th != nil && pred(th) {
+				return th
+			}
+			if st := cl.step("warp", 1); st.Threads != nil {
+				th = st.Threads
+			}
+		}
+		t.Fatal("the expected scheduling never showed")
+		return nil
+	}
+	th := find(awaitsExitPTX, 60, func(th *threadsJSON) bool {
+		// Lanes 0-15 wait, and lanes 24-31 have left lanes 16-23.
+		return len(th.Lanes) == 32 && th.Lanes[0].Reason == "sync" && th.Lanes[16].Reason != "sync" && th.Lanes[24].Group != th.Lanes[16].Group
+	})
+	if th.Lanes[0].Awaits != "ff0000" {
+		t.Fatalf("lane 0 waits at bar.warp.sync for %q, want lanes 16-23 (ff0000): lanes 24-31 only go on to exit", th.Lanes[0].Awaits)
+	}
+	for _, g := range th.Groups {
+		if g.State == "sync-wait" && g.Awaits != "ff0000" {
+			t.Fatalf("group %+v awaits %q", g, g.Awaits)
+		}
+	}
+
+	// Round robin: the issue says which lane it followed and what issued
+	// before; the issued group's lowest lane is the first runnable one
+	// after that lane.
+	th = find(interleavePTX, 40, func(th *threadsJSON) bool {
+		return th.Last != nil && th.Last.Reason == "round-robin" && th.Last.Prev != nil && th.Last.After != nil
+	})
+	after, prev := th.Last.After, th.Last.Prev
+	if after == nil {
+		t.Fatalf("round-robin issue without the lane it followed: %+v", th.Last)
+	}
+	lo := func(hex string) int {
+		var m uint32
+		fmt.Sscanf(hex, "%x", &m)
+		for l := 0; l < 32; l++ {
+			if m>>l&1 != 0 {
+				return l
+			}
+		}
+		return -1
+	}
+	if lo(prev.Lanes) != *after || lo(th.Last.Lanes) == *after || prev.Line == 0 {
+		t.Fatalf("last issue %+v (prev %+v, after %d)", th.Last, prev, *after)
+	}
+}

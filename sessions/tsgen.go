@@ -55,6 +55,7 @@ var tsTypes = []struct {
 	{"AsyncWork", asyncJSON{}, ""},
 	{"ThreadGroup", groupJSON{}, ""},
 	{"IssueInfo", issueJSON{}, ""},
+	{"PrevIssue", prevIssueJSON{}, ""},
 	{"LaneWait", laneWaitJSON{}, ""},
 	{"WarpThreads", threadsJSON{}, ""},
 	{"WarpDelta", warpJSON{}, ""},

@@ -60,7 +60,7 @@ func (s *Session) viewOf(w *emu.Warp) warpView {
 		v.barrier = w.Barrier()
 	}
 	if s.m.Scheduling() == emu.SchedIndependent {
-		v.groups, v.groupsOmitted = s.groupsOf(w, w.Groups())
+		v.groups, v.groupsOmitted = s.groupsOf(w.Groups())
 	}
 	return v
 }

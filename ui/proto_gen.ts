@@ -292,6 +292,14 @@ export interface IssueInfo {
   line: number;
   lanes: string;
   reason: "only" | "round-robin" | "stack";
+  after?: number;
+  prev?: PrevIssue;
+}
+
+export interface PrevIssue {
+  pc: number;
+  line: number;
+  lanes: string;
 }
 
 export interface LaneWait {

@@ -77,14 +77,17 @@ export function pickText(th: WarpThreads): string {
     case "stack":
       return `Last issue: ${who} — SIMT stack: the top entry of the reconvergence stack issues until its lanes reach their reconvergence point.`;
     case "round-robin": {
-      // The groups take turns by lowest lane: the one after this group's lowest lane goes next.
+      // The groups take turns by lowest lane: the engine says which lane the pick followed
+      // (after) and what issued before (prev); the group after this one's lowest lane goes next.
       const lo = lowest(lanes);
       const runnable = th.groups.filter((g) => g.state === "runnable").map((g) => lowest(mask32(g.lanes))).filter((l) => l >= 0).sort((a, b) => a - b);
       const others = runnable.filter((l) => l !== lo);
       const next = others.find((l) => l > lo) ?? others[0];
-      const before = [...others].reverse().find((l) => l < lo) ?? others[others.length - 1];
       let why = `round-robin: the runnable groups take turns by lowest lane`;
-      if (before !== undefined) why += `; lane ${lo}'s group follows lane ${before}'s`;
+      if (last.after !== undefined && last.after !== lo) {
+        why += `; lane ${lo}'s group follows lane ${last.after}'s`;
+        if (last.prev) why += ` (which issued before it at ${lineText(last.prev.line, last.prev.pc)})`;
+      }
       if (next !== undefined) why += `, and lane ${next}'s group goes next`;
       return `Last issue: ${who} — ${why}.`;
     }

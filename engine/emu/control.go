@@ -77,7 +77,7 @@ func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
 		// the stack flat in loops whose lanes leave one by one).
 		top.PC, top.Mask = pcs[0], masks[0]
 		for k := 1; k < len(pcs); k++ {
-			w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k]})
+			w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k], level: top.level})
 		}
 		w.unwind()
 		return
@@ -85,8 +85,9 @@ func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
 	w.stack[i].PC = rpc
 	w.stack[i].parent = true
 	w.stack[i].waiting = 0
+	lv := w.stack[i].level + 1
 	for k := range pcs {
-		w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k]})
+		w.stack = append(w.stack, StackEntry{PC: pcs[k], RPC: rpc, Mask: masks[k], level: lv})
 	}
 	w.unwind()
 }
@@ -275,10 +276,10 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	if !fn.HasBody {
 		return w.faultAll(FaultIllegal, emask, "call to %s, which has no body in this module", fn.Name)
 	}
-	if len(w.frames) >= MaxCallDepth {
+	if w.depth(len(w.stack)-1) >= MaxCallDepth {
 		return w.faultAll(FaultStack, emask, "call depth exceeds %d (unbounded recursion?)", MaxCallDepth)
 	}
-	fr := frame{fn: fn, call: ci}
+	fr := frame{fn: fn, call: ci, lanes: emask}
 	// A function already active on this warp's call stack is being
 	// re-entered: save its registers and local memory for the return.
 	for k := range w.frames {
@@ -304,9 +305,22 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 		}
 	}
 	top.PC++
+	if w.m.indep && emask != top.Mask {
+		// Independent scheduling: the lanes that do not call go on; they
+		// wait for the callers at the next instruction, where the two
+		// paths reconverge as after a branch.
+		if top.RPC != top.PC {
+			top.parent, top.waiting = true, 0
+			w.stack = append(w.stack, StackEntry{PC: top.PC, RPC: top.PC, Mask: emask, level: top.level + 1})
+		} else {
+			top.Mask = emask // the others already wait there, in its parent
+		}
+		top = &w.stack[len(w.stack)-1]
+	}
+	top.call = true
 	fr.base = len(w.stack)
 	w.frames = append(w.frames, fr)
-	w.stack = append(w.stack, StackEntry{PC: int32(fn.Entry), RPC: -1, Mask: emask})
+	w.stack = append(w.stack, StackEntry{PC: int32(fn.Entry), RPC: -1, Mask: emask, frame: int32(len(w.frames)), level: top.level + 1})
 	if m.obsEvents {
 		m.event(Event{Kind: EvCall, PC: m.curPC, Target: fn.Entry, Mask: emask})
 	}
@@ -388,22 +402,50 @@ func (w *Warp) saveLocal(fn *Function) []byte {
 	return out
 }
 
-func (w *Warp) restoreLocal(fn *Function, saved []byte) {
+func (w *Warp) restoreLocal(fn *Function, saved []byte, mask uint32) {
 	ls := w.m.prog.LocalSize
 	for l := 0; l < 32 && len(saved) >= fn.LocalLen; l++ {
 		t := w.linearTid(l)
 		if t*ls >= len(w.cta.local) {
 			break
 		}
+		if mask>>l&1 == 0 {
+			saved = saved[fn.LocalLen:]
+			continue
+		}
 		copy(w.cta.local[t*ls+fn.LocalBase:t*ls+fn.LocalBase+fn.LocalLen], saved[:fn.LocalLen])
 		saved = saved[fn.LocalLen:]
 	}
 }
 
-// finishCall completes the innermost call once all its lanes returned.
-func (w *Warp) finishCall() {
-	fr := w.frames[len(w.frames)-1]
-	w.frames = w.frames[:len(w.frames)-1]
+// finishCall completes call k (an index in w.frames) once all its lanes
+// returned or exited; the callee's first entry was just popped, so its
+// caller's entry is the top of the stack.
+func (w *Warp) finishCall(k int) {
+	fr := w.frames[k]
+	w.frames = append(w.frames[:k], w.frames[k+1:]...)
+	if k < len(w.frames) {
+		// (Independent scheduling: calls of other groups may be active.)
+		for i := range w.stack {
+			if f := w.stack[i].frame; int(f) > k+1 {
+				w.stack[i].frame--
+			}
+		}
+	}
+	if n := len(w.stack); n > 0 {
+		c := &w.stack[n-1]
+		c.call, c.waiting = false, 0
+	}
+	w.returnLanes(&fr, fr.retMask, fr.lanes)
+}
+
+// returnLanes completes the call of fr for the lanes of ret that returned:
+// it writes their results to the caller's destinations and, when the
+// callee re-entered a function already active, restores its registers
+// and local memory for the lanes of restore (every lane under the SIMT
+// stack; under independent scheduling only the call's lanes, since other
+// groups may be in the same function).
+func (w *Warp) returnLanes(fr *frame, ret, restore uint32) {
 	fn := fr.fn
 	// Read the results before restoring a re-entered callee's state.
 	type val struct {
@@ -412,10 +454,10 @@ func (w *Warp) finishCall() {
 		mem []byte
 	}
 	var rets [][]val
-	if len(fr.call.Rets) > 0 && fr.retMask != 0 {
+	if len(fr.call.Rets) > 0 && ret != 0 {
 		rets = make([][]val, 32)
 		for l := 0; l < 32; l++ {
-			if fr.retMask>>l&1 == 0 {
+			if ret>>l&1 == 0 {
 				continue
 			}
 			for i := range fr.call.Rets {
@@ -441,9 +483,7 @@ func (w *Warp) finishCall() {
 		}
 	}
 	if fr.saved != nil {
-		copy(w.rows[int(w.m.rf.frame[fn.index].lo)*32:], fr.saved)
-		copy(w.preds[fn.PredBase:], fr.savedP)
-		w.restoreLocal(fn, fr.savedLoc)
+		w.restoreFrame(fr, restore)
 	}
 	for l := range rets {
 		for i, x := range rets[l] {
@@ -484,10 +524,35 @@ func (w *Warp) finishCall() {
 			}
 		}
 	}
-	if w.m.obsEvents && fr.retMask != 0 {
+	if w.m.obsEvents && ret != 0 {
 		// (A call whose lanes all exited inside the callee returns nothing.)
-		w.m.event(Event{Kind: EvReturn, PC: w.m.curPC, Mask: fr.retMask})
+		w.m.event(Event{Kind: EvReturn, PC: w.m.curPC, Mask: ret})
 	}
+}
+
+// restoreFrame puts back the registers, predicates and local memory of a
+// re-entered function saved by the call of fr: for every lane under the
+// SIMT stack, for the lanes of mask under independent scheduling.
+func (w *Warp) restoreFrame(fr *frame, mask uint32) {
+	fn := fr.fn
+	lo := int(w.m.rf.frame[fn.index].lo) * 32
+	if !w.m.indep {
+		copy(w.rows[lo:], fr.saved)
+		copy(w.preds[fn.PredBase:], fr.savedP)
+		w.restoreLocal(fn, fr.savedLoc, ^uint32(0))
+		return
+	}
+	for r := 0; r+32 <= len(fr.saved); r += 32 {
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			w.rows[lo+r+l] = fr.saved[r+l]
+		}
+	}
+	for j, p := range fr.savedP {
+		q := &w.preds[int(fn.PredBase)+j]
+		*q = *q&^mask | p&mask
+	}
+	w.restoreLocal(fn, fr.savedLoc, mask)
 }
 
 func bindRetExit(b *binder) {
@@ -524,16 +589,26 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 }
 
 func execRet(w *Warp, op *Op, emask uint32) *Fault {
-	if len(w.frames) == 0 {
+	k := w.frameOf(len(w.stack) - 1)
+	if k < 0 {
 		return execExit(w, op, emask)
 	}
 	if emask == 0 {
 		w.advance()
 		return nil
 	}
-	fr := &w.frames[len(w.frames)-1]
+	fr := &w.frames[k]
 	fr.retMask |= emask
 	w.removeLanes(emask, fr.base)
+	if w.m.indep {
+		// The lanes wait in the caller for the rest of the call's lanes
+		// (at most ReconvergeWait instructions; see settle).
+		c := &w.stack[fr.base-1]
+		if emask&^c.waiting != 0 {
+			c.since = w.issued
+		}
+		c.waiting |= emask
+	}
 	top := &w.stack[len(w.stack)-1]
 	if top.Mask != 0 {
 		top.PC++

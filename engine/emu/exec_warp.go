@@ -185,13 +185,7 @@ func (w *Warp) lanesMaySync(missing, mask, group uint32, top int) uint32 {
 			continue // returning from the kernel: it only exits
 		}
 		// Return addresses of the calls the lane is inside, innermost first.
-		var rets []int
-		for k := len(w.frames) - 1; k >= 0; k-- {
-			if b := w.frames[k].base; b <= at && b > 0 {
-				rets = append(rets, int(w.stack[b-1].PC))
-			}
-		}
-		if sc.from(pc, rets) {
+		if sc.from(pc, w.returnPCs(at)) {
 			bad |= 1 << l
 		}
 	}

@@ -42,8 +42,14 @@ func (w *Warp) Stack() []StackEntry { return append([]StackEntry(nil), w.stack..
 // Barrier returns the barrier the warp waits at (valid when State is WarpBarrier).
 func (w *Warp) Barrier() int { return w.barID }
 
-// CallDepth returns the number of active calls.
-func (w *Warp) CallDepth() int { return len(w.frames) }
+// CallDepth returns the number of active calls holding the warp's current
+// group (under independent scheduling other groups may be in other calls).
+func (w *Warp) CallDepth() int {
+	if len(w.stack) == 0 {
+		return len(w.frames)
+	}
+	return w.depth(len(w.stack) - 1)
+}
 
 // Reg returns the 32 lanes of value slot i.
 func (w *Warp) Reg(i int) [32]uint64 { return *w.r(int32(i)) }

@@ -415,7 +415,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		rows, preds, stack := w.rows, w.preds, w.stack[:0]
 		clear(rows)
 		clear(preds)
-		*w = Warp{m: m, cta: c, ID: i, rows: rows, preds: preds, stack: stack, lastLane: -1, lastPC: -1}
+		*w = Warp{m: m, cta: c, ID: i, rows: rows, preds: preds, stack: stack, lastLane: -1, lastPC: -1, prevLane: -1, prevPC: -1}
 		m.bindRegs(w)
 		n := min(32, nt-i*32)
 		w.valid = uint32(1<<n - 1)
@@ -931,12 +931,13 @@ func (w *Warp) unwind() {
 			w.stack[i].parent = false // the top is never waiting for paths
 			return
 		}
-		if nf := len(w.frames); nf > 0 && i == w.frames[nf-1].base {
+		if t.frame > 0 {
+			// The first entry of a callee: the call completes.
 			if t.Mask != 0 {
 				return
 			}
 			w.stack = w.stack[:i]
-			w.finishCall()
+			w.finishCall(int(t.frame) - 1)
 			continue
 		}
 		w.stack = w.stack[:i]
@@ -973,7 +974,7 @@ func (w *Warp) removeLanes(lanes uint32, from int) {
 // reconvergence point are settled at the next pick.
 func (w *Warp) advanceJoined(joined uint32) {
 	for j := w.frameBase(); j < len(w.stack); j++ {
-		if g := &w.stack[j]; !g.parent && g.Mask&joined != 0 {
+		if g := &w.stack[j]; !g.parent && !g.call && g.Mask&joined != 0 {
 			g.PC++
 		}
 	}

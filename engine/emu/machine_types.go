@@ -104,10 +104,21 @@ type StackEntry struct {
 	// Independent scheduling (sched.go): parent marks an entry whose
 	// lanes diverged (its paths follow it and reconverge at its PC);
 	// waiting are its lanes that already arrived there, since the warp's
-	// issue count when the latest of them did.
+	// issue count when the latest of them did. For a caller whose lanes
+	// are in a call (call), waiting are the lanes that already returned.
 	parent  bool
 	waiting uint32
 	since   int64
+	// call marks the caller's entry of an active call: the callee's first
+	// entry follows it, and the callee's entries are its subtree. frame (on the callee's first entry) is 1 + the index of the
+	// call's frame in Warp.frames.
+	call  bool
+	frame int32
+	// level is the entry's depth in the tree of the stack (independent
+	// scheduling): a parent's children and a caller's callee are one
+	// level deeper, and an entry's subtree is the entries that follow it
+	// at deeper levels.
+	level int32
 }
 
 // frame is an active call.
@@ -115,6 +126,7 @@ type frame struct {
 	fn       *Function
 	call     *CallInfo
 	base     int      // index of the callee's first stack entry
+	lanes    uint32   // lanes that made the call and have not gone on after it
 	retMask  uint32   // lanes that executed ret
 	saved    []uint64 // callee registers saved because it was already active (recursion)
 	savedP   []uint32
@@ -151,6 +163,11 @@ type Warp struct {
 	lastPC   int
 	lastMask uint32
 	pick     PickReason
+	// The issue before that, as the scheduler saw it when it picked the
+	// last issue's group, and the lane its round robin followed.
+	prevPC   int
+	prevMask uint32
+	prevLane int8
 	// Batched dispatch (batch.go): instructions executed ahead of the
 	// warp's turns, and whether its next issue's group is already picked.
 	ahead  int32

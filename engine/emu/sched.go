@@ -130,6 +130,10 @@ type ThreadGroup struct {
 	Picked bool
 	// Depth is the call depth of the group's lanes.
 	Depth int
+	// Awaits (sync-wait): the live lanes of the membermask that the group
+	// waits for: those not at the instruction with it, less the lanes
+	// that can only go on to exit (the scheduler's exact rule).
+	Awaits uint32
 }
 
 // LaneWait says why a lane of a warp is not issuing: the divergence view's
@@ -142,26 +146,22 @@ type LaneWait struct {
 
 // Groups returns the warp's thread groups in stack order (the group at the
 // top last). Lanes of an independent-scheduling region that wait at its
-// reconvergence point are a group of their own (GroupWaiting).
+// reconvergence point are a group of their own (GroupWaiting), and so are
+// lanes that returned from a call and wait in the caller for the call's
+// other lanes.
 func (w *Warp) Groups() []ThreadGroup {
 	var out []ThreadGroup
 	if len(w.stack) == 0 {
 		return nil
 	}
-	lo := w.frameBase()
 	top := len(w.stack) - 1
 	for i := range w.stack {
 		e := &w.stack[i]
-		d := 0
-		for _, f := range w.frames {
-			if i >= f.base {
-				d++
-			}
-		}
+		d := w.depth(i)
 		if w.m != nil && w.m.indep {
 			if e.parent {
 				waiting := e.Mask &^ w.childLanes(i)
-				if waiting != 0 && i >= lo {
+				if waiting != 0 {
 					left := ReconvergeWait - int(w.issued-e.since)
 					out = append(out, ThreadGroup{PC: int(e.PC), Mask: waiting, State: GroupWaiting, Reconv: int(e.PC), WaitLeft: max(left, 0), Depth: d})
 				}
@@ -170,18 +170,23 @@ func (w *Warp) Groups() []ThreadGroup {
 			if e.Mask == 0 {
 				continue
 			}
-			st := GroupRunnable
-			switch {
-			case i < lo:
-				st = GroupInCall
-			case w.atBarrier(e) && w.barrierLanes(lo) != w.valid&^w.exited:
-				st = GroupBarrierWait
-			default:
-				if _, away, ok := w.syncJoin(i, lo, true); ok && away != 0 {
-					st = GroupSyncWait
+			if e.call {
+				if e.waiting != 0 {
+					left := ReconvergeWait - int(w.issued-e.since)
+					out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.waiting, State: GroupWaiting, Reconv: int(e.PC), WaitLeft: max(left, 0), Depth: d})
 				}
+				if in := e.Mask &^ e.waiting; in != 0 {
+					out = append(out, ThreadGroup{PC: int(e.PC), Mask: in, State: GroupInCall, Reconv: int(e.RPC), Depth: d})
+				}
+				continue
 			}
-			out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: st, Reconv: int(e.RPC), Picked: i == top, Depth: d})
+			g := ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: GroupRunnable, Reconv: int(e.RPC), Picked: i == top, Depth: d}
+			if w.atBarrier(e) && w.barrierLanes(0) != w.valid&^w.exited {
+				g.State = GroupBarrierWait
+			} else if _, away, ok := w.syncJoin(i, 0, true); ok && away != 0 {
+				g.State, g.Awaits = GroupSyncWait, away
+			}
+			out = append(out, g)
 			continue
 		}
 		if e.Mask == 0 || (i < top && e.PC == e.RPC) {
@@ -201,6 +206,17 @@ func (w *Warp) Groups() []ThreadGroup {
 // before the warp's first instruction).
 func (w *Warp) LastIssue() (pc int, mask uint32, why PickReason) {
 	return w.lastPC, w.lastMask, w.pick
+}
+
+// PrevIssue returns what the independent scheduler saw when it picked
+// the group of the warp's last issue: the pc and lanes of the issue before
+// it (mask 0: none), and after, the lane its round robin followed (the
+// lowest lane of the group it picked before; -1: none), so that the last
+// group is the runnable one whose lowest lane comes next after it. It is
+// recorded whenever the warp has more than one stack entry under
+// independent scheduling; for other issues it keeps its earlier value.
+func (w *Warp) PrevIssue() (pc int, mask uint32, after int) {
+	return w.prevPC, w.prevMask, int(w.prevLane)
 }
 
 // LaneWaits says, for every existing lane of the warp, why it is or is not
@@ -247,26 +263,87 @@ func (w *Warp) LaneWaits() []LaneWait {
 	return out
 }
 
-// frameBase is the index of the innermost call's first stack entry (0
-// outside calls): independent scheduling works on the entries above it.
+// frameBase is where the scheduling of the warp's groups starts: 0 under
+// independent scheduling, where the groups of every call and of the
+// callers take turns; under the SIMT stack the index of the innermost
+// call's first stack entry (0 outside calls).
 func (w *Warp) frameBase() int {
+	if w.m.indep {
+		return 0
+	}
 	if nf := len(w.frames); nf > 0 {
 		return w.frames[nf-1].base
 	}
 	return 0
 }
 
-// blockEnd returns the end of the subtree of stack entry i: a parent's
-// children are the blocks that follow it and reconverge at its pc.
-func (w *Warp) blockEnd(i int) int {
-	n := len(w.stack)
-	e := w.stack[i]
-	j := i + 1
-	if !e.parent {
-		return j
+// frameOf returns the index in w.frames of the innermost call holding
+// stack entry i (-1: none). Under independent scheduling a call's entries
+// are the subtree of its first entry; under the SIMT stack every entry
+// above it.
+func (w *Warp) frameOf(i int) int {
+	best, bb := -1, -1
+	for k := range w.frames {
+		b := w.frames[k].base
+		if b <= i && b > bb && (!w.m.indep || i < w.blockEnd(b)) {
+			best, bb = k, b
+		}
 	}
-	for j < n && w.stack[j].RPC == e.PC {
-		j = w.blockEnd(j)
+	return best
+}
+
+// depth returns the number of active calls holding stack entry i.
+func (w *Warp) depth(i int) int {
+	d := 0
+	for k := range w.frames {
+		b := w.frames[k].base
+		if b <= i && (w.m == nil || !w.m.indep || i < w.blockEnd(b)) {
+			d++
+		}
+	}
+	return d
+}
+
+// returnPCs returns where the calls holding stack entry i return to,
+// innermost first.
+func (w *Warp) returnPCs(i int) []int {
+	var rets []int
+	for {
+		k := w.frameOf(i)
+		if k < 0 {
+			return rets
+		}
+		b := w.frames[k].base
+		rets = append(rets, int(w.stack[b-1].PC))
+		i = b - 1
+	}
+}
+
+// isRoot reports whether stack entry i begins a region that no pc
+// reconverges: the kernel's first entry or a callee's.
+func (w *Warp) isRoot(i int) bool { return i == 0 || w.stack[i].frame != 0 }
+
+// rebase sets the frames' bases after entries moved (independent
+// scheduling).
+func (w *Warp) rebase() {
+	if len(w.frames) == 0 {
+		return
+	}
+	for i := range w.stack {
+		if f := w.stack[i].frame; f > 0 {
+			w.frames[f-1].base = i
+		}
+	}
+}
+
+// blockEnd returns the end of the subtree of stack entry i (independent
+// scheduling): the entries that follow it at deeper levels, a parent's
+// children (which reconverge at its pc) and a caller's callee.
+func (w *Warp) blockEnd(i int) int {
+	l := w.stack[i].level
+	j := i + 1
+	for j < len(w.stack) && w.stack[j].level > l {
+		j++
 	}
 	return j
 }
@@ -275,20 +352,23 @@ func (w *Warp) blockEnd(i int) int {
 func (w *Warp) childLanes(i int) uint32 {
 	var m uint32
 	e := w.stack[i]
-	for j := i + 1; j < len(w.stack) && w.stack[j].RPC == e.PC; j = w.blockEnd(j) {
+	for j := i + 1; j < len(w.stack) && w.stack[j].level == e.level+1; j = w.blockEnd(j) {
 		m |= w.stack[j].Mask
 	}
 	return m
 }
 
 // schedule prepares the warp's next issue under independent scheduling:
-// it settles the groups above the innermost call (drops finished paths,
-// resumes reconverged regions, lets lanes that waited ReconvergeWait
-// instructions go on) and rotates the next group, in round-robin order of
-// lowest lane, to the top of the stack.
+// it settles the groups (drops finished paths, resumes reconverged
+// regions, lets lanes that waited ReconvergeWait instructions go on, at a
+// reconvergence point or after returning from a call) and rotates the next
+// group, in round-robin order of lowest lane, to the top of the stack. The
+// groups of every call take turns with those of its callers: a group in a
+// call is not runnable itself (its lanes are in the callee's groups).
 func (w *Warp) schedule() {
+	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
 	lo := w.frameBase()
-	if len(w.stack)-lo <= 1 {
+	if len(w.stack)-lo <= 1 || w.chain() {
 		w.pick = PickOnly
 		return
 	}
@@ -321,7 +401,7 @@ pick:
 			}
 			for i := lo; i < len(w.stack); i++ {
 				e := &w.stack[i]
-				if e.parent || e.Mask == 0 {
+				if e.parent || e.call || e.Mask == 0 {
 					continue
 				}
 				if pass == 0 {
@@ -356,19 +436,42 @@ pick:
 		w.pick = PickOnly
 	}
 	w.lastLane = int8(bestKey)
-	w.raise(lo, best)
+	if best != len(w.stack)-1 {
+		w.raise(lo, best)
+		w.rebase()
+	}
+}
+
+// chain reports whether the warp runs one group inside calls: every
+// entry below the top is a caller whose lanes are all in its call (the
+// path of a call without divergence, which needs no scheduling).
+func (w *Warp) chain() bool {
+	n := len(w.stack) - 1
+	for i := 0; i < n; i++ {
+		if e := &w.stack[i]; !e.call || e.waiting != 0 || e.parent {
+			return false
+		}
+	}
+	return !w.stack[n].parent
 }
 
 // raise reorders sibling subtrees so that leaf k ends up at the top of the
 // stack: at every level the block holding k becomes its parent's last
 // child. Siblings of a region are independent, so their order is free.
 func (w *Warp) raise(node, k int) {
-	for w.stack[node].parent {
+	for node < k {
 		e := w.stack[node]
+		if !e.parent {
+			if !e.call {
+				return
+			}
+			node++ // into the callee's subtree
+			continue
+		}
 		end := len(w.stack)
 		j := node + 1
 		var bs, be int
-		for j < end && w.stack[j].RPC == e.PC {
+		for j < end && w.stack[j].level == e.level+1 {
 			je := w.blockEnd(j)
 			if j <= k && k < je {
 				bs, be = j, je
@@ -394,13 +497,15 @@ func (w *Warp) raise(node, k int) {
 // or without lanes is removed (its lanes wait in the parent); a parent
 // whose children are all gone resumes with the merged lanes (the region
 // reconverged); lanes that waited ReconvergeWait instructions leave their
-// region and go on as a sibling of it.
+// region and go on as a sibling of it, and so do lanes that returned from
+// a call and waited that long in the caller for the call's other lanes.
 func (w *Warp) settle(lo int) {
+	defer w.rebase()
 	for changed := true; changed; {
 		changed = false
 		for i := len(w.stack) - 1; i > lo; i-- {
 			e := &w.stack[i]
-			if !e.parent && (e.Mask == 0 || e.PC == e.RPC) {
+			if !e.parent && !e.call && e.frame == 0 && (e.Mask == 0 || e.PC == e.RPC) {
 				w.stack = append(w.stack[:i], w.stack[i+1:]...)
 				changed = true
 				continue
@@ -408,16 +513,16 @@ func (w *Warp) settle(lo int) {
 			if !e.parent {
 				continue
 			}
-			if i+1 >= len(w.stack) || w.stack[i+1].RPC != e.PC {
+			if i+1 >= len(w.stack) || w.stack[i+1].level <= e.level {
 				// Every path arrived: the region reconverged.
 				e.parent = false
-				if e.Mask != 0 && w.m.obsEvents {
+				if e.Mask != 0 && e.PC >= 0 && w.m.obsEvents {
 					w.m.pendReconv = append(w.m.pendReconv, Event{Kind: EvReconverge, PC: int(e.PC), Mask: e.Mask})
 				}
 				changed = true
 			}
 		}
-		if r := &w.stack[lo]; r.parent && (lo+1 >= len(w.stack) || w.stack[lo+1].RPC != r.PC) {
+		if r := &w.stack[lo]; r.parent && (lo+1 >= len(w.stack) || w.stack[lo+1].level <= r.level) {
 			r.parent = false
 			if r.Mask != 0 && r.PC >= 0 && w.m.obsEvents {
 				w.m.pendReconv = append(w.m.pendReconv, Event{Kind: EvReconverge, PC: int(r.PC), Mask: r.Mask})
@@ -429,6 +534,19 @@ func (w *Warp) settle(lo int) {
 	// it runs out.
 	for i := lo; i < len(w.stack); i++ {
 		e := &w.stack[i]
+		if e.call && e.waiting != 0 && w.issued-e.since >= ReconvergeWait {
+			// Lanes that returned go on alone after the call, as a path of
+			// the caller's region; the call goes on with the others.
+			gone := e.waiting
+			fr := &w.frames[w.stack[i+1].frame-1]
+			w.returnLanes(fr, gone, gone)
+			fr.retMask &^= gone
+			fr.lanes &^= gone
+			e.Mask &^= gone
+			e.waiting = 0
+			w.goOn(i, StackEntry{PC: e.PC, RPC: e.RPC, Mask: gone})
+			return
+		}
 		if !e.parent || e.PC < 0 {
 			continue
 		}
@@ -446,19 +564,29 @@ func (w *Warp) settle(lo int) {
 		// path of the enclosing region.
 		e.Mask &^= waiting
 		e.waiting = 0
-		g := StackEntry{PC: e.PC, RPC: e.RPC, Mask: waiting}
-		if i == lo {
-			// The region is the outermost: put a root that never
-			// reconverges by pc above the call (or kernel) boundary.
-			root := StackEntry{PC: -1, RPC: e.RPC, Mask: e.Mask | waiting, parent: true}
-			e.RPC = -1
-			g.RPC = -1
-			w.stack = append(w.stack[:lo], append([]StackEntry{root, g}, w.stack[lo:]...)...)
-		} else {
-			w.stack = append(w.stack[:i], append([]StackEntry{g}, w.stack[i:]...)...)
-		}
+		w.goOn(i, StackEntry{PC: e.PC, RPC: e.RPC, Mask: waiting})
 		return
 	}
+}
+
+// goOn puts path g, lanes that leave entry i, next to it as a path of the
+// region holding i. When i begins a region that no pc reconverges (the
+// kernel's or a callee's first entry), a new first entry holds both: a
+// root that never reconverges by pc.
+func (w *Warp) goOn(i int, g StackEntry) {
+	e := &w.stack[i]
+	g.level = e.level
+	if !w.isRoot(i) {
+		w.stack = append(w.stack[:i], append([]StackEntry{g}, w.stack[i:]...)...)
+		return
+	}
+	root := StackEntry{PC: -1, RPC: e.RPC, Mask: e.Mask | g.Mask, parent: true, frame: e.frame, level: e.level}
+	for j, end := i, w.blockEnd(i); j < end; j++ {
+		w.stack[j].level++
+	}
+	e.RPC, e.frame = -1, 0
+	g.RPC, g.level = -1, root.level+1
+	w.stack = append(w.stack[:i], append([]StackEntry{root, g}, w.stack[i:]...)...)
 }
 
 // wholeWarp is the membermask "slot" of the .aligned warp collectives:
@@ -504,7 +632,7 @@ func isAlignedCollective(op *Op) bool {
 // the group has to wait.
 func (w *Warp) syncJoin(i, lo int, wantAway bool) (group, away uint32, ok bool) {
 	e := w.stack[i]
-	if e.parent || e.Mask == 0 || e.PC < 0 {
+	if e.parent || e.call || e.Mask == 0 || e.PC < 0 {
 		return 0, 0, false
 	}
 	op := &w.m.prog.Ops[e.PC]
@@ -542,7 +670,7 @@ func (w *Warp) syncJoin(i, lo int, wantAway bool) (group, away uint32, ok bool) 
 		}
 		for j := lo; j < len(w.stack); j++ {
 			f := &w.stack[j]
-			if j == i || f.parent || f.Mask&group != 0 || f.Mask&need == 0 || !sameSync(w.m.prog, op, f.PC, e.PC) {
+			if j == i || f.parent || f.call || f.Mask&group != 0 || f.Mask&need == 0 || !sameSync(w.m.prog, op, f.PC, e.PC) {
 				continue
 			}
 			group |= f.Mask
@@ -580,7 +708,7 @@ func sameSync(p *Program, op *Op, pc, opPC int32) bool {
 // bar.red that some of its lanes execute (guard true): under independent
 // scheduling its lanes wait there for the other live lanes of the warp.
 func (w *Warp) atBarrier(e *StackEntry) bool {
-	if e.parent || e.Mask == 0 || e.PC < 0 {
+	if e.parent || e.call || e.Mask == 0 || e.PC < 0 {
 		return false
 	}
 	op := &w.m.prog.Ops[e.PC]
@@ -698,18 +826,18 @@ func (w *Warp) barrierAgree(lo int) *Fault {
 }
 
 // forceRelease lets the lanes of one region waiting at its reconvergence
-// point go on at once, as if their ReconvergeWait had run out: every
+// point (or lanes waiting after a return for the rest of their call) go
+// on at once, as if their ReconvergeWait had run out: every
 // runnable group waits, some at a barrier that needs these lanes. It
 // reports whether there were such lanes.
 func (w *Warp) forceRelease(lo int) bool {
 	for i := lo; i < len(w.stack); i++ {
 		e := &w.stack[i]
-		if !e.parent || e.PC < 0 || e.Mask&^w.childLanes(i) == 0 {
-			continue
+		if e.call && e.waiting != 0 || e.parent && e.PC >= 0 && e.Mask&^w.childLanes(i) != 0 {
+			e.since = w.issued - ReconvergeWait
+			w.settle(lo)
+			return true
 		}
-		e.since = w.issued - ReconvergeWait
-		w.settle(lo)
-		return true
 	}
 	return false
 }

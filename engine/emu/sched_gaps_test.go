@@ -117,24 +117,29 @@ JOIN:
 }
 
 // Consumers spinning inside a device function on a flag that the producer
-// lane sets outside the call, in the caller: the groups of the caller wait
-// while lanes are inside a call (groups are scheduled within the innermost
-// call only), so this livelocks in both models; the budget stops it.
+// lane sets outside the call, in the caller. Under independent scheduling
+// the caller's groups outside the call take turns with the groups inside
+// it, so the producer sets the flag and every consumer returns what it
+// saw; under the SIMT stack the consumers (the branch target) run first and
+// spin until the budget.
 func TestSpinInCallWaitingForCaller(t *testing.T) {
 	src := ctlHeader + `
-.func wait_flag(.param .u64 f) {
+.func (.param .u32 seen) wait_flag(.param .u64 f) {
 	.reg .u32 %r1; .reg .u64 %rd1; .reg .pred %p;
 	ld.param.u64 %rd1, [f];
 SPIN:
 	ld.volatile.global.u32 %r1, [%rd1];
 	setp.eq.u32 %p, %r1, 0;
 	@%p bra SPIN;
+	st.param.u32 [seen], %r1;
 	ret;
 }
 .visible .entry k(.param .u64 out) {
 	.reg .u32 %r<4>; .reg .u64 %rd<4>; .reg .pred %p;
 	ld.param.u64 %rd1, [out];
 	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
 	setp.ne.u32 %p, %r1, 31;
 	@%p bra CONSUME;
 	mov.u32 %r2, 0;                    // lane 31 works a little, then produces
@@ -142,24 +147,41 @@ WORK:
 	add.u32 %r2, %r2, 1;
 	setp.lt.u32 %p, %r2, 10;
 	@%p bra WORK;
-	st.volatile.global.u32 [%rd1], 1;
+	st.volatile.global.u32 [%rd1], 7;
+	mov.u32 %r3, 99;
 	bra.uni JOIN;
 CONSUME:
 	{
 	.param .u64 a;
+	.param .u32 b;
 	st.param.u64 [a], %rd1;
-	call wait_flag, (a);
+	call (b), wait_flag, (a);
+	ld.param.u32 %r3, [b];
 	}
 JOIN:
+	st.global.u32 [%rd3+4], %r3;
 	ret;
 }
 `
-	for _, sched := range []Scheduling{SchedIndependent, SchedSIMTStack} {
-		m, out := schedKernel(t, src, sched, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 1, 20_000)
-		if r := m.Run(context.Background()); r != StopLimit || u32s(out)[0] != 0 {
-			t.Errorf("%s: %v %v, flag %d: want the budget with the flag unset", sched, r, m.Fault(), u32s(out)[0])
+	m, out := schedKernel(t, src, SchedIndependent, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 33, 100_000)
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatalf("independent: %v %v", r, m.Fault())
+	}
+	got := u32s(out)
+	for l := 0; l < 32; l++ {
+		want := uint32(7)
+		if l == 31 {
+			want = 99
+		}
+		if got[1+l] != want {
+			t.Errorf("independent: lane %d returned %d, want %d", l, got[1+l], want)
 		}
 	}
+	m, out = schedKernel(t, src, SchedSIMTStack, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 33, 20_000)
+	if r := m.Run(context.Background()); r != StopLimit || u32s(out)[0] != 0 {
+		t.Errorf("simt-stack: %v %v, flag %d: want the budget with the flag unset", r, m.Fault(), u32s(out)[0])
+	}
+	checkReplay(t, src, SchedIndependent, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 33)
 }
 
 // afterLockSrc: every lane takes a spin lock (which leaves the warp split

@@ -72,6 +72,8 @@ func (w *Warp) diff(v *Warp) string {
 	case w.issued != v.issued || w.lastLane != v.lastLane || w.lastPC != v.lastPC || w.lastMask != v.lastMask || w.pick != v.pick:
 		return fmt.Sprintf("last issue (%d: pc %d lanes %x lane %d %v) vs (%d: pc %d lanes %x lane %d %v)",
 			w.issued, w.lastPC, w.lastMask, w.lastLane, w.pick, v.issued, v.lastPC, v.lastMask, v.lastLane, v.pick)
+	case w.prevPC != v.prevPC || w.prevMask != v.prevMask || w.prevLane != v.prevLane:
+		return fmt.Sprintf("previous issue (pc %d lanes %x lane %d) vs (pc %d lanes %x lane %d)", w.prevPC, w.prevMask, w.prevLane, v.prevPC, v.prevMask, v.prevLane)
 	case w.ahead != v.ahead || w.picked != v.picked:
 		return fmt.Sprintf("batched dispatch (%d ahead, picked %v) vs (%d, %v)", w.ahead, w.picked, v.ahead, v.picked)
 	}
