@@ -384,6 +384,7 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 	mask := top.Mask
 	k := *n
 	start := k
+	var pairs int64
 	pc := top.PC
 	last := pc
 	for k < leadMax {
@@ -405,6 +406,7 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 			pc++
 			top.PC = pc
 			k++
+			pairs++
 			fallthrough
 		case leadBra:
 			op = &ops[pc]
@@ -461,6 +463,7 @@ out:
 		m.stats.WarpInstructions += int64(d)
 		m.stats.ThreadInstructions += int64(d) * int64(bits.OnesCount32(mask))
 	}
+	m.pairs += pairs
 	*n = k
 	return more && k < leadMax && w.State == WarpReady
 }
