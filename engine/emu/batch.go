@@ -59,14 +59,37 @@ const leadMax = 128
 // run one instruction at a time.
 const maxBatchSnapshot = 256 << 20
 
-// pureOps classifies ops: pure[pc] reports that Ops[pc] is register-only
-// (see above).
-func pureOps(ops []Op) []bool {
-	pure := make([]bool, len(ops))
+// leadKind classifies an op for leads (Program.lead).
+type leadKind uint8
+
+const (
+	leadStop leadKind = iota // not register-only: ends a lead
+	leadPure                 // register-only (see above)
+	leadPair                 // register-only, not control, followed by bra
+	leadBra                  // bra
+)
+
+// leadKinds classifies ops: lead[pc] says whether Ops[pc] is register-only
+// (see above) and whether a lead may run it together with the bra that
+// follows it (a superinstruction: setp and its @p bra, or the last
+// instruction of a loop body and its bra.uni). The pair counts as two
+// instructions: two executed turns, two in the statistics, and each of
+// the two is what the one-at-a-time scheduler executes at those turns.
+func leadKinds(ops []Op) []leadKind {
+	k := make([]leadKind, len(ops))
 	for pc := range ops {
-		pure[pc] = isPure(&ops[pc])
+		switch {
+		case !isPure(&ops[pc]):
+			k[pc] = leadStop
+		case ops[pc].Code == isa.OpBra:
+			k[pc] = leadBra
+		case !ops[pc].Ctrl && pc+1 < len(ops) && ops[pc+1].Code == isa.OpBra && isPure(&ops[pc+1]):
+			k[pc] = leadPair
+		default:
+			k[pc] = leadPure
+		}
 	}
-	return pure
+	return k
 }
 
 func isPure(op *Op) bool {
@@ -113,7 +136,7 @@ func (m *Machine) batchable() bool {
 // (a stop in the middle of a run).
 func (m *Machine) batchProgram() bool {
 	p := m.prog
-	if len(p.pure) != len(p.Ops) {
+	if len(p.lead) != len(p.Ops) {
 		return false
 	}
 	for i, f := range p.Funcs {
@@ -290,57 +313,172 @@ func (m *Machine) leadRoom() bool {
 // lead executes the register-only instructions that follow w's current
 // one, as its next turns would.
 func (m *Machine) lead(w *Warp) {
-	pure := m.prog.pure
-	ops := m.prog.Ops
+	kind := m.prog.lead
+	m.cur = w
 	var n int32
 	for n < leadMax {
 		if m.indep && len(w.stack) > 1 {
+			// Several groups: each instruction is issued from the group
+			// its turn would pick.
 			w.schedule()
-			if !pure[w.stack[len(w.stack)-1].PC] {
+			top := &w.stack[len(w.stack)-1]
+			if kind[top.PC] == leadStop {
 				w.picked = true
 				m.picked++
 				break
 			}
-		} else if !pure[w.stack[len(w.stack)-1].PC] {
+			m.leadOne(w, top)
+			n++
+			if w.State != WarpReady {
+				break
+			}
+			continue
+		}
+		if !m.leadRun(w, &n) {
 			break
 		}
-		top := &w.stack[len(w.stack)-1]
-		pc := top.PC
-		op := &ops[pc]
-		if !m.indep {
-			w.pick = PickStack
-		} else if len(w.stack) == 1 {
-			w.pick = PickOnly
-		}
-		m.cur, m.curPC = w, int(pc)
-		mask := top.Mask
-		emask := mask
-		if op.Guard >= 0 {
-			p := w.preds[op.Guard]
-			if op.GuardNeg {
-				p = ^p
-			}
-			emask &= p
-		}
-		w.issued++
-		w.lastPC, w.lastMask = int(pc), mask
-		m.stats.WarpInstructions++
-		m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
-		if op.Ctrl {
-			op.Exec(w, op, emask)
-		} else {
-			if emask != 0 {
-				op.Exec(w, op, emask)
-			}
-			top.PC++
-			if top.PC == top.RPC {
-				w.unwind()
-			}
-		}
-		n++
 	}
 	w.ahead += n
 	m.ahead += int64(n)
+}
+
+// leadOne executes the register-only instruction of w's stack top.
+func (m *Machine) leadOne(w *Warp, top *StackEntry) {
+	pc := top.PC
+	op := &m.prog.Ops[pc]
+	m.curPC = int(pc)
+	mask := top.Mask
+	emask := mask
+	if op.Guard >= 0 {
+		p := w.preds[op.Guard]
+		if op.GuardNeg {
+			p = ^p
+		}
+		emask &= p
+	}
+	w.issued++
+	w.lastPC, w.lastMask = int(pc), mask
+	m.stats.WarpInstructions++
+	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
+	if op.Ctrl {
+		op.Exec(w, op, emask)
+		return
+	}
+	if emask != 0 {
+		op.Exec(w, op, emask)
+	}
+	top.PC++
+	if top.PC == top.RPC {
+		w.unwind()
+	}
+}
+
+// leadRun executes register-only instructions of w while its stack top
+// is the issuing group (the SIMT stack, or one group under independent
+// scheduling) and its lanes do not change: until an instruction that is
+// not register-only, a branch that diverges or reconverges, or leadMax.
+// It adds the instructions to *n and reports whether the lead may go on.
+func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
+	kind := m.prog.lead
+	ops := m.prog.Ops
+	top := &w.stack[len(w.stack)-1]
+	mask := top.Mask
+	k := *n
+	start := k
+	var pairs int64
+	pc := top.PC
+	last := pc
+	for k < leadMax {
+		pc = top.PC
+		var op *Op
+		switch kind[pc] {
+		case leadStop:
+			more = false
+			goto out
+		case leadPair:
+			if k+2 > leadMax || pc+1 == top.RPC {
+				break
+			}
+			// The instruction and the bra after it.
+			op = &ops[pc]
+			if e := guarded(w, op, mask); e != 0 {
+				op.Exec(w, op, e)
+			}
+			pc++
+			top.PC = pc
+			k++
+			pairs++
+			fallthrough
+		case leadBra:
+			op = &ops[pc]
+			last = pc
+			k++
+			e := guarded(w, op, mask)
+			switch {
+			case e == 0:
+				top.PC = pc + 1
+			case e == mask:
+				top.PC = op.Target
+			default:
+				m.curPC = int(pc)
+				execBra(w, op, e)
+				more = true
+				goto out
+			}
+			if top.PC == top.RPC {
+				w.unwind()
+				more = true
+				goto out
+			}
+			continue
+		}
+		op = &ops[pc]
+		last = pc
+		k++
+		if op.Ctrl {
+			m.curPC = int(pc)
+			op.Exec(w, op, guarded(w, op, mask))
+			more = true
+			goto out
+		}
+		if e := guarded(w, op, mask); e != 0 {
+			op.Exec(w, op, e)
+		}
+		top.PC = pc + 1
+		if top.PC == top.RPC {
+			w.unwind()
+			more = true
+			goto out
+		}
+	}
+out:
+	if d := k - start; d > 0 {
+		w.issued += int64(d)
+		w.lastPC, w.lastMask = int(last), mask
+		m.curPC = int(last)
+		if m.indep {
+			w.pick = PickOnly
+		} else {
+			w.pick = PickStack
+		}
+		m.stats.WarpInstructions += int64(d)
+		m.stats.ThreadInstructions += int64(d) * int64(bits.OnesCount32(mask))
+	}
+	m.pairs += pairs
+	*n = k
+	return more && k < leadMax && w.State == WarpReady
+}
+
+// guarded returns the lanes of mask that execute op (its guard).
+func guarded(w *Warp, op *Op, mask uint32) uint32 {
+	if op.Guard >= 0 {
+		p := w.preds[op.Guard]
+		if op.GuardNeg {
+			p = ^p
+		}
+		mask &= p
+	}
+	return mask
 }
 
 // runPlain is Run one instruction at a time.

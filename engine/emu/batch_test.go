@@ -514,3 +514,101 @@ func TestBatchedWithUnorderedObserver(t *testing.T) {
 		t.Fatal("batched with a second observer that is not unordered")
 	}
 }
+
+// Loops whose setp and @p bra leads run fused: uniform and divergent
+// exits, a guarded setp before its bra, a bra.uni after the last
+// instruction of a path, and a path whose last instruction is followed by
+// a bra at its reconvergence point (not fused: the path ends there).
+const fusedPTX = `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 buf) {
+	.reg .u32 %r<12>; .reg .u64 %rd<4>; .reg .pred %p<4>;
+	ld.param.u64 %rd1, [buf];
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 7;
+	add.u32 %r2, %r2, 3;
+	setp.ne.u32 %p3, %r2, 5;
+	mov.u32 %r5, 0;
+	mov.u32 %r7, 0;
+OUTER:
+	mov.u32 %r3, 0;
+LOOP:
+	add.u32 %r5, %r5, %r3;
+	add.u32 %r4, %r3, %r1;
+	and.b32 %r4, %r4, 1;
+	setp.eq.u32 %p1, %r4, 0;
+	@%p1 bra ELSE;
+	xor.b32 %r5, %r5, 0x55;
+	bra.uni JOIN;
+ELSE:
+	shl.b32 %r6, %r5, 1;
+	add.u32 %r5, %r5, %r6;
+JOIN:
+	bra.uni NEXT;
+NEXT:
+	@%p3 setp.lt.u32 %p2, %r3, 4;
+	@%p2 bra SKIP;
+	add.u32 %r5, %r5, 7;
+SKIP:
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, %r2;
+	@%p1 bra LOOP;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r5;
+	add.u32 %r7, %r7, 1;
+	setp.lt.u32 %p1, %r7, 30;
+	@%p1 bra OUTER;
+	ret;
+}`
+
+// Fused pairs count as two instructions everywhere: a Run stopped at any
+// budget (odd ones too, between the two halves of a pair's turns) leaves
+// the one-at-a-time state, stepping on goes through the same states, and
+// the runs end the same.
+func TestBatchedFusedBranch(t *testing.T) {
+	for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
+		l := batchLaunch{src: fusedPTX, grid: 2, block: 48, words: 64, sched: s}
+		a, b := l.machine(t, true), l.machine(t, false)
+		a.Run(context.Background())
+		b.Run(context.Background())
+		if d := a.DiffState(b); d != "" {
+			t.Fatalf("%s: %s", s, d)
+		}
+		if a.pairs == 0 || b.pairs != 0 {
+			t.Fatalf("%s: %d pairs fused batched, %d unbatched", s, a.pairs, b.pairs)
+		}
+		total := a.Stats().WarpInstructions
+		for _, budget := range []int64{1601, 2602, 3333, 5001, 7777, total/2 + 1, total - 3} {
+			l.limit = budget
+			a, b := l.machine(t, true), l.machine(t, false)
+			ra, rb := a.Run(context.Background()), b.Run(context.Background())
+			if ra != rb || ra != StopLimit {
+				t.Fatalf("%s budget %d: %v vs %v", s, budget, ra, rb)
+			}
+			if d := a.DiffState(b); d != "" {
+				t.Fatalf("%s budget %d: %s", s, budget, d)
+			}
+			if a.pairs == 0 {
+				t.Fatalf("%s budget %d: no pair fused", s, budget)
+			}
+			a.SetMaxWarpInstructions(0)
+			b.SetMaxWarpInstructions(0)
+			sa, sb := stepStates(a, 200), stepStates(b, 200)
+			if len(sa) != len(sb) {
+				t.Fatalf("%s budget %d: %d vs %d steps", s, budget, len(sa), len(sb))
+			}
+			for i := range sa {
+				if sa[i] != sb[i] {
+					t.Fatalf("%s budget %d step %d:\n%s\n%s", s, budget, i, sa[i], sb[i])
+				}
+			}
+			a.Run(context.Background())
+			b.Run(context.Background())
+			if d := a.DiffState(b); d != "" {
+				t.Fatalf("%s budget %d at the end: %s", s, budget, d)
+			}
+		}
+	}
+}

@@ -20,6 +20,7 @@ func benchLaunch(b *testing.B, src string, grid, block [3]int, bufs []int, init 
 		b.Fatalf("compile:\n%s", ptx.FormatAll(ptx.NewSource("bench.ptx", []byte(src)), diags))
 	}
 	var threadInstr, warpInstr int64
+	cpu0 := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		m, err := NewMachine(prog, "k", Config{Grid: grid, Block: block, DynamicSharedBytes: 0, Scheduling: Scheduling(os.Getenv("PTXPLAY_SCHEDULING"))})
@@ -47,8 +48,15 @@ func benchLaunch(b *testing.B, src string, grid, block [3]int, bufs []int, init 
 		warpInstr += m.Stats().WarpInstructions
 	}
 	sec := b.Elapsed().Seconds()
+	cpu := cpuSeconds() - cpu0
 	b.ReportMetric(float64(threadInstr)/sec, "thread-inst/s")
 	b.ReportMetric(float64(warpInstr)/sec, "warp-inst/s")
+	if cpu > 0 {
+		// Per second of the process's CPU time (user and system): on a
+		// shared machine, less sensitive than the wall clock to the time
+		// the process waits for a core.
+		b.ReportMetric(float64(threadInstr)/cpu, "thread-inst/cpu-s")
+	}
 }
 
 // An integer ALU loop: 256 threads, 2000 iterations of 8 instructions

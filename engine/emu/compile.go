@@ -190,7 +190,7 @@ func (c *compiler) run() {
 			c.prog.constRows[i][l] = k.Val
 		}
 	}
-	c.prog.pure = pureOps(c.prog.Ops)
+	c.prog.lead = leadKinds(c.prog.Ops)
 }
 
 func align(n, a int) int {

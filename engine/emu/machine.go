@@ -149,6 +149,7 @@ type Machine struct {
 	picked             int   // warps whose next group is picked
 	consumed           int   // consecutive turns consumed without dispatch
 	replays            int   // batched runs replayed to a stop one instruction at a time
+	pairs              int64 // instruction-and-bra pairs leads ran fused (batch.go)
 }
 
 // NewMachine prepares a launch of entry with cfg. Buffers are allocated

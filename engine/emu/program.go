@@ -42,9 +42,9 @@ type Program struct {
 	// the order of Consts: one read-only row per constant, shared by every
 	// warp of every machine running the program.
 	constRows [][32]uint64
-	// pure[pc] reports that Ops[pc] only reads and writes the warp's own
-	// registers (batched dispatch, batch.go).
-	pure []bool
+	// lead[pc] classifies Ops[pc] for batched dispatch (batch.go):
+	// whether it only reads and writes the warp's own registers.
+	lead []leadKind
 }
 
 // Function is a lowered .entry or .func.

@@ -1,0 +1,18 @@
+//go:build unix
+
+package emu
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuSeconds returns the CPU time (user and system) the process used so
+// far, or 0 where the system does not tell.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
