@@ -195,7 +195,7 @@ export class App {
     // First: the views show the hint this sets.
     m.subscribe((c) => this.render(c));
     const sched = { rerun: () => this.rerunOtherModel(), compare: () => this.session.compareScheduling(this.compareBudget()) };
-    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line), sched);
+    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line), sched, () => this.tab === "divergence");
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
@@ -836,6 +836,7 @@ export class App {
     }
     const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, divergence: this.divergence, swizzle: this.swizzle, launch: null }[t];
     view?.shown();
+    this.warps?.tabShown();
   }
 
   private bindSplitter(): void {
