@@ -408,6 +408,9 @@ export class App {
     const other = cur === "independent" ? "simt-stack" : "independent";
     this.launch.set({ ...this.launch.spec, scheduling: other });
     this.updateLaunchSummary();
+    // A notice about the run under the other model no longer applies.
+    window.clearTimeout(this.toastTimer);
+    this.ui.toast.hidden = true;
     window.clearTimeout(this.liveTimer);
     if (!this.session.load(this.editor.text, wireSpec(this.launch.spec))) return;
     this.updateDirty();

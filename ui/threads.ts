@@ -88,7 +88,7 @@ export function pickText(th: WarpThreads): string {
     case "round-robin": {
       // Groups that waited for each other at a warp-synchronous instruction
       // (or a barrier) execute it together: the issue spans several groups.
-      const spanned = th.groups.filter((g) => { const gm = mask32(g.lanes); return gm !== 0 && (gm & lanes) === gm; }).length;
+      const spanned = th.groups.filter((g) => { const gm = mask32(g.lanes); return gm !== 0 && ((gm & lanes) >>> 0) === gm; }).length;
       if (spanned >= 2 && th.groups.every((g) => mask32(g.lanes) !== lanes)) {
         return `Last issue: ${who} — the groups that waited for each other there executed it together, as one instruction of the warp.`;
       }
@@ -244,18 +244,22 @@ export function stackLaneNotes(w: WarpState, lineOf: (pc: number) => number | un
   // above[k]: the lanes of the entries above entry k.
   const above: number[] = new Array(st.length).fill(0);
   for (let k = top - 1; k >= 0; k--) above[k] = (above[k + 1] | masks[k + 1]) >>> 0;
+  // The innermost entry of each lane, and whether it waits there to reconverge:
+  // a path that reached its reconvergence point, or an entry whose paths were pushed above it.
+  const inner: number[] = [];
+  const joined = st.map((e, k) => k < top && (e.pc === e.rpc || st.slice(k + 1).some((a) => a.rpc === e.pc)));
+  for (let l = 0; l < 32; l++) {
+    let k = top;
+    while (k >= 0 && !(masks[k] & (1 << l))) k--;
+    inner.push(k);
+  }
   const out: LaneNote[] = [];
   for (let l = 0; l < 32; l++) {
     const bit = 1 << l;
     if (!(valid & bit)) continue;
-    if (exited & bit) {
+    const k = inner[l];
+    if (exited & bit || k < 0) {
       out.push({ lane: l, reason: "exited", text: `Lane ${l} has exited.` });
-      continue;
-    }
-    let k = top;
-    while (k >= 0 && !(masks[k] & bit)) k--;
-    if (k < 0) {
-      out.push({ lane: l, reason: "exited", text: `Lane ${l} is on no entry of the stack: it has exited.` });
       continue;
     }
     const e = st[k];
@@ -269,15 +273,18 @@ export function stackLaneNotes(w: WarpState, lineOf: (pc: number) => number | un
       }
       continue;
     }
-    const others = above[k] & ~bit;
-    // A path that reached its reconvergence point, or an entry whose paths were pushed above it.
-    const joined = e.pc === e.rpc || st.slice(k + 1).some((a) => a.rpc === e.pc);
-    if (joined) {
+    if (joined[k]) {
+      // The lanes above that have not reached this point yet.
+      let away = 0;
+      for (let m = 0; m < 32; m++) {
+        const j = inner[m];
+        if (above[k] & (1 << m) && !(exited & (1 << m)) && j >= 0 && !(joined[j] && st[j].pc === e.pc)) away |= 1 << m;
+      }
       out.push({ lane: l, reason: "reconvergence", cls: "ln-wait",
-        text: `Lane ${l} has reached its reconvergence point ${at(e.pc)}${withWhom} and waits there for ${lanesText(others)}, whose paths run above it on the SIMT stack: it cannot go on before they arrive, however long they take.` });
+        text: `Lane ${l} has reached its reconvergence point ${at(e.pc)}${withWhom} and waits there for ${lanesText(away >>> 0)}, whose paths run above it on the SIMT stack: it cannot go on before they arrive, however long they take.` });
     } else {
       out.push({ lane: l, reason: "suspended", cls: "ln-inactive",
-        text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at(e.pc)} once ${lanesText(others)} above it ${e.rpc >= 0 ? `reach ${at(e.rpc)}` : "exit"}.` });
+        text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at(e.pc)} once ${lanesText(above[k] & ~bit)} above it ${e.rpc >= 0 ? `reach ${at(e.rpc)}` : "exit"}.` });
     }
   }
   return out;
