@@ -195,7 +195,7 @@ export class App {
     // First: the views show the hint this sets.
     m.subscribe((c) => this.render(c));
     const sched = { rerun: () => this.rerunOtherModel(), compare: () => this.session.compareScheduling(this.compareBudget()) };
-    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line), sched);
+    this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line), sched, () => this.tab === "divergence");
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
@@ -408,6 +408,9 @@ export class App {
     const other = cur === "independent" ? "simt-stack" : "independent";
     this.launch.set({ ...this.launch.spec, scheduling: other });
     this.updateLaunchSummary();
+    // A notice about the run under the other model no longer applies.
+    window.clearTimeout(this.toastTimer);
+    this.ui.toast.hidden = true;
     window.clearTimeout(this.liveTimer);
     if (!this.session.load(this.editor.text, wireSpec(this.launch.spec))) return;
     this.updateDirty();
@@ -836,6 +839,7 @@ export class App {
     }
     const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, divergence: this.divergence, swizzle: this.swizzle, launch: null }[t];
     view?.shown();
+    this.warps?.tabShown();
   }
 
   private bindSplitter(): void {

@@ -8,8 +8,8 @@
 import { h, setChildren } from "./dom";
 import { mask32 } from "./format";
 import type { Change, Model } from "./model";
-import type { CfgBlock } from "./proto";
-import { schedBar, threadsView, type SchedHooks } from "./threads";
+import type { CfgBlock, WarpThreads } from "./proto";
+import { laneStrip, pickText, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -85,7 +85,8 @@ export class DivergenceView {
     const timeline = this.timeline(d);
     const th = m.threads;
     const indep = m.scheduling === "independent";
-    const stack = indep && th && th.cta === m.sel.cta && th.warp === m.sel.warp ? threadsView(th, who, this.hooks.goto) : this.stack(w, who);
+    const mine = th && th.cta === m.sel.cta && th.warp === m.sel.warp ? th : null;
+    const stack = indep && mine ? threadsView(mine, who, this.hooks.goto) : this.stack(w, who, mine);
     const graph = this.graph(cfg.blocks, w?.pc ?? -1, w?.stack ?? []);
     setChildren(this.el,
       h("div.div-top", schedBar(m, this.hooks.sched), summary, timeline, stack),
@@ -152,8 +153,9 @@ export class DivergenceView {
     return box;
   }
 
-  /** The selected warp's reconvergence stack, top first. */
-  private stack(w: ReturnType<Model["selectedWarp"]>, who: string): HTMLElement {
+  /** The selected warp's reconvergence stack, top first, its last issue
+   * and why each lane waits (SIMT stack). */
+  private stack(w: ReturnType<Model["selectedWarp"]>, who: string, th: WarpThreads | null): HTMLElement {
     const st = w?.stack ?? [];
     const m = this.model;
     const link = (pc: number) => {
@@ -163,10 +165,12 @@ export class DivergenceView {
     const rows = st.slice().reverse().map((e, i) =>
       h("li", { class: i === 0 ? "top" : "" },
         h("span.num", String(st.length - 1 - i)), " ", link(e.pc), h("span.muted", " until "), link(e.rpc),
-        h("span.muted", ` · ${popc(mask32(e.mask))} lanes`)));
-    return h("div.div-stack",
+        h("span.muted", ` · ${popc(mask32(e.mask))} lane${popc(mask32(e.mask)) === 1 ? "" : "s"}`)));
+    return h("div.div-stack", { "data-scheduling": m.scheduling ?? "" },
       h("span.stack-title", `Reconvergence stack of ${who}`),
-      st.length ? h("ol.div-stack-list", { reversed: true }, rows) : h("span.muted", " (empty)"));
+      st.length ? h("ol.div-stack-list", { reversed: true }, rows) : h("span.muted", " (empty)"),
+      th ? h("p.tg-last", pickText(th)) : null,
+      w && m.scheduling === "simt-stack" ? laneStrip(stackLaneNotes(w, (pc) => m.lineOf(pc))) : null);
   }
 
   /** The control-flow graph: blocks in pc order, fall-through edges straight down, jumps as arcs. */

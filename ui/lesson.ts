@@ -29,7 +29,7 @@ export function parseLesson(v: unknown): LessonData | null {
 }
 
 const panelNames: Record<string, string> = {
-  editor: "Editor", warps: "Warps", regs: "Registers", memory: "Memory", launch: "Launch", events: "Events", fragments: "Fragments",
+  editor: "Editor", warps: "Warps", regs: "Registers", memory: "Memory", launch: "Launch", events: "Events", fragments: "Fragments", divergence: "Divergence", swizzle: "Swizzle",
 };
 
 export interface LessonHooks {

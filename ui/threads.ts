@@ -9,7 +9,7 @@
 import { h } from "./dom";
 import { mask32, popc } from "./format";
 import type { Model } from "./model";
-import type { CompareRun, LaneWait, SchedulingCompare, ThreadGroup, WarpThreads } from "./proto";
+import type { CompareRun, LaneWait, SchedulingCompare, ThreadGroup, WarpState, WarpThreads } from "./proto";
 
 /** The words for a scheduling model. */
 export function modelName(s: string): string {
@@ -34,6 +34,15 @@ export function lanesText(mask: number): string {
     if (ls.length > 4) return `lanes ${ls[0]}, ${ls[1]}, ${ls[2]} … ${ls[ls.length - 1]} (every ${ordinal(stride)})`;
   }
   if (ls.length <= 6) return `lanes ${ls.join(", ")}`;
+  // A few runs: "lanes 1–15, 17–31".
+  const runs: string[] = [];
+  for (let i = 0; i < ls.length;) {
+    let j = i;
+    while (j + 1 < ls.length && ls[j + 1] === ls[j] + 1) j++;
+    runs.push(j === i ? String(ls[i]) : j === i + 1 ? `${ls[i]}, ${ls[j]}` : `${ls[i]}–${ls[j]}`);
+    i = j + 1;
+  }
+  if (runs.length <= 3) return `lanes ${runs.join(", ")}`;
   return `lanes ${ls.slice(0, 4).join(", ")} … ${ls[ls.length - 1]} (${ls.length})`;
 }
 
@@ -77,6 +86,12 @@ export function pickText(th: WarpThreads): string {
     case "stack":
       return `Last issue: ${who} — SIMT stack: the top entry of the reconvergence stack issues until its lanes reach their reconvergence point.`;
     case "round-robin": {
+      // Groups that waited for each other at a warp-synchronous instruction
+      // (or a barrier) execute it together: the issue spans several groups.
+      const spanned = th.groups.filter((g) => { const gm = mask32(g.lanes); return gm !== 0 && ((gm & lanes) >>> 0) === gm; }).length;
+      if (spanned >= 2 && th.groups.every((g) => mask32(g.lanes) !== lanes)) {
+        return `Last issue: ${who} — the groups that waited for each other there executed it together, as one instruction of the warp.`;
+      }
       // The groups take turns by lowest lane: the engine says which lane the pick followed
       // (after) and what issued before (prev); the group after this one's lowest lane goes next.
       const lo = lowest(lanes);
@@ -143,36 +158,26 @@ function laneClass(reason: string): string {
 /** The lane whose reason was shown last: it stays shown as the machine moves. */
 let shownLane = -1;
 
-/** The selected warp's thread groups: a table, the last issue in words and a lane strip whose lanes explain themselves. */
-export function threadsView(th: WarpThreads, who: string, goto: (line: number) => void, withStrip = true): HTMLElement {
-  const link = (line: number, pc: number) =>
-    pc < 0 ? h("span.muted", "exit") : line > 0 ? h("button.linklike", { type: "button", onclick: () => goto(line), title: `pc ${pc}` }, `line ${line}`) : h("span", `pc ${pc}`);
-  const rows = th.groups.map((g, i) => {
-    const mk = mask32(g.lanes);
-    const cells = h("span.lanes.lanes-mini", { "aria-hidden": "true" });
-    for (let l = 0; l < 32; l++) {
-      if (l % 8 === 0 && l) cells.appendChild(h("span.ln-gap"));
-      cells.appendChild(h("span", { class: "ln " + (mk & (1 << l) ? (g.picked ? "ln-active" : g.state === "runnable" ? "ln-turn" : g.state === "barrier-wait" ? "ln-barrier" : "ln-wait") : "ln-off") }));
-    }
-    let state = groupState(g);
-    if (g.state === "waiting" && g.waitLeft) state += ` · ${g.waitLeft} left`;
-    if (g.state === "sync-wait" && g.awaits) state += ` for ${lanesText(mask32(g.awaits))}`;
-    return h("tr", { class: `tg-row tg-${g.state}${g.picked ? " picked" : ""}`, "data-group": i, "data-lanes": g.lanes, "data-state": g.state },
-      h("td.tg-pick", g.picked ? h("span.tg-picked", { title: "the group the warp issued its last instruction from" }, "▶ picked") : ""),
-      h("td", link(g.line, g.pc)),
-      h("td.tg-cells", cells),
-      h("td.num", String(popc(mk))),
-      h("td.tg-state", state),
-      h("td", g.reconv >= 0 ? link(g.reconvLine, g.reconv) : h("span.muted", "exit")));
-  });
+/** One lane of the "why each lane waits" strip. */
+export interface LaneNote {
+  lane: number;
+  /** A LaneWait reason: "running", "turn", "reconvergence", "sync", "barrier", "call", "suspended", "exited". */
+  reason: string;
+  text: string;
+  /** The strip's colour class; by default the reason's. */
+  cls?: string;
+}
+
+/** The strip of 32 lanes whose hover (or tap, or focus) says why each lane waits, and the line that says it. */
+export function laneStrip(notes: LaneNote[]): HTMLElement[] {
   const why = h("p.tg-why", { role: "status", "aria-live": "polite" }, "Hover or tap a lane to see why it is waiting.");
   const strip = h("div.tg-strip", { role: "group", "aria-label": "Why each lane is or is not issuing" });
-  const byLane = new Map(th.lanes.map((lw) => [lw.lane, lw]));
+  const byLane = new Map(notes.map((n) => [n.lane, n]));
   for (let l = 0; l < 32; l++) {
-    const lw = byLane.get(l);
-    const text = lw ? laneWhy(th, lw) : `Lane ${l} holds no thread (the block's last warp is partial).`;
+    const n = byLane.get(l);
+    const text = n ? n.text : `Lane ${l} holds no thread (the block's last warp is partial).`;
     if (l % 8 === 0 && l) strip.appendChild(h("span.ln-gap"));
-    const cell = h("button", { type: "button", class: `tg-lane ln ${lw ? laneClass(lw.reason) : "ln-none"}`, "data-lane": l, "data-reason": lw?.reason ?? "none", title: text, "aria-label": text });
+    const cell = h("button", { type: "button", class: `tg-lane ln ${n ? n.cls ?? laneClass(n.reason) : "ln-none"}`, "data-lane": l, "data-reason": n?.reason ?? "none", title: text, "aria-label": text });
     const show = () => {
       why.textContent = text;
       for (const c of strip.querySelectorAll(".tg-lane.sel")) c.classList.remove("sel");
@@ -185,6 +190,34 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
     strip.appendChild(cell);
     if (l === shownLane) show();
   }
+  return [h("div.tg-lanes", h("span.tg-lanes-label", "why each lane waits:"), strip), why];
+}
+
+/** The selected warp's thread groups: a table, the last issue in words and a lane strip whose lanes explain themselves. */
+export function threadsView(th: WarpThreads, who: string, goto: (line: number) => void, withStrip = true): HTMLElement {
+  const link = (line: number, pc: number) =>
+    pc < 0 ? h("span.muted", "exit") : line > 0 ? h("button.linklike", { type: "button", onclick: () => goto(line), title: `pc ${pc}` }, `line ${line}`) : h("span", `pc ${pc}`);
+  // Before the warp's first instruction no group has been picked yet.
+  const issued = !!th.last;
+  const rows = th.groups.map((g, i) => {
+    const mk = mask32(g.lanes);
+    const picked = issued && g.picked;
+    const cells = h("span.lanes.lanes-mini", { "aria-hidden": "true" });
+    for (let l = 0; l < 32; l++) {
+      if (l % 8 === 0 && l) cells.appendChild(h("span.ln-gap"));
+      cells.appendChild(h("span", { class: "ln " + (mk & (1 << l) ? (g.picked ? "ln-active" : g.state === "runnable" ? "ln-turn" : g.state === "barrier-wait" ? "ln-barrier" : "ln-wait") : "ln-off") }));
+    }
+    let state = groupState(g);
+    if (g.state === "waiting" && g.waitLeft) state += ` · ${g.waitLeft} left`;
+    if (g.state === "sync-wait" && g.awaits) state += ` for ${lanesText(mask32(g.awaits))}`;
+    return h("tr", { class: `tg-row tg-${g.state}${picked ? " picked" : ""}`, "data-group": i, "data-lanes": g.lanes, "data-state": g.state },
+      h("td.tg-pick", picked ? h("span.tg-picked", { title: "the group the warp issued its last instruction from" }, "▶ picked") : ""),
+      h("td", link(g.line, g.pc)),
+      h("td.tg-cells", cells),
+      h("td.num", String(popc(mk))),
+      h("td.tg-state", state),
+      h("td", g.reconv >= 0 ? link(g.reconvLine, g.reconv) : h("span.muted", "exit")));
+  });
   return h("div.tg-box", { "data-scheduling": "independent" },
     h("div.stack-head", h("span.stack-title", `Thread groups of ${who}`),
       h("span.muted", ` · ${th.groups.length} group${th.groups.length === 1 ? "" : "s"}` + (th.groupsOmitted ? ` (+${th.groupsOmitted} not listed)` : ""))),
@@ -192,7 +225,72 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
     th.groups.length ? h("div.tg-table-box", h("table.stack-table.tg-table",
       h("thead", h("tr", h("th", ""), h("th", "pc"), h("th.tg-cells", "lanes"), h("th", "#"), h("th", "state"), h("th", "reconverges"))),
       h("tbody", rows))) : h("p.muted", "No groups: every lane has exited."),
-    withStrip ? [h("div.tg-lanes", h("span.tg-lanes-label", "why each lane waits:"), strip), why] : null);
+    withStrip ? laneStrip(th.lanes.map((lw) => ({ lane: lw.lane, reason: lw.reason, text: laneWhy(th, lw) }))) : null);
+}
+
+// ---- the SIMT stack: why each lane waits, read from the reconvergence stack ----
+
+/** Why each existing lane of a warp run under the SIMT stack is or is not
+ * issuing, read from its reconvergence stack (top last): the lanes of the
+ * top entry run; a lane whose innermost entry sits at its reconvergence
+ * point (or waits there for the paths pushed above it) waits to
+ * reconverge, and cannot go on before those paths arrive; any other lane
+ * is suspended below the top until the paths above it reach their
+ * reconvergence point. Lanes at a barrier and exited lanes say so. */
+export function stackLaneNotes(w: WarpState, lineOf: (pc: number) => number | undefined): LaneNote[] {
+  const st = w.stack ?? [];
+  const valid = mask32(w.valid), exited = mask32(w.exited), active = mask32(w.active);
+  const atBarrier = w.state.toLowerCase().includes("bar");
+  const at = (pc: number) => lineText(pc >= 0 ? lineOf(pc) ?? 0 : 0, pc);
+  const top = st.length - 1;
+  const masks = st.map((e) => mask32(e.mask));
+  // above[k]: the lanes of the entries above entry k.
+  const above: number[] = new Array(st.length).fill(0);
+  for (let k = top - 1; k >= 0; k--) above[k] = (above[k + 1] | masks[k + 1]) >>> 0;
+  // The innermost entry of each lane, and whether it waits there to reconverge:
+  // a path that reached its reconvergence point, or an entry whose paths were pushed above it.
+  const inner: number[] = [];
+  const joined = st.map((e, k) => k < top && (e.pc === e.rpc || st.slice(k + 1).some((a) => a.rpc === e.pc)));
+  for (let l = 0; l < 32; l++) {
+    let k = top;
+    while (k >= 0 && !(masks[k] & (1 << l))) k--;
+    inner.push(k);
+  }
+  const out: LaneNote[] = [];
+  for (let l = 0; l < 32; l++) {
+    const bit = 1 << l;
+    if (!(valid & bit)) continue;
+    const k = inner[l];
+    if (exited & bit || k < 0) {
+      out.push({ lane: l, reason: "exited", text: `Lane ${l} has exited.` });
+      continue;
+    }
+    const e = st[k];
+    const mates = masks[k] & ~bit;
+    const withWhom = mates ? ` with ${lanesText(mates)}` : "";
+    if (k === top) {
+      if (atBarrier && active & bit) {
+        out.push({ lane: l, reason: "barrier", text: `Lane ${l} is waiting at the barrier at ${at(w.pc)}${withWhom} for the other threads of its CTA.` });
+      } else {
+        out.push({ lane: l, reason: "running", text: `Lane ${l} is active: its path${withWhom} is the top entry of the SIMT stack and executes ${at(e.pc)} next.` });
+      }
+      continue;
+    }
+    if (joined[k]) {
+      // The lanes above that have not reached this point yet.
+      let away = 0;
+      for (let m = 0; m < 32; m++) {
+        const j = inner[m];
+        if (above[k] & (1 << m) && !(exited & (1 << m)) && j >= 0 && !(joined[j] && st[j].pc === e.pc)) away |= 1 << m;
+      }
+      out.push({ lane: l, reason: "reconvergence", cls: "ln-wait",
+        text: `Lane ${l} has reached its reconvergence point ${at(e.pc)}${withWhom} and waits there for ${lanesText(away >>> 0)}, whose paths run above it on the SIMT stack: it cannot go on before they arrive, however long they take.` });
+    } else {
+      out.push({ lane: l, reason: "suspended", cls: "ln-inactive",
+        text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at(e.pc)} once ${lanesText(above[k] & ~bit)} above it ${e.rpc >= 0 ? `reach ${at(e.rpc)}` : "exit"}.` });
+    }
+  }
+  return out;
 }
 
 // ---- the scheduling bar and the comparison note ----
@@ -230,11 +328,14 @@ export function compareNote(c: SchedulingCompare): string {
     }
     parts.push(s);
   } else {
-    parts.push(`Both runs ${outcomeText(a, c.budget).replace(/^completes/, "complete")}, with different buffers.`);
+    const counts = a.warpInstructions === b.warpInstructions ? "" :
+      ` (${a.warpInstructions.toLocaleString("en-US")} warp-instructions with independent scheduling, ${b.warpInstructions.toLocaleString("en-US")} under the SIMT stack)`;
+    parts.push(a.outcome === "done" && b.outcome === "done" ? `Both runs complete${counts || ` (${a.warpInstructions.toLocaleString("en-US")} warp-instructions)`}, with different buffers.`
+      : `Both runs ${outcomeText(a, c.budget).replace(/^completes/, "complete")}, with different buffers.`);
   }
   for (const d of c.buffers) {
     const ex = d.samples.slice(0, 3).map((s) => `${d.name}[${s.index}] = ${s.values[0]} vs ${s.values[1]}`).join(", ");
-    parts.push(`${d.name}: ${d.elements} element${d.elements === 1 ? "" : "s"} differ (independent vs SIMT stack: ${ex}${d.elements > 3 ? ", …" : ""}).`);
+    parts.push(`${d.name}: ${d.elements} element${d.elements === 1 ? " differs" : "s differ"} (independent vs SIMT stack: ${ex}${d.elements > 3 ? ", …" : ""}).`);
   }
   if (c.buffersOmitted) parts.push(`${c.buffersOmitted} more buffers differ.`);
   return "Results differ: " + parts.join(" ");

@@ -7,7 +7,7 @@ import type { CtaState, WarpState, Fault } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { asyncGroupLines, asyncSummary } from "./pending";
-import { laneWhy, schedBar, threadsView, type SchedHooks } from "./threads";
+import { laneWhy, lanesText, modelName, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
 
 export type LaneState = "active" | "inactive" | "turn" | "wait" | "barrier" | "exited" | "fault" | "none";
 
@@ -15,7 +15,7 @@ export const laneLegend: [LaneState, string, string][] = [
   ["active", "active", "the lane executes the warp's next instruction"],
   ["inactive", "inactive", "inactive by divergence: parked until its path reconverges"],
   ["turn", "takes turns", "independent scheduling: the lane's own path is runnable and issues when its group's turn comes"],
-  ["wait", "waiting", "independent scheduling: waiting to reconverge, at a warp-synchronous instruction or in a call"],
+  ["wait", "waiting", "waiting to reconverge, at a warp-synchronous instruction or in a call (hover a lane of the selected warp: it says why)"],
   ["barrier", "at barrier", "waiting at a barrier"],
   ["exited", "exited", "the thread has exited"],
   ["fault", "faulted", "the thread faulted"],
@@ -120,6 +120,8 @@ export class WarpsView {
     private readonly select: (cta: number, warp: number) => void,
     private readonly gotoLine: (line: number) => void,
     private readonly sched: SchedHooks,
+    /** The Divergence tab is shown: it holds the scheduling details, and this panel only sums them up. */
+    private readonly divergenceShown: () => boolean = () => false,
   ) {
     this.list = h("div.warps-list", { role: "listbox", "aria-label": "Warps" });
     this.stack = h("div.warps-stack");
@@ -238,14 +240,17 @@ export class WarpsView {
       setClass(row.lanes[l], (st === "turn" || st === "wait" ? `ln ln-inactive ln-${st}` : `ln ln-${st}`) + (last & (1 << l) ? " ln-exec" : ""));
     }
     const sel = m.sel.cta === c.cta && m.sel.warp === w.warp;
+    // The selected warp's lanes say why they wait: the thread groups'
+    // reasons under independent scheduling, the stack's under the SIMT stack.
     const th = sel && m.scheduling === "independent" && m.threads?.cta === c.cta && m.threads.warp === w.warp ? m.threads : null;
-    if (th || row.why) {
-      const waits = new Map((th?.lanes ?? []).map((lw) => [lw.lane, lw]));
+    const why = th ? new Map(th.lanes.map((lw) => [lw.lane, laneWhy(th, lw)]))
+      : sel && m.scheduling === "simt-stack" ? new Map(stackLaneNotes(w, (pc) => m.lineOf(pc)).map((n) => [n.lane, n.text])) : null;
+    if (why || row.why) {
       for (let l = 0; l < 32; l++) {
-        const lw = waits.get(l);
-        row.lanes[l].title = laneTitle(m, c.cta, w.warp, l) + (th && lw ? `\n${laneWhy(th, lw)}` : "");
+        const text = why?.get(l);
+        row.lanes[l].title = laneTitle(m, c.cta, w.warp, l) + (text ? `\n${text}` : "");
       }
-      row.why = !!th;
+      row.why = !!why;
     }
     const next = m.next && m.next.cta === c.cta && m.next.warp === w.warp;
     const kind = warpKind(w.state);
@@ -269,15 +274,45 @@ export class WarpsView {
       (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "");
   }
 
+  /** The inspector's tab changed: the scheduling details move between this panel and the Divergence tab. */
+  tabShown(): void {
+    if (this.model.loaded) this.renderStack();
+  }
+
+  /** One line in place of the scheduling bar and the groups (or the stack)
+   * while the Divergence tab shows them in full. */
+  private schedSummary(w: WarpState | undefined, who: string): HTMLElement | null {
+    const m = this.model;
+    if (!m.loaded || !m.scheduling) return null;
+    const indep = m.scheduling === "independent";
+    const parts: (string | HTMLElement)[] = [h("strong", indep ? "Independent thread scheduling" : "SIMT stack")];
+    const th = m.threads && m.threads.cta === m.sel.cta && m.threads.warp === m.sel.warp ? m.threads : null;
+    if (w && indep && th) {
+      const n = th.groups.length;
+      const waiting = th.groups.filter((g) => g.state !== "runnable").reduce((a, g) => a | mask32(g.lanes), 0);
+      parts.push(` · ${who}: ${n} thread group${n === 1 ? "" : "s"}` + (waiting ? `, ${lanesText(waiting)} waiting` : ""));
+    } else if (w) {
+      const d = w.stack?.length ?? 0;
+      parts.push(` · ${who}: ${d} stack entr${d === 1 ? "y" : "ies"}`);
+    }
+    const c = m.compare;
+    if (m.comparing) parts.push(" · comparing the models…");
+    else if (c && !c.cancelled) parts.push(h("span", { class: c.same ? "muted" : "sched-differ" }, c.same ? " · same results under both models" : " · the models' results differ"));
+    parts.push(h("span.muted", " — see the Divergence tab"));
+    return h("p.sched-summary", { "data-scheduling": m.scheduling, title: `How the divergent paths of a warp are scheduled: ${modelName(m.scheduling)}` }, parts);
+  }
+
   private renderStack(): void {
     const m = this.model;
     const w = m.selectedWarp();
-    const bar = schedBar(m, this.sched);
+    const c = m.ctas.get(m.sel.cta);
+    const who = `CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`;
+    const brief = this.divergenceShown();
+    const bar = brief ? this.schedSummary(w, who) : schedBar(m, this.sched);
     if (!w) {
       setChildren(this.stack, bar);
       return;
     }
-    const c = m.ctas.get(m.sel.cta);
     const stack = w.stack ?? [];
     const rows = stack.slice().reverse().map((e, i) => {
       const mk = mask32(e.mask);
@@ -319,16 +354,20 @@ export class WarpsView {
             h("td.mono", src && dst ? `${src} → ${dst}` : ""));
         }))),
       a.more ? h("p.muted", `${a.more} more copies not listed`) : null) : null;
+    if (brief) {
+      setChildren(this.stack, bar, asyncBox);
+      return;
+    }
     const th = m.threads;
     if (m.scheduling === "independent" && th && th.cta === m.sel.cta && th.warp === m.sel.warp) {
-      setChildren(this.stack, bar, asyncBox, threadsView(th, `CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`, (l) => this.gotoLine(l), false));
+      setChildren(this.stack, bar, asyncBox, threadsView(th, who, (l) => this.gotoLine(l), false));
       return;
     }
     setChildren(this.stack,
       bar,
       asyncBox,
       h("div.stack-head",
-        h("span.stack-title", `Reconvergence stack · CTA ${c?.linear ?? m.sel.cta} warp ${m.sel.warp}`),
+        h("span.stack-title", `Reconvergence stack · ${who}`),
         h("span.muted", stack.length ? " top entry executes" : " (empty)")),
       stack.length ? h("table.stack-table",
         h("thead", h("tr", h("th", "#"), h("th", "pc"), h("th", "reconverges"), h("th", "mask"), h("th.mask-hex", ""), h("th", "lanes"))),

@@ -127,10 +127,22 @@ func TestThreadGroupView(t *testing.T) {
 		}
 		return ""
 	})
-	rows, _ := tb.groupRows("#pg-warps .tg-box")
-	if len(rows) != 2 {
-		t.Errorf("the warps panel shows %d groups, want 2", len(rows))
+	// While the Divergence tab shows the groups, the warps panel sums them
+	// up in one line; with another tab open it shows the table again.
+	var summary string
+	tb.eval(`(() => { const p = document.querySelector("#pg-warps .sched-summary"); return p && !document.querySelector("#pg-warps .tg-box") ? p.textContent : ""; })()`, &summary)
+	if !strings.Contains(summary, "CTA 0 warp 0: 2 thread groups") || !strings.Contains(summary, "Divergence tab") {
+		t.Errorf("the warps panel's summary beside the Divergence tab: %q", summary)
 	}
+	tb.showTab("regs")
+	tb.waitFor("the groups in the warps panel", func() string {
+		if rows, _ := tb.groupRows("#pg-warps .tg-box"); len(rows) != 2 {
+			return fmt.Sprintf("the warps panel shows %d groups, want 2", len(rows))
+		}
+		return ""
+	})
+	tb.showTab("divergence")
+	tb.waitJS("the summary again", `!!document.querySelector("#pg-warps .sched-summary") && !document.querySelector("#pg-warps .tg-box")`)
 	var turn int
 	tb.eval(`document.querySelectorAll('#pg-warps .warp-row[data-warp="0"] .ln-turn').length`, &turn)
 	if turn != 16 {
