@@ -367,6 +367,9 @@ func (w *Warp) childLanes(i int) uint32 {
 // call is not runnable itself (its lanes are in the callee's groups).
 func (w *Warp) schedule() {
 	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
+	if !schedGeneralOnly && w.scheduleFast() {
+		return
+	}
 	lo := w.frameBase()
 	if len(w.stack)-lo <= 1 || w.chain() {
 		w.pick = PickOnly
@@ -483,14 +486,145 @@ func (w *Warp) raise(node, k int) {
 		}
 		if be < end {
 			// stack[bs:end] = chosen ++ rest → rest ++ chosen
-			blk := append([]StackEntry(nil), w.stack[bs:be]...)
-			copy(w.stack[bs:], w.stack[be:end])
-			copy(w.stack[end-len(blk):], blk)
+			rotate(w.stack[bs:end], be-bs)
 			k += end - be
-			bs = end - len(blk)
+			bs = end - (be - bs)
 		}
 		node = bs
 	}
+}
+
+// rotate moves the first n entries of s to its end, keeping the order of
+// both parts, in place.
+func rotate(s []StackEntry, n int) {
+	if n == 1 {
+		// The common case: one leaf moves past its siblings.
+		e := s[0]
+		copy(s, s[1:])
+		s[len(s)-1] = e
+		return
+	}
+	reverse(s[:n])
+	reverse(s[n:])
+	reverse(s)
+}
+
+func reverse(s []StackEntry) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// schedGeneralOnly turns scheduleFast off (tests compare it with the
+// general path).
+var schedGeneralOnly bool
+
+// fastMax bounds the stack entries and tree levels scheduleFast handles.
+const fastMax = 32
+
+// scheduleFast is schedule in the common case, in one pass over the
+// stack: no calls, every path still has lanes and is short of its
+// reconvergence point, every region still has paths and no waiting lanes
+// are due to go on, and no path is at a barrier or a warp-synchronous
+// instruction. Then settle changes nothing but the waiting clocks (lanes
+// that arrived since the last pick start them), and the pick is the leaf
+// whose lowest lane comes next after the last issued one. It reports false,
+// having changed nothing that schedule would not, when the case is not
+// the common one: schedule then does the general work.
+func (w *Warp) scheduleFast() bool {
+	n := len(w.stack)
+	if len(w.frames) != 0 || n > fastMax {
+		return false
+	}
+	if n <= 1 {
+		w.pick = PickOnly
+		return true
+	}
+	p := w.m.prog
+	// kids[i]: the lanes of the direct children of parent entry i; open[l]:
+	// the latest entry at level l (in the stack's preorder, the parent of
+	// the next entry one level deeper).
+	var kids [fastMax]uint32
+	var open [fastMax]int8
+	best, first, bestKey, firstKey, count := -1, -1, 33, 33, 0
+	last := int(w.lastLane)
+	base, prev := w.stack[0].level, int32(-1)
+	for i := 0; i < n; i++ {
+		e := &w.stack[i]
+		l := e.level - base
+		// Levels as the tree keeps them: the first entry holds all the
+		// others, and an entry is at most one level below the one before.
+		if l >= fastMax || l > prev+1 || i > 0 && l < 1 || e.call {
+			return false
+		}
+		prev = l
+		open[l] = int8(i)
+		if l > 0 {
+			kids[open[l-1]] |= e.Mask
+		}
+		if e.parent {
+			if i+1 >= n || w.stack[i+1].level <= l {
+				return false // the region reconverged
+			}
+			continue
+		}
+		if e.Mask == 0 || e.PC < 0 || i > 0 && (e.PC == e.RPC || e.frame != 0) {
+			return false
+		}
+		if int(e.PC) >= len(p.pure) || !p.pure[e.PC] {
+			// Not register-only: it may be a barrier or a
+			// warp-synchronous instruction.
+			op := &p.Ops[e.PC]
+			if op.Code == isa.OpBar || op.Code == isa.OpBarrier {
+				return false
+			}
+			if _, ok := warpSyncSlot(op); ok {
+				return false
+			}
+		}
+		count++
+		k := bits.TrailingZeros32(e.Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > last && k < bestKey {
+			best, bestKey = i, k
+		}
+	}
+	if count == 0 {
+		return false
+	}
+	// The waiting clocks, in stack order as settle keeps them; lanes due
+	// to go on leave the rest to settle (which finds the clocks it
+	// already updated as they are).
+	for i := 0; i < n; i++ {
+		e := &w.stack[i]
+		if !e.parent || e.PC < 0 {
+			continue
+		}
+		waiting := e.Mask &^ kids[i]
+		if waiting != e.waiting {
+			if waiting&^e.waiting != 0 {
+				e.since = w.issued
+			}
+			e.waiting = waiting
+		}
+		if waiting != 0 && w.issued-e.since >= ReconvergeWait {
+			return false
+		}
+	}
+	if best < 0 {
+		best, bestKey = first, firstKey
+	}
+	w.pick = PickRoundRobin
+	if count == 1 {
+		w.pick = PickOnly
+	}
+	w.lastLane = int8(bestKey)
+	if best != n-1 {
+		w.raise(0, best)
+	}
+	return true
 }
 
 // settle tidies the entries above lo: a path at its reconvergence point
