@@ -367,7 +367,7 @@ func (w *Warp) childLanes(i int) uint32 {
 // call is not runnable itself (its lanes are in the callee's groups).
 func (w *Warp) schedule() {
 	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
-	if !schedGeneralOnly && w.scheduleFast() {
+	if !schedGeneralOnly && len(w.frames) == 0 && (w.scheduleChain() || w.scheduleFast()) {
 		return
 	}
 	lo := w.frameBase()
@@ -520,7 +520,7 @@ func reverse(s []StackEntry) {
 var schedGeneralOnly bool
 
 // fastMax bounds the stack entries and tree levels scheduleFast handles.
-const fastMax = 32
+const fastMax = 16
 
 // scheduleFast is schedule in the common case, in one pass over the
 // stack: no calls, every path still has lanes and is short of its
@@ -540,7 +540,6 @@ func (w *Warp) scheduleFast() bool {
 		w.pick = PickOnly
 		return true
 	}
-	p := w.m.prog
 	// kids[i]: the lanes of the direct children of parent entry i; open[l]:
 	// the latest entry at level l (in the stack's preorder, the parent of
 	// the next entry one level deeper).
@@ -571,16 +570,8 @@ func (w *Warp) scheduleFast() bool {
 		if e.Mask == 0 || e.PC < 0 || i > 0 && (e.PC == e.RPC || e.frame != 0) {
 			return false
 		}
-		if int(e.PC) >= len(p.pure) || !p.pure[e.PC] {
-			// Not register-only: it may be a barrier or a
-			// warp-synchronous instruction.
-			op := &p.Ops[e.PC]
-			if op.Code == isa.OpBar || op.Code == isa.OpBarrier {
-				return false
-			}
-			if _, ok := warpSyncSlot(op); ok {
-				return false
-			}
+		if !w.plainAt(e.PC) {
+			return false
 		}
 		count++
 		k := bits.TrailingZeros32(e.Mask)
@@ -625,6 +616,70 @@ func (w *Warp) scheduleFast() bool {
 		w.raise(0, best)
 	}
 	return true
+}
+
+// scheduleChain is scheduleFast when the warp has one path: every entry
+// below the top is a region whose only path is the entry above it (a loop
+// some of whose lanes left, an if whose other side is done), and the top
+// is that path. Then the pick is the top, and settling only starts the
+// waiting clocks.
+func (w *Warp) scheduleChain() bool {
+	s := w.stack
+	n := len(s)
+	if n < 2 {
+		return false
+	}
+	t := &s[n-1]
+	if t.parent || t.call || t.frame != 0 || t.Mask == 0 || t.PC < 0 || t.PC == t.RPC {
+		return false
+	}
+	if p := w.m.prog; int(t.PC) >= len(p.pure) || !p.pure[t.PC] {
+		if !plainOp(&p.Ops[t.PC]) {
+			return false
+		}
+	}
+	for i := 0; i < n-1; i++ {
+		if !s[i].parent || s[i+1].level != s[i].level+1 {
+			return false
+		}
+	}
+	for i := 0; i < n-1; i++ {
+		e := &s[i]
+		if e.PC < 0 {
+			continue
+		}
+		waiting := e.Mask &^ s[i+1].Mask
+		if waiting != e.waiting {
+			if waiting&^e.waiting != 0 {
+				e.since = w.issued
+			}
+			e.waiting = waiting
+		}
+		if waiting != 0 && w.issued-e.since >= ReconvergeWait {
+			return false
+		}
+	}
+	w.pick = PickOnly
+	w.lastLane = int8(bits.TrailingZeros32(t.Mask))
+	return true
+}
+
+// plainAt reports that the instruction at pc is neither a barrier nor a
+// warp-synchronous instruction (register-only instructions never are).
+func (w *Warp) plainAt(pc int32) bool {
+	p := w.m.prog
+	if int(pc) < len(p.pure) && p.pure[pc] {
+		return true
+	}
+	return plainOp(&p.Ops[pc])
+}
+
+func plainOp(op *Op) bool {
+	if op.Code == isa.OpBar || op.Code == isa.OpBarrier {
+		return false
+	}
+	_, sync := warpSyncSlot(op)
+	return !sync
 }
 
 // settle tidies the entries above lo: a path at its reconvergence point

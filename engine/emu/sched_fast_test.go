@@ -87,11 +87,11 @@ func TestScheduleFastMatchesGeneral(t *testing.T) {
 		for i := 0; i < k.steps && !a.Stopped(); i++ {
 			wa, wb := a.NextWarp(), b.NextWarp()
 			if wa != nil && len(wa.stack) > 1 {
-				// Would the fast path decide this pick? (On a copy.)
+				// Would a quick path decide this pick? (On a copy.)
 				c := *wa
 				c.stack = slices.Clone(wa.stack)
 				picks++
-				if c.scheduleFast() {
+				if len(c.frames) == 0 && (c.scheduleChain() || c.scheduleFast()) {
 					fast++
 				}
 			}
