@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -367,7 +368,13 @@ func (w *Warp) childLanes(i int) uint32 {
 // call is not runnable itself (its lanes are in the callee's groups).
 func (w *Warp) schedule() {
 	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
-	if !schedGeneralOnly && len(w.frames) == 0 && (w.scheduleChain() || w.scheduleFast()) {
+	if w.lineLen != 0 {
+		if w.onLine() {
+			return
+		}
+		w.lineLen = 0
+	}
+	if !schedGeneralOnly && len(w.frames) == 0 && (w.scheduleLine() || w.scheduleFast()) {
 		return
 	}
 	lo := w.frameBase()
@@ -618,49 +625,115 @@ func (w *Warp) scheduleFast() bool {
 	return true
 }
 
-// scheduleChain is scheduleFast when the warp has one path: every entry
-// below the top is a region whose only path is the entry above it (a loop
-// some of whose lanes left, an if whose other side is done), and the top
-// is that path. Then the pick is the top, and settling only starts the
-// waiting clocks.
-func (w *Warp) scheduleChain() bool {
+// scheduleLine is scheduleFast when the warp's regions nest in a line
+// and only the innermost one has paths that are not regions themselves:
+// every entry below the first path is a region whose only path is the
+// entry above it (a loop some of whose lanes left, an if whose other side
+// finished), and the paths that follow are the innermost region's (the
+// sides of an if/else that take turns). The pick is then among those
+// paths, which raise moves by rotating them, and settling only starts
+// the waiting clocks.
+func (w *Warp) scheduleLine() bool {
 	s := w.stack
 	n := len(s)
-	if n < 2 {
-		return false
-	}
-	t := &s[n-1]
-	if t.parent || t.call || t.frame != 0 || t.Mask == 0 || t.PC < 0 || t.PC == t.RPC {
-		return false
-	}
-	if p := w.m.prog; int(t.PC) >= len(p.pure) || !p.pure[t.PC] {
-		if !plainOp(&p.Ops[t.PC]) {
+	f := 0
+	for ; f < n-1 && s[f].parent; f++ {
+		if s[f+1].level != s[f].level+1 {
 			return false
 		}
 	}
-	for i := 0; i < n-1; i++ {
-		if !s[i].parent || s[i+1].level != s[i].level+1 {
+	if f == 0 {
+		return false
+	}
+	pure := w.m.prog.pure
+	lv := s[f].level
+	var paths uint32
+	best, first, bestKey, firstKey := -1, -1, 33, 33
+	last := int(w.lastLane)
+	impure := false
+	for i := f; i < n; i++ {
+		e := &s[i]
+		if e.parent || e.call || e.level != lv || e.frame != 0 || e.Mask == 0 || e.PC < 0 || e.PC == e.RPC {
 			return false
 		}
+		if int(e.PC) >= len(pure) || !pure[e.PC] {
+			impure = true
+		}
+		paths |= e.Mask
+		k := bits.TrailingZeros32(e.Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > last && k < bestKey {
+			best, bestKey = i, k
+		}
 	}
-	for i := 0; i < n-1; i++ {
+	if impure {
+		// (Apart from the loop above: a call there slows it down.)
+		for i := f; i < n; i++ {
+			if !w.plainAt(s[i].PC) {
+				return false
+			}
+		}
+	}
+	due := int64(math.MaxInt64)
+	for i := 0; i < f; i++ {
 		e := &s[i]
 		if e.PC < 0 {
 			continue
 		}
-		waiting := e.Mask &^ s[i+1].Mask
+		kids := paths
+		if i < f-1 {
+			kids = s[i+1].Mask
+		}
+		waiting := e.Mask &^ kids
 		if waiting != e.waiting {
 			if waiting&^e.waiting != 0 {
 				e.since = w.issued
 			}
 			e.waiting = waiting
 		}
-		if waiting != 0 && w.issued-e.since >= ReconvergeWait {
-			return false
+		if waiting != 0 {
+			if w.issued-e.since >= ReconvergeWait {
+				return false
+			}
+			due = min(due, e.since+ReconvergeWait)
 		}
 	}
+	if best < 0 {
+		best, bestKey = first, firstKey
+	}
+	w.pick = PickRoundRobin
+	if f == n-1 {
+		w.pick = PickOnly
+		w.lineLen, w.lineMask, w.lineNext, w.lineDue = int32(n), s[f].Mask, w.issued+1, due
+	}
+	w.lastLane = int8(bestKey)
+	if best != n-1 {
+		// What raise does here: each region below holds the rest of the
+		// stack as its one path, and the paths are one entry each.
+		rotate(s[best:], 1)
+	}
+	return true
+}
+
+// onLine decides the pick as the last one when it found the warp on one
+// path (scheduleLine) and the warp issued one instruction since, from
+// that path, which kept its lanes and the stack's depth: then the stack
+// is as it was but for the path's pc (an instruction that diverged,
+// reconverged, exited lanes or called changes the depth or the path's
+// lanes), the waiting lanes are the same, and the pick is the path again
+// unless its new instruction needs the general rules or waiting lanes are
+// due to go on.
+func (w *Warp) onLine() bool {
+	n := len(w.stack)
+	t := &w.stack[n-1]
+	if int32(n) != w.lineLen || w.issued != w.lineNext || t.Mask != w.lineMask || w.issued >= w.lineDue ||
+		t.parent || t.PC < 0 || t.PC == t.RPC || len(w.frames) != 0 || !w.plainAt(t.PC) {
+		return false
+	}
+	w.lineNext++
 	w.pick = PickOnly
-	w.lastLane = int8(bits.TrailingZeros32(t.Mask))
 	return true
 }
 

@@ -83,7 +83,7 @@ func TestScheduleFastMatchesGeneral(t *testing.T) {
 	for _, k := range kernels {
 		k.l.sched = SchedIndependent
 		a, b := k.l.machine(t, false), k.l.machine(t, false)
-		fast, picks := 0, 0
+		fast, picks, line := 0, 0, 0
 		for i := 0; i < k.steps && !a.Stopped(); i++ {
 			wa, wb := a.NextWarp(), b.NextWarp()
 			if wa != nil && len(wa.stack) > 1 {
@@ -91,7 +91,10 @@ func TestScheduleFastMatchesGeneral(t *testing.T) {
 				c := *wa
 				c.stack = slices.Clone(wa.stack)
 				picks++
-				if len(c.frames) == 0 && (c.scheduleChain() || c.scheduleFast()) {
+				if c.lineLen != 0 && c.onLine() {
+					line++
+				}
+				if len(c.frames) == 0 && (c.scheduleLine() || c.scheduleFast()) {
 					fast++
 				}
 			}
@@ -120,9 +123,9 @@ func TestScheduleFastMatchesGeneral(t *testing.T) {
 			randPicks += picks
 			continue
 		}
-		t.Logf("%s: %d of %d picks in the fast path", k.name, fast, picks)
-		if picks == 0 || k.wantFastPick && fast*2 < picks {
-			t.Errorf("%s: the fast path decided %d of %d picks", k.name, fast, picks)
+		t.Logf("%s: %d of %d picks in a quick path, %d as the one before", k.name, fast, picks, line)
+		if picks == 0 || k.wantFastPick && (fast*2 < picks || line == 0) {
+			t.Errorf("%s: the quick paths decided %d of %d picks, %d as the one before", k.name, fast, picks, line)
 		}
 	}
 	t.Logf("random kernels: %d of %d picks in the fast path", randFast, randPicks)
