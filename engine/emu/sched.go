@@ -706,7 +706,6 @@ func (w *Warp) scheduleLine() bool {
 	w.pick = PickRoundRobin
 	if f == n-1 {
 		w.pick = PickOnly
-		w.lineLen, w.lineMask, w.lineNext, w.lineDue = int32(n), s[f].Mask, w.issued+1, due
 	}
 	w.lastLane = int8(bestKey)
 	if best != n-1 {
@@ -714,26 +713,58 @@ func (w *Warp) scheduleLine() bool {
 		// stack as its one path, and the paths are one entry each.
 		rotate(s[best:], 1)
 	}
+	w.lineLen, w.lineFirst, w.lineMask, w.lineNext, w.lineDue = int32(n), int32(f), s[n-1].Mask, w.issued+1, due
 	return true
 }
 
-// onLine decides the pick as the last one when it found the warp on one
-// path (scheduleLine) and the warp issued one instruction since, from
-// that path, which kept its lanes and the stack's depth: then the stack
-// is as it was but for the path's pc (an instruction that diverged,
-// reconverged, exited lanes or called changes the depth or the path's
-// lanes), the waiting lanes are the same, and the pick is the path again
-// unless its new instruction needs the general rules or waiting lanes are
-// due to go on.
+// onLine decides the pick from the last one when that found the stack in
+// a line (scheduleLine) and the warp issued one instruction since, from
+// the path picked, which kept its lanes and the stack's depth: then the
+// stack is as it was but for that path's pc (an instruction that
+// diverged, reconverged, exited lanes or called changes the depth or the
+// path's lanes), the waiting lanes are the same, and the pick is the next
+// of the same paths, unless the path's new instruction needs the general
+// rules or waiting lanes are due to go on.
 func (w *Warp) onLine() bool {
-	n := len(w.stack)
-	t := &w.stack[n-1]
+	s := w.stack
+	n := len(s)
+	t := &s[n-1]
 	if int32(n) != w.lineLen || w.issued != w.lineNext || t.Mask != w.lineMask || w.issued >= w.lineDue ||
-		t.parent || t.PC < 0 || t.PC == t.RPC || len(w.frames) != 0 || !w.plainAt(t.PC) {
+		t.parent || t.PC < 0 || t.PC == t.RPC || len(w.frames) != 0 {
 		return false
 	}
+	if pure := w.m.prog.pure; int(t.PC) >= len(pure) || !pure[t.PC] {
+		if !w.plainAt(t.PC) {
+			return false
+		}
+	}
 	w.lineNext++
-	w.pick = PickOnly
+	f := int(w.lineFirst)
+	if f == n-1 {
+		w.pick = PickOnly
+		return true
+	}
+	// The next path by lowest lane after the last one (on top).
+	last := int(w.lastLane)
+	best, first, bestKey, firstKey := -1, -1, 33, 33
+	for i := f; i < n; i++ {
+		k := bits.TrailingZeros32(s[i].Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > last && k < bestKey {
+			best, bestKey = i, k
+		}
+	}
+	if best < 0 {
+		best, bestKey = first, firstKey
+	}
+	w.pick = PickRoundRobin
+	w.lastLane = int8(bestKey)
+	if best != n-1 {
+		rotate(s[best:], 1)
+	}
+	w.lineMask = s[n-1].Mask
 	return true
 }
 
