@@ -636,20 +636,25 @@ func (w *Warp) scheduleFast() bool {
 func (w *Warp) scheduleLine() bool {
 	s := w.stack
 	n := len(s)
-	f := 0
-	for ; f < n-1 && s[f].parent; f++ {
-		if s[f+1].level != s[f].level+1 {
-			return false
-		}
-	}
-	if f == 0 {
+	if n < 2 {
 		return false
 	}
+	// The regions: each one level below the one before.
+	f := 0
+	lv := s[0].level
+	for f < n && s[f].parent {
+		if s[f].level != lv {
+			return false
+		}
+		lv++
+		f++
+	}
+	if f == 0 || f == n {
+		return false
+	}
+	// The paths: all of the innermost region.
 	pure := w.m.prog.pure
-	lv := s[f].level
 	var paths uint32
-	best, first, bestKey, firstKey := -1, -1, 33, 33
-	last := int(w.lastLane)
 	impure := false
 	for i := f; i < n; i++ {
 		e := &s[i]
@@ -660,22 +665,17 @@ func (w *Warp) scheduleLine() bool {
 			impure = true
 		}
 		paths |= e.Mask
-		k := bits.TrailingZeros32(e.Mask)
-		if k < firstKey {
-			first, firstKey = i, k
-		}
-		if k > last && k < bestKey {
-			best, bestKey = i, k
-		}
 	}
 	if impure {
-		// (Apart from the loop above: a call there slows it down.)
 		for i := f; i < n; i++ {
 			if !w.plainAt(s[i].PC) {
 				return false
 			}
 		}
 	}
+	// The waiting clocks, in stack order as settle keeps them; lanes due
+	// to go on leave the rest to settle (which finds the clocks it
+	// already updated as they are).
 	due := int64(math.MaxInt64)
 	for i := 0; i < f; i++ {
 		e := &s[i]
@@ -700,21 +700,44 @@ func (w *Warp) scheduleLine() bool {
 			due = min(due, e.since+ReconvergeWait)
 		}
 	}
+	w.lineLen, w.lineFirst, w.lineNext, w.lineDue = int32(n), int32(f), w.issued+1, due
+	if f == n-1 {
+		w.pick = PickOnly
+		w.lastLane = int8(bits.TrailingZeros32(s[f].Mask))
+		w.lineMask = s[f].Mask
+		return true
+	}
+	w.nextPath(f)
+	return true
+}
+
+// nextPath picks, among the paths from stack entry f on, the next one by
+// lowest lane after the last issued lane, and rotates it to the top (what
+// raise does when the regions below each hold the rest of the stack as
+// their one path and the paths are one entry each).
+func (w *Warp) nextPath(f int) {
+	s := w.stack
+	n := len(s)
+	last := int(w.lastLane)
+	best, first, bestKey, firstKey := -1, -1, 33, 33
+	for i := f; i < n; i++ {
+		k := bits.TrailingZeros32(s[i].Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > last && k < bestKey {
+			best, bestKey = i, k
+		}
+	}
 	if best < 0 {
 		best, bestKey = first, firstKey
 	}
 	w.pick = PickRoundRobin
-	if f == n-1 {
-		w.pick = PickOnly
-	}
 	w.lastLane = int8(bestKey)
 	if best != n-1 {
-		// What raise does here: each region below holds the rest of the
-		// stack as its one path, and the paths are one entry each.
 		rotate(s[best:], 1)
 	}
-	w.lineLen, w.lineFirst, w.lineMask, w.lineNext, w.lineDue = int32(n), int32(f), s[n-1].Mask, w.issued+1, due
-	return true
+	w.lineMask = s[n-1].Mask
 }
 
 // onLine decides the pick from the last one when that found the stack in
@@ -739,32 +762,11 @@ func (w *Warp) onLine() bool {
 		}
 	}
 	w.lineNext++
-	f := int(w.lineFirst)
-	if f == n-1 {
-		w.pick = PickOnly
+	if f := int(w.lineFirst); f != n-1 {
+		w.nextPath(f)
 		return true
 	}
-	// The next path by lowest lane after the last one (on top).
-	last := int(w.lastLane)
-	best, first, bestKey, firstKey := -1, -1, 33, 33
-	for i := f; i < n; i++ {
-		k := bits.TrailingZeros32(s[i].Mask)
-		if k < firstKey {
-			first, firstKey = i, k
-		}
-		if k > last && k < bestKey {
-			best, bestKey = i, k
-		}
-	}
-	if best < 0 {
-		best, bestKey = first, firstKey
-	}
-	w.pick = PickRoundRobin
-	w.lastLane = int8(bestKey)
-	if best != n-1 {
-		rotate(s[best:], 1)
-	}
-	w.lineMask = s[n-1].Mask
+	w.pick = PickOnly
 	return true
 }
 
