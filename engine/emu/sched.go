@@ -366,10 +366,18 @@ func (w *Warp) childLanes(i int) uint32 {
 // group, in round-robin order of lowest lane, to the top of the stack. The
 // groups of every call take turns with those of its callers: a group in a
 // call is not runnable itself (its lanes are in the callee's groups).
+//
+// Most picks take a quick path that decides exactly what the general one
+// would, in the shapes where settling changes nothing but the waiting
+// clocks: the pick before stands or rotates among the same paths
+// (onLine), the regions nest in a line with the paths on top
+// (scheduleLine), or any tree without calls, barriers or warp-synchronous
+// instructions (scheduleFast). Everything else goes through settle and
+// the general pick below.
 func (w *Warp) schedule() {
 	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
 	if w.lineLen != 0 {
-		if w.onLine() {
+		if !schedGeneralOnly && w.onLine() {
 			return
 		}
 		w.lineLen = 0
@@ -522,8 +530,8 @@ func reverse(s []StackEntry) {
 	}
 }
 
-// schedGeneralOnly turns scheduleFast off (tests compare it with the
-// general path).
+// schedGeneralOnly turns the quick paths of schedule off (tests compare
+// them with the general one).
 var schedGeneralOnly bool
 
 // fastMax bounds the stack entries and tree levels scheduleFast handles.
@@ -771,7 +779,10 @@ func (w *Warp) onLine() bool {
 }
 
 // plainAt reports that the instruction at pc is neither a barrier nor a
-// warp-synchronous instruction (register-only instructions never are).
+// warp-synchronous instruction (register-only instructions never are):
+// a group there is runnable without looking at the other groups. (A
+// bar.arrive, which does not wait, counts as a barrier here: the general
+// pick decides.)
 func (w *Warp) plainAt(pc int32) bool {
 	p := w.m.prog
 	if int(pc) < len(p.pure) && p.pure[pc] {
