@@ -76,7 +76,11 @@ func TestScheduleFastMatchesGeneral(t *testing.T) {
 	ld.global.u32 %r5, [%rd5];
 	st.global.u32 [%rd4], %r5;`), grid: 1, block: 32, words: 64}, 6000, false},
 	}
-	for k := 0; k < 30; k++ {
+	nRandom := 30
+	if testing.Short() {
+		nRandom = 8
+	}
+	for k := 0; k < nRandom; k++ {
 		kernels = append(kernels, kernel{fmt.Sprint("random", k), batchLaunch{src: randomKernel(rng, 96), grid: 2, block: 48, words: 600}, 8000, false})
 	}
 	randFast, randPicks := 0, 0
