@@ -172,6 +172,18 @@ type Warp struct {
 	// warp's turns, and whether its next issue's group is already picked.
 	ahead  int32
 	picked bool
+	// Independent scheduling (sched.go, onLine): the last pick found the
+	// stack in a line (scheduleLine) with the paths from entry
+	// lineFirst on; the next pick follows from it when the warp issued
+	// one instruction since (issued == lineNext), from the path picked,
+	// and the stack still has lineLen entries and that path lineMask,
+	// before waiting lanes are due to go on (lineDue). Not part of the
+	// warp's state: a copy starts without it.
+	lineLen   int32
+	lineFirst int32
+	lineMask  uint32
+	lineNext  int64
+	lineDue   int64
 }
 
 // r returns the 32 lanes of value slot i. The rows of immediates are

@@ -2,6 +2,7 @@ package emu
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -365,8 +366,25 @@ func (w *Warp) childLanes(i int) uint32 {
 // group, in round-robin order of lowest lane, to the top of the stack. The
 // groups of every call take turns with those of its callers: a group in a
 // call is not runnable itself (its lanes are in the callee's groups).
+//
+// Most picks take a quick path that decides exactly what the general one
+// would, in the shapes where settling changes nothing but the waiting
+// clocks: the pick before stands or rotates among the same paths
+// (onLine), the regions nest in a line with the paths on top
+// (scheduleLine), or any tree without calls, barriers or warp-synchronous
+// instructions (scheduleFast). Everything else goes through settle and
+// the general pick below.
 func (w *Warp) schedule() {
 	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
+	if w.lineLen != 0 {
+		if !schedGeneralOnly && w.onLine() {
+			return
+		}
+		w.lineLen = 0
+	}
+	if !schedGeneralOnly && len(w.frames) == 0 && (w.scheduleLine() || w.scheduleFast()) {
+		return
+	}
 	lo := w.frameBase()
 	if len(w.stack)-lo <= 1 || w.chain() {
 		w.pick = PickOnly
@@ -483,14 +501,302 @@ func (w *Warp) raise(node, k int) {
 		}
 		if be < end {
 			// stack[bs:end] = chosen ++ rest → rest ++ chosen
-			blk := append([]StackEntry(nil), w.stack[bs:be]...)
-			copy(w.stack[bs:], w.stack[be:end])
-			copy(w.stack[end-len(blk):], blk)
+			rotate(w.stack[bs:end], be-bs)
 			k += end - be
-			bs = end - len(blk)
+			bs = end - (be - bs)
 		}
 		node = bs
 	}
+}
+
+// rotate moves the first n entries of s to its end, keeping the order of
+// both parts, in place.
+func rotate(s []StackEntry, n int) {
+	if n == 1 {
+		// The common case: one leaf moves past its siblings.
+		e := s[0]
+		copy(s, s[1:])
+		s[len(s)-1] = e
+		return
+	}
+	reverse(s[:n])
+	reverse(s[n:])
+	reverse(s)
+}
+
+func reverse(s []StackEntry) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// schedGeneralOnly turns the quick paths of schedule off (tests compare
+// them with the general one).
+var schedGeneralOnly bool
+
+// fastMax bounds the stack entries and tree levels scheduleFast handles.
+const fastMax = 16
+
+// scheduleFast is schedule in the common case, in one pass over the
+// stack: no calls, every path still has lanes and is short of its
+// reconvergence point, every region still has paths and no waiting lanes
+// are due to go on, and no path is at a barrier or a warp-synchronous
+// instruction. Then settle changes nothing but the waiting clocks (lanes
+// that arrived since the last pick start them), and the pick is the leaf
+// whose lowest lane comes next after the last issued one. It reports false,
+// having changed nothing that schedule would not, when the case is not
+// the common one: schedule then does the general work.
+func (w *Warp) scheduleFast() bool {
+	n := len(w.stack)
+	if len(w.frames) != 0 || n > fastMax {
+		return false
+	}
+	if n <= 1 {
+		w.pick = PickOnly
+		return true
+	}
+	// kids[i]: the lanes of the direct children of parent entry i; open[l]:
+	// the latest entry at level l (in the stack's preorder, the parent of
+	// the next entry one level deeper).
+	var kids [fastMax]uint32
+	var open [fastMax]int8
+	best, first, bestKey, firstKey, count := -1, -1, 33, 33, 0
+	last := int(w.lastLane)
+	base, prev := w.stack[0].level, int32(-1)
+	for i := 0; i < n; i++ {
+		e := &w.stack[i]
+		l := e.level - base
+		// Levels as the tree keeps them: the first entry holds all the
+		// others, and an entry is at most one level below the one before.
+		if l >= fastMax || l > prev+1 || i > 0 && l < 1 || e.call {
+			return false
+		}
+		prev = l
+		open[l] = int8(i)
+		if l > 0 {
+			kids[open[l-1]] |= e.Mask
+		}
+		if e.parent {
+			if i+1 >= n || w.stack[i+1].level <= l {
+				return false // the region reconverged
+			}
+			continue
+		}
+		if e.Mask == 0 || e.PC < 0 || i > 0 && (e.PC == e.RPC || e.frame != 0) {
+			return false
+		}
+		if !w.plainAt(e.PC) {
+			return false
+		}
+		count++
+		k := bits.TrailingZeros32(e.Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > last && k < bestKey {
+			best, bestKey = i, k
+		}
+	}
+	if count == 0 {
+		return false
+	}
+	// The waiting clocks, in stack order as settle keeps them; lanes due
+	// to go on leave the rest to settle (which finds the clocks it
+	// already updated as they are).
+	for i := 0; i < n; i++ {
+		e := &w.stack[i]
+		if !e.parent || e.PC < 0 {
+			continue
+		}
+		waiting := e.Mask &^ kids[i]
+		if waiting != e.waiting {
+			if waiting&^e.waiting != 0 {
+				e.since = w.issued
+			}
+			e.waiting = waiting
+		}
+		if waiting != 0 && w.issued-e.since >= ReconvergeWait {
+			return false
+		}
+	}
+	if best < 0 {
+		best, bestKey = first, firstKey
+	}
+	w.pick = PickRoundRobin
+	if count == 1 {
+		w.pick = PickOnly
+	}
+	w.lastLane = int8(bestKey)
+	if best != n-1 {
+		w.raise(0, best)
+	}
+	return true
+}
+
+// scheduleLine is scheduleFast when the warp's regions nest in a line
+// and only the innermost one has paths that are not regions themselves:
+// every entry below the first path is a region whose only path is the
+// entry above it (a loop some of whose lanes left, an if whose other side
+// finished), and the paths that follow are the innermost region's (the
+// sides of an if/else that take turns). The pick is then among those
+// paths, which raise moves by rotating them, and settling only starts
+// the waiting clocks.
+func (w *Warp) scheduleLine() bool {
+	s := w.stack
+	n := len(s)
+	if n < 2 {
+		return false
+	}
+	// The regions: each one level below the one before.
+	f := 0
+	lv := s[0].level
+	for f < n && s[f].parent {
+		if s[f].level != lv {
+			return false
+		}
+		lv++
+		f++
+	}
+	if f == 0 || f == n {
+		return false
+	}
+	// The paths: all of the innermost region.
+	pure := w.m.prog.pure
+	var paths uint32
+	impure := false
+	for i := f; i < n; i++ {
+		e := &s[i]
+		if e.parent || e.call || e.level != lv || e.frame != 0 || e.Mask == 0 || e.PC < 0 || e.PC == e.RPC {
+			return false
+		}
+		if int(e.PC) >= len(pure) || !pure[e.PC] {
+			impure = true
+		}
+		paths |= e.Mask
+	}
+	if impure {
+		for i := f; i < n; i++ {
+			if !w.plainAt(s[i].PC) {
+				return false
+			}
+		}
+	}
+	// The waiting clocks, in stack order as settle keeps them; lanes due
+	// to go on leave the rest to settle (which finds the clocks it
+	// already updated as they are).
+	due := int64(math.MaxInt64)
+	for i := 0; i < f; i++ {
+		e := &s[i]
+		if e.PC < 0 {
+			continue
+		}
+		kids := paths
+		if i < f-1 {
+			kids = s[i+1].Mask
+		}
+		waiting := e.Mask &^ kids
+		if waiting != e.waiting {
+			if waiting&^e.waiting != 0 {
+				e.since = w.issued
+			}
+			e.waiting = waiting
+		}
+		if waiting != 0 {
+			if w.issued-e.since >= ReconvergeWait {
+				return false
+			}
+			due = min(due, e.since+ReconvergeWait)
+		}
+	}
+	w.lineLen, w.lineFirst, w.lineNext, w.lineDue = int32(n), int32(f), w.issued+1, due
+	if f == n-1 {
+		w.pick = PickOnly
+		w.lastLane = int8(bits.TrailingZeros32(s[f].Mask))
+		w.lineMask = s[f].Mask
+		return true
+	}
+	w.nextPath(f)
+	return true
+}
+
+// nextPath picks, among the paths from stack entry f on, the next one by
+// lowest lane after the last issued lane, and rotates it to the top (what
+// raise does when the regions below each hold the rest of the stack as
+// their one path and the paths are one entry each).
+func (w *Warp) nextPath(f int) {
+	s := w.stack
+	n := len(s)
+	last := int(w.lastLane)
+	best, first, bestKey, firstKey := -1, -1, 33, 33
+	for i := f; i < n; i++ {
+		k := bits.TrailingZeros32(s[i].Mask)
+		if k < firstKey {
+			first, firstKey = i, k
+		}
+		if k > last && k < bestKey {
+			best, bestKey = i, k
+		}
+	}
+	if best < 0 {
+		best, bestKey = first, firstKey
+	}
+	w.pick = PickRoundRobin
+	w.lastLane = int8(bestKey)
+	if best != n-1 {
+		rotate(s[best:], 1)
+	}
+	w.lineMask = s[n-1].Mask
+}
+
+// onLine decides the pick from the last one when that found the stack in
+// a line (scheduleLine) and the warp issued one instruction since, from
+// the path picked, which kept its lanes and the stack's depth: then the
+// stack is as it was but for that path's pc (an instruction that
+// diverged, reconverged, exited lanes or called changes the depth or the
+// path's lanes), the waiting lanes are the same, and the pick is the next
+// of the same paths, unless the path's new instruction needs the general
+// rules or waiting lanes are due to go on.
+func (w *Warp) onLine() bool {
+	s := w.stack
+	n := len(s)
+	t := &s[n-1]
+	if int32(n) != w.lineLen || w.issued != w.lineNext || t.Mask != w.lineMask || w.issued >= w.lineDue ||
+		t.parent || t.PC < 0 || t.PC == t.RPC || len(w.frames) != 0 {
+		return false
+	}
+	if pure := w.m.prog.pure; int(t.PC) >= len(pure) || !pure[t.PC] {
+		if !w.plainAt(t.PC) {
+			return false
+		}
+	}
+	w.lineNext++
+	if f := int(w.lineFirst); f != n-1 {
+		w.nextPath(f)
+		return true
+	}
+	w.pick = PickOnly
+	return true
+}
+
+// plainAt reports that the instruction at pc is neither a barrier nor a
+// warp-synchronous instruction (register-only instructions never are):
+// a group there is runnable without looking at the other groups. (A
+// bar.arrive, which does not wait, counts as a barrier here: the general
+// pick decides.)
+func (w *Warp) plainAt(pc int32) bool {
+	p := w.m.prog
+	if int(pc) < len(p.pure) && p.pure[pc] {
+		return true
+	}
+	return plainOp(&p.Ops[pc])
+}
+
+func plainOp(op *Op) bool {
+	if op.Code == isa.OpBar || op.Code == isa.OpBarrier {
+		return false
+	}
+	_, sync := warpSyncSlot(op)
+	return !sync
 }
 
 // settle tidies the entries above lo: a path at its reconvergence point
