@@ -661,7 +661,7 @@ func (w *Warp) scheduleLine() bool {
 		return false
 	}
 	// The paths: all of the innermost region.
-	pure := w.m.prog.pure
+	lead := w.m.prog.lead
 	var paths uint32
 	impure := false
 	for i := f; i < n; i++ {
@@ -669,7 +669,7 @@ func (w *Warp) scheduleLine() bool {
 		if e.parent || e.call || e.level != lv || e.frame != 0 || e.Mask == 0 || e.PC < 0 || e.PC == e.RPC {
 			return false
 		}
-		if int(e.PC) >= len(pure) || !pure[e.PC] {
+		if int(e.PC) >= len(lead) || lead[e.PC] == leadStop {
 			impure = true
 		}
 		paths |= e.Mask
@@ -764,7 +764,7 @@ func (w *Warp) onLine() bool {
 		t.parent || t.PC < 0 || t.PC == t.RPC || len(w.frames) != 0 {
 		return false
 	}
-	if pure := w.m.prog.pure; int(t.PC) >= len(pure) || !pure[t.PC] {
+	if lead := w.m.prog.lead; int(t.PC) >= len(lead) || lead[t.PC] == leadStop {
 		if !w.plainAt(t.PC) {
 			return false
 		}
@@ -785,7 +785,7 @@ func (w *Warp) onLine() bool {
 // pick decides.)
 func (w *Warp) plainAt(pc int32) bool {
 	p := w.m.prog
-	if int(pc) < len(p.pure) && p.pure[pc] {
+	if int(pc) < len(p.lead) && p.lead[pc] != leadStop {
 		return true
 	}
 	return plainOp(&p.Ops[pc])
