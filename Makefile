@@ -54,10 +54,13 @@ unit:
 # expiry, slow clients, the program cache and the metrics. (All of
 # `go test -race ./sessions` took about 5 minutes on 2 busy cores, nearly
 # all of it the single-goroutine history and emulation property tests.)
+# Also the parallel runs of `ptxplay run --parallel` (engine/launch), whose
+# workers share the launch's inputs and merge their outputs.
 RACE_SESSIONS ?= TestCPUSched|TestCPUMeter|TestCommandTimeLimit|TestCPUAllowance|TestStepsBeforeRuns|TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
 race:
 	$(GO) test -race -count=1 ./web
 	$(GO) test -race -count=1 ./sessions -run '$(RACE_SESSIONS)'
+	$(GO) test -race -count=1 ./engine/launch -run 'Parallel'
 
 # Regenerate the templ components and the UI bundle.
 generate: deps
