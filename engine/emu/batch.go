@@ -327,6 +327,14 @@ func (m *Machine) lead(w *Warp) {
 				m.picked++
 				break
 			}
+			if w.lineLen != 0 && !noLeadLine {
+				// The pick found the stack in a line: the next picks
+				// follow from it while nothing changes.
+				if !m.leadLine(w, &n) {
+					break
+				}
+				continue
+			}
 			m.leadOne(w, top)
 			n++
 			if w.State != WarpReady {
@@ -371,6 +379,117 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 	if top.PC == top.RPC {
 		w.unwind()
 	}
+}
+
+// noLeadLine turns leadLine off (tests compare leads with and without
+// it, and count its use through leadLineRuns).
+var noLeadLine bool
+
+// leadLineRuns counts leadLine's runs (tests).
+var leadLineRuns int64
+
+// leadLine executes register-only instructions of a warp with several
+// groups under independent scheduling while each next pick follows from
+// the one before as schedule's quick path onLine decides it: the pick
+// that chose the stack top found the stack in a line (w.lineLen != 0),
+// and each instruction kept the picked path's lanes and the stack's
+// depth (a non-control instruction that does not reach the path's
+// reconvergence point, or a bra that does not diverge and does not reach
+// it) before waiting lanes are due to go on. Then the next pick is what
+// schedule would make: the same stack but for the path's pc, rotated to
+// the next path by lowest lane (two paths: they swap), with the same
+// issue records. As soon as anything else happens (a bra that diverges,
+// a path reaching its reconvergence point, a path's next instruction
+// that needs the general rules, waiting lanes due) it stops after that
+// instruction, leaving the next pick to schedule, and when the next
+// path's instruction is not register-only it leaves it picked, as lead
+// does. Statistics are written once per run. It adds the instructions
+// to *n and reports whether the lead may go on.
+func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
+	leadLineRuns++
+	kind := m.prog.lead
+	ops := m.prog.Ops
+	s := w.stack
+	ns := len(s)
+	f := int(w.lineFirst)
+	top := &s[ns-1]
+	k := *n
+	start := k
+	var threads int64
+	var last int32
+	var lastMask uint32
+	for {
+		pc := top.PC
+		mask := top.Mask
+		op := &ops[pc]
+		w.issued++
+		k++
+		threads += int64(bits.OnesCount32(mask))
+		last, lastMask = pc, mask
+		e := guarded(w, op, mask)
+		if op.Ctrl {
+			// bra (the only register-only control instruction).
+			switch {
+			case e == 0:
+				top.PC = pc + 1
+			case e == mask:
+				top.PC = op.Target
+			default:
+				m.curPC = int(pc)
+				execBra(w, op, e)
+				more = true
+				goto out
+			}
+		} else {
+			if e != 0 {
+				op.Exec(w, op, e)
+			}
+			top.PC = pc + 1
+		}
+		if top.PC == top.RPC {
+			w.unwind()
+			more = true
+			goto out
+		}
+		if k >= leadMax || w.issued >= w.lineDue {
+			more = true
+			goto out
+		}
+		// The next turn's pick (schedule, onLine).
+		if npc := top.PC; int(npc) >= len(kind) || kind[npc] == leadStop && !plainOp(&ops[npc]) {
+			more = true
+			goto out
+		}
+		w.prevPC, w.prevMask, w.prevLane = int(pc), mask, w.lastLane
+		w.lineNext++
+		switch {
+		case f == ns-1:
+			w.pick = PickOnly
+		case f == ns-2:
+			// Two paths take turns: the other one is next (the last
+			// issued lane is the top's lowest).
+			s[ns-2], s[ns-1] = s[ns-1], s[ns-2]
+			w.pick = PickRoundRobin
+			w.lastLane = int8(bits.TrailingZeros32(top.Mask))
+			w.lineMask = top.Mask
+		default:
+			w.nextPath(f)
+		}
+		if kind[top.PC] == leadStop {
+			w.picked = true
+			m.picked++
+			more = false
+			goto out
+		}
+	}
+out:
+	w.lastPC, w.lastMask = int(last), lastMask
+	m.curPC = int(last)
+	d := k - start
+	m.stats.WarpInstructions += int64(d)
+	m.stats.ThreadInstructions += threads
+	*n = k
+	return more && k < leadMax && w.State == WarpReady
 }
 
 // leadRun executes register-only instructions of w while its stack top
