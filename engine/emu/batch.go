@@ -327,7 +327,7 @@ func (m *Machine) lead(w *Warp) {
 				m.picked++
 				break
 			}
-			if w.lineLen != 0 && !noLeadLine {
+			if w.lineLen != 0 && !m.noLine {
 				// The pick found the stack in a line: the next picks
 				// follow from it while nothing changes.
 				if !m.leadLine(w, &n) {
@@ -381,13 +381,6 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 	}
 }
 
-// noLeadLine turns leadLine off (tests compare leads with and without
-// it, and count its use through leadLineRuns).
-var noLeadLine bool
-
-// leadLineRuns counts leadLine's runs (tests).
-var leadLineRuns int64
-
 // leadLine executes register-only instructions of a warp with several
 // groups under independent scheduling while each next pick follows from
 // the one before as schedule's quick path onLine decides it: the pick
@@ -406,7 +399,6 @@ var leadLineRuns int64
 // does. Statistics are written once per run. It adds the instructions
 // to *n and reports whether the lead may go on.
 func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
-	leadLineRuns++
 	kind := m.prog.lead
 	ops := m.prog.Ops
 	s := w.stack
@@ -485,9 +477,11 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 out:
 	w.lastPC, w.lastMask = int(last), lastMask
 	m.curPC = int(last)
-	d := k - start
-	m.stats.WarpInstructions += int64(d)
+	d := int64(k - start)
+	m.stats.WarpInstructions += d
 	m.stats.ThreadInstructions += threads
+	m.lineRuns++
+	m.lineInsts += d
 	*n = k
 	return more && k < leadMax && w.State == WarpReady
 }
