@@ -448,7 +448,13 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 			goto out
 		}
 		// The next turn's pick (schedule, onLine).
-		if npc := top.PC; int(npc) >= len(kind) || kind[npc] == leadStop && !plainOp(&ops[npc]) {
+		npc := top.PC
+		if int(npc) >= len(kind) {
+			more = true
+			goto out
+		}
+		nk := kind[npc]
+		if nk == leadStop && !plainOp(&ops[npc]) {
 			more = true
 			goto out
 		}
@@ -456,6 +462,7 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 		w.lineNext++
 		switch {
 		case f == ns-1:
+			// One path: it stays picked.
 			w.pick = PickOnly
 		case f == ns-2:
 			// Two paths take turns: the other one is next (the last
@@ -464,10 +471,12 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 			w.pick = PickRoundRobin
 			w.lastLane = int8(bits.TrailingZeros32(top.Mask))
 			w.lineMask = top.Mask
+			nk = kind[top.PC]
 		default:
 			w.nextPath(f)
+			nk = kind[top.PC]
 		}
-		if kind[top.PC] == leadStop {
+		if nk == leadStop {
 			w.picked = true
 			m.picked++
 			more = false
