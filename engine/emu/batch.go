@@ -327,9 +327,7 @@ func (m *Machine) lead(w *Warp) {
 				m.picked++
 				break
 			}
-			if w.lineLen != 0 && !m.noLine {
-				// The pick found the stack in a line: the next picks
-				// follow from it while nothing changes.
+			if !m.noLine {
 				if !m.leadLine(w, &n) {
 					break
 				}
@@ -381,23 +379,24 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 	}
 }
 
-// leadLine executes register-only instructions of a warp with several
-// groups under independent scheduling while each next pick follows from
-// the one before as schedule's quick path onLine decides it: the pick
-// that chose the stack top found the stack in a line (w.lineLen != 0),
-// and each instruction kept the picked path's lanes and the stack's
-// depth (a non-control instruction that does not reach the path's
-// reconvergence point, or a bra that does not diverge and does not reach
-// it) before waiting lanes are due to go on. Then the next pick is what
-// schedule would make: the same stack but for the path's pc, rotated to
-// the next path by lowest lane (two paths: they swap), with the same
-// issue records. As soon as anything else happens (a bra that diverges,
-// a path reaching its reconvergence point, a path's next instruction
-// that needs the general rules, waiting lanes due) it stops after that
-// instruction, leaving the next pick to schedule, and when the next
-// path's instruction is not register-only it leaves it picked, as lead
-// does. Statistics are written once per run. It adds the instructions
-// to *n and reports whether the lead may go on.
+// leadLine executes the register-only instructions of a warp with
+// several groups under independent scheduling (a lead's instructions from
+// its first pick on, made by schedule), making each next pick inline while
+// it follows from the one before as schedule's quick path onLine decides
+// it: the pick found the stack in a line (w.lineLen != 0), and the
+// instruction kept the picked path's lanes and the stack's depth (a
+// non-control instruction that does not reach the path's reconvergence
+// point, or a bra that does not diverge and does not reach it) before
+// waiting lanes are due to go on. Then the next pick is what schedule
+// would make: the same stack but for the path's pc, rotated to the next
+// path by lowest lane (two paths: they swap), with the same issue
+// records. Anything else (a bra that diverges, a path reaching its
+// reconvergence point, a path's next instruction that needs the general
+// rules, waiting lanes due, a pick that did not find a line) goes through
+// schedule, as the next turn would. When the picked group's instruction
+// is not register-only the lead ends with it picked. Statistics are
+// written once per run. It adds the instructions to *n and reports
+// whether the lead may go on (with one group: leadRun).
 func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 	kind := m.prog.lead
 	ops := m.prog.Ops
@@ -405,6 +404,10 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 	ns := len(s)
 	f := int(w.lineFirst)
 	top := &s[ns-1]
+	// general: the pick was not made on a line; the next one goes
+	// through schedule.
+	general := w.lineLen == 0
+	popped := false // the last instruction's path reached its reconvergence point
 	k := *n
 	start := k
 	var threads int64
@@ -429,8 +432,7 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 			default:
 				m.curPC = int(pc)
 				execBra(w, op, e)
-				more = true
-				goto out
+				goto resched
 			}
 		} else {
 			if e != 0 {
@@ -440,48 +442,81 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 		}
 		if top.PC == top.RPC {
 			w.unwind()
-			more = true
+			popped = true
+			goto resched
+		}
+		if k >= leadMax {
+			more = false
 			goto out
 		}
-		if k >= leadMax || w.issued >= w.lineDue {
-			more = true
-			goto out
+		if general || w.issued >= w.lineDue {
+			goto resched
 		}
 		// The next turn's pick (schedule, onLine).
-		npc := top.PC
-		if int(npc) >= len(kind) {
+		{
+			npc := top.PC
+			if int(npc) >= len(kind) {
+				goto resched
+			}
+			nk := kind[npc]
+			if nk == leadStop && !plainOp(&ops[npc]) {
+				goto resched
+			}
+			w.prevPC, w.prevMask, w.prevLane = int(pc), mask, w.lastLane
+			w.lineNext++
+			switch {
+			case f == ns-1:
+				// One path: it stays picked.
+				w.pick = PickOnly
+			case f == ns-2:
+				// Two paths take turns: the other one is next (the last
+				// issued lane is the top's lowest).
+				s[ns-2], s[ns-1] = s[ns-1], s[ns-2]
+				w.pick = PickRoundRobin
+				w.lastLane = int8(bits.TrailingZeros32(top.Mask))
+				w.lineMask = top.Mask
+				nk = kind[top.PC]
+			default:
+				w.nextPath(f)
+				nk = kind[top.PC]
+			}
+			if nk == leadStop {
+				w.picked = true
+				m.picked++
+				more = false
+				goto out
+			}
+			continue
+		}
+	resched:
+		// The next turn's pick through schedule.
+		if k >= leadMax || w.State != WarpReady || len(w.stack) <= 1 {
 			more = true
 			goto out
 		}
-		nk := kind[npc]
-		if nk == leadStop && !plainOp(&ops[npc]) {
-			more = true
-			goto out
+		if popped && !general {
+			popped = false
+			lane := w.lastLane
+			if w.linePop(f, ns) {
+				w.prevPC, w.prevMask, w.prevLane = int(last), lastMask, lane
+				goto pick
+			}
 		}
-		w.prevPC, w.prevMask, w.prevLane = int(pc), mask, w.lastLane
-		w.lineNext++
-		switch {
-		case f == ns-1:
-			// One path: it stays picked.
-			w.pick = PickOnly
-		case f == ns-2:
-			// Two paths take turns: the other one is next (the last
-			// issued lane is the top's lowest).
-			s[ns-2], s[ns-1] = s[ns-1], s[ns-2]
-			w.pick = PickRoundRobin
-			w.lastLane = int8(bits.TrailingZeros32(top.Mask))
-			w.lineMask = top.Mask
-			nk = kind[top.PC]
-		default:
-			w.nextPath(f)
-			nk = kind[top.PC]
-		}
-		if nk == leadStop {
+		popped = false
+		w.lastPC, w.lastMask = int(last), lastMask
+		w.schedule()
+		general = w.lineLen == 0
+	pick:
+		s = w.stack
+		ns = len(s)
+		top = &s[ns-1]
+		if kind[top.PC] == leadStop {
 			w.picked = true
 			m.picked++
 			more = false
 			goto out
 		}
+		f = int(w.lineFirst)
 	}
 out:
 	w.lastPC, w.lastMask = int(last), lastMask

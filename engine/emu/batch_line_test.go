@@ -50,6 +50,38 @@ J:
 	ret;
 }`
 
+// longSidePTX has an if whose one side is short and whose other side is
+// a long register-only loop: the lanes of the short side wait at the join
+// until ReconvergeWait runs out and go on alone while the others loop.
+const longSidePTX = `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 buf) {
+	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
+	ld.param.u64 %rd1, [buf];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %r1;
+	and.b32 %r3, %r1, 3;
+	setp.ne.u32 %p1, %r3, 0;
+	@%p1 bra LONG;
+	add.u32 %r2, %r2, 5;
+	xor.b32 %r2, %r2, 9;
+	bra.uni JOIN;
+LONG:
+	mov.u32 %r4, 0;
+L2:
+	mad.lo.u32 %r2, %r2, 3, %r4;
+	add.u32 %r4, %r4, 1;
+	setp.lt.u32 %p2, %r4, 150;
+	@%p2 bra L2;
+JOIN:
+	add.u32 %r2, %r2, %r1;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}`
+
 // Leads of diverged warps run in leadLine on the divergent kernels, and
 // the results are those of leads that pick every group through schedule
 // and of the one-at-a-time run.
@@ -191,9 +223,12 @@ func TestLeadLineLockstep(t *testing.T) {
 		name string
 		l    batchLaunch
 	}{
-		{"collatz", batchLaunch{src: collatzPTX, grid: 2, block: 128, words: 256}},
+		// The benchmark's launch: lanes that left the loop wait at its
+		// exit long enough to go on alone, at all kinds of moments.
+		{"collatz", batchLaunch{src: collatzPTX, grid: 16, block: 256, words: 4096}},
 		{"three-way", batchLaunch{src: threeWayPTX, grid: 1, block: 96, words: 96}},
 		{"racy", batchLaunch{src: racyPTX, grid: 2, block: 48, words: 600}},
+		{"long side", batchLaunch{src: longSidePTX, grid: 1, block: 64, words: 64}},
 	} {
 		l := k.l
 		l.sched = SchedIndependent
@@ -204,8 +239,16 @@ func TestLeadLineLockstep(t *testing.T) {
 			if ra != rb {
 				t.Fatalf("%s turn %d: %v vs %v", k.name, turn, ra, rb)
 			}
-			if d := a.DiffState(b); d != "" {
-				t.Fatalf("%s turn %d: %s", k.name, turn, d)
+			// The warp that had the turn, and every warp now and then.
+			if i := a.cursor - 1; i >= 0 && i < len(a.warps) && i < len(b.warps) {
+				if d := a.warps[i].diff(b.warps[i]); d != "" {
+					t.Fatalf("%s turn %d warp %d: %s", k.name, turn, i, d)
+				}
+			}
+			if turn%4096 == 0 || ra != StopStepped {
+				if d := a.DiffState(b); d != "" {
+					t.Fatalf("%s turn %d: %s", k.name, turn, d)
+				}
 			}
 			if a.Stats() != b.Stats() || a.ahead != b.ahead || a.picked != b.picked || a.cursor != b.cursor {
 				t.Fatalf("%s turn %d: stats %+v vs %+v, %d/%d ahead, %d/%d picked", k.name, turn, a.Stats(), b.Stats(), a.ahead, b.ahead, a.picked, b.picked)
