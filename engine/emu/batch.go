@@ -393,7 +393,8 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 // records. Anything else (a bra that diverges, a path reaching its
 // reconvergence point, a path's next instruction that needs the general
 // rules, waiting lanes due, a pick that did not find a line) goes through
-// schedule, as the next turn would. When the picked group's instruction
+// schedule, as the next turn would, except a path that popped from a line,
+// whose pick linePop makes when it can. When the picked group's instruction
 // is not register-only the lead ends with it picked. Statistics are
 // written once per run. It adds the instructions to *n and reports
 // whether the lead may go on (with one group: leadRun).
