@@ -327,6 +327,12 @@ func (m *Machine) lead(w *Warp) {
 				m.picked++
 				break
 			}
+			if !m.noLine {
+				if !m.leadLine(w, &n) {
+					break
+				}
+				continue
+			}
 			m.leadOne(w, top)
 			n++
 			if w.State != WarpReady {
@@ -371,6 +377,158 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 	if top.PC == top.RPC {
 		w.unwind()
 	}
+}
+
+// leadLine executes the register-only instructions of a warp with
+// several groups under independent scheduling (a lead's instructions from
+// its first pick on, made by schedule), making each next pick inline while
+// it follows from the one before as schedule's quick path onLine decides
+// it: the pick found the stack in a line (w.lineLen != 0), and the
+// instruction kept the picked path's lanes and the stack's depth (a
+// non-control instruction that does not reach the path's reconvergence
+// point, or a bra that does not diverge and does not reach it) before
+// waiting lanes are due to go on. Then the next pick is what schedule
+// would make: the same stack but for the path's pc, rotated to the next
+// path by lowest lane (two paths: they swap), with the same issue
+// records. Anything else (a bra that diverges, a path reaching its
+// reconvergence point, a path's next instruction that needs the general
+// rules, waiting lanes due, a pick that did not find a line) goes through
+// schedule, as the next turn would, except a path that popped from a line,
+// whose pick linePop makes when it can. When the picked group's instruction
+// is not register-only the lead ends with it picked. Statistics are
+// written once per run. It adds the instructions to *n and reports
+// whether the lead may go on (with one group: leadRun).
+func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
+	kind := m.prog.lead
+	ops := m.prog.Ops
+	s := w.stack
+	ns := len(s)
+	f := int(w.lineFirst)
+	top := &s[ns-1]
+	// general: the pick was not made on a line; the next one goes
+	// through schedule.
+	general := w.lineLen == 0
+	popped := false // the last instruction's path reached its reconvergence point
+	k := *n
+	start := k
+	var threads int64
+	var last int32
+	var lastMask uint32
+	for {
+		pc := top.PC
+		mask := top.Mask
+		op := &ops[pc]
+		w.issued++
+		k++
+		threads += int64(bits.OnesCount32(mask))
+		last, lastMask = pc, mask
+		e := guarded(w, op, mask)
+		if op.Ctrl {
+			// bra (the only register-only control instruction).
+			switch {
+			case e == 0:
+				top.PC = pc + 1
+			case e == mask:
+				top.PC = op.Target
+			default:
+				m.curPC = int(pc)
+				execBra(w, op, e)
+				goto resched
+			}
+		} else {
+			if e != 0 {
+				op.Exec(w, op, e)
+			}
+			top.PC = pc + 1
+		}
+		if top.PC == top.RPC {
+			w.unwind()
+			popped = true
+			goto resched
+		}
+		if k >= leadMax {
+			more = false
+			goto out
+		}
+		if general || w.issued >= w.lineDue {
+			goto resched
+		}
+		// The next turn's pick (schedule, onLine).
+		{
+			npc := top.PC
+			if int(npc) >= len(kind) {
+				goto resched
+			}
+			nk := kind[npc]
+			if nk == leadStop && !plainOp(&ops[npc]) {
+				goto resched
+			}
+			w.prevPC, w.prevMask, w.prevLane = int(pc), mask, w.lastLane
+			w.lineNext++
+			switch {
+			case f == ns-1:
+				// One path: it stays picked.
+				w.pick = PickOnly
+			case f == ns-2:
+				// Two paths take turns: the other one is next (the last
+				// issued lane is the top's lowest).
+				s[ns-2], s[ns-1] = s[ns-1], s[ns-2]
+				w.pick = PickRoundRobin
+				w.lastLane = int8(bits.TrailingZeros32(top.Mask))
+				w.lineMask = top.Mask
+				nk = kind[top.PC]
+			default:
+				w.nextPath(f)
+				nk = kind[top.PC]
+			}
+			if nk == leadStop {
+				w.picked = true
+				m.picked++
+				more = false
+				goto out
+			}
+			continue
+		}
+	resched:
+		// The next turn's pick through schedule.
+		if k >= leadMax || w.State != WarpReady || len(w.stack) <= 1 {
+			more = true
+			goto out
+		}
+		if popped && !general {
+			popped = false
+			lane := w.lastLane
+			if w.linePop(f, ns) {
+				w.prevPC, w.prevMask, w.prevLane = int(last), lastMask, lane
+				goto pick
+			}
+		}
+		popped = false
+		w.lastPC, w.lastMask = int(last), lastMask
+		w.schedule()
+		general = w.lineLen == 0
+	pick:
+		s = w.stack
+		ns = len(s)
+		top = &s[ns-1]
+		if kind[top.PC] == leadStop {
+			w.picked = true
+			m.picked++
+			more = false
+			goto out
+		}
+		f = int(w.lineFirst)
+	}
+out:
+	w.lastPC, w.lastMask = int(last), lastMask
+	m.curPC = int(last)
+	d := int64(k - start)
+	m.stats.WarpInstructions += d
+	m.stats.ThreadInstructions += threads
+	m.lineRuns++
+	m.lineInsts += d
+	*n = k
+	return more && k < leadMax && w.State == WarpReady
 }
 
 // leadRun executes register-only instructions of w while its stack top

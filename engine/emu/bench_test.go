@@ -115,37 +115,7 @@ func BenchmarkTiledSGEMM(b *testing.B) {
 
 // Collatz step counts: a divergent, data-dependent loop (4096 threads).
 func BenchmarkCollatz(b *testing.B) {
-	src := `.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 out) {
-	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r6, %ctaid.x;
-	mad.lo.u32 %r1, %r6, 256, %r1;
-	add.u32 %r2, %r1, 1;
-	mov.u32 %r3, 0;
-LOOP:
-	setp.le.u32 %p1, %r2, 1;
-	@%p1 bra DONE;
-	and.b32 %r4, %r2, 1;
-	setp.eq.u32 %p2, %r4, 0;
-	@%p2 bra HALF;
-	mad.lo.u32 %r2, %r2, 3, 1;
-	bra.uni NEXT;
-HALF:
-	shr.u32 %r2, %r2, 1;
-NEXT:
-	add.u32 %r3, %r3, 1;
-	bra.uni LOOP;
-DONE:
-	ld.param.u64 %rd1, [out];
-	mul.wide.u32 %rd2, %r1, 4;
-	add.u64 %rd3, %rd1, %rd2;
-	st.global.u32 [%rd3], %r3;
-	ret;
-}`
-	benchLaunch(b, src, [3]int{16, 1, 1}, [3]int{256, 1, 1}, []int{4 * 4096}, nil)
+	benchLaunch(b, collatzPTX, [3]int{16, 1, 1}, [3]int{256, 1, 1}, []int{4 * 4096}, nil)
 }
 
 // A warp-shuffle sum reduction: each warp reduces 32 values 64 times.
@@ -256,3 +226,36 @@ DONE:
 		}
 	})
 }
+
+// collatzPTX counts the Collatz steps of ctaid.x*256 + tid.x + 1 into
+// out[ctaid.x*256 + tid.x]: a divergent, data-dependent loop.
+const collatzPTX = `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r6, %ctaid.x;
+	mad.lo.u32 %r1, %r6, 256, %r1;
+	add.u32 %r2, %r1, 1;
+	mov.u32 %r3, 0;
+LOOP:
+	setp.le.u32 %p1, %r2, 1;
+	@%p1 bra DONE;
+	and.b32 %r4, %r2, 1;
+	setp.eq.u32 %p2, %r4, 0;
+	@%p2 bra HALF;
+	mad.lo.u32 %r2, %r2, 3, 1;
+	bra.uni NEXT;
+HALF:
+	shr.u32 %r2, %r2, 1;
+NEXT:
+	add.u32 %r3, %r3, 1;
+	bra.uni LOOP;
+DONE:
+	ld.param.u64 %rd1, [out];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r3;
+	ret;
+}`

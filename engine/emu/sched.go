@@ -719,6 +719,65 @@ func (w *Warp) scheduleLine() bool {
 	return true
 }
 
+// linePop is scheduleLine after the path on top of a line popped: the
+// last pick found the stack in a line of ns entries with the paths from
+// entry f on (onLine's memo), the top path then ran one instruction that
+// reached its reconvergence point, and unwind removed exactly that entry.
+// The regions below are unchanged, and so are the other paths (none of
+// them issued since they were checked), so the stack is still a line:
+// with the remaining paths when there are some, whose region's waiting
+// lanes gain the popped ones (their clock starts now); otherwise with the
+// innermost region, which unwind made a path again, as the one path (the
+// region below it has the same child lanes). It makes scheduleLine's pick
+// and memo and reports true, or reports false having changed nothing
+// (schedule decides). The memo's due time may be earlier than
+// scheduleLine's (a region whose clock restarted or that reconverged is
+// still counted): onLine then only hands the pick to scheduleLine
+// sooner.
+func (w *Warp) linePop(f, ns int) bool {
+	s := w.stack
+	n := len(s)
+	if n != ns-1 || len(w.frames) != 0 || f < 1 || w.issued >= w.lineDue {
+		// Not one entry popped, or waiting lanes may be due to go on.
+		return false
+	}
+	if f < n {
+		// Paths remain: the region's waiting lanes gain the popped ones.
+		var paths uint32
+		for i := f; i < n; i++ {
+			paths |= s[i].Mask
+		}
+		if e := &s[f-1]; e.PC >= 0 {
+			waiting := e.Mask &^ paths
+			if waiting != e.waiting {
+				if waiting&^e.waiting != 0 {
+					e.since = w.issued
+				}
+				e.waiting = waiting
+			}
+			if waiting != 0 {
+				w.lineDue = min(w.lineDue, e.since+ReconvergeWait)
+			}
+		}
+	} else {
+		// The region reconverged: it is the one path.
+		f--
+		t := &s[f]
+		if f < 1 || t.parent || t.call || t.frame != 0 || t.Mask == 0 || t.PC < 0 || t.PC == t.RPC || t.level != s[f-1].level+1 || !w.plainAt(t.PC) {
+			return false
+		}
+	}
+	w.lineLen, w.lineFirst, w.lineNext = int32(n), int32(f), w.issued+1
+	if f == n-1 {
+		w.pick = PickOnly
+		w.lastLane = int8(bits.TrailingZeros32(s[f].Mask))
+		w.lineMask = s[f].Mask
+		return true
+	}
+	w.nextPath(f)
+	return true
+}
+
 // nextPath picks, among the paths from stack entry f on, the next one by
 // lowest lane after the last issued lane, and rotates it to the top (what
 // raise does when the regions below each hold the rest of the stack as
