@@ -8,40 +8,6 @@ import (
 	"testing"
 )
 
-// collatzSrc is BenchmarkCollatz's kernel: a data-dependent loop whose
-// lanes leave one by one, with an if/else inside, so that waiting lanes
-// run out their ReconvergeWait and go on alone.
-const collatzSrc = `.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 out) {
-	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r6, %ctaid.x;
-	mad.lo.u32 %r1, %r6, 256, %r1;
-	add.u32 %r2, %r1, 1;
-	mov.u32 %r3, 0;
-LOOP:
-	setp.le.u32 %p1, %r2, 1;
-	@%p1 bra DONE;
-	and.b32 %r4, %r2, 1;
-	setp.eq.u32 %p2, %r4, 0;
-	@%p2 bra HALF;
-	mad.lo.u32 %r2, %r2, 3, 1;
-	bra.uni NEXT;
-HALF:
-	shr.u32 %r2, %r2, 1;
-NEXT:
-	add.u32 %r3, %r3, 1;
-	bra.uni LOOP;
-DONE:
-	ld.param.u64 %rd1, [out];
-	mul.wide.u32 %rd2, %r1, 4;
-	add.u64 %rd3, %rd1, %rd2;
-	st.global.u32 [%rd3], %r3;
-	ret;
-}`
-
 // schedView is everything the scheduler decided for w, as the debugger
 // sees it.
 func schedView(w *Warp) string {
@@ -66,7 +32,7 @@ func TestScheduleFastMatchesGeneral(t *testing.T) {
 		wantFastPick bool
 	}
 	kernels := []kernel{
-		{"collatz", batchLaunch{src: collatzSrc, grid: 1, block: 256, words: 256}, 40000, true},
+		{"collatz", batchLaunch{src: collatzPTX, grid: 1, block: 256, words: 256}, 40000, true},
 		{"spinlock", batchLaunch{src: spinLockSrc, grid: 1, block: 32, words: 2}, 40000, true},
 		{"racy", batchLaunch{src: racyPTX, grid: 2, block: 48, words: 600}, 6000, true},
 		{"recurse", batchLaunch{src: recurseSrc, grid: 1, block: 32, words: 64}, 6000, false},
