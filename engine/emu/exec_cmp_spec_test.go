@@ -2,6 +2,7 @@ package emu
 
 import (
 	"math"
+	"math/bits"
 	"math/rand"
 	"testing"
 
@@ -60,9 +61,11 @@ func ixCmpRandom(rng *rand.Rand, t isa.Type) uint64 {
 // TestCmpSpecialisedMatchesGeneric compares every specialised comparison
 // kernel (each operator valid for each integer, f32 and f64 type, with and
 // without .ftz) with the table-driven generic kernel on random operands
-// and random execution masks, and setp built on it (plain, with two
-// destinations, and combined with a possibly negated predicate by .and,
-// .or and .xor) with setp built on the generic kernel.
+// and random execution masks (full, sparse, dense, and any count of active
+// lanes), and setp built on it (plain, with two destinations, and combined
+// with a possibly negated predicate by .and, .or and .xor) with setp built
+// on the generic kernel; setp must leave inactive lanes' predicate bits
+// untouched.
 func TestCmpSpecialisedMatchesGeneric(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	n := 0
@@ -96,11 +99,16 @@ func TestCmpSpecialisedMatchesGeneric(t *testing.T) {
 						}
 					}
 					mask := rng.Uint32()
-					switch rng.Intn(4) {
+					switch rng.Intn(5) {
 					case 0:
 						mask = ixAll
 					case 1:
 						mask &= rng.Uint32() & rng.Uint32()
+					case 2: // any number of active lanes from 1 to 31
+						mask = 0
+						for k := 1 + rng.Intn(31); bits.OnesCount32(mask) < k; {
+							mask |= 1 << rng.Intn(32)
+						}
 					}
 					want, _ := gen(w, op, ixAll)
 					if got := spec(a, bb, mask); (got^want)&mask != 0 {
@@ -120,6 +128,10 @@ func TestCmpSpecialisedMatchesGeneric(t *testing.T) {
 					copy(w.preds, init[:])
 					fast(w, op, mask)
 					for i := range wantP {
+						if (w.preds[i]^init[i])&^mask != 0 {
+							t.Fatalf("setp.%s.%s%s ftz=%v D=%d mask=%#x: pred %d changed inactive lanes %#x",
+								c, ty, op.Sub2, ftz, op.D, mask, i, (w.preds[i]^init[i])&^mask)
+						}
 						if w.preds[i] != wantP[i] {
 							t.Fatalf("setp.%s.%s%s ftz=%v D=%d D2=%d C=%d neg=%d mask=%#x: pred %d = %#x, want %#x",
 								c, ty, op.Sub2, ftz, op.D, op.D2, op.C, op.Neg, mask, i, w.preds[i], wantP[i])
