@@ -78,35 +78,14 @@ func TestBatchedDispatchGallery(t *testing.T) {
 // inferred spec (and a budget), ends in the same state with and without
 // batched dispatch, under both scheduling models.
 func TestBatchedDispatchCorpus(t *testing.T) {
-	files := corpusModules(t)
-	if len(files) == 0 {
-		skipOrFail(t, "no PTX corpus found under %s (corpus/ptx-ir, conformance/zluda)", sharedDir)
-	}
-	kernels := 0
-	for _, path := range files {
-		text, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, _, _ := Compile(path, text)
-		if p == nil {
-			continue
-		}
-		for _, k := range p.Entries() {
-			s, _, err := Infer(p, nil, k.Name)
-			if err != nil {
-				continue
-			}
-			s.MaxWarpInstructions = 20000
-			kernels++
-			for _, sched := range []string{"independent", "simt-stack"} {
-				c := *s
-				c.Scheduling = sched
-				if d := runBatchedBoth(t, p, &c); d != "" {
-					t.Errorf("%s: kernel %s (%s): %s", path, k.Name, sched, d)
-				}
+	kernels, modules := corpusKernels(t, func(path string, p *emu.Program, entry string, s *Spec) {
+		for _, sched := range []string{"independent", "simt-stack"} {
+			c := *s
+			c.Scheduling = sched
+			if d := runBatchedBoth(t, p, &c); d != "" {
+				t.Errorf("%s: kernel %s (%s): %s", path, entry, sched, d)
 			}
 		}
-	}
-	t.Logf("%d kernels of %d modules", kernels, len(files))
+	})
+	t.Logf("%d kernels of %d modules", kernels, modules)
 }

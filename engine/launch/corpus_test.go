@@ -145,6 +145,38 @@ func corpusModules(t *testing.T) []string {
 	return files
 }
 
+// corpusKernels calls f for every kernel of every corpus module that
+// compiles and whose launch spec can be inferred, with that spec (a budget
+// of 20,000 warp-instructions added), and returns how many kernels of how
+// many modules it visited. With no corpus it skips (or fails under CI).
+func corpusKernels(t *testing.T, f func(path string, p *emu.Program, entry string, s *Spec)) (kernels, modules int) {
+	t.Helper()
+	files := corpusModules(t)
+	if len(files) == 0 {
+		skipOrFail(t, "no PTX corpus found under %s (corpus/ptx-ir, conformance/zluda)", sharedDir)
+	}
+	for _, path := range files {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, _ := Compile(path, text)
+		if p == nil {
+			continue
+		}
+		for _, k := range p.Entries() {
+			s, _, err := Infer(p, nil, k.Name)
+			if err != nil {
+				continue
+			}
+			s.MaxWarpInstructions = 20000
+			kernels++
+			f(path, p, k.Name, s)
+		}
+	}
+	return kernels, len(files)
+}
+
 // TestInferCorpus infers a spec for every kernel of every corpus module
 // that compiles: Infer must not fail or panic, Prepare must accept the
 // spec, Check must find it fitting, and a short run must not fail.

@@ -471,51 +471,32 @@ func TestParallelGallery(t *testing.T) {
 // TestParallelCorpus: every corpus kernel that launches (with its inferred
 // spec, as TestInferCorpus runs it) prints the same in parallel.
 func TestParallelCorpus(t *testing.T) {
-	files := corpusModules(t)
-	if len(files) == 0 {
-		skipOrFail(t, "no PTX corpus found under %s (corpus/ptx-ir, conformance/zluda)", sharedDir)
-	}
 	kernels, parallel := 0, 0
 	reasons := map[string]int{}
-	for _, path := range files {
-		text, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
+	corpusKernels(t, func(path string, p *emu.Program, entry string, s *Spec) {
+		if _, err := Prepare(p, s); err != nil {
+			return
 		}
-		p, _, _ := Compile(path, text)
-		if p == nil {
-			continue
+		kernels++
+		// The inferred grid (one CTA), and eight times the grid and the
+		// buffers (inference gives one element per thread).
+		wide := *s
+		wide.Grid[0] *= 8
+		wide.Buffers = append([]Buffer(nil), s.Buffers...)
+		for i := range wide.Buffers {
+			wide.Buffers[i].Count *= 8
 		}
-		for _, k := range p.Entries() {
-			s, _, err := Infer(p, nil, k.Name)
-			if err != nil {
-				continue
-			}
-			s.MaxWarpInstructions = 20000
-			if _, err := Prepare(p, s); err != nil {
-				continue
-			}
-			kernels++
-			// The inferred grid (one CTA), and eight times the grid and
-			// the buffers (inference gives one element per thread).
-			wide := *s
-			wide.Grid[0] *= 8
-			wide.Buffers = append([]Buffer(nil), s.Buffers...)
-			for i := range wide.Buffers {
-				wide.Buffers[i].Count *= 8
-			}
-			t.Run(filepath.Base(path)+"/"+k.Name, func(t *testing.T) {
-				for _, spec := range []*Spec{s, &wide} {
-					for _, rep := range sameParallel(t, p, spec, RunOptions{Check: true}, 2, 4) {
-						if rep.Parallel {
-							parallel++
-						}
-						reasons[rep.Reason]++
+		t.Run(filepath.Base(path)+"/"+entry, func(t *testing.T) {
+			for _, spec := range []*Spec{s, &wide} {
+				for _, rep := range sameParallel(t, p, spec, RunOptions{Check: true}, 2, 4) {
+					if rep.Parallel {
+						parallel++
 					}
+					reasons[rep.Reason]++
 				}
-			})
-		}
-	}
+			}
+		})
+	})
 	t.Logf("%d kernels; %d of their parallel runs ran in parallel; the others ran sequentially because: %v", kernels, parallel, reasons)
 	if kernels == 0 {
 		t.Error("no corpus kernel launches")

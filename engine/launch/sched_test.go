@@ -230,36 +230,15 @@ func TestProducerConsumerBranchOrder(t *testing.T) {
 // TestSchedulingModelsCorpus: every kernel of the corpus, launched with its
 // inferred spec, gives the same result in both models.
 func TestSchedulingModelsCorpus(t *testing.T) {
-	files := corpusModules(t)
-	if len(files) == 0 {
-		skipOrFail(t, "no PTX corpus found under %s (corpus/ptx-ir, conformance/zluda)", sharedDir)
-	}
-	kernels := 0
-	for _, path := range files {
-		text, err := os.ReadFile(path)
+	kernels, modules := corpusKernels(t, func(path string, p *emu.Program, entry string, s *Spec) {
+		diff, err := runBoth(p, s)
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("%s: kernel %s: %v", path, entry, err)
+		} else if diff != "" {
+			t.Errorf("%s: kernel %s: %s", path, entry, diff)
 		}
-		p, _, _ := Compile(path, text)
-		if p == nil {
-			continue
-		}
-		for _, k := range p.Entries() {
-			s, _, err := Infer(p, nil, k.Name)
-			if err != nil {
-				continue
-			}
-			s.MaxWarpInstructions = 20000
-			kernels++
-			diff, err := runBoth(p, s)
-			if err != nil {
-				t.Errorf("%s: kernel %s: %v", path, k.Name, err)
-			} else if diff != "" {
-				t.Errorf("%s: kernel %s: %s", path, k.Name, diff)
-			}
-		}
-	}
-	t.Logf("%d kernels of %d modules", kernels, len(files))
+	})
+	t.Logf("%d kernels of %d modules", kernels, modules)
 }
 
 // The spec's "scheduling" selects the model; the intra-warp spin lock
