@@ -28,7 +28,10 @@ import (
 // instructions ahead, i.e. exactly at the turn where the one-at-a-time
 // scheduler executes it: the global order of everything that another warp
 // can see is unchanged, so racy programs and atomics give bit-identical
-// results. Under independent scheduling the group picked for each
+// results. The one exception is a shared-memory load in a CTA where no
+// warp can write shared memory before the CTA's next barrier completes
+// (quiet.go): it reads the same bytes at any turn until then, so a lead
+// of one group may run it. Under independent scheduling the group picked for each
 // instruction of a lead is the one its turn would pick: the pick depends
 // only on the warp's own state (schedule), and a lead that picked a group
 // whose instruction is not pure leaves it picked (Warp.picked) for the
@@ -551,8 +554,24 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 		var op *Op
 		switch kind[pc] {
 		case leadStop:
-			more = false
-			goto out
+			if !m.prog.sharedLd[pc] || !m.leadShared(w, &ops[pc], pc, mask) {
+				more = false
+				goto out
+			}
+			// A shared-memory load in a quiet CTA (quiet.go).
+			last = pc
+			k++
+			if m.fault != nil {
+				more = false
+				goto out
+			}
+			top.PC = pc + 1
+			if top.PC == top.RPC {
+				w.unwind()
+				more = true
+				goto out
+			}
+			continue
 		case leadPair:
 			if k+2 > leadMax || pc+1 == top.RPC {
 				break

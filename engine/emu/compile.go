@@ -191,6 +191,8 @@ func (c *compiler) run() {
 		}
 	}
 	c.prog.lead = leadKinds(c.prog.Ops)
+	c.prog.quiet = quietPCs(c.prog)
+	c.prog.sharedLd = sharedLoads(c.prog.Ops)
 }
 
 func align(n, a int) int {

@@ -151,6 +151,7 @@ type Machine struct {
 	replays             int   // batched runs replayed to a stop one instruction at a time
 	pairs               int64 // instruction-and-bra pairs leads ran fused (batch.go)
 	lineRuns, lineInsts int64 // leadLine's runs and the instructions they executed (batch.go)
+	sharedLeads         int64 // shared-memory loads leads ran in quiet CTAs (quiet.go)
 	noLine              bool  // leads never use leadLine (tests compare them with and without it)
 }
 
@@ -404,6 +405,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		clear(c.local)
 		c.bars = [16]barrier{}
 		c.done = false
+		c.quiet = quietUnknown
 	} else {
 		c = &CTA{}
 		c.shared = make([]byte, p.DynSharedBase+m.cfg.DynamicSharedBytes)

@@ -248,6 +248,11 @@ type CTA struct {
 	local  []byte // LocalSize bytes per thread
 	bars   [16]barrier
 	done   bool
+	// quiet caches whether no warp can write shared memory before one of
+	// the CTA's barriers completes (quiet.go); quietRetry is when to ask
+	// again after quietNo.
+	quiet      int8
+	quietRetry int64
 }
 
 type barrier struct {

@@ -45,6 +45,11 @@ type Program struct {
 	// lead[pc] classifies Ops[pc] for batched dispatch (batch.go):
 	// whether it only reads and writes the warp's own registers.
 	lead []leadKind
+	// quiet[pc]: no shared-memory write is reachable from Ops[pc] before a
+	// CTA-wide barrier; sharedLd[pc]: Ops[pc] is a scalar shared-memory
+	// load that a lead may run in a quiet CTA (quiet.go).
+	quiet    []bool
+	sharedLd []bool
 }
 
 // Function is a lowered .entry or .func.

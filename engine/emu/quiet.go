@@ -1,0 +1,220 @@
+package emu
+
+import (
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Shared-memory loads in leads.
+//
+// A load from shared memory is not register-only: another warp of the CTA
+// may write the location between the load's lead and its turn. But a CTA
+// spends long stretches in which no warp can write shared memory at all,
+// e.g. a tiled kernel's inner product between the two bar.sync of a tile.
+// In such a stretch the CTA is *quiet*, its shared memory is constant
+// until a barrier of the CTA completes, and a shared-memory load reads the
+// same bytes at any turn before that: a lead may run it.
+//
+// Program.quiet[pc] says that from Ops[pc] no instruction that may write
+// shared memory is reachable before a CTA-wide barrier: following the
+// fall-through and branch targets within the function, every path either
+// ends (exit, or ret of a kernel) or reaches a bar.sync/barrier.sync
+// without a thread count (all the CTA's threads must arrive there) before
+// anything other than register-only instructions, loads, and stores to
+// global, local or parameter space. Anything else (shared or generic
+// stores, atomics and reductions, cp.async and its waits, barriers with a
+// count, bar.arrive and bar.red, warp-synchronous and tensor-core
+// instructions, calls, indirect branches, ret of a function) counts as a
+// possible write.
+//
+// A CTA is quiet when every lane that has not exited is at a quiet pc
+// (every entry of every warp's stack, no call in progress, no cp.async
+// pending, which would land at an exit) or waits at a CTA-wide barrier.
+// Quiet pcs only lead to quiet pcs until a barrier is passed, so a quiet
+// CTA stays quiet until one of its barriers completes (checkBarrier
+// forgets it then). A warp's shared load that a lead runs early precedes
+// its own arrival at the next barrier, hence the completion of that
+// barrier and every write after it: the load reads what it reads at its
+// turn.
+//
+// CTA.quiet caches the answer: quietYes until a barrier of the CTA
+// completes; quietNo is recomputed only once the launch has issued
+// another round of instructions, so a CTA that is not quiet costs a
+// lead little.
+
+const (
+	quietUnknown int8 = iota
+	quietYes
+	quietNo
+)
+
+// quietPCs computes Program.quiet: see above.
+func quietPCs(p *Program) []bool {
+	ops := p.Ops
+	q := make([]bool, len(ops))
+	// kind: 0 an instruction that cannot write shared memory, 1 one that
+	// may, 2 a CTA-wide barrier, 3 the end of the thread.
+	kind := make([]uint8, len(ops))
+	inFunc := make([]bool, len(ops))
+	for _, f := range p.Funcs {
+		if !f.HasBody {
+			continue
+		}
+		entry := f.Kind == ptx.KindEntry
+		for pc := f.Entry; pc < f.End && pc < len(ops); pc++ {
+			inFunc[pc] = true
+			kind[pc] = quietKind(&ops[pc], entry)
+			q[pc] = kind[pc] != 1
+		}
+	}
+	// Greatest fixed point: a pc is quiet when it is not a write and, unless
+	// it ends the path, everything it can go to next is quiet.
+	for changed := true; changed; {
+		changed = false
+		for pc := len(ops) - 1; pc >= 0; pc-- {
+			if !q[pc] || kind[pc] != 0 {
+				continue
+			}
+			op := &ops[pc]
+			ok := true
+			if op.Code == isa.OpBra {
+				t := int(op.Target)
+				ok = t >= 0 && t < len(ops) && inFunc[t] && q[t]
+				if ok && op.Guard >= 0 {
+					ok = pc+1 < len(ops) && inFunc[pc+1] && q[pc+1]
+				}
+			} else {
+				ok = pc+1 < len(ops) && inFunc[pc+1] && q[pc+1]
+			}
+			if !ok {
+				q[pc] = false
+				changed = true
+			}
+		}
+	}
+	return q
+}
+
+// quietKind classifies op for quietPCs.
+func quietKind(op *Op, entry bool) uint8 {
+	if op.Exec == nil || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
+		return 1
+	}
+	switch op.Code {
+	case isa.OpBra:
+		return 0
+	case isa.OpExit:
+		return 3
+	case isa.OpRet:
+		if entry {
+			return 3
+		}
+		return 1
+	case isa.OpBar, isa.OpBarrier:
+		if op.Sub == isa.SubSync && op.B < 0 {
+			return 2
+		}
+		return 1
+	case isa.OpLd, isa.OpLdu:
+		return 0
+	case isa.OpSt:
+		switch op.Space {
+		case isa.Global, isa.Local, isa.Param:
+			return 0
+		}
+		return 1
+	}
+	if isPure(op) {
+		return 0
+	}
+	return 1
+}
+
+// sharedLoads marks the scalar loads from the CTA's shared memory that a
+// lead may run in a quiet CTA.
+func sharedLoads(ops []Op) []bool {
+	s := make([]bool, len(ops))
+	for pc := range ops {
+		op := &ops[pc]
+		s[pc] = op.Code == isa.OpLd && op.Space == isa.Shared && op.Vec <= 1 && !op.Ctrl && !op.Dyn &&
+			op.Exec != nil && op.D >= 0 && isa.Info[op.Code].Status == isa.Supported && op.Type.Size() > 0
+	}
+	return s
+}
+
+// leadShared runs w's shared-memory load op for the lanes of mask in a
+// lead, and reports whether it did: only when the CTA is quiet and no
+// observer watches shared memory. A load that faults sets the fault, and
+// the lead ends there.
+func (m *Machine) leadShared(w *Warp, op *Op, pc int32, mask uint32) bool {
+	if m.obsShared || !m.ctaQuiet(w.cta) {
+		return false
+	}
+	m.sharedLeads++
+	e := guarded(w, op, mask)
+	if e == 0 {
+		return true
+	}
+	if f := op.Exec(w, op, e); f != nil {
+		// A bad address: the fault stands, and Run replays to it one
+		// instruction at a time (batch.go).
+		if f.PC < 0 {
+			f.PC = int(pc)
+		}
+		m.setFault(f)
+	}
+	return true
+}
+
+// ctaQuiet reports whether c is quiet (see above), from its cache when it
+// can.
+func (m *Machine) ctaQuiet(c *CTA) bool {
+	switch c.quiet {
+	case quietYes:
+		return true
+	case quietNo:
+		if m.stats.WarpInstructions < c.quietRetry {
+			return false
+		}
+	}
+	if m.quietNow(c) {
+		c.quiet = quietYes
+		return true
+	}
+	c.quiet = quietNo
+	c.quietRetry = m.stats.WarpInstructions + int64(len(m.warps))
+	return false
+}
+
+// quietNow computes whether c is quiet.
+func (m *Machine) quietNow(c *CTA) bool {
+	q := m.prog.quiet
+	for _, w := range c.Warps {
+		switch w.State {
+		case WarpExited:
+			continue
+		case WarpBarrier:
+			// Waiting at a barrier that needs every thread of the CTA:
+			// it goes on only when that barrier completes.
+			if op := w.barOp; op != nil && op.Sub == isa.SubSync && op.B < 0 {
+				continue
+			}
+		case WarpReady:
+		default:
+			return false
+		}
+		if len(w.frames) > 0 || w.async != nil && len(w.async.copies) > 0 {
+			return false
+		}
+		for i := range w.stack {
+			e := &w.stack[i]
+			if e.Mask == 0 {
+				continue
+			}
+			if e.call || e.PC < 0 || int(e.PC) >= len(q) || !q[e.PC] {
+				return false
+			}
+		}
+	}
+	return true
+}
