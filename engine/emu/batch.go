@@ -70,6 +70,10 @@ const (
 	leadPure                 // register-only (see above)
 	leadPair                 // register-only, not control, followed by bra
 	leadBra                  // bra
+	// leadShared (only in Program.runKind, leadStop in Program.lead): a
+	// scalar shared-memory load at a quiet pc, which leadRun runs while
+	// the CTA is quiet (quiet.go).
+	leadShared
 )
 
 // leadKinds classifies ops: lead[pc] says whether Ops[pc] is register-only
@@ -139,7 +143,7 @@ func (m *Machine) batchable() bool {
 // (a stop in the middle of a run).
 func (m *Machine) batchProgram() bool {
 	p := m.prog
-	if len(p.lead) != len(p.Ops) {
+	if len(p.lead) != len(p.Ops) || len(p.runKind) != len(p.Ops) {
 		return false
 	}
 	for i, f := range p.Funcs {
@@ -540,7 +544,7 @@ out:
 // not register-only, a branch that diverges or reconverges, or leadMax.
 // It adds the instructions to *n and reports whether the lead may go on.
 func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
-	kind := m.prog.lead
+	kind := m.prog.runKind
 	ops := m.prog.Ops
 	top := &w.stack[len(w.stack)-1]
 	mask := top.Mask
@@ -552,62 +556,68 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 	for k < leadMax {
 		pc = top.PC
 		var op *Op
-		switch kind[pc] {
-		case leadStop:
-			if !m.prog.sharedLd[pc] || !m.leadShared(w, &ops[pc], pc, mask) {
+		if kd := kind[pc]; kd != leadPure {
+			switch kd {
+			case leadStop:
 				more = false
 				goto out
-			}
-			// A shared-memory load in a quiet CTA (quiet.go).
-			last = pc
-			k++
-			if m.fault != nil {
-				more = false
-				goto out
-			}
-			top.PC = pc + 1
-			if top.PC == top.RPC {
-				w.unwind()
-				more = true
-				goto out
-			}
-			continue
-		case leadPair:
-			if k+2 > leadMax || pc+1 == top.RPC {
-				break
-			}
-			// The instruction and the bra after it.
-			op = &ops[pc]
-			if e := guarded(w, op, mask); e != 0 {
-				op.Exec(w, op, e)
-			}
-			pc++
-			top.PC = pc
-			k++
-			pairs++
-			fallthrough
-		case leadBra:
-			op = &ops[pc]
-			last = pc
-			k++
-			e := guarded(w, op, mask)
-			switch {
-			case e == 0:
+			case leadShared:
+				// A shared-memory load at a quiet pc: it runs when the CTA is
+				// quiet (quiet.go).
+				if !m.leadShared(w, &ops[pc], pc, mask) {
+					more = false
+					goto out
+				}
+				last = pc
+				k++
+				if m.fault != nil {
+					more = false
+					goto out
+				}
 				top.PC = pc + 1
-			case e == mask:
-				top.PC = op.Target
-			default:
-				m.curPC = int(pc)
-				execBra(w, op, e)
-				more = true
-				goto out
+				if top.PC == top.RPC {
+					w.unwind()
+					more = true
+					goto out
+				}
+				continue
+			case leadPair:
+				if k+2 > leadMax || pc+1 == top.RPC {
+					break
+				}
+				// The instruction and the bra after it.
+				op = &ops[pc]
+				if e := guarded(w, op, mask); e != 0 {
+					op.Exec(w, op, e)
+				}
+				pc++
+				top.PC = pc
+				k++
+				pairs++
+				fallthrough
+			case leadBra:
+				op = &ops[pc]
+				last = pc
+				k++
+				e := guarded(w, op, mask)
+				switch {
+				case e == 0:
+					top.PC = pc + 1
+				case e == mask:
+					top.PC = op.Target
+				default:
+					m.curPC = int(pc)
+					execBra(w, op, e)
+					more = true
+					goto out
+				}
+				if top.PC == top.RPC {
+					w.unwind()
+					more = true
+					goto out
+				}
+				continue
 			}
-			if top.PC == top.RPC {
-				w.unwind()
-				more = true
-				goto out
-			}
-			continue
 		}
 		op = &ops[pc]
 		last = pc

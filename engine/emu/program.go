@@ -47,9 +47,11 @@ type Program struct {
 	lead []leadKind
 	// quiet[pc]: no shared-memory write is reachable from Ops[pc] before a
 	// CTA-wide barrier; sharedLd[pc]: Ops[pc] is a scalar shared-memory
-	// load that a lead may run in a quiet CTA (quiet.go).
+	// load at a quiet pc, which a lead may run in a quiet CTA (quiet.go).
 	quiet    []bool
 	sharedLd []bool
+	// runKind is lead with those loads marked leadShared, for leadRun.
+	runKind []leadKind
 }
 
 // Function is a lowered .entry or .func.

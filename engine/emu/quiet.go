@@ -131,39 +131,48 @@ func quietKind(op *Op, entry bool) uint8 {
 }
 
 // sharedLoads marks the scalar loads from the CTA's shared memory that a
-// lead may run in a quiet CTA.
-func sharedLoads(ops []Op) []bool {
+// lead may run in a quiet CTA: those at quiet pcs (a warp at any other pc
+// makes its CTA not quiet).
+func sharedLoads(ops []Op, quiet []bool) []bool {
 	s := make([]bool, len(ops))
 	for pc := range ops {
 		op := &ops[pc]
-		s[pc] = op.Code == isa.OpLd && op.Space == isa.Shared && op.Vec <= 1 && !op.Ctrl && !op.Dyn &&
+		s[pc] = quiet[pc] && op.Code == isa.OpLd && op.Space == isa.Shared && op.Vec <= 1 && !op.Ctrl && !op.Dyn &&
 			op.Exec != nil && op.D >= 0 && isa.Info[op.Code].Status == isa.Supported && op.Type.Size() > 0
 	}
 	return s
 }
 
-// leadShared runs w's shared-memory load op for the lanes of mask in a
-// lead, and reports whether it did: only when the CTA is quiet and no
-// observer watches shared memory. A load that faults sets the fault, and
-// the lead ends there.
+// leadShared runs w's shared-memory load op (at a quiet pc) for the
+// lanes of mask in a lead, and reports whether it did: only when the CTA
+// is quiet and no observer watches shared memory. A load that faults sets
+// the fault (Run then replays to it one instruction at a time).
 func (m *Machine) leadShared(w *Warp, op *Op, pc int32, mask uint32) bool {
 	if m.obsShared || !m.ctaQuiet(w.cta) {
 		return false
 	}
 	m.sharedLeads++
-	e := guarded(w, op, mask)
-	if e == 0 {
-		return true
-	}
-	if f := op.Exec(w, op, e); f != nil {
-		// A bad address: the fault stands, and Run replays to it one
-		// instruction at a time (batch.go).
-		if f.PC < 0 {
-			f.PC = int(pc)
+	if e := guarded(w, op, mask); e != 0 {
+		if f := op.Exec(w, op, e); f != nil {
+			if f.PC < 0 {
+				f.PC = int(pc)
+			}
+			m.setFault(f)
 		}
-		m.setFault(f)
 	}
 	return true
+}
+
+// runKinds returns Program.runKind: Program.lead with the shared-memory
+// loads at quiet pcs marked leadShared.
+func runKinds(lead []leadKind, sharedLd []bool) []leadKind {
+	k := append([]leadKind(nil), lead...)
+	for pc, s := range sharedLd {
+		if s && k[pc] == leadStop {
+			k[pc] = leadShared
+		}
+	}
+	return k
 }
 
 // ctaQuiet reports whether c is quiet (see above), from its cache when it

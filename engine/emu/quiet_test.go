@@ -207,13 +207,16 @@ func TestSharedLoadsRacing(t *testing.T) {
 			}
 			// The same launch with every pc claimed quiet.
 			a, b := l.machine(t, true), l.machine(t, false)
-			saved := append([]bool(nil), a.prog.quiet...)
+			saved, savedLd, savedKind := append([]bool(nil), a.prog.quiet...), a.prog.sharedLd, a.prog.runKind
 			for i := range a.prog.quiet {
 				a.prog.quiet[i] = true
 			}
+			a.prog.sharedLd = sharedLoads(a.prog.Ops, a.prog.quiet)
+			a.prog.runKind = runKinds(a.prog.lead, a.prog.sharedLd)
 			a.Run(context.Background())
 			b.Run(context.Background())
 			copy(a.prog.quiet, saved)
+			a.prog.sharedLd, a.prog.runKind = savedLd, savedKind
 			if a.DiffState(b) == "" {
 				t.Fatalf("%s (%s): the kernel does not show a wrong quiet claim", name, s)
 			}
