@@ -71,7 +71,7 @@ const (
 	leadPair                 // register-only, not control, followed by bra
 	leadBra                  // bra
 	// leadShared (only in Program.runKind, leadStop in Program.lead): a
-	// scalar shared-memory load at a quiet pc, which leadRun runs while
+	// shared-memory load at a quiet pc, which leadRun runs while
 	// the CTA is quiet (quiet.go).
 	leadShared
 )

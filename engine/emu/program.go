@@ -46,7 +46,7 @@ type Program struct {
 	// whether it only reads and writes the warp's own registers.
 	lead []leadKind
 	// quiet[pc]: no shared-memory write is reachable from Ops[pc] before a
-	// CTA-wide barrier; sharedLd[pc]: Ops[pc] is a scalar shared-memory
+	// CTA-wide barrier; sharedLd[pc]: Ops[pc] is a shared-memory
 	// load at a quiet pc, which a lead may run in a quiet CTA (quiet.go).
 	quiet    []bool
 	sharedLd []bool

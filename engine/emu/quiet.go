@@ -130,15 +130,15 @@ func quietKind(op *Op, entry bool) uint8 {
 	return 1
 }
 
-// sharedLoads marks the scalar loads from the CTA's shared memory that a
+// sharedLoads marks the loads from the CTA's shared memory that a
 // lead may run in a quiet CTA: those at quiet pcs (a warp at any other pc
 // makes its CTA not quiet).
 func sharedLoads(ops []Op, quiet []bool) []bool {
 	s := make([]bool, len(ops))
 	for pc := range ops {
 		op := &ops[pc]
-		s[pc] = quiet[pc] && op.Code == isa.OpLd && op.Space == isa.Shared && op.Vec <= 1 && !op.Ctrl && !op.Dyn &&
-			op.Exec != nil && op.D >= 0 && isa.Info[op.Code].Status == isa.Supported && op.Type.Size() > 0
+		s[pc] = quiet[pc] && op.Code == isa.OpLd && op.Space == isa.Shared && !op.Ctrl && !op.Dyn &&
+			op.Exec != nil && (op.D >= 0 || len(op.Regs) > 0) && isa.Info[op.Code].Status == isa.Supported && op.Type.Size() > 0
 	}
 	return s
 }

@@ -164,13 +164,15 @@ func TestQuietPCs(t *testing.T) {
 
 // A tiled kernel's shared-memory loads between its barriers run in leads,
 // and the launch ends exactly as the one-instruction-at-a-time run does,
-// in both models, with lanes whose inner loops diverge or not.
+// in both models, with lanes whose inner loops diverge or not, and with
+// vector loads.
 func TestSharedLoadsInLeads(t *testing.T) {
 	for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
-		for _, div := range []string{"", "and.b32 %r15, %r1, 7;\n\tadd.u32 %r15, %r15, 9;"} {
+		vector := strings.Replace(tileKernel("", ""), "\tld.shared.u32 %r13, [%r12];", "\tand.b32 %r12, %r12, -8;\n\tld.shared.v2.u32 {%r13, %r14}, [%r12];\n\tadd.u32 %r13, %r13, %r14;", 1)
+		for vi, src := range []string{tileKernel("", ""), tileKernel("and.b32 %r15, %r1, 7;\n\tadd.u32 %r15, %r15, 9;", ""), vector} {
 			for _, shape := range [][2]int{{1, 128}, {3, 96}, {2, 80}} {
-				l := batchLaunch{src: tileKernel(div, ""), grid: shape[0], block: shape[1], words: 256 + shape[0]*shape[1], sched: s}
-				name := fmt.Sprintf("%s diverge=%v %v", s, div != "", shape)
+				l := batchLaunch{src: src, grid: shape[0], block: shape[1], words: 256 + shape[0]*shape[1], sched: s}
+				name := fmt.Sprintf("%s %s %v", s, []string{"converged", "diverging", "vector"}[vi], shape)
 				if r := runBothWays(t, name, l); r != StopDone {
 					t.Fatalf("%s: %v", name, r)
 				}
