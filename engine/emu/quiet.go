@@ -103,6 +103,18 @@ func quietKind(op *Op, entry bool) uint8 {
 	switch op.Code {
 	case isa.OpBra:
 		return 0
+	case isa.OpExit, isa.OpRet, isa.OpBar, isa.OpBarrier:
+		if op.Guard >= 0 {
+			// Lanes whose guard is false go on to the next instruction
+			// (past the barrier without waiting): an exit or a full
+			// barrier is then no end of the path.
+			if k := quietKind(&Op{Exec: op.Exec, Code: op.Code, Sub: op.Sub, B: op.B, Guard: -1}, entry); k != 1 {
+				return 0
+			}
+			return 1
+		}
+	}
+	switch op.Code {
 	case isa.OpExit:
 		return 3
 	case isa.OpRet:

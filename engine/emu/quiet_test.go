@@ -136,6 +136,13 @@ func TestQuietPCs(t *testing.T) {
 			t.Errorf("%s: inner loop quiet %v %v, ret %v", w, got[0], got[1], got[2])
 		}
 	}
+	// Lanes whose guard is false go past an exit or a barrier.
+	for _, w := range []string{"@%p1 exit;\n\tst.shared.u32 [%r6], %r7;", "@%p1 bar.sync 0;\n\tst.shared.u32 [%r6], %r7;", "@%p1 bar.sync 0, 64;"} {
+		got := quietOf(t, tileKernel("", w), "ld.shared")
+		if got[0] {
+			t.Errorf("%s: inner loop quiet", w)
+		}
+	}
 	// Stores to global memory and a full barrier keep it quiet.
 	got = quietOf(t, tileKernel("", "st.global.u32 [%rd3+1024], %r7;\n\tbar.sync 0;\n\tst.shared.u32 [%r6], %r7;"), "ld.shared", "st.global.u32 [%rd3+1024]")
 	if !got[0] || !got[1] {
