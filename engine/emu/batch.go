@@ -28,10 +28,14 @@ import (
 // instructions ahead, i.e. exactly at the turn where the one-at-a-time
 // scheduler executes it: the global order of everything that another warp
 // can see is unchanged, so racy programs and atomics give bit-identical
-// results. The one exception is a shared-memory load in a CTA where no
-// warp can write shared memory before the CTA's next barrier completes
-// (quiet.go): it reads the same bytes at any turn until then, so a lead
-// of one group may run it. Under independent scheduling the group picked for each
+// results. Two kinds of instruction that are not register-only still run
+// in leads of one group (or the SIMT stack's top): warp-level
+// instructions (shfl, vote, match, activemask, redux, elect,
+// bar.warp.sync), which read and write only their own warp's lanes, and a
+// shared-memory load in a CTA where no warp can write shared memory before
+// the CTA's next barrier completes (quiet.go), which reads the same bytes
+// at any turn until then. A fault of either in a lead is replayed like any
+// other (below). Under independent scheduling the group picked for each
 // instruction of a lead is the one its turn would pick: the pick depends
 // only on the warp's own state (schedule), and a lead that picked a group
 // whose instruction is not pure leaves it picked (Warp.picked) for the
@@ -74,6 +78,12 @@ const (
 	// shared-memory load at a quiet pc, which leadRun runs while
 	// the CTA is quiet (quiet.go).
 	leadShared
+	// leadLocal (only in Program.runKind, leadStop in Program.lead): a
+	// warp-level instruction (shfl, vote, match, activemask, redux, elect,
+	// bar.warp.sync), which reads and writes only its warp's state; leadRun
+	// runs it for the warp's only thread group or the SIMT stack's top,
+	// exactly as its turn would.
+	leadLocal
 )
 
 // leadKinds classifies ops: lead[pc] says whether Ops[pc] is register-only
@@ -573,6 +583,36 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 				if m.fault != nil {
 					more = false
 					goto out
+				}
+				top.PC = pc + 1
+				if top.PC == top.RPC {
+					w.unwind()
+					more = true
+					goto out
+				}
+				continue
+			case leadLocal:
+				// A warp-level instruction: what its turn would execute
+				// (exec without syncJoin, which only a warp with several
+				// groups needs).
+				op = &ops[pc]
+				if m.obsDetails {
+					more = false
+					goto out
+				}
+				last = pc
+				k++
+				m.curPC = int(pc)
+				m.localLeads++
+				if e := guarded(w, op, mask); e != 0 {
+					if f := op.Exec(w, op, e); f != nil {
+						if f.PC < 0 {
+							f.PC = int(pc)
+						}
+						m.setFault(f)
+						more = false
+						goto out
+					}
 				}
 				top.PC = pc + 1
 				if top.PC == top.RPC {

@@ -193,7 +193,7 @@ func (c *compiler) run() {
 	c.prog.lead = leadKinds(c.prog.Ops)
 	c.prog.quiet = quietPCs(c.prog)
 	c.prog.sharedLd = sharedLoads(c.prog.Ops, c.prog.quiet)
-	c.prog.runKind = runKinds(c.prog.lead, c.prog.sharedLd)
+	c.prog.runKind = runKinds(c.prog.Ops, c.prog.lead, c.prog.sharedLd)
 }
 
 func align(n, a int) int {

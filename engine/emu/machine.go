@@ -152,6 +152,7 @@ type Machine struct {
 	pairs               int64 // instruction-and-bra pairs leads ran fused (batch.go)
 	lineRuns, lineInsts int64 // leadLine's runs and the instructions they executed (batch.go)
 	sharedLeads         int64 // shared-memory loads leads ran in quiet CTAs (quiet.go)
+	localLeads          int64 // warp-level instructions leads ran (batch.go)
 	noLine              bool  // leads never use leadLine (tests compare them with and without it)
 }
 

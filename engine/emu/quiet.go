@@ -176,15 +176,31 @@ func (m *Machine) leadShared(w *Warp, op *Op, pc int32, mask uint32) bool {
 }
 
 // runKinds returns Program.runKind: Program.lead with the shared-memory
-// loads at quiet pcs marked leadShared.
-func runKinds(lead []leadKind, sharedLd []bool) []leadKind {
+// loads at quiet pcs marked leadShared and the warp-level instructions
+// leadLocal (batch.go).
+func runKinds(ops []Op, lead []leadKind, sharedLd []bool) []leadKind {
 	k := append([]leadKind(nil), lead...)
-	for pc, s := range sharedLd {
-		if s && k[pc] == leadStop {
+	for pc := range k {
+		if k[pc] != leadStop {
+			continue
+		}
+		switch {
+		case sharedLd[pc]:
 			k[pc] = leadShared
+		case warpLocal(&ops[pc]):
+			k[pc] = leadLocal
 		}
 	}
 	return k
+}
+
+// warpLocal reports whether op is a warp-level instruction that reads and
+// writes only its own warp's registers, predicates and lanes.
+func warpLocal(op *Op) bool {
+	if op.Exec == nil || op.Ctrl || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
+		return false
+	}
+	return isa.Info[op.Code].Family == isa.FamWarp || op.Code == isa.OpBarWarpSync
 }
 
 // ctaQuiet reports whether c is quiet (see above), from its cache when it
