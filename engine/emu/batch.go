@@ -31,7 +31,8 @@ import (
 // results. Two kinds of instruction that are not register-only still run
 // in leads of one group (or the SIMT stack's top): warp-level
 // instructions (shfl, vote, match, activemask, redux, elect,
-// bar.warp.sync), which read and write only their own warp's lanes, and a
+// bar.warp.sync, and mma, wmma.mma, movmatrix), which read and write only
+// their own warp's lanes, and a
 // shared-memory load in a CTA where no warp can write shared memory before
 // the CTA's next barrier completes (quiet.go), which reads the same bytes
 // at any turn until then. A fault of either in a lead is replayed like any
@@ -79,8 +80,8 @@ const (
 	// the CTA is quiet (quiet.go).
 	leadShared
 	// leadLocal (only in Program.runKind, leadStop in Program.lead): a
-	// warp-level instruction (shfl, vote, match, activemask, redux, elect,
-	// bar.warp.sync), which reads and writes only its warp's state; leadRun
+	// warp-level instruction (warpLocal: shfl, vote, match, activemask,
+	// redux, elect, bar.warp.sync, mma, wmma.mma, movmatrix), which reads and writes only its warp's state; leadRun
 	// runs it for the warp's only thread group or the SIMT stack's top,
 	// exactly as its turn would.
 	leadLocal

@@ -8,8 +8,8 @@ import (
 )
 
 // warpLocalPTX: a loop of warp-level instructions (shuffles, a ballot, a
-// match, a reduction, activemask, elect, bar.warp.sync) between
-// register-only ones, then DIVERGED.
+// match, a reduction, activemask, elect, bar.warp.sync, an integer mma, a
+// movmatrix) between register-only ones, then DIVERGED.
 const warpLocalPTX = `.version 8.0
 .target sm_80
 .address_size 64
@@ -22,6 +22,8 @@ const warpLocalPTX = `.version 8.0
 	mad.lo.u32 %r4, %r2, %r3, %r1;
 	mul.lo.u32 %r5, %r4, 2654435761;
 	mov.u32 %r6, 0;
+	mov.u32 %r16, 0;
+	mov.u32 %r17, 0;
 LOOP:
 	shfl.sync.bfly.b32 %r7, %r5, 1, 31, -1;
 	add.u32 %r5, %r5, %r7;
@@ -40,6 +42,11 @@ LOOP:
 	elect.sync %r12|%p2, -1;
 	add.u32 %r5, %r5, %r12;
 	bar.warp.sync -1;
+	mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%r16, %r17}, {%r5}, {%r7}, {%r16, %r17};
+	add.u32 %r5, %r5, %r16;
+	xor.b32 %r5, %r5, %r17;
+	movmatrix.sync.aligned.m8n8.trans.b16 %r18, %r5;
+	add.u32 %r5, %r5, %r18;
 	add.u32 %r6, %r6, 1;
 	setp.lt.u32 %p3, %r6, 20;
 	@%p3 bra LOOP;
@@ -82,7 +89,7 @@ JOIN:`
 func TestWarpLocalInLeads(t *testing.T) {
 	for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
 		for name, div := range map[string]string{"converged": "", "halves": warpLocalHalves, "whole warp": warpLocalWhole} {
-			for _, shape := range [][2]int{{1, 64}, {3, 48}} {
+			for _, shape := range [][2]int{{1, 64}, {3, 96}} {
 				src := strings.Replace(warpLocalPTX, "DIVERGED", div, 1)
 				l := batchLaunch{src: src, grid: shape[0], block: shape[1], words: shape[0] * shape[1], sched: s}
 				label := fmt.Sprintf("%s %s %v", s, name, shape)
@@ -94,14 +101,17 @@ func TestWarpLocalInLeads(t *testing.T) {
 				if r != want {
 					t.Fatalf("%s: stop %v, want %v", label, r, want)
 				}
-				// Every 11th budget, then stepping on and finishing.
 				full := l.machine(t, true)
 				full.Run(context.Background())
 				if full.localLeads == 0 {
 					t.Fatalf("%s: no warp-level instruction ran in a lead", label)
 				}
+				if shape[0] > 1 {
+					continue
+				}
+				// Every 7th budget, then stepping on and finishing.
 				total := full.Stats().WarpInstructions
-				for budget := int64(1); budget <= total; budget += 11 {
+				for budget := int64(1); budget <= total; budget += 7 {
 					l.limit = budget
 					a, b := l.machine(t, true), l.machine(t, false)
 					ra, rb := a.Run(context.Background()), b.Run(context.Background())

@@ -195,12 +195,18 @@ func runKinds(ops []Op, lead []leadKind, sharedLd []bool) []leadKind {
 }
 
 // warpLocal reports whether op is a warp-level instruction that reads and
-// writes only its own warp's registers, predicates and lanes.
+// writes only its own warp's registers, predicates and lanes: the
+// warp-level family, bar.warp.sync, and the tensor-core instructions that
+// work on registers alone (mma, wmma.mma, movmatrix).
 func warpLocal(op *Op) bool {
 	if op.Exec == nil || op.Ctrl || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
 		return false
 	}
-	return isa.Info[op.Code].Family == isa.FamWarp || op.Code == isa.OpBarWarpSync
+	switch op.Code {
+	case isa.OpBarWarpSync, isa.OpMma, isa.OpWmmaMma, isa.OpMovmatrix:
+		return true
+	}
+	return isa.Info[op.Code].Family == isa.FamWarp
 }
 
 // ctaQuiet reports whether c is quiet (see above), from its cache when it
