@@ -191,6 +191,7 @@ func (c *compiler) run() {
 		}
 	}
 	c.prog.lead = leadKinds(c.prog.Ops)
+	c.prog.straight = straightRuns(c.prog.Ops, c.prog.lead)
 }
 
 func align(n, a int) int {

@@ -45,6 +45,9 @@ type Program struct {
 	// lead[pc] classifies Ops[pc] for batched dispatch (batch.go):
 	// whether it only reads and writes the warp's own registers.
 	lead []leadKind
+	// straight[pc] is the number of register-only instructions that are
+	// not control flow from pc on (diamond.go).
+	straight []uint8
 }
 
 // Function is a lowered .entry or .func.
