@@ -444,6 +444,7 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 				w.prevPC, w.prevMask, w.prevLane = int(lp), top.Mask, w.lastLane
 				w.lineNext += int64(c)
 				w.pick = PickOnly
+				m.oneInsts += int64(c)
 			}
 		}
 		pc = top.PC

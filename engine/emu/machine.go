@@ -154,6 +154,7 @@ type Machine struct {
 	noLine                 bool  // leads never use leadLine (tests compare them with and without it)
 	diamonds, diamondInsts int64 // leadDiamond's runs and the instructions they executed (diamond.go)
 	splits                 int64 // diamonds leadSplit ran from their split
+	oneInsts               int64 // instructions leadLine ran in onePath's loop (diamond.go)
 	noDiamond              bool  // leadLine never uses leadDiamond (tests compare it with and without)
 }
 
