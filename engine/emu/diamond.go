@@ -36,12 +36,11 @@ func straightRuns(ops []Op, kind []leadKind) []uint8 {
 	return s
 }
 
-// pathRun returns the number of instructions path e issues until it
-// reaches its reconvergence point when they are straight-line
+// pathRun returns the number of instructions a path at pc issues until it
+// reaches its reconvergence point r when they are straight-line
 // register-only code (see above), or 0.
-func (p *Program) pathRun(e *StackEntry) int32 {
-	pc, r := e.PC, e.RPC
-	if r < 0 || pc < 0 || int(pc) >= len(p.straight) {
+func (p *Program) pathRun(pc, r int32) int32 {
+	if r < 0 || pc < 0 || pc == r || int(pc) >= len(p.straight) {
 		return 0
 	}
 	j := pc + int32(p.straight[pc])
@@ -71,6 +70,64 @@ func runPath(w *Warp, ops []Op, pc, n int32, mask uint32) {
 	}
 }
 
+// sides executes the two sides of a diamond, the picked one (from pa, a
+// instructions, lanes ma) and the other (pb, b, mb), and writes the pick
+// records that their turns leave: the turns alternate from the picked
+// side; it reaches its reconvergence point first, at turn 2a-1, when
+// a <= b, the other at turn 2b otherwise; the side left then issues the
+// rest alone (linePop's pick after the first arrival, then onLine's). It
+// returns the warp's issue count at the first arrival, the lanes of the
+// side that arrived first and of the other, and the pc of the last
+// instruction.
+func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint32, b int32) (tq int64, fm, om uint32, last int32) {
+	ops := m.prog.Ops
+	runPath(w, ops, pa, a, ma)
+	runPath(w, ops, pb, b, mb)
+	fp, fl := pa, a // the first to arrive
+	op, ol := pb, b // the other
+	fm, om = ma, mb
+	q := 2*a - 1
+	if a > b {
+		fp, fl, fm, op, ol, om = pb, b, mb, pa, a, ma
+		q = 2 * b
+	}
+	t0 := w.issued
+	n := a + b
+	lo := int8(bits.TrailingZeros32(om))
+	w.pick = PickOnly
+	w.lastLane = lo
+	w.lineMask = om
+	if n-q > 1 {
+		// The other side's turns alone but its last.
+		w.prevPC, w.prevMask, w.prevLane = int(op+ol-2), om, lo
+	} else {
+		w.prevPC, w.prevMask, w.prevLane = int(fp+fl-1), fm, int8(bits.TrailingZeros32(fm))
+	}
+	w.lineNext = t0 + int64(n)
+	w.issued = t0 + int64(n)
+	m.diamonds++
+	m.diamondInsts += int64(n)
+	return t0 + int64(q), fm, om, op + ol - 1
+}
+
+// arrive starts region e's waiting clock as linePop does when a path of
+// it arrived at tq and the lanes in paths still run.
+func (w *Warp) arrive(e *StackEntry, paths uint32, tq int64) {
+	if e.PC < 0 {
+		return
+	}
+	waiting := e.Mask &^ paths
+	if waiting != e.waiting {
+		if waiting&^e.waiting != 0 {
+			e.since = tq
+		}
+		e.waiting = waiting
+	}
+	if waiting != 0 {
+		w.lineDue = min(w.lineDue, e.since+ReconvergeWait)
+	}
+}
+
 // leadDiamond runs the two paths on top of a line (leadLine's state at a
 // pick: the stack has ns entries, the paths are entries f = ns-2 and
 // ns-1, the top one picked) to their reconvergence points when both are
@@ -88,91 +145,42 @@ func (m *Machine) leadDiamond(w *Warp, f, ns int, room int32) (d int32, threads 
 	}
 	s := w.stack
 	ta, tb := &s[ns-1], &s[ns-2]
-	if w.lineLen != int32(ns) || int(w.lastLane) != bits.TrailingZeros32(ta.Mask) || w.lineMask != ta.Mask || ta.RPC != tb.RPC {
+	r := ta.RPC
+	if w.lineLen != int32(ns) || int(w.lastLane) != bits.TrailingZeros32(ta.Mask) || w.lineMask != ta.Mask || tb.RPC != r {
 		return
 	}
 	p := m.prog
-	a := p.pathRun(ta)
+	a := p.pathRun(ta.PC, r)
 	if a == 0 {
 		return
 	}
-	b := p.pathRun(tb)
+	b := p.pathRun(tb.PC, r)
 	if b == 0 || a+b > room || w.issued+int64(a+b) >= w.lineDue {
 		return
 	}
-	return m.diamond(w, f, ns, a, b)
-}
-
-// diamond is leadDiamond once the paths qualify: a and b are the
-// lengths of the top path and of the one below it.
-func (m *Machine) diamond(w *Warp, f, ns int, a, b int32) (d int32, threads int64, last int32, lastMask uint32) {
-	s := w.stack
-	ops := m.prog.Ops
-	pa, ma, r := s[ns-1].PC, s[ns-1].Mask, s[ns-1].RPC
-	pb, mb := s[ns-2].PC, s[ns-2].Mask
-	runPath(w, ops, pa, a, ma)
-	runPath(w, ops, pb, b, mb)
-	// The turns alternate from the top path: it reaches its point first
-	// at turn 2a-1 when a <= b, the other at turn 2b otherwise; the path
-	// left then issues the rest alone.
-	fp, fm, fl := pa, ma, a // the first to arrive
-	op, om, ol := pb, mb, b // the other
-	q := 2*a - 1
-	if a > b {
-		fp, fm, fl, op, om, ol = pb, mb, b, pa, ma, a
-		q = 2 * b
-	}
-	t0 := w.issued
-	n := a + b
-	// The first pop and linePop's pick after it: the other path is the
-	// line's one path, and the region's waiting lanes gain the first's.
-	s[ns-2].Mask = om
-	s[ns-2].PC, s[ns-2].RPC = r, r // where it ends
-	if e := &s[f-1]; e.PC >= 0 {
-		waiting := e.Mask &^ om
-		if waiting != e.waiting {
-			if waiting&^e.waiting != 0 {
-				e.since = t0 + int64(q)
-			}
-			e.waiting = waiting
-		}
-		if waiting != 0 {
-			w.lineDue = min(w.lineDue, e.since+ReconvergeWait)
-		}
-	}
-	lo := int8(bits.TrailingZeros32(om))
+	ma, mb := ta.Mask, tb.Mask
+	tq, _, om, last := m.sides(w, ta.PC, ma, a, tb.PC, mb, b)
+	// The first arrival: the other path is the line's one path.
+	w.arrive(&s[f-1], om, tq)
 	w.lineLen, w.lineFirst = int32(ns-1), int32(f)
-	w.pick = PickOnly
-	w.lastLane = lo
-	w.lineMask = om
-	if n-q > 1 {
-		// The other path's turns alone but its last.
-		w.prevPC, w.prevMask, w.prevLane = int(op+ol-2), om, lo
-	} else {
-		w.prevPC, w.prevMask, w.prevLane = int(fp+fl-1), fm, int8(bits.TrailingZeros32(fm))
-	}
-	w.lineNext = t0 + int64(n)
-	w.issued = t0 + int64(n)
-	// The second pop.
+	// The second: unwind pops it onto its region, which resumes.
 	if u := &s[ns-3]; m.obsEvents || u.Mask == 0 || u.PC == u.RPC || u.PC < 0 {
+		s[ns-2] = StackEntry{PC: r, RPC: r, Mask: om}
 		w.stack = s[:ns-1]
 		w.unwind()
 	} else {
-		// unwind's pop of a path onto its region, which resumes.
 		w.stack = s[:ns-2]
 		u.parent = false
 	}
-	m.diamonds++
-	m.diamondInsts += int64(n)
 	threads = int64(a)*int64(bits.OnesCount32(ma)) + int64(b)*int64(bits.OnesCount32(mb))
-	return n, threads, op + ol - 1, om
+	return a + b, threads, last, om
 }
 
 // leadSplit is leadLine's diverging bra op (lanes e of the top path take
 // it) when the top path is a line's one path and the two sides are a
-// diamond: it splits the path as execBra does, makes the pick that
-// schedule (scheduleLine) makes then, and runs the diamond (leadDiamond).
-// It returns 0, having changed nothing, when the split is not one.
+// diamond: it leaves the warp as the split (execBra), schedule's pick
+// after it (scheduleLine) and leadDiamond would, without pushing the
+// sides. It returns 0, having changed nothing, when the split is not one.
 func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, threads int64, last int32, lastMask uint32) {
 	s := w.stack
 	ns := len(s)
@@ -182,17 +190,13 @@ func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, thr
 		return
 	}
 	not := t.Mask &^ e
-	nt := StackEntry{PC: t.PC + 1, RPC: r, Mask: not, level: t.level + 1}
-	tk := StackEntry{PC: op.Target, RPC: r, Mask: e, level: t.level + 1}
-	if nt.PC == r || tk.PC == r {
-		return
-	}
+	pn, pt := t.PC+1, op.Target
 	p := m.prog
-	ln := p.pathRun(&nt)
+	ln := p.pathRun(pn, r)
 	if ln == 0 {
 		return
 	}
-	lt := p.pathRun(&tk)
+	lt := p.pathRun(pt, r)
 	if lt == 0 || ln+lt > room {
 		return
 	}
@@ -233,25 +237,28 @@ func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, thr
 			g.waiting = waiting
 		}
 	}
+	w.lineDue = due
+	w.lastPC, w.lastMask = int(t.PC), t.Mask
 	// nextPath: the side whose lowest lane comes next after the last
-	// issued one goes first (on top).
+	// issued one is picked first.
 	kn, kt := int8(bits.TrailingZeros32(not)), int8(bits.TrailingZeros32(e))
 	last8 := w.lastLane
-	topFirst := kt > last8 && (kn <= last8 || kt < kn) || kt < kn && kn <= last8 && kt <= last8
-	w.lastPC, w.lastMask = int(t.PC), t.Mask
-	t.PC, t.parent, t.waiting = r, true, 0
-	a, b := lt, ln
-	if topFirst {
-		w.stack = append(s, nt, tk)
-		w.lastLane = kt
+	var tq int64
+	var om uint32
+	if kt > last8 && (kn <= last8 || kt < kn) || kt < kn && kn <= last8 {
+		tq, _, om, last = m.sides(w, pt, e, lt, pn, not, ln)
 	} else {
-		w.stack = append(s, tk, nt)
-		w.lastLane = kn
-		a, b = ln, lt
+		tq, _, om, last = m.sides(w, pn, not, ln, pt, e, lt)
 	}
-	w.lineDue = due
+	// The split path is the region, waiting at r (diverge) until the
+	// first side arrives; with the second it resumes at r (unwind).
+	t.PC, t.waiting = r, 0
+	w.arrive(t, om, tq)
+	t.parent = false
+	w.lineLen, w.lineFirst = int32(ns+1), int32(ns)
 	m.splits++
-	return m.diamond(w, ns, ns+2, a, b)
+	threads = int64(ln)*int64(bits.OnesCount32(not)) + int64(lt)*int64(bits.OnesCount32(e))
+	return ln + lt, threads, last, om
 }
 
 // onePath runs the instructions of a line's one path (top, picked: leadLine
