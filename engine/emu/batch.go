@@ -423,7 +423,9 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 	for {
 		if fresh {
 			fresh = false
-			if d, th, l, lm := m.leadDiamond(w, f, ns, leadMax-k); d != 0 {
+			if f != ns-2 {
+				// Not two paths: no diamond.
+			} else if d, th, l, lm := m.leadDiamond(w, f, ns, leadMax-k); d != 0 {
 				k += d
 				threads += th
 				last, lastMask = l, lm

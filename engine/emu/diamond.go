@@ -281,11 +281,11 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last i
 	for n < limit {
 		op := &ops[pc]
 		npc := pc + 1
+		e := guarded(w, op, mask)
 		if op.Ctrl {
 			if kind[pc] != leadBra {
 				break
 			}
-			e := guarded(w, op, mask)
 			if e == mask {
 				npc = op.Target
 			} else if e != 0 {
@@ -295,10 +295,8 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last i
 		if npc == rpc || int(npc) >= len(kind) || kind[npc] == leadStop {
 			break
 		}
-		if !op.Ctrl {
-			if e := guarded(w, op, mask); e != 0 {
-				op.Exec(w, op, e)
-			}
+		if !op.Ctrl && e != 0 {
+			op.Exec(w, op, e)
 		}
 		last = pc
 		pc = npc
