@@ -436,7 +436,7 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 				goto resched
 			}
 		}
-		if f == ns-1 && !general && !m.noDiamond {
+		if f == ns-1 && !general && !m.noDiamond && (ops[top.PC].Ctrl || int(top.PC)+1 < len(kind) && kind[top.PC+1] != leadStop) {
 			// One path: the instructions whose next pick is the path
 			// again, in a tight loop (onePath).
 			if c, lp := m.onePath(w, top, leadMax-1-k); c != 0 {
