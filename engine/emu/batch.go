@@ -438,11 +438,11 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 		}
 		if f == ns-1 && !general && !m.noDiamond && (ops[top.PC].Ctrl || int(top.PC)+1 < len(kind) && kind[top.PC+1] != leadStop) {
 			// One path: the instructions whose next pick is the path
-			// again, in a tight loop (onePath).
+			// again, in a tight loop (onePath); the instruction after
+			// them issues below.
 			if c, lp := m.onePath(w, top, leadMax-1-k); c != 0 {
 				k += c
 				threads += int64(c) * int64(bits.OnesCount32(top.Mask))
-				last, lastMask = lp, top.Mask
 				w.prevPC, w.prevMask, w.prevLane = int(lp), top.Mask, w.lastLane
 				w.lineNext += int64(c)
 				w.pick = PickOnly
