@@ -432,15 +432,49 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 	var threads int64
 	var last int32
 	var lastMask uint32
+	// fresh: the pick was just made at a split or a merge; the paths may
+	// be the two sides of a diamond (leadDiamond).
+	fresh := !general
+	var pc int32
+	var mask, e uint32
+	var op *Op
 	for {
-		pc := top.PC
-		mask := top.Mask
-		op := &ops[pc]
+		if fresh {
+			fresh = false
+			if f != ns-2 {
+				// Not two paths: no diamond.
+			} else if d, th, l, lm := m.leadDiamond(w, f, ns, leadMax-k); d != 0 {
+				k += d
+				threads += th
+				last, lastMask = l, lm
+				// As after the first path's pop: the line is one entry
+				// shorter.
+				ns--
+				popped = true
+				goto resched
+			}
+		}
+		if f == ns-1 && !general && !m.noDiamond && (ops[top.PC].Ctrl || int(top.PC)+1 < len(kind) && kind[top.PC+1] != leadStop) {
+			// One path: the instructions whose next pick is the path
+			// again, in a tight loop (onePath); the instruction after
+			// them issues below.
+			if c, lp := m.onePath(w, top, leadMax-1-k); c != 0 {
+				k += c
+				threads += int64(c) * int64(bits.OnesCount32(top.Mask))
+				w.prevPC, w.prevMask, w.prevLane = int(lp), top.Mask, w.lastLane
+				w.lineNext += int64(c)
+				w.pick = PickOnly
+				m.oneInsts += int64(c)
+			}
+		}
+		pc = top.PC
+		mask = top.Mask
+		op = &ops[pc]
 		w.issued++
 		k++
 		threads += int64(bits.OnesCount32(mask))
 		last, lastMask = pc, mask
-		e := guarded(w, op, mask)
+		e = guarded(w, op, mask)
 		if op.Ctrl {
 			// bra (the only register-only control instruction).
 			switch {
@@ -450,6 +484,19 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 				top.PC = op.Target
 			default:
 				m.curPC = int(pc)
+				if !general && f == ns-1 {
+					// The path splits into the two sides of a diamond?
+					if d, th, l, lm := m.leadSplit(w, op, e, leadMax-k); d != 0 {
+						k += d
+						threads += th
+						last, lastMask = l, lm
+						// As after the first side's pop: the line has
+						// one region and one path more.
+						f, ns = ns, ns+1
+						popped = true
+						goto resched
+					}
+				}
 				execBra(w, op, e)
 				goto resched
 			}
@@ -536,6 +583,7 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 			goto out
 		}
 		f = int(w.lineFirst)
+		fresh = !general
 	}
 out:
 	w.lastPC, w.lastMask = int(last), lastMask

@@ -194,6 +194,7 @@ func (c *compiler) run() {
 	c.prog.quiet = quietPCs(c.prog)
 	c.prog.sharedLd = sharedLoads(c.prog.Ops, c.prog.quiet)
 	c.prog.runKind = runKinds(c.prog.Ops, c.prog.lead, c.prog.sharedLd)
+	c.prog.straight = straightRuns(c.prog.Ops, c.prog.lead)
 }
 
 func align(n, a int) int {

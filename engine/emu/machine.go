@@ -144,16 +144,20 @@ type Machine struct {
 
 	// Batched dispatch (batch.go): off for tests (noBatch), possible for
 	// the kernel (batchProg), and the work ahead of the schedule.
-	noBatch, batchProg  bool
-	ahead               int64 // instructions executed ahead, over all warps
-	picked              int   // warps whose next group is picked
-	consumed            int   // consecutive turns consumed without dispatch
-	replays             int   // batched runs replayed to a stop one instruction at a time
-	pairs               int64 // instruction-and-bra pairs leads ran fused (batch.go)
-	lineRuns, lineInsts int64 // leadLine's runs and the instructions they executed (batch.go)
-	sharedLeads         int64 // shared-memory loads leads ran in quiet CTAs (quiet.go)
-	localLeads          int64 // warp-level instructions leads ran (batch.go)
-	noLine              bool  // leads never use leadLine (tests compare them with and without it)
+	noBatch, batchProg     bool
+	ahead                  int64 // instructions executed ahead, over all warps
+	picked                 int   // warps whose next group is picked
+	consumed               int   // consecutive turns consumed without dispatch
+	replays                int   // batched runs replayed to a stop one instruction at a time
+	pairs                  int64 // instruction-and-bra pairs leads ran fused (batch.go)
+	lineRuns, lineInsts    int64 // leadLine's runs and the instructions they executed (batch.go)
+	sharedLeads            int64 // shared-memory loads leads ran in quiet CTAs (quiet.go)
+	localLeads             int64 // warp-level instructions leads ran (batch.go)
+	noLine                 bool  // leads never use leadLine (tests compare them with and without it)
+	diamonds, diamondInsts int64 // leadDiamond's runs and the instructions they executed (diamond.go)
+	splits                 int64 // diamonds leadSplit ran from their split
+	oneInsts               int64 // instructions leadLine ran in onePath's loop (diamond.go)
+	noDiamond              bool  // leadLine never uses leadDiamond (tests compare it with and without)
 }
 
 // NewMachine prepares a launch of entry with cfg. Buffers are allocated

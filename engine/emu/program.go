@@ -52,6 +52,9 @@ type Program struct {
 	sharedLd []bool
 	// runKind is lead with those loads marked leadShared, for leadRun.
 	runKind []leadKind
+	// straight[pc] is the number of register-only instructions that are
+	// not control flow from pc on (diamond.go).
+	straight []uint8
 }
 
 // Function is a lowered .entry or .func.
