@@ -181,9 +181,21 @@ func (m *Machine) snapshotBytes() int {
 	return n
 }
 
+// SetFaultReplay turns off (or back on) the exact fault state of batched
+// runs. With it off, Run takes no snapshot of the machine and global memory
+// when it starts, and a fault while warps are ahead ends the run there
+// (StopFault) instead of replaying to the one-at-a-time run's fault: the
+// fault and the machine's state may then differ from the one-at-a-time
+// run's. It is for callers that discard a machine that faulted, such as
+// the segments of a parallel run, which rerun the launch sequentially.
+func (m *Machine) SetFaultReplay(on bool) { m.noReplay = !on }
+
 // runBatched is Run with batched dispatch.
 func (m *Machine) runBatched(ctx context.Context) StopReason {
-	start := m.Snapshot(true)
+	var start *Snapshot
+	if !m.noReplay {
+		start = m.Snapshot(true)
+	}
 	done := ctx.Done()
 	lead := true
 	for i := 0; ; i++ {
@@ -205,7 +217,7 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 		if r == StopStepped {
 			continue
 		}
-		if m.ahead == 0 && m.picked == 0 {
+		if m.ahead == 0 && m.picked == 0 || start == nil {
 			return r
 		}
 		// Warps are ahead of the one-at-a-time trajectory: replay it

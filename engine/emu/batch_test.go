@@ -139,6 +139,35 @@ func TestBatchedFaultExact(t *testing.T) {
 	}
 }
 
+// With fault replay off, a batched run that faults while warps are ahead
+// stops there, without the snapshot and the replay; it still stops with a
+// fault, in the same CTA's work.
+func TestFaultReplayOff(t *testing.T) {
+	for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
+		l := batchLaunch{src: faultPTX, grid: 2, block: 128, words: 256, sched: s}
+		m := l.machine(t, true)
+		m.SetFaultReplay(false)
+		if r := m.Run(context.Background()); r != StopFault || m.replays != 0 {
+			t.Fatalf("%s: stop %v, %d replays", s, r, m.replays)
+		}
+		exact := l.machine(t, true)
+		exact.Run(context.Background())
+		if m.Fault().Kind != exact.Fault().Kind || m.Fault().PC != exact.Fault().PC {
+			t.Fatalf("%s: fault %v, the exact run's %v", s, m.Fault(), exact.Fault())
+		}
+		// Without a fault the results are those of the exact run.
+		l.words = 4096
+		a, b := l.machine(t, true), l.machine(t, false)
+		a.SetFaultReplay(false)
+		if ra, rb := a.Run(context.Background()), b.Run(context.Background()); ra != StopDone || rb != StopDone {
+			t.Fatalf("%s: %v %v", s, ra, rb)
+		}
+		if d := a.DiffState(b); d != "" {
+			t.Fatalf("%s: %s", s, d)
+		}
+	}
+}
+
 const faultPTX = `.version 8.0
 .target sm_80
 .address_size 64

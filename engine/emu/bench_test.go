@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ptxplayground/ptxplay/engine/internal/cputime"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -20,7 +21,7 @@ func benchLaunch(b *testing.B, src string, grid, block [3]int, bufs []int, init 
 		b.Fatalf("compile:\n%s", ptx.FormatAll(ptx.NewSource("bench.ptx", []byte(src)), diags))
 	}
 	var threadInstr, warpInstr int64
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Seconds()
 	b.ResetTimer()
 	for b.Loop() {
 		m, err := NewMachine(prog, "k", Config{Grid: grid, Block: block, DynamicSharedBytes: 0, Scheduling: Scheduling(os.Getenv("PTXPLAY_SCHEDULING"))})
@@ -48,7 +49,7 @@ func benchLaunch(b *testing.B, src string, grid, block [3]int, bufs []int, init 
 		warpInstr += m.Stats().WarpInstructions
 	}
 	sec := b.Elapsed().Seconds()
-	cpu := cpuSeconds() - cpu0
+	cpu := cputime.Seconds() - cpu0
 	b.ReportMetric(float64(threadInstr)/sec, "thread-inst/s")
 	b.ReportMetric(float64(warpInstr)/sec, "warp-inst/s")
 	if cpu > 0 {

@@ -140,8 +140,8 @@ func (g *globalCounter) Step(in *StepInfo) {
 }
 
 // TestObserveGlobalOnly: an observer that asks only for global accesses
-// gets every one of them and lets ld/st.shared run unreported, unless
-// another observer asks for all accesses.
+// gets every one of them and lets ld/st.shared and ld.param run
+// unreported, unless another observer asks for all accesses.
 func TestObserveGlobalOnly(t *testing.T) {
 	prog, diags := CompileSource(ptx.NewSource("r.ptx", []byte(ctaRangeSrc)))
 	if prog == nil {
@@ -157,16 +157,17 @@ func TestObserveGlobalOnly(t *testing.T) {
 			t.Fatalf("%v %v", r, m.Fault())
 		}
 	}
-	// 3 CTAs of 3 warps: 9 global loads, 9 shared stores and loads, and
-	// 9 global stores (the third warp's lanes 64-69 store).
+	// 3 CTAs of 3 warps: 18 parameter loads, 9 global loads, 9 shared
+	// stores and loads, and 9 global stores (the third warp's lanes 64-69
+	// store).
 	only := &globalCounter{flags: ObserveAccesses | ObserveGlobalOnly}
 	run(only)
-	if only.n[isa.Global] != 18 || only.n[isa.Shared] != 0 {
+	if only.n[isa.Global] != 18 || only.n[isa.Shared] != 0 || only.n[isa.Param] != 0 {
 		t.Errorf("global-only alone: %v", only.n)
 	}
 	all := &globalCounter{flags: ObserveAccesses}
 	run(only, all)
-	if only.n[isa.Global] != 18 || all.n[isa.Global] != 18 || all.n[isa.Shared] != 18 {
+	if only.n[isa.Global] != 18 || all.n[isa.Global] != 18 || all.n[isa.Shared] != 18 || all.n[isa.Param] != 18 {
 		t.Errorf("global-only %v beside all accesses %v", only.n, all.n)
 	}
 }

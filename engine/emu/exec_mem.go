@@ -359,8 +359,10 @@ func memMakeLdScalar(space isa.Space, size int, shift uint, dmask uint64) execFn
 // broadcasts it (with an observer, every lane's access is reported).
 func memMakeLdUniform(space isa.Space, size int, shift uint, dmask uint64) execFn {
 	slow := memMakeLdScalar(space, size, shift, dmask)
+	global := space == isa.Global
 	return func(w *Warp, op *Op, mask uint32) *Fault {
-		if w.m.obsAcc {
+		if w.m.obsAcc && (global || w.m.obsShared) {
+			// Observed (obsShared: every space, not only global memory).
 			return slow(w, op, mask)
 		}
 		v, f := w.load(space, bits.TrailingZeros32(mask), uint64(op.Off), size)

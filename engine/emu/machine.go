@@ -120,8 +120,10 @@ type Machine struct {
 	// noObservedFast sends observed ld/st through the checked per-lane
 	// path (tests compare the two).
 	noObservedFast bool
-	// obsShared: an observer uses shared-memory accesses (obsAcc without
-	// ObserveGlobalOnly); the plain ld/st.shared report them only then.
+	// obsShared: an observer uses the accesses to other spaces than global
+	// memory (obsAcc without ObserveGlobalOnly); the plain ld/st.shared
+	// and the uniform loads (of parameters, constants) report them only
+	// then.
 	obsShared bool
 	// obsUnordered: every observer collects accesses as a set
 	// (ObserveUnordered), so Run may batch.
@@ -145,6 +147,7 @@ type Machine struct {
 	// Batched dispatch (batch.go): off for tests (noBatch), possible for
 	// the kernel (batchProg), and the work ahead of the schedule.
 	noBatch, batchProg     bool
+	noReplay               bool  // a fault in a batched run is not replayed (SetFaultReplay)
 	ahead                  int64 // instructions executed ahead, over all warps
 	picked                 int   // warps whose next group is picked
 	consumed               int   // consecutive turns consumed without dispatch

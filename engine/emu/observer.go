@@ -500,6 +500,10 @@ func (m *Machine) dropAccess(a *Access) {
 // memory in turn (one copy's load and store after another's) are grouped,
 // and every lane's accesses stay in execution order.
 func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
+	if sp != isa.Global && !m.obsShared {
+		// Every observer asked for global accesses only.
+		return
+	}
 	m.openStep()
 	in := &m.info
 	size := len(buf)

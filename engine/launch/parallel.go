@@ -363,6 +363,10 @@ func (l *Launch) segmentMachine(s *segment) (*emu.Machine, error) {
 	if err := m.RestrictCTAs(s.first, s.end); err != nil {
 		return nil, err
 	}
+	// A segment that faults is discarded (the launch runs sequentially
+	// and reports the fault), so its runs need no snapshot to replay to
+	// an exact fault; the ticker makes many runs of each segment.
+	m.SetFaultReplay(false)
 	return m, nil
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/internal/cputime"
 )
 
 // sgemmSpec is the launch of engine/emu/testdata/sgemm.ptx (16x16 tiles)
@@ -53,6 +55,7 @@ func BenchmarkParallelSGEMM(b *testing.B) {
 	if prog == nil {
 		b.Fatal("sgemm.ptx does not compile")
 	}
+	var cpuSeq, cpuPar, cpuPair float64 // CPU seconds of the sequential, parallel and pair runs
 	run := func(par bool) (time.Duration, []byte, int64) {
 		l, err := Prepare(prog, spec)
 		if err != nil {
@@ -61,9 +64,14 @@ func BenchmarkParallelSGEMM(b *testing.B) {
 		// The previous round's garbage (its result JSON) is collected
 		// first, so that no collection competes with the timed run.
 		runtime.GC()
-		start := time.Now()
+		start, cpu0 := time.Now(), cputime.Seconds()
 		res, rep, err := l.RunWith(context.Background(), RunOptions{Parallel: par})
 		d := time.Since(start)
+		if par {
+			cpuPar += cputime.Seconds() - cpu0
+		} else {
+			cpuSeq += cputime.Seconds() - cpu0
+		}
 		if err != nil || res.Status != StatusOK {
 			b.Fatalf("parallel %v: %v %s", par, err, res.Status)
 		}
@@ -86,7 +94,8 @@ func BenchmarkParallelSGEMM(b *testing.B) {
 			ls[i] = l
 		}
 		runtime.GC()
-		start := time.Now()
+		start, cpu0 := time.Now(), cputime.Seconds()
+		defer func() { cpuPair += cputime.Seconds() - cpu0 }()
 		var wg sync.WaitGroup
 		for _, l := range ls {
 			wg.Add(1)
@@ -122,5 +131,16 @@ func BenchmarkParallelSGEMM(b *testing.B) {
 		b.ReportMetric(2*seq.Seconds()/two.Seconds(), "pair-speedup")
 	}
 	b.ReportMetric(float64(inst)/par.Seconds(), "par-thread-inst/s")
+	if cpuSeq > 0 {
+		// The parallel run's own costs (planning, private copies, the
+		// access tracker, merging, the runtime's work for two workers):
+		// its CPU time over the sequential run's.
+		b.ReportMetric(cpuPar/cpuSeq, "par-cpu/seq-cpu")
+		if cpuPair > 0 {
+			// The same for two sequential launches at once: what running
+			// two workers costs on this machine by itself.
+			b.ReportMetric(cpuPair/(2*cpuSeq), "pair-cpu/seq-cpu")
+		}
+	}
 	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "workers")
 }

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package emu
-
-// cpuSeconds returns 0: the process's CPU time is not measured here.
-func cpuSeconds() float64 { return 0 }
