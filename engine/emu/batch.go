@@ -632,10 +632,10 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 			case leadStop:
 				more = false
 				goto out
-			case leadShared:
-				// A shared-memory load at a quiet pc: it runs when the CTA is
-				// quiet (quiet.go).
-				if !m.leadShared(w, &ops[pc], pc, mask) {
+			case leadShared, leadLocal:
+				// A shared-memory load at a quiet pc, which runs while the
+				// CTA is quiet, or a warp-level instruction (leadOther).
+				if !m.leadOther(w, kd, pc, mask) {
 					more = false
 					goto out
 				}
@@ -644,36 +644,6 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 				if m.fault != nil {
 					more = false
 					goto out
-				}
-				top.PC = pc + 1
-				if top.PC == top.RPC {
-					w.unwind()
-					more = true
-					goto out
-				}
-				continue
-			case leadLocal:
-				// A warp-level instruction: what its turn would execute
-				// (exec without syncJoin, which only a warp with several
-				// groups needs).
-				op = &ops[pc]
-				if m.obsDetails {
-					more = false
-					goto out
-				}
-				last = pc
-				k++
-				m.curPC = int(pc)
-				m.localLeads++
-				if e := guarded(w, op, mask); e != 0 {
-					if f := op.Exec(w, op, e); f != nil {
-						if f.PC < 0 {
-							f.PC = int(pc)
-						}
-						m.setFault(f)
-						more = false
-						goto out
-					}
 				}
 				top.PC = pc + 1
 				if top.PC == top.RPC {
@@ -755,6 +725,39 @@ out:
 	m.pairs += pairs
 	*n = k
 	return more && k < leadMax && w.State == WarpReady
+}
+
+// leadOther runs, in leadRun, w's instruction at pc of kind leadShared or
+// leadLocal for the lanes of mask (the warp's only group, or the SIMT
+// stack's top) as its turn would execute it (exec without syncJoin, which
+// only a warp with several groups needs), and reports whether it did: a
+// shared-memory load only while its CTA is quiet and no observer watches
+// shared memory (quiet.go), a warp-level instruction unless an observer
+// wants its details. An instruction that faults sets the fault (Run then
+// replays to it one instruction at a time).
+func (m *Machine) leadOther(w *Warp, kind leadKind, pc int32, mask uint32) bool {
+	if kind == leadShared {
+		if m.obsShared || !m.ctaQuiet(w.cta) {
+			return false
+		}
+		m.sharedLeads++
+	} else {
+		if m.obsDetails {
+			return false
+		}
+		m.localLeads++
+	}
+	m.curPC = int(pc)
+	op := &m.prog.Ops[pc]
+	if e := guarded(w, op, mask); e != 0 {
+		if f := op.Exec(w, op, e); f != nil {
+			if f.PC < 0 {
+				f.PC = int(pc)
+			}
+			m.setFault(f)
+		}
+	}
+	return true
 }
 
 // guarded returns the lanes of mask that execute op (its guard).

@@ -155,26 +155,6 @@ func sharedLoads(ops []Op, quiet []bool) []bool {
 	return s
 }
 
-// leadShared runs w's shared-memory load op (at a quiet pc) for the
-// lanes of mask in a lead, and reports whether it did: only when the CTA
-// is quiet and no observer watches shared memory. A load that faults sets
-// the fault (Run then replays to it one instruction at a time).
-func (m *Machine) leadShared(w *Warp, op *Op, pc int32, mask uint32) bool {
-	if m.obsShared || !m.ctaQuiet(w.cta) {
-		return false
-	}
-	m.sharedLeads++
-	if e := guarded(w, op, mask); e != 0 {
-		if f := op.Exec(w, op, e); f != nil {
-			if f.PC < 0 {
-				f.PC = int(pc)
-			}
-			m.setFault(f)
-		}
-	}
-	return true
-}
-
 // runKinds returns Program.runKind: Program.lead with the shared-memory
 // loads at quiet pcs marked leadShared and the warp-level instructions
 // leadLocal (batch.go).
