@@ -28,6 +28,40 @@ func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint16(a[l])
+			x1 := uint16(a[l+1])
+			x2 := uint16(a[l+2])
+			x3 := uint16(a[l+3])
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -45,6 +79,40 @@ func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint16(a[l])
+			x1 := uint16(a[l+1])
+			x2 := uint16(a[l+2])
+			x3 := uint16(a[l+3])
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -66,6 +134,40 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint16(a[l])
+			x1 := uint16(a[l+1])
+			x2 := uint16(a[l+2])
+			x3 := uint16(a[l+3])
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -83,6 +185,40 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint16(a[l])
+			x1 := uint16(a[l+1])
+			x2 := uint16(a[l+2])
+			x3 := uint16(a[l+3])
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -104,6 +240,40 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint16(a[l])
+			x1 := uint16(a[l+1])
+			x2 := uint16(a[l+2])
+			x3 := uint16(a[l+3])
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -121,6 +291,40 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint16(a[l])
+			x1 := uint16(a[l+1])
+			x2 := uint16(a[l+2])
+			x3 := uint16(a[l+3])
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -142,6 +346,40 @@ func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint32(a[l])
+			x1 := uint32(a[l+1])
+			x2 := uint32(a[l+2])
+			x3 := uint32(a[l+3])
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -159,6 +397,40 @@ func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint32(a[l])
+			x1 := uint32(a[l+1])
+			x2 := uint32(a[l+2])
+			x3 := uint32(a[l+3])
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -180,6 +452,40 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint32(a[l])
+			x1 := uint32(a[l+1])
+			x2 := uint32(a[l+2])
+			x3 := uint32(a[l+3])
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -197,6 +503,40 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint32(a[l])
+			x1 := uint32(a[l+1])
+			x2 := uint32(a[l+2])
+			x3 := uint32(a[l+3])
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -218,6 +558,40 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint32(a[l])
+			x1 := uint32(a[l+1])
+			x2 := uint32(a[l+2])
+			x3 := uint32(a[l+3])
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -235,6 +609,40 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := uint32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := uint32(a[l])
+			x1 := uint32(a[l+1])
+			x2 := uint32(a[l+2])
+			x3 := uint32(a[l+3])
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -256,6 +664,40 @@ func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := k
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := a[l]
+			x1 := a[l+1]
+			x2 := a[l+2]
+			x3 := a[l+3]
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -273,6 +715,40 @@ func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := k
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := a[l]
+			x1 := a[l+1]
+			x2 := a[l+2]
+			x3 := a[l+3]
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -294,6 +770,40 @@ func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := k
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := a[l]
+			x1 := a[l+1]
+			x2 := a[l+2]
+			x3 := a[l+3]
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -311,6 +821,40 @@ func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := k
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := a[l]
+			x1 := a[l+1]
+			x2 := a[l+2]
+			x3 := a[l+3]
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -332,6 +876,40 @@ func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := k
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := a[l]
+			x1 := a[l+1]
+			x2 := a[l+2]
+			x3 := a[l+3]
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -349,6 +927,40 @@ func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := k
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := a[l]
+			x1 := a[l+1]
+			x2 := a[l+2]
+			x3 := a[l+3]
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -370,6 +982,40 @@ func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int16(a[l])
+			x1 := int16(a[l+1])
+			x2 := int16(a[l+2])
+			x3 := int16(a[l+3])
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQS16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQS16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -387,6 +1033,40 @@ func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int16(a[l])
+			x1 := int16(a[l+1])
+			x2 := int16(a[l+2])
+			x3 := int16(a[l+3])
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNES16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNES16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -408,6 +1088,40 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int16(a[l])
+			x1 := int16(a[l+1])
+			x2 := int16(a[l+2])
+			x3 := int16(a[l+3])
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTS16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -425,6 +1139,40 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int16(a[l])
+			x1 := int16(a[l+1])
+			x2 := int16(a[l+2])
+			x3 := int16(a[l+3])
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLES16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLES16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -446,6 +1194,40 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int16(a[l])
+			x1 := int16(a[l+1])
+			x2 := int16(a[l+2])
+			x3 := int16(a[l+3])
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTS16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -463,6 +1245,40 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int16(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int16(a[l])
+			x1 := int16(a[l+1])
+			x2 := int16(a[l+2])
+			x3 := int16(a[l+3])
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGES16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGES16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -484,6 +1300,40 @@ func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int32(a[l])
+			x1 := int32(a[l+1])
+			x2 := int32(a[l+2])
+			x3 := int32(a[l+3])
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQS32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQS32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -501,6 +1351,40 @@ func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int32(a[l])
+			x1 := int32(a[l+1])
+			x2 := int32(a[l+2])
+			x3 := int32(a[l+3])
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNES32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNES32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -522,6 +1406,40 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int32(a[l])
+			x1 := int32(a[l+1])
+			x2 := int32(a[l+2])
+			x3 := int32(a[l+3])
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTS32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -539,6 +1457,40 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int32(a[l])
+			x1 := int32(a[l+1])
+			x2 := int32(a[l+2])
+			x3 := int32(a[l+3])
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLES32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLES32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -560,6 +1512,40 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int32(a[l])
+			x1 := int32(a[l+1])
+			x2 := int32(a[l+2])
+			x3 := int32(a[l+3])
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTS32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -577,6 +1563,40 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int32(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int32(a[l])
+			x1 := int32(a[l+1])
+			x2 := int32(a[l+2])
+			x3 := int32(a[l+3])
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGES32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGES32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -598,6 +1618,40 @@ func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int64(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int64(a[l])
+			x1 := int64(a[l+1])
+			x2 := int64(a[l+2])
+			x3 := int64(a[l+3])
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQS64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQS64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -615,6 +1669,40 @@ func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int64(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int64(a[l])
+			x1 := int64(a[l+1])
+			x2 := int64(a[l+2])
+			x3 := int64(a[l+3])
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNES64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNES64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -636,6 +1724,40 @@ func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int64(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int64(a[l])
+			x1 := int64(a[l+1])
+			x2 := int64(a[l+2])
+			x3 := int64(a[l+3])
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTS64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTS64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -653,6 +1775,40 @@ func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int64(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int64(a[l])
+			x1 := int64(a[l+1])
+			x2 := int64(a[l+2])
+			x3 := int64(a[l+3])
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLES64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLES64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -674,6 +1830,40 @@ func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int64(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int64(a[l])
+			x1 := int64(a[l+1])
+			x2 := int64(a[l+2])
+			x3 := int64(a[l+3])
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTS64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTS64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -691,6 +1881,40 @@ func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := int64(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := int64(a[l])
+			x1 := int64(a[l+1])
+			x2 := int64(a[l+2])
+			x3 := int64(a[l+3])
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGES64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGES64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -712,6 +1936,40 @@ func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -729,6 +1987,40 @@ func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x < y || x > y) << l
 	}
 	return r
+}
+
+func cmpNEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 < y || x0 > y) | ixB(x1 < y || x1 > y)<<1 | ixB(x2 < y || x2 > y)<<2 | ixB(x3 < y || x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x < y || x > y) << l
+	}
+	return r
+}
+
+func setpNEF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -750,6 +2042,40 @@ func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -767,6 +2093,40 @@ func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -788,6 +2148,40 @@ func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -805,6 +2199,40 @@ func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -826,6 +2254,40 @@ func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(!(x0 < y || x0 > y)) | ixB(!(x1 < y || x1 > y))<<1 | ixB(!(x2 < y || x2 > y))<<2 | ixB(!(x3 < y || x3 > y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x < y || x > y)) << l
+	}
+	return r
+}
+
+func setpEQUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -843,6 +2305,40 @@ func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -864,6 +2360,40 @@ func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(!(x0 >= y)) | ixB(!(x1 >= y))<<1 | ixB(!(x2 >= y))<<2 | ixB(!(x3 >= y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x >= y)) << l
+	}
+	return r
+}
+
+func setpLTUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -881,6 +2411,40 @@ func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(!(x > y)) << l
 	}
 	return r
+}
+
+func cmpLEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(!(x0 > y)) | ixB(!(x1 > y))<<1 | ixB(!(x2 > y))<<2 | ixB(!(x3 > y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x > y)) << l
+	}
+	return r
+}
+
+func setpLEUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -902,6 +2466,40 @@ func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(!(x0 <= y)) | ixB(!(x1 <= y))<<1 | ixB(!(x2 <= y))<<2 | ixB(!(x3 <= y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x <= y)) << l
+	}
+	return r
+}
+
+func setpGTUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -919,6 +2517,40 @@ func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(!(x < y)) << l
 	}
 	return r
+}
+
+func cmpGEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(!(x0 < y)) | ixB(!(x1 < y))<<1 | ixB(!(x2 < y))<<2 | ixB(!(x3 < y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x < y)) << l
+	}
+	return r
+}
+
+func setpGEUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -940,6 +2572,40 @@ func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNUMF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 == x0 && y == y) | ixB(x1 == x1 && y == y)<<1 | ixB(x2 == x2 && y == y)<<2 | ixB(x3 == x3 && y == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x == x && y == y) << l
+	}
+	return r
+}
+
+func setpNUMF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNUMF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -957,6 +2623,40 @@ func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != x || y != y) << l
 	}
 	return r
+}
+
+func cmpNANF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float32frombits(uint32(k))
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float32frombits(uint32(a[l]))
+			x1 := math.Float32frombits(uint32(a[l+1]))
+			x2 := math.Float32frombits(uint32(a[l+2]))
+			x3 := math.Float32frombits(uint32(a[l+3]))
+			r |= (ixB(x0 != x0 || y != y) | ixB(x1 != x1 || y != y)<<1 | ixB(x2 != x2 || y != y)<<2 | ixB(x3 != x3 || y != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x != x || y != y) << l
+	}
+	return r
+}
+
+func setpNANF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNANF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -978,6 +2678,40 @@ func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -995,6 +2729,40 @@ func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x < y || x > y) << l
 	}
 	return r
+}
+
+func cmpNEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 < y || x0 > y) | ixB(x1 < y || x1 > y)<<1 | ixB(x2 < y || x2 > y)<<2 | ixB(x3 < y || x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x < y || x > y) << l
+	}
+	return r
+}
+
+func setpNEF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -1016,6 +2784,40 @@ func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -1033,6 +2835,40 @@ func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -1054,6 +2890,40 @@ func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -1071,6 +2941,40 @@ func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -1092,6 +2996,40 @@ func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(!(x0 < y || x0 > y)) | ixB(!(x1 < y || x1 > y))<<1 | ixB(!(x2 < y || x2 > y))<<2 | ixB(!(x3 < y || x3 > y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x < y || x > y)) << l
+	}
+	return r
+}
+
+func setpEQUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -1109,6 +3047,40 @@ func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -1130,6 +3102,40 @@ func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(!(x0 >= y)) | ixB(!(x1 >= y))<<1 | ixB(!(x2 >= y))<<2 | ixB(!(x3 >= y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x >= y)) << l
+	}
+	return r
+}
+
+func setpLTUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -1147,6 +3153,40 @@ func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(!(x > y)) << l
 	}
 	return r
+}
+
+func cmpLEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(!(x0 > y)) | ixB(!(x1 > y))<<1 | ixB(!(x2 > y))<<2 | ixB(!(x3 > y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x > y)) << l
+	}
+	return r
+}
+
+func setpLEUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -1168,6 +3208,40 @@ func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(!(x0 <= y)) | ixB(!(x1 <= y))<<1 | ixB(!(x2 <= y))<<2 | ixB(!(x3 <= y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x <= y)) << l
+	}
+	return r
+}
+
+func setpGTUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -1185,6 +3259,40 @@ func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(!(x < y)) << l
 	}
 	return r
+}
+
+func cmpGEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(!(x0 < y)) | ixB(!(x1 < y))<<1 | ixB(!(x2 < y))<<2 | ixB(!(x3 < y))<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x < y)) << l
+	}
+	return r
+}
+
+func setpGEUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
@@ -1206,6 +3314,40 @@ func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNUMF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 == x0 && y == y) | ixB(x1 == x1 && y == y)<<1 | ixB(x2 == x2 && y == y)<<2 | ixB(x3 == x3 && y == y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x == x && y == y) << l
+	}
+	return r
+}
+
+func setpNUMF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNUMF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
@@ -1223,6 +3365,40 @@ func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != x || y != y) << l
 	}
 	return r
+}
+
+func cmpNANF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := math.Float64frombits(k)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+			x0 := math.Float64frombits(a[l])
+			x1 := math.Float64frombits(a[l+1])
+			x2 := math.Float64frombits(a[l+2])
+			x3 := math.Float64frombits(a[l+3])
+			r |= (ixB(x0 != x0 || y != y) | ixB(x1 != x1 || y != y)<<1 | ixB(x2 != x2 || y != y)<<2 | ixB(x3 != x3 || y != y)<<3) << l
+		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x != x || y != y) << l
+	}
+	return r
+}
+
+func setpNANF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNANF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 // ixCmpSpecial returns the specialised comparison kernel of c on operands
@@ -1380,6 +3556,359 @@ func ixCmpSpecial(t isa.Type, c isa.Cmp) ixMaskedCmp {
 			return cmpNUMF64
 		case isa.NAN:
 			return cmpNANF64
+		}
+	}
+	return nil
+}
+
+// ixSetpSpecial returns setp of c on operands of type t with one or two
+// destinations and no combiner, comparing with the immediate in op.Imm
+// where imm, or nil where there is no specialised kernel (half types).
+func ixSetpSpecial(t isa.Type, c isa.Cmp, imm bool) execFn {
+	switch t {
+	case isa.U16, isa.B16:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQU16Imm
+			}
+			return setpEQU16
+		case isa.NE:
+			if imm {
+				return setpNEU16Imm
+			}
+			return setpNEU16
+		case isa.LT, isa.LO:
+			if imm {
+				return setpLTU16Imm
+			}
+			return setpLTU16
+		case isa.LE, isa.LS:
+			if imm {
+				return setpLEU16Imm
+			}
+			return setpLEU16
+		case isa.GT, isa.HI:
+			if imm {
+				return setpGTU16Imm
+			}
+			return setpGTU16
+		case isa.GE, isa.HS:
+			if imm {
+				return setpGEU16Imm
+			}
+			return setpGEU16
+		}
+	case isa.U32, isa.B32:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQU32Imm
+			}
+			return setpEQU32
+		case isa.NE:
+			if imm {
+				return setpNEU32Imm
+			}
+			return setpNEU32
+		case isa.LT, isa.LO:
+			if imm {
+				return setpLTU32Imm
+			}
+			return setpLTU32
+		case isa.LE, isa.LS:
+			if imm {
+				return setpLEU32Imm
+			}
+			return setpLEU32
+		case isa.GT, isa.HI:
+			if imm {
+				return setpGTU32Imm
+			}
+			return setpGTU32
+		case isa.GE, isa.HS:
+			if imm {
+				return setpGEU32Imm
+			}
+			return setpGEU32
+		}
+	case isa.U64, isa.B64:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQU64Imm
+			}
+			return setpEQU64
+		case isa.NE:
+			if imm {
+				return setpNEU64Imm
+			}
+			return setpNEU64
+		case isa.LT, isa.LO:
+			if imm {
+				return setpLTU64Imm
+			}
+			return setpLTU64
+		case isa.LE, isa.LS:
+			if imm {
+				return setpLEU64Imm
+			}
+			return setpLEU64
+		case isa.GT, isa.HI:
+			if imm {
+				return setpGTU64Imm
+			}
+			return setpGTU64
+		case isa.GE, isa.HS:
+			if imm {
+				return setpGEU64Imm
+			}
+			return setpGEU64
+		}
+	case isa.S16:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQS16Imm
+			}
+			return setpEQS16
+		case isa.NE:
+			if imm {
+				return setpNES16Imm
+			}
+			return setpNES16
+		case isa.LT:
+			if imm {
+				return setpLTS16Imm
+			}
+			return setpLTS16
+		case isa.LE:
+			if imm {
+				return setpLES16Imm
+			}
+			return setpLES16
+		case isa.GT:
+			if imm {
+				return setpGTS16Imm
+			}
+			return setpGTS16
+		case isa.GE:
+			if imm {
+				return setpGES16Imm
+			}
+			return setpGES16
+		}
+	case isa.S32:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQS32Imm
+			}
+			return setpEQS32
+		case isa.NE:
+			if imm {
+				return setpNES32Imm
+			}
+			return setpNES32
+		case isa.LT:
+			if imm {
+				return setpLTS32Imm
+			}
+			return setpLTS32
+		case isa.LE:
+			if imm {
+				return setpLES32Imm
+			}
+			return setpLES32
+		case isa.GT:
+			if imm {
+				return setpGTS32Imm
+			}
+			return setpGTS32
+		case isa.GE:
+			if imm {
+				return setpGES32Imm
+			}
+			return setpGES32
+		}
+	case isa.S64:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQS64Imm
+			}
+			return setpEQS64
+		case isa.NE:
+			if imm {
+				return setpNES64Imm
+			}
+			return setpNES64
+		case isa.LT:
+			if imm {
+				return setpLTS64Imm
+			}
+			return setpLTS64
+		case isa.LE:
+			if imm {
+				return setpLES64Imm
+			}
+			return setpLES64
+		case isa.GT:
+			if imm {
+				return setpGTS64Imm
+			}
+			return setpGTS64
+		case isa.GE:
+			if imm {
+				return setpGES64Imm
+			}
+			return setpGES64
+		}
+	case isa.F32:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQF32Imm
+			}
+			return setpEQF32
+		case isa.NE:
+			if imm {
+				return setpNEF32Imm
+			}
+			return setpNEF32
+		case isa.LT:
+			if imm {
+				return setpLTF32Imm
+			}
+			return setpLTF32
+		case isa.LE:
+			if imm {
+				return setpLEF32Imm
+			}
+			return setpLEF32
+		case isa.GT:
+			if imm {
+				return setpGTF32Imm
+			}
+			return setpGTF32
+		case isa.GE:
+			if imm {
+				return setpGEF32Imm
+			}
+			return setpGEF32
+		case isa.EQU:
+			if imm {
+				return setpEQUF32Imm
+			}
+			return setpEQUF32
+		case isa.NEU:
+			if imm {
+				return setpNEUF32Imm
+			}
+			return setpNEUF32
+		case isa.LTU:
+			if imm {
+				return setpLTUF32Imm
+			}
+			return setpLTUF32
+		case isa.LEU:
+			if imm {
+				return setpLEUF32Imm
+			}
+			return setpLEUF32
+		case isa.GTU:
+			if imm {
+				return setpGTUF32Imm
+			}
+			return setpGTUF32
+		case isa.GEU:
+			if imm {
+				return setpGEUF32Imm
+			}
+			return setpGEUF32
+		case isa.NUM:
+			if imm {
+				return setpNUMF32Imm
+			}
+			return setpNUMF32
+		case isa.NAN:
+			if imm {
+				return setpNANF32Imm
+			}
+			return setpNANF32
+		}
+	case isa.F64:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQF64Imm
+			}
+			return setpEQF64
+		case isa.NE:
+			if imm {
+				return setpNEF64Imm
+			}
+			return setpNEF64
+		case isa.LT:
+			if imm {
+				return setpLTF64Imm
+			}
+			return setpLTF64
+		case isa.LE:
+			if imm {
+				return setpLEF64Imm
+			}
+			return setpLEF64
+		case isa.GT:
+			if imm {
+				return setpGTF64Imm
+			}
+			return setpGTF64
+		case isa.GE:
+			if imm {
+				return setpGEF64Imm
+			}
+			return setpGEF64
+		case isa.EQU:
+			if imm {
+				return setpEQUF64Imm
+			}
+			return setpEQUF64
+		case isa.NEU:
+			if imm {
+				return setpNEUF64Imm
+			}
+			return setpNEUF64
+		case isa.LTU:
+			if imm {
+				return setpLTUF64Imm
+			}
+			return setpLTUF64
+		case isa.LEU:
+			if imm {
+				return setpLEUF64Imm
+			}
+			return setpLEUF64
+		case isa.GTU:
+			if imm {
+				return setpGTUF64Imm
+			}
+			return setpGTUF64
+		case isa.GEU:
+			if imm {
+				return setpGEUF64Imm
+			}
+			return setpGEUF64
+		case isa.NUM:
+			if imm {
+				return setpNUMF64Imm
+			}
+			return setpNUMF64
+		case isa.NAN:
+			if imm {
+				return setpNANF64Imm
+			}
+			return setpNANF64
 		}
 	}
 	return nil

@@ -1,8 +1,9 @@
 //go:build ignore
 
 // gen_cmp writes exec_cmp_gen.go: one comparison kernel per comparison
-// operator and operand type of setp and set (integer, f32, f64), and the
-// table that selects them. Run with `go generate ./engine/emu`.
+// operator and operand type of setp and set (integer, f32, f64), each also
+// with an immediate second operand, setp handlers built on them, and the
+// tables that select them. Run with `go generate ./engine/emu`.
 package main
 
 import (
@@ -18,6 +19,9 @@ import (
 
 // ident matches the operand names x and y in a comparison expression.
 var ident = regexp.MustCompile(`\b[xy]\b`)
+
+// xOnly matches the operand name x alone (the immediate forms keep y).
+var xOnly = regexp.MustCompile(`\bx\b`)
 
 type typ struct {
 	name string // kernel name suffix
@@ -98,6 +102,50 @@ import (
 }
 
 `, c, t.name, x, y, e, full.String())
+			// The same with an immediate second operand (converted once).
+			full.Reset()
+			terms = terms[:0]
+			for k := 0; k < 4; k++ {
+				idx := "[l]"
+				if k > 0 {
+					idx = fmt.Sprintf("[l+%d]", k)
+				}
+				fmt.Fprintf(&full, "\t\t\tx%d := %s\n", k, fmt.Sprintf(t.conv, "a"+idx))
+				term := "ixB(" + xOnly.ReplaceAllStringFunc(e, func(v string) string { return v + fmt.Sprint(k) }) + ")"
+				if k > 0 {
+					term += fmt.Sprintf("<<%d", k)
+				}
+				terms = append(terms, term)
+			}
+			fmt.Fprintf(&full, "\t\t\tr |= (%s) << l\n", strings.Join(terms, " | "))
+			fmt.Fprintf(&b, `func cmp%[1]s%[2]sImm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	y := %[4]s
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 {
+%[6]s		}
+		return r
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := %[3]s
+		r |= ixB(%[5]s) << l
+	}
+	return r
+}
+
+`, c, t.name, x, fmt.Sprintf(t.conv, "k"), e, full.String())
+			// setp with one or two destinations and no combiner, on
+			// registers and on an immediate (op.Imm).
+			for _, v := range []struct{ suffix, b string }{{"", "w.r(op.B)"}, {"Imm", "op.Imm"}} {
+				fmt.Fprintf(&b, `func setp%[1]s%[2]s%[3]s(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmp%[1]s%[2]s%[3]s(w.r(op.A), %[4]s, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+`, c, t.name, v.suffix, v.b)
+			}
 		}
 	}
 	b.WriteString(`// ixCmpSpecial returns the specialised comparison kernel of c on operands
@@ -120,6 +168,32 @@ func ixCmpSpecial(t isa.Type, c isa.Cmp) ixMaskedCmp {
 				alias = ""
 			}
 			fmt.Fprintf(&b, "\t\tcase isa.%s%s:\n\t\t\treturn cmp%s%s\n", c, alias, c, t.name)
+		}
+		b.WriteString("\t\t}\n")
+	}
+	b.WriteString("\t}\n\treturn nil\n}\n")
+	b.WriteString(`
+// ixSetpSpecial returns setp of c on operands of type t with one or two
+// destinations and no combiner, comparing with the immediate in op.Imm
+// where imm, or nil where there is no specialised kernel (half types).
+func ixSetpSpecial(t isa.Type, c isa.Cmp, imm bool) execFn {
+	switch t {
+`)
+	for _, t := range types {
+		fmt.Fprintf(&b, "\tcase ")
+		for i, n := range t.isa {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("isa." + n)
+		}
+		b.WriteString(":\n\t\tswitch c {\n")
+		for _, c := range t.cmps {
+			alias := map[string]string{"LT": ", isa.LO", "LE": ", isa.LS", "GT": ", isa.HI", "GE": ", isa.HS"}[c]
+			if t.name[0] != 'U' {
+				alias = ""
+			}
+			fmt.Fprintf(&b, "\t\tcase isa.%s%s:\n\t\t\tif imm {\n\t\t\t\treturn setp%s%sImm\n\t\t\t}\n\t\t\treturn setp%s%s\n", c, alias, c, t.name, c, t.name)
 		}
 		b.WriteString("\t\t}\n")
 	}
