@@ -414,6 +414,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		}
 	}
 	c.Idx, c.Linear = m.ctaIndex(lin), lin
+	c.liveOK = false
 	for i, w := range c.Warps {
 		rows, preds, stack := w.rows, w.preds, w.stack[:0]
 		clear(rows)
@@ -795,10 +796,14 @@ func (m *Machine) deadlock(c *CTA) {
 }
 
 func (c *CTA) liveThreads() int {
+	if c.liveOK {
+		return c.live
+	}
 	n := 0
 	for _, w := range c.Warps {
 		n += bits.OnesCount32(w.valid &^ w.exited)
 	}
+	c.live, c.liveOK = n, true
 	return n
 }
 

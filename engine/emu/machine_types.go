@@ -248,6 +248,10 @@ type CTA struct {
 	local  []byte // LocalSize bytes per thread
 	bars   [16]barrier
 	done   bool
+	// live caches liveThreads while liveOK: barriers without a thread
+	// count ask on every arrival; only exit changes it (liveOK = false).
+	live   int
+	liveOK bool
 }
 
 type barrier struct {
