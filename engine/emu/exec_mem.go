@@ -647,6 +647,9 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	sh := w.cta.shared
 	n := len(sh)
+	if mask == ixAll && n >= 4 {
+		return memStShared4All(w, op, sh)
+	}
 	if !memSharedOK(w, op, mask, 4, n) {
 		return memStSlow(w, op, mask, isa.Shared, 4)
 	}
@@ -658,6 +661,34 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		if a := int(off + base[l]&am); a >= 0 && a <= n-4 {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
+		}
+	}
+	return nil
+}
+
+// memStShared4All is execStShared4 on a full warp (len(sh) >= 4): every
+// address is checked first without a branch per lane (a negative address
+// or one past the end makes neg negative, a misaligned one sets low's low
+// bits), then the values are copied in a plain loop.
+func memStShared4All(w *Warp, op *Op, sh []byte) *Fault {
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	lim := len(sh) - 4
+	neg, low := 0, 0
+	for l := range base {
+		a := int(off + base[l]&am)
+		neg |= a | (lim - a)
+		low |= a
+	}
+	if neg < 0 || low&3 != 0 {
+		return memStSlow(w, op, ixAll, isa.Shared, 4)
+	}
+	src := w.r(op.B)
+	for l := range src {
+		if a := int(off + base[l]&am); a >= 0 && a <= lim {
 			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
 		}
 	}
