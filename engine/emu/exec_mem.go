@@ -295,6 +295,8 @@ func bindLd(b *binder) {
 				op.Exec = execLdShared4
 				if size == 8 {
 					op.Exec = execLdShared8
+				} else if op.A >= 0 && op.Off == 0 && op.Imm == 0xffffffff {
+					op.Exec = execLdShared4R32
 				}
 				return
 			case isa.SpaceNone:
@@ -545,6 +547,40 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
+// execLdShared4R32 is execLdShared4 where the address is a 32-bit register
+// alone (no offset): an address is then never negative, so each lane
+// needs one comparison with the end and one alignment test.
+func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsShared {
+		return memLdSharedObs(w, op, mask, 4)
+	}
+	sh := w.cta.shared
+	lim := len(sh) - 4
+	if op.A == op.D && !memSharedOK(w, op, mask, 4, len(sh)) {
+		return memLdSlow(w, op, mask, isa.Shared, 4)
+	}
+	base, d := w.r(op.A), w.r(op.D)
+	if mask == ixAll {
+		for l := range d {
+			a := int(uint32(base[l]))
+			if a&3 != 0 || a > lim {
+				return memLdSlow(w, op, mask, isa.Shared, 4)
+			}
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+		}
+		return nil
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		a := int(uint32(base[l]))
+		if a&3 != 0 || a > lim {
+			return memLdSlow(w, op, mask, isa.Shared, 4)
+		}
+		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+	}
+	return nil
+}
+
 func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsShared {
 		return memLdSharedObs(w, op, mask, 8)
@@ -695,6 +731,33 @@ func memStShared4All(w *Warp, op *Op, sh []byte) *Fault {
 	return nil
 }
 
+// execStShared4R32 is execStShared4 where the address is a 32-bit register
+// alone (never negative): on a full warp only the end and the alignment
+// are checked, without a branch per lane, before the copy.
+func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsShared || mask != ixAll {
+		return execStShared4(w, op, mask)
+	}
+	sh := w.cta.shared
+	base, lim := w.r(op.A), len(sh)-4
+	over, low := 0, 0
+	for l := range base {
+		a := int(uint32(base[l]))
+		over |= lim - a
+		low |= a
+	}
+	if over < 0 || low&3 != 0 {
+		return memStSlow(w, op, ixAll, isa.Shared, 4)
+	}
+	src := w.r(op.B)
+	for l := range src {
+		if a := int(uint32(base[l])); a <= lim {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
+		}
+	}
+	return nil
+}
+
 func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsShared {
 		return memStSharedObs(w, op, mask, 8)
@@ -779,6 +842,8 @@ func bindSt(b *binder) {
 				op.Exec = execStShared4
 				if size == 8 {
 					op.Exec = execStShared8
+				} else if op.A >= 0 && op.Off == 0 && op.Imm == 0xffffffff {
+					op.Exec = execStShared4R32
 				}
 				return
 			case isa.SpaceNone:
