@@ -11,12 +11,25 @@ import (
 
 func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -29,17 +42,31 @@ func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint16(a[l])
-			x1 := uint16(a[l+1])
-			x2 := uint16(a[l+2])
-			x3 := uint16(a[l+3])
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint16(a[l])
@@ -64,12 +91,25 @@ func setpEQU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -82,17 +122,31 @@ func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint16(a[l])
-			x1 := uint16(a[l+1])
-			x2 := uint16(a[l+2])
-			x3 := uint16(a[l+3])
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint16(a[l])
@@ -117,12 +171,25 @@ func setpNEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -135,17 +202,31 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint16(a[l])
-			x1 := uint16(a[l+1])
-			x2 := uint16(a[l+2])
-			x3 := uint16(a[l+3])
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint16(a[l])
@@ -170,12 +251,25 @@ func setpLTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -188,17 +282,31 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint16(a[l])
-			x1 := uint16(a[l+1])
-			x2 := uint16(a[l+2])
-			x3 := uint16(a[l+3])
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint16(a[l])
@@ -223,12 +331,25 @@ func setpLEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -241,17 +362,31 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint16(a[l])
-			x1 := uint16(a[l+1])
-			x2 := uint16(a[l+2])
-			x3 := uint16(a[l+3])
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint16(a[l])
@@ -276,12 +411,25 @@ func setpGTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -294,17 +442,31 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint16(a[l])
-			x1 := uint16(a[l+1])
-			x2 := uint16(a[l+2])
-			x3 := uint16(a[l+3])
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint16(a[l])
@@ -329,12 +491,25 @@ func setpGEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -347,17 +522,31 @@ func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint32(a[l])
-			x1 := uint32(a[l+1])
-			x2 := uint32(a[l+2])
-			x3 := uint32(a[l+3])
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint32(a[l])
@@ -382,12 +571,25 @@ func setpEQU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -400,17 +602,31 @@ func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint32(a[l])
-			x1 := uint32(a[l+1])
-			x2 := uint32(a[l+2])
-			x3 := uint32(a[l+3])
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint32(a[l])
@@ -435,12 +651,25 @@ func setpNEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -453,17 +682,31 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint32(a[l])
-			x1 := uint32(a[l+1])
-			x2 := uint32(a[l+2])
-			x3 := uint32(a[l+3])
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint32(a[l])
@@ -488,12 +731,25 @@ func setpLTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -506,17 +762,31 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint32(a[l])
-			x1 := uint32(a[l+1])
-			x2 := uint32(a[l+2])
-			x3 := uint32(a[l+3])
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint32(a[l])
@@ -541,12 +811,25 @@ func setpLEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -559,17 +842,31 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint32(a[l])
-			x1 := uint32(a[l+1])
-			x2 := uint32(a[l+2])
-			x3 := uint32(a[l+3])
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint32(a[l])
@@ -594,12 +891,25 @@ func setpGTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -612,17 +922,31 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := uint32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := uint32(a[l])
-			x1 := uint32(a[l+1])
-			x2 := uint32(a[l+2])
-			x3 := uint32(a[l+3])
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := uint32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := uint32(a[l])
@@ -647,12 +971,25 @@ func setpGEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x == y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x == y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x == y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x == y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x == y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x == y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x == y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x == y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -665,17 +1002,31 @@ func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := k
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := a[l]
-			x1 := a[l+1]
-			x2 := a[l+2]
-			x3 := a[l+3]
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x == y)
+			x = a[l+1]
+			g |= ixB(x == y) << 1
+			x = a[l+2]
+			g |= ixB(x == y) << 2
+			x = a[l+3]
+			g |= ixB(x == y) << 3
+			x = a[l+4]
+			g |= ixB(x == y) << 4
+			x = a[l+5]
+			g |= ixB(x == y) << 5
+			x = a[l+6]
+			g |= ixB(x == y) << 6
+			x = a[l+7]
+			g |= ixB(x == y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := k
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := a[l]
@@ -700,12 +1051,25 @@ func setpEQU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x != y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x != y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x != y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x != y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x != y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x != y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x != y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x != y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -718,17 +1082,31 @@ func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := k
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := a[l]
-			x1 := a[l+1]
-			x2 := a[l+2]
-			x3 := a[l+3]
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x != y)
+			x = a[l+1]
+			g |= ixB(x != y) << 1
+			x = a[l+2]
+			g |= ixB(x != y) << 2
+			x = a[l+3]
+			g |= ixB(x != y) << 3
+			x = a[l+4]
+			g |= ixB(x != y) << 4
+			x = a[l+5]
+			g |= ixB(x != y) << 5
+			x = a[l+6]
+			g |= ixB(x != y) << 6
+			x = a[l+7]
+			g |= ixB(x != y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := k
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := a[l]
@@ -753,12 +1131,25 @@ func setpNEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x < y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x < y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x < y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x < y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x < y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x < y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x < y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x < y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -771,17 +1162,31 @@ func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := k
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := a[l]
-			x1 := a[l+1]
-			x2 := a[l+2]
-			x3 := a[l+3]
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x < y)
+			x = a[l+1]
+			g |= ixB(x < y) << 1
+			x = a[l+2]
+			g |= ixB(x < y) << 2
+			x = a[l+3]
+			g |= ixB(x < y) << 3
+			x = a[l+4]
+			g |= ixB(x < y) << 4
+			x = a[l+5]
+			g |= ixB(x < y) << 5
+			x = a[l+6]
+			g |= ixB(x < y) << 6
+			x = a[l+7]
+			g |= ixB(x < y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := k
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := a[l]
@@ -806,12 +1211,25 @@ func setpLTU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x <= y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x <= y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x <= y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x <= y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x <= y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x <= y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x <= y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x <= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -824,17 +1242,31 @@ func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := k
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := a[l]
-			x1 := a[l+1]
-			x2 := a[l+2]
-			x3 := a[l+3]
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x <= y)
+			x = a[l+1]
+			g |= ixB(x <= y) << 1
+			x = a[l+2]
+			g |= ixB(x <= y) << 2
+			x = a[l+3]
+			g |= ixB(x <= y) << 3
+			x = a[l+4]
+			g |= ixB(x <= y) << 4
+			x = a[l+5]
+			g |= ixB(x <= y) << 5
+			x = a[l+6]
+			g |= ixB(x <= y) << 6
+			x = a[l+7]
+			g |= ixB(x <= y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := k
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := a[l]
@@ -859,12 +1291,25 @@ func setpLEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x > y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x > y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x > y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x > y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x > y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x > y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x > y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x > y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -877,17 +1322,31 @@ func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := k
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := a[l]
-			x1 := a[l+1]
-			x2 := a[l+2]
-			x3 := a[l+3]
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x > y)
+			x = a[l+1]
+			g |= ixB(x > y) << 1
+			x = a[l+2]
+			g |= ixB(x > y) << 2
+			x = a[l+3]
+			g |= ixB(x > y) << 3
+			x = a[l+4]
+			g |= ixB(x > y) << 4
+			x = a[l+5]
+			g |= ixB(x > y) << 5
+			x = a[l+6]
+			g |= ixB(x > y) << 6
+			x = a[l+7]
+			g |= ixB(x > y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := k
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := a[l]
@@ -912,12 +1371,25 @@ func setpGTU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x >= y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x >= y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x >= y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x >= y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x >= y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x >= y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x >= y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x >= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -930,17 +1402,31 @@ func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := k
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := a[l]
-			x1 := a[l+1]
-			x2 := a[l+2]
-			x3 := a[l+3]
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x >= y)
+			x = a[l+1]
+			g |= ixB(x >= y) << 1
+			x = a[l+2]
+			g |= ixB(x >= y) << 2
+			x = a[l+3]
+			g |= ixB(x >= y) << 3
+			x = a[l+4]
+			g |= ixB(x >= y) << 4
+			x = a[l+5]
+			g |= ixB(x >= y) << 5
+			x = a[l+6]
+			g |= ixB(x >= y) << 6
+			x = a[l+7]
+			g |= ixB(x >= y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := k
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := a[l]
@@ -965,12 +1451,25 @@ func setpGEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -983,17 +1482,31 @@ func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int16(a[l])
-			x1 := int16(a[l+1])
-			x2 := int16(a[l+2])
-			x3 := int16(a[l+3])
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int16(a[l])
@@ -1018,12 +1531,25 @@ func setpEQS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1036,17 +1562,31 @@ func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int16(a[l])
-			x1 := int16(a[l+1])
-			x2 := int16(a[l+2])
-			x3 := int16(a[l+3])
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int16(a[l])
@@ -1071,12 +1611,25 @@ func setpNES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1089,17 +1642,31 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int16(a[l])
-			x1 := int16(a[l+1])
-			x2 := int16(a[l+2])
-			x3 := int16(a[l+3])
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int16(a[l])
@@ -1124,12 +1691,25 @@ func setpLTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1142,17 +1722,31 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int16(a[l])
-			x1 := int16(a[l+1])
-			x2 := int16(a[l+2])
-			x3 := int16(a[l+3])
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int16(a[l])
@@ -1177,12 +1771,25 @@ func setpLES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1195,17 +1802,31 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int16(a[l])
-			x1 := int16(a[l+1])
-			x2 := int16(a[l+2])
-			x3 := int16(a[l+3])
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int16(a[l])
@@ -1230,12 +1851,25 @@ func setpGTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1248,17 +1882,31 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int16(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int16(a[l])
-			x1 := int16(a[l+1])
-			x2 := int16(a[l+2])
-			x3 := int16(a[l+3])
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int16(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int16(a[l])
@@ -1283,12 +1931,25 @@ func setpGES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1301,17 +1962,31 @@ func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int32(a[l])
-			x1 := int32(a[l+1])
-			x2 := int32(a[l+2])
-			x3 := int32(a[l+3])
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int32(a[l])
@@ -1336,12 +2011,25 @@ func setpEQS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1354,17 +2042,31 @@ func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int32(a[l])
-			x1 := int32(a[l+1])
-			x2 := int32(a[l+2])
-			x3 := int32(a[l+3])
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int32(a[l])
@@ -1389,12 +2091,25 @@ func setpNES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1407,17 +2122,31 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int32(a[l])
-			x1 := int32(a[l+1])
-			x2 := int32(a[l+2])
-			x3 := int32(a[l+3])
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int32(a[l])
@@ -1442,12 +2171,25 @@ func setpLTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1460,17 +2202,31 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int32(a[l])
-			x1 := int32(a[l+1])
-			x2 := int32(a[l+2])
-			x3 := int32(a[l+3])
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int32(a[l])
@@ -1495,12 +2251,25 @@ func setpLES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1513,17 +2282,31 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int32(a[l])
-			x1 := int32(a[l+1])
-			x2 := int32(a[l+2])
-			x3 := int32(a[l+3])
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int32(a[l])
@@ -1548,12 +2331,25 @@ func setpGTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1566,17 +2362,31 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int32(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int32(a[l])
-			x1 := int32(a[l+1])
-			x2 := int32(a[l+2])
-			x3 := int32(a[l+3])
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int32(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int32(a[l])
@@ -1601,12 +2411,25 @@ func setpGES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x == y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x == y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x == y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x == y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x == y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x == y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x == y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x == y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1619,17 +2442,31 @@ func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int64(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int64(a[l])
-			x1 := int64(a[l+1])
-			x2 := int64(a[l+2])
-			x3 := int64(a[l+3])
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x == y)
+			x = int64(a[l+1])
+			g |= ixB(x == y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x == y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x == y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x == y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x == y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x == y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x == y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int64(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int64(a[l])
@@ -1654,12 +2491,25 @@ func setpEQS64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x != y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x != y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x != y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x != y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x != y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x != y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x != y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x != y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1672,17 +2522,31 @@ func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int64(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int64(a[l])
-			x1 := int64(a[l+1])
-			x2 := int64(a[l+2])
-			x3 := int64(a[l+3])
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x != y)
+			x = int64(a[l+1])
+			g |= ixB(x != y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x != y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x != y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x != y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x != y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x != y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x != y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int64(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int64(a[l])
@@ -1707,12 +2571,25 @@ func setpNES64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x < y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x < y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x < y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x < y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x < y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x < y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x < y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x < y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1725,17 +2602,31 @@ func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int64(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int64(a[l])
-			x1 := int64(a[l+1])
-			x2 := int64(a[l+2])
-			x3 := int64(a[l+3])
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x < y)
+			x = int64(a[l+1])
+			g |= ixB(x < y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x < y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x < y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x < y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x < y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x < y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x < y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int64(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int64(a[l])
@@ -1760,12 +2651,25 @@ func setpLTS64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x <= y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x <= y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x <= y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x <= y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x <= y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x <= y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x <= y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x <= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1778,17 +2682,31 @@ func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int64(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int64(a[l])
-			x1 := int64(a[l+1])
-			x2 := int64(a[l+2])
-			x3 := int64(a[l+3])
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x <= y)
+			x = int64(a[l+1])
+			g |= ixB(x <= y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x <= y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x <= y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x <= y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x <= y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x <= y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x <= y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int64(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int64(a[l])
@@ -1813,12 +2731,25 @@ func setpLES64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x > y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x > y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x > y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x > y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x > y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x > y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x > y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x > y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1831,17 +2762,31 @@ func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int64(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int64(a[l])
-			x1 := int64(a[l+1])
-			x2 := int64(a[l+2])
-			x3 := int64(a[l+3])
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x > y)
+			x = int64(a[l+1])
+			g |= ixB(x > y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x > y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x > y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x > y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x > y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x > y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x > y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int64(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int64(a[l])
@@ -1866,12 +2811,25 @@ func setpGTS64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x >= y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x >= y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x >= y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x >= y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x >= y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x >= y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x >= y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x >= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -1884,17 +2842,31 @@ func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := int64(k)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0 := int64(a[l])
-			x1 := int64(a[l+1])
-			x2 := int64(a[l+2])
-			x3 := int64(a[l+3])
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x >= y)
+			x = int64(a[l+1])
+			g |= ixB(x >= y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x >= y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x >= y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x >= y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x >= y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x >= y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x >= y) << 7
+			r |= g << l
 		}
 		return r
 	}
+	y := int64(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := int64(a[l])
@@ -1920,11 +2892,16 @@ func setpGES64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x == y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x == y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x == y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1937,17 +2914,23 @@ func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x == y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x == y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x == y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x == y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -1973,11 +2956,16 @@ func setpEQF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 < y0 || x0 > y0) | ixB(x1 < y1 || x1 > y1)<<1 | ixB(x2 < y2 || x2 > y2)<<2 | ixB(x3 < y3 || x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x < y || x > y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x < y || x > y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x < y || x > y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1990,17 +2978,23 @@ func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 < y || x0 > y) | ixB(x1 < y || x1 > y)<<1 | ixB(x2 < y || x2 > y)<<2 | ixB(x3 < y || x3 > y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x < y || x > y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x < y || x > y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x < y || x > y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2026,11 +3020,16 @@ func setpNEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x < y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x < y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x < y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x < y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2043,17 +3042,23 @@ func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x < y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x < y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x < y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x < y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2079,11 +3084,16 @@ func setpLTF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x <= y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x <= y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x <= y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x <= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2096,17 +3106,23 @@ func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x <= y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x <= y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x <= y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x <= y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2132,11 +3148,16 @@ func setpLEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x > y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x > y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x > y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2149,17 +3170,23 @@ func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x > y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x > y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x > y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2185,11 +3212,16 @@ func setpGTF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x >= y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x >= y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x >= y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x >= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2202,17 +3234,23 @@ func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x >= y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x >= y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x >= y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x >= y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2238,11 +3276,16 @@ func setpGEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 < y0 || x0 > y0)) | ixB(!(x1 < y1 || x1 > y1))<<1 | ixB(!(x2 < y2 || x2 > y2))<<2 | ixB(!(x3 < y3 || x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x < y || x > y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x < y || x > y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x < y || x > y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2255,17 +3298,23 @@ func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(!(x0 < y || x0 > y)) | ixB(!(x1 < y || x1 > y))<<1 | ixB(!(x2 < y || x2 > y))<<2 | ixB(!(x3 < y || x3 > y))<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x < y || x > y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x < y || x > y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x < y || x > y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2291,11 +3340,16 @@ func setpEQUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x != y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x != y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x != y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2308,17 +3362,23 @@ func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x != y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x != y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x != y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x != y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2344,11 +3404,16 @@ func setpNEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 >= y0)) | ixB(!(x1 >= y1))<<1 | ixB(!(x2 >= y2))<<2 | ixB(!(x3 >= y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x >= y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x >= y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x >= y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2361,17 +3426,23 @@ func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(!(x0 >= y)) | ixB(!(x1 >= y))<<1 | ixB(!(x2 >= y))<<2 | ixB(!(x3 >= y))<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x >= y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x >= y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x >= y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2397,11 +3468,16 @@ func setpLTUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 > y0)) | ixB(!(x1 > y1))<<1 | ixB(!(x2 > y2))<<2 | ixB(!(x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x > y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x > y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x > y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2414,17 +3490,23 @@ func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(!(x0 > y)) | ixB(!(x1 > y))<<1 | ixB(!(x2 > y))<<2 | ixB(!(x3 > y))<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x > y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x > y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x > y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2450,11 +3532,16 @@ func setpLEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 <= y0)) | ixB(!(x1 <= y1))<<1 | ixB(!(x2 <= y2))<<2 | ixB(!(x3 <= y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x <= y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x <= y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x <= y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2467,17 +3554,23 @@ func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(!(x0 <= y)) | ixB(!(x1 <= y))<<1 | ixB(!(x2 <= y))<<2 | ixB(!(x3 <= y))<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x <= y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x <= y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x <= y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2503,11 +3596,16 @@ func setpGTUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 < y0)) | ixB(!(x1 < y1))<<1 | ixB(!(x2 < y2))<<2 | ixB(!(x3 < y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x < y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x < y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x < y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2520,17 +3618,23 @@ func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(!(x0 < y)) | ixB(!(x1 < y))<<1 | ixB(!(x2 < y))<<2 | ixB(!(x3 < y))<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x < y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x < y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x < y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2556,11 +3660,16 @@ func setpGEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 == x0 && y0 == y0) | ixB(x1 == x1 && y1 == y1)<<1 | ixB(x2 == x2 && y2 == y2)<<2 | ixB(x3 == x3 && y3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x == x && y == y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x == x && y == y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x == x && y == y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2573,17 +3682,23 @@ func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNUMF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 == x0 && y == y) | ixB(x1 == x1 && y == y)<<1 | ixB(x2 == x2 && y == y)<<2 | ixB(x3 == x3 && y == y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x == x && y == y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x == x && y == y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x == x && y == y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2609,11 +3724,16 @@ func setpNUMF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 != x0 || y0 != y0) | ixB(x1 != x1 || y1 != y1)<<1 | ixB(x2 != x2 || y2 != y2)<<2 | ixB(x3 != x3 || y3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x != x || y != y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x != x || y != y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x != x || y != y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2626,17 +3746,23 @@ func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNANF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float32frombits(uint32(k))
 	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float32frombits(uint32(a[l]))
-			x1 := math.Float32frombits(uint32(a[l+1]))
-			x2 := math.Float32frombits(uint32(a[l+2]))
-			x3 := math.Float32frombits(uint32(a[l+3]))
-			r |= (ixB(x0 != x0 || y != y) | ixB(x1 != x1 || y != y)<<1 | ixB(x2 != x2 || y != y)<<2 | ixB(x3 != x3 || y != y)<<3) << l
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x != x || y != y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x != x || y != y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x != x || y != y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float32frombits(uint32(k))
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float32frombits(uint32(a[l]))
@@ -2662,11 +3788,16 @@ func setpNANF32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x == y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x == y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x == y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2679,17 +3810,23 @@ func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 == y) | ixB(x1 == y)<<1 | ixB(x2 == y)<<2 | ixB(x3 == y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x == y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x == y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x == y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x == y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -2715,11 +3852,16 @@ func setpEQF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 < y0 || x0 > y0) | ixB(x1 < y1 || x1 > y1)<<1 | ixB(x2 < y2 || x2 > y2)<<2 | ixB(x3 < y3 || x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x < y || x > y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x < y || x > y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x < y || x > y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2732,17 +3874,23 @@ func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 < y || x0 > y) | ixB(x1 < y || x1 > y)<<1 | ixB(x2 < y || x2 > y)<<2 | ixB(x3 < y || x3 > y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x < y || x > y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x < y || x > y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x < y || x > y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -2768,11 +3916,16 @@ func setpNEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x < y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x < y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x < y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x < y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2785,17 +3938,23 @@ func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 < y) | ixB(x1 < y)<<1 | ixB(x2 < y)<<2 | ixB(x3 < y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x < y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x < y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x < y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x < y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -2821,11 +3980,16 @@ func setpLTF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x <= y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x <= y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x <= y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x <= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2838,17 +4002,23 @@ func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 <= y) | ixB(x1 <= y)<<1 | ixB(x2 <= y)<<2 | ixB(x3 <= y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x <= y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x <= y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x <= y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x <= y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -2874,11 +4044,16 @@ func setpLEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x > y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x > y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x > y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2891,17 +4066,23 @@ func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 > y) | ixB(x1 > y)<<1 | ixB(x2 > y)<<2 | ixB(x3 > y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x > y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x > y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x > y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -2927,11 +4108,16 @@ func setpGTF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x >= y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x >= y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x >= y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x >= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2944,17 +4130,23 @@ func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 >= y) | ixB(x1 >= y)<<1 | ixB(x2 >= y)<<2 | ixB(x3 >= y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x >= y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x >= y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x >= y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x >= y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -2980,11 +4172,16 @@ func setpGEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 < y0 || x0 > y0)) | ixB(!(x1 < y1 || x1 > y1))<<1 | ixB(!(x2 < y2 || x2 > y2))<<2 | ixB(!(x3 < y3 || x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x < y || x > y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x < y || x > y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x < y || x > y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -2997,17 +4194,23 @@ func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpEQUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(!(x0 < y || x0 > y)) | ixB(!(x1 < y || x1 > y))<<1 | ixB(!(x2 < y || x2 > y))<<2 | ixB(!(x3 < y || x3 > y))<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x < y || x > y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x < y || x > y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x < y || x > y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3033,11 +4236,16 @@ func setpEQUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x != y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x != y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x != y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3050,17 +4258,23 @@ func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 != y) | ixB(x1 != y)<<1 | ixB(x2 != y)<<2 | ixB(x3 != y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x != y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x != y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x != y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x != y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3086,11 +4300,16 @@ func setpNEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 >= y0)) | ixB(!(x1 >= y1))<<1 | ixB(!(x2 >= y2))<<2 | ixB(!(x3 >= y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x >= y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x >= y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x >= y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3103,17 +4322,23 @@ func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLTUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(!(x0 >= y)) | ixB(!(x1 >= y))<<1 | ixB(!(x2 >= y))<<2 | ixB(!(x3 >= y))<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x >= y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x >= y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x >= y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3139,11 +4364,16 @@ func setpLTUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 > y0)) | ixB(!(x1 > y1))<<1 | ixB(!(x2 > y2))<<2 | ixB(!(x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x > y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x > y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x > y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3156,17 +4386,23 @@ func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpLEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(!(x0 > y)) | ixB(!(x1 > y))<<1 | ixB(!(x2 > y))<<2 | ixB(!(x3 > y))<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x > y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x > y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x > y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3192,11 +4428,16 @@ func setpLEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 <= y0)) | ixB(!(x1 <= y1))<<1 | ixB(!(x2 <= y2))<<2 | ixB(!(x3 <= y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x <= y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x <= y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x <= y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3209,17 +4450,23 @@ func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGTUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(!(x0 <= y)) | ixB(!(x1 <= y))<<1 | ixB(!(x2 <= y))<<2 | ixB(!(x3 <= y))<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x <= y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x <= y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x <= y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3245,11 +4492,16 @@ func setpGTUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 < y0)) | ixB(!(x1 < y1))<<1 | ixB(!(x2 < y2))<<2 | ixB(!(x3 < y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x < y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x < y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x < y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3262,17 +4514,23 @@ func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpGEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(!(x0 < y)) | ixB(!(x1 < y))<<1 | ixB(!(x2 < y))<<2 | ixB(!(x3 < y))<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x < y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x < y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x < y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3298,11 +4556,16 @@ func setpGEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 == x0 && y0 == y0) | ixB(x1 == x1 && y1 == y1)<<1 | ixB(x2 == x2 && y2 == y2)<<2 | ixB(x3 == x3 && y3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x == x && y == y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x == x && y == y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x == x && y == y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3315,17 +4578,23 @@ func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNUMF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 == x0 && y == y) | ixB(x1 == x1 && y == y)<<1 | ixB(x2 == x2 && y == y)<<2 | ixB(x3 == x3 && y == y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x == x && y == y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x == x && y == y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x == x && y == y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
@@ -3351,11 +4620,16 @@ func setpNUMF64Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 != x0 || y0 != y0) | ixB(x1 != x1 || y1 != y1)<<1 | ixB(x2 != x2 || y2 != y2)<<2 | ixB(x3 != x3 || y3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x != x || y != y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x != x || y != y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x != x || y != y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -3368,17 +4642,23 @@ func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 }
 
 func cmpNANF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
-	y := math.Float64frombits(k)
 	if mask == ixAll {
+		y := math.Float64frombits(k)
 		for l := 0; l < 32; l += 4 {
-			x0 := math.Float64frombits(a[l])
-			x1 := math.Float64frombits(a[l+1])
-			x2 := math.Float64frombits(a[l+2])
-			x3 := math.Float64frombits(a[l+3])
-			r |= (ixB(x0 != x0 || y != y) | ixB(x1 != x1 || y != y)<<1 | ixB(x2 != x2 || y != y)<<2 | ixB(x3 != x3 || y != y)<<3) << l
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x != x || y != y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x != x || y != y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x != x || y != y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
 		}
 		return r
 	}
+	y := math.Float64frombits(k)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		x := math.Float64frombits(a[l])
