@@ -61,10 +61,26 @@ func execIxAddImm64(w *Warp, op *Op, mask uint32) *Fault {
 }
 
 // Shift amounts are the immediate's low 32 bits (as in execIxShl and
-// execIxShr); Go shifts by the width or more give 0, as PTX does.
+// execIxShr); amounts of the width or more give 0, as in PTX.
+
+// ixZeroLanes clears the lanes of mask in d.
+func ixZeroLanes(d *[32]uint64, mask uint32) *Fault {
+	if mask == ixAll {
+		*d = [32]uint64{}
+		return nil
+	}
+	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+		d[bits.TrailingZeros32(lanes)&31] = 0
+	}
+	return nil
+}
 
 func execIxShlImm32(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, s := w.r(op.D), w.r(op.A), uint32(op.Imm)
+	if s >= 32 {
+		return ixZeroLanes(d, mask)
+	}
+	s &= 31 // in range: lets the shifts skip Go's test for large amounts
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
 			d[l] = uint64(uint32(a[l]) << s)
@@ -83,6 +99,10 @@ func execIxShlImm32(w *Warp, op *Op, mask uint32) *Fault {
 
 func execIxShlImm64(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, s := w.r(op.D), w.r(op.A), uint32(op.Imm)
+	if s >= 64 {
+		return ixZeroLanes(d, mask)
+	}
+	s &= 63 // in range: lets the shifts skip Go's test for large amounts
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
 			d[l] = a[l] << s
@@ -101,6 +121,10 @@ func execIxShlImm64(w *Warp, op *Op, mask uint32) *Fault {
 
 func execIxShrImm32(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, s := w.r(op.D), w.r(op.A), uint32(op.Imm)
+	if s >= 32 {
+		return ixZeroLanes(d, mask)
+	}
+	s &= 31 // in range: lets the shifts skip Go's test for large amounts
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
 			d[l] = uint64(uint32(a[l]) >> s)
@@ -119,6 +143,10 @@ func execIxShrImm32(w *Warp, op *Op, mask uint32) *Fault {
 
 func execIxShrImm64(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, s := w.r(op.D), w.r(op.A), uint32(op.Imm)
+	if s >= 64 {
+		return ixZeroLanes(d, mask)
+	}
+	s &= 63 // in range: lets the shifts skip Go's test for large amounts
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
 			d[l] = a[l] >> s
