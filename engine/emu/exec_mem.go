@@ -561,12 +561,15 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	base, d := w.r(op.A), w.r(op.D)
 	if mask == ixAll {
-		for l := range d {
-			a := int(uint32(base[l]))
-			if a&3 != 0 || a > lim {
+		for l := 0; l < 32; l += 4 { // unrolled: one alignment test per four lanes
+			a0, a1, a2, a3 := int(uint32(base[l])), int(uint32(base[l+1])), int(uint32(base[l+2])), int(uint32(base[l+3]))
+			if (a0|a1|a2|a3)&3 != 0 || a0 > lim || a1 > lim || a2 > lim || a3 > lim {
 				return memLdSlow(w, op, mask, isa.Shared, 4)
 			}
-			d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[a0:]))
+			d[l+1] = uint64(binary.LittleEndian.Uint32(sh[a1:]))
+			d[l+2] = uint64(binary.LittleEndian.Uint32(sh[a2:]))
+			d[l+3] = uint64(binary.LittleEndian.Uint32(sh[a3:]))
 		}
 		return nil
 	}
