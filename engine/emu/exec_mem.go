@@ -290,6 +290,9 @@ func bindLd(b *binder) {
 			switch ref.space {
 			case isa.Global:
 				op.Exec = execLdGlobal
+				if size == 4 {
+					op.Exec = execLdGlobal4
+				}
 				return
 			case isa.Shared:
 				op.Exec = execLdShared4
@@ -428,6 +431,43 @@ func memInWindows(a uint64) bool { return a >= GenericShared && a < GenericParam
 
 func execLdGlobal(w *Warp, op *Op, mask uint32) *Fault {
 	return memLdFastGlobal(w, op, mask, isa.Global)
+}
+
+// execLdGlobal4 is execLdGlobal of 4 bytes. On a full warp whose
+// addresses all fall in the allocation of lane 0's, it checks every lane
+// first (aligned, inside the allocation) without a call in the loop, then
+// copies; anything else takes execLdGlobal's lane-by-lane path, which gives
+// the same values and faults.
+func execLdGlobal4(w *Warp, op *Op, mask uint32) *Fault {
+	if mask != ixAll || op.A < 0 || op.A == op.D || w.m.obsAcc {
+		return memLdFastGlobal(w, op, mask, isa.Global)
+	}
+	base, am, off := w.r(op.A), op.Imm, uint64(op.Off)
+	a := w.m.Global.Find(off+base[0]&am, 4)
+	if a == nil || len(a.Data) < 4 {
+		return memLdFastGlobal(w, op, mask, isa.Global)
+	}
+	data := a.Data
+	lo, lim := a.Base, uint64(len(data)-4)
+	// An address below the allocation wraps its offset o to a negative
+	// int64; one past lim makes lim - o negative.
+	low, neg := uint64(0), uint64(0)
+	for l := range base {
+		addr := off + base[l]&am
+		o := addr - lo
+		low |= addr
+		neg |= o | (lim - o)
+	}
+	if low&3 != 0 || int64(neg) < 0 {
+		return memLdFastGlobal(w, op, mask, isa.Global)
+	}
+	d, n := w.r(op.D), len(data)
+	for l := range d {
+		if o := int(off + base[l]&am - lo); o >= 0 && o <= n-4 {
+			d[l] = uint64(binary.LittleEndian.Uint32(data[o:]))
+		}
+	}
+	return nil
 }
 
 func execLdGeneric(w *Warp, op *Op, mask uint32) *Fault {
