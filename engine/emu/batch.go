@@ -284,7 +284,11 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 			} else if m.indep && len(w.stack) > 1 {
 				w.schedule()
 			}
-			m.exec(w)
+			if len(w.stack) == 1 && m.obs == nil && len(m.pendReconv) == 0 {
+				m.execOne(w) // exec's own test, without the call to exec
+			} else {
+				m.exec(w)
+			}
 			if m.fault != nil {
 				return StopFault
 			}

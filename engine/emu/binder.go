@@ -568,8 +568,16 @@ func (c *compiler) constant(v uint64) int32 {
 	c.fnIdx = save
 	c.prog.Regs[r].Name = constName(v)
 	c.consts[v] = r
+	c.constVal[r] = v
 	c.prog.Consts = append(c.prog.Consts, ConstReg{Reg: r, Val: v})
 	return r
+}
+
+// immediate reports the value of slot where it is an immediate operand's
+// (a read-only row of Program.constRows holding v in every lane).
+func (b *binder) immediate(slot int32) (v uint64, ok bool) {
+	v, ok = b.c.constVal[slot]
+	return v, ok
 }
 
 func constName(v uint64) string {

@@ -20,6 +20,7 @@ func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 		prog:     &Program{Src: mod.Src, Module: mod, funcByName: map[string]*Function{}},
 		global:   map[string]*sym{},
 		consts:   map[uint64]int32{},
+		constVal: map[int32]uint64{},
 		specials: map[Special]int32{},
 	}
 	c.predConst[0], c.predConst[1] = -1, -1
@@ -83,16 +84,18 @@ type fixup struct {
 }
 
 type compiler struct {
-	mod      *ptx.Module
-	prog     *Program
-	diags    ptx.DiagList
-	global   map[string]*sym
-	scopes   []map[string]*sym
-	fn       *Function
-	fnIdx    int32
-	labels   map[string]int32
-	fixups   []fixup
-	consts   map[uint64]int32
+	mod    *ptx.Module
+	prog   *Program
+	diags  ptx.DiagList
+	global map[string]*sym
+	scopes []map[string]*sym
+	fn     *Function
+	fnIdx  int32
+	labels map[string]int32
+	fixups []fixup
+	consts map[uint64]int32
+	// constVal maps the slot of each immediate (consts) to its value.
+	constVal map[int32]uint64
 	specials map[Special]int32
 	// predConst holds the predicate slots of the constants false and true.
 	predConst [2]int32

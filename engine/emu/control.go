@@ -576,6 +576,7 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	// Exiting threads land their asynchronous copies still in flight.
 	w.landCopies(emask, -1)
 	w.exited |= emask
+	w.cta.liveOK = false
 	w.removeLanes(emask, 0)
 	if w.m.obsEvents {
 		w.m.event(Event{Kind: EvExit, PC: w.m.curPC, Mask: emask})

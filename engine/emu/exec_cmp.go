@@ -357,6 +357,18 @@ func bindSetp(b *binder) {
 		return
 	}
 	b.op.Type = t
+	if b.op.Sub2 == isa.SubNone && !x2 && !(ftz && t == isa.F32) {
+		// Without a combiner: a handler that calls its comparison
+		// directly, with the immediate bound where B is one.
+		k, imm := b.immediate(b.op.B)
+		if e := ixSetpSpecial(t, c, imm); e != nil {
+			if imm {
+				b.op.Imm = k
+			}
+			b.op.Exec = e
+			return
+		}
+	}
 	if k := ixNewMaskedCmp(t, c, ftz); k != nil {
 		b.op.Exec = ixSetpFast(k)
 		return

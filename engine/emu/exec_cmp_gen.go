@@ -11,12 +11,25 @@ import (
 
 func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -26,16 +39,77 @@ func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x == y) << l
 	}
 	return r
+}
+
+func cmpEQU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -45,16 +119,77 @@ func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -64,16 +199,77 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x < y) << l
 	}
 	return r
+}
+
+func cmpLTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -83,16 +279,77 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -102,16 +359,77 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x > y) << l
 	}
 	return r
+}
+
+func cmpGTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint16(a[l]), uint16(b[l])
-			x1, y1 := uint16(a[l+1]), uint16(b[l+1])
-			x2, y2 := uint16(a[l+2]), uint16(b[l+2])
-			x3, y3 := uint16(a[l+3]), uint16(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -123,14 +441,75 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint16(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEU16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -140,16 +519,77 @@ func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x == y) << l
 	}
 	return r
+}
+
+func cmpEQU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -159,16 +599,77 @@ func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -178,16 +679,77 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x < y) << l
 	}
 	return r
+}
+
+func cmpLTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -197,16 +759,77 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -216,16 +839,77 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x > y) << l
 	}
 	return r
+}
+
+func cmpGTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := uint32(a[l]), uint32(b[l])
-			x1, y1 := uint32(a[l+1]), uint32(b[l+1])
-			x2, y2 := uint32(a[l+2]), uint32(b[l+2])
-			x3, y3 := uint32(a[l+3]), uint32(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -237,14 +921,75 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := uint32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := uint32(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEU32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x == y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x == y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x == y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x == y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x == y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x == y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x == y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x == y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -254,16 +999,77 @@ func cmpEQU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x == y) << l
 	}
 	return r
+}
+
+func cmpEQU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x == y)
+			x = a[l+1]
+			g |= ixB(x == y) << 1
+			x = a[l+2]
+			g |= ixB(x == y) << 2
+			x = a[l+3]
+			g |= ixB(x == y) << 3
+			x = a[l+4]
+			g |= ixB(x == y) << 4
+			x = a[l+5]
+			g |= ixB(x == y) << 5
+			x = a[l+6]
+			g |= ixB(x == y) << 6
+			x = a[l+7]
+			g |= ixB(x == y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := k
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x != y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x != y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x != y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x != y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x != y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x != y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x != y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x != y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -273,16 +1079,77 @@ func cmpNEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x != y)
+			x = a[l+1]
+			g |= ixB(x != y) << 1
+			x = a[l+2]
+			g |= ixB(x != y) << 2
+			x = a[l+3]
+			g |= ixB(x != y) << 3
+			x = a[l+4]
+			g |= ixB(x != y) << 4
+			x = a[l+5]
+			g |= ixB(x != y) << 5
+			x = a[l+6]
+			g |= ixB(x != y) << 6
+			x = a[l+7]
+			g |= ixB(x != y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := k
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x < y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x < y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x < y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x < y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x < y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x < y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x < y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x < y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -292,16 +1159,77 @@ func cmpLTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x < y) << l
 	}
 	return r
+}
+
+func cmpLTU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x < y)
+			x = a[l+1]
+			g |= ixB(x < y) << 1
+			x = a[l+2]
+			g |= ixB(x < y) << 2
+			x = a[l+3]
+			g |= ixB(x < y) << 3
+			x = a[l+4]
+			g |= ixB(x < y) << 4
+			x = a[l+5]
+			g |= ixB(x < y) << 5
+			x = a[l+6]
+			g |= ixB(x < y) << 6
+			x = a[l+7]
+			g |= ixB(x < y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := k
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x <= y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x <= y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x <= y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x <= y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x <= y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x <= y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x <= y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x <= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -311,16 +1239,77 @@ func cmpLEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x <= y)
+			x = a[l+1]
+			g |= ixB(x <= y) << 1
+			x = a[l+2]
+			g |= ixB(x <= y) << 2
+			x = a[l+3]
+			g |= ixB(x <= y) << 3
+			x = a[l+4]
+			g |= ixB(x <= y) << 4
+			x = a[l+5]
+			g |= ixB(x <= y) << 5
+			x = a[l+6]
+			g |= ixB(x <= y) << 6
+			x = a[l+7]
+			g |= ixB(x <= y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := k
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x > y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x > y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x > y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x > y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x > y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x > y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x > y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x > y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -330,16 +1319,77 @@ func cmpGTU64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x > y) << l
 	}
 	return r
+}
+
+func cmpGTU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x > y)
+			x = a[l+1]
+			g |= ixB(x > y) << 1
+			x = a[l+2]
+			g |= ixB(x > y) << 2
+			x = a[l+3]
+			g |= ixB(x > y) << 3
+			x = a[l+4]
+			g |= ixB(x > y) << 4
+			x = a[l+5]
+			g |= ixB(x > y) << 5
+			x = a[l+6]
+			g |= ixB(x > y) << 6
+			x = a[l+7]
+			g |= ixB(x > y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := k
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := a[l], b[l]
-			x1, y1 := a[l+1], b[l+1]
-			x2, y2 := a[l+2], b[l+2]
-			x3, y3 := a[l+3], b[l+3]
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := a[l], b[l]
+			g |= ixB(x >= y)
+			x, y = a[l+1], b[l+1]
+			g |= ixB(x >= y) << 1
+			x, y = a[l+2], b[l+2]
+			g |= ixB(x >= y) << 2
+			x, y = a[l+3], b[l+3]
+			g |= ixB(x >= y) << 3
+			x, y = a[l+4], b[l+4]
+			g |= ixB(x >= y) << 4
+			x, y = a[l+5], b[l+5]
+			g |= ixB(x >= y) << 5
+			x, y = a[l+6], b[l+6]
+			g |= ixB(x >= y) << 6
+			x, y = a[l+7], b[l+7]
+			g |= ixB(x >= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -351,14 +1401,75 @@ func cmpGEU64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEU64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := k
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := a[l]
+			g |= ixB(x >= y)
+			x = a[l+1]
+			g |= ixB(x >= y) << 1
+			x = a[l+2]
+			g |= ixB(x >= y) << 2
+			x = a[l+3]
+			g |= ixB(x >= y) << 3
+			x = a[l+4]
+			g |= ixB(x >= y) << 4
+			x = a[l+5]
+			g |= ixB(x >= y) << 5
+			x = a[l+6]
+			g |= ixB(x >= y) << 6
+			x = a[l+7]
+			g |= ixB(x >= y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := k
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := a[l]
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEU64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEU64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -368,16 +1479,77 @@ func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x == y) << l
 	}
 	return r
+}
+
+func cmpEQS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQS16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQS16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint16(a[l+1])), int64(uint16(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint16(a[l+2])), int64(uint16(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint16(a[l+3])), int64(uint16(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint16(a[l+4])), int64(uint16(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint16(a[l+5])), int64(uint16(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint16(a[l+6])), int64(uint16(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint16(a[l+7])), int64(uint16(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -387,16 +1559,77 @@ func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != y) << l
 	}
 	return r
+}
+
+func cmpNES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint16(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint16(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint16(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint16(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint16(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint16(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint16(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint16(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNES16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNES16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -406,16 +1639,77 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x < y) << l
 	}
 	return r
+}
+
+func cmpLTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTS16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -425,16 +1719,77 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x <= y) << l
 	}
 	return r
+}
+
+func cmpLES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLES16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLES16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -444,16 +1799,77 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x > y) << l
 	}
 	return r
+}
+
+func cmpGTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTS16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int16(a[l]), int16(b[l])
-			x1, y1 := int16(a[l+1]), int16(b[l+1])
-			x2, y2 := int16(a[l+2]), int16(b[l+2])
-			x3, y3 := int16(a[l+3]), int16(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int16(a[l])), int64(int16(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(int16(a[l+1])), int64(int16(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(int16(a[l+2])), int64(int16(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(int16(a[l+3])), int64(int16(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(int16(a[l+4])), int64(int16(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(int16(a[l+5])), int64(int16(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(int16(a[l+6])), int64(int16(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(int16(a[l+7])), int64(int16(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -465,14 +1881,75 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int16(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int16(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(int16(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(int16(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(int16(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(int16(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(int16(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(int16(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(int16(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int16(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int16(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGES16(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES16(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGES16Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES16Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -482,16 +1959,77 @@ func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x == y) << l
 	}
 	return r
+}
+
+func cmpEQS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64((x^y)-1) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64((x^y)-1)>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64((x^y)-1)>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64((x^y)-1)>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64((x^y)-1)>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64((x^y)-1)>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64((x^y)-1)>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64((x^y)-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQS32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQS32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x, y = int64(uint32(a[l+1])), int64(uint32(b[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x, y = int64(uint32(a[l+2])), int64(uint32(b[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x, y = int64(uint32(a[l+3])), int64(uint32(b[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x, y = int64(uint32(a[l+4])), int64(uint32(b[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x, y = int64(uint32(a[l+5])), int64(uint32(b[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x, y = int64(uint32(a[l+6])), int64(uint32(b[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x, y = int64(uint32(a[l+7])), int64(uint32(b[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -503,14 +2041,75 @@ func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(uint32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(uint32(a[l]))
+			g |= uint32(uint64(-(x ^ y)) >> 63)
+			x = int64(uint32(a[l+1]))
+			g |= uint32(uint64(-(x^y))>>63) << 1
+			x = int64(uint32(a[l+2]))
+			g |= uint32(uint64(-(x^y))>>63) << 2
+			x = int64(uint32(a[l+3]))
+			g |= uint32(uint64(-(x^y))>>63) << 3
+			x = int64(uint32(a[l+4]))
+			g |= uint32(uint64(-(x^y))>>63) << 4
+			x = int64(uint32(a[l+5]))
+			g |= uint32(uint64(-(x^y))>>63) << 5
+			x = int64(uint32(a[l+6]))
+			g |= uint32(uint64(-(x^y))>>63) << 6
+			x = int64(uint32(a[l+7]))
+			g |= uint32(uint64(-(x^y))>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNES32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNES32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -522,14 +2121,75 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(x-y) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(x-y)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(x-y)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(x-y)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(x-y)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(x-y)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(x-y)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(x-y)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTS32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -541,14 +2201,75 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(x-y-1) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(x-y-1)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(x-y-1)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(x-y-1)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(x-y-1)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(x-y-1)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(x-y-1)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(x-y-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLES32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLES32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -560,14 +2281,75 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(y-x) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(y-x)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(y-x)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(y-x)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(y-x)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(y-x)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(y-x)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(y-x)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTS32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int32(a[l]), int32(b[l])
-			x1, y1 := int32(a[l+1]), int32(b[l+1])
-			x2, y2 := int32(a[l+2]), int32(b[l+2])
-			x3, y3 := int32(a[l+3]), int32(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(int32(a[l])), int64(int32(b[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x, y = int64(int32(a[l+1])), int64(int32(b[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x, y = int64(int32(a[l+2])), int64(int32(b[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x, y = int64(int32(a[l+3])), int64(int32(b[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x, y = int64(int32(a[l+4])), int64(int32(b[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x, y = int64(int32(a[l+5])), int64(int32(b[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x, y = int64(int32(a[l+6])), int64(int32(b[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x, y = int64(int32(a[l+7])), int64(int32(b[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -579,14 +2361,75 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(int32(k))
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(int32(a[l]))
+			g |= uint32(uint64(y-x-1) >> 63)
+			x = int64(int32(a[l+1]))
+			g |= uint32(uint64(y-x-1)>>63) << 1
+			x = int64(int32(a[l+2]))
+			g |= uint32(uint64(y-x-1)>>63) << 2
+			x = int64(int32(a[l+3]))
+			g |= uint32(uint64(y-x-1)>>63) << 3
+			x = int64(int32(a[l+4]))
+			g |= uint32(uint64(y-x-1)>>63) << 4
+			x = int64(int32(a[l+5]))
+			g |= uint32(uint64(y-x-1)>>63) << 5
+			x = int64(int32(a[l+6]))
+			g |= uint32(uint64(y-x-1)>>63) << 6
+			x = int64(int32(a[l+7]))
+			g |= uint32(uint64(y-x-1)>>63) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int32(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int32(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGES32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGES32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x == y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x == y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x == y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x == y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x == y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x == y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x == y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x == y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -598,14 +2441,75 @@ func cmpEQS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x == y)
+			x = int64(a[l+1])
+			g |= ixB(x == y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x == y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x == y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x == y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x == y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x == y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x == y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int64(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQS64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQS64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQS64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x != y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x != y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x != y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x != y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x != y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x != y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x != y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x != y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -617,14 +2521,75 @@ func cmpNES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x != y)
+			x = int64(a[l+1])
+			g |= ixB(x != y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x != y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x != y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x != y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x != y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x != y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x != y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int64(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNES64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNES64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNES64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x < y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x < y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x < y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x < y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x < y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x < y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x < y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x < y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -636,14 +2601,75 @@ func cmpLTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x < y)
+			x = int64(a[l+1])
+			g |= ixB(x < y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x < y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x < y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x < y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x < y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x < y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x < y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int64(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTS64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTS64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTS64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x <= y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x <= y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x <= y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x <= y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x <= y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x <= y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x <= y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x <= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -655,14 +2681,75 @@ func cmpLES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x <= y)
+			x = int64(a[l+1])
+			g |= ixB(x <= y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x <= y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x <= y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x <= y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x <= y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x <= y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x <= y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int64(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLES64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLES64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLES64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x > y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x > y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x > y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x > y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x > y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x > y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x > y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x > y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -674,14 +2761,75 @@ func cmpGTS64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTS64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x > y)
+			x = int64(a[l+1])
+			g |= ixB(x > y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x > y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x > y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x > y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x > y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x > y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x > y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int64(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTS64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTS64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTS64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			x0, y0 := int64(a[l]), int64(b[l])
-			x1, y1 := int64(a[l+1]), int64(b[l+1])
-			x2, y2 := int64(a[l+2]), int64(b[l+2])
-			x3, y3 := int64(a[l+3]), int64(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x, y := int64(a[l]), int64(b[l])
+			g |= ixB(x >= y)
+			x, y = int64(a[l+1]), int64(b[l+1])
+			g |= ixB(x >= y) << 1
+			x, y = int64(a[l+2]), int64(b[l+2])
+			g |= ixB(x >= y) << 2
+			x, y = int64(a[l+3]), int64(b[l+3])
+			g |= ixB(x >= y) << 3
+			x, y = int64(a[l+4]), int64(b[l+4])
+			g |= ixB(x >= y) << 4
+			x, y = int64(a[l+5]), int64(b[l+5])
+			g |= ixB(x >= y) << 5
+			x, y = int64(a[l+6]), int64(b[l+6])
+			g |= ixB(x >= y) << 6
+			x, y = int64(a[l+7]), int64(b[l+7])
+			g |= ixB(x >= y) << 7
+			r |= g << l
 		}
 		return r
 	}
@@ -691,16 +2839,69 @@ func cmpGES64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x >= y) << l
 	}
 	return r
+}
+
+func cmpGES64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := int64(k)
+		for l := 0; l < 32; l += 8 {
+			var g uint32
+			x := int64(a[l])
+			g |= ixB(x >= y)
+			x = int64(a[l+1])
+			g |= ixB(x >= y) << 1
+			x = int64(a[l+2])
+			g |= ixB(x >= y) << 2
+			x = int64(a[l+3])
+			g |= ixB(x >= y) << 3
+			x = int64(a[l+4])
+			g |= ixB(x >= y) << 4
+			x = int64(a[l+5])
+			g |= ixB(x >= y) << 5
+			x = int64(a[l+6])
+			g |= ixB(x >= y) << 6
+			x = int64(a[l+7])
+			g |= ixB(x >= y) << 7
+			r |= g << l
+		}
+		return r
+	}
+	y := int64(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := int64(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGES64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGES64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGES64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x == y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x == y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x == y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -710,16 +2911,61 @@ func cmpEQF32(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x == y) << l
 	}
 	return r
+}
+
+func cmpEQF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x == y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x == y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x == y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x == y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 < y0 || x0 > y0) | ixB(x1 < y1 || x1 > y1)<<1 | ixB(x2 < y2 || x2 > y2)<<2 | ixB(x3 < y3 || x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x < y || x > y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x < y || x > y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x < y || x > y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -731,14 +2977,59 @@ func cmpNEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x < y || x > y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x < y || x > y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x < y || x > y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x < y || x > y) << l
+	}
+	return r
+}
+
+func setpNEF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x < y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x < y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x < y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x < y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -750,14 +3041,59 @@ func cmpLTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x < y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x < y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x < y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x < y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x <= y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x <= y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x <= y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x <= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -769,14 +3105,59 @@ func cmpLEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x <= y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x <= y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x <= y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x <= y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x > y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x > y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x > y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -788,14 +3169,59 @@ func cmpGTF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x > y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x > y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x > y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x > y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x >= y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x >= y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x >= y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x >= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -807,14 +3233,59 @@ func cmpGEF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x >= y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x >= y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x >= y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x >= y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 < y0 || x0 > y0)) | ixB(!(x1 < y1 || x1 > y1))<<1 | ixB(!(x2 < y2 || x2 > y2))<<2 | ixB(!(x3 < y3 || x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x < y || x > y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x < y || x > y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x < y || x > y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -826,14 +3297,59 @@ func cmpEQUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x < y || x > y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x < y || x > y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x < y || x > y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x < y || x > y)) << l
+	}
+	return r
+}
+
+func setpEQUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x != y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x != y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x != y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -845,14 +3361,59 @@ func cmpNEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x != y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x != y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x != y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x != y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 >= y0)) | ixB(!(x1 >= y1))<<1 | ixB(!(x2 >= y2))<<2 | ixB(!(x3 >= y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x >= y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x >= y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x >= y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -864,14 +3425,59 @@ func cmpLTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x >= y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x >= y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x >= y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x >= y)) << l
+	}
+	return r
+}
+
+func setpLTUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 > y0)) | ixB(!(x1 > y1))<<1 | ixB(!(x2 > y2))<<2 | ixB(!(x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x > y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x > y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x > y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -883,14 +3489,59 @@ func cmpLEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x > y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x > y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x > y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x > y)) << l
+	}
+	return r
+}
+
+func setpLEUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 <= y0)) | ixB(!(x1 <= y1))<<1 | ixB(!(x2 <= y2))<<2 | ixB(!(x3 <= y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x <= y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x <= y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x <= y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -902,14 +3553,59 @@ func cmpGTUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x <= y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x <= y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x <= y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x <= y)) << l
+	}
+	return r
+}
+
+func setpGTUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(!(x0 < y0)) | ixB(!(x1 < y1))<<1 | ixB(!(x2 < y2))<<2 | ixB(!(x3 < y3))<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(!(x < y))
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(!(x < y)) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(!(x < y)) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -921,14 +3617,59 @@ func cmpGEUF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEUF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(!(x < y))
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(!(x < y)) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(!(x < y)) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(!(x < y)) << l
+	}
+	return r
+}
+
+func setpGEUF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEUF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 == x0 && y0 == y0) | ixB(x1 == x1 && y1 == y1)<<1 | ixB(x2 == x2 && y2 == y2)<<2 | ixB(x3 == x3 && y3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x == x && y == y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x == x && y == y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x == x && y == y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -940,14 +3681,59 @@ func cmpNUMF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNUMF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x == x && y == y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x == x && y == y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x == x && y == y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x == x && y == y) << l
+	}
+	return r
+}
+
+func setpNUMF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNUMF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
-			x1, y1 := math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
-			x2, y2 := math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
-			x3, y3 := math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
-			r |= (ixB(x0 != x0 || y0 != y0) | ixB(x1 != x1 || y1 != y1)<<1 | ixB(x2 != x2 || y2 != y2)<<2 | ixB(x3 != x3 || y3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l]))
+			g |= ixB(x != x || y != y)
+			x, y = math.Float32frombits(uint32(a[l+1])), math.Float32frombits(uint32(b[l+1]))
+			g |= ixB(x != x || y != y) << 1
+			x, y = math.Float32frombits(uint32(a[l+2])), math.Float32frombits(uint32(b[l+2]))
+			g |= ixB(x != x || y != y) << 2
+			x, y = math.Float32frombits(uint32(a[l+3])), math.Float32frombits(uint32(b[l+3]))
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -959,14 +3745,59 @@ func cmpNANF32(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNANF32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float32frombits(uint32(k))
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float32frombits(uint32(a[l]))
+			g |= ixB(x != x || y != y)
+			x = math.Float32frombits(uint32(a[l+1]))
+			g |= ixB(x != x || y != y) << 1
+			x = math.Float32frombits(uint32(a[l+2]))
+			g |= ixB(x != x || y != y) << 2
+			x = math.Float32frombits(uint32(a[l+3]))
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float32frombits(uint32(k))
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float32frombits(uint32(a[l]))
+		r |= ixB(x != x || y != y) << l
+	}
+	return r
+}
+
+func setpNANF32(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF32(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNANF32Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF32Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 == y0) | ixB(x1 == y1)<<1 | ixB(x2 == y2)<<2 | ixB(x3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x == y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x == y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x == y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -978,14 +3809,59 @@ func cmpEQF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x == y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x == y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x == y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x == y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x == y) << l
+	}
+	return r
+}
+
+func setpEQF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 < y0 || x0 > y0) | ixB(x1 < y1 || x1 > y1)<<1 | ixB(x2 < y2 || x2 > y2)<<2 | ixB(x3 < y3 || x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x < y || x > y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x < y || x > y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x < y || x > y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -997,14 +3873,59 @@ func cmpNEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x < y || x > y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x < y || x > y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x < y || x > y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x < y || x > y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x < y || x > y) << l
+	}
+	return r
+}
+
+func setpNEF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 < y0) | ixB(x1 < y1)<<1 | ixB(x2 < y2)<<2 | ixB(x3 < y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x < y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x < y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x < y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x < y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1016,14 +3937,59 @@ func cmpLTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x < y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x < y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x < y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x < y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x < y) << l
+	}
+	return r
+}
+
+func setpLTF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 <= y0) | ixB(x1 <= y1)<<1 | ixB(x2 <= y2)<<2 | ixB(x3 <= y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x <= y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x <= y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x <= y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x <= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1035,14 +4001,59 @@ func cmpLEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x <= y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x <= y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x <= y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x <= y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x <= y) << l
+	}
+	return r
+}
+
+func setpLEF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 > y0) | ixB(x1 > y1)<<1 | ixB(x2 > y2)<<2 | ixB(x3 > y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x > y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x > y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x > y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x > y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1054,14 +4065,59 @@ func cmpGTF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x > y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x > y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x > y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x > y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x > y) << l
+	}
+	return r
+}
+
+func setpGTF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 >= y0) | ixB(x1 >= y1)<<1 | ixB(x2 >= y2)<<2 | ixB(x3 >= y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x >= y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x >= y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x >= y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x >= y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1073,14 +4129,59 @@ func cmpGEF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x >= y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x >= y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x >= y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x >= y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x >= y) << l
+	}
+	return r
+}
+
+func setpGEF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 < y0 || x0 > y0)) | ixB(!(x1 < y1 || x1 > y1))<<1 | ixB(!(x2 < y2 || x2 > y2))<<2 | ixB(!(x3 < y3 || x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x < y || x > y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x < y || x > y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x < y || x > y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1092,14 +4193,59 @@ func cmpEQUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpEQUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x < y || x > y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x < y || x > y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x < y || x > y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x < y || x > y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x < y || x > y)) << l
+	}
+	return r
+}
+
+func setpEQUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpEQUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpEQUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 != y0) | ixB(x1 != y1)<<1 | ixB(x2 != y2)<<2 | ixB(x3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x != y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x != y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x != y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1111,14 +4257,59 @@ func cmpNEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x != y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x != y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x != y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x != y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x != y) << l
+	}
+	return r
+}
+
+func setpNEUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNEUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 >= y0)) | ixB(!(x1 >= y1))<<1 | ixB(!(x2 >= y2))<<2 | ixB(!(x3 >= y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x >= y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x >= y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x >= y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1130,14 +4321,59 @@ func cmpLTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLTUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x >= y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x >= y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x >= y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x >= y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x >= y)) << l
+	}
+	return r
+}
+
+func setpLTUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLTUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLTUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 > y0)) | ixB(!(x1 > y1))<<1 | ixB(!(x2 > y2))<<2 | ixB(!(x3 > y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x > y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x > y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x > y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1149,14 +4385,59 @@ func cmpLEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpLEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x > y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x > y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x > y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x > y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x > y)) << l
+	}
+	return r
+}
+
+func setpLEUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpLEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpLEUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 <= y0)) | ixB(!(x1 <= y1))<<1 | ixB(!(x2 <= y2))<<2 | ixB(!(x3 <= y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x <= y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x <= y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x <= y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1168,14 +4449,59 @@ func cmpGTUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGTUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x <= y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x <= y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x <= y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x <= y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x <= y)) << l
+	}
+	return r
+}
+
+func setpGTUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGTUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGTUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(!(x0 < y0)) | ixB(!(x1 < y1))<<1 | ixB(!(x2 < y2))<<2 | ixB(!(x3 < y3))<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(!(x < y))
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(!(x < y)) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(!(x < y)) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1187,14 +4513,59 @@ func cmpGEUF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpGEUF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(!(x < y))
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(!(x < y)) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(!(x < y)) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(!(x < y)) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(!(x < y)) << l
+	}
+	return r
+}
+
+func setpGEUF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpGEUF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpGEUF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 == x0 && y0 == y0) | ixB(x1 == x1 && y1 == y1)<<1 | ixB(x2 == x2 && y2 == y2)<<2 | ixB(x3 == x3 && y3 == y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x == x && y == y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x == x && y == y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x == x && y == y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1206,14 +4577,59 @@ func cmpNUMF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	return r
 }
 
+func cmpNUMF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x == x && y == y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x == x && y == y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x == x && y == y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x == x && y == y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x == x && y == y) << l
+	}
+	return r
+}
+
+func setpNUMF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNUMF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNUMF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
 func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 {
-			x0, y0 := math.Float64frombits(a[l]), math.Float64frombits(b[l])
-			x1, y1 := math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
-			x2, y2 := math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
-			x3, y3 := math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
-			r |= (ixB(x0 != x0 || y0 != y0) | ixB(x1 != x1 || y1 != y1)<<1 | ixB(x2 != x2 || y2 != y2)<<2 | ixB(x3 != x3 || y3 != y3)<<3) << l
+			var g uint32
+			x, y := math.Float64frombits(a[l]), math.Float64frombits(b[l])
+			g |= ixB(x != x || y != y)
+			x, y = math.Float64frombits(a[l+1]), math.Float64frombits(b[l+1])
+			g |= ixB(x != x || y != y) << 1
+			x, y = math.Float64frombits(a[l+2]), math.Float64frombits(b[l+2])
+			g |= ixB(x != x || y != y) << 2
+			x, y = math.Float64frombits(a[l+3]), math.Float64frombits(b[l+3])
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
 		}
 		return r
 	}
@@ -1223,6 +4639,46 @@ func cmpNANF64(a, b *[32]uint64, mask uint32) (r uint32) {
 		r |= ixB(x != x || y != y) << l
 	}
 	return r
+}
+
+func cmpNANF64Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
+	if mask == ixAll {
+		y := math.Float64frombits(k)
+		for l := 0; l < 32; l += 4 {
+			var g uint32
+			x := math.Float64frombits(a[l])
+			g |= ixB(x != x || y != y)
+			x = math.Float64frombits(a[l+1])
+			g |= ixB(x != x || y != y) << 1
+			x = math.Float64frombits(a[l+2])
+			g |= ixB(x != x || y != y) << 2
+			x = math.Float64frombits(a[l+3])
+			g |= ixB(x != x || y != y) << 3
+			r |= g << l
+		}
+		return r
+	}
+	y := math.Float64frombits(k)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		x := math.Float64frombits(a[l])
+		r |= ixB(x != x || y != y) << l
+	}
+	return r
+}
+
+func setpNANF64(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF64(w.r(op.A), w.r(op.B), mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
+}
+
+func setpNANF64Imm(w *Warp, op *Op, mask uint32) *Fault {
+	p := cmpNANF64Imm(w.r(op.A), op.Imm, mask)
+	ixSetPred(w, op.D, p, mask)
+	ixSetPred(w, op.D2, ^p, mask)
+	return nil
 }
 
 // ixCmpSpecial returns the specialised comparison kernel of c on operands
@@ -1380,6 +4836,359 @@ func ixCmpSpecial(t isa.Type, c isa.Cmp) ixMaskedCmp {
 			return cmpNUMF64
 		case isa.NAN:
 			return cmpNANF64
+		}
+	}
+	return nil
+}
+
+// ixSetpSpecial returns setp of c on operands of type t with one or two
+// destinations and no combiner, comparing with the immediate in op.Imm
+// where imm, or nil where there is no specialised kernel (half types).
+func ixSetpSpecial(t isa.Type, c isa.Cmp, imm bool) execFn {
+	switch t {
+	case isa.U16, isa.B16:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQU16Imm
+			}
+			return setpEQU16
+		case isa.NE:
+			if imm {
+				return setpNEU16Imm
+			}
+			return setpNEU16
+		case isa.LT, isa.LO:
+			if imm {
+				return setpLTU16Imm
+			}
+			return setpLTU16
+		case isa.LE, isa.LS:
+			if imm {
+				return setpLEU16Imm
+			}
+			return setpLEU16
+		case isa.GT, isa.HI:
+			if imm {
+				return setpGTU16Imm
+			}
+			return setpGTU16
+		case isa.GE, isa.HS:
+			if imm {
+				return setpGEU16Imm
+			}
+			return setpGEU16
+		}
+	case isa.U32, isa.B32:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQU32Imm
+			}
+			return setpEQU32
+		case isa.NE:
+			if imm {
+				return setpNEU32Imm
+			}
+			return setpNEU32
+		case isa.LT, isa.LO:
+			if imm {
+				return setpLTU32Imm
+			}
+			return setpLTU32
+		case isa.LE, isa.LS:
+			if imm {
+				return setpLEU32Imm
+			}
+			return setpLEU32
+		case isa.GT, isa.HI:
+			if imm {
+				return setpGTU32Imm
+			}
+			return setpGTU32
+		case isa.GE, isa.HS:
+			if imm {
+				return setpGEU32Imm
+			}
+			return setpGEU32
+		}
+	case isa.U64, isa.B64:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQU64Imm
+			}
+			return setpEQU64
+		case isa.NE:
+			if imm {
+				return setpNEU64Imm
+			}
+			return setpNEU64
+		case isa.LT, isa.LO:
+			if imm {
+				return setpLTU64Imm
+			}
+			return setpLTU64
+		case isa.LE, isa.LS:
+			if imm {
+				return setpLEU64Imm
+			}
+			return setpLEU64
+		case isa.GT, isa.HI:
+			if imm {
+				return setpGTU64Imm
+			}
+			return setpGTU64
+		case isa.GE, isa.HS:
+			if imm {
+				return setpGEU64Imm
+			}
+			return setpGEU64
+		}
+	case isa.S16:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQS16Imm
+			}
+			return setpEQS16
+		case isa.NE:
+			if imm {
+				return setpNES16Imm
+			}
+			return setpNES16
+		case isa.LT:
+			if imm {
+				return setpLTS16Imm
+			}
+			return setpLTS16
+		case isa.LE:
+			if imm {
+				return setpLES16Imm
+			}
+			return setpLES16
+		case isa.GT:
+			if imm {
+				return setpGTS16Imm
+			}
+			return setpGTS16
+		case isa.GE:
+			if imm {
+				return setpGES16Imm
+			}
+			return setpGES16
+		}
+	case isa.S32:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQS32Imm
+			}
+			return setpEQS32
+		case isa.NE:
+			if imm {
+				return setpNES32Imm
+			}
+			return setpNES32
+		case isa.LT:
+			if imm {
+				return setpLTS32Imm
+			}
+			return setpLTS32
+		case isa.LE:
+			if imm {
+				return setpLES32Imm
+			}
+			return setpLES32
+		case isa.GT:
+			if imm {
+				return setpGTS32Imm
+			}
+			return setpGTS32
+		case isa.GE:
+			if imm {
+				return setpGES32Imm
+			}
+			return setpGES32
+		}
+	case isa.S64:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQS64Imm
+			}
+			return setpEQS64
+		case isa.NE:
+			if imm {
+				return setpNES64Imm
+			}
+			return setpNES64
+		case isa.LT:
+			if imm {
+				return setpLTS64Imm
+			}
+			return setpLTS64
+		case isa.LE:
+			if imm {
+				return setpLES64Imm
+			}
+			return setpLES64
+		case isa.GT:
+			if imm {
+				return setpGTS64Imm
+			}
+			return setpGTS64
+		case isa.GE:
+			if imm {
+				return setpGES64Imm
+			}
+			return setpGES64
+		}
+	case isa.F32:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQF32Imm
+			}
+			return setpEQF32
+		case isa.NE:
+			if imm {
+				return setpNEF32Imm
+			}
+			return setpNEF32
+		case isa.LT:
+			if imm {
+				return setpLTF32Imm
+			}
+			return setpLTF32
+		case isa.LE:
+			if imm {
+				return setpLEF32Imm
+			}
+			return setpLEF32
+		case isa.GT:
+			if imm {
+				return setpGTF32Imm
+			}
+			return setpGTF32
+		case isa.GE:
+			if imm {
+				return setpGEF32Imm
+			}
+			return setpGEF32
+		case isa.EQU:
+			if imm {
+				return setpEQUF32Imm
+			}
+			return setpEQUF32
+		case isa.NEU:
+			if imm {
+				return setpNEUF32Imm
+			}
+			return setpNEUF32
+		case isa.LTU:
+			if imm {
+				return setpLTUF32Imm
+			}
+			return setpLTUF32
+		case isa.LEU:
+			if imm {
+				return setpLEUF32Imm
+			}
+			return setpLEUF32
+		case isa.GTU:
+			if imm {
+				return setpGTUF32Imm
+			}
+			return setpGTUF32
+		case isa.GEU:
+			if imm {
+				return setpGEUF32Imm
+			}
+			return setpGEUF32
+		case isa.NUM:
+			if imm {
+				return setpNUMF32Imm
+			}
+			return setpNUMF32
+		case isa.NAN:
+			if imm {
+				return setpNANF32Imm
+			}
+			return setpNANF32
+		}
+	case isa.F64:
+		switch c {
+		case isa.EQ:
+			if imm {
+				return setpEQF64Imm
+			}
+			return setpEQF64
+		case isa.NE:
+			if imm {
+				return setpNEF64Imm
+			}
+			return setpNEF64
+		case isa.LT:
+			if imm {
+				return setpLTF64Imm
+			}
+			return setpLTF64
+		case isa.LE:
+			if imm {
+				return setpLEF64Imm
+			}
+			return setpLEF64
+		case isa.GT:
+			if imm {
+				return setpGTF64Imm
+			}
+			return setpGTF64
+		case isa.GE:
+			if imm {
+				return setpGEF64Imm
+			}
+			return setpGEF64
+		case isa.EQU:
+			if imm {
+				return setpEQUF64Imm
+			}
+			return setpEQUF64
+		case isa.NEU:
+			if imm {
+				return setpNEUF64Imm
+			}
+			return setpNEUF64
+		case isa.LTU:
+			if imm {
+				return setpLTUF64Imm
+			}
+			return setpLTUF64
+		case isa.LEU:
+			if imm {
+				return setpLEUF64Imm
+			}
+			return setpLEUF64
+		case isa.GTU:
+			if imm {
+				return setpGTUF64Imm
+			}
+			return setpGTUF64
+		case isa.GEU:
+			if imm {
+				return setpGEUF64Imm
+			}
+			return setpGEUF64
+		case isa.NUM:
+			if imm {
+				return setpNUMF64Imm
+			}
+			return setpNUMF64
+		case isa.NAN:
+			if imm {
+				return setpNANF64Imm
+			}
+			return setpNANF64
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand"
@@ -64,11 +65,12 @@ func ixCmpRandom(rng *rand.Rand, t isa.Type) uint64 {
 // and random execution masks (full, sparse, dense, and any count of active
 // lanes), and setp built on it (plain, with two destinations, and combined
 // with a possibly negated predicate by .and, .or and .xor) with setp built
-// on the generic kernel; setp must leave inactive lanes' predicate bits
-// untouched.
+// on the generic kernel, and the direct setp handlers (no combiner; B a
+// register, and B an immediate in op.Imm) likewise; setp must leave
+// inactive lanes' predicate bits untouched.
 func TestCmpSpecialisedMatchesGeneric(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
-	n := 0
+	n, nDirect := 0, 0
 	for _, ty := range ixCmpTypes {
 		for c := isa.Cmp(1); c < isa.NumCmp; c++ {
 			if ok, _ := ixCmpAllowed(c, ty); !ok {
@@ -127,21 +129,50 @@ func TestCmpSpecialisedMatchesGeneric(t *testing.T) {
 					wantP := append([]uint32(nil), w.preds...)
 					copy(w.preds, init[:])
 					fast(w, op, mask)
-					for i := range wantP {
-						if (w.preds[i]^init[i])&^mask != 0 {
-							t.Fatalf("setp.%s.%s%s ftz=%v D=%d mask=%#x: pred %d changed inactive lanes %#x",
-								c, ty, op.Sub2, ftz, op.D, mask, i, (w.preds[i]^init[i])&^mask)
-						}
-						if w.preds[i] != wantP[i] {
-							t.Fatalf("setp.%s.%s%s ftz=%v D=%d D2=%d C=%d neg=%d mask=%#x: pred %d = %#x, want %#x",
-								c, ty, op.Sub2, ftz, op.D, op.D2, op.C, op.Neg, mask, i, w.preds[i], wantP[i])
-						}
+					ixCheckSetp(t, w, op, init, wantP, mask, fmt.Sprintf("setp.%s.%s%s ftz=%v", c, ty, op.Sub2, ftz))
+					if op.Sub2 != isa.SubNone || ftz && ty == isa.F32 {
+						continue
 					}
+					// The direct handlers: on the register B, and on B as
+					// an immediate (op.Imm, its row holding the value).
+					copy(w.preds, init[:])
+					ixSetpSpecial(ty, c, false)(w, op, mask)
+					ixCheckSetp(t, w, op, init, wantP, mask, fmt.Sprintf("setp.%s.%s (direct)", c, ty))
+					k := bb[rng.Intn(32)]
+					for l := range bb {
+						bb[l] = k
+					}
+					copy(w.preds, init[:])
+					slow(w, op, mask)
+					copy(wantP, w.preds)
+					copy(w.preds, init[:])
+					op.Imm = k
+					ixSetpSpecial(ty, c, true)(w, op, mask)
+					op.Imm = 0
+					ixCheckSetp(t, w, op, init, wantP, mask, fmt.Sprintf("setp.%s.%s (immediate %#x)", c, ty, k))
+					nDirect++
 				}
 			}
 		}
 	}
 	if n != 96 {
 		t.Fatalf("%d specialised kernels checked, want 96 (3 bit, 3 unsigned, 3 signed types, f32 with and without .ftz, f64)", n)
+	}
+	if nDirect < 400*96/6 { // a quarter of the draws have no combiner
+		t.Fatalf("the direct setp handlers were checked %d times", nDirect)
+	}
+}
+
+// ixCheckSetp compares the predicates after a setp with want and checks
+// that inactive lanes' predicate bits kept their initial values.
+func ixCheckSetp(t *testing.T, w *Warp, op *Op, init [4]uint32, want []uint32, mask uint32, what string) {
+	t.Helper()
+	for i := range want {
+		if (w.preds[i]^init[i])&^mask != 0 {
+			t.Fatalf("%s D=%d mask=%#x: pred %d changed inactive lanes %#x", what, op.D, mask, i, (w.preds[i]^init[i])&^mask)
+		}
+		if w.preds[i] != want[i] {
+			t.Fatalf("%s D=%d D2=%d C=%d neg=%d mask=%#x: pred %d = %#x, want %#x", what, op.D, op.D2, op.C, op.Neg, mask, i, w.preds[i], want[i])
+		}
 	}
 }

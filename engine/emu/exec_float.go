@@ -1020,33 +1020,37 @@ func fxFmaRN32(a, b, c uint64) uint64 {
 	return uint64(fpx.FmaF32(uint32(a), uint32(b), uint32(c), fpx.RN, false))
 }
 
-// fxFmaRN32Fast is fxFmaRN32's fast path, small enough to inline into the
-// lane loops: ok is false where fxFmaRN32 must be called.
-func fxFmaRN32Fast(a, b, c uint64) (uint64, bool) {
-	s := float64(fxF32(a))*float64(fxF32(b)) + float64(fxF32(c))
-	sb := math.Float64bits(s)
-	return uint64(math.Float32bits(float32(s))), sb>>52&0x7FF-(1023-126) < 0x7FF-(1023-126) && sb&0x1FFFFFFF != 0x10000000
-}
-
 func execFmaF32(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b, c := w.r(op.D), w.r(op.A), w.r(op.B), w.r(op.C)
+	// fxFmaRN32's fast path written out, so that its test is one branch
+	// per lane. Lanes it cannot round exactly are left unwritten in the loop
+	// (no call inside it: nothing to spill around) and finished after it;
+	// their sources are intact even where D is a source, since each lane
+	// reads only its own.
+	var slow uint32
 	if mask == fxAll {
 		for l := range d {
-			v, ok := fxFmaRN32Fast(a[l], b[l], c[l])
-			if !ok {
-				v = fxFmaRN32(a[l], b[l], c[l])
+			s := float64(math.Float32frombits(uint32(a[l])))*float64(math.Float32frombits(uint32(b[l]))) + float64(math.Float32frombits(uint32(c[l])))
+			if sb := math.Float64bits(s); sb>>52&0x7FF-(1023-126) < 0x7FF-(1023-126) && sb&0x1FFFFFFF != 0x10000000 {
+				d[l] = uint64(math.Float32bits(float32(s)))
+			} else {
+				slow |= 1 << l
 			}
-			d[l] = v
 		}
-		return nil
+	} else {
+		for lanes := mask; lanes != 0; lanes &= lanes - 1 {
+			l := bits.TrailingZeros32(lanes) & 31
+			s := float64(math.Float32frombits(uint32(a[l])))*float64(math.Float32frombits(uint32(b[l]))) + float64(math.Float32frombits(uint32(c[l])))
+			if sb := math.Float64bits(s); sb>>52&0x7FF-(1023-126) < 0x7FF-(1023-126) && sb&0x1FFFFFFF != 0x10000000 {
+				d[l] = uint64(math.Float32bits(float32(s)))
+			} else {
+				slow |= 1 << l
+			}
+		}
 	}
-	for lanes := mask; lanes != 0; lanes &= lanes - 1 {
-		l := bits.TrailingZeros32(lanes) & 31
-		v, ok := fxFmaRN32Fast(a[l], b[l], c[l])
-		if !ok {
-			v = fxFmaRN32(a[l], b[l], c[l])
-		}
-		d[l] = v
+	for ; slow != 0; slow &= slow - 1 {
+		l := bits.TrailingZeros32(slow) & 31
+		d[l] = fxFmaRN32(a[l], b[l], c[l])
 	}
 	return nil
 }

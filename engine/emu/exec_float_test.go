@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -678,8 +679,12 @@ LOOP:
 	benchLaunch(b, src, [3]int{1, 1, 1}, [3]int{256, 1, 1}, []int{1024}, nil)
 }
 
-// TestFloatFmaFastPath cross-checks the inlined fma.rn.f32 fast path with
-// fpx's exact FmaF32 on random and near-tie operands.
+// TestFloatFmaFastPath cross-checks fma.rn.f32's fast paths (fxFmaRN32 and
+// the one written out in execFmaF32's lane loops) with fpx's exact FmaF32
+// on random and near-tie operands: the handler runs on batches of 32
+// operand triples (with garbage above the low 32 bits) under random masks,
+// its destination sometimes one of the sources; inactive lanes must keep
+// their values.
 func TestFloatFmaFastPath(t *testing.T) {
 	seed := uint64(0x9e3779b97f4a7c15)
 	next := func() uint32 {
@@ -688,14 +693,41 @@ func TestFloatFmaFastPath(t *testing.T) {
 		seed ^= seed << 17
 		return uint32(seed >> 11)
 	}
+	rng := rand.New(rand.NewSource(5))
+	w := ixCmpTestWarp(4) // slots 0..2: a, b, c; 3: d
+	var want [32]uint64
+	n := 0
 	check := func(a, b, c uint32) {
 		got := fxFmaRN32(uint64(a), uint64(b), uint64(c))
-		want := uint64(fpx.FmaF32(a, b, c, fpx.RN, false))
-		if got != want {
-			t.Fatalf("fma.rn(%#x, %#x, %#x): fast path %#x, exact %#x", a, b, c, got, want)
+		exact := uint64(fpx.FmaF32(a, b, c, fpx.RN, false))
+		if got != exact {
+			t.Fatalf("fma.rn(%#x, %#x, %#x): fast path %#x, exact %#x", a, b, c, got, exact)
 		}
-		if got, ok := fxFmaRN32Fast(uint64(a), uint64(b), uint64(c)); ok && got != want {
-			t.Fatalf("fma.rn(%#x, %#x, %#x): inlined fast path %#x, exact %#x", a, b, c, got, want)
+		garbage := func() uint64 { return uint64(rng.Intn(2)) * rng.Uint64() << 32 }
+		w.r(0)[n], w.r(1)[n], w.r(2)[n] = uint64(a)|garbage(), uint64(b)|garbage(), uint64(c)|garbage()
+		want[n] = exact
+		if n++; n < 32 {
+			return
+		}
+		n = 0
+		mask := ixRandomMask(rng)
+		op := &Op{A: 0, B: 1, C: 2, D: int32(rng.Intn(4))} // D: a source, or a row of its own
+		if op.D == 3 {
+			for l := range w.r(3) {
+				w.r(3)[l] = rng.Uint64()
+			}
+		}
+		before := *w.r(op.D)
+		in := [3][32]uint64{*w.r(0), *w.r(1), *w.r(2)}
+		execFmaF32(w, op, mask)
+		for l, v := range w.r(op.D) {
+			switch {
+			case mask>>l&1 == 0 && v != before[l]:
+				t.Fatalf("fma.rn mask %#x: inactive lane %d changed", mask, l)
+			case mask>>l&1 != 0 && v != want[l]:
+				t.Fatalf("fma.rn(%#x, %#x, %#x) lane %d of mask %#x, D=%d: handler %#x, exact %#x",
+					in[0][l], in[1][l], in[2][l], l, mask, op.D, v, want[l])
+			}
 		}
 	}
 	for i := 0; i < 200000; i++ {
@@ -711,6 +743,11 @@ func TestFloatFmaFastPath(t *testing.T) {
 		check(x, 0x3f800000, 0x33800000|next()&1<<31)
 		check(x, 0x3f800001, 0x33800000|next()&1<<31)
 		check(x, 0x3f800000^next()&0x1, 0x33800000+next()%4)
+		// Double rounding: (1-2^-23) * 2^-24(1+2^-23) = 2^-24 - 2^-70
+		// (either sign) added to x in [1, 2) rounds in f64 to the f32
+		// midpoint x + 2^-24, while the exact sum lies just inside it.
+		check(0x3f7ffffe, 0x33800001|next()&1<<31, x)
+		check(0x3f7ffffe|next()&1<<31, 0x33800001, x|1)
 		// Results in the subnormal range.
 		check(next()&0x807fffff|(40+next()%20)<<23, next()&0x807fffff|(40+next()%20)<<23, next()&0x80ffffff)
 	}

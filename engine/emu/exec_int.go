@@ -441,6 +441,7 @@ func ixBindAddSub(b *binder, sub bool) {
 			hi := (a>>16 + b>>16) & 0xffff
 			return hi<<16 | lo
 		})
+	case !sub && ixImmediateB(b, w, execIxAddImm32, execIxAddImm64):
 	default:
 		b.op.Imm = ixMask(w)
 		b.op.Exec = execIxAdd

@@ -343,6 +343,8 @@ func bindShift(b *binder) {
 	b.op.Type = t
 	b.op.Imm = ixMask(w)
 	switch {
+	case !right && ixImmediateB(b, w, execIxShlImm32, execIxShlImm64):
+	case right && !t.IsSigned() && ixImmediateB(b, w, execIxShrImm32, execIxShrImm64):
 	case !right:
 		b.op.Exec = execIxShl
 	case t.IsSigned():

@@ -290,11 +290,16 @@ func bindLd(b *binder) {
 			switch ref.space {
 			case isa.Global:
 				op.Exec = execLdGlobal
+				if size == 4 {
+					op.Exec = execLdGlobal4
+				}
 				return
 			case isa.Shared:
 				op.Exec = execLdShared4
 				if size == 8 {
 					op.Exec = execLdShared8
+				} else if op.A >= 0 && op.Off == 0 && op.Imm == 0xffffffff {
+					op.Exec = execLdShared4R32
 				}
 				return
 			case isa.SpaceNone:
@@ -430,6 +435,43 @@ func execLdGlobal(w *Warp, op *Op, mask uint32) *Fault {
 	return memLdFastGlobal(w, op, mask, isa.Global)
 }
 
+// execLdGlobal4 is execLdGlobal of 4 bytes. On a full warp whose
+// addresses all fall in the allocation of lane 0's, it checks every lane
+// first (aligned, inside the allocation) without a call in the loop, then
+// copies; anything else takes execLdGlobal's lane-by-lane path, which gives
+// the same values and faults.
+func execLdGlobal4(w *Warp, op *Op, mask uint32) *Fault {
+	if mask != ixAll || op.A < 0 || op.A == op.D || w.m.obsAcc {
+		return memLdFastGlobal(w, op, mask, isa.Global)
+	}
+	base, am, off := w.r(op.A), op.Imm, uint64(op.Off)
+	a := w.m.Global.Find(off+base[0]&am, 4)
+	if a == nil || len(a.Data) < 4 {
+		return memLdFastGlobal(w, op, mask, isa.Global)
+	}
+	data := a.Data
+	lo, lim := a.Base, uint64(len(data)-4)
+	// An address below the allocation wraps its offset o to a negative
+	// int64; one past lim makes lim - o negative.
+	low, neg := uint64(0), uint64(0)
+	for l := range base {
+		addr := off + base[l]&am
+		o := addr - lo
+		low |= addr
+		neg |= o | (lim - o)
+	}
+	if low&3 != 0 || int64(neg) < 0 {
+		return memLdFastGlobal(w, op, mask, isa.Global)
+	}
+	d, n := w.r(op.D), len(data)
+	for l := range d {
+		if o := int(off + base[l]&am - lo); o >= 0 && o <= n-4 {
+			d[l] = uint64(binary.LittleEndian.Uint32(data[o:]))
+		}
+	}
+	return nil
+}
+
 func execLdGeneric(w *Warp, op *Op, mask uint32) *Fault {
 	return memLdFastGlobal(w, op, mask, isa.SpaceNone)
 }
@@ -547,6 +589,43 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
+// execLdShared4R32 is execLdShared4 where the address is a 32-bit register
+// alone (no offset): an address is then never negative, so each lane
+// needs one comparison with the end and one alignment test.
+func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsShared {
+		return memLdSharedObs(w, op, mask, 4)
+	}
+	sh := w.cta.shared
+	lim := len(sh) - 4
+	if op.A == op.D && !memSharedOK(w, op, mask, 4, len(sh)) {
+		return memLdSlow(w, op, mask, isa.Shared, 4)
+	}
+	base, d := w.r(op.A), w.r(op.D)
+	if mask == ixAll {
+		for l := 0; l < 32; l += 4 { // unrolled: one alignment test per four lanes
+			a0, a1, a2, a3 := int(uint32(base[l])), int(uint32(base[l+1])), int(uint32(base[l+2])), int(uint32(base[l+3]))
+			if (a0|a1|a2|a3)&3 != 0 || a0 > lim || a1 > lim || a2 > lim || a3 > lim {
+				return memLdSlow(w, op, mask, isa.Shared, 4)
+			}
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[a0:]))
+			d[l+1] = uint64(binary.LittleEndian.Uint32(sh[a1:]))
+			d[l+2] = uint64(binary.LittleEndian.Uint32(sh[a2:]))
+			d[l+3] = uint64(binary.LittleEndian.Uint32(sh[a3:]))
+		}
+		return nil
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		a := int(uint32(base[l]))
+		if a&3 != 0 || a > lim {
+			return memLdSlow(w, op, mask, isa.Shared, 4)
+		}
+		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+	}
+	return nil
+}
+
 func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.obsShared {
 		return memLdSharedObs(w, op, mask, 8)
@@ -649,6 +728,9 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	sh := w.cta.shared
 	n := len(sh)
+	if mask == ixAll && n >= 4 {
+		return memStShared4All(w, op, sh)
+	}
 	if !memSharedOK(w, op, mask, 4, n) {
 		return memStSlow(w, op, mask, isa.Shared, 4)
 	}
@@ -660,6 +742,61 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		if a := int(off + base[l]&am); a >= 0 && a <= n-4 {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
+		}
+	}
+	return nil
+}
+
+// memStShared4All is execStShared4 on a full warp (len(sh) >= 4): every
+// address is checked first without a branch per lane (a negative address
+// or one past the end makes neg negative, a misaligned one sets low's low
+// bits), then the values are copied in a plain loop.
+func memStShared4All(w *Warp, op *Op, sh []byte) *Fault {
+	base, am, off := &ixZero, op.Imm, uint64(op.Off)
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	lim := len(sh) - 4
+	neg, low := 0, 0
+	for l := range base {
+		a := int(off + base[l]&am)
+		neg |= a | (lim - a)
+		low |= a
+	}
+	if neg < 0 || low&3 != 0 {
+		return memStSlow(w, op, ixAll, isa.Shared, 4)
+	}
+	src := w.r(op.B)
+	for l := range src {
+		if a := int(off + base[l]&am); a >= 0 && a <= lim {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
+		}
+	}
+	return nil
+}
+
+// execStShared4R32 is execStShared4 where the address is a 32-bit register
+// alone (never negative): on a full warp only the end and the alignment
+// are checked, without a branch per lane, before the copy.
+func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
+	if w.m.obsShared || mask != ixAll {
+		return execStShared4(w, op, mask)
+	}
+	sh := w.cta.shared
+	base, lim := w.r(op.A), len(sh)-4
+	over, low := 0, 0
+	for l := range base {
+		a := int(uint32(base[l]))
+		over |= lim - a
+		low |= a
+	}
+	if over < 0 || low&3 != 0 {
+		return memStSlow(w, op, ixAll, isa.Shared, 4)
+	}
+	src := w.r(op.B)
+	for l := range src {
+		if a := int(uint32(base[l])); a <= lim {
 			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
 		}
 	}
@@ -750,6 +887,8 @@ func bindSt(b *binder) {
 				op.Exec = execStShared4
 				if size == 8 {
 					op.Exec = execStShared8
+				} else if op.A >= 0 && op.Off == 0 && op.Imm == 0xffffffff {
+					op.Exec = execStShared4R32
 				}
 				return
 			case isa.SpaceNone:

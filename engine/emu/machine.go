@@ -424,6 +424,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		}
 	}
 	c.Idx, c.Linear = m.ctaIndex(lin), lin
+	c.liveOK = false
 	for i, w := range c.Warps {
 		rows, preds, stack := w.rows, w.preds, w.stack[:0]
 		clear(rows)
@@ -805,10 +806,14 @@ func (m *Machine) deadlock(c *CTA) {
 }
 
 func (c *CTA) liveThreads() int {
+	if c.liveOK {
+		return c.live
+	}
 	n := 0
 	for _, w := range c.Warps {
 		n += bits.OnesCount32(w.valid &^ w.exited)
 	}
+	c.live, c.liveOK = n, true
 	return n
 }
 
@@ -832,6 +837,10 @@ func (m *Machine) setFault(f *Fault) {
 
 // exec issues the instruction at w's pc.
 func (m *Machine) exec(w *Warp) {
+	if len(w.stack) == 1 && m.obs == nil && len(m.pendReconv) == 0 {
+		m.execOne(w)
+		return
+	}
 	if !m.indep {
 		w.pick = PickStack
 	} else if len(w.stack) == 1 {
@@ -911,20 +920,77 @@ func (m *Machine) exec(w *Warp) {
 	}
 	m.syncGroup = 0
 	if f != nil {
-		if f.PC < 0 {
-			f.PC = int(pc)
-		}
-		if f.Lanes == 0 && f.Lane >= 0 && f.Lane < 32 {
-			f.Lanes = w.faultLanes(op, emask, f)
-		}
-		m.setFault(f)
-		if m.obs != nil {
-			m.openStep()
-			m.info.Fault = f
-		}
+		m.execFault(w, op, pc, emask, f)
 	}
 	if m.stepOpen {
 		m.endStep(w)
+	}
+}
+
+// execOne is exec for a warp with one group (one stack entry) while
+// nothing observes the run: exec without the steps for groups that
+// execute together, observers and reconvergence events.
+func (m *Machine) execOne(w *Warp) {
+	w.pick = PickOnly
+	if !m.indep {
+		w.pick = PickStack
+	}
+	top := &w.stack[0]
+	pc := top.PC
+	op := &m.prog.Ops[pc]
+	m.cur, m.curPC = w, int(pc)
+	mask := top.Mask
+	emask := mask
+	if op.Guard >= 0 {
+		p := w.preds[op.Guard]
+		if op.GuardNeg {
+			p = ^p
+		}
+		emask &= p
+	}
+	if op.Dyn {
+		m.refreshDyn(w)
+	}
+	w.issued++
+	w.lastPC, w.lastMask = int(pc), mask
+	m.stats.WarpInstructions++
+	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
+	var f *Fault
+	if op.Ctrl {
+		f = op.Exec(w, op, emask)
+	} else {
+		if emask != 0 {
+			f = op.Exec(w, op, emask)
+		}
+		if f == nil {
+			top.PC++
+			if top.PC == top.RPC {
+				w.unwind()
+			}
+		}
+	}
+	m.syncGroup = 0
+	if f != nil {
+		m.execFault(w, op, pc, emask, f)
+	}
+	if m.stepOpen {
+		m.endStep(w)
+	}
+}
+
+// execFault records the fault f of op (at pc, executed by the lanes of
+// emask).
+func (m *Machine) execFault(w *Warp, op *Op, pc int32, emask uint32, f *Fault) {
+	if f.PC < 0 {
+		f.PC = int(pc)
+	}
+	if f.Lanes == 0 && f.Lane >= 0 && f.Lane < 32 {
+		f.Lanes = w.faultLanes(op, emask, f)
+	}
+	m.setFault(f)
+	if m.obs != nil {
+		m.openStep()
+		m.info.Fault = f
 	}
 }
 

@@ -253,6 +253,10 @@ type CTA struct {
 	// again after quietNo.
 	quiet      int8
 	quietRetry int64
+	// live caches liveThreads while liveOK: barriers without a thread
+	// count ask on every arrival; only exit changes it (liveOK = false).
+	live   int
+	liveOK bool
 }
 
 type barrier struct {
