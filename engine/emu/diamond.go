@@ -267,17 +267,24 @@ func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, thr
 // flow or a bra that does not diverge, that leaves the path short of its
 // reconvergence point, at a register-only instruction, with the lead
 // (room more instructions at most) and the waiting lanes' due time
-// (lineDue) not reached. It stops before the first instruction that
-// does not qualify, which leadLine then issues. It returns how many it
-// ran and the pc of the last one; leadLine writes the pick records as
-// its own turns would have left them.
-func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last int32) {
+// (lineDue) not reached. A bra that splits the path into the two sides of
+// a diamond (leadSplit) whose reconvergence point is register-only runs
+// there too, with linePop's pick after it (the path resumes at that point
+// as the line's one path), when the lead has room for it and one more
+// instruction. It stops before the first instruction that does not
+// qualify, which leadLine then issues, having written the pick records as
+// leadLine's own turns would have left them. It returns the instructions
+// it issued, their thread-instructions and the pc and lanes of the last
+// one, and pending: a split ran but linePop could not make the pick after
+// it (leadLine goes on as after its own leadSplit).
+func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (k int32, threads int64, last int32, lastMask uint32, pending bool) {
 	kind := m.prog.lead
 	ops := m.prog.Ops
 	mask := top.Mask
 	pc, rpc := top.PC, top.RPC
 	limit := min(int64(room), w.lineDue-w.issued-1)
-	n := int64(0)
+	n := int64(0) // the stretch since the last split
+	var lp int32  // its last instruction
 	for n < limit {
 		op := &ops[pc]
 		npc := pc + 1
@@ -289,7 +296,35 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last i
 			if e == mask {
 				npc = op.Target
 			} else if e != 0 {
-				break // diverges
+				// A split: a diamond whose sides leave the path at a
+				// register-only instruction?
+				r := op.Reconv
+				if r < 0 || int(r) >= len(kind) || kind[r] == leadStop {
+					break
+				}
+				threads += n * int64(bits.OnesCount32(mask))
+				k += m.stretch(w, top, pc, n, lp, mask)
+				n = 0
+				w.issued++ // the bra
+				d, th, l, lm := m.leadSplit(w, op, e, room-k-1)
+				if d == 0 {
+					w.issued--
+					break
+				}
+				k += 1 + d
+				threads += th + int64(bits.OnesCount32(mask))
+				last, lastMask = l, lm
+				lane := w.lastLane
+				ns := len(w.stack)
+				if !w.linePop(ns, ns+1) {
+					pending = true
+					return
+				}
+				w.prevPC, w.prevMask, w.prevLane = int(last), lastMask, lane
+				// The path resumes at r.
+				pc = top.PC
+				limit = min(int64(room-k), w.lineDue-w.issued-1)
+				continue
 			}
 		}
 		if npc == rpc || int(npc) >= len(kind) || kind[npc] == leadStop {
@@ -298,11 +333,31 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last i
 		if !op.Ctrl && e != 0 {
 			op.Exec(w, op, e)
 		}
-		last = pc
+		lp = pc
 		pc = npc
 		n++
 	}
+	if n != 0 {
+		k += m.stretch(w, top, pc, n, lp, mask)
+		threads += n * int64(bits.OnesCount32(mask))
+		last, lastMask = lp, mask
+	} else {
+		top.PC = pc
+	}
+	return
+}
+
+// stretch ends n instructions of onePath's loop, the last at lp, with the
+// path at pc: the issue count and the pick records their turns leave.
+func (m *Machine) stretch(w *Warp, top *StackEntry, pc int32, n int64, lp int32, mask uint32) int32 {
 	top.PC = pc
+	if n == 0 {
+		return 0
+	}
 	w.issued += n
-	return int32(n), last
+	w.prevPC, w.prevMask, w.prevLane = int(lp), mask, w.lastLane
+	w.lineNext += n
+	w.pick = PickOnly
+	m.oneInsts += n
+	return int32(n)
 }
