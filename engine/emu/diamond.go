@@ -361,6 +361,28 @@ func oneStretch(w *Warp, ops []Op, kind []leadKind, pc, rpc int32, mask uint32, 
 				split = true
 				break
 			}
+		} else if kind[pc] == leadPair && npc != rpc && n+1 < limit {
+			// The instruction and the bra that follows it (two turns).
+			if e != 0 {
+				op.Exec(w, op, e)
+			}
+			lp, pc = pc, npc
+			n++
+			op = &ops[pc]
+			npc = pc + 1
+			e = guarded(w, op, mask)
+			if e == mask {
+				npc = op.Target
+			} else if e != 0 {
+				split = true
+				break
+			}
+			if npc == rpc || int(npc) >= len(kind) || kind[npc] == leadStop {
+				break
+			}
+			lp, pc = pc, npc
+			n++
+			continue
 		}
 		if npc == rpc || int(npc) >= len(kind) || kind[npc] == leadStop {
 			break
