@@ -295,3 +295,44 @@ func TestOnePathRunsSplits(t *testing.T) {
 		}
 	}
 }
+
+// A split after which linePop would not make the pick (here: the path's
+// level does not follow its region's) is handed back to leadLine as
+// pending, with linePop refusing it there too.
+func TestOnePathPendingSplit(t *testing.T) {
+	l := batchLaunch{src: collatzPTX, grid: 1, block: 256, words: 256, sched: SchedIndependent}
+	m := l.machine(t, true)
+	for {
+		for _, w := range m.warps {
+			if w.State != WarpReady || len(w.stack) < 2 {
+				continue
+			}
+			w.schedule()
+			ns := len(w.stack)
+			top := &w.stack[ns-1]
+			if w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) || m.prog.lead[top.PC] == leadStop {
+				continue
+			}
+			splits := m.splits
+			top.level++
+			c, _, _, _, pending := m.onePath(w, top, leadMax-1)
+			if m.splits == splits {
+				if pending {
+					t.Fatal("pending without a split")
+				}
+				top.level--
+				continue
+			}
+			if !pending || len(w.stack) != ns || c < 2 {
+				t.Fatalf("pending %v, %d entries of %d, %d instructions", pending, len(w.stack), ns, c)
+			}
+			if w.linePop(ns, ns+1) {
+				t.Fatal("linePop made the pick that onePath left pending")
+			}
+			return
+		}
+		if m.issueBatched(true) != StopStepped {
+			t.Fatal("no split ran in onePath")
+		}
+	}
+}
