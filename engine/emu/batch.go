@@ -474,13 +474,15 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 			// One path: the instructions whose next pick is the path
 			// again, in a tight loop (onePath); the instruction after
 			// them issues below.
-			if c, lp := m.onePath(w, top, leadMax-1-k); c != 0 {
-				k += c
-				threads += int64(c) * int64(bits.OnesCount32(top.Mask))
-				w.prevPC, w.prevMask, w.prevLane = int(lp), top.Mask, w.lastLane
-				w.lineNext += int64(c)
-				w.pick = PickOnly
-				m.oneInsts += int64(c)
+			c, th, l, lm, pending := m.onePath(w, top, leadMax-1-k)
+			k += c
+			threads += th
+			if pending {
+				// A split ran whose next pick linePop did not make.
+				last, lastMask = l, lm
+				f, ns = ns, ns+1
+				popped = true
+				goto resched
 			}
 		}
 		pc = top.PC

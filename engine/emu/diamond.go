@@ -56,20 +56,6 @@ func (p *Program) pathRun(pc, r int32) int32 {
 	return j - pc + 1
 }
 
-// runPath executes the n instructions of a straight-line path from pc for
-// the lanes in mask (a final bra only moves the path: its caller does).
-func runPath(w *Warp, ops []Op, pc, n int32, mask uint32) {
-	for end := pc + n; pc < end; pc++ {
-		op := &ops[pc]
-		if op.Ctrl {
-			return
-		}
-		if e := guarded(w, op, mask); e != 0 {
-			op.Exec(w, op, e)
-		}
-	}
-}
-
 // sides executes the two sides of a diamond, the picked one (from pa, a
 // instructions, lanes ma) and the other (pb, b, mb), and writes the pick
 // records that their turns leave: the turns alternate from the picked
@@ -81,8 +67,26 @@ func runPath(w *Warp, ops []Op, pc, n int32, mask uint32) {
 // instruction.
 func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint32, b int32) (tq int64, fm, om uint32, last int32) {
 	ops := m.prog.Ops
-	runPath(w, ops, pa, a, ma)
-	runPath(w, ops, pb, b, mb)
+	// Each side in one loop (a final bra only moves the path: the caller
+	// does).
+	for pc, end := pa, pa+a; pc < end; pc++ {
+		op := &ops[pc]
+		if op.Ctrl {
+			break
+		}
+		if e := guarded(w, op, ma); e != 0 {
+			op.Exec(w, op, e)
+		}
+	}
+	for pc, end := pb, pb+b; pc < end; pc++ {
+		op := &ops[pc]
+		if op.Ctrl {
+			break
+		}
+		if e := guarded(w, op, mb); e != 0 {
+			op.Exec(w, op, e)
+		}
+	}
 	fp, fl := pa, a // the first to arrive
 	op, ol := pb, b // the other
 	fm, om = ma, mb
@@ -267,17 +271,82 @@ func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, thr
 // flow or a bra that does not diverge, that leaves the path short of its
 // reconvergence point, at a register-only instruction, with the lead
 // (room more instructions at most) and the waiting lanes' due time
-// (lineDue) not reached. It stops before the first instruction that
-// does not qualify, which leadLine then issues. It returns how many it
-// ran and the pc of the last one; leadLine writes the pick records as
-// its own turns would have left them.
-func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last int32) {
+// (lineDue) not reached. A bra that splits the path into the two sides of
+// a diamond (leadSplit) whose reconvergence point is register-only runs
+// there too, with linePop's pick after it (the path resumes at that point
+// as the line's one path), when the lead has room for it and one more
+// instruction. It stops before the first instruction that does not
+// qualify, which leadLine then issues, having written the pick records as
+// leadLine's own turns would have left them. It returns the instructions
+// it issued, their thread-instructions and the pc and lanes of the last
+// one, and pending: a split ran but linePop could not make the pick after
+// it (leadLine goes on as after its own leadSplit).
+func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (k int32, threads int64, last int32, lastMask uint32, pending bool) {
 	kind := m.prog.lead
 	ops := m.prog.Ops
 	mask := top.Mask
-	pc, rpc := top.PC, top.RPC
-	limit := min(int64(room), w.lineDue-w.issued-1)
-	n := int64(0)
+	merges := 0 // after a split the path is the line's one path (1) or not (2)
+	for {
+		limit := min(int64(room-k), w.lineDue-w.issued-1)
+		n, pc, lp, split := oneStretch(w, ops, kind, top.PC, top.RPC, mask, limit)
+		top.PC = pc
+		if n != 0 {
+			w.issued += n
+			w.prevPC, w.prevMask, w.prevLane = int(lp), mask, w.lastLane
+			w.lineNext += n
+			w.pick = PickOnly
+			m.oneInsts += n
+			k += int32(n)
+			threads += n * int64(bits.OnesCount32(mask))
+			last, lastMask = lp, mask
+		}
+		if !split {
+			return
+		}
+		// A split at pc: a diamond whose sides leave the path at a
+		// register-only instruction?
+		op := &ops[pc]
+		r := op.Reconv
+		if r < 0 || int(r) >= len(kind) || kind[r] == leadStop {
+			return
+		}
+		w.issued++ // the bra
+		d, th, l, lm := m.leadSplit(w, op, guarded(w, op, mask), room-k-1)
+		if d == 0 {
+			w.issued--
+			return
+		}
+		k += 1 + d
+		threads += th + int64(bits.OnesCount32(mask))
+		last, lastMask = l, lm
+		// linePop: the region reconverged at r and is the line's one
+		// path (what linePop checks beyond this, leadSplit and the
+		// loop did).
+		if merges == 0 {
+			merges = 2
+			if s := w.stack; !top.call && top.frame == 0 && top.level == s[len(s)-2].level+1 {
+				merges = 1
+			}
+		}
+		if merges != 1 || w.issued >= w.lineDue {
+			pending = true
+			return
+		}
+		w.prevPC, w.prevMask, w.prevLane = int(last), lastMask, w.lastLane
+		w.lineLen, w.lineFirst, w.lineNext = int32(len(w.stack)), int32(len(w.stack)-1), w.issued+1
+		w.pick = PickOnly
+		w.lastLane = int8(bits.TrailingZeros32(mask))
+		w.lineMask = mask
+		// The path resumes at r.
+	}
+}
+
+// oneStretch is onePath's loop up to a split: it executes from pc (the
+// path's lanes mask, its reconvergence point rpc) at most limit
+// instructions that leave the path picked, and returns how many, the pc
+// it stopped at and the last one's, and whether it stopped at a bra that
+// diverges.
+func oneStretch(w *Warp, ops []Op, kind []leadKind, pc, rpc int32, mask uint32, limit int64) (n int64, at, lp int32, split bool) {
 	for n < limit {
 		op := &ops[pc]
 		npc := pc + 1
@@ -289,8 +358,31 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last i
 			if e == mask {
 				npc = op.Target
 			} else if e != 0 {
-				break // diverges
+				split = true
+				break
 			}
+		} else if kind[pc] == leadPair && npc != rpc && n+1 < limit {
+			// The instruction and the bra that follows it (two turns).
+			if e != 0 {
+				op.Exec(w, op, e)
+			}
+			lp, pc = pc, npc
+			n++
+			op = &ops[pc]
+			npc = pc + 1
+			e = guarded(w, op, mask)
+			if e == mask {
+				npc = op.Target
+			} else if e != 0 {
+				split = true
+				break
+			}
+			if npc == rpc || int(npc) >= len(kind) || kind[npc] == leadStop {
+				break
+			}
+			lp, pc = pc, npc
+			n++
+			continue
 		}
 		if npc == rpc || int(npc) >= len(kind) || kind[npc] == leadStop {
 			break
@@ -298,11 +390,9 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (c int32, last i
 		if !op.Ctrl && e != 0 {
 			op.Exec(w, op, e)
 		}
-		last = pc
+		lp = pc
 		pc = npc
 		n++
 	}
-	top.PC = pc
-	w.issued += n
-	return int32(n), last
+	return n, pc, lp, split
 }

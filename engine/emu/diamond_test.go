@@ -241,3 +241,98 @@ func TestDiamondUsedOnCollatz(t *testing.T) {
 		t.Fatalf("with and without diamonds: %s", d)
 	}
 }
+
+// onePath runs the splits of a line's one path into a diamond in its own
+// loop: from the pick a lead starts with (schedule), one call goes on past
+// the split, its diamond and the join, as far as leadLine's turns would.
+// (TestDiamondLockstep and TestDiamondEveryBudget check the states.)
+func TestOnePathRunsSplits(t *testing.T) {
+	for _, k := range []struct {
+		name string
+		l    batchLaunch
+	}{
+		{"diamonds", batchLaunch{src: diamondPTX, grid: 1, block: 96, words: 96}},
+		{"collatz", batchLaunch{src: collatzPTX, grid: 1, block: 256, words: 256}},
+	} {
+		l := k.l
+		l.sched = SchedIndependent
+		m := l.machine(t, true)
+		found := false
+		for turn := 0; !found; turn++ {
+			for _, w := range m.warps {
+				if w.State != WarpReady || len(w.stack) < 2 {
+					continue
+				}
+				w.schedule()
+				ns := len(w.stack)
+				top := &w.stack[ns-1]
+				if w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) || m.prog.lead[top.PC] == leadStop {
+					continue
+				}
+				splits, diamonds, issued := m.splits, m.diamondInsts, w.issued
+				c, threads, last, lastMask, pending := m.onePath(w, top, leadMax-1)
+				if m.splits == splits {
+					continue
+				}
+				found = true
+				if pending || c != int32(w.issued-issued) || c <= int32(m.diamondInsts-diamonds) || threads <= 0 {
+					t.Fatalf("%s: %d instructions (%d issued, %d in diamonds), %d threads, pending %v", k.name, c, w.issued-issued, m.diamondInsts-diamonds, threads, pending)
+				}
+				// The path goes on at the join (or past it) as the
+				// line's one path, with the pick records of its turns.
+				if w.lineLen != int32(len(w.stack)) || w.lineFirst != int32(len(w.stack)-1) || w.pick != PickOnly || w.lineMask != top.Mask {
+					t.Fatalf("%s: line %d/%d of %d entries, pick %v", k.name, w.lineLen, w.lineFirst, len(w.stack), w.pick)
+				}
+				if lastMask == 0 || last < 0 || w.prevPC < 0 {
+					t.Fatalf("%s: last %d lanes %#x, prev %d", k.name, last, lastMask, w.prevPC)
+				}
+				t.Logf("%s turn %d: %d instructions, %d splits", k.name, turn, c, m.splits-splits)
+				break
+			}
+			if !found && m.issueBatched(true) != StopStepped {
+				t.Fatalf("%s: no split ran in onePath", k.name)
+			}
+		}
+	}
+}
+
+// A split after which linePop would not make the pick (here: the path's
+// level does not follow its region's) is handed back to leadLine as
+// pending, with linePop refusing it there too.
+func TestOnePathPendingSplit(t *testing.T) {
+	l := batchLaunch{src: collatzPTX, grid: 1, block: 256, words: 256, sched: SchedIndependent}
+	m := l.machine(t, true)
+	for {
+		for _, w := range m.warps {
+			if w.State != WarpReady || len(w.stack) < 2 {
+				continue
+			}
+			w.schedule()
+			ns := len(w.stack)
+			top := &w.stack[ns-1]
+			if w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) || m.prog.lead[top.PC] == leadStop {
+				continue
+			}
+			splits := m.splits
+			top.level++
+			c, _, _, _, pending := m.onePath(w, top, leadMax-1)
+			if m.splits == splits {
+				if pending {
+					t.Fatal("pending without a split")
+				}
+				top.level--
+				continue
+			}
+			if !pending || len(w.stack) != ns || c < 2 {
+				t.Fatalf("pending %v, %d entries of %d, %d instructions", pending, len(w.stack), ns, c)
+			}
+			if w.linePop(ns, ns+1) {
+				t.Fatal("linePop made the pick that onePath left pending")
+			}
+			return
+		}
+		if m.issueBatched(true) != StopStepped {
+			t.Fatal("no split ran in onePath")
+		}
+	}
+}
