@@ -33,10 +33,12 @@ func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint16(a[l]), uint16(b[l])
-		r |= ixB(x == y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -66,11 +68,13 @@ func cmpEQU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint16(a[l])
-		r |= ixB(x == y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -113,10 +117,12 @@ func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint16(a[l]), uint16(b[l])
-		r |= ixB(x != y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -146,11 +152,13 @@ func cmpNEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint16(a[l])
-		r |= ixB(x != y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -193,10 +201,12 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint16(a[l]), uint16(b[l])
-		r |= ixB(x < y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -226,11 +236,13 @@ func cmpLTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint16(a[l])
-		r |= ixB(x < y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -273,10 +285,12 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint16(a[l]), uint16(b[l])
-		r |= ixB(x <= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -306,11 +320,13 @@ func cmpLEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint16(a[l])
-		r |= ixB(x <= y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -353,10 +369,12 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint16(a[l]), uint16(b[l])
-		r |= ixB(x > y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -386,11 +404,13 @@ func cmpGTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint16(a[l])
-		r |= ixB(x > y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -433,10 +453,12 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint16(a[l]), uint16(b[l])
-		r |= ixB(x >= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -466,11 +488,13 @@ func cmpGEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint16(a[l])
-		r |= ixB(x >= y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -513,10 +537,12 @@ func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint32(a[l]), uint32(b[l])
-		r |= ixB(x == y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -546,11 +572,13 @@ func cmpEQU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint32(a[l])
-		r |= ixB(x == y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -593,10 +621,12 @@ func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint32(a[l]), uint32(b[l])
-		r |= ixB(x != y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -626,11 +656,13 @@ func cmpNEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint32(a[l])
-		r |= ixB(x != y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -673,10 +705,12 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint32(a[l]), uint32(b[l])
-		r |= ixB(x < y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -706,11 +740,13 @@ func cmpLTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint32(a[l])
-		r |= ixB(x < y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -753,10 +789,12 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint32(a[l]), uint32(b[l])
-		r |= ixB(x <= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -786,11 +824,13 @@ func cmpLEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint32(a[l])
-		r |= ixB(x <= y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -833,10 +873,12 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint32(a[l]), uint32(b[l])
-		r |= ixB(x > y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -866,11 +908,13 @@ func cmpGTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint32(a[l])
-		r |= ixB(x > y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -913,10 +957,12 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := uint32(a[l]), uint32(b[l])
-		r |= ixB(x >= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -946,11 +992,13 @@ func cmpGEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := uint32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := uint32(a[l])
-		r |= ixB(x >= y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1473,10 +1521,12 @@ func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int16(a[l]), int16(b[l])
-		r |= ixB(x == y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1506,11 +1556,13 @@ func cmpEQS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int16(a[l])
-		r |= ixB(x == y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1553,10 +1605,12 @@ func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int16(a[l]), int16(b[l])
-		r |= ixB(x != y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint16(a[l])), int64(uint16(b[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -1586,11 +1640,13 @@ func cmpNES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int16(a[l])
-		r |= ixB(x != y) << l
+	y := int64(uint16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint16(a[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -1633,10 +1689,12 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int16(a[l]), int16(b[l])
-		r |= ixB(x < y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int16(a[l])), int64(int16(b[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -1666,11 +1724,13 @@ func cmpLTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int16(a[l])
-		r |= ixB(x < y) << l
+	y := int64(int16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int16(a[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -1713,10 +1773,12 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int16(a[l]), int16(b[l])
-		r |= ixB(x <= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int16(a[l])), int64(int16(b[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1746,11 +1808,13 @@ func cmpLES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int16(a[l])
-		r |= ixB(x <= y) << l
+	y := int64(int16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int16(a[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1793,10 +1857,12 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int16(a[l]), int16(b[l])
-		r |= ixB(x > y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int16(a[l])), int64(int16(b[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -1826,11 +1892,13 @@ func cmpGTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int16(a[l])
-		r |= ixB(x > y) << l
+	y := int64(int16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int16(a[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -1873,10 +1941,12 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int16(a[l]), int16(b[l])
-		r |= ixB(x >= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int16(a[l])), int64(int16(b[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1906,11 +1976,13 @@ func cmpGES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int16(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int16(a[l])
-		r |= ixB(x >= y) << l
+	y := int64(int16(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int16(a[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1953,10 +2025,12 @@ func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int32(a[l]), int32(b[l])
-		r |= ixB(x == y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -1986,11 +2060,13 @@ func cmpEQS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int32(a[l])
-		r |= ixB(x == y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32(((x^y)-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -2033,10 +2109,12 @@ func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int32(a[l]), int32(b[l])
-		r |= ixB(x != y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(uint32(a[l])), int64(uint32(b[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -2066,11 +2144,13 @@ func cmpNES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int32(a[l])
-		r |= ixB(x != y) << l
+	y := int64(uint32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(uint32(a[l]))
+		r |= (m ^ next) & uint32((-(x ^ y))>>63)
+		m = next
 	}
 	return r
 }
@@ -2113,10 +2193,12 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int32(a[l]), int32(b[l])
-		r |= ixB(x < y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int32(a[l])), int64(int32(b[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -2146,11 +2228,13 @@ func cmpLTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int32(a[l])
-		r |= ixB(x < y) << l
+	y := int64(int32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int32(a[l]))
+		r |= (m ^ next) & uint32((x-y)>>63)
+		m = next
 	}
 	return r
 }
@@ -2193,10 +2277,12 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int32(a[l]), int32(b[l])
-		r |= ixB(x <= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int32(a[l])), int64(int32(b[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -2226,11 +2312,13 @@ func cmpLES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int32(a[l])
-		r |= ixB(x <= y) << l
+	y := int64(int32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int32(a[l]))
+		r |= (m ^ next) & uint32((x-y-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -2273,10 +2361,12 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int32(a[l]), int32(b[l])
-		r |= ixB(x > y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int32(a[l])), int64(int32(b[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -2306,11 +2396,13 @@ func cmpGTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int32(a[l])
-		r |= ixB(x > y) << l
+	y := int64(int32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int32(a[l]))
+		r |= (m ^ next) & uint32((y-x)>>63)
+		m = next
 	}
 	return r
 }
@@ -2353,10 +2445,12 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x, y := int32(a[l]), int32(b[l])
-		r |= ixB(x >= y) << l
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x, y := int64(int32(a[l])), int64(int32(b[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }
@@ -2386,11 +2480,13 @@ func cmpGES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 		}
 		return r
 	}
-	y := int32(k)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		x := int32(a[l])
-		r |= ixB(x >= y) << l
+	y := int64(int32(k))
+	for m := mask; m != 0; {
+		next := m & (m - 1)
+		l := bits.TrailingZeros64(uint64(m)|1<<32) & 31
+		x := int64(int32(a[l]))
+		r |= (m ^ next) & uint32((y-x-1)>>63)
+		m = next
 	}
 	return r
 }

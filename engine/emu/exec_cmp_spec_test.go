@@ -112,6 +112,12 @@ func TestCmpSpecialisedMatchesGeneric(t *testing.T) {
 							mask |= 1 << rng.Intn(32)
 						}
 					}
+					if it < 64 { // every number of active lanes, 1 to 32, twice
+						mask = 0
+						for k := 1 + it%32; bits.OnesCount32(mask) < k; {
+							mask |= 1 << rng.Intn(32)
+						}
+					}
 					want, _ := gen(w, op, ixAll)
 					if got := spec(a, bb, mask); (got^want)&mask != 0 {
 						l := 0
