@@ -26,3 +26,38 @@ func (m *Machine) RestrictCTAs(first, end int) error {
 	m.nextCTA, m.numCTAs = first, end
 	return nil
 }
+
+// Relaunch makes a machine whose launch is done run the grid's CTAs with
+// linear indices in [first, end) from the start, as a new machine
+// restricted to them with RestrictCTAs would: the statistics, the stop
+// state and the scheduler start over, and the CTAs resident at the end
+// give their memory to the new ones (each new CTA starts zeroed). Global
+// memory, parameters, the constant bank, observers and breakpoints are
+// left as they are: the caller restores the global memory the CTAs must
+// see. It saves a machine per range, and its memory, where many ranges
+// run one after the other (engine/launch's parallel workers).
+func (m *Machine) Relaunch(first, end int) error {
+	if !m.done || m.fault != nil {
+		return fmt.Errorf("Relaunch: the launch has not ended")
+	}
+	g := m.cfg.Grid
+	if n := g[0] * g[1] * g[2]; first < 0 || end < first || end > n {
+		return fmt.Errorf("Relaunch: CTA range [%d, %d) is not within the grid's %d CTAs", first, end, n)
+	}
+	if !m.obsEvery {
+		// As when a CTA retires during a run: a debugger may keep the
+		// CTAs it was shown.
+		m.free = append(m.free, m.ctas...)
+	}
+	clear(m.ctas)
+	m.ctas = m.ctas[:0]
+	m.rebuildWarps()
+	m.cursor, m.nextCTA, m.numCTAs, m.finished = 0, first, end, 0
+	m.stats, m.sleptNS, m.fault, m.done = Stats{}, 0, nil, false
+	m.bpResume, m.released, m.brkpt = false, false, false
+	m.stepOpen, m.lastIssued = false, 0
+	m.pendReconv = m.pendReconv[:0]
+	m.ahead, m.picked, m.consumed = 0, 0, 0
+	m.cur, m.curPC = nil, 0
+	return nil
+}

@@ -60,7 +60,12 @@ END:
 // ctaRangeMachine prepares the kernel over ctas CTAs with in[i] = i*3+1.
 func ctaRangeMachine(t *testing.T, prog *Program, ctas int) (*Machine, *Alloc) {
 	t.Helper()
-	m, err := NewMachine(prog, "k", Config{Grid: [3]int{ctas, 1, 1}, Block: [3]int{96, 1, 1}})
+	return ctaRangeMachineSched(t, prog, ctas, SchedDefault)
+}
+
+func ctaRangeMachineSched(t *testing.T, prog *Program, ctas int, sched Scheduling) (*Machine, *Alloc) {
+	t.Helper()
+	m, err := NewMachine(prog, "k", Config{Grid: [3]int{ctas, 1, 1}, Block: [3]int{96, 1, 1}, Scheduling: sched})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,5 +174,91 @@ func TestObserveGlobalOnly(t *testing.T) {
 	run(only, all)
 	if only.n[isa.Global] != 18 || all.n[isa.Global] != 18 || all.n[isa.Shared] != 18 || all.n[isa.Param] != 18 {
 		t.Errorf("global-only %v beside all accesses %v", only.n, all.n)
+	}
+}
+
+// TestRelaunch: one machine relaunched over consecutive ranges (in both
+// scheduling models, with one range faulting and one observed) does what
+// a fresh restricted machine does for each: the same output bytes, the
+// same work, and a zeroed start (shared memory and registers of the
+// reused CTAs do not leak into the new ones).
+func TestRelaunch(t *testing.T) {
+	prog, diags := CompileSource(ptx.NewSource("r.ptx", []byte(ctaRangeSrc)))
+	if prog == nil {
+		t.Fatal(diags)
+	}
+	const ctas = 11
+	for _, sched := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+		fresh := func(first, end int) (Stats, []byte) {
+			m, out := ctaRangeMachineSched(t, prog, ctas, sched)
+			if err := m.RestrictCTAs(first, end); err != nil {
+				t.Fatal(err)
+			}
+			if r := m.Run(context.Background()); r != StopDone {
+				t.Fatalf("CTAs [%d, %d): %v %v", first, end, r, m.Fault())
+			}
+			return m.Stats(), append([]byte(nil), out.Data...)
+		}
+		m, out := ctaRangeMachineSched(t, prog, ctas, sched)
+		if err := m.Relaunch(0, 2); err == nil {
+			t.Error("Relaunch before the launch ran: no error")
+		}
+		if err := m.RestrictCTAs(0, 3); err != nil {
+			t.Fatal(err)
+		}
+		ranges := [][2]int{{0, 3}, {3, 4}, {4, 4}, {4, 11}, {1, 9}, {10, 11}}
+		for i, rg := range ranges {
+			if i > 0 {
+				clear(out.Data)
+				if err := m.Relaunch(rg[0], rg[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var cnt *globalCounter
+			remove := func() {}
+			if i == 3 {
+				// An observer that follows every step keeps the CTAs.
+				cnt = &globalCounter{flags: ObserveAccesses | ObserveEveryStep, n: map[isa.Space]int{}}
+				remove = m.AddObserver(cnt)
+			}
+			// Step the first instructions one at a time, then run.
+			for range 5 {
+				m.Step(StepWarpInstruction)
+			}
+			if r := m.Run(context.Background()); r != StopDone {
+				t.Fatalf("%v: relaunched CTAs %v: %v %v", sched, rg, r, m.Fault())
+			}
+			remove()
+			wantStats, wantOut := fresh(rg[0], rg[1])
+			if m.Stats() != wantStats {
+				t.Errorf("%v: CTAs %v: work %+v, a fresh machine's %+v", sched, rg, m.Stats(), wantStats)
+			}
+			if !bytes.Equal(out.Data, wantOut) {
+				t.Errorf("%v: CTAs %v: output differs from a fresh machine's", sched, rg)
+			}
+			if m.NumCTAs() != rg[1] || !m.Done() {
+				t.Errorf("%v: CTAs %v: NumCTAs %d, done %v", sched, rg, m.NumCTAs(), m.Done())
+			}
+			if cnt != nil && cnt.n[isa.Global] == 0 {
+				t.Errorf("%v: the observer saw no global access", sched)
+			}
+		}
+		for _, rg := range [][2]int{{-1, 2}, {3, 2}, {0, 12}} {
+			if err := m.Relaunch(rg[0], rg[1]); err == nil {
+				t.Errorf("Relaunch(%d, %d): no error", rg[0], rg[1])
+			}
+		}
+		// A faulted launch cannot be relaunched: its input pointer is
+		// made invalid, so the first load faults.
+		binary.LittleEndian.PutUint64(m.Params(), 8)
+		if err := m.Relaunch(0, 2); err != nil {
+			t.Fatal(err)
+		}
+		if r := m.Run(context.Background()); r != StopFault {
+			t.Fatalf("%v: a bad pointer: %v", sched, r)
+		}
+		if err := m.Relaunch(0, 2); err == nil {
+			t.Errorf("%v: Relaunch after a fault: no error", sched)
+		}
 	}
 }

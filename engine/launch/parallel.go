@@ -27,17 +27,19 @@ import (
 // about parallelChunksPerWorker per worker, on wave boundaries
 // (ResidentCTAs CTAs are resident at a time) where there are at least as
 // many waves as workers; the workers take them in order from a queue, so
-// a worker on a busier core takes fewer. Each segment runs on a machine of
-// its own (emu.Machine.RestrictCTAs) with a private copy of global memory,
-// so no two goroutines touch the same memory. A CTA
+// a worker on a busier core takes fewer. Each worker runs its segments on
+// a machine of its own (emu.Machine.RestrictCTAs, then Relaunch for each
+// further segment) with a private copy of global memory, so no two
+// goroutines touch the same memory. A CTA
 // executes the same instructions in the same order on such a machine as in
 // the sequential run, whichever CTAs share the machine (see
 // RestrictCTAs), so a segment computes what it computes in the sequential
 // run as long as the global memory it reads holds the same bytes. Each
 // worker records, per allocation, a bitmap of the global bytes its
 // segment read and wrote (4 KiB pages allocated on first use, so bounded
-// by the bytes touched); when it ends, the pages it wrote are kept and the
-// machine is dropped.
+// by the bytes touched); when it ends, the pages it wrote are kept, and
+// put back to the launch's initial bytes in the worker's copy before its
+// next segment starts.
 //
 // The sequential run executes the segments one after the other, except
 // that the CTAs of a wave split between two segments run interleaved.
@@ -336,6 +338,41 @@ func opLine(p *emu.Program, pc int) int {
 	return p.Src.Position(p.Spans[pc].Start).Line
 }
 
+// worker is what a worker keeps between its segments: its machine and
+// the segment that ran on it last.
+type worker struct {
+	m    *emu.Machine
+	last *segment
+	// remove takes the last segment's observers off m.
+	remove []func()
+}
+
+// machineFor returns a machine ready to run s: w's machine relaunched
+// over s's CTAs, with the global memory its last segment wrote put back
+// to the launch's, or a new one for w's first segment. Reusing the
+// machine saves a copy of global memory and new CTAs per segment.
+func (l *Launch) machineFor(w *worker, s *segment) (*emu.Machine, error) {
+	if w.m == nil {
+		m, err := l.segmentMachine(s)
+		w.m = m
+		return m, err
+	}
+	for _, rm := range w.remove {
+		rm()
+	}
+	w.remove = w.remove[:0]
+	src := l.m.Global.Allocs()
+	for x, a := range w.m.Global.Allocs() {
+		data, orig := a.Data[:cap(a.Data)], src[x].Data[:cap(src[x].Data)]
+		for i, p := range w.last.trk.allocs[x].write.pages {
+			if p != nil {
+				copy(data[i*pageBytes:min((i+1)*pageBytes, len(data))], orig[i*pageBytes:])
+			}
+		}
+	}
+	return w.m, w.m.Relaunch(s.first, s.end)
+}
+
 // segmentMachine builds a machine for s: the launch's configuration,
 // global memory (copied), parameters and constant bank, restricted to s's
 // CTAs.
@@ -426,12 +463,15 @@ func (l *Launch) runSegments(ctx context.Context, segs []*segment, workers int, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var wk worker
 			for !c.abort.Load() {
 				k := int(next.Add(1) - 1)
 				if k >= len(segs) {
 					return
 				}
-				l.runSegment(ctx, c, segs, k, w)
+				if !l.runSegment(ctx, c, segs, k, w, &wk) {
+					return
+				}
 			}
 		}()
 	}
@@ -467,22 +507,24 @@ func (l *Launch) runSegments(ctx context.Context, segs []*segment, workers int, 
 	return ""
 }
 
-// runSegment runs segs[k] on worker w, checking at every tick what would
-// make its result unusable.
-func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment, k, w int) {
+// runSegment runs segs[k] on worker w (whose state is wk), checking at
+// every tick what would make its result unusable. It reports whether the
+// segment finished (wk's machine can then run the next one).
+func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment, k, w int, wk *worker) bool {
 	s := segs[k]
-	m, err := l.segmentMachine(s)
+	m, err := l.machineFor(wk, s)
 	if err != nil {
 		c.stop("internal: " + err.Error())
-		return
+		return false
 	}
+	wk.last = s
 	s.trk = newTracker(m.Global.Allocs())
-	m.AddObserver(s.trk)
+	wk.remove = append(wk.remove, m.AddObserver(s.trk))
 	if s.agg != nil {
-		m.AddObserver(s.agg)
+		wk.remove = append(wk.remove, m.AddObserver(s.agg))
 	}
 	if s.chk != nil {
-		m.AddObserver(s.chk)
+		wk.remove = append(wk.remove, m.AddObserver(s.chk))
 	}
 	// A segment alone may run up to the launch's budget; the ticker
 	// interrupts the run every parallelTick for the checks below.
@@ -497,38 +539,38 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 		counted = n
 		if r == emu.StopLimit || c.budget > 0 && total > c.budget {
 			c.stop(fmt.Sprintf("the launch needs more than maxWarpInstructions (%d)", c.budget))
-			return
+			return false
 		}
 		if r == emu.StopFault {
 			f := m.Fault()
 			c.stop(fmt.Sprintf("CTA (%d,%d,%d) faulted (%s); the sequential run reports the launch's first fault", f.CTA[0], f.CTA[1], f.CTA[2], f.Kind))
-			return
+			return false
 		}
 		if s.chk != nil && (len(s.chk.Warnings()) > 0 || s.chk.Dropped() > 0) {
 			c.stop("the race and memory checker has warnings; they name warp-instructions of the sequential schedule")
-			return
+			return false
 		}
 		switch r {
 		case emu.StopInterrupted:
 			if ctx.Err() != nil {
 				c.stop("interrupted")
-				return
+				return false
 			}
 		case emu.StopDone:
 			if s.trk.outside {
 				c.stop("internal: a global access outside every allocation")
-				return
+				return false
 			}
 			s.stats = m.Stats()
 			s.keepWrites(m.Global.Allocs())
 			c.mu.Lock()
 			c.finished[k] = true
 			c.mu.Unlock()
-			return
+			return true
 		}
 		// A tick, or StopBreakpoint (brkpt).
 		if c.abort.Load() {
-			return
+			return false
 		}
 		for _, i := range c.finishedOthers(k) {
 			a, b := segs[i], s
@@ -537,7 +579,7 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 			}
 			if why := conflict(a, b); why != "" {
 				c.stop(why)
-				return
+				return false
 			}
 		}
 	}
