@@ -141,6 +141,18 @@ func TestThreadGroupView(t *testing.T) {
 		}
 		return ""
 	})
+	// The register table dims the even lanes, which wait for their turn,
+	// as it dims lanes parked by divergence; the odd lanes issue next.
+	var dim struct{ Class0, Class1, Color0, Color1 string }
+	tb.eval(`(() => {
+		const cell = (l) => document.querySelector('#pg-tab-regs td.val[data-reg="%r1"][data-lane="' + l + '"]');
+		const a = cell(0), b = cell(1);
+		return {Class0: a?.className ?? "", Class1: b?.className ?? "", Color0: a ? getComputedStyle(a).color : "", Color1: b ? getComputedStyle(b).color : ""};
+	})()`, &dim)
+	if !strings.Contains(dim.Class0, "l-turn") || strings.Contains(dim.Class1, "l-") || dim.Color0 == "" || dim.Color0 == dim.Color1 {
+		t.Errorf("register cells of lane 0 (waiting for its turn) and lane 1 (issuing): %+v", dim)
+	}
+	tb.screenshot("regs-turns-1440")
 	tb.showTab("divergence")
 	tb.waitJS("the summary again", `!!document.querySelector("#pg-warps .sched-summary") && !document.querySelector("#pg-warps .tg-box")`)
 	var turn int
