@@ -23,11 +23,12 @@ import (
 // cannot be guaranteed it runs the launch sequentially instead, and the
 // ParallelReport says why.
 //
-// The plan: the grid's CTAs are split into contiguous ranges (segments),
-// about parallelChunksPerWorker per worker, on wave boundaries
-// (ResidentCTAs CTAs are resident at a time) where there are at least as
-// many waves as workers; the workers take them in order from a queue, so
-// a worker on a busier core takes fewer. Each worker runs its segments on
+// The plan: the grid's CTAs are split into contiguous ranges (segments)
+// on wave boundaries (ResidentCTAs CTAs are resident at a time) where
+// there are at least as many waves as workers, long ones first and short
+// ones last (guidedBounds), at most parallelMaxSegments; the workers take
+// them in order from a queue, so a worker on a busier core takes fewer,
+// and the workers finish close together. Each worker runs its segments on
 // a machine of its own (emu.Machine.RestrictCTAs, then Relaunch for each
 // further segment) with a private copy of global memory, so no two
 // goroutines touch the same memory. A CTA
@@ -119,18 +120,16 @@ func (r *ParallelReport) String() string {
 }
 
 // parallelMemoryBudget bounds the global memory the workers hold copies
-// of at once; parallelCopyBudget the copies made for all segments.
+// of at once; parallelKeptBudget, over the size of global memory, the
+// number of segments (each keeps bitmaps of the bytes it touched and the
+// pages it wrote until the launch ends).
 const (
 	parallelMemoryBudget = 2 << 30
-	parallelCopyBudget   = 512 << 20
+	parallelKeptBudget   = 512 << 20
 )
 
-// A launch is split into about parallelChunksPerWorker segments per
-// worker, at most parallelMaxSegments.
-const (
-	parallelChunksPerWorker = 8
-	parallelMaxSegments     = 64
-)
+// A launch is split into at most parallelMaxSegments segments.
+const parallelMaxSegments = 64
 
 // parallelTick is how often the workers check their segments while they
 // run.
@@ -241,26 +240,26 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 		return nil, 0, "one worker"
 	}
 	// More segments than workers balance the work when CTAs or cores
-	// differ in speed; each costs a copy of global memory.
-	// Segments end on wave boundaries (then they share no wave) unless
-	// there are fewer waves than workers.
+	// differ in speed; each keeps bitmaps of the bytes it touched and
+	// the pages it wrote until the end. Segments end on wave boundaries
+	// (then they share no wave) unless there are fewer waves than
+	// workers.
 	r := m.Config().ResidentCTAs
 	waves := (n + r - 1) / r
-	chunks := min(workers*parallelChunksPerWorker, parallelMaxSegments, n)
-	chunks = max(min(chunks, int(parallelCopyBudget/gb)), workers)
+	most := max(min(parallelMaxSegments, n, int(parallelKeptBudget/gb)), workers)
+	var bounds []int
 	if waves >= workers {
-		chunks = min(chunks, waves)
+		bounds = guidedBounds(waves, workers, most)
+		for k := range bounds {
+			bounds[k] = min(bounds[k]*r, n)
+		}
 	} else {
-		chunks = workers
-	}
-	bounds := make([]int, chunks+1)
-	for k := range bounds {
-		if waves >= chunks {
-			bounds[k] = min(k*waves/chunks*r, n)
-		} else {
-			bounds[k] = k * n / chunks
+		bounds = make([]int, workers+1)
+		for k := range bounds {
+			bounds[k] = k * n / workers
 		}
 	}
+	chunks := len(bounds) - 1
 	segs := make([]*segment, 0, chunks)
 	for k := range chunks {
 		if bounds[k] == bounds[k+1] {
@@ -269,6 +268,45 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 		segs = append(segs, &segment{first: bounds[k], end: bounds[k+1], wave0: bounds[k] / r, wave1: (bounds[k+1] - 1) / r})
 	}
 	return segs, min(workers, len(segs)), ""
+}
+
+// guidedBounds splits waves into at most most (≥ workers) contiguous
+// segments and returns their bounds (0, …, waves): each segment takes
+// about 1/(2·workers) of the waves left (guided self-scheduling), and at
+// least floor waves, the smallest floor that keeps the count within
+// most (equal segments, one per worker, when even that leaves fewer
+// segments than workers). The first segments are long and the last ones short, so the
+// workers, taking them in order, finish close together.
+func guidedBounds(waves, workers, most int) []int {
+	split := func(floor int, out []int) []int {
+		out = append(out[:0], 0)
+		for at := 0; at < waves; {
+			left := waves - at
+			at += min(left, max(floor, (left+2*workers-1)/(2*workers)))
+			out = append(out, at)
+		}
+		return out
+	}
+	// The count falls as floor grows; at ⌈waves/workers⌉ it is at most
+	// workers.
+	lo, hi := 1, (waves+workers-1)/workers
+	var b []int
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if b = split(mid, b); len(b)-1 <= most {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if b = split(lo, b); len(b)-1 < workers {
+		// Too few segments allowed for guided sizes: equal ones.
+		b = b[:0]
+		for k := range workers + 1 {
+			b = append(b, k*waves/workers)
+		}
+	}
+	return b
 }
 
 // sequentialOnly returns why fn (with the functions it calls) must run

@@ -502,3 +502,41 @@ func TestParallelCorpus(t *testing.T) {
 		t.Error("no corpus kernel launches")
 	}
 }
+
+// TestGuidedBounds: the plan covers every wave once, in at least one
+// segment per worker and at most the most asked for, that never grow (but
+// for equal ones, when few are allowed), and ends with single waves where
+// the count allows.
+func TestGuidedBounds(t *testing.T) {
+	for _, c := range []struct {
+		waves, workers, most int
+		want                 string
+	}{
+		{64, 2, 64, "[0 16 28 37 44 49 53 56 58 60 61 62 63 64]"},
+		{64, 2, 5, "[0 16 28 40 52 64]"},
+		{5, 4, 4, "[0 1 2 3 5]"},
+		{2, 2, 2, "[0 1 2]"},
+		{3, 2, 64, "[0 1 2 3]"},
+		{9, 8, 9, "[0 1 2 3 4 5 6 7 8 9]"},
+		{100, 7, 7, "[0 15 30 45 60 75 90 100]"},
+		{1000, 16, 64, ""},
+		{1 << 20, 3, 64, ""},
+		{1 << 30, 64, 64, ""},
+	} {
+		b := guidedBounds(c.waves, c.workers, c.most)
+		if c.want != "" && fmt.Sprint(b) != c.want {
+			t.Errorf("%d waves, %d workers, at most %d segments: %v, want %s", c.waves, c.workers, c.most, b, c.want)
+		}
+		n := len(b) - 1
+		if b[0] != 0 || b[n] != c.waves || n > c.most || n < c.workers {
+			t.Errorf("%d waves, %d workers, at most %d: %d segments %v", c.waves, c.workers, c.most, n, b)
+			continue
+		}
+		even := n == c.workers
+		for k := 1; k <= n; k++ {
+			if b[k] <= b[k-1] || !even && k > 1 && b[k]-b[k-1] > b[k-1]-b[k-2] {
+				t.Errorf("%d waves, %d workers: segment %d of %v is empty or longer than the one before", c.waves, c.workers, k-1, b)
+			}
+		}
+	}
+}
