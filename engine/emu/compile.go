@@ -75,6 +75,11 @@ type sym struct {
 	funcParam bool
 }
 
+type branchTable struct {
+	index int32
+	at    int32 // byte offset of the directive
+}
+
 type fixup struct {
 	pc    int
 	label string
@@ -93,6 +98,9 @@ type compiler struct {
 	fnIdx  int32
 	labels map[string]int32
 	fixups []fixup
+	// tables maps the labels of the function's .branchtargets lists to
+	// their index in Program.Tables and where they are declared.
+	tables map[string]branchTable
 	consts map[uint64]int32
 	// constVal maps the slot of each immediate (consts) to its value.
 	constVal map[int32]uint64

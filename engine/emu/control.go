@@ -68,8 +68,14 @@ func execBra(w *Warp, op *Op, emask uint32) *Fault {
 // runs from its pc (the last group first).
 func (w *Warp) diverge(rpc int32, pcs []int32, masks []uint32) {
 	i := len(w.stack) - 1
-	if w.m.obsEvents && len(masks) == 2 {
-		w.m.event(Event{Kind: EvDiverge, PC: w.m.curPC, Reconv: int(rpc), Mask: masks[1], Other: masks[0]})
+	if w.m.obsEvents && len(masks) >= 2 {
+		// The lanes that run first, and all the others (brx.idx may
+		// split a warp more than two ways).
+		other := uint32(0)
+		for _, m := range masks[:len(masks)-1] {
+			other |= m
+		}
+		w.m.event(Event{Kind: EvDiverge, PC: w.m.curPC, Reconv: int(rpc), Mask: masks[len(masks)-1], Other: other})
 	}
 	if top := &w.stack[i]; i > 0 && rpc >= 0 && top.RPC == rpc {
 		// The current entry already reconverges at rpc, where its parent
@@ -103,7 +109,85 @@ func bindBrx(b *binder) {
 		b.operr(1, "brx.idx needs the name of a .branchtargets list")
 		return
 	}
-	b.errorf("brx.idx with .branchtargets lists is not supported by the emulator")
+	t, ok := b.c.tables[o.Name]
+	if !ok {
+		b.operr(1, "%s is not a .branchtargets list of this function (\"%s: .branchtargets L1, L2;\")", o.Name, o.Name)
+		return
+	}
+	if t.at > b.ins.Span.Start {
+		b.operr(1, "the .branchtargets list %s must be declared before brx.idx uses it", o.Name)
+		return
+	}
+	b.op.Aux = t.index
+	b.op.Ctrl = true
+	b.op.Exec = execBrx
+}
+
+// execBrx branches each lane of emask to the entry of the op's target list
+// its index selects; lanes that select different targets diverge, and
+// lanes whose guard is false go on to the next instruction. Under the
+// SIMT stack the targets run in the order of their lowest lanes, and the
+// lanes whose guard is false last (as bra's taken lanes run first). An index past the
+// end of the list is undefined in PTX: it faults, naming the lanes.
+func execBrx(w *Warp, op *Op, emask uint32) *Fault {
+	i := len(w.stack) - 1
+	top := &w.stack[i]
+	if emask == 0 {
+		top.PC++
+		if top.PC == top.RPC {
+			w.unwind()
+		}
+		return nil
+	}
+	tab := w.m.prog.Tables[op.Aux]
+	idx := w.r(op.A)
+	var bad uint32
+	for m := emask; m != 0; m &= m - 1 {
+		if l := bits.TrailingZeros32(m); uint32(idx[l]) >= uint32(len(tab)) {
+			bad |= 1 << l
+		}
+	}
+	if bad != 0 {
+		l := bits.TrailingZeros32(bad)
+		return w.faultAll(FaultIllegal, bad, "brx.idx: lane %d's index %d is past the end of the list's %d labels", l, uint32(idx[l]), len(tab))
+	}
+	// The targets in the order of their lowest lane.
+	var pcs [33]int32
+	var masks [33]uint32
+	n := 0
+	for m := emask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		t := tab[uint32(idx[l])]
+		k := 0
+		for k < n && pcs[k] != t {
+			k++
+		}
+		if k == n {
+			pcs[k], masks[k] = t, 0
+			n++
+		}
+		masks[k] |= 1 << l
+	}
+	not := top.Mask &^ emask
+	if not == 0 && n == 1 {
+		top.PC = pcs[0]
+		if top.PC == top.RPC {
+			w.unwind()
+		}
+		return nil
+	}
+	// diverge runs the last group first: the lanes that do not branch
+	// go first in the list, then the targets from the highest lowest lane.
+	gp := make([]int32, 0, n+1)
+	gm := make([]uint32, 0, n+1)
+	if not != 0 {
+		gp, gm = append(gp, top.PC+1), append(gm, not)
+	}
+	for k := n - 1; k >= 0; k-- {
+		gp, gm = append(gp, pcs[k]), append(gm, masks[k])
+	}
+	w.diverge(op.Reconv, gp, gm)
+	return nil
 }
 
 // ---- calls ----

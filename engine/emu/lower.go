@@ -56,6 +56,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	c.labels = map[string]int32{}
 	c.lostFn = c.lostIn[f]
 	c.fixups = nil
+	c.tables = map[string]branchTable{}
 	c.protos = map[string]*ptx.CallProto{}
 	c.scopes = []map[string]*sym{{}}
 	fn.RegBase, fn.PredBase = int32(len(c.prog.Regs)), int32(len(c.prog.Preds))
@@ -80,6 +81,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 		}
 	}
 	fn.Entry = len(c.prog.Ops)
+	c.branchTargets(f.Body)
 	c.lowerBlock(f.Body, false)
 	// Falling off the end of a function returns.
 	if n := len(c.prog.Ops); n == fn.Entry || !c.prog.Ops[n-1].Ctrl || c.prog.Ops[n-1].Code == isa.OpCall || c.prog.Ops[n-1].Guard >= 0 {
@@ -202,6 +204,49 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 		case *ptx.Directive:
 			// .pragma and friends inside bodies carry no semantics here.
 		}
+	}
+}
+
+// branchTargets declares the function's .branchtargets lists ("L:
+// .branchtargets A, B;"): a table of Program.Tables each, its entries
+// resolved with the other labels when the body is lowered. (brx.idx
+// checks that its list comes first, as PTX requires.)
+func (c *compiler) branchTargets(b *ptx.Block) {
+	var label *ptx.Label
+	for _, st := range b.Stmts {
+		switch st := st.(type) {
+		case *ptx.Label:
+			label = st
+			continue
+		case *ptx.Block:
+			c.branchTargets(st)
+		case *ptx.Directive:
+			if st.Name != "branchtargets" {
+				break
+			}
+			if label == nil {
+				c.errorf(st.Span, ".branchtargets needs a label: \"L: .branchtargets L1, L2;\"")
+				break
+			}
+			if _, dup := c.tables[label.Name]; dup {
+				break // the label is defined twice: reported when it is lowered
+			}
+			if len(st.Args) == 0 {
+				c.errorf(st.Span, ".branchtargets %s lists no label", label.Name)
+				break
+			}
+			t := int32(len(c.prog.Tables))
+			c.prog.Tables = append(c.prog.Tables, make([]int32, len(st.Args)))
+			c.tables[label.Name] = branchTable{index: t, at: st.Span.Start}
+			for i, a := range st.Args {
+				if a.Kind != ptx.ExprName {
+					c.errorf(a.Span, ".branchtargets %s: entry %d is not a label", label.Name, i+1)
+					continue
+				}
+				c.fixups = append(c.fixups, fixup{label: a.Name, span: a.Span, table: int(t), elem: i})
+			}
+		}
+		label = nil
 	}
 }
 

@@ -253,3 +253,82 @@ func TestSchedulingSwitch(t *testing.T) {
 	tb.click(`#pg-warps .sched-rerun`)
 	tb.waitJS("the SIMT stack again", `document.querySelector('#pg-warps .sched-bar')?.dataset.scheduling === "simt-stack" && !!document.querySelector("#pg-warps .sched-note.differ")`)
 }
+
+// brxKernel: a four-way switch through brx.idx on tid % 4.
+const brxKernel = `.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry sw(.param .u64 out) {
+	.reg .u32 %r<5>; .reg .u64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 3;
+	cases: .branchtargets C0, C1, C2, C3;
+	brx.idx %r2, cases;
+C0:	mov.u32 %r3, 10;
+	bra.uni JOIN;
+C1:	mov.u32 %r3, 11;
+	bra.uni JOIN;
+C2:	mov.u32 %r3, 12;
+	bra.uni JOIN;
+C3:	mov.u32 %r3, 13;
+JOIN:
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r3;
+	ret;
+}
+`
+
+// TestBrxGroups: a warp that brx.idx splits four ways shows four thread
+// groups in the Divergence tab (one per target, every fourth lane each),
+// and the launch ends with every thread's case; screenshots at three
+// sizes.
+func TestBrxGroups(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=vector-add")
+	tb.viewport(1440, 900)
+	tb.waitLoaded("vector-add.ptx")
+	tb.replaceEditorText(brxKernel)
+	tb.waitLoaded("sw.ptx")
+	tb.setSpec(`{version: 1, entry: "sw", grid: [1], block: [32], buffers: [{name: "out", type: "u32", count: 32}], params: [{buffer: "out"}]}`)
+	tb.waitLoaded("sw.ptx")
+	tb.showTab("divergence")
+	// ld, mov, and, brx: four paths.
+	for i := 1; i <= 4; i++ {
+		tb.key("n")
+		tb.waitStep(i, i)
+	}
+	tb.waitFor("four thread groups", func() string {
+		rows, _ := tb.groupRows("#pg-tab-divergence .tg-box")
+		var lanes []string
+		for _, r := range rows {
+			lanes = append(lanes, r.Lanes)
+		}
+		if got := strings.Join(lanes, " "); len(rows) != 4 || !strings.Contains(got, "11111111") || !strings.Contains(got, "22222222") ||
+			!strings.Contains(got, "44444444") || !strings.Contains(got, "88888888") {
+			return fmt.Sprintf("groups %+v", rows)
+		}
+		return ""
+	})
+	for _, size := range [][2]int64{{1440, 900}, {1024, 768}, {390, 844}} {
+		tb.viewport(size[0], size[1])
+		tb.expectNoOverflow(fmt.Sprintf("%dx%d with four groups", size[0], size[1]))
+		tb.screenshot(fmt.Sprintf("brx-%d", size[0]))
+	}
+	tb.viewport(1440, 900)
+	tb.button("run")
+	tb.waitStatus("the launch to finish", func(s status) string {
+		if s.Status != "done" {
+			return "status " + s.Status
+		}
+		return ""
+	})
+	out := tb.bufferWords("out", 32)
+	for i, v := range out {
+		if v != uint32(10+i%4) {
+			t.Fatalf("out = %v, want 10, 11, 12, 13 repeated", out)
+		}
+	}
+}
