@@ -84,21 +84,30 @@ func (tb *tab) groupRows(sel string) ([]groupRow, string) {
 	return got.Rows, got.Last
 }
 
+// oneWarpKernel opens the playground at 1440×900 with src, kernel entry
+// (file entry.ptx) launched on one warp with a 32-word u32 buffer out,
+// and shows the Divergence tab.
+func oneWarpKernel(t *testing.T, src, entry string) *tab {
+	t.Helper()
+	s := need(t)
+	tb := s.newTab(t, "/?example=vector-add")
+	tb.viewport(1440, 900)
+	tb.waitLoaded("vector-add.ptx")
+	tb.replaceEditorText(src)
+	tb.waitLoaded(entry + ".ptx")
+	tb.setSpec(fmt.Sprintf(`{version: 1, entry: %q, grid: [1], block: [32], buffers: [{name: "out", type: "u32", count: 32}], params: [{buffer: "out"}]}`, entry))
+	tb.waitLoaded(entry + ".ptx")
+	tb.showTab("divergence")
+	return tb
+}
+
 // TestThreadGroupView steps a kernel whose two paths take turns under
 // independent scheduling: the Divergence tab and the warps panel show the
 // warp's two thread groups with the picked one and the round-robin reason,
 // a lane's hover (and tap) says why it waits, and the SIMT stack shows its
 // reconvergence stack instead. Screenshots at three sizes.
 func TestThreadGroupView(t *testing.T) {
-	s := need(t)
-	tb := s.newTab(t, "/?example=vector-add")
-	tb.viewport(1440, 900)
-	tb.waitLoaded("vector-add.ptx")
-	tb.replaceEditorText(interleaveKernel)
-	tb.waitLoaded("il.ptx")
-	tb.setSpec(`{version: 1, entry: "il", grid: [1], block: [32], buffers: [{name: "out", type: "u32", count: 32}], params: [{buffer: "out"}]}`)
-	tb.waitLoaded("il.ptx")
-	tb.showTab("divergence")
+	tb := oneWarpKernel(t, interleaveKernel, "il")
 	// ld, mov, and, setp, bra (split), mov (even), mov (odd): the odd
 	// lanes' group issued last, round-robin after lane 0's.
 	for i := 1; i <= 7; i++ {
@@ -286,15 +295,7 @@ JOIN:
 // and the launch ends with every thread's case; screenshots at three
 // sizes.
 func TestBrxGroups(t *testing.T) {
-	s := need(t)
-	tb := s.newTab(t, "/?example=vector-add")
-	tb.viewport(1440, 900)
-	tb.waitLoaded("vector-add.ptx")
-	tb.replaceEditorText(brxKernel)
-	tb.waitLoaded("sw.ptx")
-	tb.setSpec(`{version: 1, entry: "sw", grid: [1], block: [32], buffers: [{name: "out", type: "u32", count: 32}], params: [{buffer: "out"}]}`)
-	tb.waitLoaded("sw.ptx")
-	tb.showTab("divergence")
+	tb := oneWarpKernel(t, brxKernel, "sw")
 	// ld, mov, and, brx: four paths.
 	for i := 1; i <= 4; i++ {
 		tb.key("n")
