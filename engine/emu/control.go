@@ -178,8 +178,9 @@ func execBrx(w *Warp, op *Op, emask uint32) *Fault {
 	}
 	// diverge runs the last group first: the lanes that do not branch
 	// go first in the list, then the targets from the highest lowest lane.
-	gp := make([]int32, 0, n+1)
-	gm := make([]uint32, 0, n+1)
+	var gpBuf [33]int32
+	var gmBuf [33]uint32
+	gp, gm := gpBuf[:0], gmBuf[:0]
 	if not != 0 {
 		gp, gm = append(gp, top.PC+1), append(gm, not)
 	}
