@@ -2,6 +2,7 @@ package emu
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -151,14 +152,15 @@ func execBrx(w *Warp, op *Op, emask uint32) *Fault {
 		l := bits.TrailingZeros32(bad)
 		return w.faultAll(FaultIllegal, bad, "brx.idx: lane %d's index %d is past the end of the list's %d labels", l, uint32(idx[l]), len(tab))
 	}
-	// The targets in the order of their lowest lane.
+	// Slot 0: the lanes that do not branch; then the targets in the
+	// order of their lowest lane.
 	var pcs [33]int32
 	var masks [33]uint32
-	n := 0
+	n := 1
 	for m := emask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		t := tab[uint32(idx[l])]
-		k := 0
+		k := 1
 		for k < n && pcs[k] != t {
 			k++
 		}
@@ -169,25 +171,23 @@ func execBrx(w *Warp, op *Op, emask uint32) *Fault {
 		masks[k] |= 1 << l
 	}
 	not := top.Mask &^ emask
-	if not == 0 && n == 1 {
-		top.PC = pcs[0]
+	if not == 0 && n == 2 {
+		top.PC = pcs[1]
 		if top.PC == top.RPC {
 			w.unwind()
 		}
 		return nil
 	}
-	// diverge runs the last group first: the lanes that do not branch
-	// go first in the list, then the targets from the highest lowest lane.
-	var gpBuf [33]int32
-	var gmBuf [33]uint32
-	gp, gm := gpBuf[:0], gmBuf[:0]
-	if not != 0 {
-		gp, gm = append(gp, top.PC+1), append(gm, not)
+	// diverge runs the last group first: the targets from the highest
+	// lowest lane down, after the lanes that do not branch (if any).
+	pcs[0], masks[0] = top.PC+1, not
+	first := 0
+	if not == 0 {
+		first = 1
 	}
-	for k := n - 1; k >= 0; k-- {
-		gp, gm = append(gp, pcs[k]), append(gm, masks[k])
-	}
-	w.diverge(op.Reconv, gp, gm)
+	slices.Reverse(pcs[1:n])
+	slices.Reverse(masks[1:n])
+	w.diverge(op.Reconv, pcs[first:n], masks[first:n])
 	return nil
 }
 
