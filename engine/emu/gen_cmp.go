@@ -173,56 +173,40 @@ import (
 			}
 		}
 	}
-	b.WriteString(`// ixCmpSpecial returns the specialised comparison kernel of c on operands
+	typeSwitch := func(head, ret string) {
+		b.WriteString(head)
+		for _, t := range types {
+			fmt.Fprintf(&b, "\tcase ")
+			for i, n := range t.isa {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("isa." + n)
+			}
+			b.WriteString(":\n\t\tswitch c {\n")
+			for _, c := range t.cmps {
+				alias := map[string]string{"LT": ", isa.LO", "LE": ", isa.LS", "GT": ", isa.HI", "GE": ", isa.HS"}[c]
+				if t.name[0] != 'U' {
+					alias = ""
+				}
+				fmt.Fprintf(&b, "\t\tcase isa.%s%s:\n"+ret, c, alias, c+t.name)
+			}
+			b.WriteString("\t\t}\n")
+		}
+		b.WriteString("\t}\n\treturn nil\n}\n")
+	}
+	typeSwitch(`// ixCmpSpecial returns the specialised comparison kernel of c on operands
 // of type t, or nil where there is none (half types).
 func ixCmpSpecial(t isa.Type, c isa.Cmp) ixMaskedCmp {
 	switch t {
-`)
-	for _, t := range types {
-		fmt.Fprintf(&b, "\tcase ")
-		for i, n := range t.isa {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("isa." + n)
-		}
-		b.WriteString(":\n\t\tswitch c {\n")
-		for _, c := range t.cmps {
-			alias := map[string]string{"LT": ", isa.LO", "LE": ", isa.LS", "GT": ", isa.HI", "GE": ", isa.HS"}[c]
-			if t.name[0] != 'U' {
-				alias = ""
-			}
-			fmt.Fprintf(&b, "\t\tcase isa.%s%s:\n\t\t\treturn cmp%s%s\n", c, alias, c, t.name)
-		}
-		b.WriteString("\t\t}\n")
-	}
-	b.WriteString("\t}\n\treturn nil\n}\n")
-	b.WriteString(`
+`, "\t\t\treturn cmp%[3]s\n")
+	typeSwitch(`
 // ixSetpSpecial returns setp of c on operands of type t with one or two
 // destinations and no combiner, comparing with the immediate in op.Imm
 // where imm, or nil where there is no specialised kernel (half types).
 func ixSetpSpecial(t isa.Type, c isa.Cmp, imm bool) execFn {
 	switch t {
-`)
-	for _, t := range types {
-		fmt.Fprintf(&b, "\tcase ")
-		for i, n := range t.isa {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("isa." + n)
-		}
-		b.WriteString(":\n\t\tswitch c {\n")
-		for _, c := range t.cmps {
-			alias := map[string]string{"LT": ", isa.LO", "LE": ", isa.LS", "GT": ", isa.HI", "GE": ", isa.HS"}[c]
-			if t.name[0] != 'U' {
-				alias = ""
-			}
-			fmt.Fprintf(&b, "\t\tcase isa.%s%s:\n\t\t\tif imm {\n\t\t\t\treturn setp%s%sImm\n\t\t\t}\n\t\t\treturn setp%s%s\n", c, alias, c, t.name, c, t.name)
-		}
-		b.WriteString("\t\t}\n")
-	}
-	b.WriteString("\t}\n\treturn nil\n}\n")
+`, "\t\t\tif imm {\n\t\t\t\treturn setp%[3]sImm\n\t\t\t}\n\t\t\treturn setp%[3]s\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		os.Stdout.Write(b.Bytes())
