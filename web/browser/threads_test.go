@@ -162,6 +162,13 @@ func TestThreadGroupView(t *testing.T) {
 		t.Errorf("register cells of lane 0 (waiting for its turn) and lane 1 (issuing): %+v", dim)
 	}
 	tb.screenshot("regs-turns-1440")
+	for _, size := range [][2]int64{{1024, 768}, {390, 844}} {
+		tb.viewport(size[0], size[1])
+		tb.expectNoOverflow(fmt.Sprintf("%dx%d with the registers", size[0], size[1]))
+		tb.eval(`(() => { document.querySelector('#pg-tab-regs td.val[data-reg="%r1"][data-lane="0"]')?.scrollIntoView({block: "center"}); return true; })()`, nil)
+		tb.screenshot(fmt.Sprintf("regs-turns-%d", size[0]))
+	}
+	tb.viewport(1440, 900)
 	tb.showTab("divergence")
 	tb.waitJS("the summary again", `!!document.querySelector("#pg-warps .sched-summary") && !document.querySelector("#pg-warps .tg-box")`)
 	var turn int
