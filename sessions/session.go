@@ -438,13 +438,14 @@ func (s *Session) account(now bool) {
 }
 
 // heldBytes estimates the memory of the loaded launch: global memory
-// (module variables and buffers), the resident CTAs' state and the
-// history.
+// (module variables and buffers), the resident CTAs' state (fixed, and
+// the call frames and cp.async copies in flight the machine counts as it
+// runs) and the history.
 func (s *Session) heldBytes() int64 {
 	if s.m == nil || s.prog == nil || s.spec == nil {
 		return 0
 	}
-	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m)
+	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m) + s.m.DynamicStateBytes()
 	if s.h != nil {
 		n += s.h.bytes()
 	}
@@ -774,6 +775,11 @@ func (s *Session) prepare(reason string) *Error {
 	if state > s.lim.MaxStateBytes {
 		return errf("limit", fmt.Sprintf("the launch needs %d bytes of registers, shared and local memory for its resident CTAs; the limit is %d", state, s.lim.MaxStateBytes))
 	}
+	// What the fixed state leaves of the budget bounds the state that
+	// grows as the launch runs (call frames, recursion's saved registers
+	// and .local memory, cp.async copies in flight): a call or cp.async
+	// past it stops the launch with a memory-limit fault.
+	m.SetMaxDynamicBytes(max(s.lim.MaxStateBytes-state, 1))
 	s.l, s.m = l, m
 	s.rec = &recorder{m: m, chk: l.NewChecker()}
 	s.mem = newMemStats(s.prog.prog)
