@@ -805,17 +805,11 @@ func (s *Session) prepare(reason string) *Error {
 	return nil
 }
 
-// stateBytes estimates the machine state of the resident CTAs: per warp
-// its register storage (only the registers the kernel can use; immediates
-// take none) and a fixed overhead, per CTA its shared and local memory.
-func stateBytes(m *emu.Machine) int64 {
-	p, cfg := m.Program(), m.Config()
-	threads := int64(cfg.Block[0]) * int64(cfg.Block[1]) * int64(cfg.Block[2])
-	warps := (threads + 31) / 32
-	per := warps*(m.WarpRegisterBytes()+256) +
-		int64(p.DynSharedBase+cfg.DynamicSharedBytes) + int64(p.LocalSize)*threads
-	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
-}
+// stateBytes estimates the fixed machine state of the resident CTAs: per
+// warp its register storage (only the registers the kernel can use;
+// immediates take none) and a fixed overhead, per CTA its shared and local
+// memory (emu.Machine.FixedStateBytes).
+func stateBytes(m *emu.Machine) int64 { return m.FixedStateBytes() }
 
 // userSlots lists the user registers of the kernel and of the functions
 // it can call (as the machine lays them out: see Machine.Reachable).
