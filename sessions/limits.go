@@ -27,7 +27,11 @@ type Limits struct {
 	// MaxBufferBytes bounds the global buffers of a launch, together.
 	MaxBufferBytes int64
 	// MaxStateBytes bounds the machine state of the resident CTAs
-	// (registers, shared and local memory).
+	// (registers, shared and local memory) together with the state that
+	// grows as the launch runs (call frames, with the registers and .local
+	// memory recursion saves, and cp.async copies in flight): a launch
+	// whose fixed state is larger is refused, and a call or cp.async that
+	// would take the whole past it faults with "memory-limit".
 	MaxStateBytes int64
 	// MaxWarpInstructions caps the warp-instructions one command (a run, a
 	// step) may execute; a run may ask for less.

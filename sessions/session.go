@@ -438,13 +438,14 @@ func (s *Session) account(now bool) {
 }
 
 // heldBytes estimates the memory of the loaded launch: global memory
-// (module variables and buffers), the resident CTAs' state and the
-// history.
+// (module variables and buffers), the resident CTAs' state (fixed, and
+// the call frames and cp.async copies in flight the machine counts as it
+// runs) and the history.
 func (s *Session) heldBytes() int64 {
 	if s.m == nil || s.prog == nil || s.spec == nil {
 		return 0
 	}
-	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m)
+	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m) + s.m.DynamicStateBytes()
 	if s.h != nil {
 		n += s.h.bytes()
 	}
@@ -774,6 +775,11 @@ func (s *Session) prepare(reason string) *Error {
 	if state > s.lim.MaxStateBytes {
 		return errf("limit", fmt.Sprintf("the launch needs %d bytes of registers, shared and local memory for its resident CTAs; the limit is %d", state, s.lim.MaxStateBytes))
 	}
+	// What the fixed state leaves of the budget bounds the state that
+	// grows as the launch runs (call frames, recursion's saved registers
+	// and .local memory, cp.async copies in flight): a call or cp.async
+	// past it stops the launch with a memory-limit fault.
+	m.SetMaxDynamicBytes(max(s.lim.MaxStateBytes-state, 1))
 	s.l, s.m = l, m
 	s.rec = &recorder{m: m, chk: l.NewChecker()}
 	s.mem = newMemStats(s.prog.prog)
@@ -799,17 +805,11 @@ func (s *Session) prepare(reason string) *Error {
 	return nil
 }
 
-// stateBytes estimates the machine state of the resident CTAs: per warp
-// its register storage (only the registers the kernel can use; immediates
-// take none) and a fixed overhead, per CTA its shared and local memory.
-func stateBytes(m *emu.Machine) int64 {
-	p, cfg := m.Program(), m.Config()
-	threads := int64(cfg.Block[0]) * int64(cfg.Block[1]) * int64(cfg.Block[2])
-	warps := (threads + 31) / 32
-	per := warps*(m.WarpRegisterBytes()+256) +
-		int64(p.DynSharedBase+cfg.DynamicSharedBytes) + int64(p.LocalSize)*threads
-	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
-}
+// stateBytes estimates the fixed machine state of the resident CTAs: per
+// warp its register storage (only the registers the kernel can use;
+// immediates take none) and a fixed overhead, per CTA its shared and local
+// memory (emu.Machine.FixedStateBytes).
+func stateBytes(m *emu.Machine) int64 { return m.FixedStateBytes() }
 
 // userSlots lists the user registers of the kernel and of the functions
 // it can call (as the machine lays them out: see Machine.Reachable).

@@ -56,7 +56,10 @@ Usage:
         memory (also printed on standard error as file:line: warning:
         ...); --no-check turns it off (and the member with it).
         --parallel runs independent CTAs on all cores (--parallel=N: on
-        N) with the same output as the sequential run: a launch whose
+        N; at most 64 workers, and only as many as fit 2 GiB together,
+        each with its machine and copy of global memory: fewer are used,
+        with a note on standard error) with the same output as the
+        sequential run: a launch whose
         result could depend on the order of its CTAs (global atomics,
         clock reads, a CTA reading what another wrote, a fault,
         warnings)
@@ -261,7 +264,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	noCheck := fs.Bool("no-check", false, "do not run the race and memory checker (no \"warnings\" in the result)")
 	maxBytes := fs.Int64("max-buffer-bytes", launch.DefaultLimits.MaxBufferBytes, "limit on the total size of the spec's buffers")
 	var par parallelFlag
-	fs.Var(&par, "parallel", "run independent CTAs on several cores (--parallel=N: on N; default GOMAXPROCS) when the result cannot depend on it; the output is the same")
+	fs.Var(&par, "parallel", "run independent CTAs on several cores (--parallel=N: on N, at most 64 and as many as fit 2 GiB of worker memory; default GOMAXPROCS) when the result cannot depend on it; the output is the same")
 	parStats := fs.Bool("parallel-report", false, "with --parallel, say on standard error whether the launch ran in parallel, and if not why")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -302,6 +305,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitInvalid
 	}
 	res, rep, err := l.RunWith(ctx, launch.RunOptions{Check: !*noCheck, Analyze: *analyze, Parallel: par.on, Workers: par.workers})
+	if rep != nil && rep.Note != "" {
+		fmt.Fprintf(stderr, "%s: --parallel=%d: %s\n", specName, par.workers, rep.Note)
+	}
 	if rep != nil && *parStats {
 		fmt.Fprintf(stderr, "%s: %s\n", specName, rep)
 	}

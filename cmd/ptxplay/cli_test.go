@@ -545,6 +545,12 @@ func TestRunParallel(t *testing.T) {
 	if strings.Contains(errs, "ran") {
 		t.Errorf("--parallel-report without --parallel: %q", errs)
 	}
+	// More workers than a parallel run uses: the same output, and a note.
+	code, out, errs := cli(t, "", "run", filepath.Join(dir, "sgemm.json"))
+	pcode, pout, perrs := cli(t, "", "run", "--parallel=1024", filepath.Join(dir, "sgemm.json"))
+	if pcode != code || pout != out || perrs != errs+filepath.Join(dir, "sgemm.json")+": --parallel=1024: 1024 workers asked for; a parallel run uses at most 64\n" {
+		t.Errorf("--parallel=1024: exit %d, stderr %q", pcode, perrs)
+	}
 	for _, bad := range []string{"--parallel=0", "--parallel=x", "--parallel=-2"} {
 		code, _, errs := cli(t, "", "run", bad, filepath.Join(dir, "sgemm.json"))
 		if code != 2 || !strings.Contains(errs, "want a number of workers from 1 to 1024") {

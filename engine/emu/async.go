@@ -3,6 +3,7 @@ package emu
 import (
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
@@ -62,12 +63,13 @@ func (a *asyncState) clone() *asyncState {
 	return &c
 }
 
-// size returns the approximate bytes the state holds (for snapshots).
+// size returns the bytes of the state's fixed part (for snapshots; its
+// copies count in the dynamic state: see dynamic.go).
 func (a *asyncState) size() int {
 	if a == nil {
 		return 0
 	}
-	return 128 + 64*len(a.copies)
+	return int(unsafe.Sizeof(asyncState{}))
 }
 
 // PendingCopies returns the warp's cp.async copies that have not landed
@@ -89,6 +91,7 @@ func (w *Warp) issueCopy(pc, lane int, src, dst uint64, size int, data *[16]byte
 		w.async = &asyncState{}
 	}
 	a := w.async
+	w.m.dyn += copyBytes
 	a.copies = append(a.copies, AsyncCopy{PC: pc, Lane: lane, Src: src, Dst: dst, Size: size, Group: a.committed[lane], Data: *data})
 	if w.m.obsAcc {
 		w.m.openStep()
@@ -136,6 +139,7 @@ func (w *Warp) landCopies(mask uint32, keep int64) {
 		w.noteAccess(AccessStore, isa.Shared, isa.Shared, c.Lane, c.Dst, b)
 		copy(b, c.Data[:c.Size])
 	}
+	w.m.dyn -= copyBytes * int64(len(a.copies)-len(out))
 	clear(a.copies[len(out):])
 	a.copies = out
 }

@@ -178,7 +178,7 @@ func (m *Machine) snapshotBytes() int {
 	for _, c := range m.ctas {
 		n += len(c.shared) + len(c.local) + len(c.Warps)*m.rf.rows*32*8
 	}
-	return n
+	return n + int(m.dyn)
 }
 
 // SetFaultReplay turns off (or back on) the exact fault state of batched

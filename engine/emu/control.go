@@ -367,6 +367,20 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	fr := frame{fn: fn, call: ci, lanes: emask}
 	// A function already active on this warp's call stack is being
 	// re-entered: save its registers and local memory for the return.
+	reenter := false
+	for k := range w.frames {
+		if w.frames[k].fn == fn {
+			reenter = true
+			break
+		}
+	}
+	if n := w.frameCost(fn, reenter); m.overDynamic(n) {
+		what := "call to " + fn.Name
+		if reenter {
+			what += " (recursive: it saves the registers and .local memory of the active " + fn.Name + ")"
+		}
+		return w.dynamicFault(n, emask, what)
+	}
 	for k := range w.frames {
 		if w.frames[k].fn == fn {
 			rr := m.rf.frame[fn.index]
@@ -404,6 +418,7 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 	}
 	top.call = true
 	fr.base = len(w.stack)
+	m.dyn += fr.bytes()
 	w.frames = append(w.frames, fr)
 	w.stack = append(w.stack, StackEntry{PC: int32(fn.Entry), RPC: -1, Mask: emask, frame: int32(len(w.frames)), level: top.level + 1})
 	if m.obsEvents {
@@ -474,6 +489,21 @@ func (w *Warp) localBytes(l int, addr uint64, size int) ([]byte, *Fault) {
 	return b, f
 }
 
+// frameCost returns the bytes of the frame a call of fn pushes: with
+// reenter, the registers, predicates and local memory saveLocal saves.
+func (w *Warp) frameCost(fn *Function, reenter bool) int64 {
+	if !reenter {
+		return frameBytes
+	}
+	rr := w.m.rf.frame[fn.index]
+	n := frameBytes + 8*32*int64(rr.hi-rr.lo) + 4*int64(fn.PredCount)
+	ls := w.m.prog.LocalSize
+	for l := 0; l < 32 && w.linearTid(l)*ls < len(w.cta.local); l++ {
+		n += int64(fn.LocalLen)
+	}
+	return n
+}
+
 func (w *Warp) saveLocal(fn *Function) []byte {
 	ls := w.m.prog.LocalSize
 	out := make([]byte, 0, 32*fn.LocalLen)
@@ -508,6 +538,7 @@ func (w *Warp) restoreLocal(fn *Function, saved []byte, mask uint32) {
 // caller's entry is the top of the stack.
 func (w *Warp) finishCall(k int) {
 	fr := w.frames[k]
+	w.m.dyn -= fr.bytes()
 	w.frames = append(w.frames[:k], w.frames[k+1:]...)
 	if k < len(w.frames) {
 		// (Independent scheduling: calls of other groups may be active.)

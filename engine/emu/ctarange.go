@@ -44,6 +44,9 @@ func (m *Machine) Relaunch(first, end int) error {
 	if n := g[0] * g[1] * g[2]; first < 0 || end < first || end > n {
 		return fmt.Errorf("Relaunch: CTA range [%d, %d) is not within the grid's %d CTAs", first, end, n)
 	}
+	for _, c := range m.ctas {
+		m.leaveCTA(c)
+	}
 	if !m.obsEvery {
 		// As when a CTA retires during a run: a debugger may keep the
 		// CTAs it was shown.

@@ -1321,6 +1321,9 @@ func bindCpAsync(b *binder) {
 		return nil
 	}
 	op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+		if n := copyBytes * int64(bits.OnesCount32(mask)); w.m.overDynamic(n) {
+			return w.dynamicFault(n, mask, "cp.async (copies in flight until cp.async.wait_group or wait_all)")
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			if f := lane(w, op, l, false); f != nil {

@@ -31,6 +31,12 @@ type Config struct {
 	// Scheduling is the model for divergent lanes of a warp; SchedDefault
 	// picks it from the module's .target (Program.DefaultScheduling).
 	Scheduling Scheduling
+	// MaxDynamicBytes bounds the machine's dynamic state (dynamic.go): the
+	// call frames of the resident warps, with the registers and .local
+	// memory saved for recursive calls, and the cp.async copies in flight.
+	// The call or cp.async that would pass it faults with
+	// FaultMemoryLimit. 0: no bound.
+	MaxDynamicBytes int64
 }
 
 // Limits of a launch.
@@ -97,6 +103,7 @@ type Machine struct {
 	sleptNS   int64
 	fault     *Fault
 	done      bool
+	dyn       int64 // bytes of dynamic state (dynamic.go)
 	interrupt atomic.Bool
 	bp        []bool
 	bpResume  bool
@@ -739,7 +746,10 @@ func (m *Machine) retire() bool {
 			}
 			if m.nextCTA >= m.numCTAs {
 				kept = append(kept, c)
-			} else if !m.obsEvery {
+				continue
+			}
+			m.leaveCTA(c)
+			if !m.obsEvery {
 				// Reuse its memory for the next CTA, unless an observer
 				// follows every step (a debugger, which may keep the
 				// CTAs it was shown and look at them later).

@@ -38,7 +38,11 @@ const (
 	// threads of one warp wait at barriers that disagree (barrier id,
 	// thread count or operation), where the warp arrives once.
 	FaultBarrierMismatch FaultKind = "barrier-mismatch"
-	FaultInternal        FaultKind = "internal-error" // an emulator bug, caught instead of crashing
+	// FaultMemoryLimit: a call or cp.async would take the launch's
+	// dynamic state (call frames with the state saved for recursion,
+	// cp.async copies in flight) past Config.MaxDynamicBytes.
+	FaultMemoryLimit FaultKind = "memory-limit"
+	FaultInternal    FaultKind = "internal-error" // an emulator bug, caught instead of crashing
 )
 
 // Fault stops a launch: what happened, where, and to whom. Thread, Lane

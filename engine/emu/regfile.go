@@ -166,6 +166,19 @@ func (m *Machine) WarpRegisterBytes() int64 {
 	return int64(m.rf.rows)*32*8 + int64(len(m.prog.Preds))*4
 }
 
+// FixedStateBytes estimates the state of the launch's resident CTAs that
+// their shape fixes: per warp its register storage and a fixed overhead,
+// per CTA its shared and local memory (the dynamic state, call frames and
+// cp.async copies in flight, is DynamicStateBytes).
+func (m *Machine) FixedStateBytes() int64 {
+	b := m.cfg.Block
+	threads := int64(b[0]) * int64(b[1]) * int64(b[2])
+	warps := (threads + 31) / 32
+	per := warps*(m.WarpRegisterBytes()+256) +
+		int64(m.prog.DynSharedBase+m.cfg.DynamicSharedBytes) + int64(m.prog.LocalSize)*threads
+	return per * int64(min(m.cfg.ResidentCTAs, m.numCTAs))
+}
+
 // Reachable reports whether the launch's kernel can reach fn (the kernel
 // itself, or a function it may call directly or indirectly). Registers of
 // functions it cannot reach have no storage (Warp.Reg reads zero).

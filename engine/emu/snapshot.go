@@ -16,6 +16,7 @@ type Snapshot struct {
 	done     bool
 	bpResume bool
 	global   [][]byte // per allocation, when taken with global memory
+	dyn      int64    // the machine's dynamic state (dynamic.go)
 	size     int
 }
 
@@ -31,7 +32,7 @@ func (s *Snapshot) HasGlobal() bool { return s.global != nil }
 // Snapshot copies the machine's state (and global memory if withGlobal).
 func (m *Machine) Snapshot(withGlobal bool) *Snapshot {
 	s := &Snapshot{cursor: m.cursor, nextCTA: m.nextCTA, finished: m.finished, stats: m.stats,
-		sleptNS: m.sleptNS, fault: m.fault, done: m.done, bpResume: m.bpResume}
+		sleptNS: m.sleptNS, fault: m.fault, done: m.done, bpResume: m.bpResume, dyn: m.dyn}
 	for _, c := range m.ctas {
 		cc, n := cloneCTA(c, m)
 		s.ctas = append(s.ctas, cc)
@@ -57,6 +58,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.rebuildWarps()
 	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
 	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
+	m.dyn = s.dyn
 	m.released, m.brkpt = false, false
 	m.lastIssued = 0
 	m.pendReconv = m.pendReconv[:0]
@@ -85,14 +87,15 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 		nw.preds = append([]uint32(nil), w.preds...)
 		nw.stack = append([]StackEntry(nil), w.stack...)
 		nw.async = w.async.clone()
-		size += w.async.size()
 		for _, f := range w.frames {
 			f.saved = append([]uint64(nil), f.saved...)
 			f.savedP = append([]uint32(nil), f.savedP...)
 			f.savedLoc = append([]byte(nil), f.savedLoc...)
 			nw.frames = append(nw.frames, f)
-			size += 8*len(f.saved) + 4*len(f.savedP) + len(f.savedLoc)
 		}
+		// The copy holds the warp's dynamic state as the machine counts it
+		// (dynamic.go), and the asynchronous state's fixed part.
+		size += int(nw.dynamicBytes()) + w.async.size()
 		size += 8*len(nw.rows) + 4*len(nw.preds) + 12*len(nw.stack) + 64
 		n.Warps = append(n.Warps, nw)
 		byID[w.ID] = nw

@@ -25,6 +25,8 @@ func (m *Machine) DiffState(o *Machine) string {
 		return fmt.Sprintf("done %v vs %v", m.done, o.done)
 	case !reflect.DeepEqual(m.fault, o.fault):
 		return fmt.Sprintf("fault %+v vs %+v", m.fault, o.fault)
+	case m.dyn != o.dyn:
+		return fmt.Sprintf("dynamic state %d vs %d bytes", m.dyn, o.dyn)
 	case m.cursor != o.cursor || m.nextCTA != o.nextCTA || m.finished != o.finished:
 		return fmt.Sprintf("scheduler (cursor %d, next CTA %d, finished %d) vs (%d, %d, %d)", m.cursor, m.nextCTA, m.finished, o.cursor, o.nextCTA, o.finished)
 	case len(m.Global.allocs) != len(o.Global.allocs):

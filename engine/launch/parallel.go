@@ -23,7 +23,14 @@ import (
 // cannot be guaranteed it runs the launch sequentially instead, and the
 // ParallelReport says why.
 //
-// The plan: the grid's CTAs are split into contiguous ranges (segments)
+// The plan: at most parallelMaxSegments workers, and only as many as the
+// parallel run's memory budget holds: each worker's machine (the fixed
+// state of its resident CTAs, and up to parallelDynamicBytes of call
+// frames and cp.async copies in flight, past which its segment faults and
+// the launch runs sequentially) and its copy of global memory, all
+// workers together within parallelMemoryBudget (ParallelReport.Note says
+// when fewer workers than asked for run). The grid's CTAs are split into
+// contiguous ranges (segments)
 // on wave boundaries (ResidentCTAs CTAs are resident at a time) where
 // there are at least as many waves as workers, long ones first and short
 // ones last (guidedBounds), at most parallelMaxSegments; the workers take
@@ -107,6 +114,10 @@ type ParallelReport struct {
 	Workers, Segments int
 	// Reason says why the launch ran sequentially ("" when it did not).
 	Reason string
+	// Note says why fewer workers were used than asked for (RunOptions.
+	// Workers), when a bound of the parallel run lowered them: the cap on
+	// workers and segments or the memory budget.
+	Note string
 }
 
 func (r *ParallelReport) String() string {
@@ -119,16 +130,20 @@ func (r *ParallelReport) String() string {
 	return "ran sequentially: " + r.Reason
 }
 
-// parallelMemoryBudget bounds the global memory the workers hold copies
-// of at once; parallelKeptBudget, over the size of global memory, the
-// number of segments (each keeps bitmaps of the bytes it touched and the
-// pages it wrote until the launch ends).
+// parallelMemoryBudget bounds the memory the workers' machines hold at
+// once: each one's copy of global memory, the fixed state of its resident
+// CTAs and its dynamic state, bounded by parallelDynamicBytes;
+// parallelKeptBudget, over the size of global memory, the number of
+// segments (each keeps bitmaps of the bytes it touched and the pages it
+// wrote until the launch ends).
 const (
 	parallelMemoryBudget = 2 << 30
 	parallelKeptBudget   = 512 << 20
+	parallelDynamicBytes = 16 << 20
 )
 
-// A launch is split into at most parallelMaxSegments segments.
+// A launch is split into at most parallelMaxSegments segments, run by at
+// most as many workers.
 const parallelMaxSegments = 64
 
 // parallelTick is how often the workers check their segments while they
@@ -152,7 +167,11 @@ func (l *Launch) RunWith(ctx context.Context, opt RunOptions) (*Result, *Paralle
 		workers = runtime.GOMAXPROCS(0)
 	}
 	rep := &ParallelReport{}
+	asked := opt.Workers
 	segs, workers, reason := l.planSegments(workers)
+	if asked > 0 && reason == "" {
+		rep.Note = l.workersNote(asked)
+	}
 	if reason != "" {
 		rep.Reason = reason
 		res, err := l.runObserved(ctx, opt)
@@ -229,11 +248,14 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 	}
 	n := m.NumCTAs()
 	gb := max(GlobalBytes(l.prog, l.spec), 1)
-	workers = min(workers, int(parallelMemoryBudget/gb), n)
+	byMemory := int(parallelMemoryBudget / l.workerBytes())
+	workers = min(workers, parallelMaxSegments, byMemory, n)
 	if workers < 2 {
 		switch {
 		case n < 2:
 			return nil, 0, "the grid has one CTA"
+		case byMemory < 2:
+			return nil, 0, fmt.Sprintf("two workers' machines and copies of global memory (%d bytes each) would pass the parallel run's memory budget of %d bytes", l.workerBytes(), parallelMemoryBudget)
 		case runtime.GOMAXPROCS(0) < 2:
 			return nil, 0, "one worker (GOMAXPROCS is 1)"
 		}
@@ -268,6 +290,26 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 		segs = append(segs, &segment{first: bounds[k], end: bounds[k+1], wave0: bounds[k] / r, wave1: (bounds[k+1] - 1) / r})
 	}
 	return segs, min(workers, len(segs)), ""
+}
+
+// workerBytes is the memory one worker of a parallel run may hold: its
+// machine's fixed state and bounded dynamic state, and its copy of global
+// memory.
+func (l *Launch) workerBytes() int64 {
+	return max(GlobalBytes(l.prog, l.spec), 1) + l.m.FixedStateBytes() + parallelDynamicBytes
+}
+
+// workersNote says why a parallel run asked for asked workers uses fewer
+// ("" when no bound of the parallel run lowered them).
+func (l *Launch) workersNote(asked int) string {
+	if asked > parallelMaxSegments {
+		return fmt.Sprintf("%d workers asked for; a parallel run uses at most %d", asked, parallelMaxSegments)
+	}
+	if per := l.workerBytes(); int64(asked)*per > parallelMemoryBudget {
+		return fmt.Sprintf("%d workers asked for; %d fit the parallel run's memory budget of %d bytes (each worker's machine and copy of global memory: %d bytes)",
+			asked, max(parallelMemoryBudget/per, 1), int64(parallelMemoryBudget), per)
+	}
+	return ""
 }
 
 // guidedBounds splits waves into at most most (≥ workers) contiguous
@@ -417,6 +459,12 @@ func (l *Launch) machineFor(w *worker, s *segment) (*emu.Machine, error) {
 func (l *Launch) segmentMachine(s *segment) (*emu.Machine, error) {
 	cfg := l.m.Config()
 	cfg.MaxWarpInstructions = 0
+	// The dynamic state is bounded as the memory budget assumes: a
+	// segment that needs more faults, and the launch runs sequentially.
+	cfg.MaxDynamicBytes = parallelDynamicBytes
+	if l.m.Config().MaxDynamicBytes > 0 {
+		cfg.MaxDynamicBytes = min(cfg.MaxDynamicBytes, l.m.Config().MaxDynamicBytes)
+	}
 	m, err := emu.NewMachine(l.prog, l.m.Kernel().Name, cfg)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,11 @@ type Module struct {
 	// declared (registers, variables, labels, functions) is missing from
 	// the tree; see Names.
 	Lost []Span
+	// SlabBytes is the memory of the chunks the parser carved the tree's
+	// instructions, operands, expressions and modifiers from (allocated
+	// whole, and kept as long as any node in them): most of the tree's
+	// memory, known exactly.
+	SlabBytes int64
 	// errStarts holds the start offset of every syntax error, sorted.
 	errStarts []int32
 }

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
@@ -35,6 +36,7 @@ type parser struct {
 	exprSlab  []Expr
 	opPtrSlab []*Operand
 	modSlab   []Mod
+	slabBytes int64 // the bytes of every chunk allocated (Module.SlabBytes)
 	// Stacks collecting operands and modifiers before they get their
 	// exact-size slices (shared by nested lists).
 	opStack  []*Operand
@@ -54,9 +56,10 @@ func (p *parser) lost(start int32) {
 const slabSize = 512
 
 // slabNew returns a pointer to a fresh zero T carved from *slab.
-func slabNew[T any](slab *[]T) *T {
+func slabNew[T any](slab *[]T, bytes *int64) *T {
 	if len(*slab) == 0 {
 		*slab = make([]T, slabSize)
+		*bytes += slabSize * int64(unsafe.Sizeof((*slab)[0]))
 	}
 	x := &(*slab)[0]
 	*slab = (*slab)[1:]
@@ -65,16 +68,18 @@ func slabNew[T any](slab *[]T) *T {
 
 // slabCopy returns a copy of src in a slice carved from *slab (with
 // capacity equal to its length, so appends by users reallocate).
-func slabCopy[T any](slab *[]T, src []T) []T {
+func slabCopy[T any](bytes *int64, slab *[]T, src []T) []T {
 	n := len(src)
 	if n == 0 {
 		return nil
 	}
 	if n > slabSize/8 {
+		*bytes += int64(n) * int64(unsafe.Sizeof(src[0]))
 		return append([]T(nil), src...)
 	}
 	if len(*slab) < n {
 		*slab = make([]T, slabSize)
+		*bytes += slabSize * int64(unsafe.Sizeof(src[0]))
 	}
 	r := (*slab)[:n:n]
 	*slab = (*slab)[n:]
@@ -83,13 +88,13 @@ func slabCopy[T any](slab *[]T, src []T) []T {
 }
 
 func (p *parser) newOperand(o Operand) *Operand {
-	x := slabNew(&p.opSlab)
+	x := slabNew(&p.opSlab, &p.slabBytes)
 	*x = o
 	return x
 }
 
 func (p *parser) newExpr(e Expr) *Expr {
-	x := slabNew(&p.exprSlab)
+	x := slabNew(&p.exprSlab, &p.slabBytes)
 	*x = e
 	return x
 }
@@ -102,7 +107,7 @@ func (p *parser) dropOperands(base int) {
 
 // popOperands returns the operands pushed on opStack since base.
 func (p *parser) popOperands(base int) []*Operand {
-	ops := slabCopy(&p.opPtrSlab, p.opStack[base:])
+	ops := slabCopy(&p.slabBytes, &p.opPtrSlab, p.opStack[base:])
 	clear(p.opStack[base:])
 	p.opStack = p.opStack[:base]
 	return ops
@@ -119,6 +124,7 @@ func Parse(src *Source) (*Module, []Diagnostic) {
 	m := &Module{Src: src, AddressSize: 64}
 	p.parseModule(m)
 	m.Lost = p.lostSpans
+	m.SlabBytes = p.slabBytes
 	p.diags.Sort()
 	for _, d := range p.diags.Diags {
 		if d.Severity == SevError {
@@ -1200,7 +1206,7 @@ func noOperandOpcode(op string) bool {
 
 // parseInstr parses "[@[!]p] opcode[.mod...] [operand, ...];".
 func (p *parser) parseInstr() Stmt {
-	in := slabNew(&p.instrSlab)
+	in := slabNew(&p.instrSlab, &p.slabBytes)
 	in.Span = p.tok.Span
 	if p.tok.Kind == TokAt {
 		g := &Guard{Span: p.tok.Span}
@@ -1233,7 +1239,7 @@ func (p *parser) parseInstr() Stmt {
 		in.OpSpan.End = p.tok.Span.End
 		p.next()
 	}
-	in.Mods = slabCopy(&p.modSlab, mods)
+	in.Mods = slabCopy(&p.slabBytes, &p.modSlab, mods)
 	p.modStack = mods[:0]
 	if p.tok.Kind == TokDirective && !p.tok.NL {
 		p.errorf(p.tok.Span, "modifier %s must follow the opcode without spaces", describeTok(p.text, p.tok))
@@ -1417,7 +1423,7 @@ func (p *parser) parsePair(first *Operand) *Operand {
 		p.errorExpected("predicate after '|'")
 		return nil
 	}
-	return p.newOperand(Operand{Kind: OpdPair, Span: first.Span.Join(second.Span), Elems: slabCopy(&p.opPtrSlab, []*Operand{first, second})})
+	return p.newOperand(Operand{Kind: OpdPair, Span: first.Span.Join(second.Span), Elems: slabCopy(&p.slabBytes, &p.opPtrSlab, []*Operand{first, second})})
 }
 
 // parseAddress parses "[base]", "[base+off]", "[base-off]", "[imm]" and
