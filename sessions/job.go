@@ -52,7 +52,7 @@ func (s *Session) startJob(j *job) {
 		case m.Done():
 			reason = "done"
 		}
-		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: msg}))
+		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: msg})...)
 		return
 	}
 	switch {
@@ -182,7 +182,7 @@ func (s *Session) slice() {
 		s.h.trim(true)
 	}
 	if j.kind == jobRun && time.Since(j.lastFrame) >= s.lim.FrameInterval && !s.out.framePending() {
-		s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}), true)
+		s.pushFrame(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}))
 		j.lastFrame = time.Now()
 	}
 }
@@ -237,7 +237,7 @@ func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
 	if j.kind == jobStep {
 		s.mgr.met.ObserveStepLatency(time.Since(j.t0))
 	}
-	s.send(state)
+	s.send(state...)
 	if ended {
 		s.send(s.doneMsg(id))
 	}

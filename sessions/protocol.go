@@ -14,7 +14,7 @@ import (
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // ---- client → server ----
 
@@ -214,9 +214,13 @@ type stateMsg struct {
 	Fault        *faultJSON  `json:"fault"`
 	// Divergence comes while the client has the divergence data on.
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
-	// LineMemory is the per-line memory analysis up to this step: in
-	// every full state, and in a delta when it changed.
+	// LineMemory is the whole per-line memory analysis up to this step,
+	// sent when the client holds none (the first state of a launch).
 	LineMemory *[]lineMemJSON `json:"lineMemory,omitempty"`
+	// LineMemoryDelta updates the table the client holds to this step's:
+	// each entry replaces its line's entry, one with no executions
+	// removes the line. Absent when nothing changed.
+	LineMemoryDelta []lineMemJSON `json:"lineMemoryDelta,omitempty"`
 	// Warnings are the race and memory checker's findings up to this
 	// step, exactly those a run from the start to it finds; sent when they
 	// changed since the previous state (and in full states).
@@ -570,6 +574,15 @@ type inspectMsg struct {
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
 	// Threads: as in state, for the warp inspected.
 	Threads *threadsJSON `json:"threads,omitempty"`
+}
+
+// lineMemoryMsg continues the per-line memory update of the state just
+// sent when it has more than lineMemChunk entries (entries as in
+// lineMemoryDelta).
+type lineMemoryMsg struct {
+	Type  string        `json:"type"`
+	ID    *int64        `json:"id,omitempty"`
+	Delta []lineMemJSON `json:"delta"`
 }
 
 type doneMsg struct {

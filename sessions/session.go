@@ -371,8 +371,8 @@ func (s *Session) jobTurn() bool {
 		if j != nil && !j.throttled {
 			j.throttled = true
 			if j.kind == jobRun {
-				s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
-					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}), true)
+				s.pushFrame(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
+					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}))
 			}
 		}
 		tm := time.NewTimer(wait)
@@ -461,7 +461,21 @@ func (s *Session) setAccounted(n int64) {
 
 // send queues a reply; one larger than MaxReplyBytes is replaced by an
 // error "limit" (with the reply's id, if it has one).
-func (s *Session) send(msg []byte) {
+func (s *Session) send(msgs ...[]byte) {
+	for _, m := range msgs {
+		s.send1(m)
+	}
+}
+
+// pushFrame queues a run frame (the state and the line-memory messages
+// that complete it).
+func (s *Session) pushFrame(msgs [][]byte) {
+	for i, m := range msgs {
+		s.out.push(m, i == 0)
+	}
+}
+
+func (s *Session) send1(msg []byte) {
 	if len(msg) > s.lim.MaxReplyBytes {
 		var head struct {
 			Type string `json:"type"`
@@ -537,7 +551,7 @@ func (s *Session) handle(c command) {
 	switch msg.Type {
 	case "pause":
 		reason, message := s.h.reason()
-		s.send(s.buildState(stateOpts{id: msg.ID, reason: reason, message: message}))
+		s.send(s.buildState(stateOpts{id: msg.ID, reason: reason, message: message})...)
 	case "reset":
 		s.doReset(msg.ID)
 	case "divergence":
@@ -546,7 +560,7 @@ func (s *Session) handle(c command) {
 			return
 		}
 		reason, message := s.h.reason()
-		s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: reason, message: message}))
+		s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: reason, message: message})...)
 	case "step":
 		s.startJob(&job{kind: jobStep, id: msg.ID, gran: granularity(msg.Granularity), count: count(msg), cap: s.lim.MaxWarpInstructions})
 	case "run":
@@ -634,7 +648,7 @@ func (s *Session) doLoad(msg *clientMsg) {
 	s.loaded.Store(true)
 	s.account(true)
 	s.send(s.loadedMsg(msg.ID, false, fix))
-	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true}))
+	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true})...)
 	if msg.At != nil && *msg.At > 0 {
 		// Replay to the position the client was at (after an edit or a
 		// reconnect): a warp step of that many instructions.
@@ -673,7 +687,7 @@ func (s *Session) remap(id *int64, c *compiled) {
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: id, Items: c.diags}))
 	s.send(s.loadedMsg(id, true, nil))
 	reason, message := s.h.reason()
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true})...)
 }
 
 // sameTokens reports whether two sources have the same tokens (they differ
@@ -944,7 +958,7 @@ func (s *Session) doReset(id *int64) {
 		s.send(errReply(id, e))
 		return
 	}
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: "reset", stale: true}))
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: "reset", stale: true})...)
 }
 
 // ---- breakpoints and inspection ----
@@ -1069,7 +1083,7 @@ func (s *Session) seek(id *int64, k int64) {
 		return
 	}
 	reason, message := s.h.reason()
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true})...)
 	s.mgr.met.ObserveStepLatency(time.Since(t0))
 }
 

@@ -75,6 +75,7 @@ var tsTypes = []struct {
 	{"WarningInfo", warningJSON{}, ""},
 	{"Warnings", warningsJSON{}, ""},
 	{"State", stateMsg{}, "state"},
+	{"LineMemoryMsg", lineMemoryMsg{}, "line-memory"},
 	{"Breakpoints", breakpointsMsg{}, "breakpoints"},
 	{"Inspect", inspectMsg{}, "inspect"},
 	{"Done", doneMsg{}, "done"},

@@ -1,7 +1,7 @@
 // Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
 // The websocket protocol of docs/protocol.md, as sent on the wire.
 
-export const protocolVersion = 3;
+export const protocolVersion = 4;
 
 export interface Message {
   severity: "error" | "warning" | "note";
@@ -515,9 +515,16 @@ export interface State {
   fault: Fault | null;
   divergence?: Divergence;
   lineMemory?: LineMemory[];
+  lineMemoryDelta?: LineMemory[];
   warnings?: Warnings;
   scheduling: string;
   threads?: WarpThreads;
+}
+
+export interface LineMemoryMsg {
+  type: "line-memory";
+  id?: number;
+  delta: LineMemory[];
 }
 
 export interface Breakpoints {
@@ -622,6 +629,7 @@ export type ServerMsg =
   | Diagnostics
   | Loaded
   | State
+  | LineMemoryMsg
   | Breakpoints
   | Inspect
   | Done
