@@ -589,8 +589,29 @@ type doneMsg struct {
 	Type   string          `json:"type"`
 	ID     *int64          `json:"id,omitempty"`
 	Result json.RawMessage `json:"result"`
-	// BuffersOmitted says the result was too large to carry the buffers.
+	// BuffersOmitted says the result leaves out buffers that would have
+	// made the message larger than the reply limit.
 	BuffersOmitted bool `json:"buffersOmitted,omitempty"`
+	// OmittedBuffers lists them (the client reads them with `read`).
+	OmittedBuffers []omittedBufferJSON `json:"omittedBuffers,omitempty"`
+}
+
+// omittedBufferJSON is a buffer a `done` leaves out: its name, element
+// type and size in bytes.
+type omittedBufferJSON struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Bytes int    `json:"bytes"`
+}
+
+// readMsg is the reply to `read`: a range of a global buffer at the
+// position shown, as hex.
+type readMsg struct {
+	Type   string  `json:"type"`
+	ID     *int64  `json:"id,omitempty"`
+	Memory memJSON `json:"memory"`
+	// Size is the buffer's size in bytes.
+	Size int `json:"size"`
 }
 
 // encode marshals a message without HTML escaping.

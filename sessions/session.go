@@ -270,6 +270,14 @@ func (s *Session) validate(c *clientMsg) *Error {
 				return bad("memory: offset must be >= 0 and bytes between 0 and %d", maxInspectBytes)
 			}
 		}
+	case "read":
+		mr := c.Memory
+		if mr == nil || mr.Space != "global" || mr.Buffer == "" {
+			return bad("read needs \"memory\": {\"space\": \"global\", \"buffer\", \"offset\", \"bytes\"}")
+		}
+		if mr.Offset < 0 || mr.Bytes < 0 || mr.Bytes > maxInspectBytes {
+			return bad("memory: offset must be >= 0 and bytes between 0 and %d", maxInspectBytes)
+		}
 	case "":
 		return bad("missing \"type\"")
 	default:
@@ -521,6 +529,9 @@ func (s *Session) handle(c command) {
 		return
 	case "inspect":
 		s.doInspect(msg)
+		return
+	case "read":
+		s.doRead(msg)
 		return
 	case "check":
 		s.doCheck(msg)
@@ -1072,6 +1083,34 @@ func (s *Session) doInspect(msg *clientMsg) {
 		out.Memory = &j
 	}
 	s.send(encode(&out))
+}
+
+// doRead replies with a range of a global buffer at the position shown,
+// whatever warps are resident (after the launch ended too: the buffers a
+// `done` left out are read this way).
+func (s *Session) doRead(msg *clientMsg) {
+	if s.m == nil {
+		s.sendErr(msg.ID, "no-program", "load a program first")
+		return
+	}
+	mr := msg.Memory
+	var a *emu.Alloc
+	for _, x := range s.m.Global.Allocs() {
+		if x.Name == mr.Buffer {
+			a = x
+			break
+		}
+	}
+	if a == nil {
+		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: no buffer named %q", mr.Buffer))
+		return
+	}
+	if mr.Offset > int64(len(a.Data)) || mr.Offset+int64(mr.Bytes) > int64(len(a.Data)) {
+		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: range %d+%d is outside the %d bytes of %s", mr.Offset, mr.Bytes, len(a.Data), a.Name))
+		return
+	}
+	j := memJSON{Space: "global", Buffer: a.Name, Offset: uint64(mr.Offset), Hex: hexBytes(a.Data[mr.Offset : mr.Offset+int64(mr.Bytes)])}
+	s.send(encode(&readMsg{Type: "read", ID: msg.ID, Memory: j, Size: len(a.Data)}))
 }
 
 // ---- moving through history ----

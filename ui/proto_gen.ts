@@ -545,11 +545,25 @@ export interface Inspect {
   threads?: WarpThreads;
 }
 
+export interface OmittedBuffer {
+  name: string;
+  type: string;
+  bytes: number;
+}
+
 export interface Done {
   type: "done";
   id?: number;
   result: Record<string, unknown>;
   buffersOmitted?: boolean;
+  omittedBuffers?: OmittedBuffer[];
+}
+
+export interface Read {
+  type: "read";
+  id?: number;
+  memory: MemChunk;
+  size: number;
 }
 
 export interface CompareRun {
@@ -633,5 +647,6 @@ export type ServerMsg =
   | Breakpoints
   | Inspect
   | Done
+  | Read
   | SchedulingCompare
   | ErrorMsg;
