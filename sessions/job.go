@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/launch"
 )
 
 // A job is a command that moves the machine (step or run). It executes in
@@ -52,7 +53,7 @@ func (s *Session) startJob(j *job) {
 		case m.Done():
 			reason = "done"
 		}
-		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: msg}))
+		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: msg})...)
 		return
 	}
 	switch {
@@ -182,7 +183,7 @@ func (s *Session) slice() {
 		s.h.trim(true)
 	}
 	if j.kind == jobRun && time.Since(j.lastFrame) >= s.lim.FrameInterval && !s.out.framePending() {
-		s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}), true)
+		s.pushFrame(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}))
 		j.lastFrame = time.Now()
 	}
 }
@@ -237,7 +238,7 @@ func (s *Session) finishJob(id *int64, reason string, t tail, message string) {
 	if j.kind == jobStep {
 		s.mgr.met.ObserveStepLatency(time.Since(j.t0))
 	}
-	s.send(state)
+	s.send(state...)
 	if ended {
 		s.send(s.doneMsg(id))
 	}
@@ -268,19 +269,36 @@ func (s *Session) terminal() bool {
 	return b > 0 && m.Stats().WarpInstructions >= b
 }
 
+// doneMsg renders the `done` reply. It never exceeds the reply limit:
+// the buffers go in, in spec order, while their exact JSON fits what the
+// rest of the message leaves of MaxReplyBytes; the others are listed in
+// omittedBuffers, for the client to read with `read`.
 func (s *Session) doneMsg(id *int64) []byte {
 	r := s.l.Result()
+	all := r.Buffers
 	msg := doneMsg{Type: "done", ID: id}
-	var total int
-	for _, b := range r.Buffers {
-		total += len(b.Data)
+	// The message without buffers, every buffer listed as omitted: what
+	// is left of the limit is the room for buffers.
+	for i := range all {
+		msg.OmittedBuffers = append(msg.OmittedBuffers, omittedBufferJSON{Name: all[i].Name, Type: all[i].Type, Bytes: len(all[i].Data)})
 	}
-	// A result renders each element as a value and as bits: about 8 bytes
-	// of JSON per byte of data for small elements.
-	if total*8 > s.lim.MaxOutboundBytes/2 {
-		r.Buffers = nil
-		msg.BuffersOmitted = true
+	r.Buffers = nil
+	msg.BuffersOmitted = len(all) > 0
+	msg.Result = r.AppendJSON(nil, false)
+	room := s.lim.MaxReplyBytes - len(encode(&msg))
+	var kept []launch.BufferData
+	var omitted []omittedBufferJSON
+	for i := range all {
+		// Each member after the first costs a comma.
+		if n, ok := all[i].JSONSize(room - 1); ok {
+			kept = append(kept, all[i])
+			room -= n + 1
+		} else {
+			omitted = append(omitted, msg.OmittedBuffers[i])
+		}
 	}
+	r.Buffers = kept
+	msg.OmittedBuffers, msg.BuffersOmitted = omitted, len(omitted) > 0
 	msg.Result = r.AppendJSON(nil, false)
 	return encode(&msg)
 }

@@ -1,8 +1,6 @@
 package sessions
 
 import (
-	"slices"
-
 	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 )
@@ -29,7 +27,7 @@ import (
 type memStats struct {
 	agg  *analysis.Aggregator
 	sums []analysis.PCStats
-	// sent is the table the client was last sent (nil: none yet).
+	// sent is the table the client holds (nil: none yet).
 	sent []lineMemJSON
 }
 
@@ -135,16 +133,70 @@ func (s *Session) lineMemory() []lineMemJSON {
 	return out
 }
 
-// lineMemoryJSON returns the table for a state: always in a full state,
-// else only when it differs from the one the client has.
-func (s *Session) lineMemoryJSON(full bool) *[]lineMemJSON {
-	if s.mem == nil {
+// lineMemChunk bounds the entries of the table one message carries (an
+// entry takes at most about 300 bytes of JSON, so a chunk stays near
+// 1 MiB): a larger update goes out in `line-memory` messages right after
+// the state.
+const lineMemChunk = 4096
+
+// lineMemoryUpdate adds to a state what the client needs to hold the table
+// at the machine's position: the whole table (lineMemory) when it holds
+// none (the first state of a launch: after a load or reset), else the
+// entries that differ from the table it holds (lineMemoryDelta; an entry
+// with no executions removes its line), nothing when none does. It
+// returns the rest of an update larger than lineMemChunk entries, to
+// follow the state as line-memory messages.
+func (s *Session) lineMemoryUpdate(msg *stateMsg) [][]lineMemJSON {
+	ms := s.mem
+	if ms == nil {
 		return nil
 	}
 	t := s.lineMemory()
-	if !full && s.mem.sent != nil && slices.Equal(t, s.mem.sent) {
-		return nil
+	whole := ms.sent == nil
+	upd := t
+	if !whole {
+		upd = lineMemDiff(ms.sent, t)
+		if len(upd) == 0 {
+			return nil
+		}
 	}
-	s.mem.sent = t
-	return &t
+	ms.sent = t
+	first := upd[:min(len(upd), lineMemChunk)]
+	if whole {
+		msg.LineMemory = &first
+	} else {
+		msg.LineMemoryDelta = first
+	}
+	var rest [][]lineMemJSON
+	for upd = upd[len(first):]; len(upd) > 0; {
+		n := min(len(upd), lineMemChunk)
+		rest = append(rest, upd[:n])
+		upd = upd[n:]
+	}
+	return rest
+}
+
+// lineMemDiff returns the entries that turn table a into table b (both
+// sorted by line): b's entries that a lacks or holds with other sums, and
+// an entry with only the line for each line of a that b lacks.
+func lineMemDiff(a, b []lineMemJSON) []lineMemJSON {
+	var out []lineMemJSON
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i].Line < b[j].Line):
+			out = append(out, lineMemJSON{Line: a[i].Line})
+			i++
+		case i == len(a) || b[j].Line < a[i].Line:
+			out = append(out, b[j])
+			j++
+		default:
+			if a[i] != b[j] {
+				out = append(out, b[j])
+			}
+			i++
+			j++
+		}
+	}
+	return out
 }

@@ -14,7 +14,7 @@ import (
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // ---- client → server ----
 
@@ -214,9 +214,13 @@ type stateMsg struct {
 	Fault        *faultJSON  `json:"fault"`
 	// Divergence comes while the client has the divergence data on.
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
-	// LineMemory is the per-line memory analysis up to this step: in
-	// every full state, and in a delta when it changed.
+	// LineMemory is the whole per-line memory analysis up to this step,
+	// sent when the client holds none (the first state of a launch).
 	LineMemory *[]lineMemJSON `json:"lineMemory,omitempty"`
+	// LineMemoryDelta updates the table the client holds to this step's:
+	// each entry replaces its line's entry, one with no executions
+	// removes the line. Absent when nothing changed.
+	LineMemoryDelta []lineMemJSON `json:"lineMemoryDelta,omitempty"`
 	// Warnings are the race and memory checker's findings up to this
 	// step, exactly those a run from the start to it finds; sent when they
 	// changed since the previous state (and in full states).
@@ -572,12 +576,42 @@ type inspectMsg struct {
 	Threads *threadsJSON `json:"threads,omitempty"`
 }
 
+// lineMemoryMsg continues the per-line memory update of the state just
+// sent when it has more than lineMemChunk entries (entries as in
+// lineMemoryDelta).
+type lineMemoryMsg struct {
+	Type  string        `json:"type"`
+	ID    *int64        `json:"id,omitempty"`
+	Delta []lineMemJSON `json:"delta"`
+}
+
 type doneMsg struct {
 	Type   string          `json:"type"`
 	ID     *int64          `json:"id,omitempty"`
 	Result json.RawMessage `json:"result"`
-	// BuffersOmitted says the result was too large to carry the buffers.
+	// BuffersOmitted says the result leaves out buffers that would have
+	// made the message larger than the reply limit.
 	BuffersOmitted bool `json:"buffersOmitted,omitempty"`
+	// OmittedBuffers lists them (the client reads them with `read`).
+	OmittedBuffers []omittedBufferJSON `json:"omittedBuffers,omitempty"`
+}
+
+// omittedBufferJSON is a buffer a `done` leaves out: its name, element
+// type and size in bytes.
+type omittedBufferJSON struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Bytes int    `json:"bytes"`
+}
+
+// readMsg is the reply to `read`: a range of a global buffer at the
+// position shown, as hex.
+type readMsg struct {
+	Type   string  `json:"type"`
+	ID     *int64  `json:"id,omitempty"`
+	Memory memJSON `json:"memory"`
+	// Size is the buffer's size in bytes.
+	Size int `json:"size"`
 }
 
 // encode marshals a message without HTML escaping.

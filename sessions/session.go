@@ -270,6 +270,14 @@ func (s *Session) validate(c *clientMsg) *Error {
 				return bad("memory: offset must be >= 0 and bytes between 0 and %d", maxInspectBytes)
 			}
 		}
+	case "read":
+		mr := c.Memory
+		if mr == nil || mr.Space != "global" || mr.Buffer == "" {
+			return bad("read needs \"memory\": {\"space\": \"global\", \"buffer\", \"offset\", \"bytes\"}")
+		}
+		if mr.Offset < 0 || mr.Bytes < 0 || mr.Bytes > maxInspectBytes {
+			return bad("memory: offset must be >= 0 and bytes between 0 and %d", maxInspectBytes)
+		}
 	case "":
 		return bad("missing \"type\"")
 	default:
@@ -371,8 +379,8 @@ func (s *Session) jobTurn() bool {
 		if j != nil && !j.throttled {
 			j.throttled = true
 			if j.kind == jobRun {
-				s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
-					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}), true)
+				s.pushFrame(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
+					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}))
 			}
 		}
 		tm := time.NewTimer(wait)
@@ -462,7 +470,21 @@ func (s *Session) setAccounted(n int64) {
 
 // send queues a reply; one larger than MaxReplyBytes is replaced by an
 // error "limit" (with the reply's id, if it has one).
-func (s *Session) send(msg []byte) {
+func (s *Session) send(msgs ...[]byte) {
+	for _, m := range msgs {
+		s.send1(m)
+	}
+}
+
+// pushFrame queues a run frame (the state and the line-memory messages
+// that complete it).
+func (s *Session) pushFrame(msgs [][]byte) {
+	for i, m := range msgs {
+		s.out.push(m, i == 0)
+	}
+}
+
+func (s *Session) send1(msg []byte) {
 	if len(msg) > s.lim.MaxReplyBytes {
 		var head struct {
 			Type string `json:"type"`
@@ -509,6 +531,9 @@ func (s *Session) handle(c command) {
 	case "inspect":
 		s.doInspect(msg)
 		return
+	case "read":
+		s.doRead(msg)
+		return
 	case "check":
 		s.doCheck(msg)
 		return
@@ -538,7 +563,7 @@ func (s *Session) handle(c command) {
 	switch msg.Type {
 	case "pause":
 		reason, message := s.h.reason()
-		s.send(s.buildState(stateOpts{id: msg.ID, reason: reason, message: message}))
+		s.send(s.buildState(stateOpts{id: msg.ID, reason: reason, message: message})...)
 	case "reset":
 		s.doReset(msg.ID)
 	case "divergence":
@@ -547,7 +572,7 @@ func (s *Session) handle(c command) {
 			return
 		}
 		reason, message := s.h.reason()
-		s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: reason, message: message}))
+		s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: reason, message: message})...)
 	case "step":
 		s.startJob(&job{kind: jobStep, id: msg.ID, gran: granularity(msg.Granularity), count: count(msg), cap: s.lim.MaxWarpInstructions})
 	case "run":
@@ -635,7 +660,7 @@ func (s *Session) doLoad(msg *clientMsg) {
 	s.loaded.Store(true)
 	s.account(true)
 	s.send(s.loadedMsg(msg.ID, false, fix))
-	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true}))
+	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true})...)
 	if msg.At != nil && *msg.At > 0 {
 		// Replay to the position the client was at (after an edit or a
 		// reconnect): a warp step of that many instructions.
@@ -674,7 +699,7 @@ func (s *Session) remap(id *int64, c *compiled) {
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: id, Items: c.diags}))
 	s.send(s.loadedMsg(id, true, nil))
 	reason, message := s.h.reason()
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true})...)
 }
 
 // sameTokens reports whether two sources have the same tokens (they differ
@@ -944,7 +969,7 @@ func (s *Session) doReset(id *int64) {
 		s.send(errReply(id, e))
 		return
 	}
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: "reset", stale: true}))
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: "reset", stale: true})...)
 }
 
 // ---- breakpoints and inspection ----
@@ -1060,6 +1085,34 @@ func (s *Session) doInspect(msg *clientMsg) {
 	s.send(encode(&out))
 }
 
+// doRead replies with a range of a global buffer at the position shown,
+// whatever warps are resident (after the launch ended too: the buffers a
+// `done` left out are read this way).
+func (s *Session) doRead(msg *clientMsg) {
+	if s.m == nil {
+		s.sendErr(msg.ID, "no-program", "load a program first")
+		return
+	}
+	mr := msg.Memory
+	var a *emu.Alloc
+	for _, x := range s.m.Global.Allocs() {
+		if x.Name == mr.Buffer {
+			a = x
+			break
+		}
+	}
+	if a == nil {
+		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: no buffer named %q", mr.Buffer))
+		return
+	}
+	if mr.Offset > int64(len(a.Data)) || mr.Offset+int64(mr.Bytes) > int64(len(a.Data)) {
+		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: range %d+%d is outside the %d bytes of %s", mr.Offset, mr.Bytes, len(a.Data), a.Name))
+		return
+	}
+	j := memJSON{Space: "global", Buffer: a.Name, Offset: uint64(mr.Offset), Hex: hexBytes(a.Data[mr.Offset : mr.Offset+int64(mr.Bytes)])}
+	s.send(encode(&readMsg{Type: "read", ID: msg.ID, Memory: j, Size: len(a.Data)}))
+}
+
 // ---- moving through history ----
 
 func (s *Session) seek(id *int64, k int64) {
@@ -1069,7 +1122,7 @@ func (s *Session) seek(id *int64, k int64) {
 		return
 	}
 	reason, message := s.h.reason()
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
+	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true})...)
 	s.mgr.met.ObserveStepLatency(time.Since(t0))
 }
 

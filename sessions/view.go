@@ -99,8 +99,10 @@ func (s *Session) status(reason string) string {
 }
 
 // buildState renders the machine's state for the client (a delta against
-// the client view unless full) and updates the view.
-func (s *Session) buildState(o stateOpts) []byte {
+// the client view unless full) and updates the view. It returns the state
+// message, followed by the line-memory messages of a per-line memory
+// update too large for one message; they go out in this order.
+func (s *Session) buildState(o stateOpts) [][]byte {
 	m, h, v := s.m, s.h, &s.view
 	next := m.NextWarp()
 	ctas := m.CTAs()
@@ -218,11 +220,15 @@ func (s *Session) buildState(o stateOpts) []byte {
 			msg.Divergence = s.divergenceJSON(-1, 0)
 		}
 	}
-	msg.LineMemory = s.lineMemoryJSON(full)
+	more := s.lineMemoryUpdate(&msg)
 	s.warningsJSON(&msg, full)
 	v.valid = true
 	r.resetReport()
-	return encode(&msg)
+	out := [][]byte{encode(&msg)}
+	for _, d := range more {
+		out = append(out, encode(&lineMemoryMsg{Type: "line-memory", ID: o.id, Delta: d}))
+	}
+	return out
 }
 
 // ctaIndex returns the index among resident CTAs of the CTA with linear

@@ -66,8 +66,9 @@ type clientModel struct {
 	fullStates, deltas    int
 	regDeltas, predDeltas int
 	div                   *divergenceJSON
-	lineMem               []lineMemJSON // the per-line memory analysis, as last sent
-	lineMemSent           int           // states that carried it
+	lineMem               []lineMemJSON // the per-line memory analysis, merged from updates
+	lineMemHeld           bool          // a whole table was received since the load
+	lineMemSent           int           // states that carried an update
 	warns                 []warningJSON // the checker's warnings, as last sent
 }
 
@@ -110,9 +111,16 @@ func (c *clientModel) applyState(b []byte) error {
 	switch {
 	case m.LineMemory != nil:
 		c.lineMem = *m.LineMemory
+		c.lineMemHeld = true
 		c.lineMemSent++
-	case m.Full:
-		return fmt.Errorf("a full state without lineMemory")
+	case m.LineMemoryDelta != nil:
+		if !c.lineMemHeld {
+			return fmt.Errorf("a lineMemoryDelta before any lineMemory")
+		}
+		c.lineMem = applyLineMem(c.lineMem, m.LineMemoryDelta)
+		c.lineMemSent++
+	case !c.lineMemHeld:
+		return fmt.Errorf("the first state of a launch has no lineMemory")
 	}
 	if m.Full {
 		c.fullStates++
@@ -446,6 +454,15 @@ func (mc *modelClient) apply(wantState bool) (*stateMsg, error) {
 			if err := mc.model.applyLoaded(b); err != nil {
 				return nil, err
 			}
+		case "line-memory":
+			var lm lineMemoryMsg
+			if err := json.Unmarshal(b, &lm); err != nil {
+				return nil, err
+			}
+			if !mc.model.lineMemHeld {
+				return nil, fmt.Errorf("line-memory before any lineMemory")
+			}
+			mc.model.lineMem = applyLineMem(mc.model.lineMem, lm.Delta)
 		case "done", "diagnostics", "breakpoints":
 			if !wantState && typ == "breakpoints" {
 				return nil, nil

@@ -5,7 +5,7 @@
 import "./cmstyle";
 import "./styles.css";
 import { App } from "./app";
-import { decodeLinkOnly } from "./share";
+import { decodeLinkOnly, LinkTooLarge } from "./share";
 import type { ShareData } from "./share";
 
 async function boot(): Promise<void> {
@@ -16,12 +16,14 @@ async function boot(): Promise<void> {
   try {
     linked = await decodeLinkOnly(location.hash);
   } catch (e) {
-    bad = (e as Error).message;
+    bad = e instanceof LinkTooLarge
+      ? `This link was not opened: ${e.message}.`
+      : `This link's kernel could not be read (${(e as Error).message}): it may have been cut short when it was copied.`;
   }
   try {
     const app = new App();
     app.start(linked);
-    if (bad) app.notify(`This link's kernel could not be read (${bad}): it may have been cut short when it was copied.`, "error");
+    if (bad) app.notify(bad, "error");
   } catch (e) {
     const el = document.getElementById("pg-toast");
     if (el) {

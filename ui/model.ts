@@ -359,6 +359,10 @@ export class Model {
       this.lineMemory = m.lineMemory;
       ch.add("lineMemory");
     }
+    if (m.lineMemoryDelta?.length) {
+      this.applyLineMemory(m.lineMemoryDelta);
+      ch.add("lineMemory");
+    }
     const fault = m.fault ?? null;
     if (JSON.stringify(fault) !== JSON.stringify(this.fault)) ch.add("fault");
     this.fault = fault;
@@ -366,6 +370,21 @@ export class Model {
   }
 
   private memStep = -1;
+
+  /**
+   * Merges a per-line memory update (a state's lineMemoryDelta or a
+   * line-memory message): each entry replaces its line's, one with no
+   * executions removes the line. The table stays sorted by line.
+   */
+  applyLineMemory(delta: LineMemory[]): void {
+    const byLine = new Map<number, LineMemory>();
+    for (const l of this.lineMemory) byLine.set(l.line, l);
+    for (const l of delta) {
+      if (l.executions === 0) byLine.delete(l.line);
+      else byLine.set(l.line, l);
+    }
+    this.lineMemory = [...byLine.values()].sort((a, b) => a.line - b.line);
+  }
 
   applyMemory(c: MemChunk): void {
     const r = this.region(c.space, c.buffer, c.cta ?? this.selLinear());

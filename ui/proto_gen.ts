@@ -1,7 +1,7 @@
 // Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
 // The websocket protocol of docs/protocol.md, as sent on the wire.
 
-export const protocolVersion = 3;
+export const protocolVersion = 4;
 
 export interface Message {
   severity: "error" | "warning" | "note";
@@ -515,9 +515,16 @@ export interface State {
   fault: Fault | null;
   divergence?: Divergence;
   lineMemory?: LineMemory[];
+  lineMemoryDelta?: LineMemory[];
   warnings?: Warnings;
   scheduling: string;
   threads?: WarpThreads;
+}
+
+export interface LineMemoryMsg {
+  type: "line-memory";
+  id?: number;
+  delta: LineMemory[];
 }
 
 export interface Breakpoints {
@@ -538,11 +545,25 @@ export interface Inspect {
   threads?: WarpThreads;
 }
 
+export interface OmittedBuffer {
+  name: string;
+  type: string;
+  bytes: number;
+}
+
 export interface Done {
   type: "done";
   id?: number;
   result: Record<string, unknown>;
   buffersOmitted?: boolean;
+  omittedBuffers?: OmittedBuffer[];
+}
+
+export interface Read {
+  type: "read";
+  id?: number;
+  memory: MemChunk;
+  size: number;
 }
 
 export interface CompareRun {
@@ -622,8 +643,10 @@ export type ServerMsg =
   | Diagnostics
   | Loaded
   | State
+  | LineMemoryMsg
   | Breakpoints
   | Inspect
   | Done
+  | Read
   | SchedulingCompare
   | ErrorMsg;

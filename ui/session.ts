@@ -232,6 +232,12 @@ export class SessionClient {
         if (!model.loaded) break;
         this.onState(m);
         break;
+      case "line-memory":
+        // The rest of the per-line memory update of the state just merged.
+        if (!model.loaded) break;
+        model.applyLineMemory(m.delta ?? []);
+        model.emit(new Set<Change>(["lineMemory"]));
+        break;
       case "breakpoints":
         model.breakpoints = new Set(m.lines ?? []);
         model.emit(new Set<Change>(["breakpoints"]));

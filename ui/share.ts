@@ -54,6 +54,14 @@ export interface ShareData {
   lesson?: unknown;
 }
 
+/** Unicode's bidirectional formatting characters (embeddings, overrides, isolates, marks). */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/** A label without bidirectional formatting characters, which could make it read differently from what it is. */
+export function stripBidi(s: string): string {
+  return s.replace(BIDI_CONTROLS, "");
+}
+
 /** Reads a snapshot from untrusted JSON (a page script, a URL fragment). */
 export function parseShare(v: unknown): ShareData | null {
   if (!v || typeof v !== "object") return null;
@@ -63,8 +71,8 @@ export function parseShare(v: unknown): ShareData | null {
   const int = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : undefined);
   return {
     id: typeof o.id === "string" ? o.id : undefined,
-    title: typeof o.title === "string" ? o.title : undefined,
-    description: typeof o.description === "string" ? o.description : undefined,
+    title: typeof o.title === "string" ? stripBidi(o.title) : undefined,
+    description: typeof o.description === "string" ? stripBidi(o.description) : undefined,
     source: o.source,
     spec: o.spec as Spec,
     step: int(o.step),
@@ -92,27 +100,77 @@ function b64url(bytes: Uint8Array): string {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function unb64url(s: string): Uint8Array {
+function unb64url(s: string): Uint8Array<ArrayBuffer> {
   const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
 }
 
-async function pipe(data: Uint8Array, stream: CompressionStream | DecompressionStream, limit: number): Promise<Uint8Array> {
-  const reader = new Blob([data as BlobPart]).stream().pipeThrough(stream).getReader();
+/** The fields a link-only URL carries: what encodeLinkOnly writes, and all decodeLinkOnly reads (never an id or a lesson: those come from the server). */
+const LINK_FIELDS = ["title", "description", "source", "spec", "view", "step", "example"] as const;
+
+function linkFields(snap: ShareData): Partial<ShareData> {
+  const out: Record<string, unknown> = {};
+  for (const k of LINK_FIELDS) if (snap[k] !== undefined) out[k] = snap[k];
+  return out as Partial<ShareData>;
+}
+
+/** The most a link-only URL's kernel may inflate to. */
+export const MAX_LINK_INFLATED = 2 << 20;
+
+/** A link whose kernel inflates past MAX_LINK_INFLATED. */
+export class LinkTooLarge extends Error {
+  constructor() {
+    super(`the link's kernel is larger than ${MAX_LINK_INFLATED >> 20} MiB once unpacked, more than a link may hold`);
+  }
+}
+
+/** Compressed input goes to the decompressor in pieces this small, so that one piece inflates to at most about 1 MiB (deflate's ratio is at most 1032:1). */
+const INFLATE_PIECE = 1024;
+
+/**
+ * Inflates raw deflate data, counting the bytes as they come: as soon as
+ * they pass limit it cancels the stream and throws LinkTooLarge. The input
+ * is fed in small pieces, each only once the previous one is consumed, so
+ * the memory and time spent stay bounded by the limit however well the
+ * data compresses.
+ */
+async function inflate(data: Uint8Array<ArrayBuffer>, limit: number): Promise<Uint8Array> {
+  const ds = new DecompressionStream("deflate-raw");
+  const writer = ds.writable.getWriter();
+  const reader = ds.readable.getReader();
+  let stop = false;
+  const feed = (async () => {
+    try {
+      for (let i = 0; i < data.length && !stop; i += INFLATE_PIECE) await writer.write(data.subarray(i, i + INFLATE_PIECE));
+      if (!stop) await writer.close();
+    } catch {
+      // The reader ended the stream (the limit, or damaged data): it reports why.
+    }
+  })();
   const chunks: Uint8Array[] = [];
   let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.length;
-    if (n > limit) {
-      await reader.cancel();
-      throw new Error("the link's kernel is too large");
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      n += value.length;
+      if (n > limit) {
+        stop = true;
+        await reader.cancel().catch(() => undefined);
+        throw new LinkTooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    stop = true;
+    await feed;
   }
+  return concat(chunks, n);
+}
+
+function concat(chunks: Uint8Array[], n: number): Uint8Array {
   const out = new Uint8Array(n);
   let o = 0;
   for (const c of chunks) {
@@ -122,21 +180,34 @@ async function pipe(data: Uint8Array, stream: CompressionStream | DecompressionS
   return out;
 }
 
-/** The fragment (#k=…) that holds snap. */
-export async function encodeLinkOnly(snap: ShareData): Promise<string> {
-  const { id: _id, lesson: _lesson, ...rest } = snap;
-  const json = new TextEncoder().encode(JSON.stringify(rest));
-  return FRAGMENT + b64url(await pipe(json, new CompressionStream("deflate-raw"), 1 << 24));
+async function deflate(data: Uint8Array): Promise<Uint8Array> {
+  const reader = new Blob([data as BlobPart]).stream().pipeThrough(new CompressionStream("deflate-raw")).getReader();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    chunks.push(value);
+  }
+  return concat(chunks, n);
 }
 
-/** The snapshot in location.hash, or null when there is none; throws on a damaged link. */
+/** The fragment (#k=…) that holds snap. */
+export async function encodeLinkOnly(snap: ShareData): Promise<string> {
+  const json = new TextEncoder().encode(JSON.stringify(linkFields(snap)));
+  return FRAGMENT + b64url(await deflate(json));
+}
+
+/** The snapshot in location.hash, or null when there is none; throws on a damaged link (LinkTooLarge on one that inflates past the limit). */
 export async function decodeLinkOnly(hash: string): Promise<ShareData | null> {
   if (!hash.startsWith(FRAGMENT)) return null;
   const raw = unb64url(hash.slice(FRAGMENT.length));
-  const json = await pipe(raw, new DecompressionStream("deflate-raw"), 2 << 20);
+  const json = await inflate(raw, MAX_LINK_INFLATED);
   const snap = parseShare(JSON.parse(new TextDecoder().decode(json)));
   if (!snap) throw new Error("the link does not hold a kernel");
-  return snap;
+  const fields = linkFields(snap);
+  return { ...fields, source: snap.source, spec: snap.spec };
 }
 
 export interface ShareHooks {
@@ -212,8 +283,8 @@ export class ShareDialog {
 
   private snapshot(): ShareData {
     const s = this.hooks.snapshot();
-    s.title = this.titleIn.value.trim() || undefined;
-    s.description = this.descIn.value.trim() || undefined;
+    s.title = stripBidi(this.titleIn.value).trim() || undefined;
+    s.description = stripBidi(this.descIn.value).trim() || undefined;
     if (!this.stepIn.checked) s.step = undefined;
     return s;
   }

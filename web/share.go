@@ -187,9 +187,12 @@ func (s *Server) serveShare(w http.ResponseWriter, r *http.Request, id string, c
 }
 
 // shareTitle is a link's title: its own, else the kernel's name.
+// Labels are shown without bidirectional formatting characters, which
+// could make a preview read differently (links stored before they were
+// refused may hold them).
 func shareTitle(sn *share.Snapshot) string {
-	if sn.Title != "" {
-		return sn.Title
+	if t := strings.TrimSpace(share.StripBidi(sn.Title)); t != "" {
+		return t
 	}
 	if e := specEntry(sn); e != "" {
 		return "PTX kernel " + e
@@ -199,8 +202,8 @@ func shareTitle(sn *share.Snapshot) string {
 
 // shareDescription is the one line a link preview shows.
 func shareDescription(sn *share.Snapshot) string {
-	if sn.Description != "" {
-		return firstLine(sn.Description, 200)
+	if d := strings.TrimSpace(share.StripBidi(sn.Description)); d != "" {
+		return firstLine(d, 200)
 	}
 	var sp struct {
 		Entry string `json:"entry"`

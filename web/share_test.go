@@ -151,6 +151,7 @@ func TestShareRefusals(t *testing.T) {
 		{"malformed", "application/json", `{"source":`, 400, "malformed"},
 		{"bad spec", "application/json", `{"source":"x","spec":{"grid":[0],"block":[1]}}`, 400, "launch spec"},
 		{"no source", "application/json", `{"spec":{"grid":[1],"block":[1]}}`, 400, "no PTX source"},
+		{"bidi title", "application/json", shareBody("Scale \u202etxt.exe", 0), 400, "bidirectional control character U+202E"},
 		{"oversize", "application/json", `{"source":"` + strings.Repeat("a", int(share.DefaultLimits.MaxEncodedBytes())) + `"}`, 413, "at most"},
 	}
 	for _, c := range cases {
@@ -234,3 +235,32 @@ func TestRateLimiterBounded(t *testing.T) {
 
 func timeZero() time.Time            { return time.Unix(1_700_000_000, 0) }
 func timeMillis(i int) time.Duration { return time.Duration(i) * time.Millisecond }
+
+// TestShareTitleBidiStripped: a link stored with bidirectional control
+// characters in its title and description (before they were refused)
+// shows them in neither the page title nor the link-preview tags.
+func TestShareTitleBidiStripped(t *testing.T) {
+	st, _ := openTestStore(t, false)
+	ts := newShareServer(t, ShareOptions{Store: st, Burst: 100, PerMinute: 100})
+	snap := &share.Snapshot{Title: "Report\u202eFDP.exe", Description: "see \u2066this\u2069 \u200fnow",
+		Source: ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n", Spec: json.RawMessage(`{"grid":[1],"block":[1]}`)}
+	id, _, err := st.Put(context.Background(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, body := get(t, ts.URL+"/s/"+id)
+	if r.StatusCode != 200 {
+		t.Fatalf("GET /s/%s: %d", id, r.StatusCode)
+	}
+	head := body[:strings.Index(body, "</head>")]
+	for _, c := range []rune{0x202e, 0x2066, 0x2069, 0x200f} {
+		if strings.ContainsRune(head, c) {
+			t.Errorf("the page head holds U+%04X", c)
+		}
+	}
+	for _, want := range []string{"<title>ReportFDP.exe · PTX Playground</title>", `content="see this now"`} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the page head lacks %s", want)
+		}
+	}
+}

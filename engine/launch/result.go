@@ -205,7 +205,29 @@ func (f *FaultInfo) appendJSON(j *jsonWriter) {
 	j.endInline('}')
 }
 
-func (d *BufferData) appendJSON(j *jsonWriter) {
+func (d *BufferData) appendJSON(j *jsonWriter) { d.writeJSON(j, nil) }
+
+// JSONSize returns the bytes the buffer's member takes in the compact
+// result JSON (`"name":{"type":…,"values":[…],"bits":[…]}`, without the
+// comma before it), counting no further than about limit bytes: ok is
+// false when it takes more. Its memory is bounded whatever the buffer's
+// size, and its time by limit.
+func (d *BufferData) JSONSize(limit int) (n int, ok bool) {
+	j := jsonWriter{first: []bool{true}}
+	ok = d.writeJSON(&j, func() bool {
+		n += len(j.b)
+		j.b = j.b[:0]
+		return n <= limit
+	})
+	n += len(j.b)
+	return n, ok && n <= limit
+}
+
+// writeJSON writes the buffer's member. flush, when not nil, is called
+// every few thousand elements (and may empty j.b); writing stops, false,
+// when it returns false.
+func (d *BufferData) writeJSON(j *jsonWriter, flush func() bool) bool {
+	const every = 4096
 	j.key(d.Name)
 	j.inline('{')
 	j.key("type")
@@ -218,6 +240,9 @@ func (d *BufferData) appendJSON(j *jsonWriter) {
 			j.sep()
 		}
 		j.b = appendValueJSON(j.b, d.Bits(i), d.elem)
+		if flush != nil && i%every == every-1 && !flush() {
+			return false
+		}
 	}
 	j.b = append(j.b, ']')
 	j.key("bits")
@@ -229,9 +254,13 @@ func (d *BufferData) appendJSON(j *jsonWriter) {
 		j.b = append(j.b, '"')
 		j.b = appendBitsHex(j.b, d.Bits(i), d.elem)
 		j.b = append(j.b, '"')
+		if flush != nil && i%every == every-1 && !flush() {
+			return false
+		}
 	}
 	j.b = append(j.b, ']')
 	j.endInline('}')
+	return flush == nil || flush()
 }
 
 // jsonWriter writes JSON with members in a fixed order. Objects opened

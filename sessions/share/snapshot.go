@@ -216,7 +216,34 @@ func label(name, v string, max int) (string, error) {
 	if strings.IndexFunc(v, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f }) >= 0 {
 		return "", invalid("%s contains control characters", name)
 	}
+	if i := strings.IndexFunc(v, IsBidiControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		return "", invalid("%s contains the bidirectional control character U+%04X, which can make a link preview read differently from the link", name, r)
+	}
 	return v, nil
+}
+
+// IsBidiControl reports whether r is one of Unicode's bidirectional
+// formatting characters (embeddings, overrides and isolates U+202A–202E,
+// U+2066–2069, the marks U+200E, U+200F and U+061C). In a title they can
+// reorder what a preview shows, so labels refuse them.
+func IsBidiControl(r rune) bool {
+	switch {
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// StripBidi returns s without bidirectional formatting characters (for
+// showing labels stored before they were refused).
+func StripBidi(s string) string {
+	return strings.Map(func(r rune) rune {
+		if IsBidiControl(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // canonicalObject re-encodes a JSON object compactly with sorted keys and

@@ -232,12 +232,20 @@ func TestDecodeRefuses(t *testing.T) {
 		{"view not object", `{"source":` + src + `,"spec":` + spec + `,"view":"x"}`, "view:"},
 		{"long title", `{"source":` + src + `,"spec":` + spec + `,"title":"` + strings.Repeat("x", 201) + `"}`, "title is 201 characters"},
 		{"control chars", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u0007b"}`, "control characters"},
+		{"right-to-left override", `{"source":` + src + `,"spec":` + spec + `,"title":"invoice\u202egpj.exe"}`, "bidirectional control character U+202E"},
+		{"isolate in description", `{"source":` + src + `,"spec":` + spec + `,"description":"a\u2067b"}`, "description contains the bidirectional control character U+2067"},
+		{"right-to-left mark", `{"source":` + src + `,"spec":` + spec + `,"title":"a‏b"}`, "U+200F"},
+		{"arabic letter mark", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u061cb"}`, "U+061C"},
+		{"embedding", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u202ab"}`, "U+202A"},
 		{"version", `{"v":9,"source":` + src + `,"spec":` + spec + `}`, "version 9"},
 		{"trailing", `{"source":` + src + `,"spec":` + spec + `} {}`, "unexpected data"},
 		{"big source", `{"source":"` + strings.Repeat("a", DefaultLimits.MaxSourceBytes+1) + `","spec":` + spec + `}`, "the limit is"},
 	}
 	for _, c := range cases {
 		_, err := Decode(strings.NewReader(c.js), DefaultLimits)
+		if testing.Verbose() && err != nil {
+			t.Logf("%s: %v", c.name, err)
+		}
 		if err == nil || !IsInvalid(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an InvalidError containing %q", c.name, err, c.want)
 		}
