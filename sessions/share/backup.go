@@ -107,7 +107,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, l Limits) (ImportStats,
 		if err := json.Unmarshal(text, &rec); err != nil {
 			return st, fmt.Errorf("share: import line %d: %v", line, err)
 		}
-		snap, err := Decode(bytes.NewReader(rec.Snapshot), l)
+		snap, err := decodeStored(bytes.NewReader(rec.Snapshot), l)
 		if err != nil {
 			return st, fmt.Errorf("share: import line %d: %v", line, err)
 		}

@@ -100,6 +100,20 @@ type stored struct {
 // and checks it against l. The result is normalized: Encode gives the same
 // bytes for every equivalent input.
 func Decode(r io.Reader, l Limits) (*Snapshot, error) {
+	snap, err := decodeStored(r, l)
+	if err != nil {
+		return nil, err
+	}
+	if err := snap.refuseBidi(); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// decodeStored is Decode for a snapshot stored earlier (an import): rules
+// added since links were first stored (refuseBidi) do not apply, so that
+// every backed-up link can be restored.
+func decodeStored(r io.Reader, l Limits) (*Snapshot, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var s stored
@@ -216,17 +230,26 @@ func label(name, v string, max int) (string, error) {
 	if strings.IndexFunc(v, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f }) >= 0 {
 		return "", invalid("%s contains control characters", name)
 	}
-	if i := strings.IndexFunc(v, IsBidiControl); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(v[i:])
-		return "", invalid("%s contains the bidirectional control character U+%04X, which can make a link preview read differently from the link", name, r)
-	}
 	return v, nil
+}
+
+// refuseBidi refuses a new snapshot whose labels hold bidirectional
+// formatting characters. Links stored before the rule keep theirs (an
+// import restores them as they were) and are shown without them.
+func (s *Snapshot) refuseBidi() error {
+	for _, f := range [...]struct{ name, v string }{{"title", s.Title}, {"description", s.Description}, {"example", s.Example}} {
+		if i := strings.IndexFunc(f.v, IsBidiControl); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(f.v[i:])
+			return invalid("%s contains the bidirectional control character U+%04X, which can make a link preview read differently from the link", f.name, r)
+		}
+	}
+	return nil
 }
 
 // IsBidiControl reports whether r is one of Unicode's bidirectional
 // formatting characters (embeddings, overrides and isolates U+202A–202E,
 // U+2066–2069, the marks U+200E, U+200F and U+061C). In a title they can
-// reorder what a preview shows, so labels refuse them.
+// reorder what a preview shows, so new links refuse them.
 func IsBidiControl(r rune) bool {
 	switch {
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -358,5 +359,30 @@ func TestSQLiteSurvivesKill(t *testing.T) {
 		}
 		s.Close()
 		t.Logf("round %d: %d acknowledged links all readable after SIGKILL", round, len(acked))
+	}
+}
+
+// TestImportKeepsBidiLabels: links stored before new links refused
+// bidirectional control characters in their labels are restored by an
+// import as they were (they are shown without them).
+func TestImportKeepsBidiLabels(t *testing.T) {
+	js := strings.Replace(sample(7), `"title":"kernel 7"`, `"title":"invoice\u202egpj.exe"`, 1)
+	if _, err := Decode(strings.NewReader(js), DefaultLimits); err == nil || !strings.Contains(err.Error(), "U+202E") {
+		t.Fatalf("Decode of a new link with a bidi title: %v, want it refused", err)
+	}
+	old, err := decodeStored(strings.NewReader(js), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, body := old.Encode()
+	line, _ := json.Marshal(Record{ID: id, Created: 1, Snapshot: body})
+	dst := mustOpen(t, "sqlite:"+filepath.Join(t.TempDir(), "dst.db"), Options{})
+	st, err := dst.Import(context.Background(), bytes.NewReader(append(line, '\n')), DefaultLimits)
+	if err != nil || st.Added != 1 {
+		t.Fatalf("Import: %+v %v", st, err)
+	}
+	got, _, err := dst.GetRaw(context.Background(), id)
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("GetRaw after import: %v, body equal %v", err, bytes.Equal(got, body))
 	}
 }
