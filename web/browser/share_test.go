@@ -281,6 +281,8 @@ func TestLessons(t *testing.T) {
 			continue
 		}
 		tb.navigate(info.Link)
+		// A lesson link holds no session until the first action.
+		tb.wake()
 		tb.waitStatus(info.Name+" to load", func(s status) string {
 			if s.Conn != "open" || s.Diag != "✓ compiled" || s.Status != "paused" || s.Step != "step 0/0" {
 				return "not loaded"
