@@ -13,9 +13,22 @@ import (
 // Limits bounds what sessions may use. Zero fields take the defaults of
 // DefaultLimits.
 type Limits struct {
-	// MaxSessions is the number of concurrent sessions (NewSession answers
-	// ErrBusy beyond it).
+	// MaxSessions is the number of concurrent sessions. When they are all
+	// live, a new client gets the place of a reclaimable session (see
+	// ReclaimIdle and ReclaimQuiet); NewSession answers ErrBusy when none
+	// is.
 	MaxSessions int
+	// ReclaimIdle: when the server is full, a session that received no
+	// client message for this long is ended (error "reclaimed") to make
+	// room for a new client: among those, the one whose address holds the
+	// most sessions first, then the one idle the longest.
+	ReclaimIdle time.Duration
+	// ReclaimQuiet: when the server is full and no session is idle for
+	// ReclaimIdle, an address that holds at least two sessions more than
+	// the new client's address yields its session quiet the longest, if
+	// that one received no client message for ReclaimQuiet. So a few
+	// addresses cannot keep everyone else out by stepping now and then.
+	ReclaimQuiet time.Duration
 	// IdleTimeout closes a session (error "expired") that received no
 	// message for this long.
 	IdleTimeout time.Duration
@@ -79,7 +92,9 @@ type Limits struct {
 
 // DefaultLimits are the limits used for zero fields.
 var DefaultLimits = Limits{
-	MaxSessions:         64,
+	MaxSessions:         256,
+	ReclaimIdle:         2 * time.Minute,
+	ReclaimQuiet:        15 * time.Second,
 	IdleTimeout:         30 * time.Minute,
 	MaxSourceBytes:      1 << 20,
 	MaxBufferBytes:      16 << 20,
@@ -106,6 +121,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.ReclaimIdle <= 0 {
+		l.ReclaimIdle = d.ReclaimIdle
+	}
+	if l.ReclaimQuiet <= 0 {
+		l.ReclaimQuiet = d.ReclaimQuiet
 	}
 	if l.MaxSourceBytes <= 0 {
 		l.MaxSourceBytes = d.MaxSourceBytes
@@ -189,8 +210,8 @@ func (noMetrics) AddFault(string)                  {}
 func (noMetrics) AddPanic()                        {}
 
 // Error is a protocol error: its Code is one of the codes of the `error`
-// message (bad-request, too-large, no-program, limit, expired, busy,
-// internal).
+// message (bad-request, too-large, no-program, limit, expired, reclaimed,
+// busy, internal).
 type Error struct {
 	Code    string
 	Message string

@@ -30,8 +30,11 @@ type Manager struct {
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
-	nextID   uint64
-	closed   bool
+	// leaving counts the sessions of the map that were reclaimed and are
+	// ending: their places are already given to new clients.
+	leaving int
+	nextID  uint64
+	closed  bool
 
 	// accounted is the sessions' accounted memory (Session.setAccounted).
 	accounted atomic.Int64
@@ -43,11 +46,15 @@ type Manager struct {
 // NewManager returns a manager with lim (zero fields take DefaultLimits)
 // reporting to met (nil: nowhere). Close it to stop its janitor and end
 // every session.
-func NewManager(lim Limits, met Metrics) *Manager {
+func NewManager(lim Limits, met Metrics) *Manager { return newManagerClock(lim, met, time.Now) }
+
+// newManagerClock is NewManager with the clock of idleness (lastActive,
+// expiry and reclaim); tests give it a fake one.
+func newManagerClock(lim Limits, met Metrics, now func() time.Time) *Manager {
 	if met == nil {
 		met = noMetrics{}
 	}
-	m := &Manager{lim: lim.withDefaults(), met: met, now: time.Now,
+	m := &Manager{lim: lim.withDefaults(), met: met, now: now,
 		sessions: map[*Session]struct{}{}, quit: make(chan struct{})}
 	m.cache = newProgCache(m.lim.ProgramCache, m.lim.ProgramCacheBytes)
 	m.sched = newCPUSched(m.lim.MaxRunningJobs)
@@ -78,11 +85,12 @@ func (m *Manager) sessionPanicked(s *Session, cmd string, p any, stack []byte) {
 // Limits returns the limits in force (defaults filled in).
 func (m *Manager) Limits() Limits { return m.lim }
 
-// Len returns the number of live sessions.
+// Len returns the number of live sessions (not counting reclaimed ones
+// that are still ending).
 func (m *Manager) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.sessions)
+	return len(m.sessions) - m.leaving
 }
 
 // AccountedBytes is the memory the manager accounts for: every session's
@@ -95,32 +103,103 @@ func (m *Manager) memoryHigh(extra int64) bool {
 	return m.AccountedBytes()+extra > m.lim.MaxAccountedBytes
 }
 
-// NewSession starts a session for one client connection. Its first
-// outbound message is `hello`. It returns ErrBusy when MaxSessions are
-// live, ErrMemoryBusy when the accounted memory is above
-// MaxAccountedBytes (render them for the client with Frame()).
-func (m *Manager) NewSession() (*Session, error) {
+// NewSession starts a session for a client without an address (tests,
+// tools): NewClientSession("").
+func (m *Manager) NewSession() (*Session, error) { return m.NewClientSession("") }
+
+// NewClientSession starts a session for one client connection from
+// address client (the web layer's key: an IPv4 address, an IPv6 /64). Its
+// first outbound message is `hello`. When MaxSessions are live it reclaims
+// the place of an idle session (reclaimVictim) for the newcomer; it
+// returns ErrBusy when none can be reclaimed, ErrMemoryBusy when the
+// accounted memory is above MaxAccountedBytes (render them for the client
+// with Frame()).
+func (m *Manager) NewClientSession(client string) (*Session, error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if len(m.sessions) >= m.lim.MaxSessions {
-		m.mu.Unlock()
-		return nil, ErrBusy
+	var victim *Session
+	if len(m.sessions)-m.leaving >= m.lim.MaxSessions {
+		victim = m.reclaimVictim(client, m.now())
+		if victim == nil {
+			m.mu.Unlock()
+			return nil, ErrBusy
+		}
 	}
 	if m.memoryHigh(0) {
 		m.mu.Unlock()
 		return nil, ErrMemoryBusy
 	}
+	if victim != nil {
+		victim.leaving = true
+		m.leaving++
+	}
 	m.nextID++
 	s := newSession(m, m.nextID)
+	s.client = client
 	m.sessions[s] = struct{}{}
-	n := len(m.sessions)
+	n := len(m.sessions) - m.leaving
 	m.mu.Unlock()
+	if victim != nil {
+		victim.reclaim()
+		if rm, ok := m.met.(ReclaimMetrics); ok {
+			rm.AddReclaimed()
+		}
+	}
 	m.met.SetSessions(n)
 	go s.loop()
 	return s, nil
+}
+
+// ReclaimMetrics is implemented by a Metrics that counts the sessions
+// reclaimed for new clients.
+type ReclaimMetrics interface{ AddReclaimed() }
+
+// reclaimVictim picks the session whose place a new client from address
+// client gets when the server is full (nil: none). First the sessions that
+// received no client message for ReclaimIdle: from the address holding
+// the most sessions, the one idle the longest. Else, from an address that
+// holds at least two sessions more than client's, the session quiet the
+// longest if quiet for ReclaimQuiet: the newcomer's address then holds no
+// more than that one, so places move towards an even share and never back
+// and forth. Called with m.mu held.
+func (m *Manager) reclaimVictim(client string, now time.Time) *Session {
+	held := map[string]int{}
+	for s := range m.sessions {
+		if !s.leaving {
+			held[s.client]++
+		}
+	}
+	better := func(a, b *Session) bool { // a goes before b
+		if b == nil {
+			return true
+		}
+		if ha, hb := held[a.client], held[b.client]; ha != hb {
+			return ha > hb
+		}
+		if la, lb := a.lastActive.Load(), b.lastActive.Load(); la != lb {
+			return la < lb
+		}
+		return a.id < b.id
+	}
+	pick := func(ok func(*Session) bool) *Session {
+		var best *Session
+		for s := range m.sessions {
+			if !s.leaving && ok(s) && better(s, best) {
+				best = s
+			}
+		}
+		return best
+	}
+	idle := now.Add(-m.lim.ReclaimIdle).UnixNano()
+	if v := pick(func(s *Session) bool { return s.lastActive.Load() <= idle }); v != nil {
+		return v
+	}
+	quiet := now.Add(-m.lim.ReclaimQuiet).UnixNano()
+	mine := held[client]
+	return pick(func(s *Session) bool { return held[s.client] >= mine+2 && s.lastActive.Load() <= quiet })
 }
 
 // Close ends every session and stops the janitor; it waits for them.
@@ -145,8 +224,11 @@ func (m *Manager) Close() {
 
 func (m *Manager) remove(s *Session) {
 	m.mu.Lock()
+	if _, ok := m.sessions[s]; ok && s.leaving {
+		m.leaving--
+	}
 	delete(m.sessions, s)
-	n := len(m.sessions)
+	n := len(m.sessions) - m.leaving
 	m.mu.Unlock()
 	m.met.SetSessions(n)
 }

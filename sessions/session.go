@@ -36,10 +36,15 @@ type Session struct {
 	done chan struct{} // closed when it has stopped
 
 	lastActive atomic.Int64 // unix nanoseconds of the last client message
-	started    int64        // unix nanoseconds of the start
-	loaded     atomic.Bool  // a program was loaded (NoProgramTimeout no longer applies)
-	closeOnce  sync.Once
-	endWhy     atomic.Int32 // an endReason: why the session ends, if not asked to
+	client     string       // the client's address (NewClientSession)
+	leaving    bool         // reclaimed: its place is given away (guarded by mgr.mu)
+	// quietFor is how long the session had received no client message
+	// when it was reclaimed.
+	quietFor  atomic.Int64
+	started   int64       // unix nanoseconds of the start
+	loaded    atomic.Bool // a program was loaded (NoProgramTimeout no longer applies)
+	closeOnce sync.Once
+	endWhy    atomic.Int32 // an endReason: why the session ends, if not asked to
 	// accounted is the memory this session holds, as last reported to
 	// the manager (setAccounted); acctAt when (unix nanoseconds).
 	accounted int64
@@ -89,6 +94,7 @@ const (
 	endIdle
 	endNoProgram
 	endNotReading
+	endReclaimed
 )
 
 type command struct {
@@ -143,6 +149,14 @@ func (s *Session) expire(why endReason) {
 	s.closeOnce.Do(func() { close(s.quit) })
 }
 
+// reclaim ends the session to give its place to a new client; the
+// client gets error "reclaimed". Like expire, it only signals the session
+// goroutine, which ends the session itself.
+func (s *Session) reclaim() {
+	s.quietFor.Store(s.mgr.now().UnixNano() - s.lastActive.Load())
+	s.expire(endReclaimed)
+}
+
 // CloseReason says why the session ended on its own, as a short text for
 // a websocket close frame ("" when it was closed by its client or the
 // server, or has not ended).
@@ -154,6 +168,8 @@ func (s *Session) CloseReason() string {
 		return "no program loaded in time"
 	case endNotReading:
 		return "client does not read its replies"
+	case endReclaimed:
+		return "session reclaimed for a new client"
 	}
 	return ""
 }
@@ -430,6 +446,9 @@ func (s *Session) ended() {
 		s.send(errReply(nil, errf("expired", fmt.Sprintf("the session was idle for more than %v", s.lim.IdleTimeout))))
 	case endNoProgram:
 		s.send(errReply(nil, errf("expired", fmt.Sprintf("no program was loaded within %v of the session's start", s.lim.NoProgramTimeout))))
+	case endReclaimed:
+		quiet := time.Duration(s.quietFor.Load()).Round(time.Second)
+		s.send(errReply(nil, errf("reclaimed", fmt.Sprintf("the server was full and gave this session's place to a new client after %v without a command from you; your kernel and position are kept in your browser: reconnect to go on", quiet))))
 	}
 }
 

@@ -56,6 +56,15 @@ function readJSON<T>(id: string): T | null {
   }
 }
 
+/** The actions that need a session: on a page without one they connect first. */
+const wakers = new Set<Action>(["compile", "stepWarp", "stepRound", "stepBarrier", "back", "run", "reset", "earlier", "later", "first", "last"]);
+
+/** s with a capital first letter and a closing full stop. */
+function sentence(s: string): string {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : t + ".";
+}
+
 function specOf(s: Spec | string): Spec {
   if (typeof s === "string") return parseSpec(s);
   return canonical(s);
@@ -92,6 +101,9 @@ export class App {
   /** The embed player (/embed/…): read-only, no draft. */
   private compact = false;
   private saveDraft = debounce(() => this.writeDraft(), 400);
+  /** While the page holds no session (asleep): what it tells the user, and the label of the button that connects. */
+  private sleepNote = "";
+  private sleepAction = "Connect";
   private ui = {
     count: byId<HTMLInputElement>("pg-count"),
     file: byId("pg-file"),
@@ -107,6 +119,7 @@ export class App {
     this.session = new SessionClient(this.model, {
       toast: (msg, kind) => this.toast(msg, kind),
       opened: (again) => this.onOpen(again),
+      parked: (code, msg) => this.onParked(code, msg),
       loaded: (m) => this.onLoaded(m),
       state: (m, ch) => this.onState(m, ch),
       done: (r) => this.onDone(r),
@@ -209,12 +222,17 @@ export class App {
     });
     this.divergence = new DivergenceView(byId("pg-tab-divergence"), m, () => this.tab === "divergence", {
       want: () => this.session.wantDivergence(),
-      seek: (k) => this.session.seek(k),
+      seek: (k) => this.session.whenLive(() => this.session.seek(k)),
       goto: (l) => this.editor.goto(l, 1, false),
       sched,
     });
     this.swizzle = new SwizzleView(byId("pg-tab-swizzle"), m, () => this.tab === "swizzle");
-    new ControlsView(m, { isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget, seek: (k) => this.session.seek(k) });
+    new ControlsView(m, {
+      isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget,
+      seek: (k) => this.session.whenLive(() => this.session.seek(k)),
+      asleep: () => this.session.asleep, sleepNote: () => this.sleepNote, sleepAction: () => this.sleepAction,
+      wake: () => this.session.whenLive(() => {}),
+    });
     new ProblemsView(m, (line, col) => this.editor.goto(line, col), (spec) => this.fixLaunch(spec));
     new FaultView(m, { goto: (line, col) => this.editor.goto(line, col), selectFault: (f) => this.selectFault(f) });
     new ChangeBanner(m, {
@@ -279,7 +297,18 @@ export class App {
     document.documentElement.classList.add("hydrated");
     if (!initial && !this.restore) void this.loadExample(asked ?? "vector-add", false);
     void isaDocs();
-    this.session.connect();
+    if (this.compact || this.shared) {
+      // An embed or an opened share link holds no session on the server
+      // until the reader acts: the page shows the kernel, its launch and
+      // where the link points; the first step, run or compile connects,
+      // replays there, then does what was asked.
+      const at = this.restore?.step ?? 0;
+      this.sleepNote = at > 0
+        ? `Shared at step ${grouped(at)}. Step, Run or Compile connects to the server and replays to that step first.`
+        : "Step, Run or Compile connects to the server and starts the kernel.";
+      this.sleepAction = at > 0 ? `Start at step ${grouped(at)}` : "Start";
+      this.session.park(at > 0 ? `shared at step ${grouped(at)} · not connected yet` : "not connected yet");
+    } else this.session.connect();
   }
 
   // ---- theme ----
@@ -312,6 +341,15 @@ export class App {
     if (again && at === 0) this.toast("Reconnected to a new session.", "info");
     if (!this.session.load(this.editor.text, wireSpec(this.launch.spec), at, why)) return;
     this.updateDirty();
+  }
+
+  /** The server ended the session (reclaimed for another client, or expired): keep everything, say so, connect again on the next action. */
+  private onParked(code: string, message: string): void {
+    this.saveDraft.flush();
+    const kept = code === "expired" ? " Your kernel and position are kept in this page: reconnect to go on." : "";
+    this.sleepNote = `${sentence(message || (code === "reclaimed" ? "The server gave this session's place to a new client" : "The session expired"))}${kept}`;
+    this.sleepAction = "Reconnect";
+    this.model.emit(new Set<Change>(["conn", "status"]));
   }
 
   private onLoaded(m: Loaded): void {
@@ -681,6 +719,9 @@ export class App {
     }
     this.example = ex;
     this.fileName = null;
+    // A position to restore belonged to what the editor held.
+    this.restore = null;
+    this.pendingView = null;
     if (this.shared) {
       // Leaving a share link for a gallery example.
       this.shared = null;
@@ -747,6 +788,12 @@ export class App {
 
   private perform(a: Action): void {
     const m = this.model;
+    if (this.session.asleep && wakers.has(a)) {
+      // No session yet (or any more): connect, land where the page is,
+      // then do it (compiling is what landing does).
+      this.session.whenLive(a === "compile" ? () => {} : () => this.perform(a));
+      return;
+    }
     switch (a) {
       case "compile": this.compile(); break;
       case "stepWarp": this.step("warp"); break;
@@ -885,7 +932,8 @@ export class App {
   private updateHint(): void {
     const m = this.model;
     const errors = m.diagnostics.some((d) => d.severity === "error");
-    m.hint = !this.session.isOpen ? "Connecting to the server…"
+    m.hint = this.session.asleep ? this.sleepNote || "Step, Run or Compile connects to the server."
+      : !this.session.isOpen ? "Connecting to the server…"
       : errors ? "Fix the errors marked in the editor to run the kernel."
       : m.loadError ? "The launch spec has a problem (see below the editor): fix it in the Launch tab."
       : "Compile the kernel (Ctrl+Enter) to see its warps.";

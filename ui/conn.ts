@@ -1,9 +1,12 @@
 // The websocket connection to the session (docs/protocol.md): one socket at
-// /ws on the page's origin, reconnected with backoff when it drops.
+// /ws on the page's origin, reconnected with backoff when it drops. A
+// connection can also be idle: no socket and no session on the server
+// (a page that has not needed one yet, or whose session the server ended:
+// reclaimed or expired); it connects again only when asked (connect).
 
 import type { ServerMsg } from "./proto";
 
-export type ConnState = "connecting" | "open" | "closed";
+export type ConnState = "idle" | "connecting" | "open" | "closed";
 
 export interface ConnEvents {
   message(m: ServerMsg): void;
@@ -74,7 +77,18 @@ export class Conn {
     this.timer = window.setTimeout(() => this.connect(), delay);
   }
 
-  /** Reconnects now (after an expired session, or on the user's request). */
+  /** Goes idle: closes the socket if there is one, stops reconnecting, and holds no session until connect. */
+  park(detail: string): void {
+    window.clearTimeout(this.timer);
+    this.closedByUs = true;
+    this.retry = 0;
+    const ws = this.ws;
+    this.ws = null;
+    ws?.close();
+    this.ev.state("idle", detail);
+  }
+
+  /** Reconnects now (on the user's request). */
   reconnect(): void {
     this.closedByUs = true;
     const ws = this.ws;

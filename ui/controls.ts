@@ -5,7 +5,7 @@
 // command stopped.
 
 import type { Change, Granularity, Model } from "./model";
-import { byId, grouped, setText, toggle } from "./dom";
+import { byId, grouped, h, setChildren, setText, toggle } from "./dom";
 
 export interface ControlsHooks {
   /** Whether the session's connection is open. */
@@ -13,6 +13,13 @@ export interface ControlsHooks {
   /** The position the timeline is being dragged to (while a seek is under way). */
   seekTarget(): number | null;
   seek(step: number): void;
+  /** Whether the page holds no session (it connects on the next action). */
+  asleep(): boolean;
+  /** What the page tells the user while asleep, and the label of the button that connects. */
+  sleepNote(): string;
+  sleepAction(): string;
+  /** Connects (the button of the notice). */
+  wake(): void;
 }
 
 const unitName: Record<Granularity, string> = { warp: "warp-instruction", round: "round", barrier: "barrier" };
@@ -38,15 +45,17 @@ export class ControlsView {
   render(): void {
     const m = this.model;
     const open = this.hooks.isOpen();
+    const asleep = this.hooks.asleep();
     const ready = m.compiled && !!m.loaded;
-    const canStep = m.canStep();
+    // Asleep, the commands that need a session connect first: they stay enabled.
+    const canStep = m.canStep() || (asleep && (!ready || (m.status !== "done" && m.status !== "fault" && m.status !== "limit")));
     for (const b of document.querySelectorAll<HTMLButtonElement>("[data-action]")) {
       const a = b.dataset.action;
       if (a === "step-warp" || a === "step-round" || a === "step-barrier") {
         b.disabled = !canStep;
         b.setAttribute("aria-pressed", a === `step-${m.gran}` ? "true" : "false");
       } else if (a === "back") b.disabled = !ready || m.running || m.step <= m.firstStep;
-      else if (a === "reset" || a === "compile") b.disabled = !open;
+      else if (a === "reset" || a === "compile") b.disabled = !open && !asleep;
       else if (a === "run") b.disabled = !m.running && !canStep;
     }
     if (this.backBtn) {
@@ -74,10 +83,10 @@ export class ControlsView {
     this.stepText.title = ready ? `${grouped(m.step)} warp-instructions executed; the history reaches ${grouped(last)}${m.firstStep ? ` (from ${grouped(m.firstStep)})` : ""}` : "";
 
     const errors = m.diagnostics.some((d) => d.severity === "error");
-    const st = !open ? "offline" : !ready ? (errors || m.loadError ? "error" : "idle") : m.running ? "running" : m.status || "paused";
+    const st = asleep ? "asleep" : !open ? "offline" : !ready ? (errors || m.loadError ? "error" : "idle") : m.running ? "running" : m.status || "paused";
     this.status.dataset.status = st;
     const label: Record<string, string> = {
-      offline: "offline", idle: "not loaded", error: "compile errors", running: "running", paused: "paused", done: "done", fault: "fault", limit: "limit reached",
+      asleep: ready ? "disconnected" : "not started", offline: "offline", idle: "not loaded", error: "compile errors", running: "running", paused: "paused", done: "done", fault: "fault", limit: "limit reached",
     };
     const whys: Record<string, string> = { breakpoint: " · breakpoint", budget: " · budget", interrupted: " · time limit" };
     const why = !m.running && st === "paused" ? (whys[m.reason] ?? "") : m.running && m.reason === "throttled" ? " · throttled" : "";
@@ -96,6 +105,15 @@ export class ControlsView {
     } else if (ready && m.running && m.reason === "throttled") {
       notice = m.message || "This session used its share of the server's CPU for now: the run goes on when it comes back. You can pause meanwhile.";
     }
+    if (asleep) {
+      // No session: say why, and offer to connect (any command does too).
+      const note = this.hooks.sleepNote();
+      setChildren(this.notice, h("span", note), " ", h("button.btn-small.pg-wake", { type: "button", onclick: () => this.hooks.wake() }, this.hooks.sleepAction()));
+      toggle(this.notice, "asleep", true);
+      this.notice.hidden = !note;
+      return;
+    }
+    toggle(this.notice, "asleep", false);
     setText(this.notice, notice);
     this.notice.hidden = !notice;
   }

@@ -11,6 +11,8 @@ export interface SessionHooks {
   toast(msg: string, kind: "error" | "info"): void;
   /** A fresh session is open (first connect or a reconnect). */
   opened(reconnect: boolean): void;
+  /** The server ended the session (reclaimed or expired): the connection is idle until the next action. */
+  parked(code: string, message: string): void;
   /** A program was loaded (not a remap). */
   loaded(m: Loaded): void;
   /** A state was merged (after the model emitted its changes). */
@@ -42,6 +44,8 @@ export class SessionClient {
   private seekWanted: number | null = null;
   private replay: Replay | null = null;
   private opens = 0;
+  /** What to do once a woken session has loaded and replayed (whenLive). */
+  private landing: (() => void) | null = null;
 
   constructor(private readonly model: Model, private readonly hooks: SessionHooks, url = Conn.pageURL()) {
     this.conn = new Conn(url, {
@@ -60,8 +64,42 @@ export class SessionClient {
     this.conn.connect();
   }
 
+  /** Holds no session until an action needs one (whenLive); detail says why, for the user. */
+  park(detail: string): void {
+    this.landing = null;
+    this.conn.park(detail);
+  }
+
   get isOpen(): boolean {
     return this.conn.isOpen;
+  }
+
+  /** Whether the page holds no session and connects on the next action. */
+  get asleep(): boolean {
+    return this.model.conn === "idle";
+  }
+
+  /**
+   * Runs fn now when a session is open; when the page is asleep, connects
+   * and runs fn once the session has loaded the page's kernel and replayed
+   * to the page's position (the app's opened hook loads it). Only the
+   * latest fn waits. False when fn waits.
+   */
+  whenLive(fn: () => void): boolean {
+    if (!this.asleep) {
+      fn();
+      return true;
+    }
+    this.landing = fn;
+    this.conn.connect();
+    return false;
+  }
+
+  /** The woken session has landed (or its load failed: fn is dropped). */
+  private landed(ok: boolean): void {
+    const fn = this.landing;
+    this.landing = null;
+    if (fn && ok) fn();
   }
 
   /** The seek the timeline is heading for, while one is under way. */
@@ -213,6 +251,7 @@ export class SessionClient {
           model.compiled = false;
           model.reset();
           this.replay = null;
+          this.landed(false);
           model.emit(new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "diagnostics"]));
         } else model.emit(new Set<Change>(["diagnostics"]));
         break;
@@ -294,6 +333,7 @@ export class SessionClient {
       this.replay = null;
       this.replayed(r, m);
     }
+    if (this.landing && !this.replay && !m.running && m.id !== undefined && m.id === this.loadId) this.landed(true);
   }
 
   /** Says how a replay to a position went. */
@@ -310,12 +350,15 @@ export class SessionClient {
 
   private onError(code: string, message: string, id?: number): void {
     const model = this.model;
-    if (code === "expired") {
-      this.hooks.toast("The session expired; starting a new one.", "info");
-      this.conn.reconnect();
+    if (code === "expired" || code === "reclaimed") {
+      // The server ended the session: the page keeps what it shows (and
+      // the draft) and connects again on the next action, not in a loop.
+      this.park(code === "reclaimed" ? "session reclaimed" : "session expired");
+      this.hooks.parked(code, message);
       return;
     }
     if (id !== undefined && id === this.loadId) {
+      this.landed(false);
       model.loadError = message;
       model.compiled = false;
       model.reset();

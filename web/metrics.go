@@ -20,6 +20,7 @@ import (
 //	ptxplay_step_duration_seconds           summary of step/back/seek latency (quantiles 0.5, 0.9, 0.99 over 5 minutes)
 //	ptxplay_faults_total{kind}              launches stopped by a fault, by kind
 //	ptxplay_session_panics_total            sessions ended by a panic (a bug; logged with its stack)
+//	ptxplay_sessions_reclaimed_total        sessions ended to give their place to a new client (server full)
 //	ptxplay_ws_connections_active           gauge: open websockets
 //	ptxplay_ws_messages_total{direction}    websocket messages received ("in") and sent ("out")
 //	ptxplay_ws_errors_total{code}           error replies of the websocket layer (too-large, ...), by code
@@ -40,6 +41,7 @@ type Metrics struct {
 	steps            *vm.Counter
 	stepSeconds      *vm.Summary
 	sessionPanics    *vm.Counter
+	sessionsReclaim  *vm.Counter
 	wsIn, wsOut      *vm.Counter
 	sharesCreated    *vm.Counter
 	sharesExisting   *vm.Counter
@@ -65,6 +67,7 @@ func NewMetrics() *Metrics {
 	m.sessionsRejected = s.NewCounter("ptxplay_sessions_rejected_total")
 	m.steps = s.NewCounter("ptxplay_steps_total")
 	m.sessionPanics = s.NewCounter("ptxplay_session_panics_total")
+	m.sessionsReclaim = s.NewCounter("ptxplay_sessions_reclaimed_total")
 	m.stepSeconds = s.NewSummaryExt("ptxplay_step_duration_seconds", 5*time.Minute, stepQuantiles)
 	m.wsIn = s.NewCounter(`ptxplay_ws_messages_total{direction="in"}`)
 	m.wsOut = s.NewCounter(`ptxplay_ws_messages_total{direction="out"}`)
@@ -100,6 +103,10 @@ func (m *Metrics) AddFault(kind string) {
 
 // AddPanic counts a session ended by a panic of its goroutine.
 func (m *Metrics) AddPanic() { m.sessionPanics.Inc() }
+
+// AddReclaimed counts a session ended to give its place to a new client
+// (sessions.ReclaimMetrics).
+func (m *Metrics) AddReclaimed() { m.sessionsReclaim.Inc() }
 
 func (m *Metrics) sessionStarted() { m.sessionsTotal.Inc() }
 func (m *Metrics) shareOpened()    { m.sharesOpened.Inc() }

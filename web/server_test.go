@@ -35,7 +35,7 @@ type frameErr struct{ code, msg string }
 func (e frameErr) Error() string { return e.msg }
 func (e frameErr) Frame() []byte { return errorMessage(e.code, e.msg, -1) }
 
-func (st *echoStarter) StartSession(ctx context.Context) (Session, error) {
+func (st *echoStarter) StartSession(ctx context.Context, _ string) (Session, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.max > 0 && st.n >= st.max {

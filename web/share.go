@@ -70,7 +70,7 @@ func (s *Server) handleShareCreate(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusUnsupportedMediaType, "send the snapshot as application/json")
 		return
 	}
-	if wait, ok := s.shareLimiter.allow(clientKey(r), time.Now()); !ok {
+	if wait, ok := s.shareLimiter.allow(s.clientKey(r), time.Now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		writeJSONError(w, http.StatusTooManyRequests, fmt.Sprintf("Too many share links from your address; try again in %d seconds.", int(wait.Seconds())+1))
 		return
@@ -261,21 +261,44 @@ func absoluteURL(r *http.Request, path string) string {
 	return scheme + "://" + host + path
 }
 
-// clientKey is the address a request is rate-limited under: the peer's IP
-// (an IPv6 client by its /64).
-func clientKey(r *http.Request) string {
+// clientKey is the address a client is counted under, by every
+// per-address limit (share links, websocket handshakes, open sessions and
+// the sessions manager's share of places): the client's IP address
+// (clientIP), an IPv6 address by its /64 (one subscriber's network: a
+// client that can pick any address of its /64 counts once).
+func (s *Server) clientKey(r *http.Request) string { return addrKey(s.clientIP(r)) }
+
+// clientIP is the client's address: from TrustedProxyHeader when set and
+// it holds an IP address (the last of a list: the one the proxy added),
+// else the connection's peer host.
+func (s *Server) clientIP(r *http.Request) string {
+	if h := s.ws.TrustedProxyHeader; h != "" {
+		if v := r.Header.Values(h); len(v) > 0 {
+			parts := strings.Split(v[len(v)-1], ",")
+			if a := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(a) != nil {
+				return a
+			}
+		}
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		host = r.RemoteAddr
+		return r.RemoteAddr
 	}
-	ip := net.ParseIP(host)
+	return host
+}
+
+// addrKey is the key of address a: an IPv4 address (also one written as
+// IPv4-mapped IPv6) as itself, an IPv6 address as its /64 ("2001:db8::/64"),
+// anything else as it is.
+func addrKey(a string) string {
+	ip := net.ParseIP(a)
 	if ip == nil {
-		return host
+		return a
 	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String()
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
 	}
-	return ip.String()
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // rateLimiter is a token bucket per client, bounded in size: when it holds

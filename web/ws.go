@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -21,10 +19,12 @@ import (
 // SessionStarter starts the session behind a websocket connection (the
 // sessions manager, through a one-line adapter in cmd/ptxplay).
 type SessionStarter interface {
-	// StartSession creates the session of a new connection. An error
-	// refuses it: the client gets an `error` message (the error's Frame()
-	// if it has one, else code "busy") and the socket is closed.
-	StartSession(ctx context.Context) (Session, error)
+	// StartSession creates the session of a new connection from the
+	// client address client (Server.clientKey: an IPv6 client by its
+	// /64). An error refuses it: the client gets an `error` message (the
+	// error's Frame() if it has one, else code "busy") and the socket is
+	// closed.
+	StartSession(ctx context.Context, client string) (Session, error)
 }
 
 // Session is one connection's session as the websocket drives it
@@ -60,13 +60,16 @@ type WSOptions struct {
 	PingPeriod time.Duration
 	// WriteWait bounds each write to the client. Default 10s.
 	WriteWait time.Duration
-	// MaxSessionsPerIP bounds the open websockets of one client address;
-	// beyond it a connection is closed with code 1008 ("too many sessions
-	// from your address"). Default 8.
+	// MaxSessionsPerIP bounds the open websockets of one client address
+	// (an IPv6 client by its /64); beyond it a connection is closed with
+	// code 1008 ("too many sessions from your address"). Default 128: a
+	// class of 60 behind one NAT address, each with a tab or two, and
+	// half of the default sessions.MaxSessions.
 	MaxSessionsPerIP int
 	// HandshakesPerMinute and HandshakeBurst rate-limit websocket
 	// handshakes per client address (token bucket); a handshake over the
-	// rate is closed with code 1008. Defaults 30 per minute, bursts of 10.
+	// rate is closed with code 1008. Defaults 120 per minute, bursts of
+	// 60 (a class connecting at once).
 	HandshakesPerMinute, HandshakeBurst int
 	// TrustedProxyHeader names a header set by a trusted reverse proxy
 	// that carries the client address (e.g. "X-Forwarded-For": its last
@@ -74,6 +77,13 @@ type WSOptions struct {
 	// peer address; never set it when clients reach the server directly.
 	TrustedProxyHeader string
 }
+
+// The defaults of WSOptions' per-address limits.
+const (
+	DefaultMaxSessionsPerIP    = 128
+	DefaultHandshakesPerMinute = 120
+	DefaultHandshakeBurst      = 60
+)
 
 func (o WSOptions) withDefaults() WSOptions {
 	if o.MaxMessageBytes <= 0 {
@@ -89,13 +99,13 @@ func (o WSOptions) withDefaults() WSOptions {
 		o.WriteWait = 10 * time.Second
 	}
 	if o.MaxSessionsPerIP <= 0 {
-		o.MaxSessionsPerIP = 8
+		o.MaxSessionsPerIP = DefaultMaxSessionsPerIP
 	}
 	if o.HandshakesPerMinute <= 0 {
-		o.HandshakesPerMinute = 30
+		o.HandshakesPerMinute = DefaultHandshakesPerMinute
 	}
 	if o.HandshakeBurst <= 0 {
-		o.HandshakeBurst = 10
+		o.HandshakeBurst = DefaultHandshakeBurst
 	}
 	return o
 }
@@ -152,7 +162,7 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 
 	// Per-client limits, checked after the upgrade so that the client
 	// gets the reason (a browser cannot read a refused handshake's status).
-	ip := s.clientAddr(r)
+	ip := s.clientKey(r)
 	if wait, ok := s.wsLimiter.allow(ip, time.Now()); !ok {
 		msg := fmt.Sprintf("too many connections from your address; try again in %v", wait.Round(time.Second)+time.Second)
 		s.refuse(r, c, "handshake-rate", errorMessage("limit", msg, -1), websocket.ClosePolicyViolation, "too many connections from your address", ip)
@@ -169,7 +179,7 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	// connection: use a detached context that we cancel ourselves.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
-	sess, err := s.sessions.StartSession(ctx)
+	sess, err := s.sessions.StartSession(ctx, ip)
 	if err != nil {
 		frame := errorMessage("busy", err.Error(), -1)
 		var f framer
@@ -211,25 +221,6 @@ func (s *Server) refuse(r *http.Request, c *websocket.Conn, limit string, frame 
 	c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(reason, 120)))
 	c.Close()
 	s.log.InfoContext(r.Context(), "websocket refused", "reason", reason, "remote", ip, "request_id", middleware.GetReqID(r.Context()))
-}
-
-// clientAddr is the client's address: from TrustedProxyHeader when set
-// and present (the last address of a list: the one the proxy added),
-// else the connection's peer host.
-func (s *Server) clientAddr(r *http.Request) string {
-	if h := s.ws.TrustedProxyHeader; h != "" {
-		if v := r.Header.Values(h); len(v) > 0 {
-			parts := strings.Split(v[len(v)-1], ",")
-			if a := strings.TrimSpace(parts[len(parts)-1]); a != "" {
-				return a
-			}
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // addIP counts an open websocket of ip; false if ip has MaxSessionsPerIP.

@@ -272,8 +272,11 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.IntVar(&cfg.limits.MaxRunningJobs, "max-running-jobs", env.int("PTXPLAY_MAX_RUNNING_JOBS", 0), "sessions that may use the CPU at once (0: GOMAXPROCS-1, at least 1: a core is left for serving) (env PTXPLAY_MAX_RUNNING_JOBS)")
 	fs.DurationVar(&cfg.limits.CPUAllowance, "cpu-allowance", env.dur("PTXPLAY_CPU_ALLOWANCE", d.CPUAllowance), "CPU time one session may use within --cpu-window before its runs wait (env PTXPLAY_CPU_ALLOWANCE)")
 	fs.DurationVar(&cfg.limits.CPUWindow, "cpu-window", env.dur("PTXPLAY_CPU_WINDOW", d.CPUWindow), "the sliding window of --cpu-allowance (env PTXPLAY_CPU_WINDOW)")
-	fs.IntVar(&cfg.ws.MaxSessionsPerIP, "max-sessions-per-ip", env.int("PTXPLAY_MAX_SESSIONS_PER_IP", 8), "open websockets one client address may have (env PTXPLAY_MAX_SESSIONS_PER_IP)")
-	fs.IntVar(&cfg.ws.HandshakesPerMinute, "ws-rate", env.int("PTXPLAY_WS_RATE", 30), "websocket handshakes one client address may make per minute, in bursts of 10 (env PTXPLAY_WS_RATE)")
+	fs.DurationVar(&cfg.limits.ReclaimIdle, "reclaim-idle", env.dur("PTXPLAY_RECLAIM_IDLE", d.ReclaimIdle), "when the server is full, a new client gets the place of a session idle (no command) for this long (env PTXPLAY_RECLAIM_IDLE)")
+	fs.DurationVar(&cfg.limits.ReclaimQuiet, "reclaim-quiet", env.dur("PTXPLAY_RECLAIM_QUIET", d.ReclaimQuiet), "when the server is full and no session is idle, an address holding two sessions more than the new client's yields one quiet for this long (env PTXPLAY_RECLAIM_QUIET)")
+	fs.IntVar(&cfg.ws.MaxSessionsPerIP, "max-sessions-per-ip", env.int("PTXPLAY_MAX_SESSIONS_PER_IP", web.DefaultMaxSessionsPerIP), "open websockets one client address (an IPv6 client: its /64) may have; size it for the largest class behind one NAT address (env PTXPLAY_MAX_SESSIONS_PER_IP)")
+	fs.IntVar(&cfg.ws.HandshakesPerMinute, "ws-rate", env.int("PTXPLAY_WS_RATE", web.DefaultHandshakesPerMinute), "websocket handshakes one client address may make per minute (env PTXPLAY_WS_RATE)")
+	fs.IntVar(&cfg.ws.HandshakeBurst, "ws-burst", env.int("PTXPLAY_WS_BURST", web.DefaultHandshakeBurst), "websocket handshakes one client address may make at once (env PTXPLAY_WS_BURST)")
 	fs.StringVar(&cfg.ws.TrustedProxyHeader, "trusted-proxy-header", env.str("PTXPLAY_TRUSTED_PROXY_HEADER", ""), "header of a trusted reverse proxy with the client address, e.g. X-Forwarded-For (its last address) or X-Real-IP; empty: the peer address (env PTXPLAY_TRUSTED_PROXY_HEADER)")
 	fs.Int64Var(&cfg.maxMessageBytes, "max-message-bytes", env.int64("PTXPLAY_MAX_MESSAGE_BYTES", 0), "size of a websocket message (0: the source limit plus 1 MiB) (env PTXPLAY_MAX_MESSAGE_BYTES)")
 	if env.err != nil {
@@ -298,6 +301,10 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 		err = errors.New("--max-sessions must be at least 1")
 	case cfg.limits.IdleTimeout <= 0:
 		err = errors.New("--idle-timeout must be positive")
+	case cfg.limits.ReclaimIdle <= 0 || cfg.limits.ReclaimQuiet <= 0:
+		err = errors.New("--reclaim-idle and --reclaim-quiet must be positive")
+	case cfg.ws.MaxSessionsPerIP < 1 || cfg.ws.HandshakesPerMinute < 1 || cfg.ws.HandshakeBurst < 1:
+		err = errors.New("--max-sessions-per-ip, --ws-rate and --ws-burst must be at least 1")
 	case cfg.limits.MaxWarpInstructions < 1, cfg.limits.MaxSourceBytes < 1, cfg.limits.MaxBufferBytes < 1, cfg.limits.MaxHistoryBytes < 1:
 		err = errors.New("limits must be positive")
 	case cfg.limits.MaxCommandTime <= 0, cfg.limits.CPUAllowance <= 0, cfg.limits.CPUWindow <= 0:

@@ -179,13 +179,16 @@ func TestServeMemoryAndClientFlags(t *testing.T) {
 	var stderr bytes.Buffer
 	t.Setenv("GOMEMLIMIT", "")
 	cfg, _, ok := parseServeFlags(nil, &stderr)
-	if !ok || cfg.memoryLimit != defaultMemoryLimit || cfg.ws.MaxSessionsPerIP != 8 || cfg.ws.HandshakesPerMinute != 30 ||
-		cfg.ws.TrustedProxyHeader != "" || cfg.limits.NoProgramTimeout != time.Minute {
+	if !ok || cfg.memoryLimit != defaultMemoryLimit || cfg.ws.MaxSessionsPerIP != 128 || cfg.ws.HandshakesPerMinute != 120 ||
+		cfg.ws.HandshakeBurst != 60 || cfg.ws.TrustedProxyHeader != "" || cfg.limits.NoProgramTimeout != time.Minute ||
+		cfg.limits.ReclaimIdle != 2*time.Minute || cfg.limits.ReclaimQuiet != 15*time.Second {
 		t.Fatalf("defaults: %+v %s", cfg, stderr.String())
 	}
 	cfg, _, ok = parseServeFlags([]string{"--memory-limit", "1073741824", "--max-sessions-per-ip", "2", "--ws-rate", "5",
+		"--ws-burst", "7", "--reclaim-idle", "5m", "--reclaim-quiet", "1m",
 		"--trusted-proxy-header", "X-Real-IP", "--no-program-timeout", "10s"}, &stderr)
 	if !ok || cfg.memoryLimit != 1<<30 || cfg.ws.MaxSessionsPerIP != 2 || cfg.ws.HandshakesPerMinute != 5 ||
+		cfg.ws.HandshakeBurst != 7 || cfg.limits.ReclaimIdle != 5*time.Minute || cfg.limits.ReclaimQuiet != time.Minute ||
 		cfg.ws.TrustedProxyHeader != "X-Real-IP" || cfg.limits.NoProgramTimeout != 10*time.Second {
 		t.Fatalf("flags: %+v %s", cfg, stderr.String())
 	}

@@ -197,6 +197,7 @@ func TestSwizzleLive(t *testing.T) {
 	// The link reopens the live view at the same step.
 	url := tb.shareVia("Swizzled transpose, live", true, false)
 	other := s.newTab(t, strings.TrimPrefix(url, s.base))
+	other.wake()
 	other.waitStep(wi, wi)
 	other.waitJS("the live view from the link", `!document.getElementById("pg-tab-swizzle").hidden && (document.querySelector("#pg-tab-swizzle .swz-info b") || {}).textContent === "Swizzle<5,2,5>" && document.querySelectorAll("#pg-tab-swizzle td.swz-live").length === 64`)
 
@@ -211,6 +212,7 @@ func TestSwizzleLive(t *testing.T) {
 		t.Fatal("the explorer's settings did not change the link")
 	}
 	third := s.newTab(t, strings.TrimPrefix(url2, s.base))
+	third.wake()
 	third.waitStep(wi, wi)
 	third.waitJS("the explorer as it was", `!document.getElementById("pg-tab-swizzle").hidden && (document.querySelector("#pg-tab-swizzle .swz-info b") || {}).textContent === "TMA 128B, 32B atomicity" && !document.querySelector('#pg-tab-swizzle [name="live"]').checked && document.querySelector('#pg-tab-swizzle .swz-card[data-pattern="ldmatrix"]').classList.contains("on") && document.querySelector('#pg-tab-swizzle [name="rows"]').value === "32"`)
 	third.screenshot("from-link")

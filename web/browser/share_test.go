@@ -78,7 +78,9 @@ func TestShareLinks(t *testing.T) {
 	}
 
 	// Open it as someone else would: the same moment as stepping there by hand.
+	// The page holds no session until the first action.
 	other := s.newTab(t, strings.TrimPrefix(url, s.base))
+	other.wake()
 	other.waitStep(9, 9)
 	var title string
 	other.eval(`document.title`, &title)
@@ -107,6 +109,7 @@ func TestShareLinks(t *testing.T) {
 		t.Fatal("a link without the step is the same link")
 	}
 	st := s.newTab(t, strings.TrimPrefix(start, s.base))
+	st.wake()
 	st.waitLoaded("block_sum.ptx")
 
 	// Link-only: the kernel travels in the URL's fragment.
@@ -115,6 +118,7 @@ func TestShareLinks(t *testing.T) {
 		t.Fatalf("link-only URL %q", lo)
 	}
 	lt := s.newTab(t, strings.TrimPrefix(lo, s.base))
+	lt.wake()
 	lt.waitStep(9, 9)
 	lt.expectWarps(r, "opened from a link-only URL at step 9")
 
@@ -157,7 +161,10 @@ func TestEmbedFraming(t *testing.T) {
 	}
 
 	page := s.newTabAt(t, course.URL, "/lesson")
-	page.waitFrame("#f", "the embed player", `document.querySelector("#pg-step")?.textContent === "step 0/0" && document.getElementById("pg-conn")?.dataset.state === "open" && document.body.classList.contains("compact")`)
+	// The embed holds no session until the reader acts.
+	page.waitFrame("#f", "the embed player", `document.getElementById("pg-conn")?.dataset.state === "idle" && document.body.classList.contains("compact") && !!document.querySelector("#pg-notice .pg-wake")`)
+	page.waitFrame("#f", "a click on Start", `(document.querySelector("#pg-notice .pg-wake").click(), true)`)
+	page.waitFrame("#f", "the embed's session", `document.querySelector("#pg-step")?.textContent === "step 0/0" && document.getElementById("pg-conn")?.dataset.state === "open"`)
 	page.waitFrame("#f", "a read-only editor", `document.querySelector(".cm-content")?.getAttribute("contenteditable") === "false"`)
 	page.screenshot("embed-in-course-page")
 
@@ -274,6 +281,8 @@ func TestLessons(t *testing.T) {
 			continue
 		}
 		tb.navigate(info.Link)
+		// A lesson link holds no session until the first action.
+		tb.wake()
 		tb.waitStatus(info.Name+" to load", func(s status) string {
 			if s.Conn != "open" || s.Diag != "✓ compiled" || s.Status != "paused" || s.Step != "step 0/0" {
 				return "not loaded"
