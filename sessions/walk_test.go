@@ -2,8 +2,8 @@ package sessions
 
 import (
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
