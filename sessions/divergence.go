@@ -250,13 +250,14 @@ func (s *Session) setDivergence(on bool) error {
 }
 
 // traceEnd is history.mustPass: the end of the divergence trace while it
-// can still grow (a later position is reached by replaying through it).
-func (s *Session) traceEnd() int64 {
+// can still grow (a later position is reached by replaying through it),
+// and where it stops growing.
+func (s *Session) traceEnd() (pass, until int64) {
 	t := s.trace
 	if t == nil || len(t.recs) >= maxTrace {
-		return math.MaxInt64
+		return math.MaxInt64, math.MaxInt64
 	}
-	return t.base + int64(len(t.recs))
+	return t.base + int64(len(t.recs)), t.base + maxTrace
 }
 
 // divergenceJSON reports the trace at the machine's position for the

@@ -53,9 +53,11 @@ type history struct {
 	// the time limit of history commands).
 	pace func() error
 	// mustPass, if set, returns the latest position that moving forward may
-	// skip: a later position is reached by replaying from at most there (the
-	// divergence trace records only what the machine executes).
-	mustPass func() int64
+	// skip (pass: a later position is reached by replaying from at most
+	// there) and the position after which that no longer matters (until):
+	// the divergence trace records only what the machine executes, up to
+	// its capacity.
+	mustPass func() (pass, until int64)
 
 	first int64  // the earliest reachable position (the base snapshot's)
 	head  int64  // the furthest position reached
@@ -480,13 +482,20 @@ func (h *history) goTo(k int64) error {
 	if k == h.cur {
 		return nil
 	}
+	pass := int64(math.MaxInt64)
+	if h.mustPass != nil {
+		var until int64
+		if pass, until = h.mustPass(); k > pass && k > until && until > h.cur {
+			// Replay only as far as the trace grows, then skip.
+			if err := h.goTo(until); err != nil {
+				return err
+			}
+			pass, _ = h.mustPass()
+		}
+	}
 	st := h.stopAt(k)
 	P := h.cur
 	cst := h.stopAt(P)
-	pass := int64(math.MaxInt64)
-	if h.mustPass != nil {
-		pass = h.mustPass()
-	}
 	y := -1
 	for _, bounded := range []bool{true, false} {
 		for i := len(h.snaps) - 1; i >= 0 && y < 0; i-- {
