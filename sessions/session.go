@@ -567,7 +567,7 @@ func (s *Session) handle(c command) {
 		s.doReset(msg.ID)
 	case "divergence":
 		on := *msg.On
-		s.walkCmd(msg.ID, "the divergence data covers the steps up to here and follows the machine from here on", func() error { return s.setDivergence(on) })
+		s.walkCmd(msg.ID, false, "the divergence data covers the steps up to here and follows the machine from here on", func() error { return s.setDivergence(on) })
 	case "step":
 		s.startJob(&job{kind: jobStep, id: msg.ID, gran: granularity(msg.Granularity), count: count(msg), cap: s.lim.MaxWarpInstructions})
 	case "run":
@@ -578,14 +578,14 @@ func (s *Session) handle(c command) {
 		s.startJob(&job{kind: jobRun, id: msg.ID, cap: cap})
 	case "back":
 		g, n := granularity(msg.Granularity), count(msg)
-		s.walkCmd(msg.ID, "back again to go on", func() error { return s.back(g, n) })
+		s.walkCmd(msg.ID, true, "back again to go on", func() error { return s.back(g, n) })
 	case "seek":
 		k := *msg.Step
 		if k < s.h.first || k > s.h.head {
 			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("step %d is not in the history (steps %d to %d are)", k, s.h.first, s.h.head))
 			return
 		}
-		s.walkCmd(msg.ID, "seek again to go on", func() error { return s.h.goTo(k) })
+		s.walkCmd(msg.ID, true, "seek again to go on", func() error { return s.h.goTo(k) })
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 // walk is the history command in progress.
 type walk struct {
 	t0    time.Time // the command's start
+	step  bool      // a back or seek (its latency is a step latency)
 	n     int       // instructions replayed since the clock was last read
 	stop  string    // why it stopped early: "interrupted" or "paused"
 	again string    // how to go on after an interruption ("seek again to go on")
@@ -51,9 +52,10 @@ const paceEvery = 32
 // walkCmd runs a history command: fn moves the machine (its replays are
 // paced); then the client gets the state at the position reached, with
 // the reason recorded there or, when fn stopped early, "interrupted" or
-// "paused". again says how to go on after an interruption.
-func (s *Session) walkCmd(id *int64, again string, fn func() error) {
-	w := &walk{t0: time.Now(), again: again}
+// "paused". again says how to go on after an interruption; step tells a
+// back or seek (Metrics.ObserveStepLatency).
+func (s *Session) walkCmd(id *int64, step bool, again string, fn func() error) {
+	w := &walk{t0: time.Now(), step: step, again: again}
 	s.walk = w
 	err := fn()
 	s.walk = nil
@@ -61,7 +63,9 @@ func (s *Session) walkCmd(id *int64, again string, fn func() error) {
 	case err == nil:
 		reason, message := s.h.reason()
 		s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true}))
-		s.mgr.met.ObserveStepLatency(time.Since(w.t0))
+		if w.step {
+			s.mgr.met.ObserveStepLatency(time.Since(w.t0))
+		}
 	case errors.Is(err, errWalkStopped), errors.Is(err, errSessionClosed):
 		if e := s.h.settle(); e != nil {
 			s.failHistory(id, e)
@@ -75,7 +79,9 @@ func (s *Session) walkCmd(id *int64, again string, fn func() error) {
 			message = fmt.Sprintf("stopped at step %d after %v, the longest one command may take; %s", s.h.cur, s.lim.MaxCommandTime, w.again)
 		}
 		s.send(s.buildState(stateOpts{id: id, full: true, reason: w.stop, message: message, sharedAll: true}))
-		s.mgr.met.ObserveStepLatency(time.Since(w.t0))
+		if w.step {
+			s.mgr.met.ObserveStepLatency(time.Since(w.t0))
+		}
 	default:
 		s.failHistory(id, err)
 	}
