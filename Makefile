@@ -56,7 +56,7 @@ unit:
 # all of it the single-goroutine history and emulation property tests.)
 # Also the parallel runs of `ptxplay run --parallel` (engine/launch), whose
 # workers share the launch's inputs and merge their outputs.
-RACE_SESSIONS ?= TestCPUSched|TestCPUMeter|TestCommandTimeLimit|TestCPUAllowance|TestStepsBeforeRuns|TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
+RACE_SESSIONS ?= TestCPUSched|TestHistoryWalksSliced|TestWalkPauseAndClose|TestCPUMeter|TestCommandTimeLimit|TestCPUAllowance|TestStepsBeforeRuns|TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
 race:
 	$(GO) test -race -count=1 ./web
 	$(GO) test -race -count=1 ./sessions -run '$(RACE_SESSIONS)'

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"math"
 	"math/bits"
 	"sort"
 
@@ -18,7 +19,7 @@ import (
 // is indexed by position, so moving through the history moves the
 // aggregates by the records in between (exactly, without re-executing).
 // Turning the view on replays the history from its first reachable step to
-// the furthest one reached.
+// the furthest one reached (at most maxTrace steps), in slices (walk.go).
 
 // maxCFGBlocks caps the blocks the `loaded` message describes; past it the
 // graph is cut (cfg.truncated) and the view says so.
@@ -212,9 +213,13 @@ func (t *trace) moveTo(k int64) int64 {
 	return k
 }
 
-// setDivergence turns the divergence data on or off. Turning it on builds
-// the trace by replaying the history from its first reachable step to the
-// current position.
+// setDivergence turns the divergence data on or off. Turning it on
+// installs an empty trace from the first reachable step and replays the
+// history into it, up to the furthest step reached (or maxTrace steps),
+// then comes back to the current position. It runs as a walk (walkCmd):
+// stopped early, the trace covers the steps up to the machine's position,
+// and moving forward later replays from the trace's end (traceEnd), so the
+// data always covers the position shown.
 func (s *Session) setDivergence(on bool) error {
 	s.divOn = on
 	if !on {
@@ -229,38 +234,30 @@ func (s *Session) setDivergence(on bool) error {
 	}
 	h := s.h
 	t := newTrace(h.first, len(s.prog.prog.Ops))
-	// Replay the whole history (seeking forward may later restore a
-	// snapshot past positions a shorter trace would lack), then come back.
-	cur, head := h.cur, h.head
-	if head > h.first {
+	s.trace = t
+	s.rec.setHooks(nil, t)
+	cur := h.cur
+	if end := min(h.head, h.first+maxTrace); end > h.first {
+		// From the trace's start, goTo(end) replays (traceEnd).
 		if err := h.goTo(h.first); err != nil {
 			return err
 		}
-		h.rec.setHooks(func(in *emu.StepInfo) { t.step(in, in.Step) }, nil)
-		h.rec.replay = true
-		err := h.replay(head)
-		h.rec.replay = false
-		h.rec.setHooks(nil, nil)
-		if err != nil {
-			return err
-		}
-		h.cur = head
-		if lr, ok := h.rec.last(h.lastOf); ok {
-			h.last = lr
-		}
-		if st := h.stopAt(head); st != nil {
-			h.last = st.last
-			if err := h.applyTail(st.tail); err != nil {
-				return err
-			}
-		}
-		if err := h.goTo(cur); err != nil {
+		if err := h.goTo(end); err != nil {
 			return err
 		}
 	}
-	s.trace = t
-	s.rec.setHooks(nil, t)
-	return nil
+	return h.goTo(cur)
+}
+
+// traceEnd is history.mustPass: the end of the divergence trace while it
+// can still grow (a later position is reached by replaying through it),
+// and where it stops growing.
+func (s *Session) traceEnd() (pass, until int64) {
+	t := s.trace
+	if t == nil || len(t.recs) >= maxTrace {
+		return math.MaxInt64, math.MaxInt64
+	}
+	return t.base + int64(len(t.recs)), t.base + maxTrace
 }
 
 // divergenceJSON reports the trace at the machine's position for the
@@ -270,8 +267,9 @@ func (s *Session) divergenceJSON(ci, wi int) *divergenceJSON {
 	if t == nil {
 		return nil
 	}
-	k := t.moveTo(s.m.Stats().WarpInstructions)
-	out := &divergenceJSON{From: t.base, UpTo: k, Truncated: t.full, Lines: []lineExecJSON{}}
+	pos := s.m.Stats().WarpInstructions
+	k := t.moveTo(pos)
+	out := &divergenceJSON{From: t.base, UpTo: k, Truncated: t.full || k < pos, Lines: []lineExecJSON{}}
 	for _, l := range s.prog.lines {
 		var lanes, execs int64
 		for _, pc := range l.PCs {

@@ -48,6 +48,16 @@ type history struct {
 	// mem, if set, is the per-pc memory analysis: snapshots keep its sums
 	// and restoring one restores them.
 	mem *memStats
+	// pace, if set, is called after each replayed instruction short of the
+	// replay's target; an error stops the replay (walk.go: the slices and
+	// the time limit of history commands).
+	pace func() error
+	// mustPass, if set, returns the latest position that moving forward may
+	// skip (pass: a later position is reached by replaying from at most
+	// there) and the position after which that no longer matters (until):
+	// the divergence trace records only what the machine executes, up to
+	// its capacity.
+	mustPass func() (pass, until int64)
 
 	first int64  // the earliest reachable position (the base snapshot's)
 	head  int64  // the furthest position reached
@@ -472,14 +482,26 @@ func (h *history) goTo(k int64) error {
 	if k == h.cur {
 		return nil
 	}
+	pass := int64(math.MaxInt64)
+	if h.mustPass != nil {
+		var until int64
+		if pass, until = h.mustPass(); k > pass && k > until && until > h.cur {
+			// Replay only as far as the trace grows, then skip.
+			if err := h.goTo(until); err != nil {
+				return err
+			}
+			pass, _ = h.mustPass()
+		}
+	}
 	st := h.stopAt(k)
 	P := h.cur
 	cst := h.stopAt(P)
 	y := -1
-	for i := len(h.snaps) - 1; i >= 0; i-- {
-		if usable(&h.snaps[i], k, st) {
-			y = i
-			break
+	for _, bounded := range []bool{true, false} {
+		for i := len(h.snaps) - 1; i >= 0 && y < 0; i-- {
+			if usable(&h.snaps[i], k, st) && (!bounded || k <= pass || h.snaps[i].wi <= pass) {
+				y = i
+			}
 		}
 	}
 	if y < 0 {
@@ -490,7 +512,7 @@ func (h *history) goTo(k int64) error {
 	h.rec.executed = false
 	defer func() { h.rec.replay = false }()
 	tailDone := false
-	if k > P && (cst == nil || !cst.tail.settled) && s.wi <= P {
+	if k > P && (cst == nil || !cst.tail.settled) && s.wi <= P && (k <= pass || P <= pass) {
 		// Forward from the current state.
 		if err := h.replay(k); err != nil {
 			return err
@@ -577,13 +599,21 @@ func (h *history) redoTo(wi int64) {
 	}
 }
 
-// replay executes instructions until the count reaches wi.
+// replay executes instructions until the count reaches wi. After each
+// instruction short of wi it calls pace, and stops with pace's error: the
+// machine then stands at an exact position of the history (settle makes it
+// the current one).
 func (h *history) replay(wi int64) error {
 	m := h.m
 	if m.Stats().WarpInstructions < wi {
 		h.rec.executed = true
 	}
-	for m.Stats().WarpInstructions < wi {
+	for first := true; m.Stats().WarpInstructions < wi; first = false {
+		if !first && h.pace != nil {
+			if err := h.pace(); err != nil {
+				return err
+			}
+		}
 		before := m.Stats().WarpInstructions
 		r := m.Step(emu.StepWarpInstruction)
 		switch r {
@@ -602,6 +632,23 @@ func (h *history) replay(wi int64) error {
 	}
 	if m.Stats().WarpInstructions != wi {
 		return errReplay
+	}
+	return nil
+}
+
+// settle makes the machine's position the current one after a replay
+// stopped short of its target (pace): the machine stands just after a
+// replayed instruction, so the position is exact once the stop recorded
+// there, if any, has its tail applied.
+func (h *history) settle() error {
+	wi := h.wi()
+	h.cur = wi
+	if lr, ok := h.rec.last(h.lastOf); ok {
+		h.last = lr
+	}
+	if st := h.stopAt(wi); st != nil {
+		h.last = st.last
+		return h.applyTail(st.tail)
 	}
 	return nil
 }
@@ -634,12 +681,14 @@ type schedKey struct{ cta, warp int }
 
 func (a schedKey) le(b schedKey) bool { return a.cta < b.cta || (a.cta == b.cta && a.warp <= b.warp) }
 
-// prevBoundary returns the latest position before p that starts a unit of
-// g, or firstStep if there is none: a round starts where the scheduler
-// wraps around its warps (the next instruction's warp comes at or before
-// the last one's), a barrier unit ends with the instruction that released a
-// barrier. The positions are found by replaying the segments before p.
-func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
+// prevBoundary returns the n-th latest position before p that starts a
+// unit of g (as n calls each from the previous result would), or firstStep
+// if there are fewer: a round starts where the scheduler wraps around its
+// warps (the next instruction's warp comes at or before the last one's), a
+// barrier unit ends with the instruction that released a barrier. The
+// positions are found by replaying the segments before p once each, latest
+// first, until n are found.
+func (h *history) prevBoundary(p int64, g emu.Granularity, n int) (int64, error) {
 	hi := p
 	var after schedKey // the warp of instruction hi+1
 	haveAfter := false
@@ -655,9 +704,9 @@ func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
 		if err := h.goTo(s); err != nil {
 			return 0, err
 		}
-		n := int(hi - s)
-		keys := make([]schedKey, 0, n)
-		rel := make([]bool, 0, n)
+		cnt := int(hi - s)
+		keys := make([]schedKey, 0, cnt)
+		rel := make([]bool, 0, cnt)
 		trace := h.rec.trace
 		h.rec.setHooks(func(in *emu.StepInfo) {
 			keys = append(keys, schedKey{in.CTALin, in.Warp})
@@ -684,7 +733,7 @@ func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
 				return 0, err
 			}
 		}
-		if len(keys) != n {
+		if len(keys) != cnt {
 			return 0, errReplay
 		}
 		// keys[i] is instruction s+1+i; position b is the state after
@@ -694,27 +743,25 @@ func (h *history) prevBoundary(p int64, g emu.Granularity) (int64, error) {
 				continue
 			}
 			i := int(b - s - 1)
+			found := false
 			switch g {
 			case emu.StepToBarrier:
-				if rel[i] {
-					return b, nil
-				}
+				found = rel[i]
 			default:
-				var next schedKey
 				switch {
-				case i+1 < n:
-					next = keys[i+1]
+				case i+1 < cnt:
+					found = keys[i+1].le(keys[i])
 				case haveAfter:
-					next = after
-				default:
-					continue
+					found = after.le(keys[i])
 				}
-				if next.le(keys[i]) {
+			}
+			if found {
+				if n--; n <= 0 {
 					return b, nil
 				}
 			}
 		}
-		if n > 0 {
+		if cnt > 0 {
 			after, haveAfter = keys[0], true
 		}
 		hi = s

@@ -84,6 +84,13 @@ type Session struct {
 	// regFrom is the first register (an index of userRegs) of the page of
 	// the selected warp's registers that states carry (see regPage).
 	regFrom int
+	// walk is the history command in progress (walk.go); pending a client
+	// message that arrived during it, handled next.
+	walk    *walk
+	pending *command
+	// holding: the session holds a CPU token, since tokenAt.
+	holding bool
+	tokenAt time.Time
 }
 
 // endReason says why a session ended on its own.
@@ -326,6 +333,15 @@ func (s *Session) loop() {
 			s.out.replaceAll(errReply(nil, errf("limit", "the client does not read its replies; session closed")))
 			return
 		}
+		if c := s.pending; c != nil {
+			s.pending = nil
+			if !s.handleScheduled(*c) {
+				s.ended()
+				return
+			}
+			s.account(true)
+			continue
+		}
 		if s.job != nil || s.cmp != nil {
 			if !s.jobTurn() {
 				s.ended()
@@ -359,16 +375,25 @@ func (s *Session) handleScheduled(c command) bool {
 	if !s.mgr.sched.acquire(p, s.quit) {
 		return false
 	}
-	t0 := time.Now()
-	defer s.releaseCPU(t0)
+	s.holdCPU()
+	defer s.releaseCPU()
 	s.handle(c)
 	return true
 }
 
-// releaseCPU returns the token held since t0 and counts the time held.
-func (s *Session) releaseCPU(t0 time.Time) {
+// holdCPU notes that the session got a token.
+func (s *Session) holdCPU() {
+	s.holding, s.tokenAt = true, time.Now()
+}
+
+// releaseCPU returns the token held, if any, and counts the time held.
+func (s *Session) releaseCPU() {
+	if !s.holding {
+		return
+	}
+	s.holding = false
 	now := time.Now()
-	s.cpu.add(now, now.Sub(t0))
+	s.cpu.add(now, now.Sub(s.tokenAt))
 	s.mgr.sched.release()
 }
 
@@ -412,8 +437,8 @@ func (s *Session) jobTurn() bool {
 			s.mgr.sched.cancel(t)
 			return s.handleScheduled(c)
 		case <-t.ready:
-			t0 := time.Now()
-			defer s.releaseCPU(t0)
+			s.holdCPU()
+			defer s.releaseCPU()
 			if j == nil {
 				s.cmd = "compare-scheduling"
 				s.compareSlice()
@@ -586,12 +611,8 @@ func (s *Session) handle(c command) {
 	case "reset":
 		s.doReset(msg.ID)
 	case "divergence":
-		if err := s.setDivergence(*msg.On); err != nil {
-			s.failHistory(msg.ID, err)
-			return
-		}
-		reason, message := s.h.reason()
-		s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: reason, message: message})...)
+		on := *msg.On
+		s.walkCmd(msg.ID, false, "the divergence data covers the steps up to here and follows the machine from here on", func() error { return s.setDivergence(on) })
 	case "step":
 		s.startJob(&job{kind: jobStep, id: msg.ID, gran: granularity(msg.Granularity), count: count(msg), cap: s.lim.MaxWarpInstructions})
 	case "run":
@@ -601,14 +622,15 @@ func (s *Session) handle(c command) {
 		}
 		s.startJob(&job{kind: jobRun, id: msg.ID, cap: cap})
 	case "back":
-		s.back(msg.ID, granularity(msg.Granularity), count(msg))
+		g, n := granularity(msg.Granularity), count(msg)
+		s.walkCmd(msg.ID, true, "back again to go on", func() error { return s.back(g, n) })
 	case "seek":
 		k := *msg.Step
 		if k < s.h.first || k > s.h.head {
 			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("step %d is not in the history (steps %d to %d are)", k, s.h.first, s.h.head))
 			return
 		}
-		s.seek(msg.ID, k)
+		s.walkCmd(msg.ID, true, "seek again to go on", func() error { return s.h.goTo(k) })
 	}
 }
 
@@ -836,6 +858,7 @@ func (s *Session) prepare(reason string) *Error {
 	interval := int64(1024) * max(1, state/(256<<10))
 	s.h = newHistory(m, s.rec, s.lastOf, interval, s.lim.MaxHistoryBytes, reason)
 	s.h.mem = s.mem
+	s.h.pace, s.h.mustPass = s.pace, s.traceEnd
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}
 	s.sel.cta, s.sel.warp = 0, 0
@@ -1134,35 +1157,18 @@ func (s *Session) doRead(msg *clientMsg) {
 
 // ---- moving through history ----
 
-func (s *Session) seek(id *int64, k int64) {
-	t0 := time.Now()
-	if err := s.h.goTo(k); err != nil {
-		s.failHistory(id, err)
-		return
-	}
-	reason, message := s.h.reason()
-	s.send(s.buildState(stateOpts{id: id, full: true, reason: reason, message: message, sharedAll: true})...)
-	s.mgr.met.ObserveStepLatency(time.Since(t0))
-}
-
 // back moves n units of g back from the current position (to firstStep at
-// most).
-func (s *Session) back(id *int64, g emu.Granularity, n int) {
+// most); it runs as a walk (walkCmd).
+func (s *Session) back(g emu.Granularity, n int) error {
 	h := s.h
-	k := h.cur
-	if g == emu.StepWarpInstruction {
-		k = max(h.first, k-int64(n))
-	} else {
-		for ; n > 0 && k > h.first; n-- {
-			b, err := h.prevBoundary(k, g)
-			if err != nil {
-				s.failHistory(id, err)
-				return
-			}
-			k = b
+	k := max(h.first, h.cur-int64(n))
+	if g != emu.StepWarpInstruction {
+		var err error
+		if k, err = h.prevBoundary(h.cur, g, n); err != nil {
+			return err
 		}
 	}
-	s.seek(id, k)
+	return h.goTo(k)
 }
 
 // failHistory ends the program after a history replay failed (a defect:

@@ -126,7 +126,15 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 		msg.Next = &warpRef{CTA: s.ctaIndex(next.CTA().Linear), Warp: next.ID}
 	}
 
-	// CTAs and warps.
+	// CTAs and warps. A CTA the client did not see resident gets its
+	// whole shared memory: what the client holds of it, if anything, is
+	// from another position (before a back or seek).
+	var arrived []int
+	for _, c := range ctas {
+		if !slices.Contains(v.ctaLin, c.Linear) || !v.valid {
+			arrived = append(arrived, c.Linear)
+		}
+	}
 	if full {
 		v.ctaLin = v.ctaLin[:0]
 		v.warps = v.warps[:0]
@@ -197,7 +205,7 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 	for _, e := range r.events {
 		msg.Events = append(msg.Events, s.eventJSON(e))
 	}
-	s.memoryJSON(&msg, o.sharedAll)
+	s.memoryJSON(&msg, o.sharedAll, arrived)
 	if o.stale {
 		msg.Memory, msg.MemoryStale = nil, true
 	}
@@ -440,8 +448,10 @@ func (s *Session) barrierWarpJSON(bw emu.BarrierWarp) barrierWarpJSON {
 	return barrierWarpJSON{CTA: ci, Warp: bw.Warp, Barrier: bw.Barrier, PC: bw.PC, Line: s.prog.line(bw.PC), Lanes: hex32(bw.Lanes)}
 }
 
-// memoryJSON adds the memory written since the previous state.
-func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
+// memoryJSON adds the memory written since the previous state, and the
+// whole shared memory of every resident CTA (sharedAll) or of those with
+// linear index in arrived.
+func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool, arrived []int) {
 	d := &s.rec.dirty
 	if !d.stale {
 		d.merge()
@@ -480,7 +490,7 @@ func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
 				r.n -= n
 			}
 		case isa.Shared:
-			if sharedAll {
+			if sharedAll || slices.Contains(arrived, r.cta) {
 				continue
 			}
 			for _, c := range ctas {
@@ -499,8 +509,8 @@ func (s *Session) memoryJSON(msg *stateMsg, sharedAll bool) {
 			}
 		}
 	}
-	if sharedAll {
-		for _, c := range ctas {
+	for _, c := range ctas {
+		if sharedAll || slices.Contains(arrived, c.Linear) {
 			if sh := c.Shared(); len(sh) > 0 {
 				lin := c.Linear
 				if !add(memJSON{Space: "shared", CTA: &lin, Offset: 0}, sh) {

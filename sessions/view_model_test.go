@@ -584,6 +584,12 @@ type modelOpts struct {
 	// the launch's limit or the command's cap), and every state's
 	// warnings are compared with a fresh checker's too.
 	longRuns bool
+	// intervals, if set, replace the history's snapshot intervals (at
+	// command ends, within one command; default 16 and 64).
+	intervals [2]int64
+	// walkStops, if set, counts the history commands (back, seek,
+	// divergence) that stopped early (reason interrupted).
+	walkStops *int
 }
 
 // runModelSequenceOpts is runModelSequenceLimits with a command mix.
@@ -595,7 +601,11 @@ func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, li
 		if _, err := mc.apply(true); err != nil {
 			t.Fatal(err)
 		}
-		c.do(func() { c.s.h.interval, c.s.h.jobInterval = 16, 64 })
+		iv := opts.intervals
+		if iv[0] == 0 {
+			iv = [2]int64{16, 64}
+		}
+		c.do(func() { c.s.h.interval, c.s.h.jobInterval = iv[0], iv[1] })
 		mc.sel = [2]int{0, 0}
 	}
 	load()
@@ -626,8 +636,12 @@ func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, li
 			divOn = on
 			c.send(map[string]any{"type": "divergence", "on": on})
 			log = append(log, desc)
-			if _, err := mc.apply(true); err != nil {
+			st, err := mc.apply(true)
+			if err != nil {
 				t.Fatalf("command %d (%s): %v", i, desc, err)
+			}
+			if opts.walkStops != nil && st.Reason == "interrupted" {
+				*opts.walkStops++
 			}
 			continue
 		}
@@ -737,8 +751,15 @@ func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, li
 			c.send(map[string]any{"type": "pause"})
 		}
 		log = append(log, desc)
-		if _, err := mc.apply(wantState); err != nil {
+		st, err := mc.apply(wantState)
+		if err != nil {
 			t.Fatalf("command %d (%s): %v", i, desc, err)
+		}
+		if opts.walkStops != nil && st != nil && st.Reason == "interrupted" &&
+			(strings.HasPrefix(desc, "back") || strings.HasPrefix(desc, "seek")) {
+			*opts.walkStops++
+			desc += " (interrupted)"
+			log[len(log)-1] = desc
 		}
 		if desc == "reset" {
 			mc.sel = [2]int{0, 0}
@@ -750,7 +771,6 @@ func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, li
 		var agg *analysis.Aggregator
 		c.do(func() { agg = analysis.NewAggregator(c.s.prog.prog) })
 		fm := c.freshMachineObserved(mc.model.step, observers{dobs, agg})
-		var err error
 		c.do(func() {
 			err = mc.model.check(s, fm, mc.sel)
 			if err == nil {

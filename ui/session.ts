@@ -42,6 +42,8 @@ export class SessionClient {
   private runId = 0;
   private seekPending = 0;
   private seekWanted: number | null = null;
+  /** The step of the seek under way. */
+  private seekSent: number | null = null;
   private replay: Replay | null = null;
   private opens = 0;
   /** What to do once a woken session has loaded and replayed (whenLive). */
@@ -194,6 +196,7 @@ export class SessionClient {
     }
     if (step === m.step) return;
     this.seekWanted = step;
+    this.seekSent = step;
     this.seekPending = this.send({ type: "seek", step });
   }
 
@@ -324,7 +327,10 @@ export class SessionClient {
       this.seekPending = 0;
       const want = this.seekWanted;
       this.seekWanted = null;
-      if (want !== null && want !== m.step) this.seek(want);
+      // A seek the server stopped at its time limit stays where it got to
+      // (the status says so); a newer target is still sought.
+      const stopped = m.reason === "interrupted" && want === this.seekSent;
+      if (want !== null && want !== m.step && !stopped) this.seek(want);
     }
     model.emit(ch);
     this.hooks.state(m, ch);
