@@ -182,7 +182,7 @@ func (s *Session) slice() {
 		s.h.trim(true)
 	}
 	if j.kind == jobRun && time.Since(j.lastFrame) >= s.lim.FrameInterval && !s.out.framePending() {
-		s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}), true)
+		s.emit(s.buildState(stateOpts{id: j.id, running: true, reason: "running"}), true)
 		j.lastFrame = time.Now()
 	}
 }

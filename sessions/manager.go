@@ -33,8 +33,8 @@ type Manager struct {
 	nextID   uint64
 	closed   bool
 
-	// accounted is the sessions' accounted memory (Session.setAccounted).
-	accounted atomic.Int64
+	// acct is the ledger of the sessions' memory (accountant.go).
+	acct accountant
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -86,8 +86,9 @@ func (m *Manager) Len() int {
 }
 
 // AccountedBytes is the memory the manager accounts for: every session's
-// global memory, machine state and history, and the program cache.
-func (m *Manager) AccountedBytes() int64 { return m.accounted.Load() + m.cache.size() }
+// charge (global memory, machine state and history, comparisons, queued
+// client messages and replies) and the program cache.
+func (m *Manager) AccountedBytes() int64 { return m.acct.total.Load() + m.cache.size() }
 
 // memoryHigh reports whether AccountedBytes plus extra is above
 // MaxAccountedBytes.

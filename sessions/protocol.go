@@ -451,6 +451,9 @@ type asyncJSON struct {
 	Groups    []asyncGroupJSON `json:"groups"`
 	Items     []asyncCopyJSON  `json:"items"`
 	More      int              `json:"more,omitempty"`
+	// GroupsMore counts the groups left out of groups (the newest, beyond
+	// the first 16).
+	GroupsMore int `json:"groupsMore,omitempty"`
 }
 
 // asyncGroupJSON is one commit group of a warp's lanes (groups are counted

@@ -27,23 +27,27 @@ const MaxStepCount = 10000
 // commands in order; Submit, Ready, Take, Next, Done and Close may be
 // called from any goroutine.
 type Session struct {
-	id   uint64
-	mgr  *Manager
-	lim  Limits
-	in   chan command
-	out  *outbox
-	quit chan struct{} // closed to stop the goroutine
-	done chan struct{} // closed when it has stopped
+	id  uint64
+	mgr *Manager
+	lim Limits
+	in  chan command
+	// inMu guards sending on in against the end of the session, which
+	// releases what waits there (inClosed: nothing more is queued).
+	inMu     sync.Mutex
+	inClosed bool
+	out      *outbox
+	quit     chan struct{} // closed to stop the goroutine
+	done     chan struct{} // closed when it has stopped
 
 	lastActive atomic.Int64 // unix nanoseconds of the last client message
 	started    int64        // unix nanoseconds of the start
 	loaded     atomic.Bool  // a program was loaded (NoProgramTimeout no longer applies)
 	closeOnce  sync.Once
 	endWhy     atomic.Int32 // an endReason: why the session ends, if not asked to
-	// accounted is the memory this session holds, as last reported to
-	// the manager (setAccounted); acctAt when (unix nanoseconds).
-	accounted int64
-	acctAt    int64
+	// ch is the session's account with the manager's accountant; acctAt
+	// when its state was last measured (unix nanoseconds).
+	ch     *charge
+	acctAt int64
 
 	// Owned by the session goroutine.
 	prog      *compiled
@@ -95,12 +99,14 @@ type command struct {
 	msg   *clientMsg
 	reply []byte // an error found by Submit
 	fn    func() // runs on the session goroutine (tests)
+	bytes int64  // the client message's bytes, charged (chargeInbound) until it is handled
 }
 
 func newSession(m *Manager, id uint64) *Session {
 	s := &Session{id: id, mgr: m, lim: m.lim, in: make(chan command, inboundQueue), out: newOutbox(m.lim.MaxOutboundBytes),
 		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024,
-		cpu: newCPUMeter(m.lim.CPUWindow)}
+		cpu: newCPUMeter(m.lim.CPUWindow), ch: m.acct.newCharge()}
+	s.out.ch = s.ch
 	s.touch()
 	s.started = s.lastActive.Load()
 	return s
@@ -161,21 +167,78 @@ func (s *Session) CloseReason() string {
 // Submit hands the session one client message. Malformed, invalid or
 // oversized messages are answered with an `error` reply; the session
 // carries on. It does not block: when the session has more than
-// inboundQueue messages waiting, the message is refused with error
-// "limit".
+// inboundQueue messages waiting, or the messages waiting (with any being
+// read) would hold more than MaxInboundBytes, the message is refused with
+// error "limit". Its bytes are charged to the session until it has been
+// handled.
 func (s *Session) Submit(raw []byte) {
+	if !s.ReserveInbound(int64(len(raw))) {
+		s.touch()
+		s.refuseInbound(raw, fmt.Sprintf("the messages waiting for this session hold %d bytes, the most they may (%d); this one was dropped", s.ch.get(chargeInbound), s.lim.MaxInboundBytes))
+		return
+	}
+	s.SubmitReserved(raw)
+}
+
+// ReserveInbound charges n bytes of a client message being read (the web
+// layer calls it as the bytes arrive, before SubmitReserved); false, with
+// nothing charged, when the session's inbound messages would then hold
+// more than MaxInboundBytes.
+func (s *Session) ReserveInbound(n int64) bool {
+	return n <= 0 || s.ch.tryAdd(chargeInbound, n, s.lim.MaxInboundBytes)
+}
+
+// ReleaseInbound releases n bytes reserved for a message that is not
+// submitted after all.
+func (s *Session) ReleaseInbound(n int64) { s.ch.add(chargeInbound, -n) }
+
+// SubmitReserved is Submit for a message whose len(raw) bytes were
+// reserved with ReserveInbound: the charge passes to the queued message.
+func (s *Session) SubmitReserved(raw []byte) {
 	s.touch()
+	n := int64(len(raw))
 	cmd := s.parse(raw)
+	cmd.bytes = n
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	if s.inClosed {
+		s.ReleaseInbound(n)
+		return
+	}
 	select {
 	case s.in <- cmd:
-	case <-s.quit:
-	case <-s.done:
 	default:
+		s.ReleaseInbound(n)
 		var id *int64
 		if cmd.msg != nil {
 			id = cmd.msg.ID
 		}
-		s.out.push(errReply(id, errf("limit", "too many messages are waiting; this one was dropped")), false)
+		s.out.push(s.capped(errReply(id, errf("limit", "too many messages are waiting; this one was dropped")), false), false)
+	}
+}
+
+// refuseInbound answers a message refused before it was parsed.
+func (s *Session) refuseInbound(raw []byte, why string) {
+	var idOnly struct {
+		ID *int64 `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &idOnly)
+	s.out.push(s.capped(errReply(idOnly.ID, errf("limit", why)), false), false)
+}
+
+// dropInbound releases the messages still waiting when the session ends;
+// later ones are released as they come.
+func (s *Session) dropInbound() {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	s.inClosed = true
+	for {
+		select {
+		case c := <-s.in:
+			s.ReleaseInbound(c.bytes)
+		default:
+			return
+		}
 	}
 }
 
@@ -284,10 +347,11 @@ func (s *Session) loop() {
 	defer func() {
 		if p := recover(); p != nil {
 			s.mgr.sessionPanicked(s, s.cmd, p, debug.Stack())
-			s.out.replaceAll(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))))
+			s.out.replaceAll(s.capped(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))), false))
 		}
 		s.drop()
-		s.setAccounted(0)
+		s.account(true)
+		s.dropInbound()
 		s.out.close()
 		s.mgr.remove(s)
 		close(s.done)
@@ -328,6 +392,7 @@ func (s *Session) loop() {
 // priority unless the session has used its CPU allowance. False when the
 // session was closed while it waited.
 func (s *Session) handleScheduled(c command) bool {
+	defer s.ReleaseInbound(c.bytes)
 	p := prioHigh
 	if s.cpu.total(time.Now()) >= s.lim.CPUAllowance {
 		p = prioLow
@@ -371,7 +436,7 @@ func (s *Session) jobTurn() bool {
 		if j != nil && !j.throttled {
 			j.throttled = true
 			if j.kind == jobRun {
-				s.out.push(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
+				s.emit(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
 					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}), true)
 			}
 		}
@@ -425,16 +490,18 @@ func (s *Session) ended() {
 	}
 }
 
-// account reports the memory the session holds to the manager: its global
-// memory, machine state and history. Unless now, at most every 50ms (a
-// run calls it after each slice).
+// account measures the memory of the session's machines (its global
+// memory, machine state and history, and a comparison's machines) and
+// charges it. Unless now, at most every 50ms (a run calls it after each
+// slice).
 func (s *Session) account(now bool) {
 	t := time.Now().UnixNano()
 	if !now && t-s.acctAt < int64(50*time.Millisecond) {
 		return
 	}
 	s.acctAt = t
-	s.setAccounted(s.heldBytes())
+	s.ch.set(chargeState, s.heldBytes())
+	s.ch.set(chargeCompare, s.compareBytes())
 }
 
 // heldBytes estimates the memory of the loaded launch: global memory
@@ -448,29 +515,38 @@ func (s *Session) heldBytes() int64 {
 	if s.h != nil {
 		n += s.h.bytes()
 	}
-	return n + s.compareBytes()
+	return n
 }
 
-func (s *Session) setAccounted(n int64) {
-	if n == s.accounted {
-		return
+// send queues a reply (see emit).
+func (s *Session) send(msg []byte) { s.emit(msg, false) }
+
+// emit is the one way a message leaves the session: it is capped (see
+// capped) and queued in the outbox, which charges its bytes to the
+// session until the write pump takes it. frame: a run's state frame.
+func (s *Session) emit(msg []byte, frame bool) {
+	if msg = s.capped(msg, frame); msg != nil {
+		s.out.push(msg, frame)
 	}
-	s.mgr.accounted.Add(n - s.accounted)
-	s.accounted = n
 }
 
-// send queues a reply; one larger than MaxReplyBytes is replaced by an
-// error "limit" (with the reply's id, if it has one).
-func (s *Session) send(msg []byte) {
-	if len(msg) > s.lim.MaxReplyBytes {
-		var head struct {
-			Type string `json:"type"`
-			ID   *int64 `json:"id"`
-		}
-		_ = json.Unmarshal(msg, &head)
-		msg = errReply(head.ID, errf("limit", fmt.Sprintf("the %s reply of %d bytes exceeds the limit of %d bytes for one message", head.Type, len(msg), s.lim.MaxReplyBytes)))
+// capped returns msg if it is within MaxReplyBytes. A larger reply is
+// replaced by an error "limit" (with the reply's id, if it has one); a
+// larger run frame is dropped (nil): the next frame or the run's final
+// state, capped the same way, follows.
+func (s *Session) capped(msg []byte, frame bool) []byte {
+	if len(msg) <= s.lim.MaxReplyBytes {
+		return msg
 	}
-	s.out.push(msg, false)
+	if frame {
+		return nil
+	}
+	var head struct {
+		Type string `json:"type"`
+		ID   *int64 `json:"id"`
+	}
+	_ = json.Unmarshal(msg, &head)
+	return errReply(head.ID, errf("limit", fmt.Sprintf("the %s reply of %d bytes exceeds the limit of %d bytes for one message", head.Type, len(msg), s.lim.MaxReplyBytes)))
 }
 
 func (s *Session) sendErr(id *int64, code, msg string) { s.send(errReply(id, errf(code, msg))) }
@@ -596,7 +672,7 @@ func (s *Session) doLoad(msg *clientMsg) {
 	}
 	s.cancelCompare()
 	s.drop()
-	s.setAccounted(0)
+	s.account(true)
 	s.bpLines = map[int]bool{}
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags}))
 	if c.prog == nil {

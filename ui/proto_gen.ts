@@ -272,6 +272,7 @@ export interface AsyncWork {
   groups: AsyncGroup[];
   items: AsyncCopy[];
   more?: number;
+  groupsMore?: number;
 }
 
 export interface ThreadGroup {
