@@ -115,3 +115,27 @@ func TestOutboxAccounted(t *testing.T) {
 		t.Fatal("an empty outbox took a message over its bound")
 	}
 }
+
+// A comparison's two machines are charged to the session while it runs;
+// when the accounted memory goes over the limit it stops with "busy"
+// instead of holding them, and its charge is released.
+func TestCompareCharged(t *testing.T) {
+	m := newManager(t, Limits{})
+	c := newClient(t, m)
+	c.load(spinPTX, spinSpec(256, 1<<30))
+	c.send(map[string]any{"type": "compare-scheduling", "id": 5})
+	var cmpBytes, state int64
+	c.do(func() { cmpBytes, state = c.s.ch.get(chargeCompare), c.s.ch.get(chargeState) })
+	if cmpBytes < 2*state*9/10 {
+		t.Fatalf("a comparison of two machines charged %d bytes; the session's own machine and history %d", cmpBytes, state)
+	}
+	m.lim.MaxAccountedBytes = m.AccountedBytes() - 1 // only the manager's copy is read
+	h := c.expectError("busy")
+	if h.ID == nil || *h.ID != 5 || !strings.Contains(h.Message, "comparison") {
+		t.Fatalf("stopped comparison: %+v", h)
+	}
+	c.do(func() { cmpBytes = c.s.ch.get(chargeCompare) })
+	if cmpBytes != 0 {
+		t.Fatalf("%d bytes still charged for a stopped comparison", cmpBytes)
+	}
+}

@@ -511,7 +511,7 @@ func (s *Session) heldBytes() int64 {
 	if s.m == nil || s.prog == nil || s.spec == nil {
 		return 0
 	}
-	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m)
+	n := launch.GlobalBytes(s.prog.prog, s.spec) + machineBytes(s.m)
 	if s.h != nil {
 		n += s.h.bytes()
 	}
@@ -886,6 +886,11 @@ func stateBytes(m *emu.Machine) int64 {
 		int64(p.DynSharedBase+cfg.DynamicSharedBytes) + int64(p.LocalSize)*threads
 	return per * int64(min(cfg.ResidentCTAs, m.NumCTAs()))
 }
+
+// machineBytes is what a machine holds beyond global memory: the state
+// of its resident CTAs (its dynamic state, which grows as it runs, is
+// added here too), for the session's machine and a comparison's alike.
+func machineBytes(m *emu.Machine) int64 { return stateBytes(m) }
 
 // userSlots lists the user registers of the kernel and of the functions
 // it can call (as the machine lays them out: see Machine.Reachable).
