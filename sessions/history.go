@@ -66,6 +66,7 @@ type history struct {
 	interval    int64 // count distance between snapshots at command ends
 	jobInterval int64 // count distance between snapshots inside one long command
 	budget      int64
+	pressured   bool  // the budget was lowered for the manager (shrink): trim thins before it drops steps
 	compacted   int   // undo bytes after the last deduplication
 	deduped     int64 // segments ending at or before this count are deduplicated
 }
@@ -378,6 +379,9 @@ func (h *history) trim(clean bool) {
 	if !over {
 		return
 	}
+	if h.pressured {
+		h.thinTo(h.budget*3/4, math.MaxInt64, true)
+	}
 	for h.bytes() > h.budget*3/4 && len(h.snaps) > 1 {
 		h.dropBase()
 	}
@@ -388,6 +392,74 @@ func (h *history) trim(clean bool) {
 		}
 		h.compacted = 0
 	}
+}
+
+// shrink brings the history down to target bytes, for a manager whose
+// accounted memory is high, and keeps it there (its budget becomes
+// target; atExec: the machine executes at the head, within a command).
+// First it thins the snapshots: every other one between the base and the
+// last (before the current position unless at the head), oldest first;
+// the positions they served stay reachable, exactly, by replay from the
+// snapshot before, and the merged segments of the undo log are
+// deduplicated again. Only if that is not enough are the oldest steps
+// dropped (firstStep moves up). It reports how many snapshots went and
+// whether steps were dropped.
+func (h *history) shrink(target int64, atExec bool) (thinned int, dropped bool) {
+	h.budget, h.pressured = target, true
+	lim := h.cur
+	if atExec || h.cur == h.head {
+		lim = math.MaxInt64
+	}
+	thinned = h.thinTo(target, lim, atExec || h.cur == h.head)
+	first := h.first
+	for h.bytes() > target && len(h.snaps) > 1 && (atExec || h.snaps[1].wi <= h.cur) {
+		h.dropBase()
+	}
+	return thinned, h.first != first
+}
+
+// thinTo thins the snapshots before position lim until the history holds
+// at most target bytes or none is left to thin; dedup: the undo log may be
+// deduplicated (the machine is at the head), first as it is (that loses
+// nothing), then after each pass over merged segments. It returns how
+// many snapshots went.
+func (h *history) thinTo(target, lim int64, dedup bool) int {
+	thinned := 0
+	for {
+		if dedup {
+			h.deduped = h.snaps[0].wi
+			h.dedup()
+			h.compacted = h.undo.bytes()
+		}
+		if h.bytes() <= target {
+			break
+		}
+		n := h.thin(lim)
+		if n == 0 {
+			break
+		}
+		thinned += n
+	}
+	return thinned
+}
+
+// thin drops every other snapshot strictly between the base and the last
+// one, and before position lim, oldest first; it returns how many went.
+func (h *history) thin(lim int64) int {
+	keep := h.snaps[:1]
+	n := 0
+	for i := 1; i < len(h.snaps); i++ {
+		sr := h.snaps[i]
+		if i < len(h.snaps)-1 && sr.wi < lim && i%2 == 1 {
+			sr.s = nil
+			n++
+			continue
+		}
+		keep = append(keep, sr)
+	}
+	clear(h.snaps[len(keep):])
+	h.snaps = keep
+	return n
 }
 
 // dedupEvery is the undo-log growth after which closed segments are

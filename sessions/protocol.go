@@ -60,6 +60,17 @@ type errorMsg struct {
 	Message string `json:"message"`
 }
 
+// noticeMsg tells the client something the server did to its session on
+// its own. code "history-trimmed": the server was low on memory and shrank
+// the history (fewer snapshots; or, when firstStep moved, the oldest steps
+// dropped).
+type noticeMsg struct {
+	Type      string `json:"type"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	FirstStep int64  `json:"firstStep"`
+}
+
 type helloMsg struct {
 	Type   string      `json:"type"`
 	V      int         `json:"v"`

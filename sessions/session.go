@@ -80,6 +80,8 @@ type Session struct {
 	// cmp is the compare-scheduling under way; cmpLast the last reply.
 	cmp     *compareJob
 	cmpLast *cmpCache
+	// noticeAt is when the client was last told its history was shrunk.
+	noticeAt time.Time
 	// regFrom is the first register (an index of userRegs) of the page of
 	// the selected warp's registers that states carry (see regPage).
 	regFrom int
@@ -502,6 +504,61 @@ func (s *Session) account(now bool) {
 	s.acctAt = t
 	s.ch.set(chargeState, s.heldBytes())
 	s.ch.set(chargeCompare, s.compareBytes())
+	s.relieve()
+}
+
+// relieve shrinks the session's history when the manager asks it to
+// (Manager.historyShare: the accounted memory is high and this history is
+// among the largest) and tells the client (`notice`).
+func (s *Session) relieve() {
+	h := s.h
+	if h == nil || (s.job != nil && s.job.inHist) {
+		return
+	}
+	shed, relax := s.mgr.historyShare(s)
+	if relax && h.pressured {
+		h.budget, h.pressured = s.lim.MaxHistoryBytes, false
+	}
+	if shed <= 0 {
+		return
+	}
+	target := max(h.bytes()-shed, minHistoryBytes)
+	thinned, dropped := h.shrink(target, s.job != nil)
+	s.ch.set(chargeState, s.heldBytes())
+	if thinned == 0 && !dropped {
+		return
+	}
+	now := time.Now()
+	if !dropped && now.Sub(s.noticeAt) < noticeEvery {
+		return
+	}
+	s.noticeAt = now
+	msg := "The server is low on memory: this session's history keeps fewer snapshots; going back may take a little longer."
+	if dropped {
+		msg = fmt.Sprintf("The server is low on memory: this session's history was shortened; it now starts at step %d.", h.first)
+	}
+	s.send(encode(noticeMsg{Type: "notice", Code: "history-trimmed", Message: msg, FirstStep: h.first}))
+}
+
+// minHistoryBytes is the least a history is shrunk to; noticeEvery the
+// least time between two notices that only say it was thinned.
+const (
+	minHistoryBytes = 1 << 20
+	noticeEvery     = 10 * time.Second
+)
+
+// post runs fn on the session goroutine (unless the inbound queue is full
+// or the session ended: then it does not).
+func (s *Session) post(fn func()) {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	if s.inClosed {
+		return
+	}
+	select {
+	case s.in <- command{fn: fn}:
+	default:
+	}
 }
 
 // heldBytes estimates the memory of the loaded launch: global memory

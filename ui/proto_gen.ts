@@ -590,6 +590,13 @@ export interface ErrorMsg {
   message: string;
 }
 
+export interface Notice {
+  type: "notice";
+  code: "history-trimmed";
+  message: string;
+  firstStep: number;
+}
+
 export interface MemRequest {
   space: string;
   buffer?: string;
@@ -627,4 +634,5 @@ export type ServerMsg =
   | Inspect
   | Done
   | SchedulingCompare
-  | ErrorMsg;
+  | ErrorMsg
+  | Notice;
