@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"sync/atomic"
+	"unsafe"
 )
 
 // The accountant is the one ledger of the memory sessions hold. Every
@@ -80,6 +81,19 @@ func (c *charge) held() int64 {
 	var n int64
 	for k := range c.kinds {
 		n += c.kinds[k].Load()
+	}
+	return n
+}
+
+// bytes is the memory the divergence trace holds (part of chargeState).
+func (t *trace) bytes() int64 {
+	if t == nil {
+		return 0
+	}
+	n := int64(cap(t.recs))*int64(unsafe.Sizeof(traceRec{})) + int64(len(t.lanes)+len(t.execs))*8 +
+		int64(len(t.warps))*(int64(unsafe.Sizeof(warpKey{}))*2+48)
+	for _, b := range t.byW {
+		n += int64(cap(b))*4 + 24
 	}
 	return n
 }

@@ -164,12 +164,27 @@ type memLog struct {
 	dhead int // data[:dhead] is dead
 }
 
-func (l *memLog) len() int    { return len(l.recs) - l.head }
-func (l *memLog) bytes() int  { return l.len()*memRecBytes + len(l.data) - l.dhead }
+func (l *memLog) len() int   { return len(l.recs) - l.head }
+func (l *memLog) bytes() int { return l.len()*memRecBytes + len(l.data) - l.dhead }
+
+// held is the memory the log holds: its arrays' capacity, which popping
+// and dropping do not return (fit does).
+func (l *memLog) held() int { return cap(l.recs)*memRecBytes + cap(l.data) }
+
+// fit gives back the arrays' spare capacity when it is most of them.
+func (l *memLog) fit() {
+	if cap(l.recs) > 2*len(l.recs)+64 {
+		l.recs = append(make([]memRec, 0, len(l.recs)+len(l.recs)/4), l.recs...)
+	}
+	if cap(l.data) > 2*len(l.data)+4096 {
+		l.data = append(make([]byte, 0, len(l.data)+len(l.data)/4), l.data...)
+	}
+}
 func (l *memLog) top() memRec { return l.recs[len(l.recs)-1] }
 
 func (l *memLog) reset() {
 	l.recs, l.data, l.head, l.dhead = l.recs[:0], l.data[:0], 0, 0
+	l.fit()
 }
 
 func (l *memLog) push(wi int64, addr uint64, b []byte) {
@@ -222,6 +237,7 @@ func (l *memLog) compact(keep func(r memRec) bool) {
 		dw += r.n
 	}
 	l.recs, l.data, l.head, l.dhead = l.recs[:w], l.data[:dw], 0, 0
+	l.fit()
 }
 
 // ---- history ----
@@ -255,7 +271,7 @@ func (h *history) reason() (string, string) {
 }
 
 func (h *history) bytes() int64 {
-	n := int64(h.undo.bytes()+h.redo.bytes()) + int64(len(h.stops))*stopBytes
+	n := int64(h.undo.held()+h.redo.held()) + int64(cap(h.stops))*stopBytes
 	for i := range h.stops {
 		n += h.stops[i].last.bytes()
 	}

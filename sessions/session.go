@@ -568,7 +568,7 @@ func (s *Session) heldBytes() int64 {
 	if s.m == nil || s.prog == nil || s.spec == nil {
 		return 0
 	}
-	n := launch.GlobalBytes(s.prog.prog, s.spec) + machineBytes(s.m)
+	n := launch.GlobalBytes(s.prog.prog, s.spec) + machineBytes(s.m) + s.trace.bytes()
 	if s.h != nil {
 		n += s.h.bytes()
 	}
