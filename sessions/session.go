@@ -102,6 +102,7 @@ type command struct {
 	reply []byte // an error found by Submit
 	fn    func() // runs on the session goroutine (tests)
 	bytes int64  // the client message's bytes, charged (chargeInbound) until it is handled
+	raw   []byte // the client message, to parse (then msg or reply)
 }
 
 func newSession(m *Manager, id uint64) *Session {
@@ -199,8 +200,9 @@ func (s *Session) ReleaseInbound(n int64) { s.ch.add(chargeInbound, -n) }
 func (s *Session) SubmitReserved(raw []byte) {
 	s.touch()
 	n := int64(len(raw))
-	cmd := s.parse(raw)
-	cmd.bytes = n
+	// Parsed on the session goroutine, holding a CPU token: decoding
+	// megabytes of JSON is work the scheduler and the CPU allowance count.
+	cmd := command{raw: raw, bytes: n}
 	s.inMu.Lock()
 	defer s.inMu.Unlock()
 	if s.inClosed {
@@ -211,11 +213,7 @@ func (s *Session) SubmitReserved(raw []byte) {
 	case s.in <- cmd:
 	default:
 		s.ReleaseInbound(n)
-		var id *int64
-		if cmd.msg != nil {
-			id = cmd.msg.ID
-		}
-		s.out.push(s.capped(errReply(id, errf("limit", "too many messages are waiting; this one was dropped")), false), false)
+		s.refuseInbound(raw, "too many messages are waiting; this one was dropped")
 	}
 }
 
@@ -404,6 +402,11 @@ func (s *Session) handleScheduled(c command) bool {
 	}
 	t0 := time.Now()
 	defer s.releaseCPU(t0)
+	if c.raw != nil {
+		n := c.bytes
+		c = s.parse(c.raw)
+		c.bytes = n
+	}
 	s.handle(c)
 	return true
 }
