@@ -11,8 +11,13 @@ import (
 // cp.async copies that have not landed (emu.Warp.PendingCopies), by commit
 // group. The summary counts every copy; the list of copies is bounded.
 
-// maxAsyncItems bounds the copies a warp's async report lists.
-const maxAsyncItems = 64
+// maxAsyncItems bounds the copies a warp's async report lists, and
+// maxAsyncGroups its commit groups (a loop that commits a group per
+// iteration has thousands in flight).
+const (
+	maxAsyncItems  = 64
+	maxAsyncGroups = 16
+)
 
 // asyncOf summarises w's asynchronous work in flight, or nil when there is
 // none.
@@ -73,6 +78,10 @@ func (s *Session) asyncOf(w *emu.Warp) *asyncJSON {
 		} else {
 			a.Open++
 		}
+	}
+	if len(a.Groups) > maxAsyncGroups {
+		a.GroupsMore = len(a.Groups) - maxAsyncGroups
+		a.Groups = a.Groups[:maxAsyncGroups:maxAsyncGroups]
 	}
 	return a
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func exampleNamed(t *testing.T, name string) example {
@@ -259,5 +260,70 @@ func TestLiveSwizzle(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// cpAsyncLoopPTX commits a cp.async group per iteration, forever: every
+// warp's copies in flight grow by one group a round.
+const cpAsyncLoopPTX = hdr + `.visible .entry k(.param .u64 src) {
+	.shared .align 16 .b8 buf[16];
+	.reg .b64 %rd<2>;
+	.reg .b32 %r<2>;
+	ld.param.u64 %rd1, [src];
+	mov.u32 %r1, buf;
+L:
+	cp.async.cg.shared.global [%r1], [%rd1], 16;
+	cp.async.commit_group;
+	bra L;
+}
+`
+
+const cpAsyncLoopSpec = `{"grid":[8],"block":[1024],"buffers":[{"name":"src","type":"u8","count":16}],"params":[{"buffer":"src"}]}`
+
+// Every message a run sends, frames included, stays within
+// MaxReplyBytes; a warp's async report lists at most 16 groups and counts
+// the rest.
+func TestRunFramesCapped(t *testing.T) {
+	lim := Limits{FrameInterval: time.Millisecond, MaxReplyBytes: 1 << 20, MaxWarpInstructions: 60_000}
+	c := newClient(t, newManager(t, lim))
+	c.load(cpAsyncLoopPTX, cpAsyncLoopSpec)
+	c.send(map[string]any{"type": "run", "id": 2})
+	frames := 0
+	for {
+		typ, b := c.next()
+		if len(b) > lim.MaxReplyBytes {
+			t.Fatalf("a %s message of %d bytes (limit %d)", typ, len(b), lim.MaxReplyBytes)
+		}
+		if typ != "state" {
+			t.Fatalf("%s during the run: %.300s", typ, b)
+		}
+		var st stateMsg
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatal(err)
+		}
+		if !st.Running {
+			if st.Reason != "budget" {
+				t.Fatalf("run ended %s/%s", st.Status, st.Reason)
+			}
+			more := 0
+			for _, cta := range st.CTAs {
+				for _, w := range cta.Warps {
+					if w.Async != nil {
+						if len(w.Async.Groups) > maxAsyncGroups {
+							t.Fatalf("a warp lists %d groups", len(w.Async.Groups))
+						}
+						more += w.Async.GroupsMore
+					}
+				}
+			}
+			if more == 0 {
+				t.Fatal("no groups left out: the test no longer makes many groups")
+			}
+			break
+		}
+		frames++
+	}
+	if frames == 0 {
+		t.Fatal("no running frames")
 	}
 }

@@ -20,6 +20,10 @@ import (
 // run's slices, each bounded by the budget and both together by the
 // longest time one command may take.
 
+// errCompareMemory refuses or stops a comparison while the accounted
+// memory is over the limit.
+var errCompareMemory = errf("busy", "the server is low on memory: the comparison was not run or was stopped; try again later")
+
 // maxBufferDiffs caps the differing buffers a reply lists.
 const maxBufferDiffs = 16
 
@@ -124,8 +128,8 @@ func (s *Session) startCompare(msg *clientMsg) {
 	if s.cmp != nil {
 		s.cancelCompare()
 	}
-	if s.mgr.memoryHigh(2 * (launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m))) {
-		s.send(errReply(msg.ID, ErrMemoryBusy))
+	if s.mgr.memoryHigh(2 * (launch.GlobalBytes(s.prog.prog, s.spec) + machineBytes(s.m))) {
+		s.send(errReply(msg.ID, errCompareMemory))
 		return
 	}
 	j := &compareJob{id: msg.ID, key: key, budget: budget, t0: time.Now()}
@@ -162,7 +166,7 @@ func (s *Session) compareBytes() int64 {
 	var n int64
 	for _, r := range j.runs {
 		if r != nil && r.l != nil {
-			n += launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(r.l.Machine())
+			n += launch.GlobalBytes(s.prog.prog, s.spec) + machineBytes(r.l.Machine())
 		}
 	}
 	return n
@@ -172,6 +176,14 @@ func (s *Session) compareBytes() int64 {
 // of the first run that has not ended; the reply goes when both have.
 func (s *Session) compareSlice() {
 	j := s.cmp
+	if s.account(false); s.mgr.memoryHigh(0) {
+		// The machines are charged (chargeCompare) as they grow; over the
+		// manager's limit the comparison ends rather than the process.
+		s.cmp = nil
+		s.account(true)
+		s.send(errReply(j.id, errCompareMemory))
+		return
+	}
 	if time.Since(j.t0) >= s.lim.MaxCommandTime {
 		for _, r := range j.runs {
 			if r.outcome == "" {

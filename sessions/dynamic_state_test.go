@@ -63,7 +63,7 @@ L:
 		var static, dyn, held, limit int64
 		c.do(func() {
 			c.s.account(true)
-			static, dyn, held = stateBytes(c.s.m), c.s.m.DynamicStateBytes(), c.s.accounted
+			static, dyn, held = stateBytes(c.s.m), c.s.m.DynamicStateBytes(), c.s.ch.get(chargeState)
 			limit = c.s.m.Config().MaxDynamicBytes
 		})
 		if limit != budget-static {

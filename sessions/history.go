@@ -76,6 +76,7 @@ type history struct {
 	interval    int64 // count distance between snapshots at command ends
 	jobInterval int64 // count distance between snapshots inside one long command
 	budget      int64
+	pressured   bool  // the budget was lowered for the manager (shrink): trim thins before it drops steps
 	compacted   int   // undo bytes after the last deduplication
 	deduped     int64 // segments ending at or before this count are deduplicated
 }
@@ -173,12 +174,27 @@ type memLog struct {
 	dhead int // data[:dhead] is dead
 }
 
-func (l *memLog) len() int    { return len(l.recs) - l.head }
-func (l *memLog) bytes() int  { return l.len()*memRecBytes + len(l.data) - l.dhead }
+func (l *memLog) len() int   { return len(l.recs) - l.head }
+func (l *memLog) bytes() int { return l.len()*memRecBytes + len(l.data) - l.dhead }
+
+// held is the memory the log holds: its arrays' capacity, which popping
+// and dropping do not return (fit does).
+func (l *memLog) held() int { return cap(l.recs)*memRecBytes + cap(l.data) }
+
+// fit gives back the arrays' spare capacity when it is most of them.
+func (l *memLog) fit() {
+	if cap(l.recs) > 2*len(l.recs)+64 {
+		l.recs = append(make([]memRec, 0, len(l.recs)+len(l.recs)/4), l.recs...)
+	}
+	if cap(l.data) > 2*len(l.data)+4096 {
+		l.data = append(make([]byte, 0, len(l.data)+len(l.data)/4), l.data...)
+	}
+}
 func (l *memLog) top() memRec { return l.recs[len(l.recs)-1] }
 
 func (l *memLog) reset() {
 	l.recs, l.data, l.head, l.dhead = l.recs[:0], l.data[:0], 0, 0
+	l.fit()
 }
 
 func (l *memLog) push(wi int64, addr uint64, b []byte) {
@@ -231,6 +247,7 @@ func (l *memLog) compact(keep func(r memRec) bool) {
 		dw += r.n
 	}
 	l.recs, l.data, l.head, l.dhead = l.recs[:w], l.data[:dw], 0, 0
+	l.fit()
 }
 
 // ---- history ----
@@ -264,7 +281,7 @@ func (h *history) reason() (string, string) {
 }
 
 func (h *history) bytes() int64 {
-	n := int64(h.undo.bytes()+h.redo.bytes()) + int64(len(h.stops))*stopBytes
+	n := int64(h.undo.held()+h.redo.held()) + int64(cap(h.stops))*stopBytes
 	for i := range h.stops {
 		n += h.stops[i].last.bytes()
 	}
@@ -388,6 +405,9 @@ func (h *history) trim(clean bool) {
 	if !over {
 		return
 	}
+	if h.pressured {
+		h.thinTo(h.budget*3/4, math.MaxInt64, true)
+	}
 	for h.bytes() > h.budget*3/4 && len(h.snaps) > 1 {
 		h.dropBase()
 	}
@@ -398,6 +418,74 @@ func (h *history) trim(clean bool) {
 		}
 		h.compacted = 0
 	}
+}
+
+// shrink brings the history down to target bytes, for a manager whose
+// accounted memory is high, and keeps it there (its budget becomes
+// target; atExec: the machine executes at the head, within a command).
+// First it thins the snapshots: every other one between the base and the
+// last (before the current position unless at the head), oldest first;
+// the positions they served stay reachable, exactly, by replay from the
+// snapshot before, and the merged segments of the undo log are
+// deduplicated again. Only if that is not enough are the oldest steps
+// dropped (firstStep moves up). It reports how many snapshots went and
+// whether steps were dropped.
+func (h *history) shrink(target int64, atExec bool) (thinned int, dropped bool) {
+	h.budget, h.pressured = target, true
+	lim := h.cur
+	if atExec || h.cur == h.head {
+		lim = math.MaxInt64
+	}
+	thinned = h.thinTo(target, lim, atExec || h.cur == h.head)
+	first := h.first
+	for h.bytes() > target && len(h.snaps) > 1 && (atExec || h.snaps[1].wi <= h.cur) {
+		h.dropBase()
+	}
+	return thinned, h.first != first
+}
+
+// thinTo thins the snapshots before position lim until the history holds
+// at most target bytes or none is left to thin; dedup: the undo log may be
+// deduplicated (the machine is at the head), first as it is (that loses
+// nothing), then after each pass over merged segments. It returns how
+// many snapshots went.
+func (h *history) thinTo(target, lim int64, dedup bool) int {
+	thinned := 0
+	for {
+		if dedup {
+			h.deduped = h.snaps[0].wi
+			h.dedup()
+			h.compacted = h.undo.bytes()
+		}
+		if h.bytes() <= target {
+			break
+		}
+		n := h.thin(lim)
+		if n == 0 {
+			break
+		}
+		thinned += n
+	}
+	return thinned
+}
+
+// thin drops every other snapshot strictly between the base and the last
+// one, and before position lim, oldest first; it returns how many went.
+func (h *history) thin(lim int64) int {
+	keep := h.snaps[:1]
+	n := 0
+	for i := 1; i < len(h.snaps); i++ {
+		sr := h.snaps[i]
+		if i < len(h.snaps)-1 && sr.wi < lim && i%2 == 1 {
+			sr.s = nil
+			n++
+			continue
+		}
+		keep = append(keep, sr)
+	}
+	clear(h.snaps[len(keep):])
+	h.snaps = keep
+	return n
 }
 
 // dedupEvery is the undo-log growth after which closed segments are

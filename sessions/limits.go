@@ -53,8 +53,14 @@ type Limits struct {
 	// global-memory undo log) may use before its oldest steps are dropped.
 	MaxHistoryBytes int64
 	// MaxOutboundBytes bounds the replies queued for a client that does not
-	// read them; beyond it the session is closed.
+	// read them; beyond it the session is closed. MaxReplyBytes is at
+	// most this.
 	MaxOutboundBytes int
+	// MaxInboundBytes bounds the client messages a session holds: those
+	// waiting to be handled and one being read (default: twice
+	// MaxMessageBytes; at least MaxMessageBytes). A message beyond it is
+	// refused with error "limit".
+	MaxInboundBytes int64
 	// FrameInterval is the minimum time between two state frames of a run.
 	FrameInterval time.Duration
 	// ProgramCache is the number of compiled programs kept, by source hash.
@@ -164,6 +170,11 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxReplyBytes <= 0 {
 		l.MaxReplyBytes = d.MaxReplyBytes
 	}
+	l.MaxReplyBytes = min(l.MaxReplyBytes, l.MaxOutboundBytes)
+	if l.MaxInboundBytes <= 0 {
+		l.MaxInboundBytes = 2 * int64(l.MaxMessageBytes)
+	}
+	l.MaxInboundBytes = max(l.MaxInboundBytes, int64(l.MaxMessageBytes))
 	if l.NoProgramTimeout <= 0 {
 		l.NoProgramTimeout = d.NoProgramTimeout
 	}

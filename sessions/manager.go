@@ -1,10 +1,12 @@
 package sessions
 
 import (
+	"cmp"
 	"container/list"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,8 +38,10 @@ type Manager struct {
 	nextID  uint64
 	closed  bool
 
-	// accounted is the sessions' accounted memory (Session.setAccounted).
-	accounted atomic.Int64
+	// acct is the ledger of the sessions' memory (accountant.go).
+	acct accountant
+	// trimming: live histories are being shrunk (historyShare).
+	trimming atomic.Bool
 
 	quit chan struct{}
 	wg   sync.WaitGroup
@@ -94,8 +98,80 @@ func (m *Manager) Len() int {
 }
 
 // AccountedBytes is the memory the manager accounts for: every session's
-// global memory, machine state and history, and the program cache.
-func (m *Manager) AccountedBytes() int64 { return m.accounted.Load() + m.cache.size() }
+// charge (global memory, machine state and history, comparisons, queued
+// client messages and replies) and the program cache.
+func (m *Manager) AccountedBytes() int64 { return m.acct.total.Load() + m.cache.size() }
+
+// Live histories are shrunk (Session.relieve) while the accounted memory
+// goes above trimAt of MaxAccountedBytes, the largest first, until it is
+// back at trimGoal (trimming: between the two); their budgets return to MaxHistoryBytes once it is below
+// relaxAt. (Eighths of MaxAccountedBytes.)
+const (
+	trimAt   = 7
+	trimGoal = 6
+	relaxAt  = 5
+)
+
+// historyShare says how many bytes session s should shed from its history
+// now: while the accounted memory is above trimAt, the excess over
+// trimGoal is taken from the sessions holding the most (each brought down
+// to a common level, water-filling their chargeState). relax: the memory
+// is low again and budgets may return to normal.
+func (m *Manager) historyShare(s *Session) (shed int64, relax bool) {
+	total, limit := m.AccountedBytes(), m.lim.MaxAccountedBytes
+	switch {
+	case total > limit/8*trimAt:
+		m.trimming.Store(true)
+	case total <= limit/8*trimGoal:
+		m.trimming.Store(false)
+	}
+	if !m.trimming.Load() {
+		return 0, total < limit/8*relaxAt
+	}
+	excess := total - limit/8*trimGoal
+	m.mu.Lock()
+	xs := make([]int64, 0, len(m.sessions))
+	for x := range m.sessions {
+		xs = append(xs, x.ch.get(chargeState))
+	}
+	m.mu.Unlock()
+	slices.SortFunc(xs, func(a, b int64) int { return cmp.Compare(b, a) })
+	level := int64(0)
+	var sum int64
+	for k, x := range xs {
+		sum += x
+		next := int64(0)
+		if k+1 < len(xs) {
+			next = xs[k+1]
+		}
+		if l := (sum - excess) / int64(k+1); l >= next {
+			level = max(l, 0)
+			break
+		}
+	}
+	return max(0, s.ch.get(chargeState)-level), false
+}
+
+// relieveAll asks the sessions to shrink their histories while the
+// accounted memory is high (the janitor's tick; sessions that run do it
+// themselves after each slice).
+func (m *Manager) relieveAll() {
+	if m.AccountedBytes() <= m.lim.MaxAccountedBytes/8*trimGoal {
+		m.trimming.Store(false)
+		return
+	}
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	for _, s := range all {
+		if shed, _ := m.historyShare(s); shed > 0 {
+			s.post(func() { s.account(true) })
+		}
+	}
+}
 
 // memoryHigh reports whether AccountedBytes plus extra is above
 // MaxAccountedBytes.
@@ -245,6 +321,7 @@ func (m *Manager) janitor() {
 			return
 		case <-t.C:
 			m.sweep(m.now())
+			m.relieveAll()
 		}
 	}
 }

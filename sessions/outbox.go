@@ -23,6 +23,10 @@ type outbox struct {
 	closed  bool
 	overrun bool
 	signal  chan struct{} // capacity 1: something was pushed or the box closed
+	// ch is charged the queued bytes (chargeOutbound) until the box
+	// closes: what remains then is the session's last words, freed with
+	// it.
+	ch *charge
 }
 
 func newOutbox(max int) *outbox { return &outbox{max: max, signal: make(chan struct{}, 1)} }
@@ -34,21 +38,30 @@ func (o *outbox) notify() {
 	}
 }
 
+// setBytes makes the queued bytes n, charging the difference.
+func (o *outbox) setBytes(n int) {
+	if o.ch != nil && !o.closed {
+		o.ch.add(chargeOutbound, int64(n-o.bytes))
+	}
+	o.bytes = n
+}
+
 // push appends msg; it reports false (and drops msg) when the queue would
-// exceed its bound or the box is closed.
+// exceed its bound (a message larger than the bound never fits, even in
+// an empty queue) or the box is closed.
 func (o *outbox) push(msg []byte, frame bool) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed || o.overrun {
 		return false
 	}
-	if o.bytes+len(msg) > o.max && len(o.q) > 0 {
+	if len(msg) > o.max-o.bytes {
 		o.overrun = true
 		return false
 	}
 	o.q = append(o.q, msg)
 	o.frame = append(o.frame, frame)
-	o.bytes += len(msg)
+	o.setBytes(o.bytes + len(msg))
 	if frame {
 		o.frames++
 	}
@@ -78,7 +91,8 @@ func (o *outbox) replaceAll(msg []byte) {
 	if o.closed {
 		return
 	}
-	o.q, o.frame, o.frames, o.bytes = [][]byte{msg}, []bool{false}, 0, len(msg)
+	o.q, o.frame, o.frames = [][]byte{msg}, []bool{false}, 0
+	o.setBytes(len(msg))
 	o.overrun = false
 	o.notify()
 }
@@ -86,6 +100,9 @@ func (o *outbox) replaceAll(msg []byte) {
 // close marks the end: what is queued can still be taken.
 func (o *outbox) close() {
 	o.mu.Lock()
+	if o.ch != nil && !o.closed {
+		o.ch.add(chargeOutbound, -int64(o.bytes))
+	}
 	o.closed = true
 	o.mu.Unlock()
 	o.notify()
@@ -97,7 +114,8 @@ func (o *outbox) take() (msgs [][]byte, more bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	msgs = o.q
-	o.q, o.frame, o.frames, o.bytes = nil, nil, 0, 0
+	o.q, o.frame, o.frames = nil, nil, 0
+	o.setBytes(0)
 	more = !(o.closed && len(msgs) == 0)
 	if o.closed && len(msgs) > 0 {
 		// Let the caller come back for the end.
@@ -118,7 +136,7 @@ func (o *outbox) pop() (msg []byte, ok, more bool) {
 	if o.frame[0] {
 		o.frames--
 	}
-	o.bytes -= len(msg)
+	o.setBytes(o.bytes - len(msg))
 	o.q[0] = nil
 	o.q, o.frame = o.q[1:], o.frame[1:]
 	if len(o.q) > 0 || o.closed {

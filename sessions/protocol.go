@@ -60,6 +60,17 @@ type errorMsg struct {
 	Message string `json:"message"`
 }
 
+// noticeMsg tells the client something the server did to its session on
+// its own. code "history-trimmed": the server was low on memory and shrank
+// the history (fewer snapshots; or, when firstStep moved, the oldest steps
+// dropped).
+type noticeMsg struct {
+	Type      string `json:"type"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	FirstStep int64  `json:"firstStep"`
+}
+
 type helloMsg struct {
 	Type   string      `json:"type"`
 	V      int         `json:"v"`
@@ -455,6 +466,9 @@ type asyncJSON struct {
 	Groups    []asyncGroupJSON `json:"groups"`
 	Items     []asyncCopyJSON  `json:"items"`
 	More      int              `json:"more,omitempty"`
+	// GroupsMore counts the groups left out of groups (the newest, beyond
+	// the first 16).
+	GroupsMore int `json:"groupsMore,omitempty"`
 }
 
 // asyncGroupJSON is one commit group of a warp's lanes (groups are counted

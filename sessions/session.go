@@ -27,13 +27,17 @@ const MaxStepCount = 10000
 // commands in order; Submit, Ready, Take, Next, Done and Close may be
 // called from any goroutine.
 type Session struct {
-	id   uint64
-	mgr  *Manager
-	lim  Limits
-	in   chan command
-	out  *outbox
-	quit chan struct{} // closed to stop the goroutine
-	done chan struct{} // closed when it has stopped
+	id  uint64
+	mgr *Manager
+	lim Limits
+	in  chan command
+	// inMu guards sending on in against the end of the session, which
+	// releases what waits there (inClosed: nothing more is queued).
+	inMu     sync.Mutex
+	inClosed bool
+	out      *outbox
+	quit     chan struct{} // closed to stop the goroutine
+	done     chan struct{} // closed when it has stopped
 
 	lastActive atomic.Int64 // unix nanoseconds of the last client message
 	client     string       // the client's address (NewClientSession)
@@ -45,10 +49,10 @@ type Session struct {
 	loaded    atomic.Bool // a program was loaded (NoProgramTimeout no longer applies)
 	closeOnce sync.Once
 	endWhy    atomic.Int32 // an endReason: why the session ends, if not asked to
-	// accounted is the memory this session holds, as last reported to
-	// the manager (setAccounted); acctAt when (unix nanoseconds).
-	accounted int64
-	acctAt    int64
+	// ch is the session's account with the manager's accountant; acctAt
+	// when its state was last measured (unix nanoseconds).
+	ch     *charge
+	acctAt int64
 
 	// Owned by the session goroutine.
 	prog      *compiled
@@ -81,6 +85,10 @@ type Session struct {
 	// cmp is the compare-scheduling under way; cmpLast the last reply.
 	cmp     *compareJob
 	cmpLast *cmpCache
+	// noticeAt is when the client was last told its history was shrunk.
+	noticeAt time.Time
+	// resync: a state was lost (stateLost); the next one is whole.
+	resync bool
 	// regFrom is the first register (an index of userRegs) of the page of
 	// the selected warp's registers that states carry (see regPage).
 	regFrom int
@@ -108,12 +116,15 @@ type command struct {
 	msg   *clientMsg
 	reply []byte // an error found by Submit
 	fn    func() // runs on the session goroutine (tests)
+	bytes int64  // the client message's bytes, charged (chargeInbound) until it is handled
+	raw   []byte // the client message, to parse (then msg or reply)
 }
 
 func newSession(m *Manager, id uint64) *Session {
 	s := &Session{id: id, mgr: m, lim: m.lim, in: make(chan command, inboundQueue), out: newOutbox(m.lim.MaxOutboundBytes),
 		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024,
-		cpu: newCPUMeter(m.lim.CPUWindow)}
+		cpu: newCPUMeter(m.lim.CPUWindow), ch: m.acct.newCharge()}
+	s.out.ch = s.ch
 	s.touch()
 	s.started = s.lastActive.Load()
 	return s
@@ -184,21 +195,75 @@ func (s *Session) CloseReason() string {
 // Submit hands the session one client message. Malformed, invalid or
 // oversized messages are answered with an `error` reply; the session
 // carries on. It does not block: when the session has more than
-// inboundQueue messages waiting, the message is refused with error
-// "limit".
+// inboundQueue messages waiting, or the messages waiting (with any being
+// read) would hold more than MaxInboundBytes, the message is refused with
+// error "limit". Its bytes are charged to the session until it has been
+// handled.
 func (s *Session) Submit(raw []byte) {
+	if !s.ReserveInbound(int64(len(raw))) {
+		s.touch()
+		s.refuseInbound(raw, fmt.Sprintf("the messages waiting for this session hold %d bytes, the most they may (%d); this one was dropped", s.ch.get(chargeInbound), s.lim.MaxInboundBytes))
+		return
+	}
+	s.SubmitReserved(raw)
+}
+
+// ReserveInbound charges n bytes of a client message being read (the web
+// layer calls it as the bytes arrive, before SubmitReserved); false, with
+// nothing charged, when the session's inbound messages would then hold
+// more than MaxInboundBytes.
+func (s *Session) ReserveInbound(n int64) bool {
+	return n <= 0 || s.ch.tryAdd(chargeInbound, n, s.lim.MaxInboundBytes)
+}
+
+// ReleaseInbound releases n bytes reserved for a message that is not
+// submitted after all.
+func (s *Session) ReleaseInbound(n int64) { s.ch.add(chargeInbound, -n) }
+
+// SubmitReserved is Submit for a message whose len(raw) bytes were
+// reserved with ReserveInbound: the charge passes to the queued message.
+func (s *Session) SubmitReserved(raw []byte) {
 	s.touch()
-	cmd := s.parse(raw)
+	n := int64(len(raw))
+	// Parsed on the session goroutine, holding a CPU token: decoding
+	// megabytes of JSON is work the scheduler and the CPU allowance count.
+	cmd := command{raw: raw, bytes: n}
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	if s.inClosed {
+		s.ReleaseInbound(n)
+		return
+	}
 	select {
 	case s.in <- cmd:
-	case <-s.quit:
-	case <-s.done:
 	default:
-		var id *int64
-		if cmd.msg != nil {
-			id = cmd.msg.ID
+		s.ReleaseInbound(n)
+		s.refuseInbound(raw, "too many messages are waiting; this one was dropped")
+	}
+}
+
+// refuseInbound answers a message refused before it was parsed.
+func (s *Session) refuseInbound(raw []byte, why string) {
+	var idOnly struct {
+		ID *int64 `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &idOnly)
+	s.out.push(s.capped(errReply(idOnly.ID, errf("limit", why)), false), false)
+}
+
+// dropInbound releases the messages still waiting when the session ends;
+// later ones are released as they come.
+func (s *Session) dropInbound() {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	s.inClosed = true
+	for {
+		select {
+		case c := <-s.in:
+			s.ReleaseInbound(c.bytes)
+		default:
+			return
 		}
-		s.out.push(errReply(id, errf("limit", "too many messages are waiting; this one was dropped")), false)
 	}
 }
 
@@ -315,10 +380,11 @@ func (s *Session) loop() {
 	defer func() {
 		if p := recover(); p != nil {
 			s.mgr.sessionPanicked(s, s.cmd, p, debug.Stack())
-			s.out.replaceAll(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))))
+			s.out.replaceAll(s.capped(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))), false))
 		}
 		s.drop()
-		s.setAccounted(0)
+		s.account(true)
+		s.dropInbound()
 		s.out.close()
 		s.mgr.remove(s)
 		close(s.done)
@@ -368,6 +434,7 @@ func (s *Session) loop() {
 // priority unless the session has used its CPU allowance. False when the
 // session was closed while it waited.
 func (s *Session) handleScheduled(c command) bool {
+	defer s.ReleaseInbound(c.bytes)
 	p := prioHigh
 	if s.cpu.total(time.Now()) >= s.lim.CPUAllowance {
 		p = prioLow
@@ -377,6 +444,11 @@ func (s *Session) handleScheduled(c command) bool {
 	}
 	s.holdCPU()
 	defer s.releaseCPU()
+	if c.raw != nil {
+		n := c.bytes
+		c = s.parse(c.raw)
+		c.bytes = n
+	}
 	s.handle(c)
 	return true
 }
@@ -477,16 +549,73 @@ func (s *Session) ended() {
 	}
 }
 
-// account reports the memory the session holds to the manager: its global
-// memory, machine state and history. Unless now, at most every 50ms (a
-// run calls it after each slice).
+// account measures the memory of the session's machines (its global
+// memory, machine state and history, and a comparison's machines) and
+// charges it. Unless now, at most every 50ms (a run calls it after each
+// slice).
 func (s *Session) account(now bool) {
 	t := time.Now().UnixNano()
 	if !now && t-s.acctAt < int64(50*time.Millisecond) {
 		return
 	}
 	s.acctAt = t
-	s.setAccounted(s.heldBytes())
+	s.ch.set(chargeState, s.heldBytes())
+	s.ch.set(chargeCompare, s.compareBytes())
+	s.relieve()
+}
+
+// relieve shrinks the session's history when the manager asks it to
+// (Manager.historyShare: the accounted memory is high and this history is
+// among the largest) and tells the client (`notice`).
+func (s *Session) relieve() {
+	h := s.h
+	if h == nil || (s.job != nil && s.job.inHist) {
+		return
+	}
+	shed, relax := s.mgr.historyShare(s)
+	if relax && h.pressured {
+		h.budget, h.pressured = s.lim.MaxHistoryBytes, false
+	}
+	if shed <= 0 {
+		return
+	}
+	target := max(h.bytes()-shed, minHistoryBytes)
+	thinned, dropped := h.shrink(target, s.job != nil)
+	s.ch.set(chargeState, s.heldBytes())
+	if thinned == 0 && !dropped {
+		return
+	}
+	now := time.Now()
+	if !dropped && now.Sub(s.noticeAt) < noticeEvery {
+		return
+	}
+	s.noticeAt = now
+	msg := "The server is low on memory: this session's history keeps fewer snapshots; going back may take a little longer."
+	if dropped {
+		msg = fmt.Sprintf("The server is low on memory: this session's history was shortened; it now starts at step %d.", h.first)
+	}
+	s.send(encode(noticeMsg{Type: "notice", Code: "history-trimmed", Message: msg, FirstStep: h.first}))
+}
+
+// minHistoryBytes is the least a history is shrunk to; noticeEvery the
+// least time between two notices that only say it was thinned.
+const (
+	minHistoryBytes = 1 << 20
+	noticeEvery     = 10 * time.Second
+)
+
+// post runs fn on the session goroutine (unless the inbound queue is full
+// or the session ended: then it does not).
+func (s *Session) post(fn func()) {
+	s.inMu.Lock()
+	defer s.inMu.Unlock()
+	if s.inClosed {
+		return
+	}
+	select {
+	case s.in <- command{fn: fn}:
+	default:
+	}
 }
 
 // heldBytes estimates the memory of the loaded launch: global memory
@@ -497,47 +626,71 @@ func (s *Session) heldBytes() int64 {
 	if s.m == nil || s.prog == nil || s.spec == nil {
 		return 0
 	}
-	n := launch.GlobalBytes(s.prog.prog, s.spec) + stateBytes(s.m) + s.m.DynamicStateBytes()
+	n := launch.GlobalBytes(s.prog.prog, s.spec) + machineBytes(s.m) + s.trace.bytes()
 	if s.h != nil {
 		n += s.h.bytes()
 	}
-	return n + s.compareBytes()
+	return n
 }
 
-func (s *Session) setAccounted(n int64) {
-	if n == s.accounted {
-		return
+// emit is the one way a message leaves the session: it is capped (see
+// capped) and queued in the outbox, which charges its bytes to the
+// session until the write pump takes it. frame: a run's state frame.
+func (s *Session) emit(msg []byte, frame bool) {
+	if msg = s.capped(msg, frame); msg != nil {
+		s.out.push(msg, frame)
 	}
-	s.mgr.accounted.Add(n - s.accounted)
-	s.accounted = n
 }
 
-// send queues a reply; one larger than MaxReplyBytes is replaced by an
-// error "limit" (with the reply's id, if it has one).
+// send queues replies (see emit): a state and the line-memory messages
+// that complete it, or any one message.
 func (s *Session) send(msgs ...[]byte) {
 	for _, m := range msgs {
-		s.send1(m)
+		s.emit(m, false)
 	}
 }
 
-// pushFrame queues a run frame (the state and the line-memory messages
-// that complete it).
+// pushFrame queues a run frame: the state and the line-memory messages
+// that complete it.
 func (s *Session) pushFrame(msgs [][]byte) {
 	for i, m := range msgs {
-		s.out.push(m, i == 0)
+		s.emit(m, i == 0)
 	}
 }
 
-func (s *Session) send1(msg []byte) {
-	if len(msg) > s.lim.MaxReplyBytes {
-		var head struct {
-			Type string `json:"type"`
-			ID   *int64 `json:"id"`
-		}
-		_ = json.Unmarshal(msg, &head)
-		msg = errReply(head.ID, errf("limit", fmt.Sprintf("the %s reply of %d bytes exceeds the limit of %d bytes for one message", head.Type, len(msg), s.lim.MaxReplyBytes)))
+// capped returns msg if it is within MaxReplyBytes. A larger reply is
+// replaced by an error "limit" (with the reply's id, if it has one); a
+// larger run frame is dropped (nil): the next frame or the run's final
+// state, capped the same way, follows.
+func (s *Session) capped(msg []byte, frame bool) []byte {
+	if len(msg) <= s.lim.MaxReplyBytes {
+		return msg
 	}
-	s.out.push(msg, false)
+	if frame {
+		s.stateLost()
+		return nil
+	}
+	var head struct {
+		Type string `json:"type"`
+		ID   *int64 `json:"id"`
+	}
+	_ = json.Unmarshal(msg, &head)
+	if head.Type == "state" {
+		s.stateLost()
+	}
+	return errReply(head.ID, errf("limit", fmt.Sprintf("the %s reply of %d bytes exceeds the limit of %d bytes for one message", head.Type, len(msg), s.lim.MaxReplyBytes)))
+}
+
+// stateLost notes that a state the client was to get was not sent (over
+// the reply cap): it held deltas against the client's view, so the next
+// state is whole (every field, every resident CTA's shared memory and the
+// whole line-memory table).
+func (s *Session) stateLost() {
+	s.view.valid = false
+	s.resync = true
+	if s.mem != nil {
+		s.mem.sent = nil
+	}
 }
 
 func (s *Session) sendErr(id *int64, code, msg string) { s.send(errReply(id, errf(code, msg))) }
@@ -663,7 +816,7 @@ func (s *Session) doLoad(msg *clientMsg) {
 	}
 	s.cancelCompare()
 	s.drop()
-	s.setAccounted(0)
+	s.account(true)
 	s.bpLines = map[int]bool{}
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags}))
 	if c.prog == nil {
@@ -877,6 +1030,11 @@ func (s *Session) prepare(reason string) *Error {
 // immediates take none) and a fixed overhead, per CTA its shared and local
 // memory (emu.Machine.FixedStateBytes).
 func stateBytes(m *emu.Machine) int64 { return m.FixedStateBytes() }
+
+// machineBytes is what a machine holds beyond global memory: the state
+// of its resident CTAs (its dynamic state, which grows as it runs, is
+// added here too), for the session's machine and a comparison's alike.
+func machineBytes(m *emu.Machine) int64 { return stateBytes(m) + m.DynamicStateBytes() }
 
 // userSlots lists the user registers of the kernel and of the functions
 // it can call (as the machine lays them out: see Machine.Reachable).

@@ -87,6 +87,7 @@ var tsTypes = []struct {
 	{"BufferDiff", bufferDiffJSON{}, ""},
 	{"SchedulingCompare", compareMsg{}, "scheduling-compare"},
 	{"ErrorMsg", errorMsg{}, "error"},
+	{"Notice", noticeMsg{}, "notice"},
 	{"MemRequest", memRequest{}, ""},
 	{"ClientMsg", clientMsg{}, ""},
 }
@@ -108,6 +109,7 @@ var tsFields = map[string]string{
 	"IssueInfo.reason":   `"only" | "round-robin" | "stack"`,
 	"LaneWait.reason":    `"running" | "turn" | "reconvergence" | "sync" | "barrier" | "call" | "suspended" | "exited"`,
 	"CompareRun.outcome": `"done" | "fault" | "deadlock" | "budget" | "interrupted"`,
+	"Notice.code":        `"history-trimmed"`,
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

@@ -104,6 +104,9 @@ func (s *Session) status(reason string) string {
 // update too large for one message; they go out in this order.
 func (s *Session) buildState(o stateOpts) [][]byte {
 	m, h, v := s.m, s.h, &s.view
+	if s.resync {
+		o.full, o.sharedAll, s.resync = true, true, false
+	}
 	next := m.NextWarp()
 	ctas := m.CTAs()
 	full := o.full || !v.valid || len(ctas) != len(v.ctaLin)

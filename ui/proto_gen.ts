@@ -272,6 +272,7 @@ export interface AsyncWork {
   groups: AsyncGroup[];
   items: AsyncCopy[];
   more?: number;
+  groupsMore?: number;
 }
 
 export interface ThreadGroup {
@@ -610,6 +611,13 @@ export interface ErrorMsg {
   message: string;
 }
 
+export interface Notice {
+  type: "notice";
+  code: "history-trimmed";
+  message: string;
+  firstStep: number;
+}
+
 export interface MemRequest {
   space: string;
   buffer?: string;
@@ -649,4 +657,5 @@ export type ServerMsg =
   | Done
   | Read
   | SchedulingCompare
-  | ErrorMsg;
+  | ErrorMsg
+  | Notice;

@@ -315,6 +315,9 @@ export class SessionClient {
       case "error":
         this.onError(m.code, m.message, m.id);
         break;
+      case "notice":
+        this.hooks.toast(m.message, "info");
+        break;
     }
   }
 

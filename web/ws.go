@@ -43,6 +43,50 @@ type Session interface {
 	Close()
 }
 
+// inboundCharger is implemented by sessions that charge the bytes of a
+// client message from the moment they are read (sessions.Session): the
+// read pump reserves them as they arrive and hands the message over with
+// SubmitReserved, or releases them; a message whose bytes the session
+// will not hold is skipped and answered with error "limit".
+type inboundCharger interface {
+	ReserveInbound(n int64) bool
+	ReleaseInbound(n int64)
+	SubmitReserved(raw []byte)
+}
+
+// chargedBuffer is a message's buffer whose growth is reserved with the
+// session first; a refused reservation stops the copy (errInboundFull).
+// (Not an embedded bytes.Buffer: io.Copy would use its ReadFrom and
+// bypass Write.)
+type chargedBuffer struct {
+	b        bytes.Buffer
+	ch       inboundCharger
+	reserved int64
+}
+
+var errInboundFull = errors.New("inbound bytes over the session's limit")
+
+func (b *chargedBuffer) Write(p []byte) (int, error) {
+	if b.ch != nil {
+		if !b.ch.ReserveInbound(int64(len(p))) {
+			return 0, errInboundFull
+		}
+		b.reserved += int64(len(p))
+	}
+	return b.b.Write(p)
+}
+
+func (b *chargedBuffer) Bytes() []byte { return b.b.Bytes() }
+func (b *chargedBuffer) Len() int      { return b.b.Len() }
+
+// release gives back what was reserved (the message is not submitted).
+func (b *chargedBuffer) release() {
+	if b.ch != nil && b.reserved > 0 {
+		b.ch.ReleaseInbound(b.reserved)
+	}
+	b.reserved = 0
+}
+
 // framer is implemented by StartSession errors that render themselves as
 // a protocol `error` message (sessions.Error).
 type framer interface{ Frame() []byte }
@@ -304,35 +348,48 @@ func (wc *wsConn) readPump() {
 	c.SetReadDeadline(time.Now().Add(pongWait))
 	c.SetPongHandler(func(string) error { return c.SetReadDeadline(time.Now().Add(pongWait)) })
 	limit := wc.s.ws.MaxMessageBytes
+	charger, _ := wc.sess.(inboundCharger)
 	for {
 		mt, r, err := c.NextReader()
 		if err != nil {
 			return
 		}
 		c.SetReadDeadline(time.Now().Add(pongWait))
-		var buf bytes.Buffer
-		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
-		if err != nil {
+		buf := &chargedBuffer{ch: charger}
+		n, err := io.Copy(buf, io.LimitReader(r, limit+1))
+		full := errors.Is(err, errInboundFull)
+		if err != nil && !full {
+			buf.release()
 			return
 		}
 		wc.in++
 		wc.s.metrics.messageIn()
-		if n > limit {
+		if n > limit || full {
 			// Skip the rest without keeping it, but remember its end:
 			// the client's id is usually the last member.
 			tail := &tailBuffer{keep: 64}
-			tail.Write(buf.Bytes()[max(0, len(buf.Bytes())-64):])
+			tail.Write(buf.Bytes()[max(0, buf.Len()-64):])
+			buf.release()
 			if _, err := io.Copy(tail, r); err != nil {
 				return
 			}
-			wc.reply("too-large", fmt.Sprintf("message too large: more than %d bytes", limit), trailingID(tail.b))
+			if full {
+				wc.reply("limit", "too many bytes of messages are waiting for this session; this one was dropped", trailingID(tail.b))
+			} else {
+				wc.reply("too-large", fmt.Sprintf("message too large: more than %d bytes", limit), trailingID(tail.b))
+			}
 			continue
 		}
 		if mt != websocket.TextMessage {
+			buf.release()
 			wc.reply("bad-request", "messages must be JSON text frames, not binary", -1)
 			continue
 		}
-		wc.sess.Submit(buf.Bytes())
+		if charger != nil {
+			charger.SubmitReserved(buf.Bytes())
+		} else {
+			wc.sess.Submit(buf.Bytes())
+		}
 	}
 }
 

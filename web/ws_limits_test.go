@@ -154,3 +154,47 @@ func TestWebsocketNoProgramTimeout(t *testing.T) {
 		t.Errorf("accounted memory gauge missing or zero")
 	}
 }
+
+// The bytes of a client message count against the session's inbound
+// limit while they are read: one larger than the session may hold is
+// skipped as it arrives and answered with error "limit" (its id kept),
+// and the connection stays.
+func TestInboundChargedWhileRead(t *testing.T) {
+	_, ts, mgr := newLimitServer(t, sessions.Limits{MaxSourceBytes: 64 << 10, MaxInboundBytes: 256 << 10},
+		WSOptions{MaxMessageBytes: 8 << 20})
+	c := dialHeader(t, ts, nil)
+	if m := wsRead(t, c); m["type"] != "hello" {
+		t.Fatalf("first message %v", m)
+	}
+	// The first part of the message, then a pause: what arrived is
+	// charged already.
+	w, err := c.NextWriter(websocket.TextMessage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, `{"type":"check","source":"`+strings.Repeat("x", 200<<10))
+	deadline := time.Now().Add(5 * time.Second)
+	for mgr.AccountedBytes() < 150<<10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes accounted while a message of more than 200 KiB is read", mgr.AccountedBytes())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	io.WriteString(w, strings.Repeat("x", 2<<20)+`","id":41}`)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := wsRead(t, c)
+	if m["type"] != "error" || m["code"] != "limit" || m["id"] != float64(41) {
+		t.Fatalf("want error limit for id 41, got %v", m)
+	}
+	if err := c.WriteMessage(websocket.TextMessage, []byte(`{"type":"pause","id":42}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := wsRead(t, c); m["code"] != "no-program" || m["id"] != float64(42) {
+		t.Fatalf("after the refusal: %v", m)
+	}
+	if got := mgr.AccountedBytes(); got != 0 {
+		t.Fatalf("%d bytes still accounted", got)
+	}
+}

@@ -63,6 +63,25 @@ LOOP:
 }
 `
 
+// cpAsyncLoopPTX commits a cp.async group per iteration, forever.
+const cpAsyncLoopPTX = `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 src) {
+	.shared .align 16 .b8 buf[16];
+	.reg .b64 %rd<2>;
+	.reg .b32 %r<2>;
+	ld.param.u64 %rd1, [src];
+	mov.u32 %r1, buf;
+L:
+	cp.async.cg.shared.global [%r1], [%rd1], 16;
+	cp.async.commit_group;
+	bra L;
+}
+`
+
+const cpAsyncLoopSpec = `{"grid":[8],"block":[1024],"buffers":[{"name":"src","type":"u8","count":16}],"params":[{"buffer":"src"}]}`
+
 var heavySpec = json.RawMessage(`{"grid":[64],"block":[256],"buffers":[{"name":"out","type":"f32","count":16384}],"params":[{"buffer":"out"},{"u32":1073741824}]}`)
 
 // abuseConfig says what runFairness puts on the server.
@@ -84,6 +103,11 @@ type abuseResult struct {
 	reconnects          atomic.Int64 // attackers closed for loading no program, connected again
 	silentOpen          atomic.Int64 // silent sockets accepted
 	silentRefused       atomic.Int64 // refused at the handshake or closed at once (per-address limit)
+	floodSent           atomic.Int64 // 2 MiB checks the flooders wrote
+	floodLimited        atomic.Int64 // ... refused with "limit"
+	asyncRuns           atomic.Int64 // runs of the cp.async loop finished
+	asyncMaxFrame       atomic.Int64 // its largest message
+	compares, cmpBusy   atomic.Int64 // compare-scheduling replies, and busy errors
 	maxRSS              int64
 	accountedMax        int64
 	errs                []error
@@ -160,7 +184,7 @@ func loadSource(c *client, src string, spec json.RawMessage) (string, string, er
 // globals, cache pinning and silent sockets.
 func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 	res := &abuseResult{}
-	lim := sessions.Limits{MaxSessions: cfg.runners + 1 + 8 + 4 + 2}
+	lim := sessions.Limits{MaxSessions: cfg.runners + 1 + 8 + 4 + 2 + 8 + 2}
 	if cfg.attack {
 		debug.SetMemoryLimit(cfg.memLimit)
 		defer debug.SetMemoryLimit(-1)
@@ -370,6 +394,135 @@ func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 		}()
 	}
 
+	if cfg.attack {
+		// Inbound floods: 8 sockets from one address write 2 MiB checks
+		// as fast as the server reads them (a reader drains the replies).
+		bigCheck := func() string {
+			src, _ := json.Marshal(".version 8.0\n.target sm_80\n.address_size 64\n// " + strings.Repeat("x", 1<<20-200) + "\n.visible .entry k(){ret;}\n")
+			spec := `"` + strings.Repeat("y", 1<<20-100) + `"`
+			return `{"type":"check","source":` + string(src) + `,"pad":` + spec
+		}()
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for !stopped() {
+					c, err := dialFrom(s.wsURL, "10.8.0.3")
+					if err != nil {
+						time.Sleep(time.Second)
+						continue
+					}
+					track(c.c)
+					go func() {
+						for {
+							c.c.SetReadDeadline(time.Now().Add(time.Minute))
+							_, b, err := c.c.ReadMessage()
+							if err != nil {
+								return
+							}
+							if strings.Contains(string(b[:min(len(b), 200)]), `"code":"limit"`) {
+								res.floodLimited.Add(1)
+							}
+						}
+					}()
+					for !stopped() {
+						if _, err := c.write(bigCheck); err != nil {
+							break
+						}
+						res.floodSent.Add(1)
+					}
+					c.c.Close()
+				}
+			}()
+		}
+		// A cp.async loop on grid 8x1024, run again and again: its
+		// copies in flight grow every round.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := dialFrom(s.wsURL, "10.8.0.4")
+			if err != nil {
+				fail(fmt.Errorf("cp.async: %w", err))
+				return
+			}
+			track(c.c)
+			c.timeout = time.Minute
+			if typ, why, err := loadSource(c, cpAsyncLoopPTX, json.RawMessage(cpAsyncLoopSpec)); err != nil || typ != "state" {
+				fail(fmt.Errorf("cp.async: load: %s %s %v", typ, why, err))
+				return
+			}
+			for !stopped() {
+				id, err := c.write(`{"type":"run"`)
+				if err != nil {
+					return
+				}
+				for {
+					c.c.SetReadDeadline(time.Now().Add(time.Minute))
+					_, b, err := c.c.ReadMessage()
+					if err != nil {
+						if !stopped() {
+							fail(fmt.Errorf("cp.async: %w", err))
+						}
+						return
+					}
+					if n := int64(len(b)); n > res.asyncMaxFrame.Load() {
+						res.asyncMaxFrame.Store(n)
+					}
+					head := string(b[:min(len(b), 300)])
+					if strings.Contains(head, `"id":`+strconv.FormatInt(id, 10)) && !strings.Contains(head, `"running":true`) {
+						break
+					}
+				}
+				res.asyncRuns.Add(1)
+				if _, err := c.write(`{"type":"reset"`); err != nil {
+					return
+				}
+			}
+		}()
+		// compare-scheduling again and again on the runners' kernel.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := dialFrom(s.wsURL, "10.8.0.5")
+			if err != nil {
+				fail(fmt.Errorf("compare: %w", err))
+				return
+			}
+			track(c.c)
+			c.timeout = time.Minute
+			if typ, why, err := loadSource(c, heavyPTX, heavySpec); err != nil || typ != "state" {
+				fail(fmt.Errorf("compare: load: %s %s %v", typ, why, err))
+				return
+			}
+			for i := 0; !stopped(); i++ {
+				// A different budget each time: no cached answer.
+				id, err := c.write(`{"type":"compare-scheduling","maxWarpInstructions":` + strconv.Itoa(5_000_000+i))
+				if err != nil {
+					return
+				}
+				for {
+					c.c.SetReadDeadline(time.Now().Add(time.Minute))
+					_, b, err := c.c.ReadMessage()
+					if err != nil {
+						if !stopped() {
+							fail(fmt.Errorf("compare: %w", err))
+						}
+						return
+					}
+					head := string(b[:min(len(b), 300)])
+					if !strings.Contains(head, `"id":`+strconv.FormatInt(id, 10)) {
+						continue
+					}
+					if strings.Contains(head, `"code":"busy"`) {
+						res.cmpBusy.Add(1)
+					}
+					res.compares.Add(1)
+					break
+				}
+			}
+		}()
+	}
+
 	// The prober of /healthz and the RSS sampler.
 	var hmu sync.Mutex
 	wg.Add(1)
@@ -463,7 +616,10 @@ func BenchmarkStepUnderRunLoad(b *testing.B) {
 // -abuse.duration is set: for that long, 63 sessions loop `run`, one
 // client loads a new 256 MiB .global after another, one pins the program
 // cache with distinct sources of 12 MiB globals, one address holds 12
-// silent sockets, and a benign client steps while /healthz is probed. It
+// silent sockets, 8 sockets of one address write 2 MiB checks as fast as
+// they can, one session loops a cp.async loop on 8x1024 threads, one
+// loops compare-scheduling, and a benign client steps while /healthz is
+// probed. It
 // fails unless the server serves throughout (every step and probe
 // answered), RSS stays under -abuse.memlimit, and the benign step p99 is
 // under 100ms and /healthz p99 under 50ms.
@@ -492,6 +648,8 @@ func TestAbuse(t *testing.T) {
 	t.Logf("runs finished: %d (%s)", res.runs.Load(), strings.Join(reasons, ", "))
 	t.Logf("huge globals: %d refused, %d loaded; cache pinning: %d loads, %d busy; %d reconnects after a no-program close; silent sockets: %d accepted, %d refused",
 		res.hugeRefused.Load(), res.hugeOK.Load(), res.pinLoads.Load(), res.pinBusy.Load(), res.reconnects.Load(), res.silentOpen.Load(), res.silentRefused.Load())
+	t.Logf("inbound floods: %d checks of 2 MiB written, %d refused with limit; cp.async loop: %d runs, largest message %d KiB; compare-scheduling: %d replies, %d busy",
+		res.floodSent.Load(), res.floodLimited.Load(), res.asyncRuns.Load(), res.asyncMaxFrame.Load()>>10, res.compares.Load(), res.cmpBusy.Load())
 	t.Logf("max RSS %d MiB (limit %d MiB), max accounted %d MiB; load average at the end %s",
 		res.maxRSS>>20, *abuseMemLimit>>20, res.accountedMax>>20, loadAvg())
 	if res.maxRSS > *abuseMemLimit {
