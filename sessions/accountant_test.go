@@ -139,3 +139,31 @@ func TestCompareCharged(t *testing.T) {
 		t.Fatalf("%d bytes still charged for a stopped comparison", cmpBytes)
 	}
 }
+
+// A comparison's machines have the session's state budget: a cp.async
+// loop that never waits stops with a memory-limit fault under both models
+// instead of growing its copies in flight without bound.
+func TestCompareStateBudget(t *testing.T) {
+	m := newManager(t, Limits{MaxStateBytes: 4 << 20, MaxWarpInstructions: 2_000_000, MaxCommandTime: time.Minute})
+	c := newClient(t, m)
+	c.load(cpAsyncLoopPTX, cpAsyncLoopSpec)
+	c.send(map[string]any{"type": "compare-scheduling", "id": 5, "maxWarpInstructions": 2_000_000})
+	var r compareMsg
+	for {
+		typ, b := c.next()
+		if typ == "scheduling-compare" {
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if len(r.Runs) != 2 {
+		t.Fatalf("compare: %+v", r)
+	}
+	for _, run := range r.Runs {
+		if run.Outcome != "fault" || run.Fault == nil || run.Fault.Kind != "memory-limit" {
+			t.Errorf("%s: outcome %s, fault %+v; want a memory-limit fault", run.Scheduling, run.Outcome, run.Fault)
+		}
+	}
+}

@@ -137,9 +137,9 @@ func (s *Session) startCompare(msg *clientMsg) {
 		spec := *s.spec
 		spec.Scheduling = string(sched)
 		spec.MaxWarpInstructions = budget
-		l, err := launch.Prepare(s.prog.prog, &spec)
+		l, err := s.newLaunch(&spec)
 		if err != nil {
-			s.sendErr(msg.ID, "bad-request", err.Error())
+			s.send(errReply(msg.ID, err))
 			return
 		}
 		j.runs[i] = &compareRun{sched: sched, l: l}
@@ -176,7 +176,7 @@ func (s *Session) compareBytes() int64 {
 // of the first run that has not ended; the reply goes when both have.
 func (s *Session) compareSlice() {
 	j := s.cmp
-	if s.account(false); s.mgr.memoryHigh(0) {
+	if s.account(s.prog.grows); s.mgr.memoryHigh(0) {
 		// The machines are charged (chargeCompare) as they grow; over the
 		// manager's limit the comparison ends rather than the process.
 		s.cmp = nil

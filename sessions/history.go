@@ -42,9 +42,12 @@ import (
 // their stops are dropped (firstStep moves up); if one segment alone is
 // over budget, a snapshot of the current state becomes the new base.
 type history struct {
-	m      *emu.Machine
-	rec    *recorder
-	lastOf func(*emu.StepInfo) lastRec
+	m *emu.Machine
+	// lowMemory, if set, reports that the server's accounted memory is
+	// over its limit (memoryLow).
+	lowMemory func() bool
+	rec       *recorder
+	lastOf    func(*emu.StepInfo) lastRec
 	// mem, if set, is the per-pc memory analysis: snapshots keep its sums
 	// and restoring one restores them.
 	mem *memStats
@@ -365,7 +368,7 @@ func (h *history) record(st stop) {
 		h.stops = append(h.stops, st)
 	}
 	h.head = st.wi
-	if st.wi-h.lastSnap().wi >= h.interval {
+	if st.wi-h.lastSnap().wi >= h.interval && !h.memoryLow() {
 		h.snaps = append(h.snaps, snapRec{wi: st.wi, kind: kindOf(st.tail), last: st.last, s: h.m.Snapshot(false), mem: h.saveMem()})
 	}
 }
@@ -383,11 +386,17 @@ func (h *history) saveMem() []pcSum {
 // back.
 func (h *history) midSnapshot() {
 	wi := h.wi()
-	if wi-h.lastSnap().wi < h.jobInterval {
+	if wi-h.lastSnap().wi < h.jobInterval || h.memoryLow() {
 		return
 	}
 	h.snapNow()
 }
+
+// memoryLow reports whether the server's accounted memory is over its
+// limit: then the history takes no periodic snapshot (each one a copy of
+// the machine). Positions stay exact, replayed from the snapshots before,
+// as after thinning.
+func (h *history) memoryLow() bool { return h.lowMemory != nil && h.lowMemory() }
 
 // trim enforces the budget; it runs while executing at the head. clean
 // tells that the machine's state is the plain state after its last

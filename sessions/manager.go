@@ -357,11 +357,14 @@ func (m *Manager) sweep(now time.Time) {
 // once (Source's lazy line index is built here, before sharing, so that
 // concurrent sessions only read it).
 type compiled struct {
-	prog    *emu.Program // nil when the source has errors
-	diags   []ptx.Message
-	pcLine  []int32
-	pcCol   []int32
-	pcOp    []string // the opcode with its modifiers, as written
+	prog   *emu.Program // nil when the source has errors
+	diags  []ptx.Message
+	pcLine []int32
+	pcCol  []int32
+	pcOp   []string // the opcode with its modifiers, as written
+	// grows: the program has calls or cp.async copies, whose launches
+	// grow their machine's state as they run (emu's dynamic state).
+	grows   bool
 	lines   []lineJSON
 	linePCs map[int][]int
 
@@ -435,6 +438,7 @@ func compile(source string) *compiled {
 		p := src.Position(sp.Start)
 		c.pcLine[pc], c.pcCol[pc] = int32(p.Line), int32(p.Col)
 		c.pcOp[pc] = opcodeAt(source, int(sp.Start), int(sp.End))
+		c.grows = c.grows || strings.HasPrefix(c.pcOp[pc], "call") || strings.HasPrefix(c.pcOp[pc], "cp.async")
 		c.linePCs[p.Line] = append(c.linePCs[p.Line], pc)
 	}
 	for pc := range prog.Spans {

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -21,8 +24,15 @@ func TestMemoryCapProperty(t *testing.T) {
 		t.Skip("about 20s")
 	}
 	const (
-		limit     = 96 << 20
-		memSlack  = 48 << 20 // the test's own garbage, clients' decoded replies, runtime
+		limit = 96 << 20
+		state = 16 << 20 // MaxStateBytes
+		jobs  = 1        // MaxRunningJobs
+		// What the server may hold past the limit: the slices under way
+		// (one per CPU token) each add at most a machine's state budget
+		// and a history snapshot of it before the next slice waits
+		// (jobTurn); plus the test's own garbage, the clients' decoded
+		// replies and the runtime.
+		memSlack  = jobs*2*state + 48<<20
 		memFactor = 3
 	)
 	live := func() int64 {
@@ -32,8 +42,8 @@ func TestMemoryCapProperty(t *testing.T) {
 		return int64(ms.HeapAlloc)
 	}
 	base := live()
-	m := newManager(t, Limits{MaxAccountedBytes: limit, MaxWarpInstructions: 300_000, MaxCommandTime: 2 * time.Second,
-		ProgramCacheBytes: 16 << 20})
+	m := newManager(t, Limits{MaxAccountedBytes: limit, MaxStateBytes: state, MaxRunningJobs: jobs,
+		MaxWarpInstructions: 300_000, MaxCommandTime: 2 * time.Second, ProgramCacheBytes: 16 << 20})
 	// Spin with a large buffer: 4 MiB of global memory and a history that
 	// grows with every store.
 	bigSpin := func(i int) string {
@@ -45,8 +55,10 @@ func TestMemoryCapProperty(t *testing.T) {
 		{mixPTX, mixSpec},
 		{regLoopPTX, `{"grid":[2],"block":[1024]}`},
 		{reducePTX, reduceSpec},
-		// (cpAsyncLoopPTX joins the mix once the machine's copies in
-		// flight count in machineBytes: today they grow unaccounted.)
+		// State that grows as the launch runs: copies in flight and
+		// recursion frames (each saves 4 KiB of .local per lane).
+		{cpAsyncLoopPTX, cpAsyncLoopSpec},
+		{recurseLocalPTX, `{"grid":[2],"block":[1024]}`},
 	}
 	const sessions = 5
 	var mu sync.Mutex
@@ -56,6 +68,14 @@ func TestMemoryCapProperty(t *testing.T) {
 		defer mu.Unlock()
 		l, a := live()-base, m.AccountedBytes()
 		maxLive, maxAcct = max(maxLive, l), max(maxAcct, a)
+		if os.Getenv("MEMDIAG") != "" {
+			m.mu.Lock()
+			for ss := range m.sessions {
+				t.Logf("  s%d state %d compare %d in %d out %d", ss.id, ss.ch.get(chargeState)>>20, ss.ch.get(chargeCompare)>>20, ss.ch.get(chargeInbound)>>20, ss.ch.get(chargeOutbound)>>20)
+			}
+			m.mu.Unlock()
+			t.Logf("live %d acct %d cache %d", l>>20, a>>20, m.cache.size()>>20)
+		}
 		if l > limit+memSlack {
 			t.Errorf("live heap %d MiB above the start, limit %d MiB + slack %d MiB (accounted %d MiB)", l>>20, limit>>20, memSlack>>20, a>>20)
 		}
@@ -138,4 +158,101 @@ func TestMemoryCapProperty(t *testing.T) {
 	wg.Wait()
 	sample()
 	t.Logf("max live heap above the start %d MiB, max accounted %d MiB (limit %d MiB)", maxLive>>20, maxAcct>>20, limit>>20)
+}
+
+// recurseLocalPTX recurses without end through a function with a 4 KiB
+// .local buffer: every call saves the buffer of each of the warp's lanes.
+const recurseLocalPTX = hdr + `
+.func f() {
+	.local .align 4 .b8 buf[4096];
+	.reg .u32 %r1;
+	mov.u32 %r1, %tid.x;
+	st.local.u32 [buf], %r1;
+	call f;
+	ret;
+}
+.visible .entry k() {
+	call f;
+	ret;
+}`
+
+// Launches whose machines grow as they run (cp.async copies in flight,
+// recursion) wait while the accounted memory is over the limit, saying
+// so in their run frames, so that together they pass the limit by at
+// most what the slices under way add; a run that waits until the command
+// time limit stops as interrupted.
+func TestGrowingLaunchesWaitForMemory(t *testing.T) {
+	const (
+		limit = 24 << 20
+		state = 8 << 20
+		jobs  = 1
+		n     = 6
+	)
+	m := newManager(t, Limits{MaxAccountedBytes: limit, MaxStateBytes: state, MaxRunningJobs: jobs,
+		MaxHistoryBytes: 4 << 20, MaxWarpInstructions: 1 << 30, MaxCommandTime: 1500 * time.Millisecond, FrameInterval: 10 * time.Millisecond})
+	var cs []*client
+	for range n {
+		c := newClient(t, m)
+		c.load(cpAsyncLoopPTX, cpAsyncLoopSpec)
+		cs = append(cs, c)
+	}
+	stop := make(chan struct{})
+	var peak atomic.Int64
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+				// The machines, histories and the rest, less the
+				// replies waiting for these slow test clients (bounded
+				// by MaxOutboundBytes per session, not by waiting).
+				a := m.AccountedBytes()
+				m.mu.Lock()
+				for ss := range m.sessions {
+					a -= ss.ch.get(chargeOutbound)
+				}
+				m.mu.Unlock()
+				if a > peak.Load() {
+					peak.Store(a)
+				}
+			}
+		}
+	}()
+	for i, c := range cs {
+		c.send(map[string]any{"type": "run", "id": 10 + i})
+	}
+	waited, ends := 0, map[string]int{}
+	for _, c := range cs {
+		for {
+			typ, b := c.next()
+			if typ != "state" {
+				continue
+			}
+			var st stateMsg
+			if err := json.Unmarshal(b, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Running {
+				if st.Reason == "throttled" && strings.Contains(st.Message, "low on memory") {
+					waited++
+				}
+				continue
+			}
+			end := st.Reason
+			if st.Fault != nil {
+				end = st.Fault.Kind
+			}
+			ends[end]++
+			break
+		}
+	}
+	close(stop)
+	t.Logf("peak accounted (replies aside) %d MiB (limit %d MiB), %d runs said they waited for memory, ends %v", peak.Load()>>20, limit>>20, waited, ends)
+	if max := int64(limit + jobs*2*state); peak.Load() > max {
+		t.Errorf("accounted memory peaked at %d MiB; the limit is %d MiB and the slices under way add at most %d MiB", peak.Load()>>20, limit>>20, (max-limit)>>20)
+	}
+	if waited == 0 || ends["interrupted"] == 0 {
+		t.Errorf("no run waited for memory (%d) or stopped waiting at the time limit (%v)", waited, ends)
+	}
 }

@@ -413,7 +413,10 @@ func (s *Session) loop() {
 				s.ended()
 				return
 			}
-			s.account(false)
+			// A launch that grows its machine is measured after every
+			// slice: the next slice of any session waits on the total
+			// (jobTurn).
+			s.account(s.prog != nil && s.prog.grows)
 			continue
 		}
 		select {
@@ -488,12 +491,25 @@ func (s *Session) jobTurn() bool {
 	if left > 0 {
 		wait = min(s.cpu.until(now, s.lim.CPUAllowance), left)
 	}
+	// A launch whose machine grows as it runs (calls, cp.async) waits
+	// while the accounted memory is over the limit, so that the limit is
+	// a cap: what the server holds passes it by at most what the slices
+	// under way add (one per CPU token, each within the session's state
+	// budget). Trimming histories, ended sessions and reclaimed places
+	// bring it back under.
+	memWait := j != nil && left > 0 && wait == 0 && s.prog != nil && s.prog.grows && s.mgr.memoryHigh(0)
+	if memWait {
+		wait = min(memoryWaitPoll, left)
+	}
 	if wait > 0 {
 		if j != nil && !j.throttled {
 			j.throttled = true
 			if j.kind == jobRun {
-				s.pushFrame(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled",
-					message: fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))}))
+				msg := fmt.Sprintf("this session used its CPU allowance (%v in %v); the run goes on in %v", s.lim.CPUAllowance, s.lim.CPUWindow, wait.Round(time.Millisecond))
+				if memWait {
+					msg = "the server is low on memory: this run waits until memory is freed"
+				}
+				s.pushFrame(s.buildState(stateOpts{id: j.id, running: true, reason: "throttled", message: msg}))
 			}
 		}
 		tm := time.NewTimer(wait)
@@ -514,6 +530,11 @@ func (s *Session) jobTurn() bool {
 			if j == nil {
 				s.cmd = "compare-scheduling"
 				s.compareSlice()
+				return true
+			}
+			if s.prog != nil && s.prog.grows && s.mgr.memoryHigh(0) && time.Since(j.t0) < s.lim.MaxCommandTime {
+				// Others' slices took the memory while this one waited
+				// for the token: wait again (above).
 				return true
 			}
 			j.throttled = false
@@ -596,6 +617,10 @@ func (s *Session) relieve() {
 	}
 	s.send(encode(noticeMsg{Type: "notice", Code: "history-trimmed", Message: msg, FirstStep: h.first}))
 }
+
+// memoryWaitPoll is how often a launch waiting for memory (jobTurn) looks
+// again.
+const memoryWaitPoll = 20 * time.Millisecond
 
 // minHistoryBytes is the least a history is shrunk to; noticeEvery the
 // least time between two notices that only say it was thinned.
@@ -978,27 +1003,40 @@ func (s *Session) parseSpec(raw json.RawMessage) (*launch.Spec, error) {
 	return spec, nil
 }
 
-// prepare builds the launch of the loaded program and spec, with a fresh
-// history.
-func (s *Session) prepare(reason string) *Error {
-	l, err := launch.Prepare(s.prog.prog, s.spec)
+// newLaunch prepares a launch of the loaded program with spec, within the
+// session's state budget: the session's own launch and a comparison's
+// alike go through it.
+func (s *Session) newLaunch(spec *launch.Spec) (*launch.Launch, *Error) {
+	l, err := launch.Prepare(s.prog.prog, spec)
 	if err != nil {
 		var le *launch.LimitError
 		if errors.As(err, &le) {
-			return errf("limit", err.Error())
+			return nil, errf("limit", err.Error())
 		}
-		return errf("bad-request", err.Error())
+		return nil, errf("bad-request", err.Error())
 	}
 	m := l.Machine()
 	state := stateBytes(m)
 	if state > s.lim.MaxStateBytes {
-		return errf("limit", fmt.Sprintf("the launch needs %d bytes of registers, shared and local memory for its resident CTAs; the limit is %d", state, s.lim.MaxStateBytes))
+		return nil, errf("limit", fmt.Sprintf("the launch needs %d bytes of registers, shared and local memory for its resident CTAs; the limit is %d", state, s.lim.MaxStateBytes))
 	}
 	// What the fixed state leaves of the budget bounds the state that
 	// grows as the launch runs (call frames, recursion's saved registers
 	// and .local memory, cp.async copies in flight): a call or cp.async
 	// past it stops the launch with a memory-limit fault.
 	m.SetMaxDynamicBytes(max(s.lim.MaxStateBytes-state, 1))
+	return l, nil
+}
+
+// prepare builds the launch of the loaded program and spec, with a fresh
+// history.
+func (s *Session) prepare(reason string) *Error {
+	l, e := s.newLaunch(s.spec)
+	if e != nil {
+		return e
+	}
+	m := l.Machine()
+	state := stateBytes(m)
 	s.l, s.m = l, m
 	s.rec = &recorder{m: m, chk: l.NewChecker()}
 	s.mem = newMemStats(s.prog.prog)
@@ -1011,6 +1049,7 @@ func (s *Session) prepare(reason string) *Error {
 	interval := int64(1024) * max(1, state/(256<<10))
 	s.h = newHistory(m, s.rec, s.lastOf, interval, s.lim.MaxHistoryBytes, reason)
 	s.h.mem = s.mem
+	s.h.lowMemory = func() bool { return s.mgr.memoryHigh(0) }
 	s.h.pace, s.h.mustPass = s.pace, s.traceEnd
 	s.rec.h = s.h
 	s.view = clientView{selLin: -1, selW: -1}

@@ -160,6 +160,14 @@ func (s *Session) yield(w *walk) error {
 			}
 			return errSessionClosed
 		case c := <-in:
+			if c.raw != nil {
+				// Parsed here to know whether it stops the walk (one
+				// message at most: nothing more is read until the walk
+				// ends).
+				n := c.bytes
+				c = s.parse(c.raw)
+				c.bytes = n
+			}
 			s.pending = &c
 			if stopsWalk(s.pending) {
 				// Ask again, now for the client's command.
