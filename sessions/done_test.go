@@ -116,3 +116,27 @@ func TestDoneKeepsBuffersThatFit(t *testing.T) {
 		t.Errorf("buffersOmitted %v, omitted %+v, %d buffers; want both buffers", d.BuffersOmitted, d.OmittedBuffers, len(d.Result.Buffers))
 	}
 }
+
+// A state that is not sent (over the reply cap: replaced by an error
+// limit) held deltas against the client's view; the next state is whole,
+// with the whole line-memory table, so the client catches up exactly.
+func TestLostStateResyncs(t *testing.T) {
+	c := newClient(t, newManager(t, Limits{}))
+	c.load(reducePTX, reduceSpec)
+	c.send(map[string]any{"type": "step", "id": 2, "granularity": "warp", "count": 40})
+	if st, _ := c.state(); st.Full && st.LineMemory != nil {
+		t.Fatalf("an ordinary step's state is whole: full %v, lineMemory %v", st.Full, st.LineMemory != nil)
+	}
+	var keep int
+	c.do(func() { keep = c.s.lim.MaxReplyBytes; c.s.lim.MaxReplyBytes = 64 })
+	c.send(map[string]any{"type": "step", "id": 3, "granularity": "warp", "count": 40})
+	if e := c.expectError("limit"); e.ID == nil || *e.ID != 3 {
+		t.Fatalf("the over-size state: %+v", e)
+	}
+	c.do(func() { c.s.lim.MaxReplyBytes = keep })
+	c.send(map[string]any{"type": "step", "id": 4, "granularity": "warp", "count": 1})
+	st, _ := c.state()
+	if !st.Full || st.LineMemory == nil {
+		t.Fatalf("the state after a lost one: full %v, whole line-memory table %v; want both", st.Full, st.LineMemory != nil)
+	}
+}

@@ -70,6 +70,7 @@ func TestLinkOnlyCarriesOnlyItsFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := s.newTab(t, "/"+linkFragment(t, data))
+	tb.wake() // a link-only page holds no session until asked
 	tb.waitLoaded("crafted.ptx")
 	var lesson struct {
 		Hidden bool

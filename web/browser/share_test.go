@@ -369,6 +369,7 @@ func TestShareFragmentView(t *testing.T) {
 	url := tb.shareVia("", true, false)
 	other := s.newTab(t, strings.TrimPrefix(url, s.base))
 	other.waitJS("the fragments tab", `document.querySelector('[data-tab].on')?.dataset.tab === "fragments"`)
+	other.wake() // the shared page connects on the first action
 	other.waitJS("the same instruction", fmt.Sprintf(`document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]').value === %q`, pc))
 	other.waitJS("its live values", `document.querySelectorAll("#pg-tab-fragments .frag-cell").length > 0`)
 }
