@@ -25,6 +25,7 @@ import (
 //	ptxplay_ws_messages_total{direction}    websocket messages received ("in") and sent ("out")
 //	ptxplay_ws_errors_total{code}           error replies of the websocket layer (too-large, ...), by code
 //	ptxplay_ws_refused_total{reason}        websockets refused or closed by a per-client limit (sessions-per-ip, handshake-rate)
+//	ptxplay_ws_inbound_paced_seconds_total  time the server stopped reading clients that sent over their address's byte rate
 //	ptxplay_accounted_memory_bytes          gauge: memory the sessions account for (SetAccountedMemory)
 //
 // plus the go_* and process_* metrics of the process. *Metrics implements
@@ -43,6 +44,7 @@ type Metrics struct {
 	sessionPanics    *vm.Counter
 	sessionsReclaim  *vm.Counter
 	wsIn, wsOut      *vm.Counter
+	inPaced          *vm.FloatCounter
 	sharesCreated    *vm.Counter
 	sharesExisting   *vm.Counter
 	sharesOpened     *vm.Counter
@@ -70,6 +72,7 @@ func NewMetrics() *Metrics {
 	m.sessionsReclaim = s.NewCounter("ptxplay_sessions_reclaimed_total")
 	m.stepSeconds = s.NewSummaryExt("ptxplay_step_duration_seconds", 5*time.Minute, stepQuantiles)
 	m.wsIn = s.NewCounter(`ptxplay_ws_messages_total{direction="in"}`)
+	m.inPaced = s.NewFloatCounter("ptxplay_ws_inbound_paced_seconds_total")
 	m.wsOut = s.NewCounter(`ptxplay_ws_messages_total{direction="out"}`)
 	m.sharesCreated = s.NewCounter(`ptxplay_shares_total{result="created"}`)
 	m.sharesExisting = s.NewCounter(`ptxplay_shares_total{result="existing"}`)
@@ -129,7 +132,11 @@ func (m *Metrics) SetAccountedMemory(f func() int64) { m.accounted.Store(&f) }
 func (m *Metrics) wsRefused(reason string) {
 	m.set.GetOrCreateCounter(fmt.Sprintf(`ptxplay_ws_refused_total{reason=%q}`, reason)).Inc()
 }
-func (m *Metrics) messageIn()  { m.wsIn.Inc() }
+func (m *Metrics) messageIn() { m.wsIn.Inc() }
+
+// inboundPaced counts a wait of the inbound byte rate.
+func (m *Metrics) inboundPaced(d time.Duration) { m.inPaced.Add(d.Seconds()) }
+
 func (m *Metrics) messageOut() { m.wsOut.Inc() }
 func (m *Metrics) wsOpened()   { m.wsActive.Add(1) }
 func (m *Metrics) wsClosed()   { m.wsActive.Add(-1) }

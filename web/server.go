@@ -60,6 +60,7 @@ type Server struct {
 
 	shareLimiter *rateLimiter
 	wsLimiter    *rateLimiter // websocket handshakes per client address
+	inLimiter    *rateLimiter // bytes of client messages per client address
 
 	// infos is the gallery list, with the lessons' share links.
 	infos []ExampleInfo
@@ -107,6 +108,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.shareLimiter = newRateLimiter(s.share.PerMinute, s.share.Burst)
 	s.wsLimiter = newRateLimiter(s.ws.HandshakesPerMinute, s.ws.HandshakeBurst)
+	s.inLimiter = &rateLimiter{rate: float64(s.ws.InboundBytesPerSecond), burst: float64(s.ws.InboundBurstBytes), buckets: map[string]*bucket{}}
 	s.infos = s.examples.Infos()
 	links := s.seedLessons()
 	for i := range s.infos {

@@ -349,6 +349,28 @@ func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
 	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
 }
 
+// take takes n tokens for key, going into debt if it must, and returns
+// how long the caller should wait for the debt to be paid back (0: none).
+// (A byte-rate limiter: its tokens are bytes.)
+func (l *rateLimiter) take(key string, n int, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) >= maxClients {
+			l.prune(now)
+		}
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate) - float64(n)
+	b.last = now
+	if b.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-b.tokens / l.rate * float64(time.Second))
+}
+
 // prune drops the buckets that have refilled; if none has, the oldest half.
 func (l *rateLimiter) prune(now time.Time) {
 	full := time.Duration(l.burst / l.rate * float64(time.Second))

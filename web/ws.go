@@ -115,6 +115,15 @@ type WSOptions struct {
 	// rate is closed with code 1008. Defaults 120 per minute, bursts of
 	// 60 (a class connecting at once).
 	HandshakesPerMinute, HandshakeBurst int
+	// InboundBytesPerSecond and InboundBurstBytes bound the rate at which
+	// the server reads client messages from one client address, all its
+	// websockets together (a token bucket of bytes): past it the server
+	// stops reading from those sockets until the bucket refills, so TCP
+	// holds the sender back and a client that writes without end costs
+	// neither memory nor CPU. Defaults 4 MiB/s in bursts of 16 MiB (sixteen
+	// of the largest loads at once; a class behind one address loads
+	// kernels of kilobytes).
+	InboundBytesPerSecond, InboundBurstBytes int64
 	// TrustedProxyHeader names a header set by a trusted reverse proxy
 	// that carries the client address (e.g. "X-Forwarded-For": its last
 	// address is used; "X-Real-IP"). Empty (the default): the connection's
@@ -124,12 +133,20 @@ type WSOptions struct {
 
 // The defaults of WSOptions' per-address limits.
 const (
-	DefaultMaxSessionsPerIP    = 128
-	DefaultHandshakesPerMinute = 120
-	DefaultHandshakeBurst      = 60
+	DefaultMaxSessionsPerIP      = 128
+	DefaultHandshakesPerMinute   = 120
+	DefaultHandshakeBurst        = 60
+	DefaultInboundBytesPerSecond = 4 << 20
+	DefaultInboundBurstBytes     = 16 << 20
 )
 
 func (o WSOptions) withDefaults() WSOptions {
+	if o.InboundBytesPerSecond <= 0 {
+		o.InboundBytesPerSecond = DefaultInboundBytesPerSecond
+	}
+	if o.InboundBurstBytes <= 0 {
+		o.InboundBurstBytes = DefaultInboundBurstBytes
+	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 4 << 20
 	}
@@ -175,7 +192,42 @@ type wsConn struct {
 	shutdown chan struct{} // closed by Server.CloseWebsockets
 	readDone chan struct{} // closed when the read pump ends
 	reqID    string
+	key      string // the client's address key (Server.clientKey)
 	in, out  int64
+}
+
+// pacedReader reads a client message at the rate its address may send
+// (WSOptions.InboundBytesPerSecond): after each chunk it waits until the
+// address's bucket has paid for it, not reading meanwhile.
+type pacedReader struct {
+	r  io.Reader
+	wc *wsConn
+}
+
+func (p pacedReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.wc.pace(n)
+	}
+	return n, err
+}
+
+// pace waits as long as the address's inbound byte bucket says for n
+// more bytes (not past the server's shutdown), then pushes the read
+// deadline on by the pong wait: a client held back is not a dead one.
+func (wc *wsConn) pace(n int) {
+	d := wc.s.inLimiter.take(wc.key, n, time.Now())
+	if d <= 0 {
+		return
+	}
+	wc.s.metrics.inboundPaced(d)
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-wc.shutdown:
+		t.Stop()
+	}
+	wc.c.SetReadDeadline(time.Now().Add(wc.s.ws.PongWait))
 }
 
 // handleWS upgrades /ws and runs the read and write pumps of the
@@ -235,7 +287,7 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wc := &wsConn{s: s, c: c, sess: sess, local: make(chan []byte, 8), shutdown: make(chan struct{}),
-		readDone: make(chan struct{}), reqID: reqID}
+		readDone: make(chan struct{}), reqID: reqID, key: ip}
 	s.metrics.sessionStarted()
 	if !s.track(wc) {
 		close(wc.shutdown)
@@ -355,6 +407,7 @@ func (wc *wsConn) readPump() {
 			return
 		}
 		c.SetReadDeadline(time.Now().Add(pongWait))
+		r = pacedReader{r: r, wc: wc}
 		buf := &chargedBuffer{ch: charger}
 		n, err := io.Copy(buf, io.LimitReader(r, limit+1))
 		full := errors.Is(err, errInboundFull)

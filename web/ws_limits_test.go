@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -196,5 +198,71 @@ func TestInboundChargedWhileRead(t *testing.T) {
 	}
 	if got := mgr.AccountedBytes(); got != 0 {
 		t.Fatalf("%d bytes still accounted", got)
+	}
+}
+
+// TestInboundPacedPerAddress: the server reads client messages from one
+// address at most at its byte rate, all its sockets together (it stops
+// reading, so TCP holds the sender back), while another address is
+// answered at once.
+func TestInboundPacedPerAddress(t *testing.T) {
+	const (
+		rate  = 256 << 10
+		burst = 1 << 20
+		msg   = 64 << 10
+		span  = 1500 * time.Millisecond
+	)
+	s, ts, _ := newLimitServer(t, sessions.Limits{}, WSOptions{TrustedProxyHeader: "X-Forwarded-For",
+		InboundBytesPerSecond: rate, InboundBurstBytes: burst})
+	from := func(ip string) http.Header { return http.Header{"X-Forwarded-For": {ip}} }
+	body := []byte(`{"type":"check","source":"` + strings.Repeat("x", msg-40) + `"}`)
+	var replies atomic.Int64
+	stop := time.Now().Add(span)
+	var wg sync.WaitGroup
+	for range 2 {
+		c := dialHeader(t, ts, from("192.0.2.7"))
+		wsRead(t, c) // hello
+		wg.Add(2)
+		go func() { // the flood
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				c.SetWriteDeadline(stop)
+				if c.WriteMessage(websocket.TextMessage, body) != nil {
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			c.SetReadDeadline(stop.Add(200 * time.Millisecond))
+			for {
+				if _, _, err := c.ReadMessage(); err != nil {
+					return
+				}
+				replies.Add(1)
+			}
+		}()
+	}
+	time.Sleep(span / 2)
+	other := dialHeader(t, ts, from("198.51.100.9"))
+	wsRead(t, other)
+	t0 := time.Now()
+	if err := other.WriteMessage(websocket.TextMessage, []byte(`{"type":"pause","id":5}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := wsRead(t, other); m["id"] != float64(5) {
+		t.Fatalf("the other address: %v", m)
+	}
+	if d := time.Since(t0); d > 500*time.Millisecond {
+		t.Errorf("another address waited %v for its answer", d)
+	}
+	wg.Wait()
+	most := (burst + rate*int64(span/time.Millisecond)/1000 + 2*msg) / msg
+	t.Logf("%d messages of %d KiB answered in %v (the rate allows %d)", replies.Load(), msg>>10, span, most)
+	if replies.Load() > most {
+		t.Errorf("%d messages of %d KiB read from one address in %v; its rate allows %d", replies.Load(), msg>>10, span, most)
+	}
+	if paced := s.metrics.inPaced.Get(); paced <= 0 {
+		t.Errorf("no pacing counted")
 	}
 }

@@ -277,6 +277,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.IntVar(&cfg.ws.MaxSessionsPerIP, "max-sessions-per-ip", env.int("PTXPLAY_MAX_SESSIONS_PER_IP", web.DefaultMaxSessionsPerIP), "open websockets one client address (an IPv6 client: its /64) may have; size it for the largest class behind one NAT address (env PTXPLAY_MAX_SESSIONS_PER_IP)")
 	fs.IntVar(&cfg.ws.HandshakesPerMinute, "ws-rate", env.int("PTXPLAY_WS_RATE", web.DefaultHandshakesPerMinute), "websocket handshakes one client address may make per minute (env PTXPLAY_WS_RATE)")
 	fs.IntVar(&cfg.ws.HandshakeBurst, "ws-burst", env.int("PTXPLAY_WS_BURST", web.DefaultHandshakeBurst), "websocket handshakes one client address may make at once (env PTXPLAY_WS_BURST)")
+	fs.Int64Var(&cfg.ws.InboundBytesPerSecond, "ws-inbound-rate", env.int64("PTXPLAY_WS_INBOUND_RATE", web.DefaultInboundBytesPerSecond), "bytes per second of client messages the server reads from one client address; past it it stops reading until the rate allows (env PTXPLAY_WS_INBOUND_RATE)")
+	fs.Int64Var(&cfg.ws.InboundBurstBytes, "ws-inbound-burst", env.int64("PTXPLAY_WS_INBOUND_BURST", web.DefaultInboundBurstBytes), "bytes of client messages one client address may send at once (env PTXPLAY_WS_INBOUND_BURST)")
 	fs.StringVar(&cfg.ws.TrustedProxyHeader, "trusted-proxy-header", env.str("PTXPLAY_TRUSTED_PROXY_HEADER", ""), "header of a trusted reverse proxy with the client address, e.g. X-Forwarded-For (its last address) or X-Real-IP; empty: the peer address (env PTXPLAY_TRUSTED_PROXY_HEADER)")
 	fs.Int64Var(&cfg.maxMessageBytes, "max-message-bytes", env.int64("PTXPLAY_MAX_MESSAGE_BYTES", 0), "size of a websocket message (0: the source limit plus 1 MiB) (env PTXPLAY_MAX_MESSAGE_BYTES)")
 	if env.err != nil {
@@ -305,6 +307,8 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 		err = errors.New("--reclaim-idle and --reclaim-quiet must be positive")
 	case cfg.ws.MaxSessionsPerIP < 1 || cfg.ws.HandshakesPerMinute < 1 || cfg.ws.HandshakeBurst < 1:
 		err = errors.New("--max-sessions-per-ip, --ws-rate and --ws-burst must be at least 1")
+	case cfg.ws.InboundBytesPerSecond < 1<<10 || cfg.ws.InboundBurstBytes < 1<<20:
+		err = errors.New("--ws-inbound-rate must be at least 1024 bytes per second, and --ws-inbound-burst at least 1 MiB")
 	case cfg.limits.MaxWarpInstructions < 1, cfg.limits.MaxSourceBytes < 1, cfg.limits.MaxBufferBytes < 1, cfg.limits.MaxHistoryBytes < 1:
 		err = errors.New("limits must be positive")
 	case cfg.limits.MaxCommandTime <= 0, cfg.limits.CPUAllowance <= 0, cfg.limits.CPUWindow <= 0:
