@@ -107,9 +107,9 @@ func (m *Manager) AccountedBytes() int64 { return m.acct.total.Load() + m.cache.
 // back at trimGoal (trimming: between the two); their budgets return to MaxHistoryBytes once it is below
 // relaxAt. (Eighths of MaxAccountedBytes.)
 const (
-	trimAt   = 7
-	trimGoal = 6
-	relaxAt  = 5
+	trimAt   = 6
+	trimGoal = 5
+	relaxAt  = 4
 )
 
 // historyShare says how many bytes session s should shed from its history
