@@ -42,6 +42,32 @@ func (tb *tab) wake() {
 	tb.click("#pg-notice .pg-wake")
 }
 
+// atEverySize checks the page for overflow and takes a screenshot at
+// 1440×900, 1024×768 in presenter mode (a projector) and 390×844 (a
+// phone), then goes back to 1440×900.
+func (tb *tab) atEverySize(what, name string) {
+	tb.t.Helper()
+	for _, vp := range []struct {
+		w, h      int64
+		presenter bool
+	}{{1440, 900, false}, {1024, 768, true}, {390, 844, false}} {
+		tb.viewport(vp.w, vp.h)
+		if vp.presenter {
+			tb.blurFocus()
+			tb.key("z")
+			tb.waitJS("presenter mode", `document.documentElement.classList.contains("presenter")`)
+		}
+		tb.expectNoOverflow(fmt.Sprintf("%s %dx%d", what, vp.w, vp.h))
+		tb.screenshot(fmt.Sprintf("%s-%d", name, vp.w))
+		if vp.presenter {
+			tb.blurFocus()
+			tb.key("z")
+			tb.waitJS("presenter mode off", `!document.documentElement.classList.contains("presenter")`)
+		}
+	}
+	tb.viewport(1440, 900)
+}
+
 // expectAsleep checks that the page holds no session: the connection is
 // idle, and stays so, and the notice says note.
 func (tb *tab) expectAsleep(what, note string) {
@@ -73,12 +99,7 @@ func TestAdmissionSharedPagesConnectOnFirstAction(t *testing.T) {
 	if st := other.status(); st.Step != "" || st.Conn != "idle" {
 		t.Fatalf("share page before any action: %+v", st)
 	}
-	for _, vp := range [][2]int64{{1440, 900}, {390, 844}} {
-		other.viewport(vp[0], vp[1])
-		other.expectNoOverflow(fmt.Sprintf("share page asleep %dx%d", vp[0], vp[1]))
-		other.screenshot(fmt.Sprintf("share-asleep-%d", vp[0]))
-	}
-	other.viewport(1440, 900)
+	other.atEverySize("share page asleep", "share-asleep")
 	time.Sleep(time.Second)
 	if n := sessionsStarted(t, s.base); n != before {
 		t.Fatalf("opening the share page started %d sessions", n-before)
@@ -139,12 +160,7 @@ func TestAdmissionReclaimedPage(t *testing.T) {
 	if draftStep != 7 {
 		t.Fatalf("draft step %d, want 7", draftStep)
 	}
-	for _, vp := range [][2]int64{{1440, 900}, {390, 844}} {
-		a.viewport(vp[0], vp[1])
-		a.expectNoOverflow(fmt.Sprintf("reclaimed page %dx%d", vp[0], vp[1]))
-		a.screenshot(fmt.Sprintf("reclaimed-%d", vp[0]))
-	}
-	a.viewport(1440, 900)
+	a.atEverySize("reclaimed page", "reclaimed")
 	// No loop: the page stays without a session until asked.
 	n := sessionsStarted(t, base)
 	time.Sleep(2 * time.Second)
