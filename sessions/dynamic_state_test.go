@@ -13,19 +13,7 @@ import (
 // the session's accounted bytes include what the machine holds.
 func TestDynamicStateBudget(t *testing.T) {
 	const budget = 8 << 20
-	recurse := hdr + `
-.func f() {
-	.local .align 4 .b8 buf[1024];
-	.reg .u32 %r1;
-	mov.u32 %r1, %tid.x;
-	st.local.u32 [buf], %r1;
-	call f;
-	ret;
-}
-.visible .entry k() {
-	call f;
-	ret;
-}`
+	recurse := recurseLocalPTX(1024)
 	copies := hdr + `
 .visible .entry k(.param .u64 p) {
 	.reg .u32 %r<4>; .reg .u64 %rd<4>;
@@ -79,4 +67,23 @@ L:
 			t.Fatalf("%s: message %q does not name the limit %d", tc.name, st.Fault.Message, limit)
 		}
 	}
+}
+
+// recurseLocalPTX recurses without end through a function with a .local
+// buffer of n bytes: every call saves the buffer of each of the warp's
+// lanes (the call is on line 10).
+func recurseLocalPTX(n int) string {
+	return hdr + fmt.Sprintf(`
+.func f() {
+	.local .align 4 .b8 buf[%d];
+	.reg .u32 %%r1;
+	mov.u32 %%r1, %%tid.x;
+	st.local.u32 [buf], %%r1;
+	call f;
+	ret;
+}
+.visible .entry k() {
+	call f;
+	ret;
+}`, n)
 }

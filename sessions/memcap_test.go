@@ -58,7 +58,7 @@ func TestMemoryCapProperty(t *testing.T) {
 		// State that grows as the launch runs: copies in flight and
 		// recursion frames (each saves 4 KiB of .local per lane).
 		{cpAsyncLoopPTX, cpAsyncLoopSpec},
-		{recurseLocalPTX, `{"grid":[2],"block":[1024]}`},
+		{recurseLocalPTX(4096), `{"grid":[2],"block":[1024]}`},
 	}
 	const sessions = 5
 	var mu sync.Mutex
@@ -159,22 +159,6 @@ func TestMemoryCapProperty(t *testing.T) {
 	sample()
 	t.Logf("max live heap above the start %d MiB, max accounted %d MiB (limit %d MiB)", maxLive>>20, maxAcct>>20, limit>>20)
 }
-
-// recurseLocalPTX recurses without end through a function with a 4 KiB
-// .local buffer: every call saves the buffer of each of the warp's lanes.
-const recurseLocalPTX = hdr + `
-.func f() {
-	.local .align 4 .b8 buf[4096];
-	.reg .u32 %r1;
-	mov.u32 %r1, %tid.x;
-	st.local.u32 [buf], %r1;
-	call f;
-	ret;
-}
-.visible .entry k() {
-	call f;
-	ret;
-}`
 
 // Launches whose machines grow as they run (cp.async copies in flight,
 // recursion) wait while the accounted memory is over the limit, saying

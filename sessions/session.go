@@ -1290,15 +1290,8 @@ func (s *Session) doInspect(msg *clientMsg) {
 		j := memJSON{Space: mr.Space, Offset: uint64(mr.Offset)}
 		switch mr.Space {
 		case "global":
-			var a *emu.Alloc
-			for _, x := range m.Global.Allocs() {
-				if x.Name == mr.Buffer {
-					a = x
-					break
-				}
-			}
+			a := s.buffer(msg.ID, mr.Buffer)
 			if a == nil {
-				s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: no buffer named %q", mr.Buffer))
 				return
 			}
 			mem, j.Buffer = a.Data, a.Name
@@ -1324,6 +1317,18 @@ func (s *Session) doInspect(msg *clientMsg) {
 	s.send(encode(&out))
 }
 
+// buffer returns the global allocation named name, or answers request
+// id with an error and returns nil.
+func (s *Session) buffer(id *int64, name string) *emu.Alloc {
+	for _, x := range s.m.Global.Allocs() {
+		if x.Name == name {
+			return x
+		}
+	}
+	s.sendErr(id, "bad-request", fmt.Sprintf("memory: no buffer named %q", name))
+	return nil
+}
+
 // doRead replies with a range of a global buffer at the position shown,
 // whatever warps are resident (after the launch ended too: the buffers a
 // `done` left out are read this way).
@@ -1333,15 +1338,8 @@ func (s *Session) doRead(msg *clientMsg) {
 		return
 	}
 	mr := msg.Memory
-	var a *emu.Alloc
-	for _, x := range s.m.Global.Allocs() {
-		if x.Name == mr.Buffer {
-			a = x
-			break
-		}
-	}
+	a := s.buffer(msg.ID, mr.Buffer)
 	if a == nil {
-		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("memory: no buffer named %q", mr.Buffer))
 		return
 	}
 	if mr.Offset > int64(len(a.Data)) || mr.Offset+int64(mr.Bytes) > int64(len(a.Data)) {

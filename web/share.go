@@ -332,6 +332,17 @@ func newRateLimiter(perMinute, burst int) *rateLimiter {
 func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	b := l.refill(key, now)
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0, true
+	}
+	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+}
+
+// refill returns key's bucket (a new one full), refilled up to now; l.mu
+// is held.
+func (l *rateLimiter) refill(key string, now time.Time) *bucket {
 	b := l.buckets[key]
 	if b == nil {
 		if len(l.buckets) >= maxClients {
@@ -342,11 +353,7 @@ func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
 	}
 	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
 	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return 0, true
-	}
-	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+	return b
 }
 
 // take takes n tokens for key, going into debt if it must, and returns
@@ -355,16 +362,8 @@ func (l *rateLimiter) allow(key string, now time.Time) (time.Duration, bool) {
 func (l *rateLimiter) take(key string, n int, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.buckets[key]
-	if b == nil {
-		if len(l.buckets) >= maxClients {
-			l.prune(now)
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate) - float64(n)
-	b.last = now
+	b := l.refill(key, now)
+	b.tokens -= float64(n)
 	if b.tokens >= 0 {
 		return 0
 	}
