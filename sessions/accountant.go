@@ -31,8 +31,6 @@ const (
 	numCharges
 )
 
-var chargeNames = [numCharges]string{"state", "compare", "inbound", "outbound"}
-
 // charge is one session's account. Its methods are safe for concurrent
 // use: the web layer charges inbound bytes and takes outbound ones while
 // the session goroutine charges the rest.
@@ -75,15 +73,6 @@ func (c *charge) set(k chargeKind, n int64) {
 
 // get returns the charge of kind k.
 func (c *charge) get(k chargeKind) int64 { return c.kinds[k].Load() }
-
-// held returns the session's whole charge.
-func (c *charge) held() int64 {
-	var n int64
-	for k := range c.kinds {
-		n += c.kinds[k].Load()
-	}
-	return n
-}
 
 // bytes is the memory the divergence trace holds (part of chargeState).
 func (t *trace) bytes() int64 {

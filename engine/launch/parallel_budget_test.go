@@ -9,7 +9,6 @@ import (
 // however many are asked for, and says so: 1024 workers made 1024
 // segments (and machines).
 func TestParallelWorkersCapped(t *testing.T) {
-	const n = 4096
 	prog, spec := parallelSpec(t, scaleSrc, `"grid": [4096], "block": [32],
 		"buffers": [{"name": "in", "type": "u32", "count": 131072, "init": {"iota": {}}}, {"name": "out", "type": "u32", "count": 131072}],
 		"params": [{"buffer": "in"}, {"buffer": "out"}, {"u32": 131072}]`)

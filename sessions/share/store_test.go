@@ -235,7 +235,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"control chars", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u0007b"}`, "control characters"},
 		{"right-to-left override", `{"source":` + src + `,"spec":` + spec + `,"title":"invoice\u202egpj.exe"}`, "bidirectional control character U+202E"},
 		{"isolate in description", `{"source":` + src + `,"spec":` + spec + `,"description":"a\u2067b"}`, "description contains the bidirectional control character U+2067"},
-		{"right-to-left mark", `{"source":` + src + `,"spec":` + spec + `,"title":"a‏b"}`, "U+200F"},
+		{"right-to-left mark", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u200fb"}`, "U+200F"},
 		{"arabic letter mark", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u061cb"}`, "U+061C"},
 		{"embedding", `{"source":` + src + `,"spec":` + spec + `,"title":"a\u202ab"}`, "U+202A"},
 		{"version", `{"v":9,"source":` + src + `,"spec":` + spec + `}`, "version 9"},
