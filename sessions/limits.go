@@ -96,6 +96,22 @@ type Limits struct {
 	CPUWindow    time.Duration
 }
 
+// The process memory limit (ptxplay serve --memory-limit) is shared out
+// as: the Go runtime's soft limit (GOMEMLIMIT) at RuntimeMemoryLimit of
+// it, which leaves headroom for what the runtime does not hold to it
+// (goroutine stacks in use, memory it returns to the system lazily), so
+// the process stays under the limit itself; and the sessions' accounted
+// memory (MaxAccountedBytes) at AccountedLimit of it, which leaves the
+// collector room for garbage.
+
+// RuntimeMemoryLimit returns the Go runtime's soft memory limit for a
+// process memory limit: 7/8 of it.
+func RuntimeMemoryLimit(limit int64) int64 { return limit / 8 * 7 }
+
+// AccountedLimit returns MaxAccountedBytes for a process memory limit:
+// 3/4 of it.
+func AccountedLimit(limit int64) int64 { return limit / 4 * 3 }
+
 // DefaultLimits are the limits used for zero fields.
 var DefaultLimits = Limits{
 	MaxSessions:         256,

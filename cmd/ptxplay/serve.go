@@ -76,11 +76,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	}
 
 	vm.ExposeMetadata(true) // # HELP/# TYPE lines on /metrics
-	// The soft memory limit of the runtime; the sessions refuse new work
-	// ("busy") when their accounted memory passes 3/4 of it.
-	debug.SetMemoryLimit(cfg.memoryLimit)
+	// The runtime's soft memory limit sits below the process's limit; the
+	// sessions refuse new work ("busy") when their accounted memory passes
+	// 3/4 of it (sessions.RuntimeMemoryLimit, sessions.AccountedLimit).
+	debug.SetMemoryLimit(sessions.RuntimeMemoryLimit(cfg.memoryLimit))
 	if cfg.limits.MaxAccountedBytes <= 0 {
-		cfg.limits.MaxAccountedBytes = cfg.memoryLimit / 4 * 3
+		cfg.limits.MaxAccountedBytes = sessions.AccountedLimit(cfg.memoryLimit)
 	}
 	metrics := web.NewMetrics()
 	mgr := sessions.NewManager(cfg.limits, metrics)
@@ -265,7 +266,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.StringVar(&cfg.store, "store", env.str("PTXPLAY_STORE", ""), "share links: sqlite:PATH, postgres://…, or off (default: sqlite in the data directory) (env PTXPLAY_STORE)")
 	fs.BoolVar(&cfg.storeReadOnly, "store-read-only", env.str("PTXPLAY_STORE_READ_ONLY", "") == "1", "serve share links but create none (env PTXPLAY_STORE_READ_ONLY=1)")
 	fs.IntVar(&cfg.shareRate, "share-rate", env.int("PTXPLAY_SHARE_RATE", 20), "share links one client address may create per minute (env PTXPLAY_SHARE_RATE)")
-	fs.Int64Var(&cfg.memoryLimit, "memory-limit", env.int64("PTXPLAY_MEMORY_LIMIT", memoryLimitDefault()), "soft memory limit of the process in bytes (the Go runtime's GOMEMLIMIT; default GOMEMLIMIT or 2 GiB); new sessions and loads are refused as busy above 3/4 of it (env PTXPLAY_MEMORY_LIMIT)")
+	fs.Int64Var(&cfg.memoryLimit, "memory-limit", env.int64("PTXPLAY_MEMORY_LIMIT", memoryLimitDefault()), "memory limit of the process in bytes (default GOMEMLIMIT or 2 GiB): the Go runtime's soft limit is set to 7/8 of it, and new sessions and loads are refused as busy when the sessions account for 3/4 of it (env PTXPLAY_MEMORY_LIMIT)")
 	fs.Int64Var(&cfg.limits.MaxAccountedBytes, "max-accounted-bytes", env.int64("PTXPLAY_MAX_ACCOUNTED_BYTES", 0), "memory the sessions and the program cache may account for before new sessions and loads are refused (0: 3/4 of -memory-limit) (env PTXPLAY_MAX_ACCOUNTED_BYTES)")
 	fs.DurationVar(&cfg.limits.NoProgramTimeout, "no-program-timeout", env.dur("PTXPLAY_NO_PROGRAM_TIMEOUT", d.NoProgramTimeout), "close sessions that load no program within this time (env PTXPLAY_NO_PROGRAM_TIMEOUT)")
 	fs.DurationVar(&cfg.limits.MaxCommandTime, "max-command-time", env.dur("PTXPLAY_MAX_COMMAND_TIME", d.MaxCommandTime), "wall-clock time one run or step may take before it stops as interrupted (env PTXPLAY_MAX_COMMAND_TIME)")

@@ -186,9 +186,10 @@ func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 	res := &abuseResult{}
 	lim := sessions.Limits{MaxSessions: cfg.runners + 1 + 8 + 4 + 2 + 8 + 2}
 	if cfg.attack {
-		debug.SetMemoryLimit(cfg.memLimit)
+		// As ptxplay serve --memory-limit shares it out.
+		debug.SetMemoryLimit(sessions.RuntimeMemoryLimit(cfg.memLimit))
 		defer debug.SetMemoryLimit(-1)
-		lim.MaxAccountedBytes = cfg.memLimit / 4 * 3
+		lim.MaxAccountedBytes = sessions.AccountedLimit(cfg.memLimit)
 		lim.NoProgramTimeout = 15 * time.Second
 	}
 	s, err := startServerWS(lim, web.WSOptions{TrustedProxyHeader: "X-Forwarded-For"})
