@@ -225,6 +225,47 @@ func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 		connMu.Unlock()
 	}
 
+	// loopCommand is one attacker: from address ip it loads src, then until
+	// the end sends command(i) (without its closing brace: the client adds
+	// the id) again and again, reading replies until done says the answer
+	// came, and calls next (false: stop).
+	loopCommand := func(name, ip, src string, spec json.RawMessage, command func(i int) string,
+		done func(id int64, b []byte, head string) bool, next func(c *client) bool) {
+		c, err := dialFrom(s.wsURL, ip)
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", name, err))
+			return
+		}
+		track(c.c)
+		c.timeout = time.Minute
+		if typ, why, err := loadSource(c, src, spec); err != nil || typ != "state" {
+			fail(fmt.Errorf("%s: load: %s %s %v", name, typ, why, err))
+			return
+		}
+		for i := 0; !stopped(); i++ {
+			id, err := c.write(command(i))
+			if err != nil {
+				return
+			}
+			for {
+				c.c.SetReadDeadline(time.Now().Add(time.Minute))
+				_, b, err := c.c.ReadMessage()
+				if err != nil {
+					if !stopped() {
+						fail(fmt.Errorf("%s: %w", name, err))
+					}
+					return
+				}
+				if done(id, b, string(b[:min(len(b), 300)])) {
+					break
+				}
+			}
+			if !next(c) {
+				return
+			}
+		}
+	}
+
 	// The runners.
 	ready := make(chan error, cfg.runners)
 	for i := range cfg.runners {
@@ -441,86 +482,39 @@ func runFairness(tb testing.TB, cfg abuseConfig) *abuseResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := dialFrom(s.wsURL, "10.8.0.4")
-			if err != nil {
-				fail(fmt.Errorf("cp.async: %w", err))
-				return
-			}
-			track(c.c)
-			c.timeout = time.Minute
-			if typ, why, err := loadSource(c, cpAsyncLoopPTX, json.RawMessage(cpAsyncLoopSpec)); err != nil || typ != "state" {
-				fail(fmt.Errorf("cp.async: load: %s %s %v", typ, why, err))
-				return
-			}
-			for !stopped() {
-				id, err := c.write(`{"type":"run"`)
-				if err != nil {
-					return
-				}
-				for {
-					c.c.SetReadDeadline(time.Now().Add(time.Minute))
-					_, b, err := c.c.ReadMessage()
-					if err != nil {
-						if !stopped() {
-							fail(fmt.Errorf("cp.async: %w", err))
-						}
-						return
-					}
+			loopCommand("cp.async", "10.8.0.4", cpAsyncLoopPTX, json.RawMessage(cpAsyncLoopSpec),
+				func(int) string { return `{"type":"run"` },
+				func(id int64, b []byte, head string) bool {
 					if n := int64(len(b)); n > res.asyncMaxFrame.Load() {
 						res.asyncMaxFrame.Store(n)
 					}
-					head := string(b[:min(len(b), 300)])
-					if strings.Contains(head, `"id":`+strconv.FormatInt(id, 10)) && !strings.Contains(head, `"running":true`) {
-						break
-					}
-				}
-				res.asyncRuns.Add(1)
-				if _, err := c.write(`{"type":"reset"`); err != nil {
-					return
-				}
-			}
+					return strings.Contains(head, `"id":`+strconv.FormatInt(id, 10)) && !strings.Contains(head, `"running":true`)
+				},
+				func(c *client) bool {
+					res.asyncRuns.Add(1)
+					_, err := c.write(`{"type":"reset"`)
+					return err == nil
+				})
 		}()
 		// compare-scheduling again and again on the runners' kernel.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := dialFrom(s.wsURL, "10.8.0.5")
-			if err != nil {
-				fail(fmt.Errorf("compare: %w", err))
-				return
-			}
-			track(c.c)
-			c.timeout = time.Minute
-			if typ, why, err := loadSource(c, heavyPTX, heavySpec); err != nil || typ != "state" {
-				fail(fmt.Errorf("compare: load: %s %s %v", typ, why, err))
-				return
-			}
-			for i := 0; !stopped(); i++ {
+			loopCommand("compare", "10.8.0.5", heavyPTX, heavySpec,
 				// A different budget each time: no cached answer.
-				id, err := c.write(`{"type":"compare-scheduling","maxWarpInstructions":` + strconv.Itoa(5_000_000+i))
-				if err != nil {
-					return
-				}
-				for {
-					c.c.SetReadDeadline(time.Now().Add(time.Minute))
-					_, b, err := c.c.ReadMessage()
-					if err != nil {
-						if !stopped() {
-							fail(fmt.Errorf("compare: %w", err))
-						}
-						return
-					}
-					head := string(b[:min(len(b), 300)])
+				func(i int) string {
+					return `{"type":"compare-scheduling","maxWarpInstructions":` + strconv.Itoa(5_000_000+i)
+				},
+				func(id int64, _ []byte, head string) bool {
 					if !strings.Contains(head, `"id":`+strconv.FormatInt(id, 10)) {
-						continue
+						return false
 					}
 					if strings.Contains(head, `"code":"busy"`) {
 						res.cmpBusy.Add(1)
 					}
-					res.compares.Add(1)
-					break
-				}
-			}
+					return true
+				},
+				func(*client) bool { res.compares.Add(1); return true })
 		}()
 	}
 
