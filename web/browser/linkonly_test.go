@@ -47,6 +47,7 @@ func TestLinkOnlyBomb(t *testing.T) {
 	}
 	// The playground still opens its default kernel.
 	tb.waitJS("the editor", `!!document.querySelector(".cm-content")`)
+	tb.atEverySize("refused link", "refused")
 }
 
 // TestLinkOnlyCarriesOnlyItsFields: a crafted link-only URL with a lesson
