@@ -381,14 +381,11 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 		}
 		return w.dynamicFault(n, emask, what)
 	}
-	for k := range w.frames {
-		if w.frames[k].fn == fn {
-			rr := m.rf.frame[fn.index]
-			fr.saved = append([]uint64(nil), w.rows[int(rr.lo)*32:int(rr.hi)*32]...)
-			fr.savedP = append([]uint32(nil), w.preds[fn.PredBase:fn.PredBase+fn.PredCount]...)
-			fr.savedLoc = w.saveLocal(fn)
-			break
-		}
+	if reenter {
+		rr := m.rf.frame[fn.index]
+		fr.saved = append([]uint64(nil), w.rows[int(rr.lo)*32:int(rr.hi)*32]...)
+		fr.savedP = append([]uint32(nil), w.preds[fn.PredBase:fn.PredBase+fn.PredCount]...)
+		fr.savedLoc = w.saveLocal(fn)
 	}
 	// Arguments.
 	var buf [8]byte
