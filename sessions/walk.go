@@ -18,7 +18,8 @@ import (
 // allowance, and it stops at the command's time limit (MaxCommandTime,
 // reason "interrupted") or when the client sends a command that would
 // pause a run (reason "paused"; that command is handled next). A replay
-// outside walkCmd is a defect (pace panics), so no command can replay
+// outside walkCmd is a defect (pace refuses it with errUnpaced, which
+// ends the program with an internal error), so no command can replay
 // unbounded.
 //
 // A walk that stops early leaves the machine where the replay got to: the
@@ -41,6 +42,8 @@ var (
 	// errWalkStopped: the walk reached the command's time limit, or the
 	// client sent a command that stops it (walk.stop says which).
 	errWalkStopped = errors.New("the command stopped before its end")
+	// errUnpaced: a history replay outside walkCmd (a defect).
+	errUnpaced = errors.New("history replay outside a paced history command (walkCmd)")
 	// errSessionClosed: the session was closed while the walk waited.
 	errSessionClosed = errors.New("the session was closed")
 )
@@ -93,7 +96,7 @@ func (s *Session) walkCmd(id *int64, step bool, again string, fn func() error) {
 func (s *Session) pace() error {
 	w := s.walk
 	if w == nil {
-		panic("history replay outside a walk (walkCmd)")
+		return errUnpaced
 	}
 	if w.n++; w.n < paceEvery {
 		return nil
