@@ -59,8 +59,9 @@ export class DivergenceView implements ProgramScoped {
 
   /** Another program: drawn again from what the model holds of the new one. */
   programChanged(): void {
+    // Drawn even while hidden: the old program's steps must not wait there.
     this.dirty = true;
-    if (this.visible()) this.render();
+    this.render();
   }
 
   /** The tab was shown: from now on the session sends the divergence data. */

@@ -127,3 +127,74 @@ func TestPastedKernelGetsItsLaunch(t *testing.T) {
 	})
 	tb.atEverySize("launch tab with Infer launch", "launch-infer")
 }
+
+// panelText is the text of an inspector tab without its pickers (which
+// list every form) and of the warps pane.
+const panelTextJS = `(() => {
+	const out = {};
+	for (const id of ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle"]) {
+		const el = document.getElementById("pg-tab-" + id);
+		if (!el) continue;
+		const c = el.cloneNode(true);
+		for (const s of c.querySelectorAll("select, option, textarea, form")) s.remove();
+		out[id] = c.textContent;
+	}
+	out.warps = document.getElementById("pg-warps").textContent;
+	return out;
+})()`
+
+// TestNoViewShowsAnotherKernel: with kernel A run to its end and every tab
+// opened, loading kernel B (another kernel: Start fresh) leaves no view
+// showing A's lines, instructions or buffers.
+func TestNoViewShowsAnotherKernel(t *testing.T) {
+	s := need(t)
+	vadd, err := os.ReadFile("../examples/vector-add.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := s.newTab(t, "/?example=mma-tile")
+	tb.waitLoaded("mma-tile.ptx")
+	tb.button("run")
+	tb.waitStatus("the launch to finish", func(s status) string {
+		if s.Status != "done" {
+			return "not done"
+		}
+		return ""
+	})
+	tabs := []string{"regs", "memory", "events", "fragments", "divergence", "swizzle", "launch"}
+	for _, id := range tabs {
+		tb.showTab(id)
+	}
+	tb.showTab("fragments")
+	tb.eval(`(() => { const s = document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]'); const o = [...s.options].find((o) => o.textContent.startsWith("line 84")); s.value = o.value; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, nil)
+	tb.waitJS("A's mma shown live", `!!document.querySelector("#pg-tab-fragments .frag-live")`)
+	tb.showTab("memory")
+	tb.waitJS("A's buffer d", `!!document.querySelector('#pg-tab-memory .mem-tab[data-key="global:d"]')`)
+	tb.replaceEditorText(string(vadd))
+	tb.waitJS("the another-kernel banner", `!document.getElementById("pg-changed").hidden && !!document.querySelector('#pg-changed [data-change="fresh"]')`)
+	tb.click(`#pg-changed [data-change="fresh"]`)
+	tb.waitLoaded("vector_add.ptx")
+	for _, id := range tabs {
+		tb.showTab(id)
+		var after map[string]string
+		tb.eval(panelTextJS, &after)
+		for view, text := range after {
+			// (The Swizzle tab's static pictures name ldmatrix whatever runs.)
+			for _, a := range []string{"mma", "wrote D", "line 84", "line 70", "f16[", "global:d"} {
+				if strings.Contains(text, a) {
+					t.Errorf("with the %s tab open, the %s view still shows kernel A's %q: %.300q", id, view, a, text)
+				}
+			}
+		}
+	}
+	var frag struct {
+		Live bool   `json:"live"`
+		Pick string `json:"pick"`
+	}
+	tb.eval(`({live: !!document.querySelector("#pg-tab-fragments .frag-live"), pick: document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]').selectedOptions[0].textContent})`, &frag)
+	if frag.Live || frag.Pick != "(none)" {
+		t.Errorf("the Fragments tab after another kernel: %+v", frag)
+	}
+	tb.showTab("fragments")
+	tb.atEverySize("fragments after another kernel", "fragments-other-kernel")
+}
