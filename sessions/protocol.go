@@ -37,6 +37,14 @@ type clientMsg struct {
 	RegPage *int `json:"regPage,omitempty"`
 	// Divergence (load): turn the divergence data on or off with it.
 	Divergence *bool `json:"divergence,omitempty"`
+	// Kernel (load): the kernel the spec was made for, as a `loaded`'s
+	// kernelSig named it. When the source's kernel differs (another name,
+	// or other parameters), the spec is not its launch: the session runs
+	// the launch inferred from the kernel alone and keeps nothing of it.
+	Kernel *string `json:"kernel,omitempty"`
+	// InferLaunch (load): ignore the spec but for its entry and run the
+	// launch inferred from the kernel (what `ptxplay init` writes).
+	InferLaunch *bool `json:"inferLaunch,omitempty"`
 }
 
 type memRequest struct {
@@ -96,6 +104,10 @@ type diagnosticsMsg struct {
 	// SameProgram (check): the source differs from the loaded program's
 	// only in comments and white space.
 	SameProgram bool `json:"sameProgram,omitempty"`
+	// OtherKernel (check): the source compiles, a program is loaded, and
+	// the source does not hold the loaded kernel (by name and parameters):
+	// loading it starts another kernel with its own launch, not a replay.
+	OtherKernel bool `json:"otherKernel,omitempty"`
 }
 
 type loadedMsg struct {
@@ -122,6 +134,10 @@ type loadedMsg struct {
 	// Remapped: the source changed only in comments and white space; the
 	// machine and its history stay, lines are renumbered.
 	Remapped bool `json:"remapped,omitempty"`
+	// KernelSig names the kernel that runs with its parameters' types and
+	// sizes ("name(u64:8,u32:4)"): the client sends it back as a load's
+	// kernel, so that a launch follows only the kernel it was made for.
+	KernelSig string `json:"kernelSig"`
 	// Kernels lists the module's kernels with their parameters' roles.
 	Kernels []launch.Kernel `json:"kernels"`
 	// Launch: the spec does not fit the kernel.
@@ -151,12 +167,15 @@ type tensorOpJSON struct {
 // launchFixJSON says how the load's spec fits the kernel. With applied, a
 // mismatch would have stopped the launch, so the session runs spec (the
 // launch inferred from the kernel, keeping what still fits); else it runs
-// the client's spec and spec is the one-click fix.
+// the client's spec and spec is the one-click fix. Inferred: the spec was
+// made for another kernel (or the load asked for inference), so the
+// session runs spec, the launch inferred from the kernel alone.
 type launchFixJSON struct {
 	Mismatches []launch.Mismatch `json:"mismatches"`
 	Notes      []launch.Note     `json:"notes"`
 	Spec       json.RawMessage   `json:"spec,omitempty"`
 	Applied    bool              `json:"applied"`
+	Inferred   bool              `json:"inferred,omitempty"`
 }
 
 type lineJSON struct {

@@ -856,7 +856,16 @@ func (s *Session) doLoad(msg *clientMsg) {
 		s.send(errReply(msg.ID, ErrMemoryBusy))
 		return
 	}
-	fix := fitLaunch(c.prog, spec)
+	var fix *launchFixJSON
+	infer := msg.InferLaunch != nil && *msg.InferLaunch
+	if infer || msg.Kernel != nil && *msg.Kernel != kernelSig(specKernel(c.prog, spec.Entry)) {
+		// The spec was made for another kernel (or inference was asked
+		// for): the kernel's own launch, nothing of the spec's.
+		fix = inferLaunch(c.prog, spec.Entry)
+	}
+	if fix == nil {
+		fix = fitLaunch(c.prog, spec)
+	}
 	if fix != nil && fix.Applied {
 		if applied, err := s.parseSpec(fix.Spec); err == nil {
 			spec = applied
@@ -880,9 +889,10 @@ func (s *Session) doLoad(msg *clientMsg) {
 	s.account(true)
 	s.send(s.loadedMsg(msg.ID, false, fix))
 	s.send(s.buildState(stateOpts{id: msg.ID, full: true, reason: "loaded", stale: true})...)
-	if msg.At != nil && *msg.At > 0 {
+	if msg.At != nil && *msg.At > 0 && (fix == nil || !fix.Inferred) {
 		// Replay to the position the client was at (after an edit or a
-		// reconnect): a warp step of that many instructions.
+		// reconnect): a warp step of that many instructions. Another
+		// kernel, with a launch of its own, starts at step 0.
 		s.startJob(&job{kind: jobStep, id: msg.ID, gran: emu.StepWarpInstruction, count: int(min(*msg.At, s.lim.MaxWarpInstructions)), cap: s.lim.MaxWarpInstructions})
 	}
 }
@@ -893,7 +903,8 @@ func (s *Session) doLoad(msg *clientMsg) {
 func (s *Session) doCheck(msg *clientMsg) {
 	c := s.mgr.cache.get(*msg.Source)
 	same := s.m != nil && c.prog != nil && sameTokens(s.prog.prog.Src.Text, c.prog.Src.Text)
-	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags, Check: true, SameProgram: same}))
+	other := s.m != nil && c.prog != nil && kernelSig(specKernel(c.prog, s.spec.Entry)) != kernelSig(s.m.Kernel())
+	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags, Check: true, SameProgram: same, OtherKernel: other}))
 }
 
 // remap swaps in a program that differs from the running one only in
@@ -1105,7 +1116,7 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 		WarpsPerCTA: (threads + 31) / 32, ResidentCTAs: min(cfg.ResidentCTAs, m.NumCTAs()), TotalCTAs: m.NumCTAs(),
 		SharedBytes: p.DynSharedBase + cfg.DynamicSharedBytes, Lines: s.prog.lines,
 		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}, Remapped: remapped,
-		Kernels: s.prog.kernels(), Launch: fix, Scheduling: string(m.Scheduling()), DefaultScheduling: string(p.DefaultScheduling()),
+		KernelSig: kernelSig(m.Kernel()), Kernels: s.prog.kernels(), Launch: fix, Scheduling: string(m.Scheduling()), DefaultScheduling: string(p.DefaultScheduling()),
 		TargetSM: p.TargetSM()}
 	if msg.Lines == nil {
 		msg.Lines = []lineJSON{}

@@ -83,6 +83,12 @@ export class App {
   private divergence!: DivergenceView;
   private swizzle!: SwizzleView;
   private example: ExampleData | null = null;
+  /** The kernel (a loaded kernelSig) the launch panel's spec was made for;
+   * "" while the spec came with the source (an example, a link, an import).
+   * A load of another kernel gets the launch inferred from it instead. */
+  private launchFor = "";
+  /** The restore is a share link as published (not the reader's own draft of it). */
+  private restoreIsLink = false;
   /** The name of an imported file (else derived from the example or the kernel). */
   private fileName: string | null = null;
   private liveTimer = 0;
@@ -123,7 +129,7 @@ export class App {
       loaded: (m) => this.onLoaded(m),
       state: (m, ch) => this.onState(m, ch),
       done: (r) => this.onDone(r),
-      checked: (_items, same) => this.onChecked(same),
+      checked: (_items, same, other) => this.onChecked(same, other),
     });
   }
 
@@ -148,6 +154,7 @@ export class App {
       this.shared = shared;
       this.pendingView = shared.view ?? null;
       const mine = draft && shared.id && draft.share === shared.id;
+      this.restoreIsLink = !mine;
       this.restore = mine ? draft : {
         v: 1, source: shared.source, spec: shared.spec, breakpoints: shared.view?.breakpoints ?? [],
         step: shared.step ?? 0, saved: 0, share: shared.id,
@@ -159,6 +166,7 @@ export class App {
       const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
       if (!same || draft.step > 0 || draft.breakpoints.length) {
         this.restore = draft;
+        this.launchFor = draft.kernel ?? "";
         source = draft.source;
         if (!ex) this.example = null;
         this.fileName = draft.fileName ?? null;
@@ -190,6 +198,8 @@ export class App {
 
     this.launch = new LaunchPanel(byId("pg-tab-launch"), {
       changed: () => this.onSpecEdit(),
+      adopted: () => { this.launchFor = ""; },
+      infer: () => this.inferLaunch(),
       importSource: (src, fileName) => {
         this.editor.setText(src);
         if (fileName) this.fileName = fileName;
@@ -339,7 +349,8 @@ export class App {
     const why = this.restore ? "restore" : "reconnect";
     this.restore = null;
     if (again && at === 0) this.toast("Reconnected to a new session.", "info");
-    if (!this.session.load(this.editor.text, wireSpec(this.launch.spec), at, why)) return;
+    const share = why === "restore" && !!this.shared && this.restoreIsLink;
+    if (!this.loadEditor(at, share ? "share" : why)) return;
     this.updateDirty();
   }
 
@@ -353,6 +364,7 @@ export class App {
   }
 
   private onLoaded(m: Loaded): void {
+    this.launchFor = m.kernelSig ?? "";
     this.editor.setCodeLines(this.model.codeLines);
     this.resendBreakpoints();
     this.launch.setKernels((m.kernels ?? []).map((k) => k.name));
@@ -366,7 +378,9 @@ export class App {
       this.updateDirty();
       this.updateLaunchSummary();
       this.saveDraft();
-      this.toast(`The launch now follows kernel ${m.entry} (see the note below the editor).`, "info");
+      this.toast(fit.inferred
+        ? `Launch inferred from kernel ${m.entry}: ${this.launch.summary()} (the Launch tab edits it).`
+        : `The launch now follows kernel ${m.entry} (see the note below the editor).`, "info");
     }
     this.updateFileName();
     this.applyPendingView();
@@ -450,10 +464,23 @@ export class App {
     window.clearTimeout(this.toastTimer);
     this.ui.toast.hidden = true;
     window.clearTimeout(this.liveTimer);
-    if (!this.session.load(this.editor.text, wireSpec(this.launch.spec))) return;
+    if (!this.loadEditor()) return;
     this.updateDirty();
     this.saveDraft();
     this.session.compareScheduling(this.compareBudget());
+  }
+
+  /** Loads what the editor and the launch panel hold, saying which kernel the launch was made for. */
+  private loadEditor(at = 0, why: "edit" | "reconnect" | "restore" | "share" = "edit", infer = false): boolean {
+    return this.session.load(this.editor.text, wireSpec(this.launch.spec), at, why, { kernel: this.launchFor || undefined, infer });
+  }
+
+  /** The Launch tab's "Infer launch": the launch inferred from the kernel the editor holds (what `ptxplay init` writes). */
+  private inferLaunch(): void {
+    window.clearTimeout(this.liveTimer);
+    this.session.whenLive(() => {
+      if (this.loadEditor(0, "edit", true)) this.updateDirty();
+    });
   }
 
   private fixLaunch(spec: Spec): void {
@@ -516,6 +543,14 @@ export class App {
     const m = this.model;
     const dirty = this.isDirty();
     const edit = !dirty ? "clean" : m.edit === "changed" ? "changed" : "pending";
+    const s = this.session;
+    const what = !dirty ? "" : s.sentSource !== this.editor.text
+      ? (s.sentSpec !== JSON.stringify(wireSpec(this.launch.spec)) ? "both" : "source") : "launch";
+    if (!dirty || what === "launch") m.otherKernel = false;
+    if (what !== m.editWhat) {
+      m.editWhat = what;
+      m.emit(new Set<Change>(["source"]));
+    }
     if (edit !== m.edit) {
       m.edit = edit;
       if (!dirty) m.editErrors = false;
@@ -533,12 +568,11 @@ export class App {
   /** Live mode: keep diagnostics current; load only when no run is lost. */
   private liveEdit(): void {
     if (!this.isDirty() || !this.session.isOpen) return;
-    const specSame = this.session.sentSpec === JSON.stringify(wireSpec(this.launch.spec));
     if (!this.hasRun()) {
-      this.session.load(this.editor.text, wireSpec(this.launch.spec));
+      this.loadEditor();
       return;
     }
-    if (specSame) {
+    if (this.session.sentSource !== this.editor.text) {
       this.session.check(this.editor.text); // onChecked decides
       return;
     }
@@ -547,12 +581,13 @@ export class App {
   }
 
   /** The diagnostics of the edited source are in: a comment-only edit keeps the run. */
-  private onChecked(sameProgram: boolean): void {
+  private onChecked(sameProgram: boolean, otherKernel: boolean): void {
     if (!this.isDirty()) return;
+    this.model.otherKernel = otherKernel;
     const errors = this.model.diagnostics.some((d) => d.severity === "error");
     const specSame = this.session.sentSpec === JSON.stringify(wireSpec(this.launch.spec));
     if (sameProgram && specSame && !errors) {
-      this.session.load(this.editor.text, wireSpec(this.launch.spec)); // the server remaps lines
+      this.loadEditor(); // the server remaps lines
       return;
     }
     this.model.edit = "changed";
@@ -565,8 +600,9 @@ export class App {
    * there is a run to keep (or when asked), else from step 0. */
   private compile(replay = this.hasRun()): void {
     window.clearTimeout(this.liveTimer);
-    const at = replay && this.hasRun() ? this.model.step : 0;
-    if (this.session.load(this.editor.text, wireSpec(this.launch.spec), at, "edit")) this.updateDirty();
+    // Another kernel cannot replay the run of the one loaded: it starts fresh.
+    const at = replay && this.hasRun() && !this.model.otherKernel ? this.model.step : 0;
+    if (this.loadEditor(at, "edit")) this.updateDirty();
   }
 
   /** Puts the editor and the launch back to what runs. */
@@ -597,7 +633,7 @@ export class App {
     writeDraft({
       source: this.editor.text, spec: wireSpec(this.launch.spec), example: this.example?.name,
       fileName: this.fileName, breakpoints: this.editor.breakpointLines(), step: this.model.compiled ? this.model.step : 0,
-      share: this.shared?.id,
+      share: this.shared?.id, kernel: this.launchFor || undefined,
     });
   }
 
@@ -735,7 +771,8 @@ export class App {
     document.title = `${ex.title} · PTX Playground`;
     this.updateFileName();
     this.updateLaunchSummary();
-    this.session.load(ex.source, wireSpec(this.launch.spec));
+    this.launchFor = "";
+    this.loadEditor();
     this.writeDraft();
   }
 

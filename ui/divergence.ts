@@ -7,7 +7,7 @@
 
 import { h, setChildren } from "./dom";
 import { mask32 } from "./format";
-import type { Change, Model } from "./model";
+import type { Change, Model, ProgramScoped } from "./model";
 import type { CfgBlock, WarpThreads } from "./proto";
 import { laneStrip, pickText, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
 
@@ -39,7 +39,7 @@ function lineRange(b: CfgBlock): string {
   return b.firstLine === b.lastLine ? `line ${b.firstLine}` : `lines ${b.firstLine}–${b.lastLine}`;
 }
 
-export class DivergenceView {
+export class DivergenceView implements ProgramScoped {
   private dirty = true;
 
   constructor(
@@ -48,12 +48,20 @@ export class DivergenceView {
     private readonly visible: () => boolean,
     private readonly hooks: { want: () => void; seek: (step: number) => void; goto: (line: number) => void; sched: SchedHooks },
   ) {
+    model.scope(this);
     model.subscribe((c: Set<Change>) => {
       if (c.has("divergence") || c.has("warps") || c.has("loaded") || c.has("selection") || c.has("regs") || c.has("threads") || c.has("compare")) {
         this.dirty = true;
         if (this.visible()) this.render();
       }
     });
+  }
+
+  /** Another program: drawn again from what the model holds of the new one. */
+  programChanged(): void {
+    // Drawn even while hidden: the old program's steps must not wait there.
+    this.dirty = true;
+    this.render();
   }
 
   /** The tab was shown: from now on the session sends the divergence data. */

@@ -13,6 +13,8 @@ export interface Draft {
   /** The share link the draft started from, if any. */
   share?: string;
   fileName?: string | null;
+  /** The kernel (a loaded kernelSig) the spec was made for. */
+  kernel?: string;
   breakpoints: number[];
   /** The position (warp-instructions) the user was at. */
   step: number;
@@ -32,6 +34,7 @@ export function readDraft(): Draft | null {
       v: 1, source: d.source, spec: d.spec, example: typeof d.example === "string" ? d.example : undefined,
       share: typeof d.share === "string" ? d.share : undefined,
       fileName: typeof d.fileName === "string" ? d.fileName : null,
+      kernel: typeof d.kernel === "string" && d.kernel.length <= 4096 ? d.kernel : undefined,
       breakpoints: Array.isArray(d.breakpoints) ? d.breakpoints.filter((x) => Number.isInteger(x) && x > 0) : [],
       step: Number.isSafeInteger(d.step) && (d.step as number) > 0 ? (d.step as number) : 0,
       saved: Number(d.saved) || 0,

@@ -10,7 +10,7 @@
 // an mma read and wrote.
 
 import { h, setChildren, download, stored } from "./dom";
-import type { Change, Model } from "./model";
+import type { Change, Model, ProgramScoped } from "./model";
 import type { MatrixRows, TensorOp, TensorReport } from "./proto";
 import { bf16Value, f16Value } from "./format";
 
@@ -346,7 +346,7 @@ export interface FragmentsHooks {
 /** The explorer's view (a tab of the inspectors). Static: any form of the
  * table. Live: an instruction of the loaded kernel, with the selected
  * warp's register values; it follows the last tensor instruction executed. */
-export class FragmentsView {
+export class FragmentsView implements ProgramScoped {
   private table: FragInstr[] = [];
   private key = stored("ptxplay.frag") ?? "";
   /** The kernel's instruction shown live (pc), or -1. */
@@ -392,14 +392,20 @@ export class FragmentsView {
       this.lane = g ? (this.lane === Number(g.dataset.lane) ? null : Number(g.dataset.lane)) : null;
       this.highlight(this.lane, g);
     });
+    model.scope(this);
     model.subscribe((c) => this.update(c));
   }
 
+  /** Another program: no instruction of the old one stays shown live. */
+  programChanged(): void {
+    this.livePC = -1;
+    this.lane = null;
+    this.fillKernel();
+    this.render();
+  }
+
   private update(c: Set<Change>): void {
-    if (c.has("loaded")) {
-      this.livePC = -1;
-      this.fillKernel();
-    }
+    if (c.has("loaded")) this.fillKernel();
     // Follow the last tensor instruction executed.
     const last = this.model.last;
     const ops = this.model.loaded?.tensorOps ?? [];

@@ -113,6 +113,10 @@ export interface LaunchHooks {
   changed(spec: Spec): void;
   /** The user imported PTX (a .ptx file, or a spec that carries its source). */
   importSource(source: string, fileName?: string): void;
+  /** A spec came from an import: it is taken as made for the editor's kernel. */
+  adopted(): void;
+  /** Replace the launch with the one inferred from the kernel. */
+  infer(): void;
   /** The current PTX source, for export. */
   source(): string;
   /** A name for exported files. */
@@ -141,6 +145,7 @@ export class LaunchPanel {
     this.fileInput.addEventListener("change", () => void this.importFile());
     this.json.addEventListener("input", () => this.fromJSON());
     const actions = h("div.launch-actions",
+      h("button.small.infer-launch", { type: "button", onclick: () => this.hooks.infer(), title: "Replace this launch with the one inferred from the kernel in the editor: grid, block, dynamic shared memory, buffers and parameters (what `ptxplay init` writes)" }, "Infer launch"),
       h("button.small", { type: "button", onclick: () => this.fileInput.click(), title: "Import a launch spec (JSON file; its \"source\" replaces the editor's PTX)" }, "Import…"),
       h("button.small", { type: "button", onclick: () => this.exportSpec(), title: "Download this launch spec with the PTX inline: `ptxplay run spec.json` runs it" }, "Export"),
       h("button.small", { type: "button", onclick: () => this.copy(), title: "Copy the spec JSON" }, "Copy"),
@@ -203,6 +208,7 @@ export class LaunchPanel {
     try {
       const s = parseSpec(this.json.value);
       if (s.source !== undefined) {
+        this.hooks.adopted();
         this.hooks.importSource(s.source);
         delete s.source;
       }
@@ -238,6 +244,7 @@ export class LaunchPanel {
       delete s.source;
       delete s.ptx;
       this.set(s);
+      this.hooks.adopted();
       if (src !== undefined) this.hooks.importSource(src, f.name.replace(/\.json$/i, ".ptx"));
       else if (ptxFile) this.hooks.notify(`${f.name} names its PTX file "${ptxFile}": open that file here (Import… or drop it) or paste its text into the editor.`, "info");
       this.hooks.changed(this.spec);
@@ -501,7 +508,8 @@ export class LaunchPanel {
   summary(): string {
     const d = (x: number[]) => trim(x).join("×");
     const nb = this.spec.buffers?.length ?? 0;
-    return `grid ${d(this.spec.grid)} · block ${d(this.spec.block)} · ${nb} buffer${nb === 1 ? "" : "s"}`;
+    const dyn = this.spec.dynamicSharedBytes ? ` · ${this.spec.dynamicSharedBytes.toLocaleString("en-US")} B dynamic shared` : "";
+    return `grid ${d(this.spec.grid)} · block ${d(this.spec.block)} · ${nb} buffer${nb === 1 ? "" : "s"}${dyn}`;
   }
 }
 

@@ -5,7 +5,7 @@
 // place as the memory changes. Shared memory can also show as its 32 banks
 // (banks.ts).
 
-import type { Change, Model, MemRegion } from "./model";
+import type { Change, Model, MemRegion, ProgramScoped } from "./model";
 import { elemSize } from "./model";
 import type { Access, SymbolInfo } from "./proto";
 import { elemTypes } from "./proto";
@@ -45,7 +45,7 @@ interface Hit {
   atomic: number;
 }
 
-export class MemoryView {
+export class MemoryView implements ProgramScoped {
   private tabsEl: HTMLElement;
   private bar: HTMLElement;
   private body: HTMLElement;
@@ -98,7 +98,16 @@ export class MemoryView {
       if (td.dataset.tip === tipKey(td)) return;
       this.setTip(td);
     });
+    model.scope(this);
     model.subscribe((c) => this.update(c));
+  }
+
+  /** Another program: its own regions, from their start. */
+  programChanged(): void {
+    this.page = 0;
+    this.lastTouchSig = "";
+    this.pending.clear();
+    this.loaded();
   }
 
   /** What a change means here: a new program gives new region tabs; memory

@@ -91,7 +91,9 @@ export interface Selection {
 
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare";
+  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare"
+  /** Another program (or none): emitted once, with "loaded", after the model dropped one. */
+  | "program";
 
 export type Granularity = "warp" | "round" | "barrier";
 
@@ -101,8 +103,21 @@ export type EditState =
   | "pending" // edited; the server has not answered yet
   | "changed"; // edited; the run is kept until the user recompiles or starts fresh
 
+/** A view's state that belongs to the program shown (a selected
+ * instruction, a live picture, a position in a buffer): forgotten, and
+ * drawn again, whenever the model drops its program. */
+export interface ProgramScoped {
+  programChanged(): void;
+}
+
 export class Model {
   loaded: Loaded | null = null;
+  /** The program shown: bumped whenever the model drops it (another load,
+   * a load that failed). Every view keys what it keeps of a program on it
+   * (scope): none shows another program's lines or values. */
+  program = 0;
+  private programShown = 0;
+  private scoped: ProgramScoped[] = [];
   /** The connection: "connecting" | "open" | "closed", with a line for the user. */
   conn = "connecting";
   connDetail = "connecting…";
@@ -115,6 +130,10 @@ export class Model {
   edit: EditState = "clean";
   /** The edit has errors (diagnostics of the edited text). */
   editErrors = false;
+  /** What the edit changed: "source", "launch", "both" ("" while clean). */
+  editWhat: "" | "source" | "launch" | "both" = "";
+  /** The edited source holds another kernel than the one loaded (a check said so): it cannot replay the run. */
+  otherKernel = false;
   /** The unit Back and the keyboard step by. */
   gran: Granularity = "warp";
   step = 0;
@@ -183,7 +202,20 @@ export class Model {
     this.listeners.push(f);
   }
 
+  /** Registers a view whose state belongs to the program shown. */
+  scope(v: ProgramScoped): void {
+    this.scoped.push(v);
+  }
+
+  /** Tells the listeners what changed; on a new program (or none) the
+   * scoped views forget the old one first and the change set says
+   * "program". */
   emit(c: Set<Change>): void {
+    if (this.program !== this.programShown) {
+      this.programShown = this.program;
+      c = new Set(c).add("program").add("loaded");
+      for (const v of this.scoped) v.programChanged();
+    }
     for (const f of this.listeners) f(c);
   }
 
@@ -215,6 +247,7 @@ export class Model {
   }
 
   reset(): void {
+    this.program++;
     this.loaded = null;
     this.ctas.clear();
     this.regs.clear();

@@ -42,9 +42,12 @@ export class ProblemsView {
     if (fit && m.edit !== "changed") {
       const notes = (fit.notes ?? []).map((n) => n.text);
       if (fit.applied) {
+        const why = fit.inferred
+          ? `The launch is inferred from kernel ${m.loaded!.entry} (nothing of the launch of another kernel is kept).`
+          : `The launch now follows kernel ${m.loaded!.entry}: ${(fit.mismatches ?? []).map((x) => x.message).join("; ")}.`;
         items.unshift(h("li.diag.diag-note.launch-fit",
-          h("span.diag-loc", "launch"), h("span.diag-sev", "adapted"),
-          h("span.diag-msg", `The launch now follows kernel ${m.loaded!.entry}: ${(fit.mismatches ?? []).map((x) => x.message).join("; ")}.`,
+          h("span.diag-loc", "launch"), h("span.diag-sev", fit.inferred ? "inferred" : "adapted"),
+          h("span.diag-msg", why,
             notes.length ? h("ul.fit-notes", notes.map((n) => h("li", n))) : null)));
       } else {
         for (const x of fit.mismatches ?? []) {
@@ -270,7 +273,8 @@ export class ChangeBanner {
     const m = this.model;
     const pending = m.edit !== "clean";
     toggle(this.dirty, "on", pending);
-    setText(this.dirty, !pending ? "" : m.edit === "pending" ? (this.live() ? "edited — checking…" : "edited — Ctrl+Enter to apply") : "source changed");
+    const what = m.otherKernel ? "another kernel" : m.editWhat === "launch" ? "launch changed" : m.editWhat === "both" ? "source and launch changed" : "source changed";
+    setText(this.dirty, !pending ? "" : m.edit === "pending" ? (this.live() ? "edited — checking…" : "edited — Ctrl+Enter to apply") : what);
     toggle(document.body, "pg-stale", pending);
     const show = m.edit === "changed" && m.compiled && !!m.loaded;
     this.el.hidden = !show;
@@ -279,11 +283,27 @@ export class ChangeBanner {
       return;
     }
     const at = m.step;
+    const step = at.toLocaleString("en-US");
+    const entry = m.loaded?.entry ?? "";
+    const other = m.otherKernel && !m.editErrors;
+    const launchOnly = m.editWhat === "launch";
+    const msg = m.editErrors ? "The edited source has errors; the run shows the program as loaded."
+      : other ? `The editor holds another kernel than ${entry}: it cannot replay this run; it starts fresh with a launch of its own. The run still shows ${entry}, at step ${step}.`
+      : launchOnly ? `The launch changed; the run still shows the launch as loaded, at step ${step}.`
+      : m.editWhat === "both" ? `The source and the launch changed; the run still shows them as loaded, at step ${step}.`
+      : `The source changed; the run still shows the program as loaded, at step ${step}.`;
+    const apply = launchOnly ? "Relaunch" : "Recompile";
+    const replay = other ? null : h("button.btn-small.primary", {
+      type: "button", "data-change": "replay", disabled: m.editErrors, onclick: () => this.hooks.replay(),
+      title: launchOnly ? "Launch with the edited launch and replay to the same step (Ctrl+Enter)" : "Compile the edited source and replay it to the same step (Ctrl+Enter)",
+    }, at > 0 ? `${apply} & replay to step ${step}` : apply);
+    const fresh = other || at > 0 ? h(other ? "button.btn-small.primary" : "button.btn-small", {
+      type: "button", "data-change": "fresh", disabled: m.editErrors, onclick: () => this.hooks.fresh(),
+      title: other ? "Compile the new kernel and start it at step 0 (Ctrl+Enter)" : launchOnly ? "Launch with the edited launch and start at step 0" : "Compile the edited source and start at step 0",
+    }, "Start fresh") : null;
     setChildren(this.el,
-      h("span.changed-msg", m.editErrors ? "The edited source has errors; the run shows the program as loaded." : `The source changed; the run still shows the program as loaded, at step ${at.toLocaleString("en-US")}.`),
-      h("span.changed-actions",
-        h("button.btn-small.primary", { type: "button", "data-change": "replay", disabled: m.editErrors, onclick: () => this.hooks.replay(), title: "Compile the edited source and replay it to the same step (Ctrl+Enter)" }, at > 0 ? `Recompile & replay to step ${at.toLocaleString("en-US")}` : "Recompile"),
-        at > 0 ? h("button.btn-small", { type: "button", "data-change": "fresh", disabled: m.editErrors, onclick: () => this.hooks.fresh(), title: "Compile the edited source and start at step 0" }, "Start fresh") : null,
-        h("button.btn-small", { type: "button", "data-change": "revert", onclick: () => this.hooks.revert(), title: "Undo the edits: back to the source that runs" }, "Revert")));
+      h("span.changed-msg", msg),
+      h("span.changed-actions", replay, fresh,
+        h("button.btn-small", { type: "button", "data-change": "revert", onclick: () => this.hooks.revert(), title: launchOnly ? "Undo the edits: back to the launch that runs" : "Undo the edits: back to the source and launch that run" }, "Revert")));
   }
 }

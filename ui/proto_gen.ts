@@ -35,6 +35,7 @@ export interface Diagnostics {
   items: Message[];
   check?: boolean;
   sameProgram?: boolean;
+  otherKernel?: boolean;
 }
 
 export interface LineInfo {
@@ -106,6 +107,7 @@ export interface LaunchFix {
   notes: LaunchNote[];
   spec?: Record<string, unknown>;
   applied: boolean;
+  inferred?: boolean;
 }
 
 export interface TensorOp {
@@ -152,6 +154,7 @@ export interface Loaded {
   buffers: BufferInfo[];
   symbols: SymbolInfo[];
   remapped?: boolean;
+  kernelSig: string;
   kernels: Kernel[];
   launch?: LaunchFix;
   tensorOps: TensorOp[];
@@ -643,6 +646,8 @@ export interface ClientMsg {
   memory?: MemRequest;
   regPage?: number;
   divergence?: boolean;
+  kernel?: string;
+  inferLaunch?: boolean;
 }
 
 /** Every message the server sends. */

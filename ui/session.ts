@@ -20,14 +20,21 @@ export interface SessionHooks {
   /** The launch completed, faulted or spent its budget. */
   done(result: Record<string, unknown>): void;
   /** The diagnostics of a `check`: sameProgram tells a comment-only edit. */
-  checked(items: Message[], sameProgram: boolean): void;
+  checked(items: Message[], sameProgram: boolean, otherKernel: boolean): void;
+}
+
+/** Which kernel a load's spec was made for (a `loaded`'s kernelSig; none:
+ * the spec comes with the source), or that the launch is to be inferred. */
+export interface LaunchFor {
+  kernel?: string;
+  infer?: boolean;
 }
 
 /** A load that replays to a position: where it should get to. */
 interface Replay {
   id: number;
   at: number;
-  why: "edit" | "reconnect" | "restore";
+  why: "edit" | "reconnect" | "restore" | "share";
   sawLoaded: boolean;
 }
 
@@ -118,12 +125,16 @@ export class SessionClient {
   // ---- commands ----
 
   /** Compiles and loads source with spec; with at > 0 the session replays to that position. */
-  load(source: string, spec: Spec, at = 0, why: Replay["why"] = "edit"): boolean {
+  load(source: string, spec: Spec, at = 0, why: Replay["why"] = "edit", launch: LaunchFor = {}): boolean {
     if (this.limits.maxSourceBytes && new Blob([source]).size > this.limits.maxSourceBytes) {
       this.hooks.toast(`The source is larger than the server's limit of ${this.limits.maxSourceBytes.toLocaleString("en-US")} bytes.`, "error");
       return false;
     }
     const msg: Record<string, unknown> = { type: "load", source, spec };
+    if (launch.kernel) msg.kernel = launch.kernel;
+    if (launch.infer) msg.inferLaunch = true;
+    // Another kernel starts at step 0 with its own launch (the server does not replay it).
+    if (launch.infer) at = 0;
     if (at > 0) msg.at = at;
     if (this.divergence) msg.divergence = true;
     const id = this.conn.send(msg);
@@ -244,7 +255,7 @@ export class SessionClient {
           this.checkId = 0;
           model.diagnostics = m.items ?? [];
           model.emit(new Set<Change>(["diagnostics"]));
-          this.hooks.checked(model.diagnostics, !!m.sameProgram);
+          this.hooks.checked(model.diagnostics, !!m.sameProgram, !!m.otherKernel);
           break;
         }
         if (m.id !== undefined && m.id !== this.loadId) break;
@@ -266,6 +277,8 @@ export class SessionClient {
           model.emit(model.applyRemap(m));
         } else {
           model.emit(model.applyLoaded(m));
+          // Another kernel's own launch starts at step 0: no replay follows.
+          if (m.launch?.inferred) this.replay = null;
           if (this.replay) this.replay.sawLoaded = true;
           this.hooks.loaded(m);
         }
@@ -347,7 +360,7 @@ export class SessionClient {
 
   /** Says how a replay to a position went. */
   private replayed(r: Replay, m: State): void {
-    const what = r.why === "reconnect" ? "Reconnected to a new session" : r.why === "restore" ? "Restored your draft" : "Recompiled";
+    const what = r.why === "reconnect" ? "Reconnected to a new session" : r.why === "restore" ? "Restored your draft" : r.why === "share" ? "Opened the shared kernel" : "Recompiled";
     if (m.step === r.at) {
       this.hooks.toast(`${what}: replayed to step ${r.at.toLocaleString("en-US")}.`, "info");
     } else if (m.status === "done" || m.status === "fault") {

@@ -12,7 +12,7 @@
 // chunk) and at their physical places.
 
 import { h, setChildren, stored, toggle } from "./dom";
-import type { Model } from "./model";
+import type { Model, ProgramScoped } from "./model";
 import type { LastInfo, LiveSwizzle } from "./proto";
 
 /** One lane of an access check (isa.SwizzleLane). */
@@ -134,7 +134,7 @@ function numInput(label: string, name: string, value: number, min: number, max: 
     h("input", { type: "number", name, value, min, max, step, "aria-label": label, class: "swz-num" }));
 }
 
-export class SwizzleView {
+export class SwizzleView implements ProgramScoped {
   private form: HTMLFormElement;
   private info: HTMLElement;
   private body: HTMLElement;
@@ -184,9 +184,19 @@ export class SwizzleView {
     this.body = h("div.swz-body");
     setChildren(root, this.form, this.liveBar, this.info, this.body);
     this.restore();
+    model?.scope(this);
     model?.subscribe((c) => {
       if (c.has("status") || c.has("loaded")) this.follow();
     });
+  }
+
+  /** Another program: no access of the old one stays shown live. */
+  programChanged(): void {
+    const was = this.liveSw;
+    this.liveSw = null;
+    this.liveLast = null;
+    this.renderLiveBar();
+    if (was && this.doc) this.render();
   }
 
   /** The tab was shown. */
