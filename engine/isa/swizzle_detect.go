@@ -17,8 +17,9 @@ package isa
 // stride that is no power of two, exactly as the column of a tile padded
 // to 33-word rows. The addresses cannot tell the two apart, so the fit is
 // reported with Affine set and the raw stride: the swizzle's rows are a
-// power of two bytes, the padded rows are not. (Every stride 2^k + 2^M has
-// such a twin: a column of Swizzle<B,M,S> with 2^(M+S) = 2^k.)
+// power of two bytes, the padded rows are not. (Strides such as 2^k + 2^M
+// and 2^k - 2^M have such a twin: a column of Swizzle<B,M,S> with
+// 2^(M+S) = 2^k, whose XOR key runs with the row.)
 //
 // Several patterns can explain one access: a tile row whose XOR key is 1
 // is explained by every Swizzle<B,2,5> with B >= 1. The detector reports

@@ -1,7 +1,6 @@
 package isa
 
 import (
-	"math/bits"
 	"math/rand"
 	"testing"
 )
@@ -61,6 +60,8 @@ func TestDetectSwizzlePositive(t *testing.T) {
 		// the column of a tile padded to 33-word rows (Affine, below).
 		{"xor column 0 (affine too)", all, func(l int) uint64 { return uint64(l * 132) }, XORSwizzle(5, 2, 5), 0, 128},
 		{"xor column 0 at 4096 (affine too)", all, func(l int) uint64 { return uint64(4096 + l*132) }, XORSwizzle(5, 2, 5), 4096, 128},
+		// Its column 31: word 31 + 31t, the column of a 31-word tile too.
+		{"xor column 31 (affine too)", all, func(l int) uint64 { return uint64(l*128 + (31^l)*4) }, XORSwizzle(5, 2, 5), 124, 128},
 		{"half the lanes", even, func(l int) uint64 { return uint64(l*128 + ((7^l)&31)*4) }, XORSwizzle(5, 2, 5), 28, 128},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,17 +114,16 @@ func TestDetectSwizzleNegative(t *testing.T) {
 		})
 	}
 	// An affine access is reported only as the column of a pattern's rows
-	// (its stride 2^k + 2^M, rows of 2^k bytes): never a power-of-two
-	// stride, never another stride.
+	// (a power of two bytes), with its own stride no power of two.
 	for stride := 0; stride <= 1100; stride++ {
-		for _, base := range []int{0, 4, 12, 128, 4096} {
+		for _, base := range []int{0, 4, 12, 124, 128, 4096} {
 			offs := offsetsOf(all, func(l int) uint64 { return uint64(base + stride*l) })
 			f, ok := DetectSwizzle(all, offs)
 			if !ok {
 				continue
 			}
-			row := int64(1) << (63 - bits.LeadingZeros64(uint64(stride)))
-			if !f.Affine || f.RawStride != int64(stride) || f.Stride != row || !isPow2(int64(stride)-row) {
+			if !f.Affine || f.RawStride != int64(stride) || f.RawBase != int64(base) || !isPow2(f.Stride) || isPow2(int64(stride)) ||
+				f.Swizzle.Mode == SwizzleXOR && f.Stride != 1<<uint(f.Swizzle.M+f.Swizzle.S) {
 				t.Fatalf("affine stride %d base %d: detected %s (stride %d, affine %v)", stride, base, f.Swizzle.Name(), f.Stride, f.Affine)
 			}
 		}
