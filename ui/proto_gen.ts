@@ -204,7 +204,9 @@ export interface LiveSwizzle {
   s: number;
   base: number;
   stride: number;
+  affine?: LiveAffine;
   size: number;
+  unit: number;
   rowBytes: number;
   tileBase: number;
   rows: number;
@@ -214,6 +216,11 @@ export interface LiveSwizzle {
   wavefronts: number;
   ideal: number;
   logicalWavefronts: number;
+}
+
+export interface LiveAffine {
+  base: number;
+  stride: number;
 }
 
 export interface LastInfo {
