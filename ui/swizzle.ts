@@ -284,7 +284,7 @@ export class SwizzleView {
     this.liveBar.hidden = false;
     if (!sw || !last) {
       const why = !this.model?.loaded ? "" : this.model.last
-        ? `Live: line ${this.model.last.line}'s addresses follow no swizzle pattern (or it did not access shared memory).`
+        ? `Live: line ${this.model.last.line}, the last instruction run, did not access shared memory; step the warp over a shared load or store to see its lanes here.`
         : "Live: step the kernel; a shared-memory access whose addresses follow a swizzle shows here.";
       setChildren(this.liveBar, why ? h("span.muted", why) : null);
       return;
