@@ -82,6 +82,8 @@ export class App {
   private fragments!: FragmentsView;
   private divergence!: DivergenceView;
   private swizzle!: SwizzleView;
+  /** The unit "× N" last stepped by (null: not used since it was set). */
+  private countUnit: Granularity | null = null;
   private example: ExampleData | null = null;
   /** The name of an imported file (else derived from the example or the kernel). */
   private fileName: string | null = null;
@@ -286,6 +288,7 @@ export class App {
     this.ui.count.addEventListener("change", () => {
       if (this.session.limits.maxStepCount) this.ui.count.max = String(this.session.limits.maxStepCount);
     });
+    this.ui.count.addEventListener("input", () => (this.countUnit = null));
 
     window.addEventListener("keydown", (e) => this.onKey(e));
     window.addEventListener("popstate", () => {
@@ -614,11 +617,15 @@ export class App {
       this.explainBlocked();
       return;
     }
+    this.countUnit = g;
     this.session.step(g, this.count());
   }
 
   private setGran(g: Granularity): void {
     if (this.model.gran === g) return;
+    // "× N" that counted steps of the old unit does not carry over to a
+    // new one (a count typed for it just now does).
+    if (this.countUnit !== null && this.countUnit !== g) this.ui.count.value = "1";
     this.model.gran = g;
     this.model.emit(new Set<Change>(["status"]));
   }
@@ -719,6 +726,9 @@ export class App {
     }
     this.example = ex;
     this.fileName = null;
+    // "× N" belonged to the previous lesson.
+    this.ui.count.value = "1";
+    this.countUnit = null;
     // A position to restore belonged to what the editor held.
     this.restore = null;
     this.pendingView = null;
