@@ -519,7 +519,10 @@ type stackJSON struct {
 }
 
 type eventJSON struct {
-	Kind     string `json:"kind"`
+	Kind string `json:"kind"`
+	// Step is the position right after the instruction that caused it
+	// (its number in the launch): a seek there shows the event's state.
+	Step     int64  `json:"step"`
 	CTA      int    `json:"cta"` // linear CTA index
 	Warp     int    `json:"warp"`
 	PC       int    `json:"pc"`

@@ -355,6 +355,7 @@ export interface CtaDelta {
 
 export interface EventInfo {
   kind: string;
+  step: number;
   cta: number;
   warp: number;
   pc: number;
