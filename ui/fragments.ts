@@ -375,8 +375,8 @@ export class FragmentsView {
       h("label.field", h("span.field-label", "in this kernel"), this.kernelPick),
       h("label.field", h("span.field-label", "any form"), this.pick),
       h("span.spacer"),
-      h("button.btn-small", { type: "button", "data-export": "svg", onclick: () => this.exportSVG(), title: "Download the picture as SVG (captioned with kernel, line, step, warp and form)" }, "SVG ↓"),
-      h("button.btn-small", { type: "button", "data-export": "png", onclick: () => void this.exportPNG(), title: "Download the picture as PNG (captioned with kernel, line, step, warp and form)" }, "PNG ↓"));
+      h("button.btn-small", { type: "button", "data-export": "svg", onclick: () => this.exportSVG(), title: "Download the picture as SVG" }, "SVG ↓"),
+      h("button.btn-small", { type: "button", "data-export": "png", onclick: () => void this.exportPNG(), title: "Download the picture as PNG" }, "PNG ↓"));
     setChildren(root, bar, this.info, this.body);
     this.body.addEventListener("pointerover", (e) => {
       const g = (e.target as Element).closest<SVGGElement>(".frag-cell");
