@@ -200,20 +200,27 @@ func mustLoaded(t *testing.T, c *client) *loadedMsg {
 	return &l
 }
 
-// TestLiveSwizzle: in the transpose example's swizzled kernel the column
-// read (lane t reads word t*32 + (col ^ t)) is reported as Swizzle<5,2,5>
-// with a logical stride of one 128-byte row, one wavefront where the
-// unswizzled column would need 32; the row store of row 21 as the same
-// pattern with stride 4. The conflicting and the padded kernels' accesses
-// are plain: no report.
+// TestLiveSwizzle: in the transpose example's swizzled kernel every
+// warp's column read (lane t reads word t*32 + (col ^ t)) is reported as
+// Swizzle<5,2,5> with a logical stride of one 128-byte row, drawn in
+// 4-byte cells, one wavefront where the unswizzled column would need 32,
+// warp 0's column 0 included: its offsets 132t are also affine, the column
+// of a 33-word padded tile, and say so. The row store of row 21 is the same
+// pattern with stride 4, row 0's store an affine row. Every shared access
+// of the conflicting and padded kernels gets a report too: no pattern
+// (their affine form), or for the padded column 0 the same twin.
 func TestLiveSwizzle(t *testing.T) {
 	ex := exampleNamed(t, "transpose-swizzled")
 	c := newClient(t, newManager(t, Limits{}))
 	c.load(ex.src, ex.spec)
 	read := firstLineOf(t, ex.src, "bank col ^ tx: 32 different banks")
 	store := firstLineOf(t, ex.src, "st.shared.f32 [%r12], %f1;          // a row: 32 different banks")
+	// Warp 0's first store writes row 0: not moved, an affine row.
+	st := stepToLine(t, c, store, 1)
+	if sw := st.Last.Swizzle; st.Last.Warp != 0 || sw == nil || sw.Mode != "none" || sw.Affine == nil || sw.Affine.Stride != 4 || sw.Affine.Base != 0 || sw.Wavefronts != 1 || sw.Unit != 4 {
+		t.Fatalf("warp %d's row 0 store: %+v", st.Last.Warp, sw)
+	}
 	// Warp 5's third store writes row 5+16 = 21.
-	var st stateMsg
 	for n := 0; n < 3; {
 		st = stepToLine(t, c, store, 1)
 		if st.Last.Warp == 5 {
@@ -221,7 +228,7 @@ func TestLiveSwizzle(t *testing.T) {
 		}
 	}
 	sw := st.Last.Swizzle
-	if sw == nil || sw.Name != "Swizzle<5,2,5>" || sw.Mode != "xor" || sw.B != 5 || sw.M != 2 || sw.S != 5 || sw.Stride != 4 || sw.Base != 21*128 || sw.Kind != "store" {
+	if sw == nil || sw.Name != "Swizzle<5,2,5>" || sw.Mode != "xor" || sw.B != 5 || sw.M != 2 || sw.S != 5 || sw.Stride != 4 || sw.Base != 21*128 || sw.Kind != "store" || sw.Affine != nil {
 		t.Fatalf("row store: %+v", sw)
 	}
 	for i, l := range sw.Lanes {
@@ -229,38 +236,70 @@ func TestLiveSwizzle(t *testing.T) {
 			t.Fatalf("lane %d: offset %d logical %d", l, sw.Offsets[i], sw.Logical[i])
 		}
 	}
-	// Warp 0 reads column 0 first: col ^ t = t, offsets 132t, a plain
-	// stride. Warp 1 reads column 1.
-	st = stepToLine(t, c, read, 1)
-	if st.Last.Warp != 0 || st.Last.Swizzle != nil {
-		t.Fatalf("warp %d's first column read: %+v", st.Last.Warp, st.Last.Swizzle)
-	}
-	st = stepToLine(t, c, read, 1)
-	sw = st.Last.Swizzle
-	col := st.Last.Warp // warp w reads column w (j = 0)
-	if sw == nil || sw.Name != "Swizzle<5,2,5>" || sw.Stride != 128 || sw.Base != int64(4*col) || len(sw.Lanes) != 32 || sw.Kind != "load" ||
-		sw.RowBytes != 128 || sw.TileBase != 0 || sw.Rows != 32 || sw.Wavefronts != 1 || sw.Ideal != 1 || sw.LogicalWavefronts != 32 || sw.Size != 4 {
-		t.Fatalf("column read of warp %d: %+v", col, sw)
-	}
-	for i, l := range sw.Lanes {
-		if sw.Offsets[i] != uint64(128*l+4*(col^l)) || sw.Logical[i] != uint64(128*l+4*col) {
-			t.Fatalf("lane %d: offset %d logical %d", l, sw.Offsets[i], sw.Logical[i])
+	// Every column read of every warp: warp w reads columns w, w+8, w+16,
+	// w+24 (col = ty + j).
+	seen := map[int]bool{}
+	for i := 0; i < 5000 && len(seen) < 32; i++ {
+		st = c.step("warp", 1)
+		if st.Status != "paused" {
+			break
 		}
+		if st.Last == nil || st.Last.Line != read {
+			continue
+		}
+		sw := st.Last.Swizzle
+		col := st.Last.Warp + 8*countTrue(seen, st.Last.Warp)
+		seen[col] = true
+		if sw == nil || sw.Name != "Swizzle<5,2,5>" || sw.Stride != 128 || sw.Base != int64(4*col) || len(sw.Lanes) != 32 || sw.Kind != "load" || sw.Unit != 4 ||
+			sw.RowBytes != 128 || sw.TileBase != 0 || sw.Rows != 32 || sw.Wavefronts != 1 || sw.Ideal != 1 || sw.LogicalWavefronts != 32 || sw.Size != 4 {
+			t.Fatalf("column %d read by warp %d: %+v", col, st.Last.Warp, sw)
+		}
+		// Column 0 is word 33t (a 33-word padded tile's column), column 31
+		// word 31 + 31t (a 31-word tile's): affine as well.
+		twin := map[int]liveAffineJSON{0: {0, 132}, 31: {124, 124}}
+		if w, ok := twin[col]; (sw.Affine != nil) != ok || ok && *sw.Affine != w {
+			t.Fatalf("column %d: affine %+v", col, sw.Affine)
+		}
+		for i, l := range sw.Lanes {
+			if sw.Offsets[i] != uint64(128*l+4*(col^l)) || sw.Logical[i] != uint64(128*l+4*col) {
+				t.Fatalf("column %d lane %d: offset %d logical %d", col, l, sw.Offsets[i], sw.Logical[i])
+			}
+		}
+	}
+	if len(seen) != 32 {
+		t.Fatalf("%d columns read, want 32", len(seen))
 	}
 	for _, entry := range []string{"transpose_conflicts", "transpose_padded"} {
 		spec := strings.Replace(ex.spec, `"transpose_swizzled"`, fmt.Sprintf("%q", entry), 1)
 		c.load(ex.src, spec)
+		shared := 0
 		for i := 0; i < 3000; i++ {
 			st := c.step("warp", 1)
-			if st.Last != nil && st.Last.Swizzle != nil {
-				t.Fatalf("%s line %d: a swizzle reported: %+v", entry, st.Last.Line, st.Last.Swizzle)
+			if sw := st.Last.Swizzle; st.Last != nil && sw != nil {
+				shared++
+				twin := entry == "transpose_padded" && sw.Affine != nil && sw.Affine.Stride == 132 && sw.Affine.Base == sw.Base && sw.Name == "Swizzle<5,2,5>"
+				if sw.Affine == nil || sw.Mode != "none" && !twin {
+					t.Fatalf("%s line %d: %+v (affine %+v)", entry, st.Last.Line, sw, sw.Affine)
+				}
 			}
 			if st.Status != "paused" {
 				c.expect("done")
 				break
 			}
 		}
+		if shared != 64 { // 8 warps, 4 stores and 4 loads each
+			t.Fatalf("%s: %d shared accesses reported, want 64", entry, shared)
+		}
 	}
+}
+
+// countTrue counts the columns of warp w already seen (w, w+8, ...).
+func countTrue(seen map[int]bool, w int) int {
+	n := 0
+	for c := w; seen[c]; c += 8 {
+		n++
+	}
+	return n
 }
 
 // cpAsyncLoopPTX commits a cp.async group per iteration, forever: every

@@ -111,7 +111,7 @@ type lastRec struct {
 	// maxAccesses; omitted counts the rest); never modified.
 	accesses []accessRec
 	omitted  int
-	swizzle  *liveSwizzleJSON // its shared-memory access follows a swizzle; never modified
+	swizzle  *liveSwizzleJSON // the Swizzle tab's view of its first shared access; never modified
 }
 
 // accessRec is one warp access of that instruction: every lane's offset
@@ -128,7 +128,16 @@ const maxAccesses = 16
 const accessRecBytes = 48 + 8*32
 
 // bytes returns what the record holds beyond stopBytes.
-func (lr *lastRec) bytes() int64 { return int64(len(lr.accesses)) * accessRecBytes }
+func (lr *lastRec) bytes() int64 {
+	n := int64(len(lr.accesses)) * accessRecBytes
+	if sw := lr.swizzle; sw != nil {
+		n += liveSwizzleBytes + int64(len(sw.Lanes))*(8+8+8)
+	}
+	return n
+}
+
+// liveSwizzleBytes is a Swizzle tab report beyond its lanes' slices.
+const liveSwizzleBytes = 256
 
 type snapKind uint8
 

@@ -56,6 +56,10 @@ func (s *Session) startJob(j *job) {
 		s.send(s.buildState(stateOpts{id: j.id, reason: reason, message: msg})...)
 		return
 	}
+	if j.kind == jobStep && j.gran == emu.StepToBarrier && !barrierAhead(m) {
+		s.send(s.buildState(stateOpts{id: j.id, reason: "no-barrier", message: noBarrierMessage})...)
+		return
+	}
 	switch {
 	case s.h.cur == s.h.head:
 		s.h.beginExec()

@@ -50,6 +50,7 @@ type recorder struct {
 
 type evRec struct {
 	ctaLin, warp int
+	step         int64 // the instruction's number in the launch (the position after it)
 	ev           emu.Event
 }
 
@@ -126,7 +127,7 @@ func (r *recorder) Step(in *emu.StepInfo) {
 			continue
 		}
 		if len(r.events) < maxEvents {
-			r.events = append(r.events, evRec{ctaLin: in.CTALin, warp: in.Warp, ev: e})
+			r.events = append(r.events, evRec{ctaLin: in.CTALin, warp: in.Warp, step: wi, ev: e})
 		} else {
 			r.dropped++
 		}

@@ -319,8 +319,9 @@ type lastJSON struct {
 	// maxAccesses; accessesOmitted counts the rest.
 	Accesses        []accessJSON `json:"accesses,omitempty"`
 	AccessesOmitted int          `json:"accessesOmitted,omitempty"`
-	// Swizzle: the instruction's shared-memory access follows a swizzle
-	// pattern of the explorer (isa.DetectSwizzle).
+	// Swizzle: the Swizzle tab's view of the instruction's first shared-
+	// memory access: the swizzle pattern it follows (isa.DetectSwizzle) or
+	// none, and its affine form.
 	Swizzle *liveSwizzleJSON `json:"swizzle,omitempty"`
 }
 
@@ -368,34 +369,49 @@ type sectorVerdict struct {
 	Efficiency float64 `json:"efficiency"`
 }
 
-// liveSwizzleJSON is a warp's shared-memory access whose offsets follow a
-// swizzle: un-swizzled (the pattern is an involution), lane l's offset is
-// base + stride*l. Mode, atom and b/m/s name the pattern as /api/swizzle
-// takes it; rowBytes, tileBase and rows are a tile of the explorer that
-// holds every lane. Offsets are the lanes' shared-memory offsets as
-// accessed, logical the un-swizzled ones. Wavefronts and ideal are the
-// explorer's bank check of the access (every 4-byte word it touched);
-// logicalWavefronts is the same check had the offsets not been swizzled.
+// liveSwizzleJSON is the Swizzle tab's view of a warp's shared-memory
+// access. Mode, atom and b/m/s name the swizzle pattern its offsets follow
+// as /api/swizzle takes them (mode "none" when they follow none); un-
+// swizzled (the pattern is an involution), lane l's offset is base +
+// stride*l. Affine comes when the raw offsets are affine in the lane (a
+// row, a column, a broadcast, a padded tile's column): with no pattern,
+// base and stride are its own; with one, the same offsets read as a tile
+// padded to affine.stride-byte rows as well. Neither: the offsets are
+// irregular (a gather). Unit is the explorer's cell width for the access
+// (4-byte words for 4-byte accesses, 8, or 16-byte chunks); rowBytes,
+// tileBase and rows are a tile of the explorer that holds every lane.
+// Offsets are the lanes' shared-memory offsets as accessed, logical the
+// un-swizzled ones. Wavefronts and ideal are the explorer's bank check of
+// the access (every 4-byte word it touched); logicalWavefronts is the same
+// check had the offsets not been swizzled.
 type liveSwizzleJSON struct {
-	Kind              string   `json:"kind"` // load, store or atomic
-	Name              string   `json:"name"`
-	Mode              string   `json:"mode"`
-	Atom              string   `json:"atom,omitempty"`
-	B                 int      `json:"b"`
-	M                 int      `json:"m"`
-	S                 int      `json:"s"`
-	Base              int64    `json:"base"`
-	Stride            int64    `json:"stride"`
-	Size              int      `json:"size"`
-	RowBytes          int      `json:"rowBytes"`
-	TileBase          uint64   `json:"tileBase"`
-	Rows              int      `json:"rows"`
-	Lanes             []int    `json:"lanes"`
-	Offsets           []uint64 `json:"offsets"`
-	Logical           []uint64 `json:"logical"`
-	Wavefronts        int      `json:"wavefronts"`
-	Ideal             int      `json:"ideal"`
-	LogicalWavefronts int      `json:"logicalWavefronts"`
+	Kind              string          `json:"kind"` // load, store or atomic
+	Name              string          `json:"name"`
+	Mode              string          `json:"mode"`
+	Atom              string          `json:"atom,omitempty"`
+	B                 int             `json:"b"`
+	M                 int             `json:"m"`
+	S                 int             `json:"s"`
+	Base              int64           `json:"base"`
+	Stride            int64           `json:"stride"`
+	Affine            *liveAffineJSON `json:"affine,omitempty"`
+	Size              int             `json:"size"`
+	Unit              int             `json:"unit"`
+	RowBytes          int             `json:"rowBytes"`
+	TileBase          uint64          `json:"tileBase"`
+	Rows              int             `json:"rows"`
+	Lanes             []int           `json:"lanes"`
+	Offsets           []uint64        `json:"offsets"`
+	Logical           []uint64        `json:"logical"`
+	Wavefronts        int             `json:"wavefronts"`
+	Ideal             int             `json:"ideal"`
+	LogicalWavefronts int             `json:"logicalWavefronts"`
+}
+
+// liveAffineJSON: lane l's raw shared-memory offset is base + stride*l.
+type liveAffineJSON struct {
+	Base   int64 `json:"base"`
+	Stride int64 `json:"stride"`
 }
 
 // tensorJSON is the fragment report of a tensor-core instruction: for a
@@ -522,7 +538,10 @@ type stackJSON struct {
 }
 
 type eventJSON struct {
-	Kind     string `json:"kind"`
+	Kind string `json:"kind"`
+	// Step is the position right after the instruction that caused it
+	// (its number in the launch): a seek there shows the event's state.
+	Step     int64  `json:"step"`
 	CTA      int    `json:"cta"` // linear CTA index
 	Warp     int    `json:"warp"`
 	PC       int    `json:"pc"`

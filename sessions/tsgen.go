@@ -47,6 +47,7 @@ var tsTypes = []struct {
 	{"MatrixRows", matrixJSON{}, ""},
 	{"TensorRegs", tensorRegJSON{}, ""},
 	{"LiveSwizzle", liveSwizzleJSON{}, ""},
+	{"LiveAffine", liveAffineJSON{}, ""},
 	{"LastInfo", lastJSON{}, ""},
 	{"Barrier", barrierJSON{}, ""},
 	{"StackEntry", stackJSON{}, ""},

@@ -420,7 +420,7 @@ func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (rj *regsJSON, chan
 }
 
 func (s *Session) eventJSON(e evRec) eventJSON {
-	j := eventJSON{Kind: e.ev.Kind.String(), CTA: e.ctaLin, Warp: e.warp, PC: e.ev.PC, Line: s.prog.line(e.ev.PC),
+	j := eventJSON{Kind: e.ev.Kind.String(), Step: e.step, CTA: e.ctaLin, Warp: e.warp, PC: e.ev.PC, Line: s.prog.line(e.ev.PC),
 		Mask: hex32(e.ev.Mask)}
 	switch e.ev.Kind {
 	case emu.EvDiverge:

@@ -82,6 +82,8 @@ export class App {
   private fragments!: FragmentsView;
   private divergence!: DivergenceView;
   private swizzle!: SwizzleView;
+  /** The unit "× N" last stepped by (null: not used since it was set). */
+  private countUnit: Granularity | null = null;
   private example: ExampleData | null = null;
   /** The kernel (a loaded kernelSig) the launch panel's spec was made for;
    * "" while the spec came with the source (an example, a link, an import).
@@ -221,7 +223,8 @@ export class App {
     this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => this.select(c, w), (line) => this.editor.goto(line), sched, () => this.tab === "divergence");
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
-    this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false));
+    this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false),
+      (k) => this.session.whenLive(() => this.session.seek(k)));
     this.fragments = new FragmentsView(byId("pg-tab-fragments"), m, () => this.tab === "fragments", {
       gotoRegister: (slot, lane) => {
         this.showTab("regs");
@@ -296,6 +299,7 @@ export class App {
     this.ui.count.addEventListener("change", () => {
       if (this.session.limits.maxStepCount) this.ui.count.max = String(this.session.limits.maxStepCount);
     });
+    this.ui.count.addEventListener("input", () => (this.countUnit = null));
 
     window.addEventListener("keydown", (e) => this.onKey(e));
     window.addEventListener("popstate", () => {
@@ -650,11 +654,15 @@ export class App {
       this.explainBlocked();
       return;
     }
+    this.countUnit = g;
     this.session.step(g, this.count());
   }
 
   private setGran(g: Granularity): void {
     if (this.model.gran === g) return;
+    // "× N" that counted steps of the old unit does not carry over to a
+    // new one (a count typed for it just now does).
+    if (this.countUnit !== null && this.countUnit !== g) this.ui.count.value = "1";
     this.model.gran = g;
     this.model.emit(new Set<Change>(["status"]));
   }
@@ -755,6 +763,9 @@ export class App {
     }
     this.example = ex;
     this.fileName = null;
+    // "× N" belonged to the previous lesson.
+    this.ui.count.value = "1";
+    this.countUnit = null;
     // A position to restore belonged to what the editor held.
     this.restore = null;
     this.pendingView = null;

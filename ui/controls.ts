@@ -88,7 +88,7 @@ export class ControlsView {
     const label: Record<string, string> = {
       asleep: ready ? "disconnected" : "not started", offline: "offline", idle: "not loaded", error: "compile errors", running: "running", paused: "paused", done: "done", fault: "fault", limit: "limit reached",
     };
-    const whys: Record<string, string> = { breakpoint: " · breakpoint", budget: " · budget", interrupted: " · time limit" };
+    const whys: Record<string, string> = { breakpoint: " · breakpoint", budget: " · budget", interrupted: " · time limit", "no-barrier": " · no barrier ahead" };
     const why = !m.running && st === "paused" ? (whys[m.reason] ?? "") : m.running && m.reason === "throttled" ? " · throttled" : "";
     setText(this.status, (label[st] ?? st) + why);
     this.status.title = m.message || (st === "fault" && m.fault ? m.fault.message : "");
@@ -102,6 +102,7 @@ export class ControlsView {
       else if (m.status === "limit") notice = `${m.message || "The launch spent its maxWarpInstructions."} Raise maxWarpInstructions in the Launch tab, or reset.`;
       else if (m.reason === "interrupted") notice = m.message ? sentence(m.message) : "This command ran the server's time limit for one command: Continue goes on from here.";
       else if (m.reason === "breakpoint" && m.message) notice = m.message;
+      else if (m.reason === "no-barrier") notice = sentence(m.message || "no barrier ahead: nothing was run");
     } else if (ready && m.running && m.reason === "throttled") {
       notice = m.message || "This session used its share of the server's CPU for now: the run goes on when it comes back. You can pause meanwhile.";
     }

@@ -375,8 +375,8 @@ export class FragmentsView implements ProgramScoped {
       h("label.field", h("span.field-label", "in this kernel"), this.kernelPick),
       h("label.field", h("span.field-label", "any form"), this.pick),
       h("span.spacer"),
-      h("button.btn-small", { type: "button", onclick: () => this.exportSVG(), title: "Download the picture as SVG" }, "SVG ↓"),
-      h("button.btn-small", { type: "button", onclick: () => void this.exportPNG(), title: "Download the picture as PNG" }, "PNG ↓"));
+      h("button.btn-small", { type: "button", "data-export": "svg", onclick: () => this.exportSVG(), title: "Download the picture as SVG" }, "SVG ↓"),
+      h("button.btn-small", { type: "button", "data-export": "png", onclick: () => void this.exportPNG(), title: "Download the picture as PNG" }, "PNG ↓"));
     setChildren(root, bar, this.info, this.body);
     this.body.addEventListener("pointerover", (e) => {
       const g = (e.target as Element).closest<SVGGElement>(".frag-cell");
@@ -583,9 +583,12 @@ export class FragmentsView implements ProgramScoped {
     let width = 0;
     const out = svg("svg", { xmlns: SVG });
     out.append(svg("style", {}, ".frag-axis{font:10px sans-serif;fill:#666}.frag-lane{font:bold 10px sans-serif;fill:#fff}.frag-reg,.frag-val{font:10px monospace;fill:#fff}.frag-addr{font:10px monospace;fill:#222}.cap{font:bold 13px sans-serif;fill:#222}.sub{font:11px sans-serif;fill:#444}"));
-    out.append(svg("text", { x: 0, y: 14, class: "cap" }, f.key));
-    y = 24;
+    // Where the picture comes from: kernel, line, step, CTA/warp and form.
     const live = this.live();
+    const caption = this.caption(live !== undefined);
+    out.append(svg("text", { x: 0, y: 12, class: "sub", "data-caption": "" }, caption));
+    out.append(svg("text", { x: 0, y: 30, class: "cap" }, f.key));
+    y = 40;
     const rep = this.liveOp()?.key === f.key ? this.report() : undefined;
     for (const op of f.operands) {
       out.append(svg("text", { x: 0, y: y + 14, class: "cap" }, `${op.name.toUpperCase()} ${op.rows}×${op.cols} .${op.type}`));
@@ -605,10 +608,26 @@ export class FragmentsView implements ProgramScoped {
       }
       y += 6;
     }
+    width = Math.max(width, Math.ceil(caption.length * 6.2));
     out.setAttribute("width", String(width));
     out.setAttribute("height", String(y));
     out.setAttribute("viewBox", `0 0 ${width} ${y}`);
     return new XMLSerializer().serializeToString(out);
+  }
+
+  /** The exports' caption: the kernel, the instruction's line, the step,
+   * the warp whose values are drawn and the form (the fragment layout). */
+  caption(withValues = this.live() !== undefined): string {
+    const m = this.model;
+    const f = this.current();
+    const op = this.liveOp();
+    const parts: string[] = [];
+    if (m.loaded?.entry) parts.push(`kernel ${m.loaded.entry}`);
+    if (op) parts.push(`line ${op.line}`);
+    if (m.loaded) parts.push(`step ${m.step.toLocaleString("en-US")}`);
+    parts.push(withValues ? `CTA #${m.selLinear()} warp ${m.sel.warp}` : "layout only, no values");
+    if (f) parts.push(`form ${f.key}`);
+    return parts.join(" · ");
   }
 
   private fileName(ext: string): string {

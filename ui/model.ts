@@ -345,7 +345,7 @@ export class Model {
       // Going back forgets the events of the steps undone.
       if (m.full) this.events = this.events.filter((e) => e.step <= m.step);
       if (m.events?.length) {
-        for (const ev of m.events) this.events.push({ ev, step: m.step });
+        for (const ev of m.events) this.events.push({ ev, step: ev.step || m.step });
         if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
       }
       ch.add("events");

@@ -135,11 +135,14 @@ export class EventsView {
     private readonly model: Model,
     private readonly visible: () => boolean,
     private readonly goto: (line: number) => void,
+    private readonly seek: (step: number) => void = () => {},
   ) {
     model.subscribe((c) => {
       if (c.has("events") || c.has("loaded")) {
         this.renderCount();
         if (this.visible()) this.render();
+      } else if (c.has("status") && !model.running && this.visible()) {
+        this.render(); // the step moved: which event is current, which steps a seek reaches
       }
     });
   }
@@ -181,7 +184,10 @@ export class EventsView {
       return;
     }
     const multi = this.model.totalCTAs > 1;
-    const rows = evs.slice(-300).map((e) => eventRow(e.ev, multi, this.goto));
+    const m = this.model;
+    const rows = evs.slice(-300).map((e) => eventRow(e.ev, multi, this.goto, e.step, {
+      at: e.step === m.step, reachable: e.step >= m.firstStep && e.step < m.steps && !m.running, seek: this.seek,
+    }));
     setChildren(el, warns, h("ol.event-list", rows));
     el.scrollTop = warns ? 0 : el.scrollHeight;
   }
@@ -231,11 +237,24 @@ export function warningRow(w: WarningInfo, multi: boolean, goto: (line: number) 
     count ? h("span.warn-count", { title: "occurrences (lane accesses) up to this step" }, count) : null);
 }
 
-export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => void): HTMLElement {
+/** An event row's step button: where the event is, and whether a seek can go there. */
+export interface EventSeek {
+  at: boolean;
+  reachable: boolean;
+  seek: (step: number) => void;
+}
+
+export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => void, step?: number, sk?: EventSeek): HTMLElement {
   const who = `${multi ? `CTA ${e.cta} ` : ""}w${e.warp}`;
   const mask = e.mask ? mask32(e.mask) : null;
   const other = e.other ? mask32(e.other) : null;
-  return h("li", { class: `ev ev-${e.kind}` },
+  const k = step ?? e.step;
+  return h("li", { class: `ev ev-${e.kind}${sk?.at ? " ev-at" : ""}`, "data-step": k },
+    k !== undefined ? h("button.linklike.ev-step", {
+      type: "button", disabled: sk ? !sk.reachable : true,
+      title: sk?.reachable ? `Seek to step ${k.toLocaleString("en-US")}, right after the instruction that caused it` : "This step is not in the history any more",
+      onclick: () => sk?.seek(k),
+    }, `step ${k.toLocaleString("en-US")}`) : null,
     h("span.ev-kind", e.kind),
     h("span.ev-who", who),
     h("span.ev-what", eventText[e.kind] ?? ""),

@@ -207,7 +207,9 @@ export interface LiveSwizzle {
   s: number;
   base: number;
   stride: number;
+  affine?: LiveAffine;
   size: number;
+  unit: number;
   rowBytes: number;
   tileBase: number;
   rows: number;
@@ -217,6 +219,11 @@ export interface LiveSwizzle {
   wavefronts: number;
   ideal: number;
   logicalWavefronts: number;
+}
+
+export interface LiveAffine {
+  base: number;
+  stride: number;
 }
 
 export interface LastInfo {
@@ -351,6 +358,7 @@ export interface CtaDelta {
 
 export interface EventInfo {
   kind: string;
+  step: number;
   cta: number;
   warp: number;
   pc: number;

@@ -37,6 +37,7 @@ export function parseSwizzleView(v: unknown): SwizzleViewState | undefined {
   for (const k of ["b", "m", "s"] as const) if (int(o[k]) !== undefined) out[k] = int(o[k]);
   if (o.focus === "row" || o.focus === "column" || o.focus === "ldmatrix") out.focus = o.focus;
   if (typeof o.live === "boolean") out.live = o.live;
+  if (o.unit === 4 || o.unit === 8 || o.unit === 16) out.unit = o.unit;
   return out;
 }
 

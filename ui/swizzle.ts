@@ -6,10 +6,12 @@
 // by isa.Swizzle) so the view and the tested functions cannot disagree.
 //
 // Live: when the paused kernel's last instruction accessed shared memory
-// at offsets that follow one of these patterns (the state's
-// last.swizzle, found by isa.DetectSwizzle), the explorer selects that
-// pattern and tile and draws the warp's lanes at their logical (row,
-// chunk) and at their physical places.
+// (the state's last.swizzle: the pattern its offsets follow, found by
+// isa.DetectSwizzle, or none, and their affine form), the explorer selects
+// that pattern, tile and cell width (4-byte words for a 4-byte access) and
+// draws the warp's lanes at their logical (row, cell) and at their
+// physical places; the bar above says what the offsets are: swizzled,
+// affine (a row, a column, a padded tile's column), or irregular.
 
 import { h, setChildren, stored, toggle } from "./dom";
 import type { Model, ProgramScoped } from "./model";
@@ -45,7 +47,9 @@ export interface SwizzleDoc {
   base: number;
   rowBytes: number;
   rows: number;
-  /** cells[r][c]: physical byte addresses of the four words of logical chunk c of row r. */
+  /** The cell width in bytes: 4 (one bank word), 8 or 16. */
+  unit: number;
+  /** cells[r][c]: physical byte addresses of the unit/4 words of logical cell c of row r. */
   cells: number[][][];
   access: SwizzleAccess[];
 }
@@ -82,6 +86,8 @@ export interface SwizzleViewState {
   row: number;
   col: number;
   chunk: number;
+  /** The cell width: 4, 8 or 16 bytes (absent: 16). */
+  unit?: number;
   /** The access check marked on the grid. */
   focus?: SwizzleAccess["pattern"];
   /** Follow the paused kernel's swizzled accesses. */
@@ -123,10 +129,38 @@ export function bankColour(bank: number): string {
   return `hsl(${(Math.floor(bank / 4) * 45 + 200) % 360}, 55%, ${bank % 2 ? 45 : 58}%)`;
 }
 
-/** Where a physical byte address lies in the tile: row and 16-byte chunk (row may fall outside). */
+/** Where a physical byte address lies in the tile: row and cell (of doc.unit bytes; row may fall outside). */
 export function physicalPlace(doc: SwizzleDoc, addr: number): { row: number; chunk: number } {
   const off = addr - doc.base;
-  return { row: Math.floor(off / doc.rowBytes), chunk: Math.floor((((off % doc.rowBytes) + doc.rowBytes) % doc.rowBytes) / 16) };
+  return { row: Math.floor(off / doc.rowBytes), chunk: Math.floor((((off % doc.rowBytes) + doc.rowBytes) % doc.rowBytes) / (doc.unit || 16)) };
+}
+
+/** What a cell is, in words: "4-byte word", "8-byte half", "16-byte chunk". */
+export function unitName(unit: number): string {
+  return unit === 4 ? "4-byte word" : unit === 8 ? "8-byte half-chunk" : "16-byte chunk";
+}
+
+/** What an affine stride means for a warp's access of size bytes a lane. */
+export function strideText(stride: number, size: number): string {
+  if (stride === 0) return "one address for every lane: a broadcast";
+  if (stride === size) return "consecutive: a row";
+  if (stride % 128 === 0) return `rows of ${stride} bytes: every lane in the same bank`;
+  if (stride > size && stride % 4 === 0) return `a column of a tile with ${stride}-byte rows (${stride / 4} words, padded off the 32-word bank width)`;
+  return `a step of ${stride} bytes from lane to lane`;
+}
+
+/** The live report of an access in words, without the line and warp (the bar and the tests read it). */
+export function liveText(sw: LiveSwizzle): string {
+  const n = sw.lanes.length;
+  const what = `the ${sw.kind} of ${n} lane${n === 1 ? "" : "s"}`;
+  const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal}): a ${sw.wavefronts}-way bank conflict`;
+  const a = sw.affine;
+  if (sw.mode !== "none") {
+    const twin = a ? ` The same offsets are affine too, lane l at byte ${a.base} + ${a.stride}·l: ${strideText(a.stride, sw.size)}. A padded tile would put them there as well, so this warp alone cannot tell the two apart; the banks are the same either way.` : "";
+    return `${what} follows ${sw.name} — un-swizzled, lane l is at byte ${sw.base} + ${sw.stride}·l.${twin} Banks: ${verdict}; without the swizzle ${sw.logicalWavefronts}.`;
+  }
+  if (a) return `${what} is affine, no swizzle: lane l is at byte ${a.base} + ${a.stride}·l, ${strideText(a.stride, sw.size)}. Banks: ${verdict}.`;
+  return `${what} is irregular (a gather): no swizzle pattern makes its offsets regular. Banks: ${verdict}.`;
 }
 
 function numInput(label: string, name: string, value: number, min: number, max: number, step = 1): HTMLLabelElement {
@@ -158,12 +192,16 @@ export class SwizzleView implements ProgramScoped {
     const width = h("select", { name: "rowBytes", "aria-label": "Row width" },
       [16, 32, 64, 128, 256, 512].map((n) => h("option", { value: n }, `${n} B`)));
     width.value = "128";
+    const unit = h("select", { name: "unit", "aria-label": "Cell width", title: "One cell of the grids: a 4-byte bank word (what a 4-byte access uses), 8 bytes, or a 16-byte chunk (vectors, ldmatrix, TMA)" },
+      [[4, "4 B word"], [8, "8 B"], [16, "16 B chunk"]].map(([n, t]) => h("option", { value: n }, String(t))));
+    unit.value = "16";
     this.liveBox = h("input", { type: "checkbox", name: "live", checked: true }) as HTMLInputElement;
     this.form = h("form.toolbar.swz-bar", { "aria-label": "Swizzle" },
       h("label.check.swz-livebox", { title: "Follow the paused kernel: when its last instruction's shared-memory addresses follow a pattern, show it here with the warp's lanes" }, this.liveBox, "live"),
       h("label.field", h("span.field-label", "pattern"), pick),
       h("span.swz-bms", numInput("B", "b", 3, 0, 6), numInput("M", "m", 4, 0, 8), numInput("S", "s", 3, 0, 10)),
       h("label.field", h("span.field-label", "row"), width),
+      h("label.field", h("span.field-label", "cell"), unit),
       numInput("rows", "rows", 8, 1, 64),
       numInput("base", "base", 0, 0, 1048448, 128),
       h("input", { type: "hidden", name: "row", value: 0 }),
@@ -240,6 +278,7 @@ export class SwizzleView implements ProgramScoped {
     this.field("rowBytes").value = String(sw.rowBytes);
     this.field("rows").value = String(sw.rows);
     this.field("base").value = String(sw.tileBase);
+    this.field("unit").value = String(sw.unit);
     void this.load();
     return true;
   }
@@ -255,19 +294,15 @@ export class SwizzleView implements ProgramScoped {
     this.liveBar.hidden = false;
     if (!sw || !last) {
       const why = !this.model?.loaded ? "" : this.model.last
-        ? `Live: line ${this.model.last.line}'s addresses follow no swizzle pattern (or it did not access shared memory).`
+        ? `Live: line ${this.model.last.line}, the last instruction run, did not access shared memory; step the warp over a shared load or store to see its lanes here.`
         : "Live: step the kernel; a shared-memory access whose addresses follow a swizzle shows here.";
       setChildren(this.liveBar, why ? h("span.muted", why) : null);
       return;
     }
-    const n = sw.lanes.length;
-    const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal})`;
     setChildren(this.liveBar,
       h("b.swz-live-tag", "live"), " ",
-      `line ${last.line} · CTA #${last.linear} warp ${last.warp}: the ${sw.kind} of ${n} lane${n === 1 ? "" : "s"} follows `,
-      h("b", sw.name), ` — un-swizzled, lane l is at byte ${sw.base} + ${sw.stride}·l. `,
-      `Banks: ${verdict}; without the swizzle ${sw.logicalWavefronts}. `,
-      h("span.muted", "Lane numbers: logical place on the left grid, physical place on the right."));
+      h("span.swz-live-text", { class: sw.wavefronts > sw.ideal ? "swz-live-conflict" : "" }, `line ${last.line} · CTA #${last.linear} warp ${last.warp}: ${liveText(sw)}`), " ",
+      h("span.muted", `Lane numbers: logical place on the left grid, physical place on the right; one cell is a ${unitName(sw.unit)}.`));
   }
 
   private field(name: string): HTMLInputElement | HTMLSelectElement {
@@ -289,6 +324,7 @@ export class SwizzleView implements ProgramScoped {
       mode: q.get("mode") ?? "none", rowBytes: n("rowBytes"), rows: n("rows"), base: n("base"),
       row: n("row"), col: n("col"), chunk: n("chunk"), focus: this.focus, live: this.liveBox.checked,
     };
+    if (n("unit") !== 16) v.unit = n("unit");
     if (q.get("atom")) v.atom = q.get("atom")!;
     if (v.mode === "xor") {
       v.b = n("b");
@@ -302,7 +338,8 @@ export class SwizzleView implements ProgramScoped {
   restoreView(v: SwizzleViewState): void {
     this.field("pattern").value = patternOf(v);
     if (!PATTERNS.some(([p]) => p === this.field("pattern").value)) this.field("pattern").value = "none";
-    for (const k of ["b", "m", "s", "rowBytes", "rows", "base", "row", "col", "chunk"] as const) {
+    this.field("unit").value = "16";
+    for (const k of ["b", "m", "s", "rowBytes", "rows", "base", "row", "col", "chunk", "unit"] as const) {
       const x = v[k];
       if (typeof x === "number") this.field(k).value = String(x);
     }
@@ -330,6 +367,7 @@ export class SwizzleView implements ProgramScoped {
     if (atom) q.set("atom", atom);
     if (mode === "xor") for (const k of ["b", "m", "s"]) q.set(k, this.field(k).value || "0");
     for (const k of ["rowBytes", "rows", "base", "row", "col", "chunk"]) q.set(k, this.field(k).value || "0");
+    q.set("unit", this.field("unit").value || "16");
     return q;
   }
 
@@ -380,24 +418,30 @@ export class SwizzleView implements ProgramScoped {
     const focus = d.access.find((a) => a.pattern === this.focus) ?? d.access[0];
     // The live access, if the tile is the one it was detected in.
     const sw = this.liveSw && this.liveSw.tileBase === d.base && this.liveSw.rowBytes === d.rowBytes ? this.liveSw : null;
-    // The verdicts first (the grids can be long); live, the lanes on the grids first.
+    // The verdicts first (the grids can be long); live, the lanes on the grids
+    // first and the pattern's own checks after them, titled as such (they
+    // are not the kernel's access).
     const cards = h("div.swz-access", d.access.map((a) => this.accessCard(a)));
+    const u = unitName(d.unit || 16);
+    const cell = u.replace(/^\S+ /, "");
     setChildren(this.body,
       sw ? null : cards,
       h("div.swz-grids",
-        h("figure.swz-fig", h("figcaption", sw ? "Logical (row, 16-byte chunk) → physical chunk; lane numbers: where the live access's lanes are, logically" : "Logical (row, 16-byte chunk) → physical chunk; outlined: the marked access"), this.logicalGrid(d, focus, sw)),
-        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : "Physical layout: the logical chunk stored at each place (as §5.5.7 draws it)"), this.physicalGrid(d, sw))),
+        h("figure.swz-fig", h("figcaption", sw ? `Logical (row, ${u}) → physical ${cell}; lane numbers: where the live access's lanes are, logically` : `Logical (row, ${u}) → physical ${cell}; outlined: the marked access`), this.logicalGrid(d, focus, sw)),
+        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : `Physical layout: the logical ${cell} stored at each place (as §5.5.7 draws it)`), this.physicalGrid(d, sw))),
+      sw ? h("h4.swz-checks-title", `${d.name}: its standard accesses (not the kernel's)`) : null,
       sw ? cards : null);
   }
 
   private logicalGrid(d: SwizzleDoc, focus: SwizzleAccess, sw: LiveSwizzle | null): HTMLTableElement {
-    const chunks = d.rowBytes / 16;
+    const unit = d.unit || 16;
+    const chunks = d.rowBytes / unit;
     const hits = new Map<string, boolean>();
     const live = sw ? lanePlaces(d, sw, true) : null;
     // Live, the grid marks the kernel's lanes instead of the chosen check.
     for (const l of live ? [] : focus.lanes) {
       for (let i = 0; i < l.words.length; i++) {
-        const key = `${l.row},${Math.floor((l.byte + 4 * i) / 16) % chunks}`;
+        const key = `${l.row},${Math.floor((l.byte + 4 * i) / unit) % chunks}`;
         hits.set(key, (hits.get(key) ?? false) || Boolean(l.conflict));
       }
     }
@@ -406,12 +450,12 @@ export class SwizzleView implements ProgramScoped {
       h("tr", h("th", { scope: "row" }, String(r)), row.map((words, c) => {
         const p = physicalPlace(d, words[0]);
         const pos = (words[0] >> 4) & 7;
-        const flipped = words[0] % 16 !== 0;
+        const flipped = words[0] % unit !== 0;
         const hit = hits.get(`${r},${c}`);
         const td = h("td.swz-cell", {
           "data-row": r, "data-chunk": c, "data-prow": p.row, "data-pchunk": p.chunk, "data-addr": words[0],
           style: `background:${chunkColour(pos)}`,
-          title: `logical row ${r}, chunk ${c} (byte ${c * 16}) → address ${words.map((w) => "0x" + w.toString(16)).join(", ")}; banks ${words.map((w) => (w >> 2) % 32).join(", ")}${flipped ? "; 8-byte halves swapped" : ""}`,
+          title: `logical row ${r}, ${unit === 16 ? "chunk" : unit === 4 ? "word" : "cell"} ${c} (byte ${c * unit}) → address ${words.map((w) => "0x" + w.toString(16)).join(", ")}; banks ${words.map((w) => (w >> 2) % 32).join(", ")}${flipped ? "; 8-byte halves swapped" : ""}`,
         },
         h("span.swz-pc", String(p.chunk)),
         p.row !== r ? h("span.swz-pr", `r${p.row}`) : null,
@@ -427,11 +471,12 @@ export class SwizzleView implements ProgramScoped {
         }
         return td;
       })));
-    return h("table.swz-grid", { "aria-label": "Logical to physical chunks" }, h("thead", head), h("tbody", rows));
+    return h("table.swz-grid", { "aria-label": "Logical to physical cells", "data-unit": unit, class: unit === 4 ? "words" : "" }, h("thead", head), h("tbody", rows));
   }
 
   private physicalGrid(d: SwizzleDoc, sw: LiveSwizzle | null): HTMLTableElement {
-    const chunks = d.rowBytes / 16;
+    const unit = d.unit || 16;
+    const chunks = d.rowBytes / unit;
     const live = sw ? lanePlaces(d, sw, false) : null;
     const at = new Map<string, string>();
     d.cells.forEach((row, r) => row.forEach((words, c) => {
@@ -441,7 +486,7 @@ export class SwizzleView implements ProgramScoped {
     const head = h("tr", h("th", { scope: "col" }, "row"), Array.from({ length: chunks }, (_, c) => h("th", { scope: "col" }, String(c))));
     const rows = d.cells.map((_, r) =>
       h("tr", h("th", { scope: "row" }, String(r)), Array.from({ length: chunks }, (_, c) => {
-        const addr = d.base + r * d.rowBytes + c * 16;
+        const addr = d.base + r * d.rowBytes + c * unit;
         const td = h("td.swz-cell.swz-phys", { "data-row": r, "data-chunk": c, style: `background:${chunkColour((addr >> 4) & 7)}` }, at.get(`${r},${c}`) ?? "·");
         const ls = live?.get(`${r},${c}`);
         if (ls) {
@@ -452,7 +497,7 @@ export class SwizzleView implements ProgramScoped {
         }
         return td;
       })));
-    return h("table.swz-grid", { "aria-label": "Physical layout" }, h("thead", head), h("tbody", rows));
+    return h("table.swz-grid", { "aria-label": "Physical layout", "data-unit": unit, class: unit === 4 ? "words" : "" }, h("thead", head), h("tbody", rows));
   }
 
   private accessCard(a: SwizzleAccess): HTMLElement {

@@ -33,6 +33,39 @@ type LessonHint struct {
 	// Panel is one of LessonPanels.
 	Panel string `json:"panel"`
 	Text  string `json:"text"`
+	// Shows is what the Banks and Swizzle views say when a breakpoint on
+	// the line stops a run (CTA 0, warp 0, its first pass) and one warp
+	// step runs the line, for a hint on
+	// a shared-memory access: the tests run the kernel there and compare
+	// the views with it, and the text must say it (HintShows.check).
+	Shows *HintShows `json:"shows,omitempty"`
+}
+
+// HintShows is the verdict of the line's first shared-memory access.
+type HintShows struct {
+	// Wavefronts is the bank model's count: 1 is "no conflict", n > 1
+	// an "n-way" conflict; the text says which.
+	Wavefronts int `json:"wavefronts"`
+	// Swizzle is the pattern the Swizzle tab names ("Swizzle<5,2,5>"), or
+	// "none"; the text names a pattern it gives.
+	Swizzle string `json:"swizzle"`
+}
+
+// check reports a hint text that does not say what the views show.
+func (s *HintShows) check(text string) error {
+	switch {
+	case s.Wavefronts < 1 || s.Wavefronts > 32:
+		return fmt.Errorf("shows: %d wavefronts (want 1 to 32)", s.Wavefronts)
+	case s.Wavefronts == 1 && !strings.Contains(text, "no conflict"):
+		return errors.New(`shows one wavefront, but the text does not say "no conflict"`)
+	case s.Wavefronts > 1 && !strings.Contains(text, fmt.Sprintf("%d-way", s.Wavefronts)):
+		return fmt.Errorf("shows %d wavefronts, but the text does not say \"%d-way\"", s.Wavefronts, s.Wavefronts)
+	case s.Swizzle == "":
+		return errors.New(`shows: no swizzle (want a pattern's name or "none")`)
+	case s.Swizzle != "none" && !strings.Contains(text, s.Swizzle):
+		return fmt.Errorf("shows %s, but the text does not name it", s.Swizzle)
+	}
+	return nil
 }
 
 // LessonPanels are the parts of the playground a hint can point at: the
@@ -96,6 +129,11 @@ func (l *Lesson) check(src string, spec *launch.Spec) error {
 		}
 		if strings.TrimSpace(h.Text) == "" {
 			return fmt.Errorf("hints[%d]: no text", i)
+		}
+		if h.Shows != nil {
+			if err := h.Shows.check(h.Text); err != nil {
+				return fmt.Errorf("hints[%d]: %v", i, err)
+			}
 		}
 	}
 	if strings.TrimSpace(l.Expect.Result) == "" {

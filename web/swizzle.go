@@ -18,6 +18,7 @@ import (
 //	mode=none|32B|64B|96B|128B|xor  atom=16B|32B|32B-flip8B|64B (128B only)
 //	b, m, s (xor)  rowBytes (16..512, multiple of 16)  rows (1..64)
 //	base (multiple of 128)  row, col, chunk (the access checks' selectors)
+//	unit=4|8|16 (the cell: a 4-byte bank word, 8 bytes or a 16-byte chunk)
 //
 // Anything else, or out of range, is a 400 naming the parameter.
 
@@ -34,9 +35,11 @@ type swizzleDoc struct {
 	Base     uint64   `json:"base"`
 	RowBytes int      `json:"rowBytes"`
 	Rows     int      `json:"rows"`
-	// Cells[r][c] are the physical byte addresses of the four words of
-	// logical 16-byte chunk c of row r.
-	Cells  [][][4]uint64       `json:"cells"`
+	// Unit is the cell width in bytes: 4 (one bank word), 8 or 16.
+	Unit int `json:"unit"`
+	// Cells[r][c] are the physical byte addresses of the unit/4 words of
+	// logical cell c (unit bytes) of row r.
+	Cells  [][][]uint64        `json:"cells"`
 	Access []isa.SwizzleAccess `json:"access"`
 }
 
@@ -57,13 +60,19 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
-var swizzleParams = map[string]bool{"mode": true, "atom": true, "b": true, "m": true, "s": true, "rowBytes": true, "rows": true, "base": true, "row": true, "col": true, "chunk": true}
+var swizzleParams = map[string]bool{"mode": true, "atom": true, "b": true, "m": true, "s": true, "rowBytes": true, "rows": true, "base": true, "row": true, "col": true, "chunk": true, "unit": true}
+
+// swizzleSel is the explorer's selection: the access checks' row, column
+// and chunk, and the cell width.
+type swizzleSel struct {
+	row, col, chunk, unit int
+}
 
 // parseSwizzle reads the explorer's query.
-func parseSwizzle(q url.Values) (isa.Swizzle, isa.SwizzleTile, [3]int, error) {
+func parseSwizzle(q url.Values) (isa.Swizzle, isa.SwizzleTile, swizzleSel, error) {
 	var sz isa.Swizzle
 	var tile isa.SwizzleTile
-	var sel [3]int
+	sel := swizzleSel{unit: 16}
 	for k := range q {
 		if !swizzleParams[k] {
 			return sz, tile, sel, paramError{k, "unknown parameter"}
@@ -91,12 +100,16 @@ func parseSwizzle(q url.Values) (isa.Swizzle, isa.SwizzleTile, [3]int, error) {
 	}{
 		{&sz.B, "b", 3, 0, isa.SwizzleMaxB}, {&sz.M, "m", 4, 0, isa.SwizzleMaxM}, {&sz.S, "s", 3, 0, isa.SwizzleMaxS},
 		{&tile.RowBytes, "rowBytes", 128, 16, isa.SwizzleMaxRowBytes}, {&tile.Rows, "rows", 8, 1, isa.SwizzleMaxRows},
-		{&sel[0], "row", 0, 0, isa.SwizzleMaxRows - 1}, {&sel[1], "col", 0, 0, isa.SwizzleMaxRowBytes/4 - 1}, {&sel[2], "chunk", 0, 0, isa.SwizzleMaxRowBytes/16 - 1},
+		{&sel.row, "row", 0, 0, isa.SwizzleMaxRows - 1}, {&sel.col, "col", 0, 0, isa.SwizzleMaxRowBytes/4 - 1}, {&sel.chunk, "chunk", 0, 0, isa.SwizzleMaxRowBytes/16 - 1},
+		{&sel.unit, "unit", 16, 4, 16},
 	}
 	for _, p := range ints {
 		if *p.dst, err = intParam(q, p.name, p.def, p.lo, p.hi); err != nil {
 			return sz, tile, sel, err
 		}
+	}
+	if sel.unit != 4 && sel.unit != 8 && sel.unit != 16 {
+		return sz, tile, sel, paramError{"unit", "want 4, 8 or 16"}
 	}
 	base, err := intParam(q, "base", 0, 0, isa.SwizzleMaxBase-1)
 	if err != nil {
@@ -116,10 +129,10 @@ func parseSwizzle(q url.Values) (isa.Swizzle, isa.SwizzleTile, [3]int, error) {
 }
 
 // swizzleView evaluates the swizzle on the tile.
-func swizzleView(sz isa.Swizzle, tile isa.SwizzleTile, sel [3]int) swizzleDoc {
+func swizzleView(sz isa.Swizzle, tile isa.SwizzleTile, sel swizzleSel) swizzleDoc {
 	d := swizzleDoc{
 		Name: sz.Name(), Formula: sz.Formula(), PatternBytes: sz.PatternBytes(), BaseOffset: sz.BaseOffset(tile.Base),
-		Base: tile.Base, RowBytes: tile.RowBytes, Rows: tile.Rows,
+		Base: tile.Base, RowBytes: tile.RowBytes, Rows: tile.Rows, Unit: sel.unit,
 	}
 	if sz.Mode != isa.SwizzleXOR {
 		d.Table = sz.Table()
@@ -134,18 +147,20 @@ func swizzleView(sz isa.Swizzle, tile isa.SwizzleTile, sel [3]int) swizzleDoc {
 			d.Equivalent = "Swizzle<3,4,3>"
 		}
 	}
-	chunks := tile.RowBytes / 16
-	d.Cells = make([][][4]uint64, tile.Rows)
+	cells, words := tile.RowBytes/sel.unit, sel.unit/4
+	d.Cells = make([][][]uint64, tile.Rows)
 	for r := range d.Cells {
-		d.Cells[r] = make([][4]uint64, chunks)
+		d.Cells[r] = make([][]uint64, cells)
 		for c := range d.Cells[r] {
-			d.Cells[r][c] = sz.ChunkWords(tile, r, c)
+			w := sz.ChunkWords(tile, r, c*sel.unit/16)
+			off := c * sel.unit % 16 / 4
+			d.Cells[r][c] = w[off : off+words : off+words]
 		}
 	}
 	d.Access = []isa.SwizzleAccess{
-		sz.CheckAccess(tile, isa.AccessRows, sel[0]),
-		sz.CheckAccess(tile, isa.AccessColumn, sel[1]),
-		sz.CheckAccess(tile, isa.AccessLdmatrix, sel[2]),
+		sz.CheckAccess(tile, isa.AccessRows, sel.row),
+		sz.CheckAccess(tile, isa.AccessColumn, sel.col),
+		sz.CheckAccess(tile, isa.AccessLdmatrix, sel.chunk),
 	}
 	return d
 }

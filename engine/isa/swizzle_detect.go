@@ -8,9 +8,18 @@ package isa
 // at the swizzled offset. DetectSwizzle looks for that: the raw offsets are
 // not affine in the lane, but un-swizzling them with one of the explorer's
 // patterns (Apply is an involution) gives offsets that are. Plain row and
-// column accesses, broadcasts and padded tiles are affine already and are
-// never reported; irregular accesses (gathers, histograms) that no pattern
-// makes affine are not either.
+// column accesses and broadcasts are affine already and are never
+// reported; irregular accesses (gathers, histograms) that no pattern makes
+// affine are not either.
+//
+// One case is both: the column of a swizzled tile whose XOR key equals the
+// row (column 0 of Swizzle<5,2,5>: lane l at word 33l) is affine with a
+// stride that is no power of two, exactly as the column of a tile padded
+// to 33-word rows. The addresses cannot tell the two apart, so the fit is
+// reported with Affine set and the raw stride: the swizzle's rows are a
+// power of two bytes, the padded rows are not. (Strides such as 2^k + 2^M
+// and 2^k - 2^M have such a twin: a column of Swizzle<B,M,S> with
+// 2^(M+S) = 2^k, whose XOR key runs with the row.)
 //
 // Several patterns can explain one access: a tile row whose XOR key is 1
 // is explained by every Swizzle<B,2,5> with B >= 1. The detector reports
@@ -26,6 +35,11 @@ type SwizzleFit struct {
 	Swizzle Swizzle
 	Base    int64
 	Stride  int64
+	// Affine: the raw offsets are affine too, lane l at RawBase +
+	// RawStride*l, as a column of a tile padded to RawStride-byte rows.
+	Affine    bool
+	RawBase   int64
+	RawStride int64
 }
 
 // Logical is the un-swizzled offset of a physical one.
@@ -127,9 +141,11 @@ func affine(lanes []int, offs []uint64) (base, stride int64, ok bool) {
 
 // DetectSwizzle finds the swizzle that explains a warp's shared-memory
 // offsets: lanes (distinct, ascending, 0-31) accessed offs (same length).
-// It reports false when the raw offsets are affine in the lane already,
-// when there are fewer than SwizzleDetectMinLanes lanes, or when no
-// pattern makes them affine with a positive stride.
+// It reports false when there are fewer than SwizzleDetectMinLanes lanes,
+// when no pattern makes the offsets affine with a positive stride, and when
+// the raw offsets are affine already, unless their stride is no power of
+// two and a pattern reads them as a column of its rows (the padded/swizzled
+// coincidence above: the fit comes with Affine set).
 func DetectSwizzle(lanes []int, offs []uint64) (SwizzleFit, bool) {
 	if len(lanes) != len(offs) || len(lanes) < SwizzleDetectMinLanes {
 		return SwizzleFit{}, false
@@ -139,7 +155,8 @@ func DetectSwizzle(lanes []int, offs []uint64) (SwizzleFit, bool) {
 			return SwizzleFit{}, false
 		}
 	}
-	if _, _, ok := affine(lanes, offs); ok {
+	rawBase, rawStride, rawAffine := affine(lanes, offs)
+	if rawAffine && (rawStride <= 0 || isPow2(rawStride)) {
 		return SwizzleFit{}, false
 	}
 	var bits uint64
@@ -158,7 +175,7 @@ func DetectSwizzle(lanes []int, offs []uint64) (SwizzleFit, bool) {
 			logical[i] = c.s.Apply(o)
 		}
 		base, stride, ok := affine(lanes, logical)
-		if !ok || stride <= 0 {
+		if !ok || stride <= 0 || rawAffine && stride != c.rowBytes {
 			continue
 		}
 		if best == nil || c.better(best, bits, stride) {
@@ -166,7 +183,12 @@ func DetectSwizzle(lanes []int, offs []uint64) (SwizzleFit, bool) {
 		}
 	}
 	if best != nil {
+		if rawAffine {
+			fit.Affine, fit.RawBase, fit.RawStride = true, rawBase, rawStride
+		}
 		return fit, true
 	}
 	return SwizzleFit{}, false
 }
+
+func isPow2(x int64) bool { return x > 0 && x&(x-1) == 0 }

@@ -56,6 +56,12 @@ func TestDetectSwizzlePositive(t *testing.T) {
 		{"Swizzle<2,3,4>", all, func(l int) uint64 { return XORSwizzle(2, 3, 4).Apply(uint64(l*128 + 4)) }, XORSwizzle(2, 3, 4), 4, 128},
 		// 256-byte rows: Swizzle<3,4,4>, lane l reads row l's first chunk.
 		{"Swizzle<3,4,4> 256-byte rows", all, func(l int) uint64 { return XORSwizzle(3, 4, 4).Apply(uint64(l * 256)) }, XORSwizzle(3, 4, 4), 0, 256},
+		// Column 0 of the same tile: lane t reads word 33t, which is also
+		// the column of a tile padded to 33-word rows (Affine, below).
+		{"xor column 0 (affine too)", all, func(l int) uint64 { return uint64(l * 132) }, XORSwizzle(5, 2, 5), 0, 128},
+		{"xor column 0 at 4096 (affine too)", all, func(l int) uint64 { return uint64(4096 + l*132) }, XORSwizzle(5, 2, 5), 4096, 128},
+		// Its column 31: word 31 + 31t, the column of a 31-word tile too.
+		{"xor column 31 (affine too)", all, func(l int) uint64 { return uint64(l*128 + (31^l)*4) }, XORSwizzle(5, 2, 5), 124, 128},
 		{"half the lanes", even, func(l int) uint64 { return uint64(l*128 + ((7^l)&31)*4) }, XORSwizzle(5, 2, 5), 28, 128},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +72,10 @@ func TestDetectSwizzlePositive(t *testing.T) {
 			}
 			if f.Swizzle != tc.want || f.Base != tc.base || f.Stride != tc.stride {
 				t.Fatalf("detected %s base %d stride %d, want %s base %d stride %d", f.Swizzle.Name(), f.Base, f.Stride, tc.want.Name(), tc.base, tc.stride)
+			}
+			rb, rs, affine := affine(tc.lanes, offs)
+			if f.Affine != affine || affine && (f.RawBase != rb || f.RawStride != rs) {
+				t.Fatalf("affine %v (base %d stride %d), want %v (base %d stride %d)", f.Affine, f.RawBase, f.RawStride, affine, rb, rs)
 			}
 			for i, l := range tc.lanes {
 				if got := int64(f.Logical(offs[i])); got != f.Base+f.Stride*int64(l) {
@@ -102,6 +112,21 @@ func TestDetectSwizzleNegative(t *testing.T) {
 				t.Fatalf("detected %s (base %d stride %d) in %v", f.Swizzle.Name(), f.Base, f.Stride, offs)
 			}
 		})
+	}
+	// An affine access is reported only as the column of a pattern's rows
+	// (a power of two bytes), with its own stride no power of two.
+	for stride := 0; stride <= 1100; stride++ {
+		for _, base := range []int{0, 4, 12, 124, 128, 4096} {
+			offs := offsetsOf(all, func(l int) uint64 { return uint64(base + stride*l) })
+			f, ok := DetectSwizzle(all, offs)
+			if !ok {
+				continue
+			}
+			if !f.Affine || f.RawStride != int64(stride) || f.RawBase != int64(base) || !isPow2(f.Stride) || isPow2(int64(stride)) ||
+				f.Swizzle.Mode == SwizzleXOR && f.Stride != 1<<uint(f.Swizzle.M+f.Swizzle.S) {
+				t.Fatalf("affine stride %d base %d: detected %s (stride %d, affine %v)", stride, base, f.Swizzle.Name(), f.Stride, f.Affine)
+			}
+		}
 	}
 	// Gathers (a histogram's bins, random indices): no pattern explains them.
 	rnd := rand.New(rand.NewSource(9))

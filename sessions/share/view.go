@@ -29,8 +29,10 @@ type SwizzleView struct {
 	Row      int    `json:"row"`
 	Col      int    `json:"col"`
 	Chunk    int    `json:"chunk"`
-	Focus    string `json:"focus,omitempty"` // row, column or ldmatrix
-	Live     *bool  `json:"live,omitempty"`
+	// Unit is the cell width: 4, 8 or 16 bytes (0: 16, the default).
+	Unit  int    `json:"unit,omitempty"`
+	Focus string `json:"focus,omitempty"` // row, column or ldmatrix
+	Live  *bool  `json:"live,omitempty"`
 }
 
 // Swizzle is the pattern the view names.
@@ -84,6 +86,11 @@ func normalizeSwizzleView(raw json.RawMessage) (json.RawMessage, error) {
 			return nil, fmt.Errorf("%s %d is negative", s.name, s.v)
 		}
 	}
+	switch v.Unit {
+	case 0, 4, 8, 16:
+	default:
+		return nil, fmt.Errorf("unit %d: want 4, 8 or 16", v.Unit)
+	}
 	switch v.Focus {
 	case "", "row", "column", "ldmatrix":
 	default:
@@ -106,6 +113,9 @@ func normalizeSwizzleView(raw json.RawMessage) (json.RawMessage, error) {
 	out.Chunk %= tile.RowBytes / 16
 	if out.Focus == "column" {
 		out.Focus = "" // the explorer's default
+	}
+	if out.Unit == 16 {
+		out.Unit = 0 // the default: 16-byte chunks
 	}
 	if out.Live != nil && *out.Live {
 		out.Live = nil // the default: follow the kernel

@@ -20,6 +20,8 @@ func TestSwizzleViewNormalized(t *testing.T) {
 		`{"tab":"swizzle","swizzle":{"mode":"128b","atom":"16B","b":2,"m":4,"s":3,"rowBytes":128,"rows":8,"base":0,"row":1,"col":2,"chunk":3}}`,
 		// Selectors beyond the tile, reduced as the explorer reduces them; the default focus and live.
 		`{"tab":"swizzle","swizzle":{"mode":"128B","rowBytes":128,"rows":8,"base":0,"row":9,"col":34,"chunk":11,"focus":"column","live":true}}`,
+		// The default cell, 16-byte chunks, named.
+		`{"tab":"swizzle","swizzle":{"mode":"128B","rowBytes":128,"rows":8,"base":0,"row":1,"col":2,"chunk":3,"unit":16}}`,
 	}
 	want, _ := snap(t, withView(canon)).Encode()
 	for _, v := range same {
@@ -39,6 +41,7 @@ func TestSwizzleViewNormalized(t *testing.T) {
 		`{"tab":"swizzle","swizzle":{"mode":"xor","b":3,"m":4,"s":3,"rowBytes":128,"rows":8,"base":0,"row":1,"col":2,"chunk":3}}`,
 		`{"tab":"swizzle","swizzle":{"mode":"128B","rowBytes":128,"rows":8,"base":0,"row":1,"col":2,"chunk":3,"focus":"ldmatrix"}}`,
 		`{"tab":"swizzle","swizzle":{"mode":"128B","rowBytes":128,"rows":8,"base":0,"row":1,"col":2,"chunk":3,"live":false}}`,
+		`{"tab":"swizzle","swizzle":{"mode":"128B","rowBytes":128,"rows":8,"base":0,"row":1,"col":2,"chunk":3,"unit":4}}`,
 	}
 	seen := map[string]string{want: canon}
 	for _, v := range other {
@@ -71,6 +74,7 @@ func TestSwizzleViewRefused(t *testing.T) {
 		{`{"swizzle":{"mode":"none","rowBytes":128,"rows":8,"base":-128}}`, "negative"},
 		{`{"swizzle":{"mode":"none","rowBytes":128,"rows":8,"row":-1}}`, "row -1 is negative"},
 		{`{"swizzle":{"mode":"none","rowBytes":128,"rows":8,"focus":"diagonal"}}`, "focus"},
+		{`{"swizzle":{"mode":"none","rowBytes":128,"rows":8,"unit":12}}`, "unit 12"},
 		{`{"swizzle":{"mode":"none","rowBytes":128,"rows":8,"extra":1}}`, "unknown field"},
 		{`{"swizzle":"128B"}`, "swizzle:"},
 	} {

@@ -131,8 +131,9 @@ func TestPendingCopiesPanel(t *testing.T) {
 
 // TestSwizzleLive: the transpose example's swizzled kernel paused after
 // warp 1's column read (lane t reads word t*32 + (1 ^ t)): the Swizzle tab
-// selects Swizzle<5,2,5> on a 32-row tile of 128-byte rows, draws lane t at
-// logical (row t, chunk 0) and at physical chunk (1^t)/4 of row t, and
+// selects Swizzle<5,2,5> on a 32-row tile of 128-byte rows in 4-byte
+// cells (the access's words), draws lane t at logical (row t, word 1) and
+// at physical word 1^t of row t, and
 // says one wavefront where the unswizzled column needs 32. A share link
 // reopens the tab as it was; a pattern chosen by hand leaves live and is
 // kept by the link too.
@@ -152,8 +153,8 @@ func TestSwizzleLive(t *testing.T) {
 	tb.showTab("swizzle")
 	tb.waitJS("the live pattern", `/Swizzle<5,2,5>/.test(document.querySelector("#pg-tab-swizzle .swz-live-bar").textContent) && (document.querySelector("#pg-tab-swizzle .swz-info b") || {}).textContent === "Swizzle<5,2,5>" && document.querySelectorAll("#pg-tab-swizzle td.swz-live").length === 64`)
 	var form map[string]string
-	tb.eval(`Object.fromEntries(["pattern", "b", "m", "s", "rowBytes", "rows", "base"].map((k) => [k, document.querySelector('#pg-tab-swizzle [name="' + k + '"]').value]))`, &form)
-	if fmt.Sprint(form) != "map[b:5 base:0 m:2 pattern:xor rowBytes:128 rows:32 s:5]" {
+	tb.eval(`Object.fromEntries(["pattern", "b", "m", "s", "rowBytes", "rows", "base", "unit"].map((k) => [k, document.querySelector('#pg-tab-swizzle [name="' + k + '"]').value]))`, &form)
+	if fmt.Sprint(form) != "map[b:5 base:0 m:2 pattern:xor rowBytes:128 rows:32 s:5 unit:4]" {
 		t.Errorf("the explorer's settings: %v", form)
 	}
 	type liveCell struct {
@@ -171,13 +172,13 @@ func TestSwizzleLive(t *testing.T) {
 		t.Fatalf("%d logical and %d physical live cells, want 32 each", len(logical), len(physical))
 	}
 	for _, c := range logical {
-		if c.Chunk != 0 || c.Lanes != fmt.Sprint(c.Row) {
-			t.Errorf("logical cell (%d, %d) holds lanes %s, want lane %d at chunk 0", c.Row, c.Chunk, c.Lanes, c.Row)
+		if c.Chunk != 1 || c.Lanes != fmt.Sprint(c.Row) {
+			t.Errorf("logical cell (%d, %d) holds lanes %s, want lane %d at word 1", c.Row, c.Chunk, c.Lanes, c.Row)
 		}
 	}
 	for _, c := range physical {
-		if c.Lanes != fmt.Sprint(c.Row) || c.Chunk != (1^c.Row)/4 {
-			t.Errorf("physical cell (%d, %d) holds lanes %s, want lane %d at chunk %d", c.Row, c.Chunk, c.Lanes, c.Row, (1^c.Row)/4)
+		if c.Lanes != fmt.Sprint(c.Row) || c.Chunk != 1^c.Row {
+			t.Errorf("physical cell (%d, %d) holds lanes %s, want lane %d at word %d", c.Row, c.Chunk, c.Lanes, c.Row, 1^c.Row)
 		}
 	}
 	var bar string
