@@ -86,6 +86,7 @@ type fixup struct {
 	span  ptx.Span
 	table int // >= 0: index into prog.Tables entry
 	elem  int
+	scope int // the label scope the reference is in (see labelScope)
 }
 
 type compiler struct {
@@ -96,11 +97,16 @@ type compiler struct {
 	scopes []map[string]*sym
 	fn     *Function
 	fnIdx  int32
-	labels map[string]int32
-	fixups []fixup
+	// lscopes holds the label scope of every block of the function being
+	// lowered (see labelScope), blockScope the index of each block's, and
+	// lscope the one of the block being lowered.
+	lscopes    []labelScope
+	blockScope map[*ptx.Block]int
+	lscope     int
+	fixups     []fixup
 	// tables maps the labels of the function's .branchtargets lists to
 	// their index in Program.Tables and where they are declared.
-	tables map[string]branchTable
+	tables map[*ptx.Label]branchTable
 	consts map[uint64]int32
 	// constVal maps the slot of each immediate (consts) to its value.
 	constVal map[int32]uint64
