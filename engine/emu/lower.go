@@ -398,8 +398,13 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		switch {
 		case info.Status == isa.Planned && info.Family == isa.FamTensor:
 			what = "is not supported yet (tensor-core instructions are planned)"
+		case info.Status == isa.Planned && info.Family == isa.FamBlackwell:
+			what = "is not supported yet (Blackwell tcgen05 instructions are planned)"
 		case info.Status == isa.Planned:
 			what = "is not supported yet (Hopper instructions are planned)"
+		}
+		if !c.plannedNamesDeclared(ins) {
+			return
 		}
 		c.diags.Warnf(ins.OpSpan, "%s %s; the launch faults if a thread reaches it", info.Name, what)
 		msg := info.Name + " " + what
@@ -428,6 +433,56 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		fx.pc = pc
 		c.fixups = append(c.fixups, fx)
 	}
+}
+
+// plannedNamesDeclared checks the names an instruction the emulator does
+// not execute uses (its operands are otherwise not bound): each must be a
+// register, variable, function, label or special register in scope, so a
+// typo is an error there as anywhere else. It reports whether all are.
+func (c *compiler) plannedNamesDeclared(ins *ptx.Instr) bool {
+	ok := true
+	check := func(name string, span ptx.Span) {
+		if !ok || name == "" || c.lookup(name) != nil || c.labelVisible(name) {
+			return
+		}
+		if _, special := lookupSpecial(name); special || c.maybeLost(name) {
+			return
+		}
+		c.errorf(span, "undefined name %s", name)
+		ok = false
+	}
+	var expr func(e *ptx.Expr)
+	expr = func(e *ptx.Expr) {
+		if e == nil {
+			return
+		}
+		if e.Kind == ptx.ExprName {
+			check(e.Name, e.Span)
+		}
+		expr(e.X)
+		expr(e.Y)
+		expr(e.Z)
+		for _, a := range e.Args {
+			expr(a)
+		}
+	}
+	var opd func(o *ptx.Operand)
+	opd = func(o *ptx.Operand) {
+		if o == nil {
+			return
+		}
+		if o.Kind == ptx.OpdName || o.Kind == ptx.OpdAddr {
+			check(o.Name, o.Span)
+		}
+		expr(o.Expr)
+		for _, e := range o.Elems {
+			opd(e)
+		}
+	}
+	for _, o := range ins.Operands {
+		opd(o)
+	}
+	return ok
 }
 
 func fullName(ins *ptx.Instr) string {
