@@ -140,3 +140,25 @@ Y:
 		t.Fatalf("diagnostics:\n%s", out)
 	}
 }
+
+// A module without .version and .target is not a valid module: an error
+// at the first statement (line:col), not silence; the same text with the
+// header compiles.
+func TestModuleHeaderRequired(t *testing.T) {
+	body := "\n\n.visible .entry k() { ret; }\n"
+	s := ptx.NewSource("t.ptx", []byte(body))
+	prog, diags := CompileSource(s)
+	if got := ptx.FormatAll(s, diags); prog != nil || !strings.HasPrefix(got, "t.ptx:3:1: error: missing .version") {
+		t.Errorf("without a header: %s", got)
+	}
+	for _, text := range []string{"", "// nothing\n"} {
+		s := ptx.NewSource("t.ptx", []byte(text))
+		if prog, diags := CompileSource(s); prog != nil || !strings.Contains(ptx.FormatAll(s, diags), "t.ptx:1:1: error: missing .version") {
+			t.Errorf("%q: %s", text, ptx.FormatAll(s, diags))
+		}
+	}
+	s = ptx.NewSource("t.ptx", []byte("// a comment first is fine\n"+ctlHeader+body))
+	if prog, diags := CompileSource(s); prog == nil || len(diags) != 0 {
+		t.Errorf("with the header: %s", ptx.FormatAll(s, diags))
+	}
+}
