@@ -29,6 +29,9 @@ type binder struct {
 		flags                               isa.Flags
 	}
 	fixups []fixup
+	// memOps holds the memory operands bound so far (PC is filled in when
+	// the instruction is emitted).
+	memOps []MemOperand
 }
 
 func (b *binder) decodeMods(mods []ptx.Mod) {

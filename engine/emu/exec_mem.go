@@ -124,6 +124,7 @@ func bindMemRef(b *binder, i int, space isa.Space) (memRef, bool) {
 	if sp == isa.SharedCluster {
 		sp = isa.Shared
 	}
+	b.memOps = append(b.memOps, MemOperand{Operand: uint8(min(i, 255)), Base: base, Space: sp})
 	r := memRef{base: base, off: off, space: sp, amask: ^uint64(0)}
 	if base >= 0 && b.c.prog.Regs[base].Type.Bits() == 32 {
 		r.amask = 0xffffffff

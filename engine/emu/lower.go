@@ -429,6 +429,10 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		return
 	}
 	pc := c.emit(op, ins.Span)
+	for _, m := range b.memOps {
+		m.PC = int32(pc)
+		c.prog.MemOperands = append(c.prog.MemOperands, m)
+	}
 	for _, fx := range b.fixups {
 		fx.pc = pc
 		c.fixups = append(c.fixups, fx)
