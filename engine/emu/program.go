@@ -161,6 +161,29 @@ type Symbol struct {
 	Span  ptx.Span
 }
 
+// DynamicSharedArray is the module's first extern .shared array (an
+// array of dynamic shared memory: declared without a size), or nil.
+func (p *Program) DynamicSharedArray() *Symbol {
+	for i := range p.Globals {
+		if g := &p.Globals[i]; g.Space == isa.Shared && g.Size == 0 {
+			return g
+		}
+	}
+	return nil
+}
+
+// DefaultDynamicShared is the dynamic shared memory an inferred launch
+// gives a kernel of p (launch.Infer): 48 KiB, what CUDA allows without
+// opting in, within MaxSharedBytes with the static shared memory; 0 for a
+// module without an extern .shared array. (The size a kernel needs cannot
+// be read from its code.)
+func (p *Program) DefaultDynamicShared() int {
+	if p.DynamicSharedArray() == nil {
+		return 0
+	}
+	return max(min(48<<10, MaxSharedBytes-p.DynSharedBase), 0)
+}
+
 // CallInfo describes a call site. Arguments and return values are matched
 // with the callee's parameters by position when the call executes, so
 // direct and indirect calls work alike.

@@ -174,18 +174,13 @@ func (in *inferrer) launchShape() {
 }
 
 // dynamicShared gives a kernel of a module with an extern .shared array
-// 48 KiB of dynamic shared memory (what CUDA allows without opting in;
-// the size the kernel needs cannot be read from its code).
+// the program's default dynamic shared memory (48 KiB, what CUDA allows
+// without opting in; the size the kernel needs cannot be read from its
+// code).
 func (in *inferrer) dynamicShared() {
-	for _, g := range in.p.Globals {
-		if g.Space != isa.Shared || g.Size != 0 {
-			continue
-		}
-		if n := min(48<<10, emu.MaxSharedBytes-in.p.DynSharedBase); n > 0 {
-			in.s.DynamicSharedBytes = n
-			in.note(-1, "dynamicSharedBytes %d (48 KiB for the extern .shared array %s)", n, g.Name)
-		}
-		return
+	if n := in.p.DefaultDynamicShared(); n > 0 {
+		in.s.DynamicSharedBytes = n
+		in.note(-1, "dynamicSharedBytes %d (48 KiB for the extern .shared array %s)", n, in.p.DynamicSharedArray().Name)
 	}
 }
 
