@@ -212,12 +212,18 @@ type execFn func(w *Warp, op *Op, mask uint32) *Fault
 // MemOperand is one memory operand ("[base+off]") of the instruction at
 // PC: the value slot of its base register (-1 for an absolute address or
 // a variable's own address), the state space it addresses (SpaceNone:
-// generic) and the operand's position in the instruction.
+// generic), the operand's position in the instruction, its offset and,
+// where the instruction fixes it, how many bytes from base+Off one lane's
+// access spans (ld/st: the access size; wmma.load/store: the fragment's
+// rows or columns at the stride when that is an immediate or the default;
+// 0 when not known).
 type MemOperand struct {
 	PC      int32
 	Operand uint8
 	Base    int32
 	Space   isa.Space
+	Off     int64
+	Bytes   int64
 }
 
 // Op is one lowered instruction: a union of every operation's fields, with

@@ -107,6 +107,11 @@ type paramFacts struct {
 	offset   bool // added to a global address
 	scaled   bool // multiplied into a global address
 	float    bool // read by a floating-point instruction
+	// reach is the most bytes past its value that one access is known to
+	// span (offset plus the bytes of the access: a wmma fragment with an
+	// immediate stride spans its rows at that stride), a lower bound on
+	// the size of the buffer it points to.
+	reach int64
 }
 
 // kernelFacts is the analysis of one kernel.
@@ -922,6 +927,9 @@ func (a *analyzer) accesses(at int, op *emu.Op, st state, _ *funcFlow) {
 		for _, i := range a.pointersOf(f) {
 			pf := &kf.params[i]
 			pf.pointer = true
+			if m.Bytes > 0 && m.Off >= 0 && m.Off <= 1<<40 {
+				pf.reach = max(pf.reach, m.Off+m.Bytes)
+			}
 			if read {
 				pf.reads++
 			}

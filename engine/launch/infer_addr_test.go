@@ -77,3 +77,33 @@ func TestInferTritonGEMM(t *testing.T) {
 		t.Errorf("notes:\n%s", all)
 	}
 }
+
+// A kernel that reaches its buffers only through wmma.load and
+// wmma.store: init gives each buffer the 16x16 fragment the access spans
+// at its immediate stride (256 elements, more than the 64 threads), and
+// the inferred launch runs.
+func TestInferWmmaRuns(t *testing.T) {
+	src := launchHeader + `
+.visible .entry k(.param .u64 a, .param .u64 c) {
+	.reg .b32 %r<8>; .reg .f32 %f<8>; .reg .u64 %rd<3>;
+	ld.param.u64 %rd1, [a];
+	ld.param.u64 %rd2, [c];
+	wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, [%rd1], 16;
+	wmma.load.c.sync.aligned.col.m16n16k16.global.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, [%rd2];
+	wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%r0,%r1,%r2,%r3,%r4,%r5,%r6,%r7}, {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7};
+	wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%f0,%f1,%f2,%f3,%f4,%f5,%f6,%f7}, 16;
+	ret;
+}
+`
+	p := compileLaunchTest(t, src)
+	s, notes, res := inferAndRun(t, p, nil, "")
+	want := `{"version":1,"entry":"k","grid":[1,1,1],"block":[64,1,1],"buffers":[` +
+		`{"name":"a","type":"f16","count":256,"init":{"iota":{"start":0,"step":1}}},` +
+		`{"name":"c","type":"f32","count":256}],"params":[{"buffer":"a"},{"buffer":"c"}]}`
+	if got := specJSON(t, s); got != want {
+		t.Errorf("spec:\n got %s\nwant %s\n%s", got, want, notesText(notes))
+	}
+	if res.Status != StatusOK {
+		t.Errorf("status %s %+v", res.Status, res.Fault)
+	}
+}
