@@ -395,6 +395,7 @@ func (c *compiled) sizeOf(source string) int64 {
 	for _, t := range p.Tables {
 		n += int64(len(t)) * 4
 	}
+	n += int64(cap(p.MemOperands)) * int64(unsafe.Sizeof(emu.MemOperand{}))
 	n += int64(len(p.GlobalImg) + len(p.ConstImg))
 	// pcLine, pcCol, pcOp (and its strings), lines and linePCs.
 	n += int64(len(c.pcLine)) * (4 + 4 + 16 + 16 + 8 + 8)

@@ -29,6 +29,9 @@ type binder struct {
 		flags                               isa.Flags
 	}
 	fixups []fixup
+	// memOps holds the memory operands bound so far (PC is filled in when
+	// the instruction is emitted).
+	memOps []MemOperand
 }
 
 func (b *binder) decodeMods(mods []ptx.Mod) {
@@ -385,7 +388,7 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 				}
 				return b.c.special(sr)
 			}
-			if _, ok := b.c.labels[o.Name]; ok {
+			if b.c.labelVisible(o.Name) {
 				b.operr(i, "label %s used as a value", o.Name)
 				return -1
 			}
@@ -553,7 +556,7 @@ func (b *binder) Label(i int) {
 		b.operr(i, "operand %d must be a label", i+1)
 		return
 	}
-	b.fixups = append(b.fixups, fixup{label: o.Name, span: o.Span, table: -1})
+	b.fixups = append(b.fixups, fixup{label: o.Name, span: o.Span, table: -1, scope: b.c.lscope})
 }
 
 // ---- constant and special slots ----

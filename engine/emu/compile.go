@@ -86,6 +86,7 @@ type fixup struct {
 	span  ptx.Span
 	table int // >= 0: index into prog.Tables entry
 	elem  int
+	scope int // the label scope the reference is in (see labelScope)
 }
 
 type compiler struct {
@@ -96,11 +97,16 @@ type compiler struct {
 	scopes []map[string]*sym
 	fn     *Function
 	fnIdx  int32
-	labels map[string]int32
-	fixups []fixup
+	// lscopes holds the label scope of every block of the function being
+	// lowered (see labelScope), blockScope the index of each block's, and
+	// lscope the one of the block being lowered.
+	lscopes    []labelScope
+	blockScope map[*ptx.Block]int
+	lscope     int
+	fixups     []fixup
 	// tables maps the labels of the function's .branchtargets lists to
 	// their index in Program.Tables and where they are declared.
-	tables map[string]branchTable
+	tables map[*ptx.Label]branchTable
 	consts map[uint64]int32
 	// constVal maps the slot of each immediate (consts) to its value.
 	constVal map[int32]uint64
@@ -156,8 +162,32 @@ func (c *compiler) errorf(span ptx.Span, format string, args ...any) {
 	c.diags.Errorf(span, format, args...)
 }
 
+// checkHeader requires the module header the PTX ISA requires: every
+// module begins with a .version directive, immediately followed by a
+// .target directive ("Each PTX module must begin with a .version
+// directive, immediately followed by a .target directive"). ptxas
+// rejects a module without them, so it is an error here too.
+func (c *compiler) checkHeader() {
+	h := c.mod.Header
+	const example = "\".version 8.0\" then \".target sm_80\""
+	switch {
+	case h.Version.End == 0:
+		c.errorf(h.First, "missing .version: a PTX module begins with a .version directive, then .target (for example %s)", example)
+		return
+	case !h.VersionFirst:
+		c.errorf(h.Version, ".version must be the first statement of the module (only comments may precede it)")
+	}
+	switch {
+	case h.Target.End == 0:
+		c.errorf(h.Version, "missing .target: .version must be followed by a .target directive (for example \".target sm_80\")")
+	case !h.TargetNext:
+		c.errorf(h.Target, ".target must come right after .version")
+	}
+}
+
 func (c *compiler) run() {
 	m := c.mod
+	c.checkHeader()
 	if m.AddressSize == 32 {
 		c.diags.Warnf(ptx.Span{}, ".address_size 32: the emulator uses 64-bit generic addresses; 32-bit pointers are truncated")
 	}

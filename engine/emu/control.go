@@ -110,7 +110,11 @@ func bindBrx(b *binder) {
 		b.operr(1, "brx.idx needs the name of a .branchtargets list")
 		return
 	}
-	t, ok := b.c.tables[o.Name]
+	var t branchTable
+	ok := false
+	if d := b.c.findLabel(b.c.lscope, o.Name); d != nil {
+		t, ok = b.c.tables[d.stmt]
+	}
 	if !ok {
 		b.operr(1, "%s is not a .branchtargets list of this function (\"%s: .branchtargets L1, L2;\")", o.Name, o.Name)
 		return

@@ -124,11 +124,20 @@ func bindMemRef(b *binder, i int, space isa.Space) (memRef, bool) {
 	if sp == isa.SharedCluster {
 		sp = isa.Shared
 	}
+	b.memOps = append(b.memOps, MemOperand{Operand: uint8(min(i, 255)), Base: base, Space: sp, Off: off})
 	r := memRef{base: base, off: off, space: sp, amask: ^uint64(0)}
 	if base >= 0 && b.c.prog.Regs[base].Type.Bits() == 32 {
 		r.amask = 0xffffffff
 	}
 	return r, true
+}
+
+// memSpan records how many bytes one lane's access through the memory
+// operand bound last spans (MemOperand.Bytes).
+func (b *binder) memSpan(n int64) {
+	if k := len(b.memOps); k > 0 {
+		b.memOps[k-1].Bytes = n
+	}
 }
 
 func (r memRef) set(op *Op) {
@@ -267,6 +276,7 @@ func bindLd(b *binder) {
 	if !ok {
 		return
 	}
+	b.memSpan(int64(t.Size() * max(vec, 1)))
 	op := b.op
 	ref.set(op)
 	op.Type = t
@@ -868,6 +878,7 @@ func bindSt(b *binder) {
 	if !ok {
 		return
 	}
+	b.memSpan(int64(t.Size() * max(vec, 1)))
 	op := b.op
 	ref.set(op)
 	op.Type = t

@@ -171,11 +171,27 @@ func bindWmmaMem(b *binder) {
 	}
 	op := b.op
 	op.B = -1
+	stride := int64(f.wmem.cols) // the default: the leading dimension
+	if lays[0] == isa.Col {
+		stride = int64(f.wmem.rows)
+	}
 	if b.N() == 3 {
+		stride = -1 // a register: not known here
+		if b.IsImm(2) {
+			if v, ok := b.Imm(2); ok {
+				stride = int64(v.Int)
+			}
+		}
 		op.B = b.Src(2, isa.U32)
 		if b.failed {
 			return
 		}
+	}
+	if lines, width := int64(f.wmem.rows), int64(f.wmem.cols); stride > 0 && stride <= 1<<20 {
+		if lays[0] == isa.Col {
+			lines, width = width, lines
+		}
+		b.memSpan(((lines-1)*stride + width) * int64(f.wmem.bits) / 8)
 	}
 	ref.set(op)
 	op.Aux = int32(fi)

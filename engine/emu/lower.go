@@ -53,10 +53,12 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	fn.HasBody = true
 	c.fn = fn
 	c.fnIdx = fn.index
-	c.labels = map[string]int32{}
+	c.lscopes, c.lscope = nil, -1
+	c.blockScope = map[*ptx.Block]int{}
+	c.collectLabels(f.Body, -1)
 	c.lostFn = c.lostIn[f]
 	c.fixups = nil
-	c.tables = map[string]branchTable{}
+	c.tables = map[*ptx.Label]branchTable{}
 	c.protos = map[string]*ptx.CallProto{}
 	c.scopes = []map[string]*sym{{}}
 	fn.RegBase, fn.PredBase = int32(len(c.prog.Regs)), int32(len(c.prog.Preds))
@@ -91,9 +93,19 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	}
 	fn.End = len(c.prog.Ops)
 	for _, fx := range c.fixups {
-		pc, ok := c.labels[fx.label]
+		def := c.findLabel(fx.scope, fx.label)
+		pc, ok := int32(0), def != nil && def.pc >= 0
+		if ok {
+			pc = def.pc
+		}
 		if !ok {
-			if !c.maybeLost(fx.label) {
+			switch other := c.hiddenLabel(fx.label); {
+			case def != nil:
+				// lowering stopped before the label (too many errors)
+			case other != nil:
+				p := c.mod.Src.Position(other.stmt.Span.Start)
+				c.errorf(fx.span, "label %s is not visible here: it is defined at line %d inside a { } block that does not enclose this one", fx.label, p.Line)
+			case !c.maybeLost(fx.label):
 				c.errorf(fx.span, "undefined label %s", fx.label)
 			}
 			continue
@@ -109,7 +121,75 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	fn.LocalLen = c.localOff - fn.LocalBase
 	computeReconvergence(c.prog, fn)
 	c.scopes = nil
+	c.lscopes, c.blockScope = nil, nil
 	c.fn = nil
+}
+
+// labelScope holds the labels defined directly in one "{ }" block of the
+// function being lowered. Labels are scoped like .reg declarations: a
+// branch sees the labels of its own block and of every enclosing block,
+// the innermost first, and never those of a sibling block. So inlined
+// copies of the same assembly ("waitLoop: ... @!p bra waitLoop;" inside
+// "{ }" twice) each branch to their own copy.
+type labelScope struct {
+	parent int // index in compiler.lscopes; -1 for the function body
+	labels map[string]*labelDef
+}
+
+// labelDef is one label: the statement that defines it and, once that is
+// lowered, the pc it names (-1 before).
+type labelDef struct {
+	stmt *ptx.Label
+	pc   int32
+}
+
+// collectLabels gives block b and each block within it a label scope and
+// records the labels each defines, before the body is lowered (branches
+// may go forward). A label defined twice in the same block is an error.
+func (c *compiler) collectLabels(b *ptx.Block, parent int) {
+	idx := len(c.lscopes)
+	c.lscopes = append(c.lscopes, labelScope{parent: parent, labels: map[string]*labelDef{}})
+	c.blockScope[b] = idx
+	for _, st := range b.Stmts {
+		switch st := st.(type) {
+		case *ptx.Label:
+			if _, dup := c.lscopes[idx].labels[st.Name]; dup {
+				c.errorf(st.Span, "label %s defined twice in the same block", st.Name)
+				continue
+			}
+			c.lscopes[idx].labels[st.Name] = &labelDef{stmt: st, pc: -1}
+		case *ptx.Block:
+			c.collectLabels(st, idx)
+		}
+	}
+}
+
+// findLabel resolves a label name as seen from label scope scope: the
+// innermost enclosing block that defines it wins. nil if none does.
+func (c *compiler) findLabel(scope int, name string) *labelDef {
+	for i := scope; i >= 0 && i < len(c.lscopes); i = c.lscopes[i].parent {
+		if d, ok := c.lscopes[i].labels[name]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// hiddenLabel returns a label of the function named name from any block,
+// for saying why a reference to it does not resolve.
+func (c *compiler) hiddenLabel(name string) *labelDef {
+	for _, sc := range c.lscopes {
+		if d, ok := sc.labels[name]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// labelVisible reports whether name is a label visible where the body is
+// being lowered.
+func (c *compiler) labelVisible(name string) bool {
+	return c.findLabel(c.lscope, name) != nil
 }
 
 func (c *compiler) declareParams(f *ptx.Func, fn *Function) {
@@ -168,6 +248,9 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 		c.scopes = append(c.scopes, map[string]*sym{})
 		defer func() { c.scopes = c.scopes[:len(c.scopes)-1] }()
 	}
+	outer := c.lscope
+	c.lscope = c.blockScope[b]
+	defer func() { c.lscope = outer }()
 	scope := c.scopes[len(c.scopes)-1]
 	for _, st := range b.Stmts {
 		if c.diags.Full() {
@@ -177,11 +260,9 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 		case *ptx.VarDecl:
 			c.declareVars(st, scope, false)
 		case *ptx.Label:
-			if _, dup := c.labels[st.Name]; dup {
-				c.errorf(st.Span, "label %s defined twice", st.Name)
-				continue
-			}
-			c.labels[st.Name] = int32(len(c.prog.Ops))
+			if d := c.lscopes[c.lscope].labels[st.Name]; d != nil && d.stmt == st {
+				d.pc = int32(len(c.prog.Ops))
+			} // else defined twice in this block (reported by collectLabels)
 		case *ptx.Block:
 			c.lowerBlock(st, true)
 		case *ptx.Instr:
@@ -212,6 +293,7 @@ func (c *compiler) lowerBlock(b *ptx.Block, push bool) {
 // resolved with the other labels when the body is lowered. (brx.idx
 // checks that its list comes first, as PTX requires.)
 func (c *compiler) branchTargets(b *ptx.Block) {
+	scope := c.blockScope[b]
 	var label *ptx.Label
 	for _, st := range b.Stmts {
 		switch st := st.(type) {
@@ -228,8 +310,8 @@ func (c *compiler) branchTargets(b *ptx.Block) {
 				c.errorf(st.Span, ".branchtargets needs a label: \"L: .branchtargets L1, L2;\"")
 				break
 			}
-			if _, dup := c.tables[label.Name]; dup {
-				break // the label is defined twice: reported when it is lowered
+			if d := c.lscopes[scope].labels[label.Name]; d == nil || d.stmt != label {
+				break // the label is defined twice in this block (reported)
 			}
 			if len(st.Args) == 0 {
 				c.errorf(st.Span, ".branchtargets %s lists no label", label.Name)
@@ -237,13 +319,13 @@ func (c *compiler) branchTargets(b *ptx.Block) {
 			}
 			t := int32(len(c.prog.Tables))
 			c.prog.Tables = append(c.prog.Tables, make([]int32, len(st.Args)))
-			c.tables[label.Name] = branchTable{index: t, at: st.Span.Start}
+			c.tables[label] = branchTable{index: t, at: st.Span.Start}
 			for i, a := range st.Args {
 				if a.Kind != ptx.ExprName {
 					c.errorf(a.Span, ".branchtargets %s: entry %d is not a label", label.Name, i+1)
 					continue
 				}
-				c.fixups = append(c.fixups, fixup{label: a.Name, span: a.Span, table: int(t), elem: i})
+				c.fixups = append(c.fixups, fixup{label: a.Name, span: a.Span, table: int(t), elem: i, scope: scope})
 			}
 		}
 		label = nil
@@ -316,8 +398,13 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		switch {
 		case info.Status == isa.Planned && info.Family == isa.FamTensor:
 			what = "is not supported yet (tensor-core instructions are planned)"
+		case info.Status == isa.Planned && info.Family == isa.FamBlackwell:
+			what = "is not supported yet (Blackwell tcgen05 instructions are planned)"
 		case info.Status == isa.Planned:
 			what = "is not supported yet (Hopper instructions are planned)"
+		}
+		if !c.plannedNamesDeclared(ins) {
+			return
 		}
 		c.diags.Warnf(ins.OpSpan, "%s %s; the launch faults if a thread reaches it", info.Name, what)
 		msg := info.Name + " " + what
@@ -342,10 +429,64 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		return
 	}
 	pc := c.emit(op, ins.Span)
+	for _, m := range b.memOps {
+		m.PC = int32(pc)
+		c.prog.MemOperands = append(c.prog.MemOperands, m)
+	}
 	for _, fx := range b.fixups {
 		fx.pc = pc
 		c.fixups = append(c.fixups, fx)
 	}
+}
+
+// plannedNamesDeclared checks the names an instruction the emulator does
+// not execute uses (its operands are otherwise not bound): each must be a
+// register, variable, function, label or special register in scope, so a
+// typo is an error there as anywhere else. It reports whether all are.
+func (c *compiler) plannedNamesDeclared(ins *ptx.Instr) bool {
+	ok := true
+	check := func(name string, span ptx.Span) {
+		if !ok || name == "" || c.lookup(name) != nil || c.labelVisible(name) {
+			return
+		}
+		if _, special := lookupSpecial(name); special || c.maybeLost(name) {
+			return
+		}
+		c.errorf(span, "undefined name %s", name)
+		ok = false
+	}
+	var expr func(e *ptx.Expr)
+	expr = func(e *ptx.Expr) {
+		if e == nil {
+			return
+		}
+		if e.Kind == ptx.ExprName {
+			check(e.Name, e.Span)
+		}
+		expr(e.X)
+		expr(e.Y)
+		expr(e.Z)
+		for _, a := range e.Args {
+			expr(a)
+		}
+	}
+	var opd func(o *ptx.Operand)
+	opd = func(o *ptx.Operand) {
+		if o == nil {
+			return
+		}
+		if o.Kind == ptx.OpdName || o.Kind == ptx.OpdAddr {
+			check(o.Name, o.Span)
+		}
+		expr(o.Expr)
+		for _, e := range o.Elems {
+			opd(e)
+		}
+	}
+	for _, o := range ins.Operands {
+		opd(o)
+	}
+	return ok
 }
 
 func fullName(ins *ptx.Instr) string {

@@ -114,9 +114,33 @@ func (w *Warp) spaceBytes(space isa.Space, lane int, addr uint64, size, align in
 		return nil, space, w.faultAddr(FaultIllegal, lane, addr, "access to the %s state space is not supported", space)
 	}
 	if addr+uint64(size) > uint64(len(mem)) || addr+uint64(size) < addr {
+		if space == isa.Shared {
+			if f := w.dynamicSharedFault(lane, addr, size); f != nil {
+				return nil, space, f
+			}
+		}
 		return nil, space, w.faultAddr(FaultOutOfBounds, lane, addr, "%d-byte access to %s address 0x%x is outside its %d bytes", size, space, addr, len(mem))
 	}
 	return mem[addr : addr+uint64(size) : addr+uint64(size)], space, nil
+}
+
+// dynamicSharedFault is the fault of a shared access past the end of the
+// CTA's shared memory that lands in the dynamic shared memory of the
+// module's extern .shared array: it says how many bytes of dynamic shared
+// memory the access needs, names the launch field that gives them and
+// the size an inferred launch gives. nil when the module has no extern
+// .shared array or the access is not past its start.
+func (w *Warp) dynamicSharedFault(lane int, addr uint64, size int) *Fault {
+	p := w.m.prog
+	arr := p.DynamicSharedArray()
+	base := uint64(p.DynSharedBase)
+	end := addr + uint64(size)
+	if arr == nil || end < addr || end <= base || end-base > MaxSharedBytes {
+		return nil
+	}
+	return w.faultAddr(FaultOutOfBounds, lane, addr,
+		"%d-byte access to shared address 0x%x is past the %d bytes of dynamic shared memory the launch gives: the extern .shared array %s needs at least %d bytes for this access; set the launch's dynamicSharedBytes (an inferred launch gives %d bytes)",
+		size, addr, w.m.cfg.DynamicSharedBytes, arr.Name, end-base, p.DefaultDynamicShared())
 }
 
 // load reads size (1, 2, 4 or 8) bytes little-endian for lane, zero-extended.

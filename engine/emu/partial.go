@@ -164,8 +164,7 @@ func (c *compiler) unresolvedLost(name string) bool {
 	if _, ok := lookupSpecial(name); ok {
 		return false
 	}
-	_, ok := c.labels[name]
-	return !ok && c.maybeLost(name)
+	return !c.labelVisible(name) && c.maybeLost(name)
 }
 
 // operandLost reports whether operand o uses a name that lost text may

@@ -10,19 +10,24 @@ import (
 // Program is the immutable result of lowering a module. It is safe to share
 // between machines and goroutines.
 type Program struct {
-	Src       *ptx.Source
-	Module    *ptx.Module
-	Ops       []Op       // the whole module's code; functions are ranges of it
-	Spans     []ptx.Span // Spans[pc] is the source span of Ops[pc]
-	Funcs     []*Function
-	Regs      []RegInfo // one per value-register slot
-	Preds     []RegInfo // one per predicate-register slot
-	Consts    []ConstReg
-	Specials  []SpecialReg // value slots holding special registers
-	Calls     []CallInfo   // call sites (Op.Aux of OpCall)
-	Tables    [][]int32    // branch target lists (Op.Aux of brx.idx)
-	Globals   []Symbol     // variables with an address in .global, .const or .shared (module and body scope), in declaration order
-	GlobalImg []byte       // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
+	Src      *ptx.Source
+	Module   *ptx.Module
+	Ops      []Op       // the whole module's code; functions are ranges of it
+	Spans    []ptx.Span // Spans[pc] is the source span of Ops[pc]
+	Funcs    []*Function
+	Regs     []RegInfo // one per value-register slot
+	Preds    []RegInfo // one per predicate-register slot
+	Consts   []ConstReg
+	Specials []SpecialReg // value slots holding special registers
+	Calls    []CallInfo   // call sites (Op.Aux of OpCall)
+	Tables   [][]int32    // branch target lists (Op.Aux of brx.idx)
+	// MemOperands lists every memory (address) operand of every
+	// instruction, in pc order: whatever the instruction (ld, st, atom,
+	// cp.async, wmma.load, ldmatrix, prefetch, ...), its "[addr]"
+	// operands are bound by one function, which records them here.
+	MemOperands []MemOperand
+	Globals     []Symbol // variables with an address in .global, .const or .shared (module and body scope), in declaration order
+	GlobalImg   []byte   // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
 	// GlobalSize is the size of the module's .global segment: the machine
 	// zero-fills it past GlobalImg.
 	GlobalSize int
@@ -156,6 +161,29 @@ type Symbol struct {
 	Span  ptx.Span
 }
 
+// DynamicSharedArray is the module's first extern .shared array (an
+// array of dynamic shared memory: declared without a size), or nil.
+func (p *Program) DynamicSharedArray() *Symbol {
+	for i := range p.Globals {
+		if g := &p.Globals[i]; g.Space == isa.Shared && g.Size == 0 {
+			return g
+		}
+	}
+	return nil
+}
+
+// DefaultDynamicShared is the dynamic shared memory an inferred launch
+// gives a kernel of p (launch.Infer): 48 KiB, what CUDA allows without
+// opting in, within MaxSharedBytes with the static shared memory; 0 for a
+// module without an extern .shared array. (The size a kernel needs cannot
+// be read from its code.)
+func (p *Program) DefaultDynamicShared() int {
+	if p.DynamicSharedArray() == nil {
+		return 0
+	}
+	return max(min(48<<10, MaxSharedBytes-p.DynSharedBase), 0)
+}
+
 // CallInfo describes a call site. Arguments and return values are matched
 // with the callee's parameters by position when the call executes, so
 // direct and indirect calls work alike.
@@ -180,6 +208,23 @@ type CallArg struct {
 // warp's active lanes whose guard predicate holds). Non-control operations
 // do not touch the pc; the machine advances it.
 type execFn func(w *Warp, op *Op, mask uint32) *Fault
+
+// MemOperand is one memory operand ("[base+off]") of the instruction at
+// PC: the value slot of its base register (-1 for an absolute address or
+// a variable's own address), the state space it addresses (SpaceNone:
+// generic), the operand's position in the instruction, its offset and,
+// where the instruction fixes it, how many bytes from base+Off one lane's
+// access spans (ld/st: the access size; wmma.load/store: the fragment's
+// rows or columns at the stride when that is an immediate or the default;
+// 0 when not known).
+type MemOperand struct {
+	PC      int32
+	Operand uint8
+	Base    int32
+	Space   isa.Space
+	Off     int64
+	Bytes   int64
+}
 
 // Op is one lowered instruction: a union of every operation's fields, with
 // operands resolved to register slots. Immediates and special registers are

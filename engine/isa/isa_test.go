@@ -83,3 +83,34 @@ func TestModifierDecoding(t *testing.T) {
 		}
 	}
 }
+
+// The tcgen05 family (sm_100a) and tensormap.cp_fenceproxy are recognised,
+// including the opcodes whose second word carries "::" (wait::ld,
+// fence::before_thread_sync) and the compound mma.ws.sp.
+func TestLookupBlackwell(t *testing.T) {
+	cases := []struct {
+		base string
+		mods []string
+		want Opcode
+		used int
+	}{
+		{"tcgen05", []string{"mma", "cta_group::1", "kind::f16"}, OpTcgen05Mma, 1},
+		{"tcgen05", []string{"mma", "ws", "cta_group::1", "kind::f16"}, OpTcgen05MmaWs, 2},
+		{"tcgen05", []string{"mma", "sp", "cta_group::1"}, OpTcgen05MmaSp, 2},
+		{"tcgen05", []string{"mma", "ws", "sp", "cta_group::1"}, OpTcgen05MmaWsSp, 3},
+		{"tcgen05", []string{"wait::ld", "sync", "aligned"}, OpTcgen05WaitLd, 1},
+		{"tcgen05", []string{"wait::st", "sync", "aligned"}, OpTcgen05WaitSt, 1},
+		{"tcgen05", []string{"fence::before_thread_sync"}, OpTcgen05FenceBefore, 1},
+		{"tcgen05", []string{"fence::after_thread_sync"}, OpTcgen05FenceAfter, 1},
+		{"tcgen05", []string{"relinquish_alloc_permit", "cta_group::2", "sync", "aligned"}, OpTcgen05RelinquishAllocPermit, 1},
+		{"tensormap", []string{"cp_fenceproxy", "global", "shared::cta"}, OpTensormapCpFenceproxy, 1},
+	}
+	for _, c := range cases {
+		if o, n := Lookup(c.base, c.mods); o != c.want || n != c.used {
+			t.Errorf("Lookup(%s, %v) = %v, %d; want %v, %d", c.base, c.mods, o, n, c.want, c.used)
+		}
+		if Info[c.want].Status != Planned {
+			t.Errorf("%s is not Planned", Info[c.want].Name)
+		}
+	}
+}

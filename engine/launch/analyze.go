@@ -1,6 +1,8 @@
 package launch
 
 import (
+	"sort"
+
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -105,6 +107,11 @@ type paramFacts struct {
 	offset   bool // added to a global address
 	scaled   bool // multiplied into a global address
 	float    bool // read by a floating-point instruction
+	// reach is the most bytes past its value that one access is known to
+	// span (offset plus the bytes of the access: a wmma fragment with an
+	// immediate stride spans its rows at that stride), a lower bound on
+	// the size of the buffer it points to.
+	reach int64
 }
 
 // kernelFacts is the analysis of one kernel.
@@ -226,7 +233,7 @@ func analyzeKernel(p *emu.Program, fn *emu.Function) *kernelFacts {
 
 // walk visits every instruction of the analysed functions with the state
 // before it.
-func (a *analyzer) walk(visit func(op *emu.Op, st state, ff *funcFlow)) {
+func (a *analyzer) walk(visit func(pc int, op *emu.Op, st state, ff *funcFlow)) {
 	for _, ff := range a.funcs {
 		for bi, b := range ff.blocks {
 			a.runBlock(ff, b, a.blockEntry(ff, bi), visit)
@@ -351,11 +358,11 @@ func (a *analyzer) sameState(x, y state) bool {
 
 // runBlock applies the instructions of block b to st, calling visit (if
 // not nil) before each.
-func (a *analyzer) runBlock(ff *funcFlow, b *cfgBlock, st state, visit func(*emu.Op, state, *funcFlow)) {
+func (a *analyzer) runBlock(ff *funcFlow, b *cfgBlock, st state, visit func(int, *emu.Op, state, *funcFlow)) {
 	for pc := b.start; pc < b.end; pc++ {
 		op := &a.p.Ops[pc]
 		if visit != nil {
-			visit(op, st, ff)
+			visit(pc, op, st, ff)
 		}
 		a.transfer(op, st, ff)
 	}
@@ -798,7 +805,7 @@ func (a *analyzer) call(op *emu.Op, st state) {
 
 // facts records, for each parameter, the loads of it, cvta, comparisons
 // with thread indices and floating-point uses.
-func (a *analyzer) facts(op *emu.Op, st state, ff *funcFlow) {
+func (a *analyzer) facts(_ int, op *emu.Op, st state, ff *funcFlow) {
 	kf := a.kf
 	if op.Type == isa.Pred {
 		return
@@ -902,49 +909,68 @@ func (a *analyzer) compare(x, y *flow) {
 
 // accesses records the global loads, stores and atomics made through each
 // parameter.
-func (a *analyzer) accesses(op *emu.Op, st state, _ *funcFlow) {
+func (a *analyzer) accesses(at int, op *emu.Op, st state, _ *funcFlow) {
 	kf := a.kf
-	base := op.A
-	read, write := false, false
-	switch op.Code {
-	case isa.OpLd, isa.OpLdu:
-		read = true
-	case isa.OpSt:
-		write = true
+	pc := int32(at)
+	mops := a.p.MemOperands
+	i := sort.Search(len(mops), func(i int) bool { return mops[i].PC >= pc })
+	for ; i < len(mops) && mops[i].PC == pc; i++ {
+		m := mops[i]
+		if m.Base < 0 || m.Space != isa.Global && m.Space != isa.SpaceNone {
+			continue
+		}
+		f := a.get(st, m.Base)
+		if f == nil {
+			continue
+		}
+		read, write, typed := memDirection(op.Code)
+		for _, i := range a.pointersOf(f) {
+			pf := &kf.params[i]
+			pf.pointer = true
+			if m.Bytes > 0 && m.Off >= 0 && m.Off <= 1<<40 {
+				pf.reach = max(pf.reach, m.Off+m.Bytes)
+			}
+			if read {
+				pf.reads++
+			}
+			if write {
+				pf.writes++
+			}
+			if !typed {
+				continue
+			}
+			if t := a.accessType(op); t != isa.TNone {
+				pf.votes[t]++
+			}
+		}
+		for _, i := range f.val.members() {
+			if f.add.has(i) {
+				kf.params[i].offset = true
+			} else {
+				kf.params[i].scaled = true
+			}
+		}
+	}
+}
+
+// memDirection tells what an instruction does through its global or
+// generic memory operands, for the parameters they are based on: whether
+// it reads or writes the memory, and whether the instruction's type is
+// the type of the elements it accesses. Every memory operand makes its
+// parameter a pointer (Program.MemOperands lists them all, whatever the
+// instruction); a prefetch or a cache hint neither reads nor writes.
+func memDirection(code isa.Opcode) (read, write, typed bool) {
+	switch code {
+	case isa.OpLd, isa.OpLdu, isa.OpWmmaLoad, isa.OpLdmatrix:
+		return true, false, true
+	case isa.OpSt, isa.OpWmmaStore, isa.OpStmatrix:
+		return false, true, true
 	case isa.OpAtom, isa.OpRed:
-		read, write = true, true
+		return true, true, true
 	case isa.OpCpAsync:
-		base, read = op.E, true
-	default:
-		return
+		return true, false, false // its size is in bytes, not elements
 	}
-	if base < 0 || op.Code != isa.OpCpAsync && op.Space != isa.Global && op.Space != isa.SpaceNone {
-		return
-	}
-	f := a.get(st, base)
-	if f == nil {
-		return
-	}
-	for _, i := range a.pointersOf(f) {
-		pf := &kf.params[i]
-		pf.pointer = true
-		if read {
-			pf.reads++
-		}
-		if write {
-			pf.writes++
-		}
-		if t := a.accessType(op); t != isa.TNone {
-			pf.votes[t]++
-		}
-	}
-	for _, i := range f.val.members() {
-		if f.add.has(i) {
-			kf.params[i].offset = true
-		} else {
-			kf.params[i].scaled = true
-		}
-	}
+	return false, false, false
 }
 
 // pointersOf picks the parameters an address is based on. Two possible
@@ -978,9 +1004,6 @@ func (a *analyzer) pointersOf(f *flow) []int {
 // their element, packed pairs as their half, and a bit-size access takes
 // the type of its data register when that has the same size.
 func (a *analyzer) accessType(op *emu.Op) isa.Type {
-	if op.Code == isa.OpCpAsync {
-		return isa.TNone
-	}
 	t := op.Type
 	switch t {
 	case isa.F16x2:

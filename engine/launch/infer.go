@@ -174,18 +174,13 @@ func (in *inferrer) launchShape() {
 }
 
 // dynamicShared gives a kernel of a module with an extern .shared array
-// 48 KiB of dynamic shared memory (what CUDA allows without opting in;
-// the size the kernel needs cannot be read from its code).
+// the program's default dynamic shared memory (48 KiB, what CUDA allows
+// without opting in; the size the kernel needs cannot be read from its
+// code).
 func (in *inferrer) dynamicShared() {
-	for _, g := range in.p.Globals {
-		if g.Space != isa.Shared || g.Size != 0 {
-			continue
-		}
-		if n := min(48<<10, emu.MaxSharedBytes-in.p.DynSharedBase); n > 0 {
-			in.s.DynamicSharedBytes = n
-			in.note(-1, "dynamicSharedBytes %d (48 KiB for the extern .shared array %s)", n, g.Name)
-		}
-		return
+	if n := in.p.DefaultDynamicShared(); n > 0 {
+		in.s.DynamicSharedBytes = n
+		in.note(-1, "dynamicSharedBytes %d (48 KiB for the extern .shared array %s)", n, in.p.DynamicSharedArray().Name)
 	}
 }
 
@@ -279,12 +274,20 @@ func (in *inferrer) params() {
 	}
 	threads := int64(s.Grid[0]) * int64(s.Grid[1]) * int64(s.Grid[2]) * int64(s.Block[0]) * int64(s.Block[1]) * int64(s.Block[2])
 	count := threads
+	per := int64(0)
 	if len(newBufs) > 0 {
-		per := (in.lim.MaxBufferBytes - keptBytes) / int64(len(newBufs))
+		per = (in.lim.MaxBufferBytes - keptBytes) / int64(len(newBufs))
 		for _, i := range newBufs {
 			count = min(count, per/int64(in.elemType(i).Size()))
 		}
 		count = max(count, 0)
+	}
+	// A buffer holds at least what one access through its pointer is
+	// known to span (a 16x16 wmma fragment at stride 16: 256 elements).
+	bufCount := func(i int) int64 {
+		size := int64(in.elemType(i).Size())
+		need := (kf.params[i].reach + size - 1) / size
+		return max(count, min(need, per/size))
 	}
 	// A count compared with the thread index stays within every buffer
 	// the kernel addresses.
@@ -309,7 +312,7 @@ func (in *inferrer) params() {
 		}
 		if kf.role(i) == RolePointer && kf.bindable(i) {
 			name := names[i]
-			b := in.newBuffer(i, name, int(count))
+			b := in.newBuffer(i, name, int(bufCount(i)))
 			init := "zeros"
 			if b.Init != nil {
 				// The k-th float input counts in steps of k+1, so that the

@@ -12,7 +12,10 @@ type Module struct {
 	Version     string   // ".version 8.5" -> "8.5" ("" if absent)
 	Target      []string // ".target sm_90a, texmode_independent"
 	AddressSize int      // 32 or 64 (64 if absent)
-	Decls       []Decl   // *VarDecl and *Func in source order
+	// Header records where the .version and .target directives are, for
+	// the check that a module begins with them (see emu.Compile).
+	Header ModuleHeader
+	Decls  []Decl // *VarDecl and *Func in source order
 	// Directives holds module-level directives kept as data (".pragma",
 	// ".alias") in source order. They are not Decls.
 	Directives []*Directive
@@ -28,6 +31,16 @@ type Module struct {
 	SlabBytes int64
 	// errStarts holds the start offset of every syntax error, sorted.
 	errStarts []int32
+}
+
+// ModuleHeader is where a module's .version and .target directives are.
+type ModuleHeader struct {
+	Version, Target Span // zero (Start == End) if absent
+	// VersionFirst: .version is the module's first statement. TargetNext:
+	// .target is the statement right after .version.
+	VersionFirst, TargetNext bool
+	// First is the first statement of the module (zero if it has none).
+	First Span
 }
 
 // SyntaxErrors returns the number of syntax errors Parse reported.

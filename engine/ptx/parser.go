@@ -25,6 +25,8 @@ type parser struct {
 	laBuf   [4]Token
 	prevEnd int32 // end offset of the previously consumed token
 	ntok    int   // tokens consumed, to check progress
+	// versionStmt is the index of the top-level statement .version is.
+	versionStmt int
 
 	strs      map[string]string // interned identifiers and modifiers
 	depth     int
@@ -413,15 +415,44 @@ func perfDirective(name []byte) bool {
 // ---- module level ----
 
 func (p *parser) parseModule(m *Module) {
+	stmt := 0 // index of the top-level statement being parsed
 	for p.tok.Kind != TokEOF && !p.diags.Full() {
 		n := p.ntok
 		start, errs, decls := p.tok.Span.Start, p.diags.Errors, len(m.Decls)
+		if p.tok.Kind != TokSemi {
+			p.header(m, stmt)
+			stmt++
+		}
 		p.parseTop(m)
 		if p.diags.Errors > errs && len(m.Decls) == decls {
 			p.lost(start)
 		}
 		if p.ntok == n && p.tok.Kind != TokEOF {
 			p.next() // always make progress
+		}
+	}
+}
+
+// header records in m.Header where the module's .version and .target
+// directives are, given the index of the top-level statement at p.tok.
+func (p *parser) header(m *Module, stmt int) {
+	h := &m.Header
+	if stmt == 0 {
+		h.First = p.tok.Span
+	}
+	if p.tok.Kind != TokDirective {
+		return
+	}
+	switch string(p.tokText(p.tok)) {
+	case ".version":
+		if h.Version.End == 0 {
+			h.Version, h.VersionFirst = p.tok.Span, stmt == 0
+			p.versionStmt = stmt
+		}
+	case ".target":
+		if h.Target.End == 0 {
+			h.Target = p.tok.Span
+			h.TargetNext = h.Version.End != 0 && stmt == p.versionStmt+1
 		}
 	}
 }
