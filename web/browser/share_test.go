@@ -94,7 +94,8 @@ func TestShareLinks(t *testing.T) {
 	r := refAt(t, "shared-reduction", 9)
 	other.expectWarps(r, "opened from the link at step 9")
 	other.expectRegTable(r, r.warp(0, 2), "opened from the link at step 9")
-	if f := other.status().File; f != "block_sum.ptx" {
+	// Named after the example it came from, not the kernel's entry (block_sum).
+	if f := other.status().File; f != "shared-reduction.ptx" {
 		t.Errorf("file name %q", f)
 	}
 
@@ -110,7 +111,7 @@ func TestShareLinks(t *testing.T) {
 	}
 	st := s.newTab(t, strings.TrimPrefix(start, s.base))
 	st.wake()
-	st.waitLoaded("block_sum.ptx")
+	st.waitLoaded("shared-reduction.ptx")
 
 	// Link-only: the kernel travels in the URL's fragment.
 	lo := tb.shareVia("", true, true)
