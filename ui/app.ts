@@ -31,6 +31,8 @@ import { debounce, readDraft, writeDraft } from "./draft";
 import { ShareDialog, parseShare } from "./share";
 import { LessonView, parseLesson } from "./lesson";
 import type { ShareData, ShareView } from "./share";
+import { captureView, restoreView } from "./viewstate";
+import type { ViewHost } from "./viewstate";
 import type { Draft } from "./draft";
 import { initPresenter, togglePresenter } from "./presenter";
 
@@ -102,7 +104,7 @@ export class App {
   private restore: Draft | null = null;
   /** The share link the page was opened on, until the user forks it. */
   private shared: ShareData | null = null;
-  /** The view of a share link, applied once its launch has loaded. */
+  /** The view of a share link whose program fields wait for its program (viewstate.ts). */
   private pendingView: ShareView | null = null;
   private shareDialog: ShareDialog | null = null;
   private lesson: LessonView | null = null;
@@ -150,6 +152,8 @@ export class App {
     // The embed player keeps no draft: it always shows what it embeds.
     this.compact = !!document.getElementById("playground")?.classList.contains("compact");
     const draft = this.compact ? null : readDraft();
+    /** The view fields a link restores as the page opens. */
+    let startView: ShareView | null = null;
     if (shared) {
       // A share link opens as published, unless the draft holds edits
       // made on this very link (a reload).
@@ -162,7 +166,9 @@ export class App {
         step: shared.step ?? 0, saved: 0, share: shared.id,
       };
       source = this.restore.source;
-      if (shared.view?.tab && (tabs as readonly string[]).includes(shared.view.tab)) this.tab = shared.view.tab as Tab;
+      // A reload of edits made on the link keeps their breakpoints.
+      startView = mine ? { ...shared.view, breakpoints: undefined } : shared.view ?? null;
+      this.example = this.exampleOfLink(shared);
     } else if (draft && (asked === null || asked === draft.example)) {
       const ex = initial && draft.example === initial.name ? initial : null;
       const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
@@ -271,6 +277,7 @@ export class App {
 
     this.bindControls();
     this.bindTabs();
+    if (startView) restoreView(this.viewHost(), startView, "start");
     this.bindSplitter();
     this.renderLegend();
     this.updateFileName();
@@ -390,20 +397,49 @@ export class App {
     this.applyPendingView();
   }
 
-  /** Restores the selection and tab a share link saved. */
+  /** Restores the program fields of a share link's view, once its
+   * program is loaded and at the link's step (after the replay). */
   private applyPendingView(): void {
     const v = this.pendingView;
     const m = this.model;
-    if (!v || !m.loaded || m.ctas.size === 0) return;
+    if (!v || !m.loaded || m.ctas.size === 0 || this.session.replaying) return;
     this.pendingView = null;
-    if (v.gran === "warp" || v.gran === "round" || v.gran === "barrier") this.setGran(v.gran);
-    if (v.cta !== undefined && v.warp !== undefined && m.ctas.get(v.cta)?.warps.some((w) => w.warp === v.warp)) {
-      this.select(v.cta, v.warp);
-    }
-    if (v.swizzle) this.swizzle.restoreView(v.swizzle);
-    if (v.tab && (tabs as readonly string[]).includes(v.tab)) this.showTab(v.tab as Tab);
-    if (v.fragment !== undefined || v.fragmentPC !== undefined) this.fragments.restoreView(v);
-    if (v.lane !== undefined && v.lane < 32) window.setTimeout(() => this.regs.revealLane(v.lane!), 0);
+    restoreView(this.viewHost(), v, "program");
+  }
+
+  /** What the view fields of a share link capture from and restore onto (viewstate.ts). */
+  private viewHost(): ViewHost {
+    return {
+      model: this.model,
+      fileName: () => this.fileName,
+      setFileName: (n) => { this.fileName = n; },
+      tab: () => this.tab,
+      showTab: (t) => {
+        if ((tabs as readonly string[]).includes(t)) this.showTab(t as Tab);
+      },
+      breakpoints: () => this.editor.breakpointLines(),
+      setBreakpoints: (lines) => this.editor.setBreakpoints(lines),
+      setGran: (g) => this.setGran(g),
+      select: (cta, warp) => {
+        if (this.model.ctas.get(cta)?.warps.some((w) => w.warp === warp)) this.select(cta, warp);
+      },
+      memory: this.mem,
+      regs: this.regs,
+      fragments: this.fragments,
+      swizzle: this.swizzle,
+    };
+  }
+
+  /** The gallery example a link was made from, as the link holds it (its
+   * kernel may be an older version): the page names the file after it and
+   * the example menu shows it while the editor holds its kernel. None when
+   * this gallery has no such example. */
+  private exampleOfLink(sh: ShareData): ExampleData | null {
+    if (!sh.example) return null;
+    const sel = this.ui.exampleSelect;
+    const opt = sel ? [...sel.options].find((o) => o.value === sh.example) : undefined;
+    if (sel && !opt) return null;
+    return { name: sh.example, title: opt?.textContent ?? sh.title ?? sh.example, source: sh.source, spec: sh.spec, lesson: sh.lesson };
   }
 
   // ---- sharing ----
@@ -411,18 +447,12 @@ export class App {
   /** The snapshot a share link takes of the playground. */
   private snapshot(): ShareData {
     const m = this.model;
-    const bps = this.editor.breakpointLines();
     return {
       source: this.editor.text,
       spec: wireSpec(this.launch.spec),
       step: m.compiled && m.step > 0 ? m.step : undefined,
       example: this.example && this.followsExample() ? this.example.name : this.shared?.example,
-      view: {
-        tab: this.tab, cta: m.sel.cta, warp: m.sel.warp, gran: m.gran,
-        breakpoints: bps.length ? bps : undefined,
-        ...(this.tab === "fragments" ? this.fragments.viewState() : {}),
-        ...(this.tab === "swizzle" ? { swizzle: this.swizzle.viewState() } : {}),
-      },
+      view: captureView(this.viewHost(), this.pendingView),
     };
   }
 

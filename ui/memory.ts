@@ -16,6 +16,35 @@ import { pendingRanges, pendingText } from "./pending";
 
 const PAGE_BYTES = 2048;
 
+/** What a share link keeps of the memory view (viewstate.ts). */
+export interface MemoryViewState {
+  /** The region's tab: "shared" or "global:NAME". */
+  region: string;
+  /** The element type it is read as, when not its own. */
+  type?: string;
+  hex?: boolean;
+  /** Shared memory as its 32 banks (else as a table). */
+  banks?: boolean;
+  /** The table's page (0: the first). */
+  page?: number;
+}
+
+/** Element types the view reads memory as (not the untyped b8…b64). */
+const viewTypes: readonly string[] = elemTypes.filter((x) => !x.startsWith("b"));
+
+/** The memory view's part of a share link, from untrusted JSON. */
+export function parseMemoryView(v: unknown): MemoryViewState | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.region !== "string" || o.region.length > 300) return undefined;
+  const out: MemoryViewState = { region: o.region };
+  if (typeof o.type === "string" && viewTypes.includes(o.type)) out.type = o.type;
+  if (o.hex === true) out.hex = true;
+  if (o.banks === true) out.banks = true;
+  if (Number.isSafeInteger(o.page) && (o.page as number) > 0) out.page = o.page as number;
+  return out;
+}
+
 interface Tab {
   key: string;
   space: "global" | "shared";
@@ -125,6 +154,36 @@ export class MemoryView implements ProgramScoped {
     // Copies in flight (a marking layer over shared memory) change with the warps.
     if (c.has("loaded") || c.has("memory") || c.has("selection") || (c.has("warps") && this.current === "shared")) this.render();
     else if (!this.model.loaded && (c.has("status") || c.has("diagnostics") || c.has("source") || c.has("conn"))) this.render();
+  }
+
+  /** What a share link keeps: the region, how it is read, Table or Banks, the page. */
+  viewState(): MemoryViewState | undefined {
+    const t = this.tab();
+    if (!t) return undefined;
+    const v: MemoryViewState = { region: t.key };
+    const type = this.typeOf(t);
+    if (type !== t.type) v.type = type;
+    if (this.hex) v.hex = true;
+    if (this.banks) v.banks = true;
+    if (this.page > 0) v.page = this.page;
+    return v;
+  }
+
+  /** Restores what viewState returned (a share link's view): it stands
+   * for the position it was taken at, so following the last step's
+   * accesses does not move away from it until the next step. */
+  restoreView(v: MemoryViewState): void {
+    this.hex = v.hex === true;
+    this.banks = v.banks === true;
+    const t = this.tabs.find((x) => x.key === v.region);
+    if (t) {
+      this.current = t.key;
+      if (v.type && viewTypes.includes(v.type)) this.viewType.set(t.key, v.type);
+      this.page = v.page ?? 0;
+    }
+    this.lastTouchSig = JSON.stringify(this.model.accesses) + this.model.step;
+    this.barOf = "";
+    if (this.visible()) this.shown();
   }
 
   /** The tab was shown: fit the columns to its width and render. */
@@ -292,7 +351,7 @@ export class MemoryView implements ProgramScoped {
     if (of === this.barOf) return;
     this.barOf = of;
     const typeSel = h("select.small", { "aria-label": "Element type", title: "Read the memory as elements of this type" },
-      elemTypes.filter((x) => !x.startsWith("b")).map((x) => h("option", { value: x }, x)));
+      viewTypes.map((x) => h("option", { value: x }, x)));
     typeSel.value = type;
     typeSel.addEventListener("change", () => {
       this.viewType.set(t.key, typeSel.value);

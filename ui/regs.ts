@@ -42,6 +42,48 @@ interface RegRow {
 
 const STORE = "ptxplay.regfmt";
 
+/** What a share link keeps of the register table (viewstate.ts); the rows' orientation is the reader's. */
+export interface RegsViewState {
+  /** The format of every register (auto: by its type). */
+  format?: string;
+  /** Registers given their own format, by name. */
+  formats?: Record<string, string>;
+  /** The register in the warp watch. */
+  watch?: string;
+  filter?: string;
+  /** Only the registers the last step changed. */
+  changed?: boolean;
+}
+
+const isFmtChoice = (x: unknown): x is FmtChoice => typeof x === "string" && (x === "decimal" || (allFormats as string[]).includes(x));
+
+/** The most registers a link gives their own format. */
+const MAX_REG_FORMATS = 256;
+
+/** The register table's part of a share link, from untrusted JSON. */
+export function parseRegsView(v: unknown): RegsViewState | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  const out: RegsViewState = {};
+  if (isFmtChoice(o.format) && o.format !== "auto") out.format = o.format;
+  if (o.formats && typeof o.formats === "object" && !Array.isArray(o.formats)) {
+    const f: Record<string, string> = {};
+    let n = 0;
+    for (const [name, fmt] of Object.entries(o.formats as Record<string, unknown>)) {
+      if (n >= MAX_REG_FORMATS) break;
+      if (name.length > 0 && name.length <= 64 && typeof fmt === "string" && (allFormats as string[]).includes(fmt)) {
+        f[name] = fmt;
+        n++;
+      }
+    }
+    if (n) out.formats = f;
+  }
+  if (typeof o.watch === "string" && o.watch.length > 0 && o.watch.length <= 64) out.watch = o.watch;
+  if (typeof o.filter === "string" && o.filter.trim() && o.filter.length <= 64) out.filter = o.filter;
+  if (o.changed === true) out.changed = true;
+  return Object.keys(out).length ? out : undefined;
+}
+
 /** Registers and predicates a page of a paged register file (the server's
  * page sizes, docs/protocol.md). */
 const REG_PAGE = 2048;
@@ -456,6 +498,36 @@ export class RegsView {
     }
     if (this.onlyChanged.checked) this.applyFilter();
     this.renderWatch(laneCls);
+  }
+
+  /** What a share link keeps: the formats, the watched register, the filter. */
+  viewState(): RegsViewState | undefined {
+    const v: RegsViewState = {};
+    if (this.global !== "auto") v.format = this.global;
+    if (this.perReg.size) v.formats = Object.fromEntries([...this.perReg].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (this.watched) v.watch = this.watched;
+    if (this.filterInput.value.trim()) v.filter = this.filterInput.value;
+    if (this.onlyChanged.checked) v.changed = true;
+    return Object.keys(v).length ? v : undefined;
+  }
+
+  /** Restores what viewState returned (a share link's view), leaving the reader's saved preferences as they are. */
+  restoreView(v: RegsViewState): void {
+    this.global = isFmtChoice(v.format) ? v.format : "auto";
+    this.globalSel.value = this.global;
+    this.perReg.clear();
+    for (const [name, fmt] of Object.entries(v.formats ?? {})) {
+      if ((allFormats as string[]).includes(fmt)) this.perReg.set(name, fmt as Fmt);
+    }
+    for (const r of this.rows) {
+      if (r.sel) r.sel.value = this.fmtOf(r);
+      r.shown = [];
+    }
+    this.watched = v.watch && this.rows.some((r) => r.name === v.watch) ? v.watch : null;
+    this.filterInput.value = v.filter ?? "";
+    this.onlyChanged.checked = v.changed === true;
+    this.render(true);
+    this.applyFilter();
   }
 
   /** Scrolls a lane's column (or, lane-major, its row) into view. */

@@ -111,6 +111,11 @@ export class SessionClient {
     if (fn && ok) fn();
   }
 
+  /** Whether a load is replaying to a position (its states are on the way there). */
+  get replaying(): boolean {
+    return this.replay !== null;
+  }
+
   /** The seek the timeline is heading for, while one is under way. */
   get seekTarget(): number | null {
     return this.seekPending ? this.seekWanted ?? null : null;
@@ -349,12 +354,14 @@ export class SessionClient {
       if (want !== null && want !== m.step && !stopped) this.seek(want);
     }
     model.emit(ch);
-    this.hooks.state(m, ch);
+    // The replay's last state ends it before the app sees the state (the
+    // app restores a link's view once the replay is over).
     const r = this.replay;
     if (r && m.id === r.id && r.sawLoaded && m.reason !== "loaded" && !m.running) {
       this.replay = null;
       this.replayed(r, m);
     }
+    this.hooks.state(m, ch);
     if (this.landing && !this.replay && !m.running && m.id !== undefined && m.id === this.loadId) this.landed(true);
   }
 

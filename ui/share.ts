@@ -6,40 +6,10 @@
 
 import { h, setChildren } from "./dom";
 import type { Spec } from "./proto";
-import type { SwizzleViewState } from "./swizzle";
+import { parseView } from "./viewstate";
+import type { ShareView } from "./viewstate";
 
-/** The view state a link restores. Every field is optional. */
-export interface ShareView {
-  tab?: string;
-  cta?: number;
-  warp?: number;
-  lane?: number;
-  breakpoints?: number[];
-  gran?: string;
-  /** The fragment explorer: the form, the kernel's instruction shown live (pc). */
-  fragment?: string;
-  fragmentPC?: number;
-  /** The swizzle explorer: pattern, tile, access checks, live. */
-  swizzle?: SwizzleViewState;
-}
-
-/** The swizzle explorer's part of a view, from untrusted JSON (the server normalised it; this keeps only its shape). */
-export function parseSwizzleView(v: unknown): SwizzleViewState | undefined {
-  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
-  const int = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : undefined);
-  if (typeof o.mode !== "string") return undefined;
-  const out: SwizzleViewState = {
-    mode: o.mode, rowBytes: int(o.rowBytes) ?? 128, rows: int(o.rows) ?? 8, base: int(o.base) ?? 0,
-    row: int(o.row) ?? 0, col: int(o.col) ?? 0, chunk: int(o.chunk) ?? 0,
-  };
-  if (typeof o.atom === "string") out.atom = o.atom;
-  for (const k of ["b", "m", "s"] as const) if (int(o[k]) !== undefined) out[k] = int(o[k]);
-  if (o.focus === "row" || o.focus === "column" || o.focus === "ldmatrix") out.focus = o.focus;
-  if (typeof o.live === "boolean") out.live = o.live;
-  if (o.unit === 4 || o.unit === 8 || o.unit === 16) out.unit = o.unit;
-  return out;
-}
+export type { ShareView } from "./viewstate";
 
 /** A snapshot as the server stores it (and as #k= carries it). */
 export interface ShareData {
@@ -68,7 +38,6 @@ export function parseShare(v: unknown): ShareData | null {
   if (!v || typeof v !== "object") return null;
   const o = v as Record<string, unknown>;
   if (typeof o.source !== "string" || !o.spec || typeof o.spec !== "object" || Array.isArray(o.spec)) return null;
-  const view = o.view && typeof o.view === "object" && !Array.isArray(o.view) ? (o.view as Record<string, unknown>) : {};
   const int = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : undefined);
   return {
     id: typeof o.id === "string" ? o.id : undefined,
@@ -79,15 +48,7 @@ export function parseShare(v: unknown): ShareData | null {
     step: int(o.step),
     example: typeof o.example === "string" ? o.example : undefined,
     lesson: o.lesson,
-    view: {
-      tab: typeof view.tab === "string" ? view.tab : undefined,
-      cta: int(view.cta), warp: int(view.warp), lane: int(view.lane),
-      gran: typeof view.gran === "string" ? view.gran : undefined,
-      fragment: typeof view.fragment === "string" ? view.fragment : undefined,
-      fragmentPC: int(view.fragmentPC),
-      swizzle: parseSwizzleView(view.swizzle),
-      breakpoints: Array.isArray(view.breakpoints) ? view.breakpoints.filter((x) => Number.isInteger(x) && x > 0).slice(0, 1000) : undefined,
-    },
+    view: parseView(o.view),
   };
 }
 
@@ -246,7 +207,7 @@ export class ShareDialog {
         h("label.share-field", h("span", "Title"), this.titleIn),
         h("label.share-field", h("span", "Description"), this.descIn),
         h("label.check.share-step", this.stepIn, this.stepLabel),
-        h("p.share-note", "The link opens this kernel, its launch and the selected warp and tab; with the step, at that moment of the run. A link never changes: editing later makes a new one."),
+        h("p.share-note", "The link opens this kernel, its launch and the view: the tab, the selected warp and lane, each tab's settings; with the step, at that moment of the run. A link never changes: editing later makes a new one."),
         h("div.share-actions", this.createBtn, this.linkBtn)),
       this.result));
     el.addEventListener("click", (e) => {

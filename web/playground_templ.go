@@ -22,6 +22,9 @@ import (
 func init() { playgroundView = Playground }
 
 func pgExampleName(d PlaygroundData) string {
+	if d.Share != nil {
+		return shareExample(d.Share.Snapshot, d.Examples)
+	}
 	if d.Example == nil {
 		return ""
 	}
@@ -40,10 +43,7 @@ func pgSource(d PlaygroundData) string {
 
 func pgFile(d PlaygroundData) string {
 	if d.Share != nil {
-		if e := specEntry(d.Share.Snapshot); e != "" {
-			return e + ".ptx"
-		}
-		return "shared.ptx"
+		return shareFile(d.Share.Snapshot, d.Examples)
 	}
 	if d.Example == nil {
 		return "kernel.ptx"

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -227,6 +229,58 @@ func shareDescription(sn *share.Snapshot) string {
 		d += fmt.Sprintf(", opened at warp-instruction %d", sn.Step)
 	}
 	return d + ": step through it warp by warp in PTX Playground."
+}
+
+// shareFile is the name of the file a shared kernel shows under, as the
+// UI names it (ui/app.ts baseName): the file it was imported as (the
+// view's "file"), else the gallery example it came from when this gallery
+// has it, else its entry kernel.
+func shareFile(sn *share.Snapshot, examples []ExampleInfo) string {
+	var v struct {
+		File string `json:"file"`
+	}
+	_ = json.Unmarshal(sn.View, &v)
+	if f := cleanFileName(v.File); f != "" {
+		return fileExt.ReplaceAllString(f, "") + ".ptx"
+	}
+	if e := shareExample(sn, examples); e != "" {
+		return e + ".ptx"
+	}
+	if e := specEntry(sn); e != "" {
+		return e + ".ptx"
+	}
+	return "shared.ptx"
+}
+
+// shareExample is the gallery example a shared kernel came from, when this
+// gallery has it (the example menu shows it).
+func shareExample(sn *share.Snapshot, examples []ExampleInfo) string {
+	for _, e := range examples {
+		if sn.Example != "" && e.Name == sn.Example {
+			return e.Name
+		}
+	}
+	return ""
+}
+
+// fileExt is a file name's extension, as the UI drops it.
+var fileExt = regexp.MustCompile(`\.\w+$`)
+
+// cleanFileName is a file name from a link without control and
+// bidirectional formatting characters and path separators (as
+// ui/viewstate.ts parseFileName), or "" when none is left or it is longer
+// than 200 characters.
+func cleanFileName(f string) string {
+	f = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' || share.IsBidiControl(r) {
+			return -1
+		}
+		return r
+	}, f))
+	if utf8.RuneCountInString(f) > 200 {
+		return ""
+	}
+	return f
 }
 
 func specEntry(sn *share.Snapshot) string {

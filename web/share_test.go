@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -261,6 +262,57 @@ func TestShareTitleBidiStripped(t *testing.T) {
 	for _, want := range []string{"<title>ReportFDP.exe · PTX Playground</title>", `content="see this now"`} {
 		if !strings.Contains(head, want) {
 			t.Errorf("the page head lacks %s", want)
+		}
+	}
+}
+
+// TestShareFileAndExample: the page of a link names the file as the UI
+// does (the imported file's name from the view, else the gallery example
+// it came from, else its entry kernel) and selects that example in the
+// menu, before the UI starts.
+func TestShareFileAndExample(t *testing.T) {
+	st, _ := openTestStore(t, false)
+	ts := newShareServer(t, ShareOptions{Store: st, Burst: 100, PerMinute: 100})
+	ex := BuiltinExamples().Get("transpose-swizzled")
+	if ex == nil {
+		t.Fatal("no transpose-swizzled example")
+	}
+	put := func(example, view string) string {
+		t.Helper()
+		snap := &share.Snapshot{Source: ex.Source, Spec: json.RawMessage(`{"entry":"transpose_swizzled","grid":[1,1],"block":[32,8]}`), Example: example, View: json.RawMessage(view)}
+		if err := snap.Normalize(share.DefaultLimits); err != nil {
+			t.Fatal(err)
+		}
+		id, _, err := st.Put(context.Background(), snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for _, c := range []struct {
+		example, view, file, selected string
+	}{
+		{"transpose-swizzled", `{"tab":"memory"}`, "transpose-swizzled.ptx", "transpose-swizzled"},
+		{"no-such-example", `{"tab":"memory"}`, "transpose_swizzled.ptx", ""},
+		{"", `{}`, "transpose_swizzled.ptx", ""},
+		{"transpose-swizzled", `{"file":"../my\u202etile.cu.ptx"}`, "..mytile.cu.ptx", "transpose-swizzled"},
+	} {
+		id := put(c.example, c.view)
+		r, body := get(t, ts.URL+"/s/"+id)
+		if r.StatusCode != 200 {
+			t.Fatalf("GET /s/%s: %d", id, r.StatusCode)
+		}
+		if want := `id="pg-file">` + c.file + `<`; !strings.Contains(body, want) {
+			i := strings.Index(body, `id="pg-file"`)
+			t.Errorf("%s %s: the file shows as %.60q, want %s", c.example, c.view, body[max(i, 0):], c.file)
+		}
+		sel := regexp.MustCompile(`<option value="([^"]*)" selected`).FindStringSubmatch(body)
+		got := ""
+		if sel != nil {
+			got = sel[1]
+		}
+		if got != c.selected {
+			t.Errorf("%s %s: the menu selects %q, want %q", c.example, c.view, got, c.selected)
 		}
 	}
 }

@@ -94,7 +94,8 @@ func TestShareLinks(t *testing.T) {
 	r := refAt(t, "shared-reduction", 9)
 	other.expectWarps(r, "opened from the link at step 9")
 	other.expectRegTable(r, r.warp(0, 2), "opened from the link at step 9")
-	if f := other.status().File; f != "block_sum.ptx" {
+	// Named after the example it came from, not the kernel's entry (block_sum).
+	if f := other.status().File; f != "shared-reduction.ptx" {
 		t.Errorf("file name %q", f)
 	}
 
@@ -110,7 +111,7 @@ func TestShareLinks(t *testing.T) {
 	}
 	st := s.newTab(t, strings.TrimPrefix(start, s.base))
 	st.wake()
-	st.waitLoaded("block_sum.ptx")
+	st.waitLoaded("shared-reduction.ptx")
 
 	// Link-only: the kernel travels in the URL's fragment.
 	lo := tb.shareVia("", true, true)
@@ -372,4 +373,238 @@ func TestShareFragmentView(t *testing.T) {
 	other.wake() // the shared page connects on the first action
 	other.waitJS("the same instruction", fmt.Sprintf(`document.querySelector('#pg-tab-fragments select[aria-label="Instruction of the kernel"]').value === %q`, pc))
 	other.waitJS("its live values", `document.querySelectorAll("#pg-tab-fragments .frag-cell").length > 0`)
+}
+
+// evalAwait evaluates a JavaScript expression that returns a promise and
+// decodes its JSON value into v.
+func (tb *tab) evalAwait(expr string, v any) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, waitTimeout)
+	defer cancel()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.t.Fatalf("evaluating %s: %v", short(expr), err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		tb.t.Fatalf("%s: %v", short(expr), err)
+	}
+}
+
+// sharedView is what the view of a link shows: the file, the example
+// menu, the tab, the selection and every tab's settings.
+type sharedView struct {
+	File       string `json:"file"`
+	Example    string `json:"example"`
+	YourKernel bool   `json:"yourKernel"`
+	Tab        string `json:"tab"`
+	Warp       string `json:"warp"`
+	Region     string `json:"region"`
+	Banks      bool   `json:"banks"`
+	Hex        bool   `json:"hex"`
+	Type       string `json:"type"`
+	RegFormat  string `json:"regFormat"`
+	Watch      string `json:"watch"`
+	Filter     string `json:"filter"`
+	Fragment   string `json:"fragment"`
+	Lane       string `json:"lane"`
+	Pattern    string `json:"pattern"`
+	Live       bool   `json:"live"`
+}
+
+const sharedViewJS = `(() => {
+	const q = (s) => document.querySelector(s);
+	const sel = q("#pg-example-select");
+	const region = q('#pg-tab-memory .mem-tab[aria-selected="true"]');
+	const row = q('#pg-warps .warp-row.sel');
+	return {
+		file: q("#pg-file").textContent, example: sel ? sel.value : "",
+		yourKernel: !!(sel && sel.querySelector('option[value=""]')),
+		tab: q('[data-tab].on')?.dataset.tab ?? "",
+		warp: row ? row.dataset.cta + "/" + row.dataset.warp : "",
+		region: region ? region.dataset.key : "",
+		banks: q('#pg-tab-memory [data-view="banks"]')?.getAttribute("aria-pressed") === "true",
+		hex: !!q('#pg-tab-memory label[title="Show raw bits in hex"] input')?.checked,
+		type: q('#pg-tab-memory select[aria-label="Element type"]')?.value ?? "",
+		regFormat: q('#pg-tab-regs select[aria-label="Format of all registers"]').value,
+		watch: q("#pg-tab-regs .watch")?.hidden ? "" : (q("#pg-tab-regs .watch code")?.textContent ?? ""),
+		filter: q('#pg-tab-regs input[aria-label="Filter registers"]').value,
+		fragment: q('#pg-tab-fragments select[aria-label="Instruction"]').value,
+		lane: q("#pg-tab-fragments .frag-cell.hl, #pg-tab-fragments .frag-cell.on")?.dataset.lane ?? "",
+		pattern: q('#pg-tab-swizzle [name="pattern"]').value,
+		live: q('#pg-tab-swizzle [name="live"]').checked,
+	};
+})()`
+
+func (tb *tab) sharedView() sharedView {
+	tb.t.Helper()
+	var v sharedView
+	tb.eval(sharedViewJS, &v)
+	return v
+}
+
+// TestShareWholeView: a link restores the whole view the author had, not
+// just the kernel and the step: the file named after the example it came
+// from (transpose-swizzled.ptx, not its first .entry), the example menu on
+// that example (not "Your kernel"), the Memory tab on shared memory as
+// banks in hex as u32, the registers' format, watch and filter, the
+// fragment form and the swizzle explorer's pattern, the selected warp.
+// A fresh browser is told "Opened the shared kernel", not "Restored your
+// draft". Opening the link and sharing again gives the same link: every
+// field of the view goes round. A link in the format written before the
+// view grew (tab, selection, granularity only) still opens. Screenshots
+// at 1440×900, 1024×768 presenter and 390×844.
+func TestShareWholeView(t *testing.T) {
+	s := need(t)
+	const name = "transpose-swizzled"
+	tb := s.newTab(t, "/?example="+name)
+	tb.waitLoaded(name + ".ptx")
+	// Run to the swizzled read (line 225), then execute it: the bank view
+	// shows its lanes.
+	const bp = 225
+	tb.scrollEditorToLine(bp)
+	x, y := tb.gutterLineCentre(bp)
+	tb.clickAt(x, y)
+	tb.expectMarks(".cm-bp-gutter .bp-dot", "the breakpoint dot", bp)
+	tb.button("run")
+	tb.waitStatus("the breakpoint", func(s status) string {
+		if s.Status != "paused" || s.Step == "step 0/0" {
+			return "not stopped"
+		}
+		return ""
+	})
+	cur, _ := tb.stepOf()
+	cur++
+	tb.button("step-warp")
+	tb.waitStep(cur, cur)
+	tb.eval(`document.querySelectorAll("#pg-warps .warp-row")[1].click(), true`, nil)
+	tb.waitJS("warp 1 selected", `document.querySelector('#pg-warps .warp-row.sel')?.dataset.warp === "1"`)
+
+	// The swizzle explorer: 64B by hand, not following the kernel.
+	tb.showTab("swizzle")
+	tb.eval(`(() => { const l = document.querySelector('#pg-tab-swizzle [name="live"]'); l.checked = false; l.dispatchEvent(new Event("change", {bubbles: true}));
+		const f = document.querySelector('#pg-tab-swizzle [name="pattern"]'); f.value = "64B"; f.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, nil)
+	tb.waitJS("64B drawn", `(document.querySelector("#pg-tab-swizzle .swz-info") || {}).textContent.includes("64B")`)
+	// The fragment explorer: a form other than the first, a lane.
+	tb.showTab("fragments")
+	tb.waitJS("the fragment forms", `document.querySelectorAll('#pg-tab-fragments select[aria-label="Instruction"] option').length > 2`)
+	var form string
+	tb.eval(`(() => { const s = document.querySelector('#pg-tab-fragments select[aria-label="Instruction"]');
+		s.value = s.options[2].value; s.dispatchEvent(new Event("change")); return s.value; })()`, &form)
+	tb.waitJS("the fragment drawn", `document.querySelectorAll("#pg-tab-fragments .frag-cell").length > 0`)
+	tb.eval(`(() => { const g = document.querySelectorAll("#pg-tab-fragments .frag-cell")[5]; g.dispatchEvent(new MouseEvent("click", {bubbles: true})); return true; })()`, nil)
+	// The registers: hex, a watch, a filter.
+	tb.showTab("regs")
+	var reg string
+	tb.eval(`(() => { const s = document.querySelector('#pg-tab-regs select[aria-label="Format of all registers"]'); s.value = "hex"; s.dispatchEvent(new Event("change"));
+		const th = document.querySelectorAll("#pg-tab-regs th.reg-name[data-name]")[1]; th.click(); return th.dataset.name; })()`, &reg)
+	tb.eval(`(() => { const f = document.querySelector('#pg-tab-regs input[aria-label="Filter registers"]'); f.value = "%r"; f.dispatchEvent(new Event("input")); return true; })()`, nil)
+	// The memory: shared memory as banks, in hex, as u32.
+	tb.openBanks()
+	tb.eval(`(() => { const s = document.querySelector('#pg-tab-memory select[aria-label="Element type"]'); s.value = "u32"; s.dispatchEvent(new Event("change")); return true; })()`, nil)
+	tb.click(`#pg-tab-memory label[title="Show raw bits in hex"] input`)
+	tb.waitJS("hex banks", `document.querySelector('#pg-tab-memory label[title="Show raw bits in hex"] input').checked && !!document.querySelector("#pg-tab-memory table.banks")`)
+	author := tb.sharedView()
+	want := sharedView{File: name + ".ptx", Example: name, Tab: "memory", Warp: "0/1", Region: "shared", Banks: true, Hex: true, Type: "u32",
+		RegFormat: "hex", Watch: reg, Filter: "%r", Fragment: form, Lane: author.Lane, Pattern: "64B"}
+	if author != want || author.Lane == "" {
+		t.Fatalf("the author's view %+v, want %+v with a lane", author, want)
+	}
+
+	url := tb.shareVia("The swizzled transpose", true, false)
+	id := url[strings.LastIndex(url, "/")+1:]
+	var stored struct {
+		Example string                     `json:"example"`
+		View    map[string]json.RawMessage `json:"view"`
+	}
+	tb.evalAwait(fmt.Sprintf(`fetch("/api/share/%s").then((r) => r.json())`, id), &stored)
+	for _, k := range []string{"tab", "breakpoints", "cta", "warp", "gran", "memory", "regs", "fragment", "lane", "swizzle"} {
+		if _, ok := stored.View[k]; !ok {
+			t.Errorf("the link's view has no %q: %v", k, stored.View)
+		}
+	}
+	if stored.Example != name {
+		t.Errorf("the link's example %q", stored.Example)
+	}
+
+	// A fresh browser: before any action, the file, the menu and the tab.
+	other := s.newTab(t, strings.TrimPrefix(url, s.base))
+	other.waitJS("the page", `document.documentElement.classList.contains("hydrated")`)
+	if v := other.sharedView(); v.File != want.File || v.Example != name || v.YourKernel || v.Tab != "memory" {
+		t.Errorf("the opened link, asleep: file %q, menu %q (Your kernel: %v), tab %q; want %q, %q, memory", v.File, v.Example, v.YourKernel, v.Tab, want.File, name)
+	}
+	other.wake()
+	other.waitStep(cur, cur)
+	other.waitJS("the greeting", fmt.Sprintf(`document.getElementById("pg-toast").textContent.includes("Opened the shared kernel: replayed to step %s")`, grouped(int64(cur))))
+	var toast string
+	other.eval(`document.getElementById("pg-toast").textContent`, &toast)
+	if strings.Contains(toast, "Restored your draft") {
+		t.Errorf("a fresh browser is greeted with %q", toast)
+	}
+	other.waitJS("the bank grid", `!!document.querySelector("#pg-tab-memory table.banks td.bw")`)
+	other.waitJS("the swizzle pattern", `document.querySelector('#pg-tab-swizzle [name="pattern"]').value === "64B"`)
+	// The fragment explorer draws (and fills its menu) once its tab shows: checked below.
+	wantHidden := want
+	wantHidden.Fragment, wantHidden.Lane = "", ""
+	got := other.sharedView()
+	got.Fragment, got.Lane = "", ""
+	if got != wantHidden {
+		t.Errorf("the opened link's view\n %+v\nwant\n %+v", got, wantHidden)
+	}
+	other.expectMarks(".cm-bp-gutter .bp-dot", "the link's breakpoint", bp)
+	other.waitJS("the read's lanes on the banks", `document.querySelector("#pg-tab-memory .bank-summary")?.textContent.includes("32 lanes")`)
+	other.atEverySize("the opened link's bank view", "share-banks")
+	// On a phone the inspector is below the editor: the bank view itself.
+	other.viewport(390, 844)
+	other.eval(`document.getElementById("pg-tab-memory").scrollIntoView(), true`, nil)
+	other.screenshot("share-banks-390-scrolled")
+	other.viewport(1440, 900)
+	other.showTab("regs")
+	other.atEverySize("the opened link's registers", "share-regs")
+	other.showTab("memory")
+
+	// Round trip: sharing the opened link again, unchanged, is the same link.
+	if again := other.shareVia("The swizzled transpose", true, false); again != url {
+		var v2 struct {
+			View map[string]json.RawMessage `json:"view"`
+		}
+		other.evalAwait(fmt.Sprintf(`fetch("/api/share/%s").then((r) => r.json())`, again[strings.LastIndex(again, "/")+1:]), &v2)
+		t.Errorf("sharing the opened link again gave another link: view\n %s\nwas\n %s", mustJSON(v2.View), mustJSON(stored.View))
+	}
+	other.showTab("fragments")
+	other.waitJS("the fragment drawn", `document.querySelectorAll("#pg-tab-fragments .frag-cell").length > 0`)
+	if v := other.sharedView(); v.Fragment != want.Fragment || v.Lane != want.Lane {
+		t.Errorf("the opened link's fragment explorer: form %q lane %q, want %q lane %q", v.Fragment, v.Lane, want.Fragment, want.Lane)
+	}
+
+	// Links in the format written before the view grew still open: stored
+	// and link-only, with only the tab, the selection and the granularity.
+	var old struct {
+		Stored string `json:"stored"`
+		Frag   string `json:"frag"`
+	}
+	tb.evalAwait(fmt.Sprintf(`(async () => {
+		const ex = await (await fetch("/api/examples/%s")).json();
+		const spec = typeof ex.spec === "string" ? JSON.parse(ex.spec) : ex.spec;
+		delete spec.ptx; delete spec.source; delete spec.version; delete spec.comment;
+		const snap = {source: ex.source, spec, step: %d, example: ex.name, view: {tab: "memory", cta: 0, warp: 1, gran: "warp"}};
+		const r = await (await fetch("/api/share", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(snap)})).json();
+		const z = new Blob([new TextEncoder().encode(JSON.stringify(snap))]).stream().pipeThrough(new CompressionStream("deflate-raw"));
+		const b = new Uint8Array(await new Response(z).arrayBuffer());
+		let s = ""; for (const x of b) s += String.fromCharCode(x);
+		return {stored: r.url ?? JSON.stringify(r), frag: "#k=" + btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")};
+	})()`, name, cur), &old)
+	for _, path := range []string{old.Stored, "/" + old.Frag} {
+		o := s.newTab(t, path)
+		o.wake()
+		o.waitStep(cur, cur)
+		o.waitJS("the old link's selection", `document.querySelector('#pg-warps .warp-row.sel')?.dataset.warp === "1"`)
+		if v := o.sharedView(); v.File != want.File || v.Example != name || v.YourKernel || v.Tab != "memory" || v.Warp != "0/1" {
+			t.Errorf("old-format link %.40s: %+v", path, v)
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
