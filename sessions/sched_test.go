@@ -207,8 +207,10 @@ func TestCPUAllowance(t *testing.T) {
 	}
 	var used time.Duration
 	c.do(func() { used = c.s.cpu.total(time.Now()) })
-	// Within a slice (a few ms; more on a loaded machine) of the allowance.
-	if used < lim.CPUAllowance || used > lim.CPUAllowance+100*time.Millisecond {
+	// Within a slice of the allowance: a few ms, but a token's hold is
+	// wall time, and on a loaded 2-core machine (go test runs packages side
+	// by side) one slice has measured up to ~300 ms.
+	if used < lim.CPUAllowance || used > lim.CPUAllowance+400*time.Millisecond {
 		t.Fatalf("used %v of an allowance of %v", used, lim.CPUAllowance)
 	}
 	time.Sleep(200 * time.Millisecond)
