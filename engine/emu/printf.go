@@ -394,3 +394,6 @@ func (w *Warp) assertfail(l int, emask uint32, args [5]uint64) *Fault {
 	fa := w.faultAll(FaultAssert, emask&(^uint32(0)<<l), "assertion failed: %s at %s:%d in %s", msg, file, uint32(args[2]), fn)
 	return fa
 }
+
+// SetMaxPrintfBytes sets Config.MaxPrintfBytes (0: the default).
+func (m *Machine) SetMaxPrintfBytes(n int64) { m.cfg.MaxPrintfBytes = max(n, 0) }
