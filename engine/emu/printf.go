@@ -397,3 +397,6 @@ func (w *Warp) assertfail(l int, emask uint32, args [5]uint64) *Fault {
 
 // SetMaxPrintfBytes sets Config.MaxPrintfBytes (0: the default).
 func (m *Machine) SetMaxPrintfBytes(n int64) { m.cfg.MaxPrintfBytes = max(n, 0) }
+
+// PrintfBytes is what the launch's printf output counts toward its limit.
+func (m *Machine) PrintfBytes() int64 { return m.printf.bytes }
