@@ -31,8 +31,9 @@ const (
 	// Config.MaxPrintfBytes is 0 (CUDA's default printf buffer is 1 MiB).
 	DefaultPrintfBytes = 1 << 20
 	// PrintfLineOverhead is what each kept line counts toward the limit
-	// besides its text (its step, CTA, thread and pc).
-	PrintfLineOverhead = 64
+	// besides its text: its fields (PrintfLine takes 104 bytes on 64-bit
+	// hosts) and the slice's spare capacity.
+	PrintfLineOverhead = 128
 	// maxPrintfArgs: CUDA's printf takes at most 32 arguments besides the
 	// format; later conversions are printed as written.
 	maxPrintfArgs = 32

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
@@ -165,5 +166,12 @@ func TestPrintfConversionsMatchC(t *testing.T) {
 		if line.Note != "" || line.Cut {
 			t.Errorf("printf(%q): note %q cut %v", c.format, line.Note, line.Cut)
 		}
+	}
+}
+
+// PrintfLineOverhead covers a line's fields.
+func TestPrintfLineOverhead(t *testing.T) {
+	if n := unsafe.Sizeof(PrintfLine{}); n > PrintfLineOverhead {
+		t.Fatalf("a PrintfLine takes %d bytes, more than the %d each line counts", n, PrintfLineOverhead)
 	}
 }

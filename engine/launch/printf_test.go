@@ -81,7 +81,7 @@ func TestResultPrintfDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := string(res.AppendJSON(nil, false))
-	if len(res.Printf) != 5 || res.PrintfDropped != 35 || !strings.Contains(b, `"printfDropped":35,"printfNote":"printf output stopped at the launch's limit of 520 bytes`) {
+	if len(res.Printf) != 5 || res.PrintfDropped != 35 || !strings.Contains(b, `"printfDropped":35,"printfNote":"printf output stopped at the launch's limit of 840 bytes`) {
 		t.Errorf("%d lines, %d dropped: %s", len(res.Printf), res.PrintfDropped, b)
 	}
 }
