@@ -68,7 +68,9 @@ export class ConsoleView {
     const head = h("p.console-head",
       h("span", `${lines.length} line${lines.length === 1 ? "" : "s"} up to step ${m.step.toLocaleString("en-US")}`),
       h("span.muted", " · in execution order; click a step to go there"),
-      from > 0 ? h("span.muted", ` · showing the last ${maxRows.toLocaleString("en-US")}`) : null);
+      from > 0 ? h("span.muted", ` · showing the last ${maxRows.toLocaleString("en-US")}`) : null,
+      m.printfDropped ? h("span.console-dropped", { title: m.printfNote },
+        ` · ${m.printfDropped.toLocaleString("en-US")} later line${m.printfDropped === 1 ? "" : "s"} dropped at the printf limit (see the end)`) : null);
     const note = m.printfDropped ? h("p.console-note", { role: "note" }, m.printfNote || `${m.printfDropped} later lines were dropped at the printf limit`) : null;
     const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - 4 || this.rendered <= 0;
     setChildren(el, head, h("ol.console-list", { "aria-label": "printf output" }, rows), note);

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/sessions"
 )
 
 // consoleSpec launches nvcc's printf kernel over 70 floats in 2 CTAs of 40.
@@ -121,4 +122,32 @@ func TestConsole(t *testing.T) {
 	tb.screenshot("console-390-panel")
 	tb.viewport(1440, 900)
 	tb.settle()
+
+	// Past the session's printf limit the Console ends with a note saying
+	// how many lines were dropped; the count on the tab says "+".
+	big := strings.NewReplacer(`"grid": [2, 1, 1]`, `"grid": [50, 1, 1]`, `"count": 70`, `"count": 2000`, `{"u32": 70}`, `{"u32": 2000}`).Replace(consoleSpec)
+	rb := newRef(t, "printf_nvcc.ptx", string(src), []byte(big))
+	rb.l.Machine().SetMaxPrintfBytes(sessions.DefaultLimits.MaxPrintfBytes)
+	resBig, err := rb.l.Run(context.Background())
+	if err != nil || resBig.PrintfDropped == 0 {
+		t.Fatalf("reference run: %v, %d dropped", err, resBig.PrintfDropped)
+	}
+	json.Unmarshal([]byte(big), &spec)
+	specJS, _ = json.Marshal(spec)
+	tb.setSpec(string(specJS))
+	// The edited launch waits for the user's choice: start fresh.
+	tb.waitJS("the launch-changed banner", `!document.getElementById("pg-changed").hidden && !!document.querySelector('#pg-changed [data-change="fresh"]')`)
+	tb.click(`#pg-changed [data-change="fresh"]`)
+	tb.waitStep(0, 0)
+	tb.waitLoaded("_Z5helloPKfi.ptx")
+	tb.showTab("console")
+	tb.waitJS("the Console emptied by the new launch", `!document.querySelector("#pg-tab-console .console-line") && !document.querySelector("#pg-tabbtn-console .tab-count")`)
+	tb.button("run")
+	lastBig := int(resBig.Stats.WarpInstructions)
+	tb.waitStep(lastBig, lastBig)
+	tb.waitJS("the dropped-lines note", fmt.Sprintf(`document.querySelector("#pg-tab-console .console-note")?.textContent.includes("%d later lines were dropped")`, resBig.PrintfDropped))
+	tb.waitJS("the count with +", fmt.Sprintf(`document.querySelector("#pg-tabbtn-console .tab-count")?.textContent === "%d+"`, len(resBig.Printf)))
+	tb.expectConsoleAt(resBig.Printf, resBig.Stats.WarpInstructions, "past the limit")
+	tb.waitJS("the dropped count in the header", fmt.Sprintf(`document.querySelector("#pg-tab-console .console-dropped")?.textContent.includes("%d later lines dropped")`, resBig.PrintfDropped))
+	tb.screenshot("console-dropped-1440")
 }
