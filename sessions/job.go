@@ -279,6 +279,9 @@ func (s *Session) terminal() bool {
 // omittedBuffers, for the client to read with `read`.
 func (s *Session) doneMsg(id *int64) []byte {
 	r := s.l.Result()
+	// The states carry the printf output (the Console); the result does
+	// not repeat it.
+	r.Printf, r.PrintfDropped = nil, 0
 	all := r.Buffers
 	msg := doneMsg{Type: "done", ID: id}
 	// The message without buffers, every buffer listed as omitted: what

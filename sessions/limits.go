@@ -46,6 +46,10 @@ type Limits struct {
 	// whose fixed state is larger is refused, and a call or cp.async that
 	// would take the whole past it faults with "memory-limit".
 	MaxStateBytes int64
+	// MaxPrintfBytes bounds a launch's printf output (each line's text
+	// plus emu.PrintfLineOverhead): later lines are dropped, counted and
+	// noted in the Console. It is part of the machine's charge.
+	MaxPrintfBytes int64
 	// MaxWarpInstructions caps the warp-instructions one command (a run, a
 	// step) may execute; a run may ask for less.
 	MaxWarpInstructions int64
@@ -121,6 +125,7 @@ var DefaultLimits = Limits{
 	MaxSourceBytes:      1 << 20,
 	MaxBufferBytes:      16 << 20,
 	MaxStateBytes:       32 << 20,
+	MaxPrintfBytes:      256 << 10,
 	MaxWarpInstructions: 10_000_000,
 	MaxHistoryBytes:     64 << 20,
 	MaxOutboundBytes:    16 << 20,
@@ -161,6 +166,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxStateBytes <= 0 {
 		l.MaxStateBytes = d.MaxStateBytes
+	}
+	if l.MaxPrintfBytes <= 0 {
+		l.MaxPrintfBytes = d.MaxPrintfBytes
 	}
 	if l.MaxWarpInstructions <= 0 {
 		l.MaxWarpInstructions = d.MaxWarpInstructions

@@ -261,6 +261,48 @@ type stateMsg struct {
 	// Threads is the selected warp's scheduling (groups, last issue, why
 	// each lane waits): in full states, and in a delta when it changed.
 	Threads *threadsJSON `json:"threads,omitempty"`
+	// Printf updates the Console (the launch's printf output up to this
+	// step): in full states (keep 0: the whole output), and in a delta
+	// when the output changed.
+	Printf *printfJSON `json:"printf,omitempty"`
+}
+
+// printfJSON updates the printf lines the client holds: it keeps the
+// first keep lines, drops the others and appends lines (the rest of a
+// long update follows in printf messages). The output at a step is a
+// prefix of the launch's whole output, so a back or seek sends only a
+// smaller keep, a step forward only the new lines.
+type printfJSON struct {
+	Keep  int              `json:"keep"`
+	Lines []printfLineJSON `json:"lines"`
+	// Dropped counts the lines dropped past the launch's limit (Limit
+	// bytes) up to this step; Note says so when it is not 0.
+	Dropped int64  `json:"dropped"`
+	Limit   int64  `json:"limit"`
+	Note    string `json:"note,omitempty"`
+}
+
+// printfLineJSON is one thread's printf call: the step after it (seek
+// there to see the state it printed in), its pc and source line, the
+// thread, the text; cut when the text was cut at 4,096 bytes, note when
+// CUDA's printf does not support part of the format.
+type printfLineJSON struct {
+	Step   int64  `json:"step"`
+	PC     int    `json:"pc"`
+	Line   int    `json:"line"`
+	CTA    [3]int `json:"cta"`
+	Thread [3]int `json:"thread"`
+	Text   string `json:"text"`
+	Cut    bool   `json:"cut,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+// printfMsg continues the printf update of the state just sent: more
+// lines to append.
+type printfMsg struct {
+	Type  string           `json:"type"`
+	ID    *int64           `json:"id,omitempty"`
+	Lines []printfLineJSON `json:"lines"`
 }
 
 // warningsJSON is the checker's findings at a step.

@@ -1036,6 +1036,7 @@ func (s *Session) newLaunch(spec *launch.Spec) (*launch.Launch, *Error) {
 	// and .local memory, cp.async copies in flight): a call or cp.async
 	// past it stops the launch with a memory-limit fault.
 	m.SetMaxDynamicBytes(max(s.lim.MaxStateBytes-state, 1))
+	m.SetMaxPrintfBytes(s.lim.MaxPrintfBytes)
 	return l, nil
 }
 
@@ -1082,9 +1083,11 @@ func (s *Session) prepare(reason string) *Error {
 func stateBytes(m *emu.Machine) int64 { return m.FixedStateBytes() }
 
 // machineBytes is what a machine holds beyond global memory: the state
-// of its resident CTAs (its dynamic state, which grows as it runs, is
-// added here too), for the session's machine and a comparison's alike.
-func machineBytes(m *emu.Machine) int64 { return stateBytes(m) + m.DynamicStateBytes() }
+// of its resident CTAs (its dynamic state and its printf output, which
+// grow as it runs, are added here too), for the session's machine and a comparison's alike.
+func machineBytes(m *emu.Machine) int64 {
+	return stateBytes(m) + m.DynamicStateBytes() + m.PrintfBytes()
+}
 
 // userSlots lists the user registers of the kernel and of the functions
 // it can call (as the machine lays them out: see Machine.Reachable).

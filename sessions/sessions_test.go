@@ -358,9 +358,10 @@ func (c *client) freshMachineObserved(k int64, obs emu.Observer) *emu.Machine {
 	c.t.Helper()
 	var prog *emu.Program
 	var spec *launch.Spec
+	var printfLimit int64
 	e := stop{wi: k, tail: noTail}
 	c.do(func() {
-		prog, spec = c.s.prog.prog, c.s.spec
+		prog, spec, printfLimit = c.s.prog.prog, c.s.spec, c.s.lim.MaxPrintfBytes
 		if st := c.s.h.stopAt(k); st != nil {
 			e = *st
 		}
@@ -370,6 +371,7 @@ func (c *client) freshMachineObserved(k int64, obs emu.Observer) *emu.Machine {
 		c.t.Fatal(err)
 	}
 	m := l.Machine()
+	m.SetMaxPrintfBytes(printfLimit)
 	if obs != nil {
 		m.SetObserver(obs)
 	}

@@ -25,6 +25,10 @@ type clientView struct {
 	regPage int     // the page of regs and preds
 	warns   warnSig // the warnings sent last
 	threads []byte  // the selected warp's scheduling as sent last (JSON)
+	// The printf lines the client holds (the first printfN of the
+	// launch's trajectory) and the dropped count it was sent.
+	printfN       int
+	printfDropped int64
 }
 
 // warnSig identifies a list of warnings at a step: the same signature,
@@ -232,12 +236,16 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 		}
 	}
 	more := s.lineMemoryUpdate(&msg)
+	morePrintf := s.printfUpdate(&msg, full)
 	s.warningsJSON(&msg, full)
 	v.valid = true
 	r.resetReport()
 	out := [][]byte{encode(&msg)}
 	for _, d := range more {
 		out = append(out, encode(&lineMemoryMsg{Type: "line-memory", ID: o.id, Delta: d}))
+	}
+	for _, p := range morePrintf {
+		out = append(out, encode(&printfMsg{Type: "printf", ID: o.id, Lines: p}))
 	}
 	return out
 }

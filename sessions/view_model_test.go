@@ -66,10 +66,14 @@ type clientModel struct {
 	fullStates, deltas    int
 	regDeltas, predDeltas int
 	div                   *divergenceJSON
-	lineMem               []lineMemJSON // the per-line memory analysis, merged from updates
-	lineMemHeld           bool          // a whole table was received since the load
-	lineMemSent           int           // states that carried an update
-	warns                 []warningJSON // the checker's warnings, as last sent
+	lineMem               []lineMemJSON    // the per-line memory analysis, merged from updates
+	lineMemHeld           bool             // a whole table was received since the load
+	lineMemSent           int              // states that carried an update
+	warns                 []warningJSON    // the checker's warnings, as last sent
+	printf                []printfLineJSON // the Console, merged from printf updates
+	printfDropped         int64
+	printfHeld            bool // a whole printf output was received since the load
+	printfLines           int  // the most lines the Console held
 }
 
 func newClientModel() *clientModel {
@@ -105,6 +109,20 @@ func (c *clientModel) applyState(b []byte) error {
 		return err
 	}
 	c.div = m.Divergence // every state carries it while it is on
+	if p := m.Printf; p != nil {
+		// As ui/model.ts merges it: keep a prefix, append.
+		if m.Full && p.Keep != 0 {
+			return fmt.Errorf("a full state keeps %d printf lines", p.Keep)
+		}
+		if p.Keep > len(c.printf) || !c.printfHeld && !m.Full {
+			return fmt.Errorf("printf keeps %d of %d lines (held: %v)", p.Keep, len(c.printf), c.printfHeld)
+		}
+		c.printf = append(c.printf[:p.Keep:p.Keep], p.Lines...)
+		c.printfDropped = p.Dropped
+		c.printfHeld = true
+	} else if m.Full {
+		return fmt.Errorf("a full state without printf")
+	}
 	if m.Warnings != nil {
 		c.warns = m.Warnings.List
 	}
@@ -463,6 +481,12 @@ func (mc *modelClient) apply(wantState bool) (*stateMsg, error) {
 				return nil, fmt.Errorf("line-memory before any lineMemory")
 			}
 			mc.model.lineMem = applyLineMem(mc.model.lineMem, lm.Delta)
+		case "printf":
+			var pm printfMsg
+			if err := json.Unmarshal(b, &pm); err != nil {
+				return nil, err
+			}
+			mc.model.printf = append(mc.model.printf, pm.Lines...)
 		case "done", "diagnostics", "breakpoints":
 			if !wantState && typ == "breakpoints" {
 				return nil, nil
@@ -590,6 +614,10 @@ type modelOpts struct {
 	// walkStops, if set, counts the history commands (back, seek,
 	// divergence) that stopped early (reason interrupted).
 	walkStops *int
+	// printfLines, if set, receives the most printf lines the client's
+	// Console held, and printfDropped the most it was told were dropped.
+	printfLines   *int
+	printfDropped *int64
 }
 
 // runModelSequenceOpts is runModelSequenceLimits with a command mix.
@@ -785,7 +813,14 @@ func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, li
 			if err == nil {
 				err = mc.model.checkLineMemory(agg)
 			}
+			if err == nil {
+				err = mc.model.checkPrintf(s, fm)
+			}
 		})
+		if opts.printfLines != nil {
+			*opts.printfLines = max(*opts.printfLines, mc.model.printfLines)
+			*opts.printfDropped = max(*opts.printfDropped, mc.model.printfDropped)
+		}
 		if err == nil && opts.longRuns && mc.model.loaded != nil {
 			want := c.freshWarnings(mc.model.step)
 			got := mc.model.warns
@@ -1165,4 +1200,44 @@ func (c *clientModel) checkLineMemory(agg *analysis.Aggregator) error {
 		return fmt.Errorf("lineMemory at step %d:\n  model %+v\n  fresh %+v", c.step, c.lineMem, want)
 	}
 	return nil
+}
+
+// checkPrintf compares the Console the client merged with the printf
+// output of a fresh run to the same step.
+func (c *clientModel) checkPrintf(s *Session, fm *emu.Machine) error {
+	lines, dropped := fm.Printf()
+	want := []printfLineJSON{}
+	for i := range lines {
+		want = append(want, s.printfLineJSON(&lines[i]))
+	}
+	got := c.printf
+	if got == nil {
+		got = []printfLineJSON{}
+	}
+	if !reflect.DeepEqual(got, want) || c.printfDropped != dropped {
+		return fmt.Errorf("printf: %d lines (%d dropped), fresh run %d (%d dropped)", len(got), c.printfDropped, len(want), dropped)
+	}
+	c.printfLines = max(c.printfLines, len(got))
+	return nil
+}
+
+// The Console follows steps, back, seek, runs and resets exactly: nvcc's
+// printf module (CUDA's printf and assert) under random command
+// sequences, with a printf limit that drops lines too.
+func TestClientModelPrintf(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "engine", "emu", "testdata", "printf_nvcc.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := `{"entry":"_Z5helloPKfi","grid":[3],"block":[64],"buffers":[{"name":"x","type":"f32","count":150,"init":{"iota":{"start":0,"step":0.25}}}],"params":[{"buffer":"x"},{"u32":150}]}`
+	for i, lim := range []Limits{{MaxWarpInstructions: 5000}, {MaxWarpInstructions: 5000, MaxPrintfBytes: 40 * (emu.PrintfLineOverhead + 40)}} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var n int
+			var dropped int64
+			runModelSequenceOpts(t, example{"printf", string(src), spec}, int64(i+1), 200, lim, modelOpts{printfLines: &n, printfDropped: &dropped})
+			if want := []int{150, 40}[i]; n != want || (dropped > 0) != (i == 1) {
+				t.Errorf("the Console held at most %d lines (%d dropped), want %d", n, dropped, want)
+			}
+		})
+	}
 }

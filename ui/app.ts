@@ -21,6 +21,7 @@ import { badgesOf } from "./membadges";
 import type { MemBadges } from "./membadges";
 import { SwizzleView } from "./swizzle";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
+import { ConsoleView } from "./console";
 import { actionFor, helpContent } from "./keys";
 import type { Action } from "./keys";
 import { h, byId, setChildren, setText, toggle, grouped, download, stored } from "./dom";
@@ -45,8 +46,8 @@ export interface ExampleData {
   lesson?: unknown;
 }
 
-type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "divergence" | "swizzle";
-const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle"];
+type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "divergence" | "swizzle" | "console";
+const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "console"];
 
 function readJSON<T>(id: string): T | null {
   const el = document.getElementById(id);
@@ -81,6 +82,7 @@ export class App {
   private regs!: RegsView;
   private mem!: MemoryView;
   private events!: EventsView;
+  private console!: ConsoleView;
   private fragments!: FragmentsView;
   private divergence!: DivergenceView;
   private swizzle!: SwizzleView;
@@ -246,6 +248,10 @@ export class App {
       sched,
     });
     this.swizzle = new SwizzleView(byId("pg-tab-swizzle"), m, () => this.tab === "swizzle");
+    this.console = new ConsoleView(byId("pg-tab-console"), m, () => this.tab === "console", {
+      seek: (k) => this.session.whenLive(() => this.session.seek(k)),
+      goto: (l) => this.editor.goto(l, 1, false),
+    });
     new ControlsView(m, {
       isOpen: () => this.session.isOpen, seekTarget: () => this.session.seekTarget,
       seek: (k) => this.session.whenLive(() => this.session.seek(k)),
@@ -962,7 +968,7 @@ export class App {
       const p = document.getElementById(`pg-tab-${id}`);
       if (p) p.hidden = id !== t;
     }
-    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, divergence: this.divergence, swizzle: this.swizzle, launch: null }[t];
+    const view = { regs: this.regs, memory: this.mem, events: this.events, fragments: this.fragments, divergence: this.divergence, swizzle: this.swizzle, console: this.console, launch: null }[t];
     view?.shown();
     this.warps?.tabShown();
   }

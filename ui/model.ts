@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads,
+  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -93,7 +93,8 @@ export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
   | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare"
   /** Another program (or none): emitted once, with "loaded", after the model dropped one. */
-  | "program";
+  | "program"
+  | "printf";
 
 export type Granularity = "warp" | "round" | "barrier";
 
@@ -196,6 +197,11 @@ export class Model {
   lineMemory: LineMemory[] = [];
   /** Lines that hold instructions (from `loaded`). */
   codeLines = new Set<number>();
+  /** The Console: the launch's printf output up to the step shown (merged from `printf` updates). */
+  printf: PrintfLine[] = [];
+  /** Lines dropped past the launch's printf limit, and the note that says so. */
+  printfDropped = 0;
+  printfNote = "";
   private listeners: ((c: Set<Change>) => void)[] = [];
 
   subscribe(f: (c: Set<Change>) => void): void {
@@ -270,6 +276,9 @@ export class Model {
     this.threads = null;
     this.scheduling = "";
     this.lineMemory = [];
+    this.printf = [];
+    this.printfDropped = 0;
+    this.printfNote = "";
     this.step = this.steps = this.firstStep = 0;
     this.message = "";
     this.status = this.reason = "";
@@ -316,7 +325,7 @@ export class Model {
     this.setLines(m);
     this.totalCTAs = m.totalCTAs;
     this.sel = { cta: 0, warp: 0 };
-    return new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "selection", "lineMemory"]);
+    return new Set<Change>(["loaded", "warps", "regs", "memory", "status", "fault", "events", "selection", "lineMemory", "printf"]);
   }
 
   applyState(m: State): Set<Change> {
@@ -395,6 +404,15 @@ export class Model {
     if (m.lineMemoryDelta?.length) {
       this.applyLineMemory(m.lineMemoryDelta);
       ch.add("lineMemory");
+    }
+    if (m.printf) {
+      // Keep a prefix of the lines held, append the new ones.
+      const p = m.printf;
+      this.printf.length = Math.min(p.keep, this.printf.length);
+      for (const l of p.lines ?? []) this.printf.push(l);
+      this.printfDropped = p.dropped;
+      this.printfNote = p.note ?? "";
+      ch.add("printf");
     }
     const fault = m.fault ?? null;
     if (JSON.stringify(fault) !== JSON.stringify(this.fault)) ch.add("fault");

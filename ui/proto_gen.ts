@@ -502,6 +502,25 @@ export interface Warnings {
   dropped: boolean;
 }
 
+export interface PrintfLine {
+  step: number;
+  pc: number;
+  line: number;
+  cta: number[];
+  thread: number[];
+  text: string;
+  cut?: boolean;
+  note?: string;
+}
+
+export interface PrintfUpdate {
+  keep: number;
+  lines: PrintfLine[];
+  dropped: number;
+  limit: number;
+  note?: string;
+}
+
 export interface State {
   type: "state";
   id?: number;
@@ -531,12 +550,19 @@ export interface State {
   warnings?: Warnings;
   scheduling: string;
   threads?: WarpThreads;
+  printf?: PrintfUpdate;
 }
 
 export interface LineMemoryMsg {
   type: "line-memory";
   id?: number;
   delta: LineMemory[];
+}
+
+export interface PrintfMsg {
+  type: "printf";
+  id?: number;
+  lines: PrintfLine[];
 }
 
 export interface Breakpoints {
@@ -665,6 +691,7 @@ export type ServerMsg =
   | Loaded
   | State
   | LineMemoryMsg
+  | PrintfMsg
   | Breakpoints
   | Inspect
   | Done

@@ -298,6 +298,12 @@ export class SessionClient {
         model.applyLineMemory(m.delta ?? []);
         model.emit(new Set<Change>(["lineMemory"]));
         break;
+      case "printf":
+        // The rest of the printf update of the state just merged.
+        if (!model.loaded) break;
+        for (const l of m.lines ?? []) model.printf.push(l);
+        model.emit(new Set<Change>(["printf"]));
+        break;
       case "breakpoints":
         model.breakpoints = new Set(m.lines ?? []);
         model.emit(new Set<Change>(["breakpoints"]));

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -556,5 +557,38 @@ func TestRunParallel(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, "want a number of workers from 1 to 1024") {
 			t.Errorf("%s: exit %d, %q", bad, code, errs)
 		}
+	}
+}
+
+// TestRunPrintf: nvcc's printf module prints one line per thread in the
+// result's "printf"; its assert faults with the assertion's text; check
+// accepts it without a warning.
+func TestRunPrintf(t *testing.T) {
+	ptxPath, _ := filepath.Abs(filepath.Join("..", "..", "engine", "emu", "testdata", "printf_nvcc.ptx"))
+	spec := fmt.Sprintf(`{"ptx": %q, "entry": "_Z5helloPKfi", "block": [4],
+		"buffers": [{"name": "x", "type": "f32", "count": 4, "init": {"values": [1.5, -2, 0, 3.25]}}],
+		"params": [{"buffer": "x"}, {"u32": 4}]}`, ptxPath)
+	code, out, _ := cli(t, spec, "run", "-")
+	if code != 0 {
+		t.Fatalf("status %d\n%s", code, out)
+	}
+	m := resultOf(t, out)
+	lines, _ := m["printf"].([]any)
+	var texts []string
+	for _, l := range lines {
+		texts = append(texts, l.(map[string]any)["text"].(string))
+	}
+	want := []string{"block 0 thread 0: x[0] = 1.50 (even)\n", "block 0 thread 1: x[1] = -2.00 (odd)\n", "block 0 thread 2: x[2] = 0.00 (even)\n", "block 0 thread 3: x[3] = 3.25 (odd)\n"}
+	if strings.Join(texts, "") != strings.Join(want, "") {
+		t.Errorf("printf %q", texts)
+	}
+	code, out, _ = cli(t, strings.Replace(spec, "_Z5helloPKfi", "_Z14check_positivePKfi", 1), "run", "-")
+	f, _ := resultOf(t, out)["fault"].(map[string]any)
+	if code != 1 || f["kind"] != "assertion-failed" || f["message"] != "assertion failed: x[i] >= 0 at hello.cu:4 in void check_positive(const float *, int)" || f["thread"].([]any)[0] != 1.0 {
+		t.Errorf("assert: %d %v", code, f)
+	}
+	code, out, errOut := cli(t, "", "check", ptxPath)
+	if code != 0 || out != "" || errOut != "" {
+		t.Errorf("check: %d %q %q", code, out, errOut)
 	}
 }

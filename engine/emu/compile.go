@@ -224,6 +224,7 @@ func (c *compiler) run() {
 			return
 		}
 	}
+	c.markBuiltins()
 	c.prog.LocalSize = align(c.localOff, 16)
 	c.prog.constRows = make([][32]uint64, len(c.prog.Consts))
 	for i, k := range c.prog.Consts {

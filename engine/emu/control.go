@@ -363,6 +363,9 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 		}
 	}
 	if !fn.HasBody {
+		if fn.Builtin != BuiltinNone {
+			return w.execBuiltin(fn, ci, emask)
+		}
 		return w.faultAll(FaultIllegal, emask, "call to %s, which has no body in this module", fn.Name)
 	}
 	if w.depth(len(w.stack)-1) >= MaxCallDepth {

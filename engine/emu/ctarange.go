@@ -57,6 +57,7 @@ func (m *Machine) Relaunch(first, end int) error {
 	m.rebuildWarps()
 	m.cursor, m.nextCTA, m.numCTAs, m.finished = 0, first, end, 0
 	m.stats, m.sleptNS, m.fault, m.done = Stats{}, 0, nil, false
+	m.printf = printfLog{}
 	m.bpResume, m.released, m.brkpt = false, false, false
 	m.stepOpen, m.lastIssued = false, 0
 	m.pendReconv = m.pendReconv[:0]

@@ -37,6 +37,10 @@ type Config struct {
 	// The call or cp.async that would pass it faults with
 	// FaultMemoryLimit. 0: no bound.
 	MaxDynamicBytes int64
+	// MaxPrintfBytes bounds the printf output the launch keeps (each
+	// line's text plus PrintfLineOverhead); later lines are dropped and
+	// counted. 0: DefaultPrintfBytes.
+	MaxPrintfBytes int64
 }
 
 // Limits of a launch.
@@ -104,6 +108,7 @@ type Machine struct {
 	fault     *Fault
 	done      bool
 	dyn       int64 // bytes of dynamic state (dynamic.go)
+	printf    printfLog
 	interrupt atomic.Bool
 	bp        []bool
 	bpResume  bool

@@ -42,7 +42,9 @@ const (
 	// dynamic state (call frames with the state saved for recursion,
 	// cp.async copies in flight) past Config.MaxDynamicBytes.
 	FaultMemoryLimit FaultKind = "memory-limit"
-	FaultInternal    FaultKind = "internal-error" // an emulator bug, caught instead of crashing
+	// FaultAssert: a thread called __assertfail (a failed assert).
+	FaultAssert   FaultKind = "assertion-failed"
+	FaultInternal FaultKind = "internal-error" // an emulator bug, caught instead of crashing
 )
 
 // Fault stops a launch: what happened, where, and to whom. Thread, Lane

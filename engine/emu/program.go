@@ -81,8 +81,11 @@ type Function struct {
 	// AddrTaken reports that an instruction uses the function's address
 	// (a possible target of indirect calls).
 	AddrTaken bool
-	Span      ptx.Span
-	index     int32 // index in Program.Funcs
+	// Builtin: a function without a body that the emulator provides
+	// (vprintf, __assertfail; printf.go).
+	Builtin Builtin
+	Span    ptx.Span
+	index   int32 // index in Program.Funcs
 }
 
 // Param is a parameter of a function. For kernels Offset is in the .param

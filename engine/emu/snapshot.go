@@ -17,6 +17,7 @@ type Snapshot struct {
 	bpResume bool
 	global   [][]byte // per allocation, when taken with global memory
 	dyn      int64    // the machine's dynamic state (dynamic.go)
+	printf   printfLog
 	size     int
 }
 
@@ -32,7 +33,7 @@ func (s *Snapshot) HasGlobal() bool { return s.global != nil }
 // Snapshot copies the machine's state (and global memory if withGlobal).
 func (m *Machine) Snapshot(withGlobal bool) *Snapshot {
 	s := &Snapshot{cursor: m.cursor, nextCTA: m.nextCTA, finished: m.finished, stats: m.stats,
-		sleptNS: m.sleptNS, fault: m.fault, done: m.done, bpResume: m.bpResume, dyn: m.dyn}
+		sleptNS: m.sleptNS, fault: m.fault, done: m.done, bpResume: m.bpResume, dyn: m.dyn, printf: m.printf}
 	for _, c := range m.ctas {
 		cc, n := cloneCTA(c, m)
 		s.ctas = append(s.ctas, cc)
@@ -59,6 +60,10 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
 	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
 	m.dyn = s.dyn
+	// The lines are shared with the snapshot: cap them so that the next
+	// line is appended to a copy.
+	m.printf = s.printf
+	m.printf.lines = s.printf.lines[:len(s.printf.lines):len(s.printf.lines)]
 	m.released, m.brkpt = false, false
 	m.lastIssued = 0
 	m.pendReconv = m.pendReconv[:0]

@@ -25,6 +25,8 @@ func (m *Machine) DiffState(o *Machine) string {
 		return fmt.Sprintf("done %v vs %v", m.done, o.done)
 	case !reflect.DeepEqual(m.fault, o.fault):
 		return fmt.Sprintf("fault %+v vs %+v", m.fault, o.fault)
+	case !reflect.DeepEqual(m.printf, o.printf):
+		return fmt.Sprintf("printf output (%d lines, %d dropped) vs (%d lines, %d dropped)", len(m.printf.lines), m.printf.dropped, len(o.printf.lines), o.printf.dropped)
 	case m.dyn != o.dyn:
 		return fmt.Sprintf("dynamic state %d vs %d bytes", m.dyn, o.dyn)
 	case m.cursor != o.cursor || m.nextCTA != o.nextCTA || m.finished != o.finished:

@@ -245,6 +245,18 @@ type Result struct {
 	Checked         bool
 	Warnings        []analysis.Warning
 	WarningsDropped int64
+	// Printf is the launch's printf output, one entry per thread's call
+	// in execution order (emu.Machine.Printf), and PrintfDropped the
+	// lines dropped past the launch's limit (PrintfLimit bytes).
+	Printf        []PrintfLine
+	PrintfDropped int64
+	PrintfLimit   int64
+}
+
+// PrintfLine is one thread's printf output with its source line.
+type PrintfLine struct {
+	emu.PrintfLine
+	Line int // source line of the call (0 if unknown)
 }
 
 // FaultInfo is a fault mapped back to the source.
@@ -304,7 +316,18 @@ func (l *Launch) Result() *Result {
 		r.Message = fmt.Sprintf("stopped after %d warp-instructions before the launch finished", r.Stats.WarpInstructions)
 	}
 	r.Buffers = l.resultBuffers()
+	l.addPrintf(r)
 	return r
+}
+
+// addPrintf adds the machine's printf output to r.
+func (l *Launch) addPrintf(r *Result) {
+	lines, dropped := l.m.Printf()
+	r.Printf = make([]PrintfLine, len(lines))
+	for i, p := range lines {
+		r.Printf[i] = PrintfLine{PrintfLine: p, Line: opLine(l.prog, p.PC)}
+	}
+	r.PrintfDropped, r.PrintfLimit = dropped, l.m.PrintfLimit()
 }
 
 // resultBuffers returns the output buffers, in spec order.

@@ -378,6 +378,8 @@ func sequentialOnly(p *emu.Program, fn *emu.Function) string {
 							}
 						}
 					}
+				} else if c.Callee.Builtin == emu.BuiltinVprintf {
+					return fmt.Sprintf("the kernel calls printf (line %d), whose output is in the order of the sequential run", opLine(p, pc))
 				} else if why := visit(c.Callee); why != "" {
 					return why
 				}
@@ -727,6 +729,7 @@ func (l *Launch) mergeSegments(segs []*segment, opt RunOptions) *Result {
 		stats.ThreadInstructions += s.stats.ThreadInstructions
 	}
 	r := &Result{Status: StatusOK, Stats: stats, Buffers: l.resultBuffers()}
+	l.addPrintf(r) // none: a kernel that calls printf runs sequentially
 	if opt.Analyze {
 		agg := analysis.NewAggregator(l.prog)
 		for _, s := range segs {

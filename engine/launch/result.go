@@ -1,12 +1,14 @@
 package launch
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
@@ -54,6 +56,16 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	if r.Memory != nil {
 		j.key("memory")
 		appendMemoryJSON(&j, r.Memory)
+	}
+	if len(r.Printf) > 0 || r.PrintfDropped > 0 {
+		j.key("printf")
+		appendPrintfJSON(&j, r.Printf)
+		if r.PrintfDropped > 0 {
+			j.key("printfDropped")
+			j.b = strconv.AppendInt(j.b, r.PrintfDropped, 10)
+			j.key("printfNote")
+			j.str(PrintfNote(r.PrintfDropped, r.PrintfLimit))
+		}
 	}
 	if r.Checked {
 		j.key("warnings")
@@ -154,6 +166,42 @@ func appendWarningsJSON(j *jsonWriter, ws []analysis.Warning) {
 		j.b = strconv.AppendInt(j.b, w.Count, 10)
 		j.key("warpInstruction")
 		j.b = strconv.AppendInt(j.b, w.Step, 10)
+		j.endInline('}')
+	}
+	j.close(']')
+}
+
+// PrintfNote says that printf output stopped at the limit.
+func PrintfNote(dropped, limit int64) string {
+	return fmt.Sprintf("printf output stopped at the launch's limit of %d bytes (each line counts its text and %d bytes); %d later lines were dropped", limit, emu.PrintfLineOverhead, dropped)
+}
+
+// appendPrintfJSON writes the printf output: an array with one object per
+// line (on its own line when indenting): step, source line, CTA, thread,
+// text, and cut or note when the line has them.
+func appendPrintfJSON(j *jsonWriter, lines []PrintfLine) {
+	j.open('[')
+	for i := range lines {
+		p := &lines[i]
+		j.element(i)
+		j.key("step")
+		j.b = strconv.AppendInt(j.b, p.Step, 10)
+		j.key("line")
+		j.int(p.Line)
+		j.key("cta")
+		j.dims(p.CTA)
+		j.key("thread")
+		j.dims(p.Thread)
+		j.key("text")
+		j.str(p.Text)
+		if p.Cut {
+			j.key("cut")
+			j.b = append(j.b, "true"...)
+		}
+		if p.Note != "" {
+			j.key("note")
+			j.str(p.Note)
+		}
 		j.endInline('}')
 	}
 	j.close(']')
