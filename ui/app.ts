@@ -11,7 +11,7 @@ import type { Change, Granularity } from "./model";
 import { Editor } from "./editor";
 import type { WarpMarks } from "./editor";
 import { LaunchPanel, parseSpec, wireSpec, canonical } from "./launch";
-import { WarpsView, laneLegend } from "./warps";
+import { WarpsView, laneLegend, nextWarpTitle } from "./warps";
 import { RegsView } from "./regs";
 import { MemoryView } from "./memory";
 import { ControlsView } from "./controls";
@@ -21,9 +21,9 @@ import { badgesOf } from "./membadges";
 import type { MemBadges } from "./membadges";
 import { SwizzleView } from "./swizzle";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
-import { actionFor, helpContent } from "./keys";
+import { actionFor, helpContent, setTabNames } from "./keys";
 import type { Action } from "./keys";
-import { h, byId, setChildren, setText, toggle, grouped, download, stored } from "./dom";
+import { h, byId, setChildren, setText, toggle, grouped, download, stored, typingTarget } from "./dom";
 import type { Fault, Loaded, Spec, State } from "./proto";
 import { isaDocs } from "./isa";
 import { mask32 } from "./format";
@@ -287,7 +287,16 @@ export class App {
       if (this.session.limits.maxStepCount) this.ui.count.max = String(this.session.limits.maxStepCount);
     });
 
-    window.addEventListener("keydown", (e) => this.onKey(e));
+    // One keyboard handler: in the capture phase for every key whose
+    // target is not a text entry (so no control, and no dropdown's
+    // type-ahead, gets a shortcut first), and after the editor or field
+    // for the keys that work while typing (F-keys, Ctrl+Enter).
+    document.addEventListener("keydown", (e) => {
+      if (!typingTarget(e.target)) this.onKey(e);
+    }, true);
+    window.addEventListener("keydown", (e) => {
+      if (typingTarget(e.target)) this.onKey(e);
+    });
     window.addEventListener("popstate", () => {
       const name = new URLSearchParams(location.search).get("example");
       if (name && name !== this.example?.name) void this.loadExample(name, false);
@@ -800,6 +809,8 @@ export class App {
       case "stepRound": this.step("round"); break;
       case "stepBarrier": this.step("barrier"); break;
       case "back": this.back(); break;
+      case "backRound": this.setGran("round"); this.back(); break;
+      case "backBarrier": this.setGran("barrier"); this.back(); break;
       case "run": this.runOrPause(); break;
       case "pause": this.session.pause(); break;
       case "reset": this.reset(); break;
@@ -814,15 +825,14 @@ export class App {
         if (w && w.line > 0) this.editor.goto(w.line, 1, false);
         break;
       }
-      case "tabRegs": this.showTab("regs"); break;
-      case "tabMemory": this.showTab("memory"); break;
-      case "tabLaunch": this.showTab("launch"); break;
-      case "tabEvents": this.showTab("events"); break;
-      case "tabFragments": this.showTab("fragments"); break;
-      case "tabDivergence": this.showTab("divergence"); break;
       case "focusEditor": this.editor.view.focus(); break;
       case "help": this.showHelp(this.ui.help.hidden === true); break;
       case "presenter": togglePresenter(); this.editor.view.requestMeasure(); break;
+      default: {
+        // tabN: the inspector tabs in the order the page shows them.
+        const b = document.querySelectorAll<HTMLElement>("[data-tab]")[Number(a.slice(3)) - 1];
+        if (b) this.showTab(b.dataset.tab as Tab);
+      }
     }
   }
 
@@ -834,7 +844,13 @@ export class App {
       return;
     }
     const a = actionFor(e);
-    if (!a) return;
+    if (!a) {
+      // A closed dropdown never changes by a key (type-ahead would switch
+      // lessons): Space or Alt+↓ opens it, and the choice is made there.
+      if (e.target instanceof HTMLSelectElement && !e.altKey && !e.ctrlKey && !e.metaKey &&
+        ((e.key.length === 1 && e.key !== " ") || /^(Arrow(Up|Down|Left|Right)|Home|End|Page(Up|Down))$/.test(e.key))) e.preventDefault();
+      return;
+    }
     if (a === "pause" && !this.model.running) {
       if (e.key === "Escape") return; // Let Escape close menus and panels.
     }
@@ -854,6 +870,7 @@ export class App {
   }
 
   private bindTabs(): void {
+    setTabNames([...document.querySelectorAll<HTMLElement>("[data-tab]")].map((b) => b.textContent?.trim() ?? ""));
     const saved = stored("ptxplay.tab") as Tab | null;
     if (saved && tabs.includes(saved)) this.tab = saved;
     for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
@@ -1009,7 +1026,8 @@ export class App {
   private renderLegend(): void {
     const el = document.getElementById("pg-legend");
     if (!el || el.childElementCount) return;
-    setChildren(el, laneLegend.map(([st, label, title]) => h("span.legend-item", { title }, h("span", { class: `ln ln-${st}` }), label)));
+    setChildren(el, laneLegend.map(([st, label, title]) => h("span.legend-item", { title }, h("span", { class: `ln ln-${st}` }), label)),
+      h("span.legend-item.legend-next", { title: nextWarpTitle }, h("span.next-mark", { "aria-hidden": "true" }, "◂"), "issues next"));
   }
 
   /** The name of what the editor holds: an imported file, the example as
