@@ -32,7 +32,7 @@ import { ShareDialog, parseShare } from "./share";
 import { LessonView, parseLesson } from "./lesson";
 import type { ShareData, ShareView } from "./share";
 import type { Draft } from "./draft";
-import { initPresenter, togglePresenter } from "./presenter";
+import { initPresenter, presenterOn, togglePresenter } from "./presenter";
 
 export interface ExampleData {
   name: string;
@@ -250,7 +250,7 @@ export class App {
     if (this.compact) this.editor.setReadOnly(true);
     this.lesson = new LessonView(byId("pg-lesson"), {
       show: (line, panel) => {
-        this.editor.goto(line, 1, false);
+        this.editor.showHintLine(line);
         if ((tabs as readonly string[]).includes(panel)) this.showTab(panel as Tab);
         else if (panel === "warps") document.getElementById("pg-warps")?.scrollIntoView({ block: "nearest" });
       },
@@ -906,40 +906,67 @@ export class App {
     this.warps?.tabShown();
   }
 
+  /** The splitters: between the editor and the machine state (columns)
+   * and, where they stack, between the editor and the inspectors (rows).
+   * Each is dragged or moved with the arrow keys, and remembered for
+   * normal and for presenter mode apart (each has its own layout). */
   private bindSplitter(): void {
-    const split = document.getElementById("pg-split");
     const work = document.getElementById("pg-work");
-    if (!split || !work) return;
-    const set = (pct: number) => {
-      pct = Math.max(28, Math.min(68, pct));
-      work.style.setProperty("--left", `${pct}%`);
-      split.setAttribute("aria-valuenow", String(Math.round(pct)));
-      return pct;
-    };
-    const saved = Number(stored("ptxplay.split"));
-    if (saved) set(saved);
-    split.addEventListener("pointerdown", (e) => {
-      split.setPointerCapture(e.pointerId);
-      document.body.classList.add("dragging");
-      const move = (ev: PointerEvent) => {
+    if (!work) return;
+    const bind = (id: string, axis: "x" | "y", name: string, prop: string, min: number, max: number, def: number) => {
+      const split = document.getElementById(id);
+      if (!split) return;
+      const key = () => `ptxplay.${name}${presenterOn() ? ".presenter" : ""}`;
+      const cssVar = () => `--${prop}${presenterOn() ? "-p" : ""}`;
+      const set = (pct: number, save: boolean) => {
+        pct = Math.max(min, Math.min(max, pct));
+        work.style.setProperty(cssVar(), `${pct}%`);
+        split.setAttribute("aria-valuenow", String(Math.round(pct)));
+        if (save) stored(key(), String(pct));
+        return pct;
+      };
+      // Both modes' remembered positions apply at once (each has its own variable).
+      for (const p of [false, true]) {
+        const v = Number(stored(`ptxplay.${name}${p ? ".presenter" : ""}`));
+        if (v) work.style.setProperty(`--${prop}${p ? "-p" : ""}`, `${Math.max(min, Math.min(max, v))}%`);
+      }
+      const current = () => {
+        const v = parseFloat(work.style.getPropertyValue(cssVar()));
+        if (v) return v;
+        // Not set yet: what the layout shows.
         const r = work.getBoundingClientRect();
-        stored("ptxplay.split", String(set(((ev.clientX - r.left) / r.width) * 100)));
+        const s = split.getBoundingClientRect();
+        return axis === "x" ? ((s.left - r.left) / r.width) * 100 : ((s.top - r.top) / r.height) * 100 || def;
       };
-      const up = () => {
-        split.removeEventListener("pointermove", move);
-        split.removeEventListener("pointerup", up);
-        document.body.classList.remove("dragging");
-      };
-      split.addEventListener("pointermove", move);
-      split.addEventListener("pointerup", up);
-    });
-    split.addEventListener("keydown", (e) => {
-      const cur = Number(split.getAttribute("aria-valuenow")) || 46;
-      if (e.key === "ArrowLeft") stored("ptxplay.split", String(set(cur - 2)));
-      else if (e.key === "ArrowRight") stored("ptxplay.split", String(set(cur + 2)));
-      else return;
-      e.preventDefault();
-    });
+      split.setAttribute("aria-valuenow", String(Math.round(current())));
+      const cls = axis === "x" ? "dragging" : "dragging-rows";
+      split.addEventListener("pointerdown", (e) => {
+        split.setPointerCapture(e.pointerId);
+        document.body.classList.add(cls);
+        const move = (ev: PointerEvent) => {
+          const r = work.getBoundingClientRect();
+          set(axis === "x" ? ((ev.clientX - r.left) / r.width) * 100 : ((ev.clientY - r.top) / r.height) * 100, true);
+          this.editor.view.requestMeasure();
+        };
+        const up = () => {
+          split.removeEventListener("pointermove", move);
+          split.removeEventListener("pointerup", up);
+          document.body.classList.remove(cls);
+        };
+        split.addEventListener("pointermove", move);
+        split.addEventListener("pointerup", up);
+      });
+      split.addEventListener("keydown", (e) => {
+        const less = axis === "x" ? "ArrowLeft" : "ArrowUp";
+        const more = axis === "x" ? "ArrowRight" : "ArrowDown";
+        if (e.key !== less && e.key !== more) return;
+        set(current() + (e.key === more ? 2 : -2), true);
+        this.editor.view.requestMeasure();
+        e.preventDefault();
+      });
+    };
+    bind("pg-split", "x", "split", "left", 25, 75, 46);
+    bind("pg-hsplit", "y", "hsplit", "top", 20, 85, 50);
   }
 
   // ---- rendering what the views do not own ----
