@@ -11,7 +11,7 @@ import type { Change, Granularity } from "./model";
 import { Editor } from "./editor";
 import type { WarpMarks } from "./editor";
 import { LaunchPanel, parseSpec, wireSpec, canonical } from "./launch";
-import { WarpsView, laneLegend } from "./warps";
+import { WarpsView, laneLegend, nextWarpTitle } from "./warps";
 import { RegsView } from "./regs";
 import { MemoryView } from "./memory";
 import { ControlsView } from "./controls";
@@ -22,9 +22,9 @@ import type { MemBadges } from "./membadges";
 import { SwizzleView } from "./swizzle";
 import { ChangeBanner, EventsView, FaultView, ProblemsView, faultCta } from "./panels";
 import { ConsoleView } from "./console";
-import { actionFor, helpContent } from "./keys";
+import { actionFor, helpContent, setTabNames } from "./keys";
 import type { Action } from "./keys";
-import { h, byId, setChildren, setText, toggle, grouped, download, stored } from "./dom";
+import { h, byId, setChildren, setText, toggle, grouped, download, stored, typingTarget } from "./dom";
 import type { Fault, Loaded, Spec, State } from "./proto";
 import { isaDocs } from "./isa";
 import { mask32 } from "./format";
@@ -35,7 +35,7 @@ import type { ShareData, ShareView } from "./share";
 import { captureView, restoreView } from "./viewstate";
 import type { ViewHost } from "./viewstate";
 import type { Draft } from "./draft";
-import { initPresenter, togglePresenter } from "./presenter";
+import { initPresenter, presenterOn, togglePresenter } from "./presenter";
 
 export interface ExampleData {
   name: string;
@@ -275,7 +275,7 @@ export class App {
     if (this.compact) this.editor.setReadOnly(true);
     this.lesson = new LessonView(byId("pg-lesson"), {
       show: (line, panel) => {
-        this.editor.goto(line, 1, false);
+        this.editor.showHintLine(line);
         if ((tabs as readonly string[]).includes(panel)) this.showTab(panel as Tab);
         else if (panel === "warps") document.getElementById("pg-warps")?.scrollIntoView({ block: "nearest" });
       },
@@ -314,7 +314,16 @@ export class App {
     });
     this.ui.count.addEventListener("input", () => (this.countUnit = null));
 
-    window.addEventListener("keydown", (e) => this.onKey(e));
+    // One keyboard handler: in the capture phase for every key whose
+    // target is not a text entry (so no control, and no dropdown's
+    // type-ahead, gets a shortcut first), and after the editor or field
+    // for the keys that work while typing (F-keys, Ctrl+Enter).
+    document.addEventListener("keydown", (e) => {
+      if (!typingTarget(e.target)) this.onKey(e);
+    }, true);
+    window.addEventListener("keydown", (e) => {
+      if (typingTarget(e.target)) this.onKey(e);
+    });
     window.addEventListener("popstate", () => {
       const name = new URLSearchParams(location.search).get("example");
       if (name && name !== this.example?.name) void this.loadExample(name, false);
@@ -884,6 +893,8 @@ export class App {
       case "stepRound": this.step("round"); break;
       case "stepBarrier": this.step("barrier"); break;
       case "back": this.back(); break;
+      case "backRound": this.setGran("round"); this.back(); break;
+      case "backBarrier": this.setGran("barrier"); this.back(); break;
       case "run": this.runOrPause(); break;
       case "pause": this.session.pause(); break;
       case "reset": this.reset(); break;
@@ -898,15 +909,14 @@ export class App {
         if (w && w.line > 0) this.editor.goto(w.line, 1, false);
         break;
       }
-      case "tabRegs": this.showTab("regs"); break;
-      case "tabMemory": this.showTab("memory"); break;
-      case "tabLaunch": this.showTab("launch"); break;
-      case "tabEvents": this.showTab("events"); break;
-      case "tabFragments": this.showTab("fragments"); break;
-      case "tabDivergence": this.showTab("divergence"); break;
       case "focusEditor": this.editor.view.focus(); break;
       case "help": this.showHelp(this.ui.help.hidden === true); break;
       case "presenter": togglePresenter(); this.editor.view.requestMeasure(); break;
+      default: {
+        // tabN: the inspector tabs in the order the page shows them.
+        const b = document.querySelectorAll<HTMLElement>("[data-tab]")[Number(a.slice(3)) - 1];
+        if (b) this.showTab(b.dataset.tab as Tab);
+      }
     }
   }
 
@@ -918,7 +928,13 @@ export class App {
       return;
     }
     const a = actionFor(e);
-    if (!a) return;
+    if (!a) {
+      // A closed dropdown never changes by a key (type-ahead would switch
+      // lessons): Space or Alt+↓ opens it, and the choice is made there.
+      if (e.target instanceof HTMLSelectElement && !e.altKey && !e.ctrlKey && !e.metaKey &&
+        ((e.key.length === 1 && e.key !== " ") || /^(Arrow(Up|Down|Left|Right)|Home|End|Page(Up|Down))$/.test(e.key))) e.preventDefault();
+      return;
+    }
     if (a === "pause" && !this.model.running) {
       if (e.key === "Escape") return; // Let Escape close menus and panels.
     }
@@ -938,6 +954,7 @@ export class App {
   }
 
   private bindTabs(): void {
+    setTabNames([...document.querySelectorAll<HTMLElement>("[data-tab]")].map((b) => b.textContent?.trim() ?? ""));
     const saved = stored("ptxplay.tab") as Tab | null;
     if (saved && tabs.includes(saved)) this.tab = saved;
     for (const b of document.querySelectorAll<HTMLElement>("[data-tab]")) {
@@ -973,40 +990,67 @@ export class App {
     this.warps?.tabShown();
   }
 
+  /** The splitters: between the editor and the machine state (columns)
+   * and, where they stack, between the editor and the inspectors (rows).
+   * Each is dragged or moved with the arrow keys, and remembered for
+   * normal and for presenter mode apart (each has its own layout). */
   private bindSplitter(): void {
-    const split = document.getElementById("pg-split");
     const work = document.getElementById("pg-work");
-    if (!split || !work) return;
-    const set = (pct: number) => {
-      pct = Math.max(28, Math.min(68, pct));
-      work.style.setProperty("--left", `${pct}%`);
-      split.setAttribute("aria-valuenow", String(Math.round(pct)));
-      return pct;
-    };
-    const saved = Number(stored("ptxplay.split"));
-    if (saved) set(saved);
-    split.addEventListener("pointerdown", (e) => {
-      split.setPointerCapture(e.pointerId);
-      document.body.classList.add("dragging");
-      const move = (ev: PointerEvent) => {
+    if (!work) return;
+    const bind = (id: string, axis: "x" | "y", name: string, prop: string, min: number, max: number, def: number) => {
+      const split = document.getElementById(id);
+      if (!split) return;
+      const key = () => `ptxplay.${name}${presenterOn() ? ".presenter" : ""}`;
+      const cssVar = () => `--${prop}${presenterOn() ? "-p" : ""}`;
+      const set = (pct: number, save: boolean) => {
+        pct = Math.max(min, Math.min(max, pct));
+        work.style.setProperty(cssVar(), `${pct}%`);
+        split.setAttribute("aria-valuenow", String(Math.round(pct)));
+        if (save) stored(key(), String(pct));
+        return pct;
+      };
+      // Both modes' remembered positions apply at once (each has its own variable).
+      for (const p of [false, true]) {
+        const v = Number(stored(`ptxplay.${name}${p ? ".presenter" : ""}`));
+        if (v) work.style.setProperty(`--${prop}${p ? "-p" : ""}`, `${Math.max(min, Math.min(max, v))}%`);
+      }
+      const current = () => {
+        const v = parseFloat(work.style.getPropertyValue(cssVar()));
+        if (v) return v;
+        // Not set yet: what the layout shows.
         const r = work.getBoundingClientRect();
-        stored("ptxplay.split", String(set(((ev.clientX - r.left) / r.width) * 100)));
+        const s = split.getBoundingClientRect();
+        return axis === "x" ? ((s.left - r.left) / r.width) * 100 : ((s.top - r.top) / r.height) * 100 || def;
       };
-      const up = () => {
-        split.removeEventListener("pointermove", move);
-        split.removeEventListener("pointerup", up);
-        document.body.classList.remove("dragging");
-      };
-      split.addEventListener("pointermove", move);
-      split.addEventListener("pointerup", up);
-    });
-    split.addEventListener("keydown", (e) => {
-      const cur = Number(split.getAttribute("aria-valuenow")) || 46;
-      if (e.key === "ArrowLeft") stored("ptxplay.split", String(set(cur - 2)));
-      else if (e.key === "ArrowRight") stored("ptxplay.split", String(set(cur + 2)));
-      else return;
-      e.preventDefault();
-    });
+      split.setAttribute("aria-valuenow", String(Math.round(current())));
+      const cls = axis === "x" ? "dragging" : "dragging-rows";
+      split.addEventListener("pointerdown", (e) => {
+        split.setPointerCapture(e.pointerId);
+        document.body.classList.add(cls);
+        const move = (ev: PointerEvent) => {
+          const r = work.getBoundingClientRect();
+          set(axis === "x" ? ((ev.clientX - r.left) / r.width) * 100 : ((ev.clientY - r.top) / r.height) * 100, true);
+          this.editor.view.requestMeasure();
+        };
+        const up = () => {
+          split.removeEventListener("pointermove", move);
+          split.removeEventListener("pointerup", up);
+          document.body.classList.remove(cls);
+        };
+        split.addEventListener("pointermove", move);
+        split.addEventListener("pointerup", up);
+      });
+      split.addEventListener("keydown", (e) => {
+        const less = axis === "x" ? "ArrowLeft" : "ArrowUp";
+        const more = axis === "x" ? "ArrowRight" : "ArrowDown";
+        if (e.key !== less && e.key !== more) return;
+        set(current() + (e.key === more ? 2 : -2), true);
+        this.editor.view.requestMeasure();
+        e.preventDefault();
+      });
+    };
+    bind("pg-split", "x", "split", "left", 25, 75, 46);
+    bind("pg-hsplit", "y", "hsplit", "top", 20, 85, 50);
   }
 
   // ---- rendering what the views do not own ----
@@ -1093,7 +1137,8 @@ export class App {
   private renderLegend(): void {
     const el = document.getElementById("pg-legend");
     if (!el || el.childElementCount) return;
-    setChildren(el, laneLegend.map(([st, label, title]) => h("span.legend-item", { title }, h("span", { class: `ln ln-${st}` }), label)));
+    setChildren(el, laneLegend.map(([st, label, title]) => h("span.legend-item", { title }, h("span", { class: `ln ln-${st}` }), label)),
+      h("span.legend-item.legend-next", { title: nextWarpTitle }, h("span.next-mark", { "aria-hidden": "true" }, "◂"), "issues next"));
   }
 
   /** The name of what the editor holds: an imported file, the example as

@@ -94,11 +94,13 @@ export function grouped(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-/** Whether keyboard focus is in something that takes text. */
+/** Whether keyboard focus is in something that takes text (the editor, a
+ * text or number field): letter keys type there. A dropdown is not: its
+ * type-ahead never gets a key (see App.onKey). */
 export function typingTarget(t: EventTarget | null): boolean {
   if (!(t instanceof HTMLElement)) return false;
   if (t.isContentEditable) return true;
-  if (t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement) return true;
+  if (t instanceof HTMLTextAreaElement) return true;
   if (t instanceof HTMLInputElement) {
     return !["checkbox", "radio", "button", "range", "submit", "reset", "file"].includes(t.type);
   }

@@ -143,6 +143,25 @@ const warpLineDecos = EditorView.decorations.compute([warpMarksField], (state): 
   return b.finish();
 });
 
+// ---- the line a lesson hint points at ----
+
+/** The line a lesson hint opened (0: none); it stays marked until the
+ * next hint or an edit, strongly enough to see on a projector. */
+const setHintLineEffect = StateEffect.define<number>();
+const hintLineField = StateField.define<number>({
+  create: () => 0,
+  update(v, tr) {
+    for (const e of tr.effects) if (e.is(setHintLineEffect)) return e.value;
+    return tr.docChanged ? 0 : v;
+  },
+  provide: (f) => EditorView.decorations.compute([f], (state): DecorationSet => {
+    const n = state.field(f);
+    if (n < 1 || n > state.doc.lines) return Decoration.none;
+    const from = state.doc.line(n).from;
+    return Decoration.set([Decoration.line({ class: "cm-hint-line" }).range(from)]);
+  }),
+});
+
 // ---- divergence shading ----
 
 /** Per line: the average active lanes of its warp-instructions, and how many ran. */
@@ -382,7 +401,7 @@ function completeSource(context: CompletionContext): CompletionResult | null {
 
 const theme = EditorView.theme({
   "&": { height: "100%", fontSize: "var(--code-size)", backgroundColor: "var(--bg-editor)", color: "var(--fg)" },
-  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.55" },
+  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "var(--code-lh)" },
   ".cm-content": { caretColor: "var(--accent)", padding: "6px 0" },
   ".cm-cursor, .cm-dropCursor": { borderLeftColor: "var(--accent)", borderLeftWidth: "2px" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection)" },
@@ -403,7 +422,7 @@ const theme = EditorView.theme({
   // Lint markers as glyphs, so they do not look like breakpoints.
   ".cm-gutter-lint": { width: "1.2em" },
   ".cm-gutter-lint .cm-gutterElement": { padding: "0 1px", display: "flex", alignItems: "center", justifyContent: "center" },
-  ".cm-lint-marker": { width: "auto", height: "auto", fontSize: "10px", fontWeight: "700", lineHeight: "1" },
+  ".cm-lint-marker": { width: "auto", height: "auto", fontSize: "calc(10px * var(--k))", fontWeight: "700", lineHeight: "1" },
   ".cm-lint-marker-error": { content: "none" },
   ".cm-lint-marker-warning": { content: "none" },
   ".cm-lint-marker-info": { content: "none" },
@@ -473,6 +492,7 @@ export class Editor {
       breakpointField,
       codeLinesField,
       warpMarksField,
+      hintLineField,
       bpGutter,
       lineNumbers({
         domEventHandlers: {
@@ -604,6 +624,12 @@ export class Editor {
     const pos = Math.min(l.to, l.from + Math.max(0, col - 1));
     this.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
     if (focus) this.view.focus();
+  }
+
+  /** Opens line and marks it as the one a lesson hint points at. */
+  showHintLine(line: number): void {
+    this.goto(line, 1, false);
+    this.view.dispatch({ effects: setHintLineEffect.of(line) });
   }
 
   /** Scrolls a line into view only if it is not visible. */

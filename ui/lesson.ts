@@ -32,6 +32,15 @@ const panelNames: Record<string, string> = {
   editor: "Editor", warps: "Warps", regs: "Registers", memory: "Memory", launch: "Launch", events: "Events", fragments: "Fragments", divergence: "Divergence", swizzle: "Swizzle",
 };
 
+/** A hint's text. One that starts with a PTX label ("NEXT: both paths
+ * rejoin here") names the label as code, so that it does not read like a
+ * heading or a command ("At label NEXT, both paths rejoin here"). */
+export function hintText(text: string): (string | HTMLElement)[] {
+  const m = /^([A-Z][A-Z0-9_$]*):\s+(.*)$/s.exec(text);
+  if (!m) return [text];
+  return ["At label ", h("code.lesson-label", { title: `the label ${m[1]}: in the kernel` }, m[1]), ", " + m[2]];
+}
+
 export interface LessonHooks {
   /** Opens line in the editor and the panel the hint points at. */
   show(line: number, panel: string): void;
@@ -57,13 +66,30 @@ export class LessonView {
       h("summary", h("span.lesson-tag", "Lesson"), " ", h("span.lesson-title", title),
         h("span.lesson-count", ` · ${lesson.hints.length} thing${lesson.hints.length === 1 ? "" : "s"} to watch`)),
       h("p.lesson-text", lesson.explanation),
+      // Where the lesson sits beside the code (presenter mode on a
+      // projector), the explanation shows its first lines and the hints
+      // stay in view; this reads the rest.
+      h("button.lesson-more.btn-small", {
+        type: "button", "aria-expanded": "false",
+        onclick: (e: Event) => {
+          const b = e.currentTarget as HTMLElement;
+          const open = b.getAttribute("aria-expanded") !== "true";
+          b.setAttribute("aria-expanded", String(open));
+          b.textContent = open ? "less" : "more…";
+          b.previousElementSibling?.classList.toggle("expanded", open);
+        },
+      }, "more…"),
       h("ol.lesson-hints", lesson.hints.map((hint, i) => h("li",
         h("button.lesson-hint", {
           type: "button", "data-hint": i, "data-line": hint.line, "data-panel": hint.panel,
           title: `Go to line ${hint.line} and open the ${panelNames[hint.panel] ?? hint.panel} panel`,
-          onclick: () => this.hooks.show(hint.line, hint.panel),
+          onclick: (e: Event) => {
+            for (const b of this.el.querySelectorAll(".lesson-hint.on")) b.classList.remove("on");
+            (e.currentTarget as HTMLElement).classList.add("on");
+            this.hooks.show(hint.line, hint.panel);
+          },
         }, h("span.lesson-line", `line ${hint.line}`), h("span.lesson-panel", panelNames[hint.panel] ?? hint.panel)),
-        " ", hint.text))),
+        " ", hintText(hint.text)))),
       lesson.expect?.result ? h("p.lesson-result", h("b", "Result: "), lesson.expect.result) : null);
     det.addEventListener("toggle", () => {
       try {

@@ -22,6 +22,9 @@ export const laneLegend: [LaneState, string, string][] = [
   ["none", "no thread", "the block's last warp is partial: no thread in this lane"],
 ];
 
+/** The legend's entry for the ◂ after a warp's name (web/playground.templ has the same). */
+export const nextWarpTitle = "◂ after a warp's name: the warp the scheduler issues next (what n or F10 steps)";
+
 /** The kind of a warp's state string, whatever words the server uses. */
 export function warpKind(state: string): "ready" | "barrier" | "exited" | "fault" | "other" {
   const s = state.toLowerCase();

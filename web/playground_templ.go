@@ -31,6 +31,13 @@ func pgExampleName(d PlaygroundData) string {
 	return d.Example.Name
 }
 
+func pgExampleTitle(d PlaygroundData) string {
+	if d.Example == nil {
+		return "PTX Playground"
+	}
+	return d.Example.Title
+}
+
 func pgSource(d PlaygroundData) string {
 	if d.Share != nil {
 		return d.Share.Source
@@ -170,7 +177,7 @@ func Playground(d PlaygroundData) templ.Component {
 				var templ_7745c5c3_Var3 templ.SafeURL
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinURLErrs(pgOpenURL(d))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 124, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 131, Col: 43}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -189,7 +196,7 @@ func Playground(d PlaygroundData) templ.Component {
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(d.Page.Description)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 127, Col: 58}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 134, Col: 58}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -202,7 +209,7 @@ func Playground(d PlaygroundData) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(d.Page.Title)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 127, Col: 75}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 134, Col: 75}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -212,143 +219,161 @@ func Playground(d PlaygroundData) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
+			} else if d.Compact {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " <span class=\"pg-share-name\" id=\"pg-embed-title\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var6 string
+				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(pgExampleTitle(d))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 137, Col: 71}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</span> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<label class=\"pg-example\"><span class=\"visually-hidden\">Example</span> <select id=\"pg-example-select\" title=\"Open an example\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<label class=\"pg-example\"><span class=\"visually-hidden\">Example</span> <select id=\"pg-example-select\" title=\"Open an example\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				for _, e := range d.Examples {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<option value=\"")
-					if templ_7745c5c3_Err != nil {
-						return templ_7745c5c3_Err
-					}
-					var templ_7745c5c3_Var6 string
-					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
-					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 133, Col: 29}
-					}
-					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
-					if templ_7745c5c3_Err != nil {
-						return templ_7745c5c3_Err
-					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "\"")
-					if templ_7745c5c3_Err != nil {
-						return templ_7745c5c3_Err
-					}
-					if e.Name == pgExampleName(d) {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, " selected")
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, ">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<option value=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var7 string
-					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(e.Title)
+					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 133, Col: 82}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 143, Col: 29}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</option>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					if e.Name == pgExampleName(d) {
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " selected")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, ">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var8 string
+					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(e.Title)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 143, Col: 82}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</option>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</select></label> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</select></label> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<span class=\"pg-top-spacer\"></span> <span id=\"pg-conn\" class=\"pg-conn\" data-state=\"connecting\" role=\"status\" aria-live=\"polite\">connecting…</span> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<span class=\"pg-top-spacer\"></span> <span id=\"pg-conn\" class=\"pg-conn\" data-state=\"connecting\" role=\"status\" aria-live=\"polite\">connecting…</span> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if !d.Compact {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<button type=\"button\" class=\"icon-btn wide\" data-action=\"fork\" title=\"Make this shared kernel your own copy (the address bar stops naming the link)\" hidden><span class=\"icon-glyph\" aria-hidden=\"true\">⊕</span><span class=\"label\">Fork</span></button> <button type=\"button\" class=\"icon-btn wide\" data-action=\"share\" title=\"Share a link to this kernel, its launch and (optionally) the current step\"><span class=\"icon-glyph\" aria-hidden=\"true\">↗</span><span class=\"label\">Share</span></button> ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<button type=\"button\" class=\"icon-btn wide\" data-action=\"fork\" title=\"Make this shared kernel your own copy (the address bar stops naming the link)\" hidden><span class=\"icon-glyph\" aria-hidden=\"true\">⊕</span><span class=\"label\">Fork</span></button> <button type=\"button\" class=\"icon-btn wide\" data-action=\"share\" title=\"Share a link to this kernel, its launch and (optionally) the current step\"><span class=\"icon-glyph\" aria-hidden=\"true\">↗</span><span class=\"label\">Share</span></button> ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "<button type=\"button\" class=\"icon-btn wide\" data-action=\"presenter\" aria-pressed=\"false\" title=\"Presenter mode: larger type and stronger contrast for a projector (z)\"><span class=\"icon-glyph\" aria-hidden=\"true\">Aa</span><span class=\"label\">Presenter</span></button> <button type=\"button\" class=\"icon-btn\" data-action=\"theme\" title=\"Switch between the dark and the light theme\" aria-label=\"Switch theme\">◐</button> <button type=\"button\" class=\"icon-btn\" data-action=\"help\" title=\"Keyboard shortcuts (?)\" aria-label=\"Keyboard shortcuts\">?</button></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<button type=\"button\" class=\"icon-btn wide\" data-action=\"presenter\" aria-pressed=\"false\" title=\"Presenter mode: larger type and stronger contrast for a projector (z)\"><span class=\"icon-glyph\" aria-hidden=\"true\">Aa</span><span class=\"label\">Presenter</span></button> <button type=\"button\" class=\"icon-btn\" data-action=\"theme\" title=\"Switch between the dark and the light theme\" aria-label=\"Switch theme\">◐</button> <button type=\"button\" class=\"icon-btn\" data-action=\"help\" title=\"Keyboard shortcuts (?)\" aria-label=\"Keyboard shortcuts\">?</button></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var8 = []any{pgClass(d)}
-			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var8...)
+			var templ_7745c5c3_Var9 = []any{pgClass(d)}
+			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var9...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<main id=\"playground\" class=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var9 string
-			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(templ.CSSClasses(templ_7745c5c3_Var8).String())
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 1, Col: 0}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" data-example=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<main id=\"playground\" class=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
-			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(pgExampleName(d))
+			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(templ.CSSClasses(templ_7745c5c3_Var9).String())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 148, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 1, Col: 0}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" data-ws=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "\" data-example=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(d.WSPath)
+			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(pgExampleName(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 148, Col: 97}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 158, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "\"><section class=\"pg-controls\" id=\"pg-controls\" aria-label=\"Controls\"><div class=\"ctl-group\"><button type=\"button\" class=\"btn btn-primary\" data-action=\"compile\" title=\"Compile and load the kernel (Ctrl+Enter)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⚙</span><span class=\"label\">Compile</span></button></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Step\"><button type=\"button\" class=\"btn\" data-action=\"step-warp\" title=\"Forward one warp-instruction (F10 or n); Back then steps by warp-instructions\" aria-pressed=\"true\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↷</span><span class=\"label\">Warp</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-round\" title=\"Forward one round: until the scheduler has visited every ready warp (F11 or r); Back then steps by rounds\" aria-pressed=\"false\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟳</span><span class=\"label\">Round</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-barrier\" title=\"Forward until a barrier releases (b); Back then steps by barriers\" aria-pressed=\"false\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⊟</span><span class=\"label\">Barrier</span></button> <label class=\"ctl-count\" title=\"How many units each button moves (Back too)\"><span aria-hidden=\"true\">×</span> <input id=\"pg-count\" type=\"number\" min=\"1\" max=\"10000\" value=\"1\" aria-label=\"Steps per click\"></label></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Run\"><button type=\"button\" class=\"btn\" data-action=\"back\" title=\"One warp-instruction back (Shift+F10 or p)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↶</span><span class=\"label\">Back</span></button> <button type=\"button\" class=\"btn btn-run\" data-action=\"run\" title=\"Run until a breakpoint, a fault or the end (F5 or c)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">▶</span><span class=\"label\">Run</span></button> <button type=\"button\" class=\"btn\" data-action=\"reset\" title=\"Reset the launch (Shift+R)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟲</span><span class=\"label\">Reset</span></button></div><div class=\"ctl-timeline\"><input id=\"pg-timeline\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"Step history\" title=\"Drag through every recorded warp-instruction ([ and ])\" disabled> <span id=\"pg-step\" class=\"ctl-step\"></span></div><span id=\"pg-status\" class=\"ctl-status\" data-status=\"idle\">not loaded</span></section><div id=\"pg-notice\" class=\"pg-notice\" role=\"status\" aria-live=\"polite\" hidden></div><div class=\"pg-work\" id=\"pg-work\"><section class=\"pg-left\" aria-label=\"PTX source\"><div class=\"pane-head\"><span class=\"pane-title\" id=\"pg-file\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" data-ws=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var12 string
-			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(pgFile(d))
+			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(d.WSPath)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 191, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 158, Col: 97}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</span> <span id=\"pg-dirty\" class=\"pg-dirty\"></span> <span class=\"spacer\"></span> <span id=\"pg-diag-summary\" class=\"diag-summary\"></span> <label class=\"check\" title=\"Show each line's memory findings in the gutter: shared-memory bank conflicts and global-memory coalescing, summed up to the step shown\"><input type=\"checkbox\" id=\"pg-badges\" checked>memory</label> <label class=\"check\" title=\"Recompile as you type (diagnostics stay live)\"><input type=\"checkbox\" id=\"pg-live\" checked>live</label> <button type=\"button\" class=\"btn-small\" data-action=\"download-ptx\" title=\"Download the PTX\">.ptx ↓</button></div><div id=\"pg-lesson\" class=\"pg-lesson\" hidden></div><div id=\"pg-changed\" class=\"pg-changed\" role=\"status\" aria-live=\"polite\" hidden></div><div id=\"pg-editor\" class=\"pg-editor\"><pre id=\"pg-source\" class=\"pg-source\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "\"><section class=\"pg-controls\" id=\"pg-controls\" aria-label=\"Controls\"><div class=\"ctl-group\"><button type=\"button\" class=\"btn btn-primary\" data-action=\"compile\" title=\"Compile and load the kernel (Ctrl+Enter)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⚙</span><span class=\"label\">Compile</span></button></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Step\"><button type=\"button\" class=\"btn\" data-action=\"step-warp\" title=\"Forward one warp-instruction (F10 or n); Back then steps by warp-instructions\" aria-pressed=\"true\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↷</span><span class=\"label\">Warp</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-round\" title=\"Forward one round: until the scheduler has visited every ready warp (F11 or r); Back then steps by rounds\" aria-pressed=\"false\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟳</span><span class=\"label\">Round</span></button> <button type=\"button\" class=\"btn\" data-action=\"step-barrier\" title=\"Forward until a barrier releases (b); Back then steps by barriers\" aria-pressed=\"false\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⊟</span><span class=\"label\">Barrier</span></button> <label class=\"ctl-count\" title=\"How many units each button moves (Back too)\"><span aria-hidden=\"true\">×</span> <input id=\"pg-count\" type=\"number\" min=\"1\" max=\"10000\" value=\"1\" aria-label=\"Steps per click\"></label></div><div class=\"ctl-group\" role=\"group\" aria-label=\"Run\"><button type=\"button\" class=\"btn\" data-action=\"back\" title=\"One warp-instruction back (Shift+F10 or p)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">↶</span><span class=\"label\">Back</span></button> <button type=\"button\" class=\"btn btn-run\" data-action=\"run\" title=\"Run until a breakpoint, a fault or the end (F5 or c)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">▶</span><span class=\"label\">Run</span></button> <button type=\"button\" class=\"btn\" data-action=\"reset\" title=\"Reset the launch (Shift+R)\" disabled><span class=\"icon-glyph\" aria-hidden=\"true\">⟲</span><span class=\"label\">Reset</span></button></div><div class=\"ctl-timeline\"><input id=\"pg-timeline\" type=\"range\" min=\"0\" max=\"0\" value=\"0\" step=\"1\" aria-label=\"Step history\" title=\"Drag through every recorded warp-instruction ([ and ])\" disabled> <span id=\"pg-step\" class=\"ctl-step\"></span></div><span id=\"pg-status\" class=\"ctl-status\" data-status=\"idle\">not loaded</span></section><div id=\"pg-notice\" class=\"pg-notice\" role=\"status\" aria-live=\"polite\" hidden></div><div class=\"pg-work\" id=\"pg-work\"><section class=\"pg-left\" aria-label=\"PTX source\"><div class=\"pane-head\"><span class=\"pane-title\" id=\"pg-file\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var13 string
-			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(pgSource(d))
+			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(pgFile(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 206, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 201, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</pre></div><div id=\"pg-fault\" class=\"pg-fault\" role=\"alert\" hidden></div><div id=\"pg-problems\" class=\"pg-problems\" aria-label=\"Problems\" hidden></div></section><div class=\"pg-split\" id=\"pg-split\" role=\"separator\" aria-orientation=\"vertical\" aria-label=\"Resize the panes\" aria-valuemin=\"28\" aria-valuemax=\"68\" aria-valuenow=\"46\" tabindex=\"0\"></div><section class=\"pg-right\" aria-label=\"Machine state\"><section class=\"pane pg-warps-pane\" aria-labelledby=\"pg-warps-title\"><div class=\"pane-head\"><span class=\"pane-title\" id=\"pg-warps-title\">Warps</span> <span id=\"pg-stats\" class=\"pane-sub pg-stats\"></span></div><div id=\"pg-warps\" class=\"pg-warps\"><p class=\"empty\">Starting a session…</p></div><div id=\"pg-legend\" class=\"legend\" aria-label=\"Lane colours\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</span> <span id=\"pg-dirty\" class=\"pg-dirty\"></span> <span class=\"spacer\"></span> <span id=\"pg-diag-summary\" class=\"diag-summary\"></span> <label class=\"check\" title=\"Show each line's memory findings in the gutter: shared-memory bank conflicts and global-memory coalescing, summed up to the step shown\"><input type=\"checkbox\" id=\"pg-badges\" checked>memory</label> <label class=\"check\" title=\"Recompile as you type (diagnostics stay live)\"><input type=\"checkbox\" id=\"pg-live\" checked>live</label> <button type=\"button\" class=\"btn-small\" data-action=\"download-ptx\" title=\"Download the PTX\">.ptx ↓</button></div><div id=\"pg-lesson\" class=\"pg-lesson\" hidden></div><div id=\"pg-changed\" class=\"pg-changed\" role=\"status\" aria-live=\"polite\" hidden></div><div id=\"pg-editor\" class=\"pg-editor\"><pre id=\"pg-source\" class=\"pg-source\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var14 string
+			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(pgSource(d))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 216, Col: 57}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</pre></div><div id=\"pg-fault\" class=\"pg-fault\" role=\"alert\" hidden></div><div id=\"pg-problems\" class=\"pg-problems\" aria-label=\"Problems\" hidden></div></section><div class=\"pg-split\" id=\"pg-split\" role=\"separator\" aria-orientation=\"vertical\" aria-label=\"Resize the panes (← →)\" title=\"Drag, or focus and press ← →, to resize the panes\" aria-valuemin=\"25\" aria-valuemax=\"75\" aria-valuenow=\"46\" tabindex=\"0\"></div><div class=\"pg-hsplit\" id=\"pg-hsplit\" role=\"separator\" aria-orientation=\"horizontal\" aria-label=\"Resize the editor and the inspectors (↑ ↓)\" title=\"Drag, or focus and press ↑ ↓, to share the height between the editor and the inspectors\" aria-valuemin=\"20\" aria-valuemax=\"85\" aria-valuenow=\"50\" tabindex=\"0\"></div><section class=\"pg-right\" aria-label=\"Machine state\"><section class=\"pane pg-warps-pane\" aria-labelledby=\"pg-warps-title\"><div class=\"pane-head\"><span class=\"pane-title\" id=\"pg-warps-title\">Warps</span> <span id=\"pg-stats\" class=\"pane-sub pg-stats\"></span></div><div id=\"pg-warps\" class=\"pg-warps\"><p class=\"empty\">Starting a session…</p></div><div id=\"pg-legend\" class=\"legend\" aria-label=\"Lane colours\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -356,33 +381,33 @@ func Playground(d PlaygroundData) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div></section><section class=\"pane pg-tabs\"><div class=\"tabbar\" role=\"tablist\" aria-label=\"Inspectors\"><button type=\"button\" role=\"tab\" class=\"tab on\" data-tab=\"regs\" aria-selected=\"true\" aria-controls=\"pg-tab-regs\" id=\"pg-tabbtn-regs\">Registers</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"memory\" aria-selected=\"false\" aria-controls=\"pg-tab-memory\" id=\"pg-tabbtn-memory\" tabindex=\"-1\">Memory</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"launch\" aria-selected=\"false\" aria-controls=\"pg-tab-launch\" id=\"pg-tabbtn-launch\" tabindex=\"-1\">Launch</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"events\" aria-selected=\"false\" aria-controls=\"pg-tab-events\" id=\"pg-tabbtn-events\" tabindex=\"-1\">Events</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"console\" aria-selected=\"false\" aria-controls=\"pg-tab-console\" id=\"pg-tabbtn-console\" tabindex=\"-1\" title=\"printf output: one line per thread's call, with its step, CTA and thread\">Console</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"fragments\" aria-selected=\"false\" aria-controls=\"pg-tab-fragments\" id=\"pg-tabbtn-fragments\" tabindex=\"-1\" title=\"Which lane holds which element of an mma or ldmatrix fragment\">Fragments</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"divergence\" aria-selected=\"false\" aria-controls=\"pg-tab-divergence\" id=\"pg-tabbtn-divergence\" tabindex=\"-1\" title=\"The control-flow graph, the reconvergence stack and the selected warp's active lanes per step\">Divergence</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"swizzle\" aria-selected=\"false\" aria-controls=\"pg-tab-swizzle\" id=\"pg-tabbtn-swizzle\" tabindex=\"-1\" title=\"Shared-memory swizzles: where each 16-byte chunk lands, its banks, and bank conflicts\">Swizzle</button> <span class=\"spacer\"></span> <button type=\"button\" class=\"launch-summary\" data-action=\"open-launch\" id=\"pg-launch-summary\" title=\"Edit the launch\">")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var14 string
-			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(pgLaunchSummary(d))
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 236, Col: 145}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</button></div><div id=\"pg-tab-regs\" class=\"tabpanel\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-regs\"></div><div id=\"pg-tab-memory\" class=\"tabpanel\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-memory\" hidden></div><div id=\"pg-tab-launch\" class=\"tabpanel launch\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-launch\" hidden><textarea id=\"pg-spec-json\" class=\"launch-json\" spellcheck=\"false\" aria-label=\"Launch spec as JSON\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</div></section><section class=\"pane pg-tabs\"><div class=\"tabbar\" role=\"tablist\" aria-label=\"Inspectors\"><button type=\"button\" role=\"tab\" class=\"tab on\" data-tab=\"regs\" aria-selected=\"true\" aria-controls=\"pg-tab-regs\" id=\"pg-tabbtn-regs\">Registers</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"memory\" aria-selected=\"false\" aria-controls=\"pg-tab-memory\" id=\"pg-tabbtn-memory\" tabindex=\"-1\">Memory</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"launch\" aria-selected=\"false\" aria-controls=\"pg-tab-launch\" id=\"pg-tabbtn-launch\" tabindex=\"-1\">Launch</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"events\" aria-selected=\"false\" aria-controls=\"pg-tab-events\" id=\"pg-tabbtn-events\" tabindex=\"-1\">Events</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"console\" aria-selected=\"false\" aria-controls=\"pg-tab-console\" id=\"pg-tabbtn-console\" tabindex=\"-1\" title=\"printf output: one line per thread's call, with its step, CTA and thread\">Console</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"fragments\" aria-selected=\"false\" aria-controls=\"pg-tab-fragments\" id=\"pg-tabbtn-fragments\" tabindex=\"-1\" title=\"Which lane holds which element of an mma or ldmatrix fragment\">Fragments</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"divergence\" aria-selected=\"false\" aria-controls=\"pg-tab-divergence\" id=\"pg-tabbtn-divergence\" tabindex=\"-1\" title=\"The control-flow graph, the reconvergence stack and the selected warp's active lanes per step\">Divergence</button> <button type=\"button\" role=\"tab\" class=\"tab\" data-tab=\"swizzle\" aria-selected=\"false\" aria-controls=\"pg-tab-swizzle\" id=\"pg-tabbtn-swizzle\" tabindex=\"-1\" title=\"Shared-memory swizzles: where each 16-byte chunk lands, its banks, and bank conflicts\">Swizzle</button> <span class=\"spacer\"></span> <button type=\"button\" class=\"launch-summary\" data-action=\"open-launch\" id=\"pg-launch-summary\" title=\"Edit the launch\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var15 string
-			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(pgSpecJSON(d))
+			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(pgLaunchSummary(d))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 241, Col: 122}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 247, Col: 145}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</textarea></div><div id=\"pg-tab-events\" class=\"tabpanel events\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-events\" hidden></div><div id=\"pg-tab-console\" class=\"tabpanel console\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-console\" hidden></div><div id=\"pg-tab-fragments\" class=\"tabpanel fragments\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-fragments\" hidden></div><div id=\"pg-tab-divergence\" class=\"tabpanel divergence\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-divergence\" hidden></div><div id=\"pg-tab-swizzle\" class=\"tabpanel swizzle\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-swizzle\" hidden></div></section></section></div><div id=\"pg-help\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-help-title\" hidden></div><div id=\"pg-share\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-share-title-h\" hidden></div><div id=\"pg-toast\" class=\"pg-toast\" role=\"status\" aria-live=\"polite\" hidden></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</button></div><div id=\"pg-tab-regs\" class=\"tabpanel\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-regs\"></div><div id=\"pg-tab-memory\" class=\"tabpanel\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-memory\" hidden></div><div id=\"pg-tab-launch\" class=\"tabpanel launch\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-launch\" hidden><textarea id=\"pg-spec-json\" class=\"launch-json\" spellcheck=\"false\" aria-label=\"Launch spec as JSON\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var16 string
+			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(pgSpecJSON(d))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `playground.templ`, Line: 252, Col: 122}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</textarea></div><div id=\"pg-tab-events\" class=\"tabpanel events\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-events\" hidden></div><div id=\"pg-tab-console\" class=\"tabpanel console\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-console\" hidden></div><div id=\"pg-tab-fragments\" class=\"tabpanel fragments\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-fragments\" hidden></div><div id=\"pg-tab-divergence\" class=\"tabpanel divergence\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-divergence\" hidden></div><div id=\"pg-tab-swizzle\" class=\"tabpanel swizzle\" role=\"tabpanel\" aria-labelledby=\"pg-tabbtn-swizzle\" hidden></div></section></section></div><div id=\"pg-help\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-help-title\" hidden></div><div id=\"pg-share\" class=\"pg-overlay\" role=\"dialog\" aria-modal=\"true\" aria-labelledby=\"pg-share-title-h\" hidden></div><div id=\"pg-toast\" class=\"pg-toast\" role=\"status\" aria-live=\"polite\" hidden></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -398,7 +423,7 @@ func Playground(d PlaygroundData) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</main>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</main>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -430,12 +455,12 @@ func laneLegend() templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var16 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var16 == nil {
-			templ_7745c5c3_Var16 = templ.NopComponent
+		templ_7745c5c3_Var17 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var17 == nil {
+			templ_7745c5c3_Var17 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<span class=\"legend-item\" title=\"the lane executes the warp's next instruction\"><span class=\"ln ln-active\"></span>active</span> <span class=\"legend-item\" title=\"inactive by divergence: parked until its path reconverges\"><span class=\"ln ln-inactive\"></span>inactive</span> <span class=\"legend-item\" title=\"independent scheduling: the lane's own path is runnable and issues when its group's turn comes\"><span class=\"ln ln-turn\"></span>takes turns</span> <span class=\"legend-item\" title=\"independent scheduling: waiting to reconverge, at a warp-synchronous instruction or in a call\"><span class=\"ln ln-wait\"></span>waiting</span> <span class=\"legend-item\" title=\"waiting at a barrier\"><span class=\"ln ln-barrier\"></span>at barrier</span> <span class=\"legend-item\" title=\"the thread has exited\"><span class=\"ln ln-exited\"></span>exited</span> <span class=\"legend-item\" title=\"the thread faulted\"><span class=\"ln ln-fault\"></span>faulted</span> <span class=\"legend-item\" title=\"the block's last warp is partial: no thread in this lane\"><span class=\"ln ln-none\"></span>no thread</span>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<span class=\"legend-item\" title=\"the lane executes the warp's next instruction\"><span class=\"ln ln-active\"></span>active</span> <span class=\"legend-item\" title=\"inactive by divergence: parked until its path reconverges\"><span class=\"ln ln-inactive\"></span>inactive</span> <span class=\"legend-item\" title=\"independent scheduling: the lane's own path is runnable and issues when its group's turn comes\"><span class=\"ln ln-turn\"></span>takes turns</span> <span class=\"legend-item\" title=\"independent scheduling: waiting to reconverge, at a warp-synchronous instruction or in a call\"><span class=\"ln ln-wait\"></span>waiting</span> <span class=\"legend-item\" title=\"waiting at a barrier\"><span class=\"ln ln-barrier\"></span>at barrier</span> <span class=\"legend-item\" title=\"the thread has exited\"><span class=\"ln ln-exited\"></span>exited</span> <span class=\"legend-item\" title=\"the thread faulted\"><span class=\"ln ln-fault\"></span>faulted</span> <span class=\"legend-item\" title=\"the block's last warp is partial: no thread in this lane\"><span class=\"ln ln-none\"></span>no thread</span> <span class=\"legend-item legend-next\" title=\"◂ after a warp's name: the warp the scheduler issues next (what n or F10 steps)\"><span class=\"next-mark\" aria-hidden=\"true\">◂</span>issues next</span>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -542,7 +542,9 @@ func TestHelpAndKeys(t *testing.T) {
 		t.Errorf("help title %q", help.Title)
 	}
 	wantRows := map[string]string{
-		"Forward one warp-instruction (the scheduler's next warp)":                      "F10 n",
+		"Forward one warp-instruction (the scheduler's next warp, marked ◂)": "F10 n",
+		"Back one round":   "Shift+F11 u",
+		"Back one barrier": "Shift+B",
 		"Forward one round: until the scheduler has visited every ready warp":           "F11 r",
 		"Forward until a barrier releases":                                              "b",
 		"Back one unit of the last step (warp-instruction, round or barrier)":           "Shift+F10 p",
@@ -550,7 +552,7 @@ func TestHelpAndKeys(t *testing.T) {
 		"Compile and load the kernel (replays to the current step when there is a run)": "Ctrl+Enter",
 		"Show or hide this help":                                                        "?",
 		"Reset the launch (clears the history)":                                         "Shift+R",
-		"Registers, Memory, Launch, Events, Fragments, Divergence tab":                  "1 2 3 4 5 6",
+		"Registers, Memory, Launch, Events, Fragments, Divergence, Swizzle tab":         "1 2 3 4 5 6 7",
 		"Focus the editor (Esc, then Tab leaves it)":                                    "e",
 		"Select the next / previous warp":                                               "j k",
 		"One warp-instruction earlier / later in the history":                           "[ ]",

@@ -365,7 +365,8 @@ func (tb *tab) scrollEditorToLine(line int) {
 	tb.t.Helper()
 	tb.eval(fmt.Sprintf(`(() => {
 		const s = document.querySelector(".cm-scroller");
-		const lh = s.scrollHeight / Math.max(1, document.querySelectorAll(".cm-content .cm-line").length);
+		// One line's height (the editor renders only the lines near the view).
+		const lh = document.querySelector(".cm-content .cm-line").getBoundingClientRect().height;
 		s.scrollTop = Math.max(0, (%d - 1) * lh - s.clientHeight / 2);
 		return true;
 	})()`, line), nil)
