@@ -19,7 +19,7 @@ export interface Shortcut {
 
 /** The inspector tabs as the page lists them (the number keys follow
  * this order): set by the page before the help is first shown. */
-let tabNames: string[] = ["Registers", "Memory", "Launch", "Events", "Fragments", "Divergence", "Swizzle"];
+let tabNames: string[] = ["Registers", "Memory", "Launch", "Events", "Fragments", "Divergence", "Swizzle", "Console"];
 
 export function setTabNames(names: string[]): void {
   if (names.length) tabNames = names.slice(0, 9);

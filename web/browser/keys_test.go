@@ -195,7 +195,7 @@ func TestKeysHelpListsEveryKey(t *testing.T) {
 	var rows []string
 	tb.eval(`[...document.querySelectorAll("#pg-help tbody tr")].map((tr) => tr.textContent)`, &rows)
 	all := strings.Join(rows, "\n")
-	for _, want := range []string{"Back one round", "Back one barrier", "1 2 3 4 5 6 7", "Swizzle tab", "◂"} {
+	for _, want := range []string{"Back one round", "Back one barrier", "1 2 3 4 5 6 7 8", "Console tab", "◂"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the help does not list %q:\n%s", want, all)
 		}
