@@ -40,35 +40,7 @@ func (tb *tab) selectedLineInView() (line string, inView bool) {
 func TestShareOpensAtWarpLine(t *testing.T) {
 	s := need(t)
 	const name = "transpose-swizzled"
-	tb := s.newTab(t, "/?example="+name)
-	tb.waitLoaded(name + ".ptx")
-	tb.viewport(1440, 900)
-	const bp = 225
-	tb.scrollEditorToLine(bp)
-	x, y := tb.gutterLineCentre(bp)
-	tb.clickAt(x, y)
-	tb.expectMarks(".cm-bp-gutter .bp-dot", "the breakpoint dot", bp)
-	tb.button("run")
-	tb.waitStatus("the breakpoint", func(s status) string {
-		if s.Status != "paused" || s.Step == "step 0/0" {
-			return "not stopped"
-		}
-		return ""
-	})
-	cur, _ := tb.stepOf()
-	cur++
-	tb.button("step-warp")
-	tb.waitStep(cur, cur)
-	tb.eval(`document.querySelectorAll("#pg-warps .warp-row")[1].click(), true`, nil)
-	tb.waitJS("warp 1 selected", `document.querySelector('#pg-warps .warp-row.sel')?.dataset.warp === "1"`)
-	want, _ := tb.selectedLineInView()
-	if want == "" {
-		t.Fatal("the selected warp has no line")
-	}
-	// The author scrolls away: the link must not depend on where the
-	// author's editor was.
-	tb.eval(`(document.querySelector(".cm-scroller").scrollTop = 0, true)`, nil)
-	url := strings.TrimPrefix(tb.shareVia("The swizzled transpose at its column read", true, false), s.base)
+	url, cur, want := shareSwizzleRead(t, s)
 
 	for _, vp := range []struct {
 		w, h      int64
@@ -166,4 +138,79 @@ func (tb *tab) expectLineAtEverySize(what, name string, inView func() (string, b
 	}
 	tb.screenshot(name + "-390")
 	tb.viewport(1440, 900)
+}
+
+// shareSwizzleRead shares the swizzle lesson (transpose-swizzled) at its
+// column read: a breakpoint on line 225, Run, one warp step, warp 1
+// selected, titled "The swizzled transpose at its column read". It
+// returns the link's path, its step and the selected warp's line.
+func shareSwizzleRead(t *testing.T, s *suite) (url string, cur int, want string) {
+	t.Helper()
+	const name = "transpose-swizzled"
+	tb := s.newTab(t, "/?example="+name)
+	tb.waitLoaded(name + ".ptx")
+	tb.viewport(1440, 900)
+	const bp = 225
+	tb.scrollEditorToLine(bp)
+	x, y := tb.gutterLineCentre(bp)
+	tb.clickAt(x, y)
+	tb.expectMarks(".cm-bp-gutter .bp-dot", "the breakpoint dot", bp)
+	tb.button("run")
+	tb.waitStatus("the breakpoint", func(s status) string {
+		if s.Status != "paused" || s.Step == "step 0/0" {
+			return "not stopped"
+		}
+		return ""
+	})
+	cur, _ = tb.stepOf()
+	cur++
+	tb.button("step-warp")
+	tb.waitStep(cur, cur)
+	tb.eval(`document.querySelectorAll("#pg-warps .warp-row")[1].click(), true`, nil)
+	tb.waitJS("warp 1 selected", `document.querySelector('#pg-warps .warp-row.sel')?.dataset.warp === "1"`)
+	want, _ = tb.selectedLineInView()
+	if want == "" {
+		t.Fatal("the selected warp has no line")
+	}
+	// The author scrolls away: the link must not depend on where the
+	// author's editor was.
+	tb.eval(`(document.querySelector(".cm-scroller").scrollTop = 0, true)`, nil)
+	url = strings.TrimPrefix(tb.shareVia("The swizzled transpose at its column read", true, false), s.base)
+	return url, cur, want
+}
+
+// TestShareOfLessonTitles: a share link of a lesson, titled by its author,
+// keeps the lesson's strip headed by the lesson's title (the example's, as
+// the menu and the file name say); the link's title is the page's (the
+// browser tab), the sleeping page's notice names it, and the lesson
+// title's hover says it was shared as that. Screenshots at 1440×900,
+// 1024×768 presenter and 390×844.
+func TestShareOfLessonTitles(t *testing.T) {
+	s := need(t)
+	url, cur, _ := shareSwizzleRead(t, s)
+	const shareTitle = "The swizzled transpose at its column read"
+	e := example(t, "transpose-swizzled")
+	o := s.newTab(t, url)
+	o.waitJS("the page", `document.documentElement.classList.contains("hydrated") && !document.getElementById("pg-lesson").hidden`)
+	var got struct {
+		Heading, Hover, Menu, Page, Notice string
+	}
+	read := func() {
+		o.eval(`(() => { const t = document.querySelector("#pg-lesson .lesson-title"), m = document.getElementById("pg-example-select");
+			return {Heading: t.textContent, Hover: t.title, Menu: m.options[m.selectedIndex].textContent, Page: document.title, Notice: document.getElementById("pg-notice").textContent}; })()`, &got)
+	}
+	read()
+	if got.Heading != e.Title || got.Menu != e.Title {
+		t.Errorf("the opened link's lesson strip is headed %q, the menu says %q; want the lesson's title %q", got.Heading, got.Menu, e.Title)
+	}
+	if !strings.Contains(got.Hover, shareTitle) || !strings.HasPrefix(got.Page, shareTitle) || !strings.Contains(got.Notice, "“"+shareTitle+"”") {
+		t.Errorf("the link's title %q: hover %q, page %q, notice %q", shareTitle, got.Hover, got.Page, got.Notice)
+	}
+	o.atEverySize("the opened lesson link, asleep", "lesson-link")
+	o.wake()
+	o.waitStep(cur, cur)
+	read()
+	if got.Heading != e.Title {
+		t.Errorf("the woken link's lesson strip is headed %q, want %q", got.Heading, e.Title)
+	}
 }
