@@ -339,8 +339,10 @@ export class App {
       // where the link points; the first step, run or compile connects,
       // replays there, then does what was asked.
       const at = this.restore?.step ?? 0;
+      // The link's own title (a lesson's strip keeps the lesson's).
+      const named = this.shared?.title && !this.compact ? `: “${this.shared.title}”` : "";
       this.sleepNote = at > 0
-        ? `Shared at step ${grouped(at)}. Step, Run or Compile connects to the server and replays to that step first.`
+        ? `Shared at step ${grouped(at)}${named}. Step, Run or Compile connects to the server and replays to that step first.`
         : "Step, Run or Compile connects to the server and starts the kernel.";
       this.sleepAction = at > 0 ? `Start at step ${grouped(at)}` : "Start";
       this.session.park(at > 0 ? `shared at step ${grouped(at)} · not connected yet` : "not connected yet");
@@ -1186,7 +1188,9 @@ export class App {
     if (!this.lesson) return;
     const sh = this.shared;
     if (sh?.lesson && this.editor.text === sh.source) {
-      this.lesson.set(parseLesson(sh.lesson), sh.title ?? "");
+      // The strip is the lesson's: its title is the lesson's (the
+      // example's), the link's title is the page's and its notice's.
+      this.lesson.set(parseLesson(sh.lesson), this.example?.title ?? sh.title ?? "", sh.title && sh.title !== this.example?.title ? sh.title : "");
       return;
     }
     const ex = this.example;

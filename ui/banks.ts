@@ -11,7 +11,8 @@ import type { Access } from "./proto";
 import type { MemRegion } from "./model";
 import { elemSize } from "./model";
 import { h, setChildren, setClass, setText } from "./dom";
-import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
+import { defaultFmt, describeValue, fitValue, leHex, maxChars, typeBits } from "./format";
+import type { Fmt } from "./format";
 
 export const BANKS = 32;
 const WORD = 4;
@@ -104,6 +105,7 @@ export class BankView {
   readonly el: HTMLElement;
   private summary: HTMLElement;
   private scroller: HTMLElement;
+  private table: HTMLTableElement;
   private tbody: HTMLTableSectionElement;
   private top: HTMLTableRowElement;
   private bottom: HTMLTableRowElement;
@@ -124,7 +126,8 @@ export class BankView {
     this.top = h("tr.bank-spacer");
     this.bottom = h("tr.bank-spacer");
     this.tbody = h("tbody", this.top, this.bottom);
-    this.scroller = h("div.bank-scroll", h("table.banks", { "aria-label": "Shared memory by bank" }, h("thead", head), this.tbody));
+    this.table = h("table.banks", { "aria-label": "Shared memory by bank" }, h("thead", head), this.tbody);
+    this.scroller = h("div.bank-scroll", this.table);
     this.el = h("div.bank-view", this.summary, this.scroller);
     this.scroller.addEventListener("scroll", () => {
       if (this.frame) return;
@@ -152,6 +155,8 @@ export class BankView {
       this.layoutOf = layout;
       for (const r of this.rows.values()) r.tr.remove();
       this.rows.clear();
+      // Every column is as wide as the widest text its word can show.
+      this.table.style.setProperty("--bw-ch", String(wordChars(input.type, input.hex ? "hex" : defaultFmt(input.type))));
     }
     const sig = input.sig + "|" + JSON.stringify(input.accesses);
     if (sig !== this.marksOf) {
@@ -296,27 +301,27 @@ export class BankView {
         continue;
       }
       // The word's elements: one for 4-byte types, 2 or 4 for narrower
-      // ones; an 8-byte element shows in its first word.
+      // ones; an 8-byte element shows in its first word, its text running
+      // on over the second.
       const texts: string[] = [];
       const hexes: string[] = [];
       let known = true;
+      let approx = false;
+      const show = (hx: string) => {
+        const v = fitValue(hx, bits, fmt);
+        hexes.push(hx);
+        texts.push(v.text);
+        approx ||= v.approx;
+      };
       if (size >= 8) {
         if (off % size === 0) {
-          if (off + size <= input.size && input.region?.read(off, buf)) {
-            const hx = leHex(buf, 0, size);
-            hexes.push(hx);
-            texts.push(formatValue(hx, bits, fmt));
-          } else known = false;
-        } else {
-          texts.push("↤");
+          if (off + size <= input.size && input.region?.read(off, buf)) show(leHex(buf, 0, size));
+          else known = false;
         }
       } else {
         for (let e = off; e < off + WORD; e += size) {
-          if (input.region?.read(e, buf)) {
-            const hx = leHex(buf, 0, size);
-            hexes.push(hx);
-            texts.push(formatValue(hx, bits, fmt));
-          } else known = false;
+          if (input.region?.read(e, buf)) show(leHex(buf, 0, size));
+          else known = false;
         }
       }
       const marks = this.marks.get(word);
@@ -328,7 +333,7 @@ export class BankView {
       td.dataset.bits = String(bits);
       delete td.dataset.tip;
       td.removeAttribute("title");
-      let cls = "bw" + (known ? "" : " unk") + (size >= 8 && off % size !== 0 ? " cont" : "");
+      let cls = "bw" + (known ? "" : " unk") + (size >= 8 ? (off % size !== 0 ? " cont" : " wide") : "") + (approx ? " approx" : "");
       if (marks) {
         cls += marks.some((m) => m.kind !== "load") ? " t-store" : " t-load";
         if (marks.some((m) => m.conflict)) cls += " b-conflict";
@@ -351,10 +356,22 @@ export class BankView {
       for (const m of marks) lines.push(`lane ${m.lane}: ${m.kind}, wavefront ${m.wave + 1}${m.conflict ? " (bank conflict)" : ""}`);
     }
     const bits = Number(td.dataset.bits);
+    if (td.classList.contains("approx")) lines.push("(shown rounded to fit the cell; exact below)");
     for (const hx of (td.dataset.hex ?? "").split(" ").filter(Boolean)) lines.push(describeValue(hx, bits));
     td.dataset.tip = "";
     td.title = lines.join("\n");
   }
+}
+
+/** The characters a word's column needs to show its text whole: one
+ * element of a 4-byte type, 2 or 4 (space-separated) of a narrower one;
+ * an 8-byte element runs over its two words, so each needs half. */
+export function wordChars(type: string, fmt: Fmt): number {
+  const size = elemSize(type);
+  const one = maxChars(typeBits(type), fmt);
+  if (size >= 8) return Math.ceil(one / 2);
+  const n = Math.max(1, WORD / size);
+  return n * one + n - 1;
 }
 
 /** The lanes of accesses on the words they touched (every word of each

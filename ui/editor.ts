@@ -543,10 +543,61 @@ export class Editor {
       ]),
       EditorView.updateListener.of((u) => {
         if (u.docChanged && !this.suppressChange) hooks.changed();
+        if (u.geometryChanged) this.layoutChanged();
       }),
       EditorView.contentAttributes.of({ "aria-label": "PTX source", spellcheck: "false", autocorrect: "off", autocapitalize: "off" }),
     ];
     this.view = new EditorView({ state: EditorState.create({ doc, extensions: exts }), parent });
+    // The line in focus stays in view when the editor's size or type
+    // changes (another screen, presenter mode, the lesson strip opening):
+    // a scroll by the reader decides whether it is still in focus.
+    this.view.scrollDOM.addEventListener("scroll", () => {
+      if (this.geometry() !== this.focusGeometry) this.layoutChanged();
+      else this.focusInView = this.focusLine > 0 && this.lineInView(this.focusLine);
+    }, { passive: true });
+    new ResizeObserver(() => this.layoutChanged()).observe(this.view.scrollDOM);
+  }
+
+  /** The line the editor was last brought to (goto, reveal); 0: none. */
+  private focusLine = 0;
+  /** Whether it was in view at the last scroll. */
+  private focusInView = false;
+  private focusGeometry = "";
+  private followFrame = 0;
+
+  private geometry(): string {
+    const s = this.view.scrollDOM;
+    return `${s.clientWidth}x${s.clientHeight}/${this.view.defaultLineHeight}`;
+  }
+
+  /** Whether line (1-based) is wholly inside the editor's scroll view. */
+  private lineInView(line: number): boolean {
+    const doc = this.view.state.doc;
+    if (line < 1 || line > doc.lines) return false;
+    const block = this.view.lineBlockAt(doc.line(line).from);
+    const s = this.view.scrollDOM;
+    const top = block.top + this.view.documentTop - s.getBoundingClientRect().top;
+    return s.clientHeight > 0 && top >= -1 && top + block.height <= s.clientHeight + 1;
+  }
+
+  /** After a layout change: the line in focus, if it was in view, is
+   * brought back into view. */
+  private layoutChanged(): void {
+    if (this.followFrame) return;
+    this.followFrame = requestAnimationFrame(() => {
+      this.followFrame = 0;
+      const g = this.geometry();
+      if (g === this.focusGeometry) return;
+      this.focusGeometry = g;
+      if (this.focusLine > 0 && this.focusInView && !this.lineInView(this.focusLine)) this.center(this.focusLine);
+    });
+  }
+
+  /** Scrolls line into the middle of the view and makes it the line in focus. */
+  private center(line: number): void {
+    this.focusLine = line;
+    this.focusInView = true;
+    this.view.dispatch({ effects: EditorView.scrollIntoView(this.view.state.doc.line(line).from, { y: "center" }) });
   }
 
   get text(): string {
@@ -562,6 +613,8 @@ export class Editor {
         selection: { anchor: 0 },
         effects: [setBreakpointsEffect.of([]), EditorView.scrollIntoView(0)],
       });
+      this.focusLine = 0;
+      this.focusInView = false;
     } finally {
       this.suppressChange = false;
     }
@@ -623,6 +676,8 @@ export class Editor {
     const l = doc.line(Math.max(1, Math.min(line, doc.lines)));
     const pos = Math.min(l.to, l.from + Math.max(0, col - 1));
     this.view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+    this.focusLine = l.number;
+    this.focusInView = true;
     if (focus) this.view.focus();
   }
 
@@ -642,7 +697,11 @@ export class Editor {
     const top = this.view.scrollDOM.scrollTop;
     const height = this.view.scrollDOM.clientHeight;
     const visible = pos >= vp.from && pos <= vp.to && block.top >= top && block.bottom <= top + height;
-    if (!visible) this.view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: "center" }) });
+    if (!visible) this.center(line);
+    else {
+      this.focusLine = line;
+      this.focusInView = true;
+    }
   }
 }
 

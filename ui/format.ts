@@ -305,3 +305,48 @@ export function hexBytes(hex: string): Uint8Array {
   for (let i = 0; i < n; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
 }
+
+/** The most characters formatValue gives a `bits`-wide value in format f,
+ * where that is bounded: hex and the integer formats (in "auto" without
+ * address names). Floats have no useful bound (String(1e20) is 21
+ * characters); their budget is what fitValue rounds to. */
+export function maxChars(bits: number, f: Fmt): number {
+  const digits = (b: number) => (2n ** BigInt(b) - 1n).toString().length;
+  switch (f) {
+    case "hex": return 2 + Math.max(1, Math.ceil(bits / 4));
+    case "unsigned": return digits(bits);
+    case "signed": return (2n ** BigInt(bits - 1)).toString().length + 1;
+    case "auto": return bits <= 32 ? Math.max(9, 2 + Math.ceil(bits / 4)) : Math.max(11, 2 + Math.ceil(bits / 4));
+    case "f16": return 9;
+    case "bf16": return 8;
+    case "f32": return 11;
+    case "f64": return 13;
+    case "f16x2": return 19;
+    case "bf16x2": return 17;
+  }
+}
+
+/** formatValue limited to maxChars(bits, f) characters: hex and integers
+ * always fit whole; a float whose shortest exact text is longer is
+ * rounded to as many significant digits as fit (approx: true; the exact
+ * value is describeValue's). */
+export function fitValue(hex: string, bits: number, f: Fmt): { text: string; approx: boolean } {
+  const text = formatValue(hex, bits, f);
+  const max = maxChars(bits, f);
+  if (text.length <= max) return { text, approx: false };
+  if (f === "f16x2" || f === "bf16x2") {
+    const one: Fmt = f === "f16x2" ? "f16" : "bf16";
+    const u = low(hex, 32);
+    const lo = fitValue((u & 0xffff).toString(16), 16, one), hi = fitValue((u >>> 16).toString(16), 16, one);
+    return { text: `${lo.text} ${hi.text}`, approx: lo.approx || hi.approx };
+  }
+  const v = Number(text);
+  if (!Number.isFinite(v)) return { text: text.slice(0, max), approx: true };
+  for (let p = 8; p >= 1; p--) {
+    const fixed = tidy(Number(v.toPrecision(p)));
+    if (fixed.length <= max) return { text: fixed, approx: true };
+    const exp = v.toExponential(p - 1).replace("e+", "e");
+    if (exp.length <= max) return { text: exp, approx: true };
+  }
+  return { text: v.toExponential(0).replace("e+", "e"), approx: true };
+}

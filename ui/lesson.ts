@@ -51,9 +51,10 @@ export class LessonView {
 
   constructor(private el: HTMLElement, private hooks: LessonHooks) {}
 
-  /** Shows the lesson (null: hides the strip). */
-  set(lesson: LessonData | null, title: string): void {
-    const key = lesson ? title + "\n" + lesson.explanation : "";
+  /** Shows the lesson (null: hides the strip) under its title; sharedAs:
+   * the title of the share link it came from, on the title's hover. */
+  set(lesson: LessonData | null, title: string, sharedAs = ""): void {
+    const key = lesson ? title + "\n" + sharedAs + "\n" + lesson.explanation : "";
     if (key === this.key) return;
     this.key = key;
     if (!lesson) {
@@ -63,7 +64,7 @@ export class LessonView {
     }
     const open = localStorage.getItem("ptxplay.lesson.closed") !== "1";
     const det = h("details.lesson", { open },
-      h("summary", h("span.lesson-tag", "Lesson"), " ", h("span.lesson-title", title),
+      h("summary", h("span.lesson-tag", "Lesson"), " ", h("span.lesson-title", sharedAs ? { title: `Lesson “${title}”, shared as “${sharedAs}”` } : {}, title),
         h("span.lesson-count", ` · ${lesson.hints.length} thing${lesson.hints.length === 1 ? "" : "s"} to watch`)),
       h("p.lesson-text", lesson.explanation),
       // Where the lesson sits beside the code (presenter mode on a

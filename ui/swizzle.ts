@@ -149,18 +149,31 @@ export function strideText(stride: number, size: number): string {
   return `a step of ${stride} bytes from lane to lane`;
 }
 
-/** The live report of an access in words, without the line and warp (the bar and the tests read it). */
-export function liveText(sw: LiveSwizzle): string {
+/** The live report of an access in parts: what it follows (head), the
+ * banks' verdict, where its lanes are (layout) and, for a swizzle whose
+ * offsets are affine too, the padded tile's reading of them. */
+export interface LiveParts {
+  head: string;
+  banks: string;
+  layout: string;
+  padded?: string;
+}
+
+export function liveParts(sw: LiveSwizzle): LiveParts {
   const n = sw.lanes.length;
   const what = `the ${sw.kind} of ${n} lane${n === 1 ? "" : "s"}`;
   const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal}): a ${sw.wavefronts}-way bank conflict`;
   const a = sw.affine;
   if (sw.mode !== "none") {
-    const twin = a ? ` The same offsets are affine too, lane l at byte ${a.base} + ${a.stride}·l: ${strideText(a.stride, sw.size)}. A padded tile would put them there as well, so this warp alone cannot tell the two apart; the banks are the same either way.` : "";
-    return `${what} follows ${sw.name} — un-swizzled, lane l is at byte ${sw.base} + ${sw.stride}·l.${twin} Banks: ${verdict}; without the swizzle ${sw.logicalWavefronts}.`;
+    return {
+      head: `${what} follows ${sw.name}`,
+      banks: `Banks: ${verdict}; without the swizzle ${sw.logicalWavefronts}.`,
+      layout: `Un-swizzled, lane l is at byte ${sw.base} + ${sw.stride}·l.`,
+      padded: a ? `The same offsets are affine too, lane l at byte ${a.base} + ${a.stride}·l: ${strideText(a.stride, sw.size)}. A padded tile would put them there as well, so this warp alone cannot tell the two apart; the banks are the same either way.` : undefined,
+    };
   }
-  if (a) return `${what} is affine, no swizzle: lane l is at byte ${a.base} + ${a.stride}·l, ${strideText(a.stride, sw.size)}. Banks: ${verdict}.`;
-  return `${what} is irregular (a gather): no swizzle pattern makes its offsets regular. Banks: ${verdict}.`;
+  if (a) return { head: `${what} is affine, no swizzle`, banks: `Banks: ${verdict}.`, layout: `Lane l is at byte ${a.base} + ${a.stride}·l, ${strideText(a.stride, sw.size)}.` };
+  return { head: `${what} is irregular (a gather)`, banks: `Banks: ${verdict}.`, layout: "No swizzle pattern makes its offsets regular." };
 }
 
 function numInput(label: string, name: string, value: number, min: number, max: number, step = 1): HTMLLabelElement {
@@ -299,10 +312,17 @@ export class SwizzleView implements ProgramScoped {
       setChildren(this.liveBar, why ? h("span.muted", why) : null);
       return;
     }
+    // A headline, the verdict under it, then the details each on a line
+    // of its own: one sentence of five clauses does not read at a glance.
+    const p = liveParts(sw);
     setChildren(this.liveBar,
-      h("b.swz-live-tag", "live"), " ",
-      h("span.swz-live-text", { class: sw.wavefronts > sw.ideal ? "swz-live-conflict" : "" }, `line ${last.line} · CTA #${last.linear} warp ${last.warp}: ${liveText(sw)}`), " ",
-      h("span.muted", `Lane numbers: logical place on the left grid, physical place on the right; one cell is a ${unitName(sw.unit)}.`));
+      h("div.swz-live-head",
+        h("b.swz-live-tag", "live"), " ",
+        h("span.swz-live-text", { "data-part": "head" }, `line ${last.line} · CTA #${last.linear} warp ${last.warp}: ${p.head}`)),
+      h("div.swz-live-row", { "data-part": "banks", class: sw.wavefronts > sw.ideal ? "swz-live-conflict" : "swz-live-ok" }, p.banks),
+      h("div.swz-live-row", { "data-part": "layout" }, p.layout),
+      p.padded ? h("div.swz-live-row", { "data-part": "padded" }, h("b", "Padded reading: "), p.padded) : null,
+      h("div.swz-live-row.muted", { "data-part": "grids" }, `Lane numbers: logical place on the left grid, physical place on the right; one cell is a ${unitName(sw.unit)}.`));
   }
 
   private field(name: string): HTMLInputElement | HTMLSelectElement {

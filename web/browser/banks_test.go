@@ -237,3 +237,90 @@ func TestBankGrid(t *testing.T) {
 		})
 	}
 }
+
+// bankTextsCut returns the drawn bank-grid words whose value text does not
+// show whole: wider than its box, or its box cut by its cell (an 8-byte
+// element's box runs over the next cell, its second word).
+func (tb *tab) bankTextsCut() []string {
+	tb.t.Helper()
+	var cut []string
+	tb.eval(`[...document.querySelectorAll("#pg-tab-memory table.banks td.bw")].flatMap((td) => {
+		const v = td.querySelector(".bw-v");
+		if (!v || v.textContent === "") return [];
+		const end = (td.classList.contains("wide") ? td.nextElementSibling || td : td).getBoundingClientRect().right;
+		const r = v.getBoundingClientRect(), rg = document.createRange();
+		rg.selectNodeContents(v);
+		const t = rg.getBoundingClientRect();
+		const whole = v.scrollWidth <= v.clientWidth && t.left >= r.left - 0.5 && t.right <= r.right + 0.5 && r.right <= end + 0.5;
+		return whole ? [] : [td.dataset.word + ": " + JSON.stringify(v.textContent) + " in " + Math.round(r.width) + "px"];
+	})`, &cut)
+	return cut
+}
+
+// TestBankGridWholeValues: the Banks view shows every word's value whole
+// in each type and format a kernel engineer reads shared memory as (u32
+// in hex was "0x420…"): the columns are as wide as the widest text the
+// format can give; a float too long for its budget is rounded, marked,
+// and exact in the hover title. Checked at 1440×900, 1024×768 presenter
+// and 390×844, with screenshots.
+func TestBankGridWholeValues(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=transpose")
+	tb.waitLoaded("transpose.ptx")
+	tb.viewport(1440, 900)
+	r := exampleRef(t, "transpose")
+	n, _ := stepToLoad(t, r, example(t, "transpose").Source, "ld.shared.f32")
+	tb.setCount(n)
+	tb.button("step-warp")
+	tb.waitAt(r)
+	tb.openBanks()
+
+	setView := func(typ string, hex bool) {
+		tb.t.Helper()
+		tb.eval(fmt.Sprintf(`(() => { const s = document.querySelector('#pg-tab-memory select[aria-label="Element type"]'); s.value = %q; s.dispatchEvent(new Event("change"));
+			const x = document.querySelector('#pg-tab-memory label[title="Show raw bits in hex"] input'); if (x.checked !== %v) x.click(); return true; })()`, typ, hex), nil)
+		tb.waitJS(typ+" drawn", fmt.Sprintf(`document.querySelector('#pg-tab-memory select[aria-label="Element type"]').value === %q && document.querySelector('#pg-tab-memory label[title="Show raw bits in hex"] input').checked === %v && [...document.querySelectorAll("#pg-tab-memory td.bw .bw-v")].some((v) => v.textContent !== "" && v.textContent !== "…")`, typ, hex))
+	}
+	for _, c := range []struct {
+		typ string
+		hex bool
+	}{{"u32", true}, {"u32", false}, {"s32", false}, {"f32", false}, {"u8", true}, {"s16", false}, {"f16", false}, {"u64", true}, {"s64", false}, {"f64", false}} {
+		setView(c.typ, c.hex)
+		if cut := tb.bankTextsCut(); len(cut) > 0 {
+			t.Errorf("%s (hex %v): %d values cut, e.g. %v", c.typ, c.hex, len(cut), cut[:min(4, len(cut))])
+		}
+	}
+
+	// u32 in hex at every size: 0x and eight digits, whole.
+	setView("u32", true)
+	var first string
+	tb.eval(`document.querySelector('#pg-tab-memory td.bw[data-word="1"] .bw-v').textContent`, &first)
+	if len(first) != 10 || !strings.HasPrefix(first, "0x") {
+		t.Errorf("word 1 in hex reads %q, want 0x and 8 digits", first)
+	}
+	for _, vp := range []struct {
+		w, h      int64
+		presenter bool
+	}{{1440, 900, false}, {1024, 768, true}, {390, 844, false}} {
+		tb.viewport(vp.w, vp.h)
+		if vp.presenter {
+			tb.blurFocus()
+			tb.key("z")
+			tb.waitJS("presenter mode", `document.documentElement.classList.contains("presenter")`)
+		}
+		tb.eval(`(document.querySelector("#pg-tab-memory .bank-view").scrollIntoView({block: "start"}), true)`, nil)
+		tb.settle()
+		what := fmt.Sprintf("%dx%d hex banks", vp.w, vp.h)
+		if cut := tb.bankTextsCut(); len(cut) > 0 {
+			t.Errorf("%s: %d values cut, e.g. %v", what, len(cut), cut[:min(4, len(cut))])
+		}
+		tb.expectNoOverflow(what)
+		tb.screenshot(fmt.Sprintf("banks-hex-%d", vp.w))
+		if vp.presenter {
+			tb.blurFocus()
+			tb.key("z")
+			tb.waitJS("presenter mode off", `!document.documentElement.classList.contains("presenter")`)
+		}
+	}
+	tb.viewport(1440, 900)
+}
