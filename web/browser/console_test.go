@@ -90,7 +90,7 @@ func TestConsole(t *testing.T) {
 	// A click on a line's step goes there: the Console shows the lines
 	// printed up to it (those of that warp-instruction the last).
 	k := want[45].Step
-	tb.click(fmt.Sprintf(`#pg-tab-console .console-line:nth-child(46) .console-step`))
+	tb.click(`#pg-tab-console .console-line:nth-child(46) .console-step`)
 	tb.waitStep(int(k), last)
 	tb.expectConsoleAt(want, k, fmt.Sprintf("after seeking to step %d", k))
 	// Back one instruction: the call that printed the last lines is undone.
