@@ -46,10 +46,10 @@ func barrierAhead(m *emu.Machine) bool {
 	for _, c := range m.CTAs() {
 		resident++
 		for _, w := range c.Warps {
-			switch w.State {
-			case emu.WarpBarrier:
+			if w.Barrier() >= 0 {
 				return true
-			case emu.WarpExited, emu.WarpFaulted:
+			}
+			if w.Readiness() == emu.Finished {
 				continue
 			}
 			starts = append(starts, w.PC())

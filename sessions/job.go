@@ -255,12 +255,18 @@ func (s *Session) canSettle() bool {
 	if m.NumCTAs()-m.CTAsFinished()-len(m.CTAs()) == 0 {
 		return true
 	}
+	// A warp whose wait is over is woken by the next issue, which then
+	// executes it; otherwise a waiting warp makes it a deadlock.
+	settles := false
 	for _, w := range m.Warps() {
-		if w.State == emu.WarpBarrier {
-			return true
+		switch w.Readiness() {
+		case emu.Wakeable:
+			return false
+		case emu.Blocked:
+			settles = true
 		}
 	}
-	return false
+	return settles
 }
 
 // terminal reports whether the launch can make no more progress.

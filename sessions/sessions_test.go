@@ -315,7 +315,7 @@ func dumpMachine(m *emu.Machine) machineDump {
 		for _, w := range c.Warps {
 			wd := warpDump{ID: w.ID, PC: w.PC(), State: w.State, Active: w.Active(), Exited: w.Exited(),
 				Stack: w.Stack(), CallDepth: w.CallDepth(), BarrierWait: -1, Pending: w.PendingCopies()}
-			if w.State == emu.WarpBarrier {
+			if w.State == emu.WarpWaiting {
 				wd.BarrierWait = w.Barrier()
 			}
 			for i := range p.Regs {

@@ -60,7 +60,7 @@ func (a *warpView) equal(b *warpView) bool {
 func (s *Session) viewOf(w *emu.Warp) warpView {
 	v := warpView{pc: w.PC(), state: w.State, barrier: -1, active: w.Active(), valid: w.Valid(),
 		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack(), async: s.asyncOf(w)}
-	if w.State == emu.WarpBarrier {
+	if w.State == emu.WarpWaiting {
 		v.barrier = w.Barrier()
 	}
 	if s.m.Scheduling() == emu.SchedIndependent {

@@ -149,13 +149,19 @@ func execCpAsyncCommit(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
+// cp.async.wait_group and wait_all are waits (wait.go): the lanes wait
+// for their groups, and the groups complete when they are waited for (the
+// copies land now), so the wait ends at once.
+
 func execCpAsyncWaitGroup(w *Warp, op *Op, mask uint32) *Fault {
 	w.landCopies(mask, int64(op.Imm))
+	w.await(Wait{Kind: WaitAsyncGroup, Lanes: mask, Groups: int(op.Imm), op: op}, w.pc())
 	return nil
 }
 
 func execCpAsyncWaitAll(w *Warp, op *Op, mask uint32) *Fault {
 	w.commitCopies(mask)
 	w.landCopies(mask, -1)
+	w.await(Wait{Kind: WaitAsyncGroup, Lanes: mask, Groups: -1, op: op}, w.pc())
 	return nil
 }

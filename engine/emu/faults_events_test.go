@@ -39,7 +39,7 @@ func (r *eventLog) of(k EventKind) []Event {
 // Warp 0 reaches bar.sync on a divergent path (its even lanes) while warp
 // 1 has exited, so the barrier can never complete. After the deadlock the
 // warp still reports the barrier's pc and the lanes that executed it, it
-// stays in WarpBarrier, and the fault names every stuck lane: under the
+// stays in WarpWaiting, and the fault names every stuck lane: under the
 // SIMT stack the odd lanes wait at JOIN, so all 32; under independent
 // scheduling the even lanes wait at the barrier for the odd ones, which go
 // on and exit, so the warp arrives with the even lanes alone.
@@ -87,7 +87,7 @@ JOIN:
 			t.Fatalf("waiting %+v, want %+v", f.Waiting, want)
 		}
 		w := m.CTAs()[0].Warps[0]
-		if w.State != WarpBarrier || w.PC() != f.PC || lineOf(m, w.PC()) != 15 || w.Barrier() != 0 {
+		if w.State != WarpWaiting || w.PC() != f.PC || lineOf(m, w.PC()) != 15 || w.Barrier() != 0 {
 			t.Fatalf("warp 0: state %v pc %d (line %d) barrier %d", w.State, w.PC(), lineOf(m, w.PC()), w.Barrier())
 		}
 		if w.Active() != 0x55555555 {
@@ -99,7 +99,7 @@ JOIN:
 		// The state survives a snapshot.
 		s := m.Snapshot(false)
 		m.Restore(s)
-		if w := m.CTAs()[0].Warps[0]; w.PC() != f.PC || w.Active() != 0x55555555 || w.State != WarpBarrier {
+		if w := m.CTAs()[0].Warps[0]; w.PC() != f.PC || w.Active() != 0x55555555 || w.State != WarpWaiting {
 			t.Fatalf("after restore: pc %d active %08x state %v", w.PC(), w.Active(), w.State)
 		}
 	}
@@ -134,7 +134,7 @@ func TestDeadlockNamesEveryStuckLane(t *testing.T) {
 		t.Fatalf("message %q", f.Message)
 	}
 	for i, w := range m.CTAs()[0].Warps[:2] {
-		if w.State != WarpBarrier || w.PC() != bar {
+		if w.State != WarpWaiting || w.PC() != bar {
 			t.Fatalf("warp %d: %v at %d", i, w.State, w.PC())
 		}
 	}
@@ -157,7 +157,7 @@ func TestWaitingWarpReportsBarrier(t *testing.T) {
 	m.Step(StepWarpInstruction) // warp 1: mov
 	m.Step(StepWarpInstruction) // warp 0: bar.sync, waits
 	w0 := m.CTAs()[0].Warps[0]
-	if w0.State != WarpBarrier || w0.PC() != bar || w0.Active() != ^uint32(0) {
+	if w0.State != WarpWaiting || w0.PC() != bar || w0.Active() != ^uint32(0) {
 		t.Fatalf("waiting warp: %v pc %d active %08x", w0.State, w0.PC(), w0.Active())
 	}
 	m.Step(StepWarpInstruction) // warp 1: bar.sync, releases both

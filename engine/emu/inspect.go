@@ -7,20 +7,20 @@ import "github.com/ptxplayground/ptxplay/engine/isa"
 // keep across steps.
 
 // PC returns the pc the warp executes next (-1 if it exited). While the
-// warp waits at a barrier (State WarpBarrier, also after a deadlock), it
-// is the pc of that barrier instruction.
+// warp waits (State WarpWaiting, also after a deadlock), it is the pc of
+// the instruction it waits at.
 func (w *Warp) PC() int {
-	if w.State == WarpBarrier {
-		return w.barPC
+	if w.State == WarpWaiting {
+		return w.wait.PC
 	}
 	return w.pc()
 }
 
 // Active returns the lanes that execute the next instruction; while the
-// warp waits at a barrier, the lanes that executed it.
+// warp waits, the lanes that wait (those that executed the instruction).
 func (w *Warp) Active() uint32 {
-	if w.State == WarpBarrier {
-		return w.barAct
+	if w.State == WarpWaiting {
+		return w.wait.Lanes
 	}
 	return w.activeMask()
 }
@@ -39,8 +39,14 @@ func (w *Warp) CTA() *CTA { return w.cta }
 // it continues once released.
 func (w *Warp) Stack() []StackEntry { return append([]StackEntry(nil), w.stack...) }
 
-// Barrier returns the barrier the warp waits at (valid when State is WarpBarrier).
-func (w *Warp) Barrier() int { return w.barID }
+// Barrier returns the barrier the warp waits at (-1 when it waits at
+// none).
+func (w *Warp) Barrier() int {
+	if w.State == WarpWaiting && w.wait.Kind == WaitBarrier {
+		return w.wait.Barrier
+	}
+	return -1
+}
 
 // CallDepth returns the number of active calls holding the warp's current
 // group (under independent scheduling other groups may be in other calls).

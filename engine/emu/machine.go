@@ -734,17 +734,20 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 func (m *Machine) retire() bool {
 	kept := m.ctas[:0]
 	for _, c := range m.ctas {
-		live, blocked := 0, 0
+		live, waiting := 0, 0
 		for _, w := range c.Warps {
-			switch w.State {
-			case WarpReady:
+			switch w.Readiness() {
+			case Runnable:
 				live++
-			case WarpBarrier:
-				blocked++
+			case Wakeable:
+				w.wake()
+				live++
+			case Blocked:
+				waiting++
 			}
 		}
 		switch {
-		case live == 0 && blocked == 0:
+		case live == 0 && waiting == 0:
 			if !c.done {
 				c.done = true
 				m.finished++
@@ -778,48 +781,6 @@ func (m *Machine) retire() bool {
 	return true
 }
 
-// deadlock stops the launch: every live warp of c waits at a barrier that
-// cannot complete. The fault names the first waiting warp of the lowest
-// barrier (at the barrier instruction it waits at) and lists every
-// waiting warp with its live lanes; the warps stay in WarpBarrier, at
-// their barriers.
-func (m *Machine) deadlock(c *CTA) {
-	var waiting []BarrierWarp
-	msg := ""
-	for id := range c.bars {
-		b := &c.bars[id]
-		if len(b.waiting) == 0 {
-			continue
-		}
-		for _, w := range b.waiting {
-			waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.barPC, Lanes: w.valid &^ w.exited})
-		}
-		exp := b.expected
-		if exp == 0 {
-			exp = c.liveThreads()
-		}
-		ws := ""
-		for _, w := range b.waiting {
-			if ws != "" {
-				ws += ","
-			}
-			ws += itoa(w.ID)
-		}
-		if msg != "" {
-			msg += "; "
-		}
-		msg += fmt.Sprintf("barrier %d has %d of %d threads (warps %s waiting)", id, b.arrived, exp, ws)
-	}
-	f := &Fault{Kind: FaultDeadlock, Message: "barrier deadlock: every live warp is waiting and no barrier can complete: " + msg, PC: -1, CTA: c.Idx, Waiting: waiting}
-	if len(waiting) > 0 {
-		w0 := waiting[0]
-		f.PC, f.Warp, f.Lanes = w0.PC, w0.Warp, w0.Lanes
-		f.Lane = firstLane(w0.Lanes)
-		f.Thread = c.Warps[w0.Warp].tid(f.Lane)
-	}
-	m.setFault(f)
-}
-
 func (c *CTA) liveThreads() int {
 	if c.liveOK {
 		return c.live
@@ -833,7 +794,7 @@ func (c *CTA) liveThreads() int {
 }
 
 // setFault records f and marks the faulting warp WarpFaulted; in a
-// deadlock the warps keep waiting at their barriers (WarpBarrier).
+// deadlock the warps keep waiting (WarpWaiting).
 func (m *Machine) setFault(f *Fault) {
 	if m.fault == nil {
 		m.fault = f

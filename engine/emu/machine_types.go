@@ -91,14 +91,20 @@ type WarpState uint8
 
 const (
 	WarpReady WarpState = iota
-	WarpBarrier
+	// WarpWaiting: the warp waits for what its Wait records (wait.go).
+	WarpWaiting
 	WarpExited
 	WarpFaulted
 )
 
-var warpStateNames = []string{"ready", "barrier", "exited", "faulted"}
+var warpStateNames = []string{"ready", "waiting", "exited", "faulted"}
 
-func (s WarpState) String() string { return warpStateNames[s] }
+func (s WarpState) String() string {
+	if int(s) < len(warpStateNames) {
+		return warpStateNames[s]
+	}
+	return fmt.Sprintf("unknown-%d", s)
+}
 
 // StackEntry is one entry of a warp's reconvergence stack: the lanes in
 // Mask execute from PC until they reach RPC (their reconvergence point),
@@ -156,10 +162,7 @@ type Warp struct {
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
 	State  WarpState
-	barID  int         // barrier waited on, when State == WarpBarrier
-	barOp  *Op         // the barrier instruction waited at (its results are written on release)
-	barPC  int         // its pc: where the warp is while it waits
-	barAct uint32      // the active lanes that executed it
+	wait   Wait        // what the warp waits for, when State == WarpWaiting
 	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
 	// Independent scheduling: instructions the warp issued, the lowest
 	// lane of the group issued last (round robin), and that group's pc,
@@ -263,15 +266,6 @@ type CTA struct {
 	// count ask on every arrival; only exit changes it (liveOK = false).
 	live   int
 	liveOK bool
-}
-
-type barrier struct {
-	arrived  int // threads arrived
-	expected int // 0: every non-exited thread of the CTA
-	waiting  []*Warp
-	redAnd   bool
-	redOr    bool
-	redPopc  uint32
 }
 
 // AccessKind classifies a memory access.

@@ -216,10 +216,10 @@ func (m *Machine) quietNow(c *CTA) bool {
 		switch w.State {
 		case WarpExited:
 			continue
-		case WarpBarrier:
+		case WarpWaiting:
 			// Waiting at a barrier that needs every thread of the CTA:
 			// it goes on only when that barrier completes.
-			if op := w.barOp; op != nil && op.Sub == isa.SubSync && op.B < 0 {
+			if t := &w.wait; t.Kind == WaitBarrier && t.op != nil && t.op.Sub == isa.SubSync && t.op.B < 0 {
 				continue
 			}
 		case WarpReady:

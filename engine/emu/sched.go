@@ -239,8 +239,8 @@ func (w *Warp) LaneWaits() []LaneWait {
 				}
 				lw.PC = g.PC
 				switch {
-				case w.State == WarpBarrier:
-					lw.Reason, lw.PC = "barrier", w.barPC
+				case w.State == WarpWaiting:
+					lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
 				case g.State == GroupWaiting:
 					lw.Reason = "reconvergence"
 				case g.State == GroupInCall:

@@ -84,7 +84,7 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry,
-			State: w.State, barID: w.barID, barOp: w.barOp, barPC: w.barPC, barAct: w.barAct,
+			State: w.State, wait: w.wait,
 			issued: w.issued, lastLane: w.lastLane, lastPC: w.lastPC, lastMask: w.lastMask, pick: w.pick,
 			prevPC: w.prevPC, prevMask: w.prevMask, prevLane: w.prevLane}
 		nw.rows = append([]uint64(nil), w.rows...)

@@ -54,6 +54,11 @@ func (m *Machine) DiffState(o *Machine) string {
 		case !reflect.DeepEqual(c.Barriers(), d.Barriers()):
 			return fmt.Sprintf("%s: barriers %+v vs %+v", where, c.Barriers(), d.Barriers())
 		}
+		for id := range c.bars {
+			if a, b := c.bars[id].phase, d.bars[id].phase; a != b {
+				return fmt.Sprintf("%s: barrier %d in phase %d vs %d", where, id, a, b)
+			}
+		}
 		for j, w := range c.Warps {
 			if s := w.diff(d.Warps[j]); s != "" {
 				return fmt.Sprintf("%s warp %d: %s", where, j, s)
@@ -67,8 +72,8 @@ func (w *Warp) diff(v *Warp) string {
 	switch {
 	case w.State != v.State || w.valid != v.valid || w.exited != v.exited || w.carry != v.carry:
 		return fmt.Sprintf("state %v valid %x exited %x carry %x vs %v %x %x %x", w.State, w.valid, w.exited, w.carry, v.State, v.valid, v.exited, v.carry)
-	case w.barID != v.barID || w.barPC != v.barPC || w.barAct != v.barAct:
-		return fmt.Sprintf("barrier %d at %d (%x) vs %d at %d (%x)", w.barID, w.barPC, w.barAct, v.barID, v.barPC, v.barAct)
+	case !w.wait.same(v.wait):
+		return fmt.Sprintf("waits for %v at %d (%x) vs %v at %d (%x)", w.wait, w.wait.PC, w.wait.Lanes, v.wait, v.wait.PC, v.wait.Lanes)
 	case !reflect.DeepEqual(w.stack, v.stack):
 		return fmt.Sprintf("stack %+v vs %+v", w.stack, v.stack)
 	case len(w.frames) != len(v.frames):

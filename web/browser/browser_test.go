@@ -179,7 +179,7 @@ func TestStepping(t *testing.T) {
 	tb.waitAt(rs)
 	rows = tb.expectWarps(rs, "with a warp at the barrier")
 	bw := rs.warp(1, 0)
-	if bw.State != emu.WarpBarrier {
+	if bw.State != emu.WarpWaiting {
 		t.Fatalf("reference: CTA 1 warp 0 is %v, want at a barrier", bw.State)
 	}
 	for _, row := range rows {

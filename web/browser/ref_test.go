@@ -182,7 +182,7 @@ func (r *ref) view(w *emu.Warp) warpView {
 	case emu.WarpReady:
 		v.Active = bits.OnesCount32(live)
 		v.Label = fmt.Sprintf("%d/%d active", bits.OnesCount32(live), bits.OnesCount32(valid))
-	case emu.WarpBarrier:
+	case emu.WarpWaiting:
 		v.Bar = bits.OnesCount32(live)
 		v.Label = fmt.Sprintf("at barrier %d", w.Barrier())
 	default:
