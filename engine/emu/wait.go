@@ -223,7 +223,7 @@ func (m *Machine) deadlock(c *CTA) {
 			if msg != "" {
 				msg += "; "
 			}
-			msg += fmt.Sprintf("warp %d is in an unknown state %d", w.ID, w.State)
+			msg += fmt.Sprintf("warp %d is in an unknown state (%v)", w.ID, w.State)
 		} else {
 			if msg != "" {
 				msg += "; "
