@@ -14,7 +14,7 @@ import (
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // ---- client → server ----
 
@@ -507,12 +507,15 @@ type barrierJSON struct {
 
 // warpJSON is a warp summary. A full state carries every field; in a delta
 // a warp carries "warp" and only the fields that changed since the client's
-// copy (the client merges them). barrier comes with state "barrier".
+// copy (the client merges them). State is "ready", "waiting", "exited" or
+// "faulted"; wait (what a waiting warp waits for) and barrier come with
+// state "waiting": a state without them means the warp waits for nothing.
 type warpJSON struct {
 	Warp    int          `json:"warp"`
 	PC      *int         `json:"pc,omitempty"`
 	Line    *int         `json:"line,omitempty"`
 	State   string       `json:"state,omitempty"`
+	Wait    *waitJSON    `json:"wait,omitempty"`
 	Barrier *int         `json:"barrier,omitempty"`
 	Active  string       `json:"active,omitempty"`
 	Valid   string       `json:"valid,omitempty"`
@@ -528,6 +531,26 @@ type warpJSON struct {
 	// that have not landed): in a full state only when there is some; in a
 	// delta when it changed, {"copies":0,...} once everything landed.
 	Async *asyncJSON `json:"async,omitempty"`
+}
+
+// waitJSON is what a waiting warp waits for (emu.Wait): kind says which,
+// and the fields of that kind come with it: barrier and count (0: every
+// live thread of the CTA) for "barrier", groups (-1: every copy, wait_all)
+// for "async-group", members for "warp-sync", addr and parity for
+// "mbarrier". pc and line: the instruction the lanes wait at; lanes: the
+// waiting lanes (hex); text: the engine's words for it.
+type waitJSON struct {
+	Kind    string `json:"kind"`
+	PC      int    `json:"pc"`
+	Line    int    `json:"line"`
+	Lanes   string `json:"lanes"`
+	Text    string `json:"text"`
+	Barrier *int   `json:"barrier,omitempty"`
+	Count   *int   `json:"count,omitempty"`
+	Groups  *int   `json:"groups,omitempty"`
+	Members string `json:"members,omitempty"`
+	Addr    string `json:"addr,omitempty"`
+	Parity  *int   `json:"parity,omitempty"`
 }
 
 // asyncJSON is a warp's asynchronous work in flight. Copies and Bytes

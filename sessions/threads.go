@@ -145,26 +145,14 @@ func (s *Session) threadsJSON(ci int, w *emu.Warp) *threadsJSON {
 			}
 		}
 	}
+	// Why each lane waits is the engine's (emu.Warp.LaneWaits); this only
+	// renders it.
 	for _, lw := range w.LaneWaits() {
-		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), Group: -1}
-		if lw.Reason != "exited" {
-			// The innermost group holding the lane, as LaneWaits picks it.
-			for k := len(gs) - 1; k >= 0; k-- {
-				if gs[k].Mask>>lw.Lane&1 != 0 {
-					j.Group = k
-					break
-				}
-			}
+		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), Group: lw.Group, WaitLeft: lw.WaitLeft}
+		if lw.Awaits != 0 {
+			j.Awaits = hex32(lw.Awaits)
 		}
-		if j.Group >= 0 && j.Group < len(groups) {
-			g := &groups[j.Group]
-			if lw.Reason == "reconvergence" {
-				j.WaitLeft = g.WaitLeft
-			}
-			if lw.Reason == "sync" {
-				j.Awaits = g.Awaits
-			}
-		} else if j.Group >= len(groups) {
+		if j.Group >= len(groups) {
 			j.Group = -1
 		}
 		out.Lanes = append(out.Lanes, j)

@@ -54,6 +54,7 @@ var tsTypes = []struct {
 	{"AsyncCopy", asyncCopyJSON{}, ""},
 	{"AsyncGroup", asyncGroupJSON{}, ""},
 	{"AsyncWork", asyncJSON{}, ""},
+	{"WaitInfo", waitJSON{}, ""},
 	{"ThreadGroup", groupJSON{}, ""},
 	{"IssueInfo", issueJSON{}, ""},
 	{"PrevIssue", prevIssueJSON{}, ""},
@@ -111,9 +112,20 @@ var tsFields = map[string]string{
 	"WarningInfo.space":  `"global" | "shared"`,
 	"ThreadGroup.state":  `"runnable" | "waiting" | "sync-wait" | "barrier-wait" | "in-call" | "suspended"`,
 	"IssueInfo.reason":   `"only" | "round-robin" | "stack"`,
-	"LaneWait.reason":    `"running" | "turn" | "reconvergence" | "sync" | "barrier" | "call" | "suspended" | "exited"`,
+	"LaneWait.reason":    `"running" | "turn" | "reconvergence" | "sync" | "call" | "suspended" | "exited" | ` + tsUnion(emu.WaitKindNames()),
+	"WaitInfo.kind":      tsUnion(emu.WaitKindNames()),
+	"WarpDelta.state":    tsUnion(emu.WarpStateNames()),
 	"CompareRun.outcome": `"done" | "fault" | "deadlock" | "budget" | "interrupted"`,
 	"Notice.code":        `"history-trimmed"`,
+}
+
+// tsUnion is the TypeScript union of the string literals of names.
+func tsUnion(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, " | ")
 }
 
 // TypeScript returns the generated declarations (ui/proto_gen.ts).

@@ -41,6 +41,7 @@ type warnSig struct {
 type warpView struct {
 	pc                    int
 	state                 emu.WarpState
+	wait                  emu.Wait // when state is WarpWaiting
 	barrier               int
 	active, valid, exited uint32
 	depth                 int
@@ -52,7 +53,7 @@ type warpView struct {
 }
 
 func (a *warpView) equal(b *warpView) bool {
-	return a.pc == b.pc && a.state == b.state && a.barrier == b.barrier && a.active == b.active &&
+	return a.pc == b.pc && a.state == b.state && a.wait == b.wait && a.barrier == b.barrier && a.active == b.active &&
 		a.valid == b.valid && a.exited == b.exited && a.depth == b.depth && slices.Equal(a.stack, b.stack) &&
 		asyncEqual(a.async, b.async) && slices.Equal(a.groups, b.groups) && a.groupsOmitted == b.groupsOmitted
 }
@@ -60,13 +61,32 @@ func (a *warpView) equal(b *warpView) bool {
 func (s *Session) viewOf(w *emu.Warp) warpView {
 	v := warpView{pc: w.PC(), state: w.State, barrier: -1, active: w.Active(), valid: w.Valid(),
 		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack(), async: s.asyncOf(w)}
-	if w.State == emu.WarpWaiting {
-		v.barrier = w.Barrier()
+	if t, ok := w.Waiting(); ok {
+		v.wait, v.barrier = t, w.Barrier()
 	}
 	if s.m.Scheduling() == emu.SchedIndependent {
 		v.groups, v.groupsOmitted = s.groupsOf(w.Groups())
 	}
 	return v
+}
+
+// waitJSON renders what a waiting warp waits for.
+func (s *Session) waitJSON(t emu.Wait) *waitJSON {
+	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), Lanes: hex32(t.Lanes), Text: t.String()}
+	switch t.Kind {
+	case emu.WaitBarrier:
+		b, c := t.Barrier, t.Count
+		j.Barrier, j.Count = &b, &c
+	case emu.WaitAsyncGroup:
+		g := t.Groups
+		j.Groups = &g
+	case emu.WaitWarpSync:
+		j.Members = hex32(t.Members)
+	case emu.WaitMbarrier:
+		p := int(t.Parity)
+		j.Addr, j.Parity = strconv.FormatUint(t.Addr, 16), &p
+	}
+	return j
 }
 
 func barsEqual(a, b []emu.BarrierState) bool {
@@ -303,8 +323,11 @@ func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
 		pc, line := v.pc, s.prog.line(v.pc)
 		j.PC, j.Line = &pc, &line
 	}
-	if prev == nil || v.state != prev.state || v.barrier != prev.barrier {
+	if prev == nil || v.state != prev.state || v.wait != prev.wait || v.barrier != prev.barrier {
 		j.State = v.state.String()
+		if v.state == emu.WarpWaiting {
+			j.Wait = s.waitJSON(v.wait)
+		}
 		if v.barrier >= 0 {
 			b := v.barrier
 			j.Barrier = &b

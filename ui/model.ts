@@ -560,7 +560,8 @@ function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void
       continue;
     }
     const nw: WarpState = { ...merged.warps[i], ...w };
-    // A state without "barrier" waits at no barrier.
+    // A state without "wait" and "barrier" waits for nothing.
+    if (w.state !== undefined && w.wait === undefined) delete nw.wait;
     if (w.state !== undefined && w.barrier === undefined) delete nw.barrier;
     // "async" with no copies: everything in flight has landed.
     if (w.async && !w.async.copies) delete nw.async;

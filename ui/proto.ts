@@ -3,16 +3,17 @@
 // client model keeps and the launch spec.
 
 export * from "./proto_gen";
-import type { AsyncWork, Barrier, StackEntry, ThreadGroup } from "./proto_gen";
+import type { AsyncWork, Barrier, StackEntry, ThreadGroup, WaitInfo, WarpDelta } from "./proto_gen";
 
 /** A warp as the client model holds it: a full state's warp with every delta merged in. */
 export interface WarpState {
   warp: number;
   pc: number;
   line: number;
-  /** "ready" | "barrier" | "exited" | "faulted" */
-  state: string;
-  /** The barrier the warp waits at (state "barrier"). */
+  state: NonNullable<WarpDelta["state"]>;
+  /** What the warp waits for (state "waiting"): the engine's typed wait. */
+  wait?: WaitInfo;
+  /** The barrier the warp waits at (a wait of kind "barrier"). */
   barrier?: number;
   active: string;
   valid: string;

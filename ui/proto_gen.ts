@@ -1,7 +1,7 @@
 // Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
 // The websocket protocol of docs/protocol.md, as sent on the wire.
 
-export const protocolVersion = 4;
+export const protocolVersion = 5;
 
 export interface Message {
   severity: "error" | "warning" | "note";
@@ -285,6 +285,20 @@ export interface AsyncWork {
   groupsMore?: number;
 }
 
+export interface WaitInfo {
+  kind: "barrier" | "async-group" | "warp-sync" | "mbarrier" | "cluster-barrier";
+  pc: number;
+  line: number;
+  lanes: string;
+  text: string;
+  barrier?: number;
+  count?: number;
+  groups?: number;
+  members?: string;
+  addr?: string;
+  parity?: number;
+}
+
 export interface ThreadGroup {
   pc: number;
   line: number;
@@ -315,7 +329,7 @@ export interface PrevIssue {
 
 export interface LaneWait {
   lane: number;
-  reason: "running" | "turn" | "reconvergence" | "sync" | "barrier" | "call" | "suspended" | "exited";
+  reason: "running" | "turn" | "reconvergence" | "sync" | "call" | "suspended" | "exited" | "barrier" | "async-group" | "warp-sync" | "mbarrier" | "cluster-barrier";
   pc: number;
   line: number;
   waitLeft?: number;
@@ -336,7 +350,8 @@ export interface WarpDelta {
   warp: number;
   pc?: number;
   line?: number;
-  state?: string;
+  state?: "ready" | "waiting" | "exited" | "faulted";
+  wait?: WaitInfo;
   barrier?: number;
   active?: string;
   valid?: string;

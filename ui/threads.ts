@@ -139,6 +139,14 @@ export function laneWhy(th: WarpThreads, lw: LaneWait): string {
       return `Lane ${lw.lane} is suspended on the SIMT stack: its path runs at ${at} once the paths above it reach their reconvergence point.`;
     case "exited":
       return `Lane ${lw.lane} has exited.`;
+    case "async-group":
+      return `Lane ${lw.lane} is waiting at ${at} for its cp.async copies to land.`;
+    case "mbarrier":
+      return `Lane ${lw.lane} is waiting at ${at} for an mbarrier phase to complete.`;
+    case "warp-sync":
+      return `Lane ${lw.lane} is waiting at ${at} for the other lanes of its membermask.`;
+    case "cluster-barrier":
+      return `Lane ${lw.lane} is waiting at the cluster barrier at ${at} for the other threads of its cluster.`;
   }
   return `Lane ${lw.lane}: ${lw.reason} at ${at}.`;
 }
@@ -149,7 +157,8 @@ function laneClass(reason: string): string {
     case "running": return "ln-active";
     case "turn": return "ln-turn";
     case "reconvergence": case "sync": case "call": case "suspended": return "ln-wait";
-    case "barrier": return "ln-barrier";
+    case "async-group": case "mbarrier": case "warp-sync": return "ln-wait";
+    case "barrier": case "cluster-barrier": return "ln-barrier";
     case "exited": return "ln-exited";
   }
   return "ln-none";
@@ -161,7 +170,7 @@ let shownLane = -1;
 /** One lane of the "why each lane waits" strip. */
 export interface LaneNote {
   lane: number;
-  /** A LaneWait reason: "running", "turn", "reconvergence", "sync", "barrier", "call", "suspended", "exited". */
+  /** A LaneWait reason: "running", "turn", "reconvergence", "sync", "call", "suspended", "exited" or a wait kind ("barrier", "async-group", …). */
   reason: string;
   text: string;
   /** The strip's colour class; by default the reason's. */
@@ -240,7 +249,7 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
 export function stackLaneNotes(w: WarpState, lineOf: (pc: number) => number | undefined): LaneNote[] {
   const st = w.stack ?? [];
   const valid = mask32(w.valid), exited = mask32(w.exited), active = mask32(w.active);
-  const atBarrier = w.state.toLowerCase().includes("bar");
+  const atBarrier = w.wait?.kind === "barrier";
   const at = (pc: number) => lineText(pc >= 0 ? lineOf(pc) ?? 0 : 0, pc);
   const top = st.length - 1;
   const masks = st.map((e) => mask32(e.mask));

@@ -25,14 +25,23 @@ export const laneLegend: [LaneState, string, string][] = [
 /** The legend's entry for the ◂ after a warp's name (web/playground.templ has the same). */
 export const nextWarpTitle = "◂ after a warp's name: the warp the scheduler issues next (what n or F10 steps)";
 
-/** The kind of a warp's state string, whatever words the server uses. */
-export function warpKind(state: string): "ready" | "barrier" | "exited" | "fault" | "other" {
-  const s = state.toLowerCase();
-  if (s.includes("fault")) return "fault";
-  if (s.includes("bar") || s.includes("wait")) return "barrier";
-  if (s.includes("exit") || s.includes("done") || s.includes("finish")) return "exited";
-  if (s.includes("ready") || s.includes("run") || s.includes("active")) return "ready";
-  return "other";
+/** The kind of a warp's state, read from its typed state and wait (the
+ * engine says what a waiting warp waits for). */
+export function warpKind(w: WarpState): "ready" | "barrier" | "waiting" | "exited" | "fault" {
+  switch (w.state) {
+    case "faulted": return "fault";
+    case "exited": return "exited";
+    case "waiting": return w.wait?.kind === "barrier" ? "barrier" : "waiting";
+    default: return "ready";
+  }
+}
+
+/** The words for what a waiting warp waits for. */
+export function waitLabel(w: WarpState): string {
+  const t = w.wait;
+  if (!t) return w.state;
+  if (t.kind === "barrier") return `at barrier ${t.barrier ?? w.barrier ?? ""}`.trimEnd();
+  return `waiting for ${t.text}`;
 }
 
 export function laneState(w: WarpState, lane: number, faultLanes: number): LaneState {
@@ -40,7 +49,10 @@ export function laneState(w: WarpState, lane: number, faultLanes: number): LaneS
   if (!(mask32(w.valid) & bit)) return "none";
   if (faultLanes & bit) return "fault";
   if (mask32(w.exited) & bit) return "exited";
-  if (mask32(w.active) & bit) return warpKind(w.state) === "barrier" ? "barrier" : "active";
+  if (mask32(w.active) & bit) {
+    const k = warpKind(w);
+    return k === "barrier" ? "barrier" : k === "waiting" ? "wait" : "active";
+  }
   if (w.groups?.length) {
     // Independent scheduling: the innermost group holding the lane says what it does.
     for (let i = w.groups.length - 1; i >= 0; i--) {
@@ -256,13 +268,13 @@ export class WarpsView {
       row.why = !!why;
     }
     const next = m.next && m.next.cta === c.cta && m.next.warp === w.warp;
-    const kind = warpKind(w.state);
+    const kind = warpKind(w);
     setClass(row.el, "warp-row" + (sel ? " sel" : "") + (next ? " next" : "") + ` wk-${kind}`);
     row.el.setAttribute("aria-selected", sel ? "true" : "false");
     const exited = kind === "exited";
     setText(row.where, exited || w.line <= 0 ? "" : `line ${w.line} · pc ${w.pc}`);
     const act = popc(mask32(w.active) & ~mask32(w.exited));
-    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" ? `at barrier${w.barrier !== undefined ? ` ${w.barrier}` : ""}` : w.state;
+    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" || kind === "waiting" ? waitLabel(w) : w.state;
     setText(row.state, label);
     const groups = w.groups?.length ?? 0;
     row.state.title = groups > 1 ? `${groups} thread groups (independent scheduling)` : "";
@@ -272,7 +284,7 @@ export class WarpsView {
     setText(row.async, inFlight);
     row.async.hidden = !inFlight;
     if (inFlight) row.el.classList.add("async");
-    row.el.title = `CTA ${c.linear}, warp ${w.warp}: ${w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
+    row.el.title = `CTA ${c.linear}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
       (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "");
   }

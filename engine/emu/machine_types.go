@@ -99,6 +99,9 @@ const (
 
 var warpStateNames = []string{"ready", "waiting", "exited", "faulted"}
 
+// WarpStateNames lists the names of the warp states, as the protocol sends them.
+func WarpStateNames() []string { return append([]string(nil), warpStateNames...) }
+
 func (s WarpState) String() string {
 	if int(s) < len(warpStateNames) {
 		return warpStateNames[s]

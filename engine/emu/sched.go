@@ -139,10 +139,23 @@ type ThreadGroup struct {
 
 // LaneWait says why a lane of a warp is not issuing: the divergence view's
 // "why is this lane waiting".
+//
+// It is computed here once for every view: Reason is "exited",
+// "reconvergence", "sync", "call", "turn", "suspended", "running" or, for
+// the lanes of a waiting warp, the kind of its Wait ("barrier",
+// "async-group", ...; a thread group at a barrier for the warp's other
+// lanes is "barrier" too).
 type LaneWait struct {
 	Lane   int
-	Reason string // "exited", "barrier", "reconvergence", "sync", "call", "turn", "suspended", "running"
-	PC     int    // where the lane waits (-1 when exited)
+	Reason string
+	PC     int // where the lane waits (-1 when exited)
+	// Group is the index in Groups() of the innermost group holding the
+	// lane (-1: none, e.g. exited).
+	Group int
+	// WaitLeft (reconvergence): the warp's instructions left before the
+	// lane goes on alone; Awaits (sync): the lanes it waits for.
+	WaitLeft int
+	Awaits   uint32
 }
 
 // Groups returns the warp's thread groups in stack order (the group at the
@@ -229,7 +242,7 @@ func (w *Warp) LaneWaits() []LaneWait {
 		if w.valid>>l&1 == 0 {
 			continue
 		}
-		lw := LaneWait{Lane: l, Reason: "exited", PC: -1}
+		lw := LaneWait{Lane: l, Reason: "exited", PC: -1, Group: -1}
 		if w.exited>>l&1 == 0 {
 			// The innermost group holding the lane (groups are in stack order).
 			for k := len(gs) - 1; k >= 0; k-- {
@@ -237,18 +250,18 @@ func (w *Warp) LaneWaits() []LaneWait {
 				if g.Mask>>l&1 == 0 {
 					continue
 				}
-				lw.PC = g.PC
+				lw.PC, lw.Group = g.PC, k
 				switch {
 				case w.State == WarpWaiting:
 					lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
 				case g.State == GroupWaiting:
-					lw.Reason = "reconvergence"
+					lw.Reason, lw.WaitLeft = "reconvergence", g.WaitLeft
 				case g.State == GroupInCall:
 					lw.Reason = "call"
 				case g.State == GroupSuspended:
 					lw.Reason = "suspended"
 				case g.State == GroupSyncWait:
-					lw.Reason = "sync"
+					lw.Reason, lw.Awaits = "sync", g.Awaits
 				case g.State == GroupBarrierWait:
 					lw.Reason = "barrier"
 				case g.Picked:
