@@ -127,7 +127,10 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 		// continues, but it reports the barrier's pc and active lanes
 		// (PC, Active) until it is released.
 		w.State = WarpWaiting
-		w.wait = Wait{Kind: WaitBarrier, PC: w.m.curPC, Lanes: act, Barrier: int(id), Count: cnt, phase: bar.phase, op: op}
+		// Field by field: the other fields are zero (wake clears them),
+		// and a barrier is a hot path.
+		t := &w.wait
+		t.Kind, t.PC, t.Lanes, t.Barrier, t.Count, t.phase, t.op = WaitBarrier, w.m.curPC, act, int(id), cnt, bar.phase, op
 		bar.waiting = append(bar.waiting, w)
 	}
 	if w.m.obsEvents {

@@ -165,7 +165,7 @@ type Warp struct {
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
 	State  WarpState
-	wait   Wait        // what the warp waits for, when State == WarpWaiting
+	wait   Wait        // what the warp waits for, when State == WarpWaiting (wait.go)
 	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
 	// Independent scheduling: instructions the warp issued, the lowest
 	// lane of the group issued last (round robin), and that group's pc,

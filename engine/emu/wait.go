@@ -56,8 +56,8 @@ func WaitKindNames() []string { return append([]string(nil), waitKindNames[1:]..
 // Wait is what a waiting warp (or thread group: Lanes) waits for.
 type Wait struct {
 	Kind  WaitKind
-	PC    int    // the instruction the lanes wait at
 	Lanes uint32 // the lanes that wait
+	PC    int    // the instruction the lanes wait at
 	// WaitBarrier: the barrier id (0-15) and the thread count it waits
 	// for (0: every live thread of the CTA).
 	Barrier int
@@ -165,6 +165,12 @@ func (w *Warp) await(t Wait, pc int) {
 func (w *Warp) wake() {
 	if w.State == WarpWaiting {
 		w.State = WarpReady
+	}
+	if t := &w.wait; t.Kind == WaitBarrier {
+		// The fields a barrier sets (the others are zero): a barrier's
+		// release is a hot path.
+		t.Kind, t.PC, t.Lanes, t.Barrier, t.Count, t.phase, t.op = WaitNone, 0, 0, 0, 0, 0, nil
+		return
 	}
 	w.wait = Wait{}
 }
