@@ -68,9 +68,11 @@ type Fault struct {
 	// instruction), every lane executing it; for a barrier deadlock, the
 	// warp's live lanes.
 	Lanes uint32
-	// Waiting lists, for a barrier deadlock, every warp of the CTA waiting
-	// at a barrier with its live lanes: the threads that are stuck. The
-	// first entry is the fault's warp. Nil for other faults.
+	// Waiting lists, for a deadlock, every waiting warp of the CTA with its
+	// live lanes: the threads that are stuck (those at barriers first, by
+	// barrier; Barrier -1 for a warp waiting for something else, which
+	// the message names). The first entry is the fault's warp. Nil for
+	// other faults.
 	Waiting []BarrierWarp
 }
 
@@ -79,7 +81,7 @@ type Fault struct {
 type BarrierWarp struct {
 	CTA     [3]int
 	Warp    int    // warp index within its CTA
-	Barrier int    // barrier id (0-15)
+	Barrier int    // barrier id (0-15; -1: a deadlocked warp waiting for something else)
 	PC      int    // the barrier instruction the warp executed
 	Lanes   uint32 // the warp's live lanes (a warp arrives with all of them)
 }
