@@ -105,6 +105,15 @@ type laneWaitJSON struct {
 	// Group: the index in groups of the innermost group holding the lane
 	// (-1: none, e.g. exited).
 	Group int `json:"group"`
+	// SIMT stack: with, the other lanes of the lane's path; above
+	// (suspended), the lanes of the paths above it, which must reach
+	// reconv (line reconvLine; -1: exit) before it goes on (hex masks).
+	// Under the SIMT stack a reconvergence lane's awaits are the lanes
+	// above it that have not arrived.
+	With       string `json:"with,omitempty"`
+	Above      string `json:"above,omitempty"`
+	Reconv     *int   `json:"reconv,omitempty"`
+	ReconvLine int    `json:"reconvLine,omitempty"`
 }
 
 // groupsOf renders a warp's thread groups (at most maxGroups) and how many
@@ -151,6 +160,13 @@ func (s *Session) threadsJSON(ci int, w *emu.Warp) *threadsJSON {
 		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), Group: lw.Group, WaitLeft: lw.WaitLeft}
 		if lw.Awaits != 0 {
 			j.Awaits = hex32(lw.Awaits)
+		}
+		if lw.With != 0 {
+			j.With = hex32(lw.With)
+		}
+		if lw.Reason == "suspended" && lw.Above != 0 {
+			r := lw.Reconv
+			j.Above, j.Reconv, j.ReconvLine = hex32(lw.Above), &r, s.prog.line(r)
 		}
 		if j.Group >= len(groups) {
 			j.Group = -1

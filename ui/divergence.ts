@@ -178,7 +178,7 @@ export class DivergenceView implements ProgramScoped {
       h("span.stack-title", `Reconvergence stack of ${who}`),
       st.length ? h("ol.div-stack-list", { reversed: true }, rows) : h("span.muted", " (empty)"),
       th ? h("p.tg-last", pickText(th)) : null,
-      w && m.scheduling === "simt-stack" ? laneStrip(stackLaneNotes(w, (pc) => m.lineOf(pc))) : null);
+      th && m.scheduling === "simt-stack" ? laneStrip(stackLaneNotes(th)) : null);
   }
 
   /** The control-flow graph: blocks in pc order, fall-through edges straight down, jumps as arcs. */

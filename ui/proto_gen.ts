@@ -335,6 +335,10 @@ export interface LaneWait {
   waitLeft?: number;
   awaits?: string;
   group: number;
+  with?: string;
+  above?: string;
+  reconv?: number;
+  reconvLine?: number;
 }
 
 export interface WarpThreads {

@@ -9,7 +9,7 @@
 import { h } from "./dom";
 import { mask32, popc } from "./format";
 import type { Model } from "./model";
-import type { CompareRun, LaneWait, SchedulingCompare, ThreadGroup, WarpState, WarpThreads } from "./proto";
+import type { CompareRun, LaneWait, SchedulingCompare, ThreadGroup, WarpThreads } from "./proto";
 
 /** The words for a scheduling model. */
 export function modelName(s: string): string {
@@ -240,66 +240,35 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
 // ---- the SIMT stack: why each lane waits, read from the reconvergence stack ----
 
 /** Why each existing lane of a warp run under the SIMT stack is or is not
- * issuing, read from its reconvergence stack (top last): the lanes of the
- * top entry run; a lane whose innermost entry sits at its reconvergence
- * point (or waits there for the paths pushed above it) waits to
- * reconverge, and cannot go on before those paths arrive; any other lane
- * is suspended below the top until the paths above it reach their
- * reconvergence point. Lanes at a barrier and exited lanes say so. */
-export function stackLaneNotes(w: WarpState, lineOf: (pc: number) => number | undefined): LaneNote[] {
-  const st = w.stack ?? [];
-  const valid = mask32(w.valid), exited = mask32(w.exited), active = mask32(w.active);
-  const atBarrier = w.wait?.kind === "barrier";
-  const at = (pc: number) => lineText(pc >= 0 ? lineOf(pc) ?? 0 : 0, pc);
-  const top = st.length - 1;
-  const masks = st.map((e) => mask32(e.mask));
-  // above[k]: the lanes of the entries above entry k.
-  const above: number[] = new Array(st.length).fill(0);
-  for (let k = top - 1; k >= 0; k--) above[k] = (above[k + 1] | masks[k + 1]) >>> 0;
-  // The innermost entry of each lane, and whether it waits there to reconverge:
-  // a path that reached its reconvergence point, or an entry whose paths were pushed above it.
-  const inner: number[] = [];
-  const joined = st.map((e, k) => k < top && (e.pc === e.rpc || st.slice(k + 1).some((a) => a.rpc === e.pc)));
-  for (let l = 0; l < 32; l++) {
-    let k = top;
-    while (k >= 0 && !(masks[k] & (1 << l))) k--;
-    inner.push(k);
-  }
-  const out: LaneNote[] = [];
-  for (let l = 0; l < 32; l++) {
-    const bit = 1 << l;
-    if (!(valid & bit)) continue;
-    const k = inner[l];
-    if (exited & bit || k < 0) {
-      out.push({ lane: l, reason: "exited", text: `Lane ${l} has exited.` });
-      continue;
-    }
-    const e = st[k];
-    const mates = masks[k] & ~bit;
+ * issuing, in words: the engine's reasons (the selected warp's threads,
+ * emu.Warp.LaneWaits) say it: the lanes of the top entry run (or wait, at
+ * a barrier); a lane at its reconvergence point waits for the lanes above
+ * it that have not arrived; any other lane is suspended below the top
+ * until the paths above it reach its reconvergence point. */
+export function stackLaneNotes(th: WarpThreads): LaneNote[] {
+  return th.lanes.map((lw): LaneNote => {
+    const l = lw.lane;
+    const at = lineText(lw.line, lw.pc);
+    const mates = mask32(lw.with);
     const withWhom = mates ? ` with ${lanesText(mates)}` : "";
-    if (k === top) {
-      if (atBarrier && active & bit) {
-        out.push({ lane: l, reason: "barrier", text: `Lane ${l} is waiting at the barrier at ${at(w.pc)}${withWhom} for the other threads of its CTA.` });
-      } else {
-        out.push({ lane: l, reason: "running", text: `Lane ${l} is active: its path${withWhom} is the top entry of the SIMT stack and executes ${at(e.pc)} next.` });
+    switch (lw.reason) {
+      case "exited":
+        return { lane: l, reason: "exited", text: `Lane ${l} has exited.` };
+      case "running":
+        return { lane: l, reason: "running", text: `Lane ${l} is active: its path${withWhom} is the top entry of the SIMT stack and executes ${at} next.` };
+      case "barrier":
+        return { lane: l, reason: "barrier", text: `Lane ${l} is waiting at the barrier at ${at}${withWhom} for the other threads of its CTA.` };
+      case "reconvergence":
+        return { lane: l, reason: "reconvergence", cls: "ln-wait",
+          text: `Lane ${l} has reached its reconvergence point ${at}${withWhom} and waits there for ${lanesText(mask32(lw.awaits))}, whose paths run above it on the SIMT stack: it cannot go on before they arrive, however long they take.` };
+      case "suspended": {
+        const rpc = lw.reconv ?? -1;
+        return { lane: l, reason: "suspended", cls: "ln-inactive",
+          text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at} once ${lanesText(mask32(lw.above))} above it ${rpc >= 0 ? `reach ${lineText(lw.reconvLine ?? 0, rpc)}` : "exit"}.` };
       }
-      continue;
     }
-    if (joined[k]) {
-      // The lanes above that have not reached this point yet.
-      let away = 0;
-      for (let m = 0; m < 32; m++) {
-        const j = inner[m];
-        if (above[k] & (1 << m) && !(exited & (1 << m)) && j >= 0 && !(joined[j] && st[j].pc === e.pc)) away |= 1 << m;
-      }
-      out.push({ lane: l, reason: "reconvergence", cls: "ln-wait",
-        text: `Lane ${l} has reached its reconvergence point ${at(e.pc)}${withWhom} and waits there for ${lanesText(away >>> 0)}, whose paths run above it on the SIMT stack: it cannot go on before they arrive, however long they take.` });
-    } else {
-      out.push({ lane: l, reason: "suspended", cls: "ln-inactive",
-        text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at(e.pc)} once ${lanesText(above[k] & ~bit)} above it ${e.rpc >= 0 ? `reach ${at(e.rpc)}` : "exit"}.` });
-    }
-  }
-  return out;
+    return { lane: l, reason: lw.reason, text: laneWhy(th, lw) };
+  });
 }
 
 // ---- the scheduling bar and the comparison note ----

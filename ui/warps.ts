@@ -257,9 +257,9 @@ export class WarpsView {
     const sel = m.sel.cta === c.cta && m.sel.warp === w.warp;
     // The selected warp's lanes say why they wait: the thread groups'
     // reasons under independent scheduling, the stack's under the SIMT stack.
-    const th = sel && m.scheduling === "independent" && m.threads?.cta === c.cta && m.threads.warp === w.warp ? m.threads : null;
-    const why = th ? new Map(th.lanes.map((lw) => [lw.lane, laneWhy(th, lw)]))
-      : sel && m.scheduling === "simt-stack" ? new Map(stackLaneNotes(w, (pc) => m.lineOf(pc)).map((n) => [n.lane, n.text])) : null;
+    const th = sel && m.threads?.cta === c.cta && m.threads.warp === w.warp ? m.threads : null;
+    const why = !th ? null : m.scheduling === "simt-stack" ? new Map(stackLaneNotes(th).map((n) => [n.lane, n.text]))
+      : new Map(th.lanes.map((lw) => [lw.lane, laneWhy(th, lw)]));
     if (why || row.why) {
       for (let l = 0; l < 32; l++) {
         const text = why?.get(l);

@@ -152,10 +152,17 @@ type LaneWait struct {
 	// Group is the index in Groups() of the innermost group holding the
 	// lane (-1: none, e.g. exited).
 	Group int
-	// WaitLeft (reconvergence): the warp's instructions left before the
-	// lane goes on alone; Awaits (sync): the lanes it waits for.
+	// WaitLeft (reconvergence, independent scheduling): the warp's
+	// instructions left before the lane goes on alone; Awaits (sync; and
+	// reconvergence under the SIMT stack): the lanes it waits for.
 	WaitLeft int
 	Awaits   uint32
+	// SIMT stack: With, the other lanes of the lane's path (its innermost
+	// stack entry); Above (suspended), the lanes of the paths above it,
+	// which must reach Reconv (-1: exit) before it goes on.
+	With   uint32
+	Above  uint32
+	Reconv int
 }
 
 // Groups returns the warp's thread groups in stack order (the group at the
@@ -238,6 +245,9 @@ func (w *Warp) PrevIssue() (pc int, mask uint32, after int) {
 func (w *Warp) LaneWaits() []LaneWait {
 	var out []LaneWait
 	gs := w.Groups()
+	if w.m != nil && !w.m.indep {
+		return w.stackLaneWaits(gs)
+	}
 	for l := 0; l < 32; l++ {
 		if w.valid>>l&1 == 0 {
 			continue
@@ -271,6 +281,80 @@ func (w *Warp) LaneWaits() []LaneWait {
 				}
 				break
 			}
+		}
+		out = append(out, lw)
+	}
+	return out
+}
+
+// stackLaneWaits says why each lane waits under the SIMT stack, read from
+// the reconvergence stack: the lanes of the top entry run (or, while the
+// warp waits, wait for its Wait); a lane whose innermost entry sits at its
+// reconvergence point, or waits there for the paths pushed above it, waits
+// to reconverge for the lanes above it that have not arrived (Awaits);
+// any other lane is suspended until the paths above it (Above) reach its
+// entry's reconvergence point. Group is the innermost group of gs holding
+// the lane.
+func (w *Warp) stackLaneWaits(gs []ThreadGroup) []LaneWait {
+	st := w.stack
+	top := len(st) - 1
+	above := make([]uint32, len(st))
+	for k := top - 1; k >= 0; k-- {
+		above[k] = above[k+1] | st[k+1].Mask
+	}
+	joined := make([]bool, len(st))
+	for k := 0; k < top; k++ {
+		e := st[k]
+		joined[k] = e.PC == e.RPC
+		for _, a := range st[k+1:] {
+			joined[k] = joined[k] || a.RPC == e.PC
+		}
+	}
+	var inner [32]int
+	for l := range inner {
+		k := top
+		for k >= 0 && st[k].Mask>>l&1 == 0 {
+			k--
+		}
+		inner[l] = k
+	}
+	var out []LaneWait
+	for l := 0; l < 32; l++ {
+		bit := uint32(1) << l
+		if w.valid&bit == 0 {
+			continue
+		}
+		k := inner[l]
+		lw := LaneWait{Lane: l, Reason: "exited", PC: -1, Group: -1, Reconv: -1}
+		if w.exited&bit != 0 || k < 0 {
+			out = append(out, lw)
+			continue
+		}
+		for g := len(gs) - 1; g >= 0; g-- {
+			if gs[g].Mask&bit != 0 {
+				lw.Group = g
+				break
+			}
+		}
+		e := st[k]
+		lw.PC, lw.With = int(e.PC), e.Mask&^bit
+		switch {
+		case k == top && w.State == WarpWaiting && w.wait.Lanes&bit != 0:
+			lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
+		case k == top:
+			lw.Reason = "running"
+		case joined[k]:
+			// The lanes above that have not reached this point yet.
+			var away uint32
+			for m := 0; m < 32; m++ {
+				j := inner[m]
+				if above[k]>>m&1 != 0 && w.exited>>m&1 == 0 && j >= 0 && !(joined[j] && st[j].PC == e.PC) {
+					away |= 1 << m
+				}
+			}
+			lw.Reason, lw.Awaits = "reconvergence", away
+		default:
+			lw.Reason, lw.Above, lw.Reconv = "suspended", above[k]&^bit, int(e.RPC)
 		}
 		out = append(out, lw)
 	}
