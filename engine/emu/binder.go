@@ -38,7 +38,7 @@ func (b *binder) decodeMods(mods []ptx.Mod) {
 	for _, m := range mods {
 		d, ok := isa.LookupMod(m.Name)
 		if !ok {
-			b.c.errorf(m.Span, "%s: unknown modifier .%s", b.name, m.Name)
+			b.c.errorf(m.Span, ptx.DiagUnknownModifier, "%s: unknown modifier .%s", b.name, m.Name)
 			b.failed = true
 			continue
 		}
@@ -68,7 +68,7 @@ func (b *binder) decodeMods(mods []ptx.Mod) {
 
 func (b *binder) checkUnused() {
 	bad := func(what string) {
-		b.c.errorf(b.ins.OpSpan, "%s: %s is not valid for this instruction", b.name, what)
+		b.c.errorf(b.ins.OpSpan, ptx.DiagInvalidModifier, "%s: %s is not valid for this instruction", b.name, what)
 		b.failed = true
 	}
 	if len(b.m.Types) > 0 && !b.used.types {
@@ -102,19 +102,35 @@ func (b *binder) checkUnused() {
 	}
 }
 
-// errorf reports an error at the instruction.
+// errorf reports an invalid form of the instruction, at the instruction.
 func (b *binder) errorf(format string, args ...any) {
-	b.c.errorf(b.ins.Span, b.name+": "+format, args...)
+	b.errorID(ptx.DiagInvalidForm, format, args...)
+}
+
+// errorID reports an error of kind id at the instruction.
+func (b *binder) errorID(id ptx.DiagID, format string, args ...any) {
+	b.c.errorf(b.ins.Span, id, b.name+": "+format, args...)
 	b.failed = true
 }
 
-// operr reports an error at operand i.
+// warnNonISA warns of a harmless modifier the ISA does not define for the
+// form (it is accepted and ignored).
+func (b *binder) warnNonISA(format string, args ...any) {
+	b.c.diags.Warnf(b.ins.OpSpan, ptx.DiagNonISAModifier, b.name+": "+format, args...)
+}
+
+// operr reports an invalid operand i.
 func (b *binder) operr(i int, format string, args ...any) {
+	b.operrID(i, ptx.DiagInvalidOperand, format, args...)
+}
+
+// operrID reports an error of kind id at operand i.
+func (b *binder) operrID(i int, id ptx.DiagID, format string, args ...any) {
 	span := b.ins.Span
 	if i >= 0 && i < len(b.ins.Operands) {
 		span = b.ins.Operands[i].Span
 	}
-	b.c.errorf(span, b.name+": "+format, args...)
+	b.c.errorf(span, id, b.name+": "+format, args...)
 	b.failed = true
 }
 
@@ -126,9 +142,9 @@ func (b *binder) Want(lo, hi int) bool {
 	n := b.N()
 	if n < lo || n > hi {
 		if lo == hi {
-			b.errorf("expects %d operands, got %d", lo, n)
+			b.errorID(ptx.DiagOperandCount, "expects %d operands, got %d", lo, n)
 		} else {
-			b.errorf("expects %d to %d operands, got %d", lo, hi, n)
+			b.errorID(ptx.DiagOperandCount, "expects %d to %d operands, got %d", lo, hi, n)
 		}
 		return false
 	}
@@ -140,9 +156,9 @@ func (b *binder) Type() isa.Type {
 	b.used.types = true
 	if len(b.m.Types) != 1 {
 		if len(b.m.Types) == 0 {
-			b.errorf("missing type modifier")
+			b.errorID(ptx.DiagTypeModifiers, "missing type modifier")
 		} else {
-			b.errorf("expects one type modifier, got %d", len(b.m.Types))
+			b.errorID(ptx.DiagTypeModifiers, "expects one type modifier, got %d", len(b.m.Types))
 		}
 		return isa.TNone
 	}
@@ -153,7 +169,7 @@ func (b *binder) Type() isa.Type {
 func (b *binder) Types(n int) []isa.Type {
 	b.used.types = true
 	if len(b.m.Types) != n {
-		b.errorf("expects %d type modifiers, got %d", n, len(b.m.Types))
+		b.errorID(ptx.DiagTypeModifiers, "expects %d type modifiers, got %d", n, len(b.m.Types))
 		return make([]isa.Type, n)
 	}
 	return b.m.Types
@@ -224,7 +240,7 @@ func (b *binder) Tensor() []isa.Mod {
 
 func (b *binder) opd(i int) *ptx.Operand {
 	if i < 0 || i >= len(b.ins.Operands) {
-		b.errorf("missing operand %d", i+1)
+		b.errorID(ptx.DiagOperandCount, "missing operand %d", i+1)
 		return nil
 	}
 	return b.ins.Operands[i]
@@ -392,7 +408,7 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 				b.operr(i, "label %s used as a value", o.Name)
 				return -1
 			}
-			b.operr(i, "undefined name %s", o.Name)
+			b.operrID(i, ptx.DiagUndefinedName, "undefined name %s", o.Name)
 			return -1
 		}
 		switch s.kind {
@@ -486,7 +502,7 @@ func (b *binder) Addr(i int) (base int32, off int64, space isa.Space, ok bool) {
 	}
 	s := b.c.lookup(o.Name)
 	if s == nil {
-		b.operr(i, "undefined name %s", o.Name)
+		b.operrID(i, ptx.DiagUndefinedName, "undefined name %s", o.Name)
 		return -1, 0, 0, false
 	}
 	switch s.kind {

@@ -199,7 +199,7 @@ func tensorNotYet(b *binder, variant string) {
 		variant = "this form of " + b.op.Code.String()
 	}
 	what := b.name + " is not supported yet (" + variant + " is planned)"
-	b.c.diags.Warnf(b.ins.OpSpan, "%s; the launch faults if a thread reaches it", what)
+	b.c.diags.Warnf(b.ins.OpSpan, ptx.DiagUnsupportedInstruction, "%s; the launch faults if a thread reaches it", what)
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 		return w.faultAll(FaultIllegal, mask, "%s", what)
 	}
