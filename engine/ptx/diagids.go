@@ -27,6 +27,7 @@ const (
 	DiagInvalidAddressSize DiagID = "invalid-address-size"
 	DiagInvalidConstExpr   DiagID = "invalid-constant-expression"
 	DiagTooManyErrors      DiagID = "too-many-errors"
+	DiagCannotRead         DiagID = "cannot-read"
 
 	// Compiler: the module.
 	DiagMissingVersion      DiagID = "missing-version"
@@ -72,12 +73,12 @@ const (
 	DiagSpecParamHint DiagID = "spec-param-advice"
 
 	// Race and memory checker (engine/analysis warning kinds).
-	DiagReadAfterWrite   DiagID = "read-after-write"
-	DiagWriteAfterRead   DiagID = "write-after-read"
-	DiagWriteAfterWrite  DiagID = "write-after-write"
-	DiagAsyncRead        DiagID = "cp-async-read-before-wait"
-	DiagUninitShared     DiagID = "uninitialised-shared-read"
-	DiagUninitGlobal     DiagID = "uninitialised-global-read"
+	DiagReadAfterWrite  DiagID = "read-after-write"
+	DiagWriteAfterRead  DiagID = "write-after-read"
+	DiagWriteAfterWrite DiagID = "write-after-write"
+	DiagAsyncRead       DiagID = "cp-async-read-before-wait"
+	DiagUninitShared    DiagID = "uninitialised-shared-read"
+	DiagUninitGlobal    DiagID = "uninitialised-global-read"
 )
 
 // DiagInfo describes one diagnostic ID.
@@ -103,6 +104,7 @@ var IDs = []DiagInfo{
 	{DiagInvalidAddressSize, ".address_size is not 32 or 64"},
 	{DiagInvalidConstExpr, "a constant expression that cannot be evaluated or whose value is not allowed there"},
 	{DiagTooManyErrors, "checking stopped after the maximum number of errors"},
+	{DiagCannotRead, "ptxplay check could not read the file"},
 	{DiagMissingVersion, "the module does not begin with .version"},
 	{DiagVersionNotFirst, ".version is not the first statement of the module"},
 	{DiagMissingTarget, ".version is not followed by .target"},
