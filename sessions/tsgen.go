@@ -24,6 +24,7 @@ var tsTypes = []struct {
 	lit  string // the message's "type"
 }{
 	{"Message", ptx.Message{}, ""},
+	{"DiagNote", ptx.NoteMessage{}, ""},
 	{"Limits", helloLimits{}, ""},
 	{"Hello", helloMsg{}, "hello"},
 	{"Diagnostics", diagnosticsMsg{}, "diagnostics"},

@@ -5,6 +5,17 @@ export const protocolVersion = 4;
 
 export interface Message {
   severity: "error" | "warning" | "note";
+  id: string;
+  file?: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  message: string;
+  notes?: DiagNote[];
+}
+
+export interface DiagNote {
   file?: string;
   line: number;
   col: number;
@@ -93,6 +104,7 @@ export interface Kernel {
 export interface Mismatch {
   field: string;
   param: number;
+  id: string;
   message: string;
   blocking: boolean;
 }
