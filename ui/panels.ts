@@ -34,7 +34,7 @@ export class ProblemsView {
     const items = list.map((d) => h("li", { class: `diag diag-${d.severity}`, "data-id": d.id || null },
       h("button.diag-loc", { type: "button", onclick: () => this.goto(d.line, d.col), title: "Go to the line" }, `${d.line}:${d.col}`),
       h("span.diag-sev", d.severity),
-      h("span.diag-msg", d.message, " ", diagIdTag(d.id), diagNotesList(d.notes, this.goto))));
+      h("div.diag-body", h("span.diag-msg", d.message), " ", diagIdTag(d.id), diagNotesList(d.notes, this.goto))));
     if (m.loadError) {
       items.unshift(h("li.diag.diag-error", h("span.diag-loc", "launch"), h("span.diag-sev", "error"), h("span.diag-msg", m.loadError)));
     }
@@ -53,7 +53,7 @@ export class ProblemsView {
       } else {
         for (const x of fit.mismatches ?? []) {
           items.unshift(h("li.diag.diag-warning.launch-fit",
-            h("span.diag-loc", "launch"), h("span.diag-sev", "warning"), h("span.diag-msg", x.message, " ", diagIdTag(x.id)),
+            h("span.diag-loc", "launch"), h("span.diag-sev", "warning"), h("span.diag-msg", x.message), diagIdTag(x.id),
             fit.spec ? h("button.btn-small.fix-launch", {
               type: "button", title: `Use the launch inferred from the kernel${notes.length ? ":\n" + notes.join("\n") : ""}`,
               onclick: () => this.fixLaunch(fit.spec as unknown as Spec),
