@@ -1,12 +1,15 @@
 package emu
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // Every place the front end and the compiler report a diagnostic names
@@ -76,5 +79,32 @@ func TestDiagnosticCallsNameIDConstants(t *testing.T) {
 	}
 	if calls < 100 {
 		t.Fatalf("found only %d reporting calls", calls)
+	}
+}
+
+// A redeclared register and a function defined twice carry a note at the
+// first declaration or definition.
+func TestRedeclarationNotes(t *testing.T) {
+	src := ctlHeader + `
+.func f() { ret; }
+.func f() { ret; }
+.visible .entry k() {
+	.reg .u32 %a;
+	.reg .u32 %a;
+	ret;
+}`
+	s := ptx.NewSource("r.ptx", []byte(src))
+	_, diags := CompileSource(s)
+	out := ptx.FormatAll(s, diags)
+	line := func(text string) int { return strings.Count(src[:strings.Index(src, text)], "\n") + 1 }
+	fLine := line(".func f()")
+	aLine := line(".reg .u32 %a;")
+	for _, want := range []string{
+		fmt.Sprintf("r.ptx:%d:7: error[function-redefined]: function f redefined\nr.ptx:%d:7: note: function f is first defined here\n", fLine+1, fLine),
+		fmt.Sprintf("r.ptx:%d:12: error[redeclared]: %%a redeclared in this scope (previous declaration at line %d)\nr.ptx:%d:12: note: %%a is first declared here\n", aLine+1, aLine, aLine),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing\n%s\nin\n%s", want, out)
+		}
 	}
 }
