@@ -32,6 +32,8 @@ type binder struct {
 	// memOps holds the memory operands bound so far (PC is filled in when
 	// the instruction is emitted).
 	memOps []MemOperand
+	// roles holds the register operands resolved so far (Program.Operands).
+	roles []Operand
 }
 
 func (b *binder) decodeMods(mods []ptx.Mod) {
@@ -330,7 +332,15 @@ func (b *binder) scratch(t isa.Type) int32 {
 	return r
 }
 
+// reg resolves operand i (see Dst and Src) and records it among the
+// instruction's register operands.
 func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
+	r := b.resolve(i, t, write, relaxed)
+	b.record(r, t, write)
+	return r
+}
+
+func (b *binder) resolve(i int, t isa.Type, write, relaxed bool) int32 {
 	o := b.opd(i)
 	if o == nil {
 		return -1
@@ -495,6 +505,7 @@ func (b *binder) Addr(i int) (base int32, off int64, space isa.Space, ok bool) {
 			b.operr(i, "address register %s must be 32 or 64 bits wide", o.Name)
 			return -1, 0, 0, false
 		}
+		b.record(s.reg, s.typ, false)
 		return s.reg, off, isa.SpaceNone, true
 	case symVar:
 		return -1, int64(s.addr) + off, s.space, true
@@ -523,6 +534,7 @@ func (b *binder) VecRegs(i, n int, t isa.Type, write bool) []int32 {
 				out := make([]int32, n)
 				for k := range out {
 					out[k] = s.reg + int32(k)
+					b.record(out[k], t, write)
 				}
 				return out
 			}
