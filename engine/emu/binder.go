@@ -34,6 +34,9 @@ type binder struct {
 	memOps []MemOperand
 	// roles holds the register operands resolved so far (Program.Operands).
 	roles []Operand
+	// notYet: the bound form is recognised but not executed (its Exec
+	// faults; its effects are EffFault).
+	notYet bool
 }
 
 func (b *binder) decodeMods(mods []ptx.Mod) {

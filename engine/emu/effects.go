@@ -110,12 +110,12 @@ func (e Effects) String() string {
 type memDir uint8
 
 const (
-	memNone   memDir = iota // no memory operand, or one that is only named (fence.proxy)
-	memRead                 // every memory operand is read
-	memWrite                // every memory operand is written
-	memRMW                  // read and written (atom, red)
-	memCopy                 // operand 0 written, the others read (cp.async)
-	memHint                 // named, not accessed (prefetch, discard, applypriority)
+	memNone  memDir = iota // no memory operand, or one that is only named (fence.proxy)
+	memRead                // every memory operand is read
+	memWrite               // every memory operand is written
+	memRMW                 // read and written (atom, red)
+	memCopy                // operand 0 written, the others read (cp.async)
+	memHint                // named, not accessed (prefetch, discard, applypriority)
 )
 
 // opEffect is the part of an instruction's effects that its opcode
@@ -183,7 +183,9 @@ func spaceEffect(sp isa.Space, write bool) Effects {
 	case isa.Local:
 		return pick(write, EffWriteLocal, EffReadLocal)
 	case isa.Const:
-		return pick(write, EffWriteGlobal, EffReadConst)
+		// A store to the read-only bank faults; counted as one that may
+		// write anything.
+		return pick(write, EffWriteMem, EffReadConst)
 	case isa.Param:
 		// A kernel's parameters (read-only) or, in a device function,
 		// thread-private memory.
@@ -295,6 +297,14 @@ func (b *binder) record(slot int32, t isa.Type, def bool) {
 	b.roles = append(b.roles, o)
 }
 
+// constSrc returns the slot of an immediate source operand of type t with
+// value v, recorded among the instruction's operands.
+func (b *binder) constSrc(v uint64, t isa.Type) int32 {
+	r := b.c.constant(v)
+	b.record(r, t, false)
+	return r
+}
+
 // operandsOf completes the binder's register operands with those that
 // are not bound through it: the guard and a call's arguments, return
 // values and indirect callee.
@@ -330,4 +340,46 @@ func (b *binder) operandsOf(p *Program) []Operand {
 		}
 	}
 	return b.roles
+}
+
+// How control leaves an instruction, for control-flow graphs (flowKind).
+const (
+	flowNext  = iota // on to the next instruction
+	flowJump         // bra: to Target (and on, where guarded)
+	flowTable        // brx.idx: to the entries of its table
+	flowEnd          // ret or exit: out of the function
+)
+
+// flowKind classifies op's control flow from its effects.
+func flowKind(op *Op) int {
+	switch e := op.Eff; {
+	case e.Has(EffBranch | EffIndirect):
+		return flowTable
+	case e.Has(EffBranch):
+		return flowJump
+	case e.Any(EffReturn | EffExit):
+		return flowEnd
+	}
+	return flowNext
+}
+
+// The per-lane memory accesses (EffAccess), for fault lanes.
+const (
+	accessNone = iota
+	accessLoad
+	accessStore
+	accessAtomic
+)
+
+// memAccessKind classifies op's per-lane memory access.
+func memAccessKind(op *Op) int {
+	switch e := op.Eff; {
+	case !e.Has(EffAccess):
+		return accessNone
+	case e.Has(EffAtomic):
+		return accessAtomic
+	case e.Any(EffWriteMem):
+		return accessStore
+	}
+	return accessLoad
 }

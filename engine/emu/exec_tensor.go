@@ -203,6 +203,7 @@ func tensorNotYet(b *binder, variant string) {
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 		return w.faultAll(FaultIllegal, mask, "%s", what)
 	}
+	b.notYet = true
 }
 
 // tensorMods splits the tensor modifiers: the shape, the layouts, the matrix

@@ -439,7 +439,10 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		c.errorf(ins.OpSpan, "%s: this form is not supported by the emulator", b.name)
 		return
 	}
-	op.Eff = effectsOf(&op, b.memOps)
+	op.Eff = EffFault
+	if !b.notYet {
+		op.Eff = effectsOf(&op, b.memOps)
+	}
 	pc := c.emitRoles(op, ins.Span, b.operandsOf(c.prog))
 	for _, m := range b.memOps {
 		m.PC = int32(pc)

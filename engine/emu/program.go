@@ -29,9 +29,9 @@ type Program struct {
 	// Operands[pc] lists the register operands of Ops[pc]: every slot it
 	// reads (its guard included) or writes, with its register file and
 	// width, as the binder resolved them (effects.go).
-	Operands [][]Operand
-	Globals     []Symbol // variables with an address in .global, .const or .shared (module and body scope), in declaration order
-	GlobalImg   []byte   // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
+	Operands  [][]Operand
+	Globals   []Symbol // variables with an address in .global, .const or .shared (module and body scope), in declaration order
+	GlobalImg []byte   // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
 	// GlobalSize is the size of the module's .global segment: the machine
 	// zero-fills it past GlobalImg.
 	GlobalSize int
