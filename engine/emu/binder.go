@@ -391,12 +391,12 @@ func (b *binder) resolve(i int, t isa.Type, write, relaxed bool) int32 {
 		}
 		s := b.c.lookup(o.Name)
 		if s == nil {
-			if sr, ok := lookupSpecial(o.Name); ok {
+			if sr, ok := isa.LookupSpecial(o.Name); ok {
 				if write {
 					b.operr(i, "special register %s is read-only", o.Name)
 					return -1
 				}
-				if Specials[sr].Dynamic {
+				if isa.Specials[sr].Dynamic {
 					b.op.Dyn = true
 				}
 				return b.c.special(sr)
@@ -629,17 +629,17 @@ func (c *compiler) predConstant(v bool) int32 {
 // PredTrueSlot / PredFalseSlot are found via Program.Preds names at machine
 // start: constants "true" and "false" are RegConst predicate slots.
 
-func (c *compiler) special(sr Special) int32 {
+func (c *compiler) special(sr isa.Special) int32 {
 	if r, ok := c.specials[sr]; ok {
 		return r
 	}
 	save := c.fnIdx
 	c.fnIdx = -1
 	t := isa.U32
-	if Specials[sr].Bits == 64 {
+	if isa.Specials[sr].Bits == 64 {
 		t = isa.U64
 	}
-	r := c.newReg(Specials[sr].Name, t, RegSpecial)
+	r := c.newReg(isa.Specials[sr].Name, t, RegSpecial)
 	c.prog.Regs[r].Used = true
 	c.fnIdx = save
 	c.specials[sr] = r

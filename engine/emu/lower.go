@@ -464,7 +464,7 @@ func (c *compiler) plannedNamesDeclared(ins *ptx.Instr) bool {
 		if !ok || name == "" || c.lookup(name) != nil || c.labelVisible(name) {
 			return
 		}
-		if _, special := lookupSpecial(name); special || c.maybeLost(name) {
+		if _, special := isa.LookupSpecial(name); special || c.maybeLost(name) {
 			return
 		}
 		c.errorf(span, "undefined name %s", name)

@@ -153,7 +153,7 @@ type ConstReg struct {
 // SpecialReg is a value slot holding a special register.
 type SpecialReg struct {
 	Reg int32
-	SR  Special
+	SR  isa.Special
 }
 
 // Symbol is a variable with an address in a state space.
