@@ -32,6 +32,11 @@ type binder struct {
 	// memOps holds the memory operands bound so far (PC is filled in when
 	// the instruction is emitted).
 	memOps []MemOperand
+	// roles holds the register operands resolved so far (Program.Operands).
+	roles []Operand
+	// notYet: the bound form is recognised but not executed (its Exec
+	// faults; its effects are EffFault).
+	notYet bool
 }
 
 func (b *binder) decodeMods(mods []ptx.Mod) {
@@ -346,7 +351,15 @@ func (b *binder) scratch(t isa.Type) int32 {
 	return r
 }
 
+// reg resolves operand i (see Dst and Src) and records it among the
+// instruction's register operands.
 func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
+	r := b.resolve(i, t, write, relaxed)
+	b.record(r, t, write)
+	return r
+}
+
+func (b *binder) resolve(i int, t isa.Type, write, relaxed bool) int32 {
 	o := b.opd(i)
 	if o == nil {
 		return -1
@@ -394,12 +407,12 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 		}
 		s := b.c.lookup(o.Name)
 		if s == nil {
-			if sr, ok := lookupSpecial(o.Name); ok {
+			if sr, ok := isa.LookupSpecial(o.Name); ok {
 				if write {
 					b.operr(i, "special register %s is read-only", o.Name)
 					return -1
 				}
-				if Specials[sr].Dynamic {
+				if isa.Specials[sr].Dynamic {
 					b.op.Dyn = true
 				}
 				return b.c.special(sr)
@@ -511,6 +524,7 @@ func (b *binder) Addr(i int) (base int32, off int64, space isa.Space, ok bool) {
 			b.operr(i, "address register %s must be 32 or 64 bits wide", o.Name)
 			return -1, 0, 0, false
 		}
+		b.record(s.reg, s.typ, false)
 		return s.reg, off, isa.SpaceNone, true
 	case symVar:
 		return -1, int64(s.addr) + off, s.space, true
@@ -539,6 +553,7 @@ func (b *binder) VecRegs(i, n int, t isa.Type, write bool) []int32 {
 				out := make([]int32, n)
 				for k := range out {
 					out[k] = s.reg + int32(k)
+					b.record(out[k], t, write)
 				}
 				return out
 			}
@@ -630,17 +645,17 @@ func (c *compiler) predConstant(v bool) int32 {
 // PredTrueSlot / PredFalseSlot are found via Program.Preds names at machine
 // start: constants "true" and "false" are RegConst predicate slots.
 
-func (c *compiler) special(sr Special) int32 {
+func (c *compiler) special(sr isa.Special) int32 {
 	if r, ok := c.specials[sr]; ok {
 		return r
 	}
 	save := c.fnIdx
 	c.fnIdx = -1
 	t := isa.U32
-	if Specials[sr].Bits == 64 {
+	if isa.Specials[sr].Bits == 64 {
 		t = isa.U64
 	}
-	r := c.newReg(Specials[sr].Name, t, RegSpecial)
+	r := c.newReg(isa.Specials[sr].Name, t, RegSpecial)
 	c.prog.Regs[r].Used = true
 	c.fnIdx = save
 	c.specials[sr] = r

@@ -21,7 +21,7 @@ func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 		global:   map[string]*sym{},
 		consts:   map[uint64]int32{},
 		constVal: map[int32]uint64{},
-		specials: map[Special]int32{},
+		specials: map[isa.Special]int32{},
 	}
 	c.predConst[0], c.predConst[1] = -1, -1
 	c.lostNames()
@@ -110,7 +110,7 @@ type compiler struct {
 	consts map[uint64]int32
 	// constVal maps the slot of each immediate (consts) to its value.
 	constVal map[int32]uint64
-	specials map[Special]int32
+	specials map[isa.Special]int32
 	// predConst holds the predicate slots of the constants false and true.
 	predConst [2]int32
 	globalOff int

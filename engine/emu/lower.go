@@ -89,7 +89,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	if n := len(c.prog.Ops); n == fn.Entry || !c.prog.Ops[n-1].Ctrl || c.prog.Ops[n-1].Code == isa.OpCall || c.prog.Ops[n-1].Guard >= 0 {
 		end := f.Body.Span
 		end.Start = end.End - 1
-		c.emit(Op{Code: isa.OpRet, Ctrl: true, Exec: execRet, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1}, end)
+		c.emit(Op{Code: isa.OpRet, Ctrl: true, Exec: execRet, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Mask: -1, Eff: EffReturn | EffCtrl}, end)
 	}
 	fn.End = len(c.prog.Ops)
 	for _, fx := range c.fixups {
@@ -335,8 +335,14 @@ func (c *compiler) branchTargets(b *ptx.Block) {
 }
 
 func (c *compiler) emit(op Op, span ptx.Span) int {
+	return c.emitRoles(op, span, nil)
+}
+
+// emitRoles emits op with its register operands (Program.Operands).
+func (c *compiler) emitRoles(op Op, span ptx.Span, roles []Operand) int {
 	c.prog.Ops = append(c.prog.Ops, op)
 	c.prog.Spans = append(c.prog.Spans, span)
+	c.prog.Operands = append(c.prog.Operands, roles)
 	return len(c.prog.Ops) - 1
 }
 
@@ -382,7 +388,7 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		return
 	}
 	info := &isa.Info[code]
-	op := Op{Code: code, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Reconv: -1}
+	op := Op{Code: code, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Reconv: -1, Mask: -1}
 	if ins.Guard != nil {
 		s := c.lookup(ins.Guard.Pred)
 		switch {
@@ -413,7 +419,12 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 			return w.faultAll(FaultIllegal, mask, "%s", msg)
 		}
-		c.emit(op, ins.Span)
+		op.Eff = EffFault
+		var roles []Operand
+		if op.Guard >= 0 {
+			roles = []Operand{{Slot: op.Guard, Bits: 1, Pred: true}}
+		}
+		c.emitRoles(op, ins.Span, roles)
 		return
 	}
 	b := &binder{c: c, ins: ins, op: &op, name: fullName(ins)}
@@ -430,7 +441,11 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		c.errorf(ins.OpSpan, ptx.DiagUnsupportedForm, "%s: this form is not supported by the emulator", b.name)
 		return
 	}
-	pc := c.emit(op, ins.Span)
+	op.Eff = EffFault
+	if !b.notYet {
+		op.Eff = effectsOf(&op, b.memOps)
+	}
+	pc := c.emitRoles(op, ins.Span, b.operandsOf(c.prog))
 	for _, m := range b.memOps {
 		m.PC = int32(pc)
 		c.prog.MemOperands = append(c.prog.MemOperands, m)
@@ -451,7 +466,7 @@ func (c *compiler) plannedNamesDeclared(ins *ptx.Instr) bool {
 		if !ok || name == "" || c.lookup(name) != nil || c.labelVisible(name) {
 			return
 		}
-		if _, special := lookupSpecial(name); special || c.maybeLost(name) {
+		if _, special := isa.LookupSpecial(name); special || c.maybeLost(name) {
 			return
 		}
 		c.errorf(span, ptx.DiagUndefinedName, "undefined name %s", name)

@@ -965,19 +965,11 @@ const wholeWarp int32 = -2
 // collectives (mma, wmma.*, ldmatrix, stmatrix, movmatrix), which wait
 // for every thread of the warp.
 func warpSyncSlot(op *Op) (int32, bool) {
-	switch op.Code {
-	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux, isa.OpElect:
-		if op.Flags.Has(isa.FSync) && op.E >= 0 {
-			return op.E, true
-		}
-	case isa.OpBarWarpSync:
-		if op.A >= 0 {
-			return op.A, true
-		}
-	default:
-		if isAlignedCollective(op) {
-			return wholeWarp, true
-		}
+	switch {
+	case op.Eff.Has(EffWarpSync):
+		return op.Mask, true
+	case op.Eff.Has(EffAligned):
+		return wholeWarp, true
 	}
 	return -1, false
 }
@@ -985,7 +977,7 @@ func warpSyncSlot(op *Op) (int32, bool) {
 // isAlignedCollective reports whether op is a .sync.aligned warp
 // collective: every thread of the warp must execute the same instruction.
 func isAlignedCollective(op *Op) bool {
-	return isa.Info[op.Code].Family == isa.FamTensor && op.Flags.Has(isa.FAligned)
+	return op.Eff.Has(EffAligned)
 }
 
 // syncJoin looks at leaf i (above lo) under independent scheduling when its
