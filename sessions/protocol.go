@@ -73,11 +73,19 @@ type errorMsg struct {
 // the history (fewer snapshots; or, when firstStep moved, the oldest steps
 // dropped).
 type noticeMsg struct {
-	Type      string `json:"type"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	FirstStep int64  `json:"firstStep"`
+	Type      string     `json:"type"`
+	Code      noticeCode `json:"code"`
+	Message   string     `json:"message"`
+	FirstStep int64      `json:"firstStep"`
 }
+
+// noticeCode names a notice; noticeCodes lists them (the generated
+// TypeScript union NoticeCode).
+type noticeCode string
+
+const noticeHistoryTrimmed noticeCode = "history-trimmed"
+
+var noticeCodes = []noticeCode{noticeHistoryTrimmed}
 
 type helloMsg struct {
 	Type   string      `json:"type"`

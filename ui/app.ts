@@ -37,14 +37,12 @@ import type { ViewHost } from "./viewstate";
 import type { Draft } from "./draft";
 import { initPresenter, presenterOn, togglePresenter } from "./presenter";
 
-export interface ExampleData {
-  name: string;
-  title: string;
-  description?: string;
-  source: string;
-  spec: Spec | string;
-  lesson?: unknown;
-}
+import type * as api from "./api_gen";
+
+/** An example as /api/examples/{name} and the page's JSON give it
+ * (api_gen's ExampleData, generated from web's Example), or as a share
+ * link names it: its lesson is read with parseLesson. */
+export type ExampleData = Omit<api.ExampleData, "lesson"> & { lesson?: unknown };
 
 type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "divergence" | "swizzle" | "console";
 const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "console"];
@@ -456,7 +454,7 @@ export class App {
     const sel = this.ui.exampleSelect;
     const opt = sel ? [...sel.options].find((o) => o.value === sh.example) : undefined;
     if (sel && !opt) return null;
-    return { name: sh.example, title: opt?.textContent ?? sh.title ?? sh.example, source: sh.source, spec: sh.spec, lesson: sh.lesson };
+    return { name: sh.example, title: opt?.textContent ?? sh.title ?? sh.example, description: sh.description ?? "", source: sh.source, spec: sh.spec, lesson: sh.lesson };
   }
 
   // ---- sharing ----
