@@ -3,6 +3,7 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
@@ -14,7 +15,7 @@ import (
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // ---- client → server ----
 
@@ -503,7 +504,7 @@ type ctaJSON struct {
 	Idx      [3]int        `json:"idx"`
 	Linear   int           `json:"linear"`
 	Barriers []barrierJSON `json:"barriers"`
-	Warps    []warpJSON    `json:"warps"`
+	Warps    []warpDelta   `json:"warps"`
 }
 
 type barrierJSON struct {
@@ -513,30 +514,63 @@ type barrierJSON struct {
 	Waiting  []int `json:"waiting"`
 }
 
-// warpJSON is a warp summary. A full state carries every field; in a delta
-// a warp carries "warp" and only the fields that changed since the client's
-// copy (the client merges them). barrier comes with state "barrier".
+// warpJSON is a warp summary: the warp as the client holds it. A state
+// message carries it as a keyed delta (delta.go): a full state every field
+// that is not absent, a delta "warp" and the fields that changed since the
+// client's copy, null for one that became absent (delta.go's absent: a nil
+// pointer or list, a zero omitempty number). barrier comes with state
+// "barrier"; groups (independent scheduling only) is [] once the warp has
+// no thread group left.
 type warpJSON struct {
-	Warp    int          `json:"warp"`
-	PC      *int         `json:"pc,omitempty"`
-	Line    *int         `json:"line,omitempty"`
-	State   string       `json:"state,omitempty"`
-	Barrier *int         `json:"barrier,omitempty"`
-	Active  string       `json:"active,omitempty"`
-	Valid   string       `json:"valid,omitempty"`
-	Exited  string       `json:"exited,omitempty"`
-	Stack   *[]stackJSON `json:"stack,omitempty"`
-	Depth   *int         `json:"depth,omitempty"`
+	Warp    int         `json:"warp" delta:"key"`
+	PC      int         `json:"pc"`
+	Line    int         `json:"line"`
+	State   string      `json:"state"`
+	Barrier *int        `json:"barrier,omitempty"`
+	Active  string      `json:"active"`
+	Valid   string      `json:"valid"`
+	Exited  string      `json:"exited"`
+	Stack   []stackJSON `json:"stack"`
+	Depth   int         `json:"depth"`
 	// Groups (independent scheduling): the warp's thread groups, in stack
-	// order (see threadsJSON); in a delta when they changed.
-	// GroupsOmitted counts the groups past the first 64.
-	Groups        *[]groupJSON `json:"groups,omitempty"`
-	GroupsOmitted int          `json:"groupsOmitted,omitempty"`
+	// order (see threadsJSON). GroupsOmitted counts the groups past the
+	// first 64.
+	Groups        []groupJSON `json:"groups,omitempty"`
+	GroupsOmitted int         `json:"groupsOmitted,omitempty"`
 	// Async is the warp's asynchronous work in flight (cp.async copies
-	// that have not landed): in a full state only when there is some; in a
-	// delta when it changed, {"copies":0,...} once everything landed.
+	// that have not landed); absent when there is none.
 	Async *asyncJSON `json:"async,omitempty"`
 }
+
+// warpDelta is a warp of a state message: its keyed delta on the wire.
+// Decoded (tests, tools), it holds the fields present in warpJSON and
+// which fields the delta cleared (null).
+type warpDelta struct {
+	warpJSON
+	delta   keyedDelta
+	cleared []string
+}
+
+func (d warpDelta) MarshalJSON() ([]byte, error) { return d.delta.MarshalJSON() }
+
+func (d *warpDelta) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &d.warpJSON); err != nil {
+		return err
+	}
+	for k, v := range fields {
+		if string(v) == "null" {
+			d.cleared = append(d.cleared, k)
+		}
+	}
+	return nil
+}
+
+// Cleared reports whether the delta cleared field name (null).
+func (d *warpDelta) Cleared(name string) bool { return slices.Contains(d.cleared, name) }
 
 // asyncJSON is a warp's asynchronous work in flight. Copies and Bytes
 // count every pending cp.async copy; Groups splits them by commit group

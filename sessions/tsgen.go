@@ -56,7 +56,8 @@ var tsTypes = []TSDecl{
 	{"PrevIssue", prevIssueJSON{}, ""},
 	{"LaneWait", laneWaitJSON{}, ""},
 	{"WarpThreads", threadsJSON{}, ""},
-	{"WarpDelta", warpJSON{}, ""},
+	{"WarpState", warpJSON{}, ""},
+	{"WarpDelta", warpDelta{}, ""},
 	{"CtaDelta", ctaJSON{}, ""},
 	{"EventInfo", eventJSON{}, ""},
 	{"RegValues", regsJSON{}, ""},
@@ -102,6 +103,7 @@ var tsFields = map[string]string{
 	"Access.offsets":    "(number | null)[]",
 	"Done.result":       "Record<string, unknown>",
 	"CtaDelta.warps":    "WarpDelta[] | null", // a CTA whose barriers alone changed
+	"WarpDelta":         `KeyedDelta<WarpState, "warp">`,
 	"LaunchFix.spec":    "Record<string, unknown>",
 	"Access.kind":       "AccessKind",
 	"LiveSwizzle.kind":  "AccessKind",
@@ -168,6 +170,11 @@ func TypeScript() ([]byte, error) {
 	g := NewTSGen(tsFields, tsOptional)
 	g.Header("sessions/protocol.go and engine/launch/spec.go", "The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of\n// docs/launch-spec.md.")
 	fmt.Fprintf(&g.B, "export const protocolVersion = %d;\n", ProtocolVersion)
+	g.B.WriteString(`
+/** A keyed delta of T (sessions/delta.go): the key K, and every other field
+ * that changed: its new value, or null when it became absent. */
+export type KeyedDelta<T, K extends keyof T> = Pick<T, K> & { [P in Exclude<keyof T, K>]?: T[P] | null };
+`)
 	for _, e := range tsEnums() {
 		g.Enum(e)
 	}

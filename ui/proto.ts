@@ -4,28 +4,7 @@
 // shapes the client model keeps.
 
 export * from "./proto_gen";
-import type { AsyncWork, Barrier, StackEntry, ThreadGroup } from "./proto_gen";
-
-/** A warp as the client model holds it: a full state's warp with every delta merged in. */
-export interface WarpState {
-  warp: number;
-  pc: number;
-  line: number;
-  /** "ready" | "barrier" | "exited" | "faulted" */
-  state: string;
-  /** The barrier the warp waits at (state "barrier"). */
-  barrier?: number;
-  active: string;
-  valid: string;
-  exited: string;
-  stack?: StackEntry[];
-  depth?: number;
-  /** Independent scheduling: the warp's thread groups (stack order, the picked one last). */
-  groups?: ThreadGroup[];
-  groupsOmitted?: number;
-  /** Asynchronous work in flight (cp.async copies not landed yet); absent: none. */
-  async?: AsyncWork;
-}
+import type { Barrier, WarpState } from "./proto_gen";
 
 /** A resident CTA as the client model holds it. */
 export interface CtaState {

@@ -2,7 +2,11 @@
 // The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of
 // docs/launch-spec.md.
 
-export const protocolVersion = 4;
+export const protocolVersion = 5;
+
+/** A keyed delta of T (sessions/delta.go): the key K, and every other field
+ * that changed: its new value, or null when it became absent. */
+export type KeyedDelta<T, K extends keyof T> = Pick<T, K> & { [P in Exclude<keyof T, K>]?: T[P] | null };
 
 export const severityValues = ["error", "warning", "note"] as const;
 export type Severity = (typeof severityValues)[number];
@@ -360,21 +364,23 @@ export interface WarpThreads {
   lanes: LaneWait[];
 }
 
-export interface WarpDelta {
+export interface WarpState {
   warp: number;
-  pc?: number;
-  line?: number;
-  state?: string;
+  pc: number;
+  line: number;
+  state: string;
   barrier?: number;
-  active?: string;
-  valid?: string;
-  exited?: string;
-  stack?: StackEntry[];
-  depth?: number;
+  active: string;
+  valid: string;
+  exited: string;
+  stack: StackEntry[];
+  depth: number;
   groups?: ThreadGroup[];
   groupsOmitted?: number;
   async?: AsyncWork;
 }
+
+export type WarpDelta = KeyedDelta<WarpState, "warp">;
 
 export interface CtaDelta {
   cta: number;
