@@ -55,7 +55,8 @@ function modToken(word: string): string {
   return "modifier";
 }
 
-const ptxParser = {
+/** The tokenizer (exported for ui/test/ptx_tokens.ts). */
+export const ptxParser = {
   name: "ptx",
   startState: (): PtxState => ({ comment: false, start: true, inOp: false, op: "" }),
   token(stream: StringStream, s: PtxState): string | null {
