@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -39,8 +40,12 @@ func (d keyedDelta) MarshalJSON() ([]byte, error) {
 		n, _ := json.Marshal(f.name)
 		b.Write(n)
 		b.WriteByte(':')
-		if f.val == nil {
+		switch v := f.val.(type) {
+		case nil:
 			b.WriteString("null")
+			continue
+		case int:
+			b.WriteString(strconv.Itoa(v))
 			continue
 		}
 		v, err := json.Marshal(f.val)
@@ -97,39 +102,110 @@ func absent(f deltaInfo, v reflect.Value) bool {
 
 // diffKeyed returns the keyed delta that turns prev into cur (every
 // present field of cur when prev is nil) and whether any field besides
-// the key differs.
+// the key differs. An unchanged value costs no allocation.
 func diffKeyed[T any](prev, cur *T) (keyedDelta, bool) {
 	cv := reflect.ValueOf(cur).Elem()
+	fs := deltaFieldsOf(cv.Type())
 	var pv reflect.Value
 	if prev != nil {
 		pv = reflect.ValueOf(prev).Elem()
+		same := true
+		for _, f := range fs {
+			if !f.key && !fieldSame(f, pv.Field(f.index), cv.Field(f.index)) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return nil, false
+		}
 	}
-	var d keyedDelta
+	d := make(keyedDelta, 0, len(fs))
 	changed := false
-	for _, f := range deltaFieldsOf(cv.Type()) {
+	for _, f := range fs {
 		c := cv.Field(f.index)
-		cAbsent := absent(f, c)
 		switch {
 		case f.key:
 			d = append(d, deltaField{f.name, c.Interface()})
 			continue
-		case prev == nil:
-			if cAbsent {
-				continue
-			}
-		default:
-			p := pv.Field(f.index)
-			pAbsent := absent(f, p)
-			if pAbsent && cAbsent || !pAbsent && !cAbsent && reflect.DeepEqual(p.Interface(), c.Interface()) {
-				continue
-			}
+		case prev == nil && absent(f, c):
+			continue
+		case prev != nil && fieldSame(f, pv.Field(f.index), c):
+			continue
 		}
 		changed = true
-		if cAbsent {
+		if absent(f, c) {
 			d = append(d, deltaField{f.name, nil})
 		} else {
 			d = append(d, deltaField{f.name, c.Interface()})
 		}
 	}
 	return d, changed
+}
+
+// fieldSame reports whether a field has the same value in two versions
+// (two absent values are the same).
+func fieldSame(f deltaInfo, p, c reflect.Value) bool {
+	pa, ca := absent(f, p), absent(f, c)
+	if pa || ca {
+		return pa == ca
+	}
+	return valueEqual(p, c)
+}
+
+// valueEqual is reflect.DeepEqual for the plain data of protocol types
+// (no cycles, no funcs or channels), without boxing the values.
+func valueEqual(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return a.Float() == b.Float()
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return valueEqual(a.Elem(), b.Elem())
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() {
+			return false
+		}
+		fallthrough
+	case reflect.Array:
+		if a.Len() != b.Len() {
+			return false
+		}
+		for i := 0; i < a.Len(); i++ {
+			if !valueEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if !valueEqual(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		it := a.MapRange()
+		for it.Next() {
+			bv := b.MapIndex(it.Key())
+			if !bv.IsValid() || !valueEqual(it.Value(), bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
 }

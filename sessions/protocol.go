@@ -527,9 +527,9 @@ type warpJSON struct {
 	Line    int         `json:"line"`
 	State   string      `json:"state"`
 	Barrier *int        `json:"barrier,omitempty"`
-	Active  string      `json:"active"`
-	Valid   string      `json:"valid"`
-	Exited  string      `json:"exited"`
+	Active  hexMask     `json:"active"`
+	Valid   hexMask     `json:"valid"`
+	Exited  hexMask     `json:"exited"`
 	Stack   []stackJSON `json:"stack"`
 	Depth   int         `json:"depth"`
 	// Groups (independent scheduling): the warp's thread groups, in stack
@@ -616,9 +616,9 @@ type asyncCopyJSON struct {
 }
 
 type stackJSON struct {
-	PC   int32  `json:"pc"`
-	RPC  int32  `json:"rpc"`
-	Mask string `json:"mask"`
+	PC   int32   `json:"pc"`
+	RPC  int32   `json:"rpc"`
+	Mask hexMask `json:"mask"`
 }
 
 type eventJSON struct {
@@ -764,6 +764,26 @@ func encode(v any) []byte {
 
 // hex32 and hex64 render values as lowercase hex without leading zeros.
 func hex32(v uint32) string { return strconv.FormatUint(uint64(v), 16) }
+
+// hexMask is a lane mask, sent as a hex string ("ffffffff"); a field of
+// this type costs nothing to render until it is sent.
+type hexMask uint32
+
+func (m hexMask) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 10), '"')
+	b = strconv.AppendUint(b, uint64(m), 16)
+	return append(b, '"'), nil
+}
+
+func (m *hexMask) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(s, 16, 32)
+	*m = hexMask(v)
+	return err
+}
 func hex64(v uint64) string { return strconv.FormatUint(v, 16) }
 
 const hexDigits = "0123456789abcdef"

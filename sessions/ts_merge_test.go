@@ -155,7 +155,7 @@ func (s *Session) freshState() json.RawMessage {
 	for ci, c := range s.m.CTAs() {
 		cj := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, Barriers: barriersJSON(c.Barriers())}
 		for _, w := range c.Warps {
-			wj := s.warpJSON(w)
+			wj := s.warpJSON(w, nil)
 			d, _ := diffKeyed(nil, &wj)
 			cj.Warps = append(cj.Warps, warpDelta{warpJSON: wj, delta: d})
 		}

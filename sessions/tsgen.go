@@ -178,6 +178,7 @@ export type KeyedDelta<T, K extends keyof T> = Pick<T, K> & { [P in Exclude<keyo
 	for _, e := range tsEnums() {
 		g.Enum(e)
 	}
+	g.Declare(TSDecl{Name: "string", V: hexMask(0)})
 	g.Declare(tsTypes...)
 	g.Declare(tsSpecTypes...)
 	msgs := g.Interfaces(tsTypes)

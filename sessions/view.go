@@ -138,8 +138,8 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 			v.warps[ci] = make([]*warpJSON, len(c.Warps))
 		}
 		for wi, w := range c.Warps {
-			wj := s.warpJSON(w)
 			prev := v.warps[ci][wi]
+			wj := s.warpJSON(w, prev)
 			if full {
 				prev = nil
 			}
@@ -263,20 +263,27 @@ func barriersJSON(bs []emu.BarrierState) []barrierJSON {
 }
 
 // warpJSON renders a warp as the client holds it (every field; the state
-// message carries its keyed delta against what the client was sent).
-func (s *Session) warpJSON(w *emu.Warp) warpJSON {
+// message carries its keyed delta against what the client was sent). prev,
+// if not nil, is what was sent: an unchanged stack reuses its slice.
+func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
 	pc := w.PC()
 	j := warpJSON{Warp: w.ID, PC: pc, Line: s.prog.line(pc), State: w.State.String(),
-		Active: hex32(w.Active()), Valid: hex32(w.Valid()), Exited: hex32(w.Exited()), Depth: w.CallDepth(),
+		Active: hexMask(w.Active()), Valid: hexMask(w.Valid()), Exited: hexMask(w.Exited()), Depth: w.CallDepth(),
 		Async: s.asyncOf(w)}
 	if w.State == emu.WarpBarrier {
 		b := w.Barrier()
 		j.Barrier = &b
 	}
 	st := w.Stack()
-	j.Stack = make([]stackJSON, len(st))
-	for i, e := range st {
-		j.Stack[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
+	if prev != nil && slices.EqualFunc(st, prev.Stack, func(e emu.StackEntry, p stackJSON) bool {
+		return e.PC == p.PC && e.RPC == p.RPC && hexMask(e.Mask) == p.Mask
+	}) {
+		j.Stack = prev.Stack
+	} else {
+		j.Stack = make([]stackJSON, len(st))
+		for i, e := range st {
+			j.Stack[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hexMask(e.Mask)}
+		}
 	}
 	if s.m.Scheduling() == emu.SchedIndependent {
 		j.Groups, j.GroupsOmitted = s.groupsOf(w.Groups())

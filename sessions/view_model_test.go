@@ -317,7 +317,7 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 		}
 		for _, w := range cta.Warps {
 			// The warp as a fresh full state would carry it.
-			want := s.warpJSON(w)
+			want := s.warpJSON(w, nil)
 			d, _ := diffKeyed(nil, &want)
 			var wm warpModel
 			if err := json.Unmarshal(encode(d), &wm); err != nil {
