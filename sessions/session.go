@@ -615,7 +615,7 @@ func (s *Session) relieve() {
 	if dropped {
 		msg = fmt.Sprintf("The server is low on memory: this session's history was shortened; it now starts at step %d.", h.first)
 	}
-	s.send(encode(noticeMsg{Type: "notice", Code: "history-trimmed", Message: msg, FirstStep: h.first}))
+	s.send(encode(noticeMsg{Type: "notice", Code: noticeHistoryTrimmed, Message: msg, FirstStep: h.first}))
 }
 
 // memoryWaitPoll is how often a launch waiting for memory (jobTurn) looks

@@ -1,10 +1,42 @@
-// Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
-// The websocket protocol of docs/protocol.md, as sent on the wire.
+// Code generated from sessions/protocol.go and engine/launch/spec.go by cmd/protogen; DO NOT EDIT.
+// The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of
+// docs/launch-spec.md.
 
-export const protocolVersion = 4;
+export const protocolVersion = 5;
+
+/** A keyed delta of T (sessions/delta.go): the key K, and every other field
+ * that changed: its new value, or null when it became absent. */
+export type KeyedDelta<T, K extends keyof T> = Pick<T, K> & { [P in Exclude<keyof T, K>]?: T[P] | null };
+
+export const severityValues = ["error", "warning", "note"] as const;
+export type Severity = (typeof severityValues)[number];
+
+export const memSpaceValues = ["global", "shared"] as const;
+export type MemSpace = (typeof memSpaceValues)[number];
+
+export const accessKindValues = ["load", "store", "atomic"] as const;
+export type AccessKind = (typeof accessKindValues)[number];
+
+export const paramRoleValues = ["pointer", "scalar", "unused"] as const;
+export type ParamRole = (typeof paramRoleValues)[number];
+
+export const groupStateValues = ["runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait"] as const;
+export type GroupState = (typeof groupStateValues)[number];
+
+export const pickReasonValues = ["only", "round-robin", "stack"] as const;
+export type PickReason = (typeof pickReasonValues)[number];
+
+export const compareOutcomeValues = ["done", "fault", "deadlock", "budget", "interrupted"] as const;
+export type CompareOutcome = (typeof compareOutcomeValues)[number];
+
+export const noticeCodeValues = ["history-trimmed"] as const;
+export type NoticeCode = (typeof noticeCodeValues)[number];
+
+export const schedulingValues = ["independent", "simt-stack"] as const;
+export type Scheduling = (typeof schedulingValues)[number];
 
 export interface Message {
-  severity: "error" | "warning" | "note";
+  severity: Severity;
   id: string;
   file?: string;
   line: number;
@@ -88,7 +120,7 @@ export interface KernelParam {
   type: string;
   size: number;
   array?: number;
-  role: "pointer" | "scalar" | "unused";
+  role: ParamRole;
   elemType?: string;
   access?: string;
   use?: string;
@@ -210,7 +242,7 @@ export interface TensorRegs {
 }
 
 export interface LiveSwizzle {
-  kind: "load" | "store" | "atomic";
+  kind: AccessKind;
   name: string;
   mode: string;
   atom?: string;
@@ -301,7 +333,7 @@ export interface ThreadGroup {
   pc: number;
   line: number;
   lanes: string;
-  state: "runnable" | "waiting" | "sync-wait" | "barrier-wait" | "in-call" | "suspended";
+  state: GroupState;
   reconv: number;
   reconvLine: number;
   waitLeft?: number;
@@ -314,7 +346,7 @@ export interface IssueInfo {
   pc: number;
   line: number;
   lanes: string;
-  reason: "only" | "round-robin" | "stack";
+  reason: PickReason;
   after?: number;
   prev?: PrevIssue;
 }
@@ -344,21 +376,23 @@ export interface WarpThreads {
   lanes: LaneWait[];
 }
 
-export interface WarpDelta {
+export interface WarpState {
   warp: number;
-  pc?: number;
-  line?: number;
-  state?: string;
+  pc: number;
+  line: number;
+  state: string;
   barrier?: number;
-  active?: string;
-  valid?: string;
-  exited?: string;
-  stack?: StackEntry[];
-  depth?: number;
+  active: string;
+  valid: string;
+  exited: string;
+  stack: StackEntry[];
+  depth: number;
   groups?: ThreadGroup[];
   groupsOmitted?: number;
   async?: AsyncWork;
 }
+
+export type WarpDelta = KeyedDelta<WarpState, "warp">;
 
 export interface CtaDelta {
   cta: number;
@@ -397,7 +431,7 @@ export interface RegValues {
 }
 
 export interface MemChunk {
-  space: "global" | "shared";
+  space: MemSpace;
   buffer?: string;
   cta?: number;
   offset: number;
@@ -405,8 +439,8 @@ export interface MemChunk {
 }
 
 export interface Access {
-  kind: "load" | "store" | "atomic";
-  space: "global" | "shared";
+  kind: AccessKind;
+  space: MemSpace;
   size: number;
   cta?: number;
   buffer?: string;
@@ -494,7 +528,7 @@ export interface LineMemory {
 
 export interface WarningInfo {
   kind: string;
-  space: "global" | "shared";
+  space: MemSpace;
   pc: number;
   line: number;
   cta: number[];
@@ -618,7 +652,7 @@ export interface Read {
 
 export interface CompareRun {
   scheduling: string;
-  outcome: "done" | "fault" | "deadlock" | "budget" | "interrupted";
+  outcome: CompareOutcome;
   warpInstructions: number;
   fault?: CompareFault;
   current: boolean;
@@ -662,7 +696,7 @@ export interface ErrorMsg {
 
 export interface Notice {
   type: "notice";
-  code: "history-trimmed";
+  code: NoticeCode;
   message: string;
   firstStep: number;
 }
@@ -711,3 +745,49 @@ export type ServerMsg =
   | SchedulingCompare
   | ErrorMsg
   | Notice;
+
+export type SpecValue = number | string;
+
+export interface SpecIota {
+  start?: SpecValue;
+  step?: SpecValue;
+}
+
+export interface SpecRandom {
+  seed: number;
+  min?: SpecValue;
+  max?: SpecValue;
+}
+
+export interface SpecInit {
+  values?: SpecValue[];
+  iota?: SpecIota;
+  fill?: SpecValue;
+  bytes?: string;
+  random?: SpecRandom;
+}
+
+export interface SpecBuffer {
+  name: string;
+  type: string;
+  count?: number;
+  init?: SpecInit;
+  output?: boolean;
+}
+
+export type SpecParam = Record<string, unknown>;
+
+export interface Spec {
+  version?: number;
+  comment?: string;
+  ptx?: string;
+  source?: string;
+  entry?: string;
+  grid: number[];
+  block: number[];
+  dynamicSharedBytes?: number;
+  maxWarpInstructions?: number;
+  scheduling?: Scheduling;
+  buffers?: SpecBuffer[];
+  params?: SpecParam[];
+}

@@ -1198,3 +1198,10 @@ func (w *Warp) forceRelease(lo int) bool {
 	}
 	return false
 }
+
+// PickReasons lists every PickReason's name, in order (the protocol's
+// generated TypeScript union).
+func PickReasons() []string { return append([]string(nil), pickNames...) }
+
+// GroupStates lists every GroupState's name, in order.
+func GroupStates() []string { return append([]string(nil), groupStateNames...) }
