@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"reflect"
 	"slices"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
@@ -84,18 +83,4 @@ func (s *Session) asyncOf(w *emu.Warp) *asyncJSON {
 		a.Groups = a.Groups[:maxAsyncGroups:maxAsyncGroups]
 	}
 	return a
-}
-
-// asyncEqual compares two reports (nil: nothing in flight).
-func asyncEqual(a, b *asyncJSON) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-// noAsync is what a delta sends when a warp's work in flight has all
-// landed.
-func noAsync() *asyncJSON {
-	return &asyncJSON{Groups: []asyncGroupJSON{}, Items: []asyncCopyJSON{}}
 }

@@ -70,7 +70,7 @@ func TestPendingCopiesInState(t *testing.T) {
 	if st.Last.Warp != 0 || len(st.CTAs) != 1 {
 		t.Fatalf("after the commit: %+v", st.CTAs)
 	}
-	var w0 *warpJSON
+	var w0 *warpDelta
 	for i := range st.CTAs[0].Warps {
 		if st.CTAs[0].Warps[i].Warp == 0 {
 			w0 = &st.CTAs[0].Warps[i]
@@ -151,7 +151,7 @@ func TestPendingCopiesInState(t *testing.T) {
 	}
 }
 
-// A delta says "nothing in flight any more" with copies 0.
+// A delta says "nothing in flight any more" with "async": null.
 func TestPendingCopiesCleared(t *testing.T) {
 	ex := exampleNamed(t, "cp-async-missing-wait")
 	c := newClient(t, newManager(t, Limits{}))
@@ -166,9 +166,8 @@ func TestPendingCopiesCleared(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		st = c.step("warp", 1)
 		if w := warpIn(st, warp); w != nil && w.Async != nil {
-			if w.Async.Copies != 0 || len(w.Async.Groups) != 0 || len(w.Async.Items) != 0 {
-				t.Fatalf("copies changed before landing: %+v", w.Async)
-			}
+			t.Fatalf("copies changed before landing: %+v", w.Async)
+		} else if w != nil && w.Cleared("async") {
 			return
 		}
 		if st.Status != "paused" {
@@ -178,7 +177,7 @@ func TestPendingCopiesCleared(t *testing.T) {
 	t.Fatal("no delta cleared the copies in flight")
 }
 
-func warpIn(st stateMsg, warp int) *warpJSON {
+func warpIn(st stateMsg, warp int) *warpDelta {
 	for _, cj := range st.CTAs {
 		for i := range cj.Warps {
 			if cj.Warps[i].Warp == warp {

@@ -41,7 +41,7 @@ type compareRun struct {
 	sched emu.Scheduling
 	l     *launch.Launch
 	// outcome, once it ended: done, fault, deadlock, budget or interrupted.
-	outcome string
+	outcome compareOutcome
 }
 
 // compareMsg is the reply.
@@ -69,9 +69,23 @@ type compareMsg struct {
 // thread exited), "fault", "deadlock" (a barrier deadlock, a fault too),
 // "budget" (the budget was spent first) or "interrupted" (the time limit
 // of one command was reached first).
+type compareOutcome string
+
+// compareOutcomes lists every compareOutcome (the generated TypeScript
+// union CompareOutcome).
+var compareOutcomes = []compareOutcome{outcomeDone, outcomeFault, outcomeDeadlock, outcomeBudget, outcomeInterrupted}
+
+const (
+	outcomeDone        compareOutcome = "done"
+	outcomeFault       compareOutcome = "fault"
+	outcomeDeadlock    compareOutcome = "deadlock"
+	outcomeBudget      compareOutcome = "budget"
+	outcomeInterrupted compareOutcome = "interrupted"
+)
+
 type compareRunJSON struct {
 	Scheduling       string            `json:"scheduling"`
-	Outcome          string            `json:"outcome"`
+	Outcome          compareOutcome    `json:"outcome"`
 	WarpInstructions int64             `json:"warpInstructions"`
 	Fault            *compareFaultJSON `json:"fault,omitempty"`
 	// Current: the session's launch runs under this model.
@@ -187,7 +201,7 @@ func (s *Session) compareSlice() {
 	if time.Since(j.t0) >= s.lim.MaxCommandTime {
 		for _, r := range j.runs {
 			if r.outcome == "" {
-				r.outcome = "interrupted"
+				r.outcome = outcomeInterrupted
 			}
 		}
 	}
@@ -201,16 +215,16 @@ func (s *Session) compareSlice() {
 			switch m.Issue(false) {
 			case emu.StopStepped, emu.StopBreakpoint:
 			case emu.StopDone:
-				r.outcome = "done"
+				r.outcome = outcomeDone
 			case emu.StopFault:
-				r.outcome = "fault"
+				r.outcome = outcomeFault
 				if m.Fault().Kind == emu.FaultDeadlock {
-					r.outcome = "deadlock"
+					r.outcome = outcomeDeadlock
 				}
 			case emu.StopLimit:
-				r.outcome = "budget"
+				r.outcome = outcomeBudget
 			default:
-				r.outcome = "interrupted"
+				r.outcome = outcomeInterrupted
 			}
 		}
 		if el := time.Since(t0); el < sliceTarget/2 && s.sliceN < maxSlice {

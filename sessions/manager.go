@@ -396,6 +396,10 @@ func (c *compiled) sizeOf(source string) int64 {
 		n += int64(len(t)) * 4
 	}
 	n += int64(cap(p.MemOperands)) * int64(unsafe.Sizeof(emu.MemOperand{}))
+	n += int64(cap(p.Operands)) * 24
+	for _, o := range p.Operands {
+		n += int64(cap(o)) * int64(unsafe.Sizeof(emu.Operand{}))
+	}
 	n += int64(len(p.GlobalImg) + len(p.ConstImg))
 	// pcLine, pcCol, pcOp (and its strings), lines and linePCs.
 	n += int64(len(c.pcLine)) * (4 + 4 + 16 + 16 + 8 + 8)

@@ -3,6 +3,7 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
@@ -73,11 +74,19 @@ type errorMsg struct {
 // the history (fewer snapshots; or, when firstStep moved, the oldest steps
 // dropped).
 type noticeMsg struct {
-	Type      string `json:"type"`
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	FirstStep int64  `json:"firstStep"`
+	Type      string     `json:"type"`
+	Code      noticeCode `json:"code"`
+	Message   string     `json:"message"`
+	FirstStep int64      `json:"firstStep"`
 }
+
+// noticeCode names a notice; noticeCodes lists them (the generated
+// TypeScript union NoticeCode).
+type noticeCode string
+
+const noticeHistoryTrimmed noticeCode = "history-trimmed"
+
+var noticeCodes = []noticeCode{noticeHistoryTrimmed}
 
 type helloMsg struct {
 	Type   string      `json:"type"`
@@ -495,7 +504,7 @@ type ctaJSON struct {
 	Idx      [3]int        `json:"idx"`
 	Linear   int           `json:"linear"`
 	Barriers []barrierJSON `json:"barriers"`
-	Warps    []warpJSON    `json:"warps"`
+	Warps    []warpDelta   `json:"warps"`
 }
 
 type barrierJSON struct {
@@ -505,31 +514,35 @@ type barrierJSON struct {
 	Waiting  []int `json:"waiting"`
 }
 
-// warpJSON is a warp summary. A full state carries every field; in a delta
-// a warp carries "warp" and only the fields that changed since the client's
-// copy (the client merges them). State is "ready", "waiting", "exited" or
-// "faulted"; wait (what a waiting warp waits for) and barrier come with
-// state "waiting": a state without them means the warp waits for nothing.
+// warpJSON is a warp summary: the warp as the client holds it. A state
+// message carries it as a keyed delta (delta.go): a full state every field
+// that is not absent, a delta "warp" and the fields that changed since the
+// client's copy, null for one that became absent (delta.go's absent: a nil
+// pointer or list, a zero omitempty number). State is "ready", "waiting",
+// "exited" or "faulted"; wait (what a waiting warp waits for) comes with
+// state "waiting" and is cleared (null) when the warp stops waiting, like
+// any field that became absent; barrier comes with a wait at a barrier.
+// groups (independent scheduling only) is [] once the warp has no thread
+// group left.
 type warpJSON struct {
-	Warp    int          `json:"warp"`
-	PC      *int         `json:"pc,omitempty"`
-	Line    *int         `json:"line,omitempty"`
-	State   string       `json:"state,omitempty"`
-	Wait    *waitJSON    `json:"wait,omitempty"`
-	Barrier *int         `json:"barrier,omitempty"`
-	Active  string       `json:"active,omitempty"`
-	Valid   string       `json:"valid,omitempty"`
-	Exited  string       `json:"exited,omitempty"`
-	Stack   *[]stackJSON `json:"stack,omitempty"`
-	Depth   *int         `json:"depth,omitempty"`
+	Warp    int         `json:"warp" delta:"key"`
+	PC      int         `json:"pc"`
+	Line    int         `json:"line"`
+	State   string      `json:"state"`
+	Wait    *waitJSON   `json:"wait,omitempty"`
+	Barrier *int        `json:"barrier,omitempty"`
+	Active  hexMask     `json:"active"`
+	Valid   hexMask     `json:"valid"`
+	Exited  hexMask     `json:"exited"`
+	Stack   []stackJSON `json:"stack"`
+	Depth   int         `json:"depth"`
 	// Groups (independent scheduling): the warp's thread groups, in stack
-	// order (see threadsJSON); in a delta when they changed.
-	// GroupsOmitted counts the groups past the first 64.
-	Groups        *[]groupJSON `json:"groups,omitempty"`
-	GroupsOmitted int          `json:"groupsOmitted,omitempty"`
+	// order (see threadsJSON). GroupsOmitted counts the groups past the
+	// first 64.
+	Groups        []groupJSON `json:"groups,omitempty"`
+	GroupsOmitted int         `json:"groupsOmitted,omitempty"`
 	// Async is the warp's asynchronous work in flight (cp.async copies
-	// that have not landed): in a full state only when there is some; in a
-	// delta when it changed, {"copies":0,...} once everything landed.
+	// that have not landed); absent when there is none.
 	Async *asyncJSON `json:"async,omitempty"`
 }
 
@@ -552,6 +565,36 @@ type waitJSON struct {
 	Addr    string `json:"addr,omitempty"`
 	Parity  *int   `json:"parity,omitempty"`
 }
+
+// warpDelta is a warp of a state message: its keyed delta on the wire.
+// Decoded (tests, tools), it holds the fields present in warpJSON and
+// which fields the delta cleared (null).
+type warpDelta struct {
+	warpJSON
+	delta   keyedDelta
+	cleared []string
+}
+
+func (d warpDelta) MarshalJSON() ([]byte, error) { return d.delta.MarshalJSON() }
+
+func (d *warpDelta) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &d.warpJSON); err != nil {
+		return err
+	}
+	for k, v := range fields {
+		if string(v) == "null" {
+			d.cleared = append(d.cleared, k)
+		}
+	}
+	return nil
+}
+
+// Cleared reports whether the delta cleared field name (null).
+func (d *warpDelta) Cleared(name string) bool { return slices.Contains(d.cleared, name) }
 
 // asyncJSON is a warp's asynchronous work in flight. Copies and Bytes
 // count every pending cp.async copy; Groups splits them by commit group
@@ -597,9 +640,9 @@ type asyncCopyJSON struct {
 }
 
 type stackJSON struct {
-	PC   int32  `json:"pc"`
-	RPC  int32  `json:"rpc"`
-	Mask string `json:"mask"`
+	PC   int32   `json:"pc"`
+	RPC  int32   `json:"rpc"`
+	Mask hexMask `json:"mask"`
 }
 
 type eventJSON struct {
@@ -745,6 +788,26 @@ func encode(v any) []byte {
 
 // hex32 and hex64 render values as lowercase hex without leading zeros.
 func hex32(v uint32) string { return strconv.FormatUint(uint64(v), 16) }
+
+// hexMask is a lane mask, sent as a hex string ("ffffffff"); a field of
+// this type costs nothing to render until it is sent.
+type hexMask uint32
+
+func (m hexMask) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 10), '"')
+	b = strconv.AppendUint(b, uint64(m), 16)
+	return append(b, '"'), nil
+}
+
+func (m *hexMask) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := strconv.ParseUint(s, 16, 32)
+	*m = hexMask(v)
+	return err
+}
 func hex64(v uint64) string { return strconv.FormatUint(v, 16) }
 
 const hexDigits = "0123456789abcdef"

@@ -615,7 +615,7 @@ func (s *Session) relieve() {
 	if dropped {
 		msg = fmt.Sprintf("The server is low on memory: this session's history was shortened; it now starts at step %d.", h.first)
 	}
-	s.send(encode(noticeMsg{Type: "notice", Code: "history-trimmed", Message: msg, FirstStep: h.first}))
+	s.send(encode(noticeMsg{Type: "notice", Code: noticeHistoryTrimmed, Message: msg, FirstStep: h.first}))
 }
 
 // memoryWaitPoll is how often a launch waiting for memory (jobTurn) looks
@@ -1156,41 +1156,15 @@ func (s *Session) tensorOps() []tensorOpJSON {
 		}
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
 			op := &p.Ops[pc]
-			if isa.Info[op.Code].Family != isa.FamTensor || op.Aux < 0 || int(op.Aux) >= len(table) || op.Exec == nil {
+			if !op.Eff.Has(emu.EffAligned) || op.Aux < 0 || int(op.Aux) >= len(table) || op.Exec == nil {
 				continue
 			}
 			fi := &table[op.Aux]
 			j := tensorOpJSON{PC: pc, Line: s.prog.line(pc), Key: fi.Key, Regs: map[string][]int{}}
-			slots := func(rs []int32) []int {
-				out := make([]int, len(rs))
-				for i, r := range rs {
-					out[i] = int(r)
-				}
-				return out
-			}
-			switch fi.Op {
-			case "mma", "wmma.mma":
-				off := 0
-				for i, o := range fi.Operands {
-					if o.Name == "e" { // mma.sp metadata: one register
-						j.Regs["e"] = []int{int(op.E)}
-						continue
-					}
-					if i >= len(op.Parts) {
-						break
-					}
-					n := int(op.Parts[i])
-					if off+n > len(op.Regs) {
-						break
-					}
-					j.Regs[o.Name] = slots(op.Regs[off : off+n])
-					off += n
-				}
-			case "movmatrix":
-				j.Regs["a"], j.Regs["d"] = []int{int(op.A)}, []int{int(op.D)}
-			default: // ldmatrix, stmatrix: matrix j is register j of the vector; wmma.load, wmma.store: the fragment
-				for _, o := range fi.Operands {
-					j.Regs[o.Name] = slots(op.Regs)
+			for name, rs := range op.TensorSlots() {
+				j.Regs[name] = make([]int, len(rs))
+				for k, r := range rs {
+					j.Regs[name][k] = int(r)
 				}
 			}
 			out = append(out, j)

@@ -16,7 +16,7 @@ import (
 type clientView struct {
 	valid   bool
 	ctaLin  []int
-	warps   [][]warpView
+	warps   [][]*warpJSON // as sent; nil: not sent
 	bars    [][]emu.BarrierState
 	selLin  int // CTA (linear) and warp whose registers were sent; -1: none
 	selW    int
@@ -36,38 +36,6 @@ type clientView struct {
 type warnSig struct {
 	n, total int64
 	dropped  bool
-}
-
-type warpView struct {
-	pc                    int
-	state                 emu.WarpState
-	wait                  emu.Wait // when state is WarpWaiting
-	barrier               int
-	active, valid, exited uint32
-	depth                 int
-	stack                 []emu.StackEntry
-	async                 *asyncJSON // work in flight (nil: none); never modified
-	// groups (independent scheduling): the thread groups; never modified.
-	groups        []groupJSON
-	groupsOmitted int
-}
-
-func (a *warpView) equal(b *warpView) bool {
-	return a.pc == b.pc && a.state == b.state && a.wait == b.wait && a.barrier == b.barrier && a.active == b.active &&
-		a.valid == b.valid && a.exited == b.exited && a.depth == b.depth && slices.Equal(a.stack, b.stack) &&
-		asyncEqual(a.async, b.async) && slices.Equal(a.groups, b.groups) && a.groupsOmitted == b.groupsOmitted
-}
-
-func (s *Session) viewOf(w *emu.Warp) warpView {
-	v := warpView{pc: w.PC(), state: w.State, barrier: -1, active: w.Active(), valid: w.Valid(),
-		exited: w.Exited(), depth: w.CallDepth(), stack: w.Stack(), async: s.asyncOf(w)}
-	if t, ok := w.Waiting(); ok {
-		v.wait, v.barrier = t, w.Barrier()
-	}
-	if s.m.Scheduling() == emu.SchedIndependent {
-		v.groups, v.groupsOmitted = s.groupsOf(w.Groups())
-	}
-	return v
 }
 
 // waitJSON renders what a waiting warp waits for.
@@ -186,23 +154,21 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 			v.bars[ci] = bars
 		}
 		if len(v.warps[ci]) != len(c.Warps) {
-			v.warps[ci] = make([]warpView, len(c.Warps))
-			for i := range v.warps[ci] {
-				v.warps[ci][i].pc = -2 // never equal
-			}
+			v.warps[ci] = make([]*warpJSON, len(c.Warps))
 		}
 		for wi, w := range c.Warps {
-			wv := s.viewOf(w)
-			prev := &v.warps[ci][wi]
-			if !full && wv.equal(prev) {
+			prev := v.warps[ci][wi]
+			wj := s.warpJSON(w, prev)
+			if full {
+				prev = nil
+			}
+			d, changed := diffKeyed(prev, &wj)
+			if prev != nil && !changed {
 				continue
 			}
 			add()
-			if full || prev.pc == -2 {
-				prev = nil
-			}
-			cj.Warps = append(cj.Warps, s.warpJSON(w.ID, &wv, prev))
-			v.warps[ci][wi] = wv
+			cj.Warps = append(cj.Warps, warpDelta{warpJSON: wj, delta: d})
+			v.warps[ci][wi] = &wj
 		}
 	}
 
@@ -315,56 +281,33 @@ func barriersJSON(bs []emu.BarrierState) []barrierJSON {
 	return out
 }
 
-// warpJSON renders a warp summary: every field when prev is nil, else the
-// fields that differ from prev.
-func (s *Session) warpJSON(id int, v *warpView, prev *warpView) warpJSON {
-	j := warpJSON{Warp: id}
-	if prev == nil || v.pc != prev.pc {
-		pc, line := v.pc, s.prog.line(v.pc)
-		j.PC, j.Line = &pc, &line
-	}
-	if prev == nil || v.state != prev.state || v.wait != prev.wait || v.barrier != prev.barrier {
-		j.State = v.state.String()
-		if v.state == emu.WarpWaiting {
-			j.Wait = s.waitJSON(v.wait)
-		}
-		if v.barrier >= 0 {
-			b := v.barrier
+// warpJSON renders a warp as the client holds it (every field; the state
+// message carries its keyed delta against what the client was sent). prev,
+// if not nil, is what was sent: an unchanged stack reuses its slice.
+func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
+	pc := w.PC()
+	j := warpJSON{Warp: w.ID, PC: pc, Line: s.prog.line(pc), State: w.State.String(),
+		Active: hexMask(w.Active()), Valid: hexMask(w.Valid()), Exited: hexMask(w.Exited()), Depth: w.CallDepth(),
+		Async: s.asyncOf(w)}
+	if t, ok := w.Waiting(); ok {
+		j.Wait = s.waitJSON(t)
+		if b := w.Barrier(); b >= 0 {
 			j.Barrier = &b
 		}
 	}
-	if prev == nil || v.active != prev.active {
-		j.Active = hex32(v.active)
-	}
-	if prev == nil || v.valid != prev.valid {
-		j.Valid = hex32(v.valid)
-	}
-	if prev == nil || v.exited != prev.exited {
-		j.Exited = hex32(v.exited)
-	}
-	if prev == nil || v.depth != prev.depth {
-		d := v.depth
-		j.Depth = &d
-	}
-	if prev == nil || !slices.Equal(v.stack, prev.stack) {
-		st := make([]stackJSON, len(v.stack))
-		for i, e := range v.stack {
-			st[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hex32(e.Mask)}
+	st := w.Stack()
+	if prev != nil && slices.EqualFunc(st, prev.Stack, func(e emu.StackEntry, p stackJSON) bool {
+		return e.PC == p.PC && e.RPC == p.RPC && hexMask(e.Mask) == p.Mask
+	}) {
+		j.Stack = prev.Stack
+	} else {
+		j.Stack = make([]stackJSON, len(st))
+		for i, e := range st {
+			j.Stack[i] = stackJSON{PC: e.PC, RPC: e.RPC, Mask: hexMask(e.Mask)}
 		}
-		j.Stack = &st
 	}
-	if v.groups != nil && (prev == nil || !slices.Equal(v.groups, prev.groups) || v.groupsOmitted != prev.groupsOmitted) {
-		g := v.groups
-		j.Groups, j.GroupsOmitted = &g, v.groupsOmitted
-	}
-	switch {
-	case prev == nil:
-		j.Async = v.async
-	case !asyncEqual(v.async, prev.async):
-		j.Async = v.async
-		if j.Async == nil {
-			j.Async = noAsync()
-		}
+	if s.m.Scheduling() == emu.SchedIndependent {
+		j.Groups, j.GroupsOmitted = s.groupsOf(w.Groups())
 	}
 	return j
 }

@@ -20,6 +20,7 @@ import { ptx, isSpecialRegister } from "./ptxlang";
 import { isaDocs, isaDocsNow, opcodeOf, specialOf } from "./isa";
 import type { Message } from "./proto";
 import { h } from "./dom";
+import { diagIdTag, diagNotesList, diagText } from "./diagview";
 import type { MemBadge, MemBadges } from "./membadges";
 
 export interface EditorHooks {
@@ -634,7 +635,11 @@ export class Editor {
     const ds: Diagnostic[] = [];
     for (const m of items) {
       const { from, to } = messageRange(doc, m);
-      ds.push({ from, to, severity: m.severity === "note" ? "info" : m.severity, message: m.message, source: "ptxplay" });
+      ds.push({
+        from, to, severity: m.severity === "note" ? "info" : m.severity, message: diagText(m), source: "ptxplay",
+        renderMessage: () => h("div.lint-msg", h("span", m.message), " ", diagIdTag(m.id),
+          diagNotesList(m.notes, (line, col) => this.goto(line, col))),
+      });
     }
     this.view.dispatch(setDiagnostics(this.view.state, ds));
   }

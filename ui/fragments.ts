@@ -14,44 +14,9 @@ import type { Change, Model, ProgramScoped } from "./model";
 import type { MatrixRows, TensorOp, TensorReport } from "./proto";
 import { bf16Value, f16Value } from "./format";
 
-/** One element: [lane, reg, part, row, col]. */
-export type FragElem = [number, number, number, number, number];
-
-export interface FragOperand {
-  name: string;
-  rows: number;
-  cols: number;
-  type: string;
-  regs: number;
-  elems: FragElem[];
-  addrLanes?: number[];
-}
-
-/** The structured-sparse A of an mma.sp form (isa.SparseInfo). */
-export interface SparseInfo {
-  /** Columns of the logical (uncompressed) A. */
-  k: number;
-  chunk: number;
-  span: number;
-  indexBits: number;
-  values?: number[];
-  /** Lanes of each group of four that supply metadata; selector s moves operand e to lane + s*threads. */
-  threads: number;
-  selectors: number;
-  /** kcols[c][i]: the logical column of compressed column c when its index is i. */
-  kcols: number[][];
-}
-
-export interface FragInstr {
-  key: string;
-  op: string;
-  shape: string;
-  operands: FragOperand[];
-  notes?: string;
-  /** mma.m8n8k4 .f16: 4 independent products; each operand stacks the groups' matrices by rows. */
-  groups?: number;
-  sparse?: SparseInfo;
-}
+/** The /api/fragments types (generated from engine/isa's FragInstr). FragElem: [lane, reg, part, row, col]. */
+export type { FragElem, FragOperand, SparseInfo, FragInstr } from "./api_gen";
+import type { FragOperand, SparseInfo, FragInstr } from "./api_gen";
 
 /** What the grids of an mma.sp form mean: the compressed A and the metadata fields. */
 export function sparseCaption(sp: SparseInfo, rows: number, aCols: number): string {

@@ -4,5 +4,5 @@ package ui
 // types of package sessions, then bundle the TypeScript sources into
 // static/app.js and static/app.css (needs `npm ci` at the repository root
 // first).
-//go:generate go run ../cmd/protogen -o proto_gen.ts
+//go:generate go run ../cmd/protogen -o proto_gen.ts -api api_gen.ts
 //go:generate go run ../cmd/uibuild

@@ -1,19 +1,12 @@
 // Opcode and special-register documentation from /api/isa, for hover
 // tooltips and completion in the editor.
 
-export interface OpDoc {
-  name: string;
-  family?: string;
-  status?: string;
-  syntax?: string;
-  doc?: string;
-}
+import type { IsaDoc, IsaOpcode, IsaSpecial } from "./api_gen";
 
-export interface SpecialDoc {
-  name: string;
-  bits?: number;
-  doc?: string;
-}
+/** An opcode's documentation: /api/isa's entry (generated from web's isaOpcode). */
+export type OpDoc = IsaOpcode;
+/** A special register's documentation: /api/isa's entry. */
+export type SpecialDoc = IsaSpecial;
 
 export interface IsaDocs {
   ops: Map<string, OpDoc>;
@@ -23,33 +16,11 @@ export interface IsaDocs {
 let pending: Promise<IsaDocs> | null = null;
 let loaded: IsaDocs | null = null;
 
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined;
-}
-
-function normalise(data: unknown): IsaDocs {
+/** Indexes the /api/isa answer by name (an empty set when there is none). */
+function normalise(data: IsaDoc | null): IsaDocs {
   const docs: IsaDocs = { ops: new Map(), specials: new Map() };
-  const obj = (data ?? {}) as Record<string, unknown>;
-  const opsList = Array.isArray(data) ? data : (obj.opcodes ?? obj.ops ?? obj.instructions ?? []);
-  const spList = obj.specials ?? obj.specialRegisters ?? obj.sregs ?? [];
-  const each = (list: unknown, f: (o: Record<string, unknown>, key?: string) => void) => {
-    if (Array.isArray(list)) for (const o of list) f((o ?? {}) as Record<string, unknown>);
-    else if (list && typeof list === "object")
-      for (const [k, o] of Object.entries(list as Record<string, unknown>)) f((o ?? {}) as Record<string, unknown>, k);
-  };
-  each(opsList, (o, key) => {
-    const name = str(o.name) ?? key;
-    if (!name) return;
-    docs.ops.set(name, {
-      name, family: str(o.family), status: str(o.status), syntax: str(o.syntax), doc: str(o.doc ?? o.description),
-    });
-  });
-  each(spList, (o, key) => {
-    const name = str(o.name) ?? key;
-    if (!name) return;
-    const bits = Number(o.bits);
-    docs.specials.set(name, { name, bits: Number.isFinite(bits) && bits > 0 ? bits : undefined, doc: str(o.doc ?? o.description) });
-  });
+  for (const o of data?.opcodes ?? []) docs.ops.set(o.name, o);
+  for (const s of data?.specials ?? []) docs.specials.set(s.name, s);
   return docs;
 }
 
@@ -57,7 +28,7 @@ function normalise(data: unknown): IsaDocs {
 export function isaDocs(): Promise<IsaDocs> {
   if (!pending) {
     pending = fetch("/api/isa", { headers: { Accept: "application/json" } })
-      .then((r) => (r.ok ? r.json() : null))
+      .then((r) => (r.ok ? (r.json() as Promise<IsaDoc>) : null))
       .catch(() => null)
       .then((d) => (loaded = normalise(d)));
   }

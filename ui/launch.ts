@@ -3,7 +3,7 @@
 // as a form kept in sync with its JSON, with import and export.
 
 import type { Spec, SpecBuffer, SpecInit, SpecParam, SpecValue } from "./proto";
-import { elemTypes } from "./proto";
+import { elemTypes, schedulingValues } from "./proto";
 import { h, setChildren, download } from "./dom";
 
 type InitKind = "zero" | "values" | "iota" | "fill" | "random" | "bytes";
@@ -319,7 +319,8 @@ export class LaunchPanel {
       h("option", { value: "simt-stack", selected: s.scheduling === "simt-stack" }, "SIMT stack"));
     sched.value = s.scheduling ?? "";
     sched.addEventListener("change", () => {
-      if (sched.value) this.spec.scheduling = sched.value;
+      const v = schedulingValues.find((x) => x === sched.value);
+      if (v) this.spec.scheduling = v;
       else delete this.spec.scheduling;
       this.emit();
     });

@@ -4,12 +4,9 @@
 
 import { h, setChildren } from "./dom";
 
-export interface LessonHint {
-  line: number;
-  code?: string;
-  panel: string;
-  text: string;
-}
+/** A hint as /api/examples gives it (generated from web's LessonHint). */
+export type { LessonHint } from "./api_gen";
+import type { LessonHint } from "./api_gen";
 
 export interface LessonData {
   explanation: string;

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine,
+  Barrier, CtaDelta, KeyedDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine,
 } from "./proto";
 import { hexBytes, mask32 } from "./format";
 
@@ -543,11 +543,23 @@ export class Model {
   }
 }
 
-function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void {
+/** Merges a keyed delta (sessions/delta.go) into what the client holds:
+ * null deletes a field, any other value replaces it; with no old value the
+ * delta is a full one. The one rule for every field of a warp. */
+export function mergeKeyed<T extends object, K extends keyof T>(old: T | undefined, d: KeyedDelta<T, K>): T {
+  const out: Record<string, unknown> = { ...old };
+  for (const [k, v] of Object.entries(d)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out as T;
+}
+
+export function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void {
   const old = ctas.get(c.cta);
   if (full || !old || old.linear !== c.linear) {
     // A CTA new to the client comes with every field of its warps.
-    const warps = (c.warps ?? []).map((w) => ({ ...w }) as WarpState);
+    const warps = (c.warps ?? []).map((w) => mergeKeyed<WarpState, "warp">(undefined, w));
     ctas.set(c.cta, { cta: c.cta, idx: c.idx, linear: c.linear, barriers: c.barriers, warps: warps.sort((a, b) => a.warp - b.warp) });
     return;
   }
@@ -556,16 +568,10 @@ function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void
   for (const w of c.warps ?? []) {
     const i = merged.warps.findIndex((x) => x.warp === w.warp);
     if (i < 0) {
-      merged.warps.push({ ...w } as WarpState);
+      merged.warps.push(mergeKeyed<WarpState, "warp">(undefined, w));
       continue;
     }
-    const nw: WarpState = { ...merged.warps[i], ...w };
-    // A state without "wait" and "barrier" waits for nothing.
-    if (w.state !== undefined && w.wait === undefined) delete nw.wait;
-    if (w.state !== undefined && w.barrier === undefined) delete nw.barrier;
-    // "async" with no copies: everything in flight has landed.
-    if (w.async && !w.async.copies) delete nw.async;
-    merged.warps[i] = nw;
+    merged.warps[i] = mergeKeyed<WarpState, "warp">(merged.warps[i], w);
   }
   merged.warps.sort((a, b) => a.warp - b.warp);
   ctas.set(c.cta, merged);

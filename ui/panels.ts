@@ -7,6 +7,7 @@ import type { CtaState, EventInfo, Fault, Spec, WarningInfo } from "./proto";
 import { h, setChildren, setText, toggle } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { sameIdx } from "./warps";
+import { diagIdTag, diagNotesList } from "./diagview";
 
 // ---- problems ----
 
@@ -30,10 +31,10 @@ export class ProblemsView {
     const errors = list.filter((d) => d.severity === "error").length + (m.loadError ? 1 : 0);
     const warnings = list.filter((d) => d.severity === "warning").length +
       (m.loaded?.launch && !m.loaded.launch.applied ? m.loaded.launch.mismatches.length : 0);
-    const items = list.map((d) => h("li", { class: `diag diag-${d.severity}` },
+    const items = list.map((d) => h("li", { class: `diag diag-${d.severity}`, "data-id": d.id || null },
       h("button.diag-loc", { type: "button", onclick: () => this.goto(d.line, d.col), title: "Go to the line" }, `${d.line}:${d.col}`),
       h("span.diag-sev", d.severity),
-      h("span.diag-msg", d.message)));
+      h("div.diag-body", h("span.diag-msg", d.message), " ", diagIdTag(d.id), diagNotesList(d.notes, this.goto))));
     if (m.loadError) {
       items.unshift(h("li.diag.diag-error", h("span.diag-loc", "launch"), h("span.diag-sev", "error"), h("span.diag-msg", m.loadError)));
     }
@@ -52,7 +53,7 @@ export class ProblemsView {
       } else {
         for (const x of fit.mismatches ?? []) {
           items.unshift(h("li.diag.diag-warning.launch-fit",
-            h("span.diag-loc", "launch"), h("span.diag-sev", "warning"), h("span.diag-msg", x.message),
+            h("span.diag-loc", "launch"), h("span.diag-sev", "warning"), h("span.diag-msg", x.message), diagIdTag(x.id),
             fit.spec ? h("button.btn-small.fix-launch", {
               type: "button", title: `Use the launch inferred from the kernel${notes.length ? ":\n" + notes.join("\n") : ""}`,
               onclick: () => this.fixLaunch(fit.spec as unknown as Spec),

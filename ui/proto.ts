@@ -1,31 +1,10 @@
-// Types of the websocket protocol (docs/protocol.md). The wire types are
-// generated from the Go types (proto_gen.ts); this file adds the shapes the
-// client model keeps and the launch spec.
+// Types of the websocket protocol (docs/protocol.md) and the launch spec
+// (docs/launch-spec.md). The wire types are generated from the Go types
+// (proto_gen.ts, and api_gen.ts for the REST answers); this file adds the
+// shapes the client model keeps.
 
 export * from "./proto_gen";
-import type { AsyncWork, Barrier, StackEntry, ThreadGroup, WaitInfo, WarpDelta } from "./proto_gen";
-
-/** A warp as the client model holds it: a full state's warp with every delta merged in. */
-export interface WarpState {
-  warp: number;
-  pc: number;
-  line: number;
-  state: NonNullable<WarpDelta["state"]>;
-  /** What the warp waits for (state "waiting"): the engine's typed wait. */
-  wait?: WaitInfo;
-  /** The barrier the warp waits at (a wait of kind "barrier"). */
-  barrier?: number;
-  active: string;
-  valid: string;
-  exited: string;
-  stack?: StackEntry[];
-  depth?: number;
-  /** Independent scheduling: the warp's thread groups (stack order, the picked one last). */
-  groups?: ThreadGroup[];
-  groupsOmitted?: number;
-  /** Asynchronous work in flight (cp.async copies not landed yet); absent: none. */
-  async?: AsyncWork;
-}
+import type { Barrier, WarpState } from "./proto_gen";
 
 /** A resident CTA as the client model holds it. */
 export interface CtaState {
@@ -34,46 +13,6 @@ export interface CtaState {
   linear: number;
   barriers?: Barrier[] | null;
   warps: WarpState[];
-}
-
-// ---- the launch spec (docs/launch-spec.md) ----
-
-/** A scalar as the spec writes it: a JSON number or a string ("0x…", "NaN", "-Inf", a decimal). */
-export type SpecValue = number | string;
-
-export interface SpecInit {
-  values?: SpecValue[];
-  iota?: { start?: SpecValue; step?: SpecValue };
-  fill?: SpecValue;
-  bytes?: string;
-  random?: { seed: number; min?: SpecValue; max?: SpecValue };
-}
-
-export interface SpecBuffer {
-  name: string;
-  type: string;
-  count?: number;
-  init?: SpecInit;
-  output?: boolean;
-}
-
-/** A parameter: {"buffer": name[, "offset": n]}, {"bytes": hex} or {TYPE: value | [values]}. */
-export type SpecParam = Record<string, unknown>;
-
-export interface Spec {
-  version?: number;
-  comment?: string;
-  ptx?: string;
-  source?: string;
-  entry?: string;
-  grid: number[];
-  block: number[];
-  dynamicSharedBytes?: number;
-  maxWarpInstructions?: number;
-  /** "independent" | "simt-stack"; absent: the module's .target decides. */
-  scheduling?: string;
-  buffers?: SpecBuffer[];
-  params?: SpecParam[];
 }
 
 /** The element types a buffer or a scalar parameter may have. */

@@ -1,10 +1,62 @@
-// Code generated from sessions/protocol.go by cmd/protogen; DO NOT EDIT.
-// The websocket protocol of docs/protocol.md, as sent on the wire.
+// Code generated from sessions/protocol.go and engine/launch/spec.go by cmd/protogen; DO NOT EDIT.
+// The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of
+// docs/launch-spec.md.
 
 export const protocolVersion = 5;
 
+/** A keyed delta of T (sessions/delta.go): the key K, and every other field
+ * that changed: its new value, or null when it became absent. */
+export type KeyedDelta<T, K extends keyof T> = Pick<T, K> & { [P in Exclude<keyof T, K>]?: T[P] | null };
+
+export const severityValues = ["error", "warning", "note"] as const;
+export type Severity = (typeof severityValues)[number];
+
+export const memSpaceValues = ["global", "shared"] as const;
+export type MemSpace = (typeof memSpaceValues)[number];
+
+export const accessKindValues = ["load", "store", "atomic"] as const;
+export type AccessKind = (typeof accessKindValues)[number];
+
+export const paramRoleValues = ["pointer", "scalar", "unused"] as const;
+export type ParamRole = (typeof paramRoleValues)[number];
+
+export const groupStateValues = ["runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait"] as const;
+export type GroupState = (typeof groupStateValues)[number];
+
+export const pickReasonValues = ["only", "round-robin", "stack"] as const;
+export type PickReason = (typeof pickReasonValues)[number];
+
+export const warpRunStateValues = ["ready", "waiting", "exited", "faulted"] as const;
+export type WarpRunState = (typeof warpRunStateValues)[number];
+
+export const waitKindValues = ["barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier"] as const;
+export type WaitKind = (typeof waitKindValues)[number];
+
+export const laneReasonValues = ["running", "turn", "reconvergence", "sync", "call", "suspended", "exited", "barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier"] as const;
+export type LaneReason = (typeof laneReasonValues)[number];
+
+export const compareOutcomeValues = ["done", "fault", "deadlock", "budget", "interrupted"] as const;
+export type CompareOutcome = (typeof compareOutcomeValues)[number];
+
+export const noticeCodeValues = ["history-trimmed"] as const;
+export type NoticeCode = (typeof noticeCodeValues)[number];
+
+export const schedulingValues = ["independent", "simt-stack"] as const;
+export type Scheduling = (typeof schedulingValues)[number];
+
 export interface Message {
-  severity: "error" | "warning" | "note";
+  severity: Severity;
+  id: string;
+  file?: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  message: string;
+  notes?: DiagNote[];
+}
+
+export interface DiagNote {
   file?: string;
   line: number;
   col: number;
@@ -77,7 +129,7 @@ export interface KernelParam {
   type: string;
   size: number;
   array?: number;
-  role: "pointer" | "scalar" | "unused";
+  role: ParamRole;
   elemType?: string;
   access?: string;
   use?: string;
@@ -93,6 +145,7 @@ export interface Kernel {
 export interface Mismatch {
   field: string;
   param: number;
+  id: string;
   message: string;
   blocking: boolean;
 }
@@ -198,7 +251,7 @@ export interface TensorRegs {
 }
 
 export interface LiveSwizzle {
-  kind: "load" | "store" | "atomic";
+  kind: AccessKind;
   name: string;
   mode: string;
   atom?: string;
@@ -286,7 +339,7 @@ export interface AsyncWork {
 }
 
 export interface WaitInfo {
-  kind: "barrier" | "async-group" | "warp-sync" | "mbarrier" | "cluster-barrier";
+  kind: WaitKind;
   pc: number;
   line: number;
   lanes: string;
@@ -303,7 +356,7 @@ export interface ThreadGroup {
   pc: number;
   line: number;
   lanes: string;
-  state: "runnable" | "waiting" | "sync-wait" | "barrier-wait" | "in-call" | "suspended";
+  state: GroupState;
   reconv: number;
   reconvLine: number;
   waitLeft?: number;
@@ -316,7 +369,7 @@ export interface IssueInfo {
   pc: number;
   line: number;
   lanes: string;
-  reason: "only" | "round-robin" | "stack";
+  reason: PickReason;
   after?: number;
   prev?: PrevIssue;
 }
@@ -329,7 +382,7 @@ export interface PrevIssue {
 
 export interface LaneWait {
   lane: number;
-  reason: "running" | "turn" | "reconvergence" | "sync" | "call" | "suspended" | "exited" | "barrier" | "async-group" | "warp-sync" | "mbarrier" | "cluster-barrier";
+  reason: LaneReason;
   pc: number;
   line: number;
   waitLeft?: number;
@@ -350,22 +403,24 @@ export interface WarpThreads {
   lanes: LaneWait[];
 }
 
-export interface WarpDelta {
+export interface WarpState {
   warp: number;
-  pc?: number;
-  line?: number;
-  state?: "ready" | "waiting" | "exited" | "faulted";
+  pc: number;
+  line: number;
+  state: WarpRunState;
   wait?: WaitInfo;
   barrier?: number;
-  active?: string;
-  valid?: string;
-  exited?: string;
-  stack?: StackEntry[];
-  depth?: number;
+  active: string;
+  valid: string;
+  exited: string;
+  stack: StackEntry[];
+  depth: number;
   groups?: ThreadGroup[];
   groupsOmitted?: number;
   async?: AsyncWork;
 }
+
+export type WarpDelta = KeyedDelta<WarpState, "warp">;
 
 export interface CtaDelta {
   cta: number;
@@ -404,7 +459,7 @@ export interface RegValues {
 }
 
 export interface MemChunk {
-  space: "global" | "shared";
+  space: MemSpace;
   buffer?: string;
   cta?: number;
   offset: number;
@@ -412,8 +467,8 @@ export interface MemChunk {
 }
 
 export interface Access {
-  kind: "load" | "store" | "atomic";
-  space: "global" | "shared";
+  kind: AccessKind;
+  space: MemSpace;
   size: number;
   cta?: number;
   buffer?: string;
@@ -501,7 +556,7 @@ export interface LineMemory {
 
 export interface WarningInfo {
   kind: string;
-  space: "global" | "shared";
+  space: MemSpace;
   pc: number;
   line: number;
   cta: number[];
@@ -625,7 +680,7 @@ export interface Read {
 
 export interface CompareRun {
   scheduling: string;
-  outcome: "done" | "fault" | "deadlock" | "budget" | "interrupted";
+  outcome: CompareOutcome;
   warpInstructions: number;
   fault?: CompareFault;
   current: boolean;
@@ -669,7 +724,7 @@ export interface ErrorMsg {
 
 export interface Notice {
   type: "notice";
-  code: "history-trimmed";
+  code: NoticeCode;
   message: string;
   firstStep: number;
 }
@@ -718,3 +773,49 @@ export type ServerMsg =
   | SchedulingCompare
   | ErrorMsg
   | Notice;
+
+export type SpecValue = number | string;
+
+export interface SpecIota {
+  start?: SpecValue;
+  step?: SpecValue;
+}
+
+export interface SpecRandom {
+  seed: number;
+  min?: SpecValue;
+  max?: SpecValue;
+}
+
+export interface SpecInit {
+  values?: SpecValue[];
+  iota?: SpecIota;
+  fill?: SpecValue;
+  bytes?: string;
+  random?: SpecRandom;
+}
+
+export interface SpecBuffer {
+  name: string;
+  type: string;
+  count?: number;
+  init?: SpecInit;
+  output?: boolean;
+}
+
+export type SpecParam = Record<string, unknown>;
+
+export interface Spec {
+  version?: number;
+  comment?: string;
+  ptx?: string;
+  source?: string;
+  entry?: string;
+  grid: number[];
+  block: number[];
+  dynamicSharedBytes?: number;
+  maxWarpInstructions?: number;
+  scheduling?: Scheduling;
+  buffers?: SpecBuffer[];
+  params?: SpecParam[];
+}

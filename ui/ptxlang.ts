@@ -5,6 +5,7 @@
 import { HighlightStyle, StreamLanguage, LanguageSupport, syntaxHighlighting, indentService } from "@codemirror/language";
 import type { StringStream } from "@codemirror/language";
 import { Tag, tags as t } from "@lezer/highlight";
+import { ptxSpaces, ptxSpecialRegisters, ptxTypes, ptxVectorWidths } from "./api_gen";
 
 export const ptxTags = {
   directive: Tag.define(t.processingInstruction),
@@ -20,20 +21,18 @@ export const ptxTags = {
   name: Tag.define(t.name),
 };
 
-const typeWords = new Set([
-  "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-  "f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "pred", "e4m3", "e5m2", "e4m3x2", "e5m2x2",
-  "e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2", "s2f6x2", "v2", "v4", "v8",
-]);
+// The words come from engine/isa and the special-register table
+// (api_gen.ts, generated): a type the emulator learns is highlighted.
+// .v2/.v4/.v8 read as part of the type.
+const typeWords = new Set([...ptxTypes, ...ptxVectorWidths]);
 
-const spaceWords = new Set(["global", "shared", "local", "const", "param", "reg", "sreg", "tex", "generic"]);
+const spaceWords = new Set(ptxSpaces);
 
-const specialRe =
-  /^%(tid|ntid|ctaid|nctaid|laneid|warpid|nwarpid|smid|nsmid|gridid|clock|clock64|clock_hi|lanemask_(eq|le|lt|ge|gt)|globaltimer(_lo|_hi)?|pm[0-7](_64)?|envreg\d+|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank|cluster_nctarank|is_explicit_cluster|total_smem_size|dynamic_smem_size|aggr_smem_size|reserved_smem_offset_\w+|current_graph_exec)(\.[xyz])?$/;
+const specialWords = new Set(ptxSpecialRegisters);
 
 /** Whether a %name is a special register (%tid.x, %laneid, …). */
 export function isSpecialRegister(name: string): boolean {
-  return specialRe.test(name);
+  return specialWords.has(name);
 }
 
 interface PtxState {
@@ -56,7 +55,8 @@ function modToken(word: string): string {
   return "modifier";
 }
 
-const ptxParser = {
+/** The tokenizer (exported for ui/test/ptx_tokens.ts). */
+export const ptxParser = {
   name: "ptx",
   startState: (): PtxState => ({ comment: false, start: true, inOp: false, op: "" }),
   token(stream: StringStream, s: PtxState): string | null {

@@ -5,23 +5,21 @@
 // reaches a server.
 
 import { h, setChildren } from "./dom";
+import type * as api from "./api_gen";
 import type { Spec } from "./proto";
 import { parseView } from "./viewstate";
 import type { ShareView } from "./viewstate";
 
 export type { ShareView } from "./viewstate";
 
-/** A snapshot as the server stores it (and as #k= carries it). */
-export interface ShareData {
+/** A snapshot as the client holds it (and as #k= carries it): the
+ * server's answer (api_gen's ShareData, generated from web's
+ * sharePayload) read from untrusted JSON, before it has an id. */
+export interface ShareData extends Omit<api.ShareData, "id" | "view" | "lesson" | "spec"> {
   id?: string;
-  title?: string;
-  description?: string;
-  source: string;
   spec: Spec;
   view?: ShareView;
-  step?: number;
-  example?: string;
-  /** The gallery lesson the link still holds (set by the server). */
+  /** The gallery lesson the link still holds (set by the server; read with parseLesson). */
   lesson?: unknown;
 }
 
@@ -261,7 +259,7 @@ export class ShareDialog {
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify(snap),
       });
-      const body = (await r.json().catch(() => ({}))) as { id?: string; url?: string; embed?: string; error?: string };
+      const body = (await r.json().catch(() => ({}))) as Partial<api.ShareResponse & api.ApiError>;
       if (!r.ok || !body.url) {
         const msg = body.error ?? `HTTP ${r.status}`;
         setChildren(this.result, h("p.share-error", { role: "alert" }, msg));

@@ -17,42 +17,9 @@ import { h, setChildren, stored, toggle } from "./dom";
 import type { Model, ProgramScoped } from "./model";
 import type { LastInfo, LiveSwizzle } from "./proto";
 
-/** One lane of an access check (isa.SwizzleLane). */
-export interface SwizzleLane {
-  lane: number;
-  row: number;
-  byte: number;
-  words: number[];
-  banks: number[];
-  conflict?: boolean;
-}
-
-/** One access check (isa.SwizzleAccess). */
-export interface SwizzleAccess {
-  pattern: "row" | "column" | "ldmatrix";
-  sel: number;
-  lanes: SwizzleLane[];
-  wavefronts: number;
-  ideal: number;
-}
-
-/** The /api/swizzle answer. */
-export interface SwizzleDoc {
-  name: string;
-  formula: string;
-  equivalent?: string;
-  patternBytes: number;
-  baseOffset: number;
-  table?: number[][];
-  base: number;
-  rowBytes: number;
-  rows: number;
-  /** The cell width in bytes: 4 (one bank word), 8 or 16. */
-  unit: number;
-  /** cells[r][c]: physical byte addresses of the unit/4 words of logical cell c of row r. */
-  cells: number[][][];
-  access: SwizzleAccess[];
-}
+/** The /api/swizzle answer (generated from web's swizzleDoc and engine/isa). */
+export type { SwizzleLane, SwizzleAccess, SwizzleDoc } from "./api_gen";
+import type { SwizzleAccess, SwizzleDoc } from "./api_gen";
 
 const PATTERNS: [string, string][] = [
   ["none", "No swizzle"],

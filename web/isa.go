@@ -1,7 +1,6 @@
 package web
 
 import (
-	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
@@ -58,7 +57,7 @@ func isaTable() isaDoc {
 		}
 		d.Opcodes = append(d.Opcodes, isaOpcode{Name: in.Name, Family: in.Family.String(), Status: statusName(in.Status), Syntax: in.Syntax, Doc: in.Doc})
 	}
-	for _, sr := range emu.Specials {
+	for _, sr := range isa.Specials {
 		if sr.Name == "" {
 			continue
 		}

@@ -270,12 +270,17 @@ func (s *Server) serveDoc(pick func(*http.Request) *jsonDoc) http.HandlerFunc {
 	}
 }
 
+// apiError is every REST error's answer.
+type apiError struct {
+	Error string `json:"error"`
+}
+
 func writeJSONError(w http.ResponseWriter, status int, msg string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]string{"error": msg})
+	b, _ := json.Marshal(apiError{Error: msg})
 	w.Write(append(b, '\n'))
 }
 

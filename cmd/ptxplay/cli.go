@@ -38,8 +38,10 @@ Usage:
         lists its flags.
   ptxplay check [--json] FILE.ptx...
         Parse and compile PTX files and print their diagnostics as
-        file:line:col: severity: message (--json: one JSON array of
-        {severity, file, line, col, endLine, endCol, message}).
+        file:line:col: severity[id]: message, each followed by its notes
+        (related places) as file:line:col: note: message (--json: one
+        JSON array of {severity, id, file, line, col, endLine, endCol,
+        message, notes}). The IDs are listed in docs/diagnostics.md.
         Exit 0 if no file has errors (warnings are allowed), 1 if one has.
   ptxplay run [--json-compact] [--analyze] [--no-check] [--parallel[=N]]
               [--parallel-report] [--max-buffer-bytes N] SPEC.json
@@ -212,9 +214,9 @@ func cmdCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			failed = true
 			if *asJSON {
-				msgs = append(msgs, ptx.Message{Severity: "error", File: name, Message: err.Error()})
+				msgs = append(msgs, ptx.Message{Severity: "error", ID: string(ptx.DiagCannotRead), File: name, Message: err.Error()})
 			} else {
-				fmt.Fprintf(stdout, "%s: error: %v\n", name, err)
+				fmt.Fprintf(stdout, "%s: error[%s]: %v\n", name, ptx.DiagCannotRead, err)
 			}
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // cli runs the command line in-process and returns the exit status and
@@ -79,11 +81,11 @@ func TestCheck(t *testing.T) {
 		t.Errorf("check all.ptx: %d %q %q", code, out, errs)
 	}
 	code, out, _ = cli(t, "", "check", bad)
-	if code != 1 || !strings.HasPrefix(out, bad+":8:") || !strings.Contains(out, ": error: ") || !strings.Contains(out, "%nope") {
+	if code != 1 || !strings.HasPrefix(out, bad+":8:") || !strings.Contains(out, ": error[undefined-name]: ") || !strings.Contains(out, "%nope") {
 		t.Errorf("check bad.ptx: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "", "check", warn)
-	if code != 0 || !strings.HasPrefix(out, warn+":5:") || !strings.Contains(out, ": warning: ") {
+	if code != 0 || !strings.HasPrefix(out, warn+":5:") || !strings.Contains(out, ": warning[extern-without-definition]: ") {
 		t.Errorf("check warn.ptx: %d %q", code, out)
 	}
 	// Several files: one with errors makes the status 1.
@@ -92,7 +94,7 @@ func TestCheck(t *testing.T) {
 		t.Errorf("check three files: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "", "check", filepath.Join("testdata", "missing.ptx"))
-	if code != 1 || !strings.Contains(out, "missing.ptx: error: cannot read") {
+	if code != 1 || !strings.Contains(out, "missing.ptx: error[cannot-read]: cannot read") {
 		t.Errorf("check missing.ptx: %d %q", code, out)
 	}
 	code, _, errs = cli(t, "", "check")
@@ -104,6 +106,33 @@ func TestCheck(t *testing.T) {
 	code, out, _ = cli(t, string(text), "check", "-")
 	if code != 1 || !strings.HasPrefix(out, "<stdin>:8:") {
 		t.Errorf("check -: %d %q", code, out)
+	}
+}
+
+// A diagnostic with a related place prints it as a note line right after
+// it, and --json carries the ID and the notes.
+func TestCheckNotes(t *testing.T) {
+	dup := filepath.Join("testdata", "duplabel.ptx")
+	code, out, _ := cli(t, "", "check", dup)
+	want := dup + ":9:1: error[duplicate-label]: label L defined twice in the same block\n" +
+		dup + ":7:1: note: label L is first defined here\n"
+	if code != 1 || out != want {
+		t.Errorf("check duplabel.ptx: %d\n%s\nwant\n%s", code, out, want)
+	}
+	code, out, _ = cli(t, "", "check", "--json", dup)
+	var msgs []ptx.Message
+	if err := json.Unmarshal([]byte(out), &msgs); err != nil || code != 1 || len(msgs) != 1 {
+		t.Fatalf("%d %v\n%s", code, err, out)
+	}
+	m := msgs[0]
+	if m.ID != "duplicate-label" || m.Line != 9 || len(m.Notes) != 1 {
+		t.Fatalf("message %+v", m)
+	}
+	if n := m.Notes[0]; n.File != dup || n.Line != 7 || n.Col != 1 || n.EndLine != 7 || n.EndCol != 3 || n.Message != "label L is first defined here" {
+		t.Errorf("note %+v", n)
+	}
+	if !strings.Contains(out, `"id": "duplicate-label"`) || !strings.Contains(out, `"notes": [`) {
+		t.Errorf("JSON keys: %s", out)
 	}
 }
 
@@ -126,12 +155,12 @@ func TestCheckJSON(t *testing.T) {
 		t.Errorf("first message %v", msgs[0])
 	}
 	last := msgs[len(msgs)-1]
-	for _, k := range []string{"severity", "file", "line", "col", "endLine", "endCol", "message"} {
+	for _, k := range []string{"severity", "id", "file", "line", "col", "endLine", "endCol", "message"} {
 		if _, ok := last[k]; !ok {
 			t.Errorf("message lacks %q: %v", k, last)
 		}
 	}
-	if last["severity"] != "error" || last["file"] != bad {
+	if last["severity"] != "error" || last["file"] != bad || last["id"] != "undefined-name" {
 		t.Errorf("last message %v", last)
 	}
 	code, out, _ = cli(t, "", "check", "--json", filepath.Join("testdata", "all.ptx"))

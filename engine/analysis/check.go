@@ -450,10 +450,9 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 	}
 	landing := false
 	if in.PC >= 0 && in.PC < len(c.prog.Ops) {
-		switch c.prog.Ops[in.PC].Code {
-		case isa.OpCpAsyncWaitGroup, isa.OpCpAsyncWaitAll, isa.OpExit, isa.OpRet:
-			landing = true
-		}
+		// Asynchronous copies land at a wait for them and where lanes exit.
+		e := c.prog.Ops[in.PC].Eff
+		landing = e.Has(emu.EffAsync|emu.EffBlocks) || e.Any(emu.EffExit|emu.EffReturn)
 	}
 	for i := range in.Accesses {
 		a := &in.Accesses[i]

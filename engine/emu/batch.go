@@ -3,8 +3,6 @@ package emu
 import (
 	"context"
 	"math/bits"
-
-	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // Batched dispatch.
@@ -99,9 +97,9 @@ func leadKinds(ops []Op) []leadKind {
 		switch {
 		case !isPure(&ops[pc]):
 			k[pc] = leadStop
-		case ops[pc].Code == isa.OpBra:
+		case flowKind(&ops[pc]) == flowJump:
 			k[pc] = leadBra
-		case !ops[pc].Ctrl && pc+1 < len(ops) && ops[pc+1].Code == isa.OpBra && isPure(&ops[pc+1]):
+		case !ops[pc].Ctrl && pc+1 < len(ops) && flowKind(&ops[pc+1]) == flowJump && isPure(&ops[pc+1]):
 			k[pc] = leadPair
 		default:
 			k[pc] = leadPure
@@ -110,25 +108,17 @@ func leadKinds(ops []Op) []leadKind {
 	return k
 }
 
+// isPure reports whether op is register-only (EffRegs) or a direct
+// branch.
 func isPure(op *Op) bool {
-	if op.Exec == nil || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
-		return false
-	}
-	switch op.Code {
-	case isa.OpBra:
-		return true
-	case isa.OpCvta, isa.OpIsspacep:
-		return !op.Ctrl
-	}
-	if op.Ctrl {
-		return false
-	}
-	switch isa.Info[op.Code].Family {
-	case isa.FamInt, isa.FamExtInt, isa.FamFloat, isa.FamHalf, isa.FamCompare, isa.FamLogic, isa.FamMove, isa.FamConvert:
-		return true
-	}
-	return false
+	return op.Exec != nil && (op.Eff.Has(EffRegs) || op.Eff&^EffCtrl == EffBranch)
 }
+
+// stopsBatch reports whether op keeps Run from batching a kernel that
+// can reach it: it reads a time-dependent special register (its value
+// depends on the global instruction count) or it is brkpt (a stop in the
+// middle of a run).
+func stopsBatch(op *Op) bool { return op.Eff.Any(EffDynamic | EffBreak) }
 
 // SetBatchedDispatch turns batched dispatch in Run on (the default) or
 // off. The results are the same either way; turning it off is for tests
@@ -162,7 +152,7 @@ func (m *Machine) batchProgram() bool {
 			continue
 		}
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
-			if op := &p.Ops[pc]; op.Dyn || op.Code == isa.OpBrkpt {
+			if stopsBatch(&p.Ops[pc]) {
 				return false
 			}
 		}

@@ -32,13 +32,18 @@ type binder struct {
 	// memOps holds the memory operands bound so far (PC is filled in when
 	// the instruction is emitted).
 	memOps []MemOperand
+	// roles holds the register operands resolved so far (Program.Operands).
+	roles []Operand
+	// notYet: the bound form is recognised but not executed (its Exec
+	// faults; its effects are EffFault).
+	notYet bool
 }
 
 func (b *binder) decodeMods(mods []ptx.Mod) {
 	for _, m := range mods {
 		d, ok := isa.LookupMod(m.Name)
 		if !ok {
-			b.c.errorf(m.Span, "%s: unknown modifier .%s", b.name, m.Name)
+			b.c.errorf(m.Span, ptx.DiagUnknownModifier, "%s: unknown modifier .%s", b.name, m.Name)
 			b.failed = true
 			continue
 		}
@@ -68,7 +73,7 @@ func (b *binder) decodeMods(mods []ptx.Mod) {
 
 func (b *binder) checkUnused() {
 	bad := func(what string) {
-		b.c.errorf(b.ins.OpSpan, "%s: %s is not valid for this instruction", b.name, what)
+		b.c.errorf(b.ins.OpSpan, ptx.DiagInvalidModifier, "%s: %s is not valid for this instruction", b.name, what)
 		b.failed = true
 	}
 	if len(b.m.Types) > 0 && !b.used.types {
@@ -102,19 +107,35 @@ func (b *binder) checkUnused() {
 	}
 }
 
-// errorf reports an error at the instruction.
+// errorf reports an invalid form of the instruction, at the instruction.
 func (b *binder) errorf(format string, args ...any) {
-	b.c.errorf(b.ins.Span, b.name+": "+format, args...)
+	b.errorID(ptx.DiagInvalidForm, format, args...)
+}
+
+// errorID reports an error of kind id at the instruction.
+func (b *binder) errorID(id ptx.DiagID, format string, args ...any) {
+	b.c.errorf(b.ins.Span, id, b.name+": "+format, args...)
 	b.failed = true
 }
 
-// operr reports an error at operand i.
+// warnNonISA warns of a harmless modifier the ISA does not define for the
+// form (it is accepted and ignored).
+func (b *binder) warnNonISA(format string, args ...any) {
+	b.c.diags.Warnf(b.ins.OpSpan, ptx.DiagNonISAModifier, b.name+": "+format, args...)
+}
+
+// operr reports an invalid operand i.
 func (b *binder) operr(i int, format string, args ...any) {
+	b.operrID(i, ptx.DiagInvalidOperand, format, args...)
+}
+
+// operrID reports an error of kind id at operand i.
+func (b *binder) operrID(i int, id ptx.DiagID, format string, args ...any) {
 	span := b.ins.Span
 	if i >= 0 && i < len(b.ins.Operands) {
 		span = b.ins.Operands[i].Span
 	}
-	b.c.errorf(span, b.name+": "+format, args...)
+	b.c.errorf(span, id, b.name+": "+format, args...)
 	b.failed = true
 }
 
@@ -126,9 +147,9 @@ func (b *binder) Want(lo, hi int) bool {
 	n := b.N()
 	if n < lo || n > hi {
 		if lo == hi {
-			b.errorf("expects %d operands, got %d", lo, n)
+			b.errorID(ptx.DiagOperandCount, "expects %d operands, got %d", lo, n)
 		} else {
-			b.errorf("expects %d to %d operands, got %d", lo, hi, n)
+			b.errorID(ptx.DiagOperandCount, "expects %d to %d operands, got %d", lo, hi, n)
 		}
 		return false
 	}
@@ -140,9 +161,9 @@ func (b *binder) Type() isa.Type {
 	b.used.types = true
 	if len(b.m.Types) != 1 {
 		if len(b.m.Types) == 0 {
-			b.errorf("missing type modifier")
+			b.errorID(ptx.DiagTypeModifiers, "missing type modifier")
 		} else {
-			b.errorf("expects one type modifier, got %d", len(b.m.Types))
+			b.errorID(ptx.DiagTypeModifiers, "expects one type modifier, got %d", len(b.m.Types))
 		}
 		return isa.TNone
 	}
@@ -153,7 +174,7 @@ func (b *binder) Type() isa.Type {
 func (b *binder) Types(n int) []isa.Type {
 	b.used.types = true
 	if len(b.m.Types) != n {
-		b.errorf("expects %d type modifiers, got %d", n, len(b.m.Types))
+		b.errorID(ptx.DiagTypeModifiers, "expects %d type modifiers, got %d", n, len(b.m.Types))
 		return make([]isa.Type, n)
 	}
 	return b.m.Types
@@ -224,7 +245,7 @@ func (b *binder) Tensor() []isa.Mod {
 
 func (b *binder) opd(i int) *ptx.Operand {
 	if i < 0 || i >= len(b.ins.Operands) {
-		b.errorf("missing operand %d", i+1)
+		b.errorID(ptx.DiagOperandCount, "missing operand %d", i+1)
 		return nil
 	}
 	return b.ins.Operands[i]
@@ -330,7 +351,15 @@ func (b *binder) scratch(t isa.Type) int32 {
 	return r
 }
 
+// reg resolves operand i (see Dst and Src) and records it among the
+// instruction's register operands.
 func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
+	r := b.resolve(i, t, write, relaxed)
+	b.record(r, t, write)
+	return r
+}
+
+func (b *binder) resolve(i int, t isa.Type, write, relaxed bool) int32 {
 	o := b.opd(i)
 	if o == nil {
 		return -1
@@ -378,12 +407,12 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 		}
 		s := b.c.lookup(o.Name)
 		if s == nil {
-			if sr, ok := lookupSpecial(o.Name); ok {
+			if sr, ok := isa.LookupSpecial(o.Name); ok {
 				if write {
 					b.operr(i, "special register %s is read-only", o.Name)
 					return -1
 				}
-				if Specials[sr].Dynamic {
+				if isa.Specials[sr].Dynamic {
 					b.op.Dyn = true
 				}
 				return b.c.special(sr)
@@ -392,7 +421,7 @@ func (b *binder) reg(i int, t isa.Type, write, relaxed bool) int32 {
 				b.operr(i, "label %s used as a value", o.Name)
 				return -1
 			}
-			b.operr(i, "undefined name %s", o.Name)
+			b.operrID(i, ptx.DiagUndefinedName, "undefined name %s", o.Name)
 			return -1
 		}
 		switch s.kind {
@@ -486,7 +515,7 @@ func (b *binder) Addr(i int) (base int32, off int64, space isa.Space, ok bool) {
 	}
 	s := b.c.lookup(o.Name)
 	if s == nil {
-		b.operr(i, "undefined name %s", o.Name)
+		b.operrID(i, ptx.DiagUndefinedName, "undefined name %s", o.Name)
 		return -1, 0, 0, false
 	}
 	switch s.kind {
@@ -495,6 +524,7 @@ func (b *binder) Addr(i int) (base int32, off int64, space isa.Space, ok bool) {
 			b.operr(i, "address register %s must be 32 or 64 bits wide", o.Name)
 			return -1, 0, 0, false
 		}
+		b.record(s.reg, s.typ, false)
 		return s.reg, off, isa.SpaceNone, true
 	case symVar:
 		return -1, int64(s.addr) + off, s.space, true
@@ -523,6 +553,7 @@ func (b *binder) VecRegs(i, n int, t isa.Type, write bool) []int32 {
 				out := make([]int32, n)
 				for k := range out {
 					out[k] = s.reg + int32(k)
+					b.record(out[k], t, write)
 				}
 				return out
 			}
@@ -614,17 +645,17 @@ func (c *compiler) predConstant(v bool) int32 {
 // PredTrueSlot / PredFalseSlot are found via Program.Preds names at machine
 // start: constants "true" and "false" are RegConst predicate slots.
 
-func (c *compiler) special(sr Special) int32 {
+func (c *compiler) special(sr isa.Special) int32 {
 	if r, ok := c.specials[sr]; ok {
 		return r
 	}
 	save := c.fnIdx
 	c.fnIdx = -1
 	t := isa.U32
-	if Specials[sr].Bits == 64 {
+	if isa.Specials[sr].Bits == 64 {
 		t = isa.U64
 	}
-	r := c.newReg(Specials[sr].Name, t, RegSpecial)
+	r := c.newReg(isa.Specials[sr].Name, t, RegSpecial)
 	c.prog.Regs[r].Used = true
 	c.fnIdx = save
 	c.specials[sr] = r

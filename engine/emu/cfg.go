@@ -1,7 +1,5 @@
 package emu
 
-import "github.com/ptxplayground/ptxplay/engine/isa"
-
 // computeReconvergence sets Op.Reconv of every branch in fn to its
 // immediate post-dominator: the first pc every path from the branch must
 // reach (computed on the control-flow graph of basic blocks with the
@@ -23,13 +21,13 @@ func BlockLeaders(p *Program, fn *Function) []bool {
 	in := func(t int) bool { return t >= 0 && t < n }
 	for i := range ops {
 		op := &ops[i]
-		switch op.Code {
-		case isa.OpBra:
+		switch flowKind(op) {
+		case flowJump:
 			if t := int(op.Target) - lo; in(t) {
 				leader[t] = true
 			}
 			leader[i+1] = true
-		case isa.OpBrx:
+		case flowTable:
 			if op.Aux >= 0 && int(op.Aux) < len(p.Tables) {
 				for _, t := range p.Tables[op.Aux] {
 					if t := int(t) - lo; in(t) {
@@ -38,7 +36,7 @@ func BlockLeaders(p *Program, fn *Function) []bool {
 				}
 			}
 			leader[i+1] = true
-		case isa.OpRet, isa.OpExit:
+		case flowEnd:
 			leader[i+1] = true
 		}
 	}
@@ -77,20 +75,20 @@ func computeReconvergence(p *Program, fn *Function) {
 			}
 			succ[b] = append(succ[b], blockOf[pc])
 		}
-		switch last.Code {
-		case isa.OpBra:
+		switch flowKind(last) {
+		case flowJump:
 			add(int(last.Target) - lo)
 			if last.Guard >= 0 {
 				add(end)
 			}
-		case isa.OpBrx:
+		case flowTable:
 			for _, t := range p.Tables[last.Aux] {
 				add(int(t) - lo)
 			}
 			if last.Guard >= 0 {
 				add(end)
 			}
-		case isa.OpRet, isa.OpExit:
+		case flowEnd:
 			succ[b] = append(succ[b], exit)
 			if last.Guard >= 0 {
 				add(end)
@@ -177,7 +175,7 @@ func computeReconvergence(p *Program, fn *Function) {
 	}
 	for i := range ops {
 		op := &ops[i]
-		if op.Code != isa.OpBra && op.Code != isa.OpBrx {
+		if !op.Eff.Has(EffBranch) {
 			continue
 		}
 		b := blockOf[i]

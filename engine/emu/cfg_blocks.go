@@ -48,13 +48,13 @@ func Blocks(p *Program, fn *Function) []Block {
 			}
 			blk.Succ = append(blk.Succ, s)
 		}
-		switch last.Code {
-		case isa.OpBra:
+		switch flowKind(last) {
+		case flowJump:
 			add(int(last.Target))
 			if last.Guard >= 0 {
 				add(blk.End)
 			}
-		case isa.OpBrx:
+		case flowTable:
 			if last.Aux >= 0 && int(last.Aux) < len(p.Tables) {
 				for _, t := range p.Tables[last.Aux] {
 					add(int(t))
@@ -63,7 +63,7 @@ func Blocks(p *Program, fn *Function) []Block {
 			if last.Guard >= 0 {
 				add(blk.End)
 			}
-		case isa.OpRet, isa.OpExit:
+		case flowEnd:
 			add(-1)
 			if last.Guard >= 0 {
 				add(blk.End)
@@ -78,10 +78,10 @@ func Blocks(p *Program, fn *Function) []Block {
 // MayDiverge reports whether the branch op can split a warp: a guarded
 // bra or a brx.idx that is not marked .uni.
 func MayDiverge(op *Op) bool {
-	switch op.Code {
-	case isa.OpBra:
+	switch flowKind(op) {
+	case flowJump:
 		return op.Guard >= 0 && !op.Flags.Has(isa.FUni)
-	case isa.OpBrx:
+	case flowTable:
 		return !op.Flags.Has(isa.FUni)
 	}
 	return false

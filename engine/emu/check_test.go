@@ -70,7 +70,7 @@ func TestCheckColumns(t *testing.T) {
 	if len(diags) != 1 {
 		t.Fatalf("diags: %v", diags)
 	}
-	if got, want := diags[0].Format(src), "c.ptx:7:15: error: mov.u32: undefined name %nope"; got != want {
+	if got, want := diags[0].Format(src), "c.ptx:7:15: error[undefined-name]: mov.u32: undefined name %nope"; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }

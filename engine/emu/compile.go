@@ -21,7 +21,7 @@ func Compile(mod *ptx.Module) (*Program, []ptx.Diagnostic) {
 		global:   map[string]*sym{},
 		consts:   map[uint64]int32{},
 		constVal: map[int32]uint64{},
-		specials: map[Special]int32{},
+		specials: map[isa.Special]int32{},
 	}
 	c.predConst[0], c.predConst[1] = -1, -1
 	c.lostNames()
@@ -110,7 +110,7 @@ type compiler struct {
 	consts map[uint64]int32
 	// constVal maps the slot of each immediate (consts) to its value.
 	constVal map[int32]uint64
-	specials map[Special]int32
+	specials map[isa.Special]int32
 	// predConst holds the predicate slots of the constants false and true.
 	predConst [2]int32
 	globalOff int
@@ -158,8 +158,13 @@ type pendingInit struct {
 	decl *ptx.VarDecl
 }
 
-func (c *compiler) errorf(span ptx.Span, format string, args ...any) {
-	c.diags.Errorf(span, format, args...)
+func (c *compiler) errorf(span ptx.Span, id ptx.DiagID, format string, args ...any) {
+	c.diags.Errorf(span, id, format, args...)
+}
+
+// errorNotes reports an error with notes (its related locations).
+func (c *compiler) errorNotes(span ptx.Span, id ptx.DiagID, notes []ptx.Note, format string, args ...any) {
+	c.diags.Add(ptx.Diagnostic{Severity: ptx.SevError, ID: id, Span: span, Message: fmt.Sprintf(format, args...), Notes: notes})
 }
 
 // checkHeader requires the module header the PTX ISA requires: every
@@ -172,16 +177,16 @@ func (c *compiler) checkHeader() {
 	const example = "\".version 8.0\" then \".target sm_80\""
 	switch {
 	case h.Version.End == 0:
-		c.errorf(h.First, "missing .version: a PTX module begins with a .version directive, then .target (for example %s)", example)
+		c.errorf(h.First, ptx.DiagMissingVersion, "missing .version: a PTX module begins with a .version directive, then .target (for example %s)", example)
 		return
 	case !h.VersionFirst:
-		c.errorf(h.Version, ".version must be the first statement of the module (only comments may precede it)")
+		c.errorf(h.Version, ptx.DiagVersionNotFirst, ".version must be the first statement of the module (only comments may precede it)")
 	}
 	switch {
 	case h.Target.End == 0:
-		c.errorf(h.Version, "missing .target: .version must be followed by a .target directive (for example \".target sm_80\")")
+		c.errorf(h.Version, ptx.DiagMissingTarget, "missing .target: .version must be followed by a .target directive (for example \".target sm_80\")")
 	case !h.TargetNext:
-		c.errorf(h.Target, ".target must come right after .version")
+		c.errorf(h.Target, ptx.DiagTargetNotNext, ".target must come right after .version")
 	}
 }
 
@@ -189,7 +194,7 @@ func (c *compiler) run() {
 	m := c.mod
 	c.checkHeader()
 	if m.AddressSize == 32 {
-		c.diags.Warnf(ptx.Span{}, ".address_size 32: the emulator uses 64-bit generic addresses; 32-bit pointers are truncated")
+		c.diags.Warnf(ptx.Span{}, ptx.DiagAddressSize32, ".address_size 32: the emulator uses 64-bit generic addresses; 32-bit pointers are truncated")
 	}
 	// Pass 1: module-scope variables and function signatures.
 	for _, d := range m.Decls {
@@ -284,7 +289,8 @@ func varSize(d *ptx.VarDecl, n *ptx.VarName) int {
 func (c *compiler) redeclared(scope map[string]*sym, name string, span ptx.Span) bool {
 	if old, ok := scope[name]; ok {
 		p := c.prog.Src.Position(old.span.Start)
-		c.errorf(span, "%s redeclared in this scope (previous declaration at line %d)", name, p.Line)
+		c.errorNotes(span, ptx.DiagRedeclared, []ptx.Note{{Span: old.span, Message: name + " is first declared here"}},
+			"%s redeclared in this scope (previous declaration at line %d)", name, p.Line)
 		return true
 	}
 	return false
@@ -325,11 +331,11 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	switch d.Space {
 	case isa.Global:
 		if size < 0 {
-			c.errorf(n.Span, "global array %s needs a size or an initializer", n.Name)
+			c.errorf(n.Span, ptx.DiagMissingSize, "global array %s needs a size or an initializer", n.Name)
 			size = 0
 		}
 		if d.Linkage == ptx.LinkExtern {
-			c.diags.Warnf(n.Span, "extern global %s has no definition in this module; the emulator gives it zeroed storage", n.Name)
+			c.diags.Warnf(n.Span, ptx.DiagExternWithoutDef, "extern global %s has no definition in this module; the emulator gives it zeroed storage", n.Name)
 		}
 		c.globalOff = align(c.globalOff, al)
 		s.addr = GlobalBase + uint64(c.globalOff)
@@ -337,7 +343,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 			// Valid PTX that the emulator cannot hold: a warning here, a
 			// launch-limit error when it is run (see CheckConfig). The
 			// variable gets no storage.
-			c.diags.Warnf(n.Span, "%s takes the global variables past %d bytes (the emulator's limit is %d): the module checks but cannot be launched", n.Name, end, MaxGlobalSegment)
+			c.diags.Warnf(n.Span, ptx.DiagEmulatorLimit, "%s takes the global variables past %d bytes (the emulator's limit is %d): the module checks but cannot be launched", n.Name, end, MaxGlobalSegment)
 			c.prog.GlobalOver = max(c.prog.GlobalOver, end)
 			size = 0
 		}
@@ -345,7 +351,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		c.prog.GlobalSize = c.globalOff
 	case isa.Const:
 		if size < 0 {
-			c.errorf(n.Span, "constant array %s needs a size or an initializer", n.Name)
+			c.errorf(n.Span, ptx.DiagMissingSize, "constant array %s needs a size or an initializer", n.Name)
 			size = 0
 		}
 		c.constOff = align(c.constOff, al)
@@ -370,11 +376,11 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		}
 	case isa.Local, isa.Param:
 		if size < 0 {
-			c.errorf(n.Span, "%s array %s needs a size", d.Space, n.Name)
+			c.errorf(n.Span, ptx.DiagMissingSize, "%s array %s needs a size", d.Space, n.Name)
 			size = 0
 		}
 		if d.Space == isa.Param && module {
-			c.errorf(n.Span, ".param variables are allowed only in functions")
+			c.errorf(n.Span, ptx.DiagInvalidStateSpace, ".param variables are allowed only in functions")
 		}
 		c.localOff = align(c.localOff, al)
 		s.addr = uint64(c.localOff)
@@ -387,7 +393,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 	case isa.Tex:
 		s.kind = symOpaque
 	default:
-		c.errorf(n.Span, "variables cannot be declared in the %s state space", d.Space)
+		c.errorf(n.Span, ptx.DiagInvalidStateSpace, "variables cannot be declared in the %s state space", d.Space)
 	}
 	if n.Init != nil && !c.mod.HasSyntaxError(n.Init.Span) {
 		switch d.Space {
@@ -399,7 +405,7 @@ func (c *compiler) declareVar(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 				c.inits = append(c.inits, pendingInit{s, n, d})
 			}
 		default:
-			c.errorf(n.Init.Span, "only .global and .const variables can have initializers")
+			c.errorf(n.Init.Span, ptx.DiagInvalidStateSpace, "only .global and .const variables can have initializers")
 		}
 	}
 	if d.Space == isa.Global || d.Space == isa.Const || d.Space == isa.Shared {
@@ -438,7 +444,7 @@ func (c *compiler) checkSize(span ptx.Span, name, what string, end, limit int) b
 	if end <= limit {
 		return true
 	}
-	c.errorf(span, "%s takes the %s past %d bytes (the emulator's limit is %d)", name, what, end, limit)
+	c.errorf(span, ptx.DiagEmulatorLimit, "%s takes the %s past %d bytes (the emulator's limit is %d)", name, what, end, limit)
 	return false
 }
 
@@ -469,11 +475,11 @@ func (c *compiler) newReg(name string, t isa.Type, kind RegKind) int32 {
 
 func (c *compiler) declareReg(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*sym) {
 	if len(n.Dims) > 0 {
-		c.errorf(n.Span, "register arrays are not supported (%s)", n.Name)
+		c.errorf(n.Span, ptx.DiagInvalidDeclaration, "register arrays are not supported (%s)", n.Name)
 		return
 	}
 	if n.Init != nil {
-		c.errorf(n.Init.Span, "registers cannot have initializers")
+		c.errorf(n.Init.Span, ptx.DiagInvalidStateSpace, "registers cannot have initializers")
 	}
 	kind := symReg
 	if d.Type == isa.Pred {
@@ -499,12 +505,12 @@ func (c *compiler) declareReg(d *ptx.VarDecl, n *ptx.VarName, scope map[string]*
 		scope[name] = &sym{kind: kind, name: name, typ: d.Type, reg: c.newReg(name, d.Type, RegUser), span: n.Span}
 	}
 	if len(c.prog.Regs)+max(n.Range, 1) > MaxRegisterSlots {
-		c.errorf(n.Span, "%s: the module declares more than %d registers (the emulator's limit)", n.Name, MaxRegisterSlots)
+		c.errorf(n.Span, ptx.DiagEmulatorLimit, "%s: the module declares more than %d registers (the emulator's limit)", n.Name, MaxRegisterSlots)
 		return
 	}
 	if n.Range > 0 {
 		if n.Range > MaxRegisterRange {
-			c.errorf(n.Span, "%s<%d>: a register range may declare at most %d registers", n.Name, n.Range, MaxRegisterRange)
+			c.errorf(n.Span, ptx.DiagEmulatorLimit, "%s<%d>: a register range may declare at most %d registers", n.Name, n.Range, MaxRegisterRange)
 			return
 		}
 		for i := 0; i < n.Range; i++ {
@@ -522,7 +528,8 @@ func (c *compiler) declareFunc(f *ptx.Func) {
 	}
 	if old, ok := c.global[f.Name]; ok && old.kind == symFunc {
 		if f.Body != nil && old.fdecl.Body != nil {
-			c.errorf(f.NameSpan, "function %s redefined", f.Name)
+			c.errorNotes(f.NameSpan, ptx.DiagFunctionRedefined, []ptx.Note{{Span: old.fdecl.NameSpan, Message: "function " + f.Name + " is first defined here"}},
+				"function %s redefined", f.Name)
 			return
 		}
 		if f.Body != nil {
@@ -563,7 +570,7 @@ func (c *compiler) initVar(p pendingInit) {
 		esz = t.Size()
 	}
 	if p.s.size >= 0 && len(flat)*esz > p.s.size {
-		c.errorf(p.name.Init.Span, "too many initializers for %s (%d bytes, %d given)", p.s.name, p.s.size, len(flat)*esz)
+		c.errorf(p.name.Init.Span, ptx.DiagInvalidInitializer, "too many initializers for %s (%d bytes, %d given)", p.s.name, p.s.size, len(flat)*esz)
 		return
 	}
 	for i, in := range flat {
@@ -595,7 +602,7 @@ func (c *compiler) evalInit(e *ptx.Expr, t isa.Type) (uint64, bool) {
 			s, ok := c.global[e.Args[0].Name]
 			if !ok || s.kind != symVar {
 				if !c.maybeLost(e.Args[0].Name) {
-					c.errorf(e.Args[0].Span, "undefined variable %s in initializer", e.Args[0].Name)
+					c.errorf(e.Args[0].Span, ptx.DiagUndefinedName, "undefined variable %s in initializer", e.Args[0].Name)
 				}
 				return 0, false
 			}
@@ -605,7 +612,7 @@ func (c *compiler) evalInit(e *ptx.Expr, t isa.Type) (uint64, bool) {
 			}
 			mask, err := parseIntLit(e.Name)
 			if err != nil || mask == 0 {
-				c.errorf(e.Span, "unknown initializer operator %s(...)", e.Name)
+				c.errorf(e.Span, ptx.DiagInvalidInitializer, "unknown initializer operator %s(...)", e.Name)
 				return 0, false
 			}
 			shift := 0
@@ -614,7 +621,7 @@ func (c *compiler) evalInit(e *ptx.Expr, t isa.Type) (uint64, bool) {
 			}
 			return (s.addr & mask) >> shift, true
 		}
-		c.errorf(e.Span, "unknown initializer operator %s(...)", e.Name)
+		c.errorf(e.Span, ptx.DiagInvalidInitializer, "unknown initializer operator %s(...)", e.Name)
 		return 0, false
 	}
 	v, err := ptx.Eval(e, c.lookupConst)
@@ -645,10 +652,10 @@ func (c *compiler) lookupConst(name string) (ptx.Value, bool) {
 
 func (c *compiler) evalError(e *ptx.Expr, err error) {
 	if ee, ok := err.(*ptx.EvalError); ok {
-		c.errorf(ee.Span, "%s", ee.Msg)
+		c.errorf(ee.Span, ptx.DiagInvalidConstExpr, "%s", ee.Msg)
 		return
 	}
-	c.errorf(e.Span, "%v", err)
+	c.errorf(e.Span, ptx.DiagInvalidConstExpr, "%v", err)
 }
 
 // encodeImm converts a constant to the raw bits of type t: integers are

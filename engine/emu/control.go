@@ -233,7 +233,7 @@ func bindCall(b *binder) {
 	case s != nil && s.kind == symFunc:
 		ci.Callee = s.fn
 		if s.fn.Kind == ptx.KindEntry {
-			b.c.errorf(target.Span, "%s: cannot call kernel %s", b.name, target.Name)
+			b.c.errorf(target.Span, ptx.DiagInvalidCall, "%s: cannot call kernel %s", b.name, target.Name)
 			b.failed = true
 			return
 		}
@@ -241,19 +241,19 @@ func bindCall(b *binder) {
 		// A broken signature may have lost parameters: its counts say nothing.
 		broken := b.c.brokenHeader(fd)
 		if np := countNames(fd.Params); np != len(argOps) && !broken {
-			b.c.errorf(target.Span, "%s: %s takes %d arguments, %d given", b.name, target.Name, np, len(argOps))
+			b.c.errorf(target.Span, ptx.DiagInvalidCall, "%s: %s takes %d arguments, %d given", b.name, target.Name, np, len(argOps))
 			b.failed = true
 			return
 		}
 		if nr := countNames(fd.Rets); nr != len(retOps) && !broken {
-			b.c.errorf(target.Span, "%s: %s returns %d values, %d destinations given", b.name, target.Name, nr, len(retOps))
+			b.c.errorf(target.Span, ptx.DiagInvalidCall, "%s: %s returns %d values, %d destinations given", b.name, target.Name, nr, len(retOps))
 			b.failed = true
 			return
 		}
 	case s != nil && s.kind == symReg:
 		ci.Indirect = s.reg
 	default:
-		b.c.errorf(target.Span, "%s: undefined function %s", b.name, target.Name)
+		b.c.errorf(target.Span, ptx.DiagUndefinedFunction, "%s: undefined function %s", b.name, target.Name)
 		b.failed = true
 		return
 	}
@@ -264,7 +264,7 @@ func bindCall(b *binder) {
 				// "call (_), f, ..." discards the result.
 				return CallArg{Reg: b.scratch(isa.B64), Size: 8}, true
 			}
-			b.c.errorf(o.Span, "%s: _ cannot be an argument", b.name)
+			b.c.errorf(o.Span, ptx.DiagInvalidCall, "%s: _ cannot be an argument", b.name)
 		case ptx.OpdName:
 			if s := b.c.lookup(o.Name); s != nil {
 				switch s.kind {
@@ -279,7 +279,7 @@ func bindCall(b *binder) {
 					return CallArg{Reg: s.reg, Pred: true, Size: 1}, true
 				}
 			}
-			b.c.errorf(o.Span, "%s: %s is not a parameter variable or register", b.name, o.Name)
+			b.c.errorf(o.Span, ptx.DiagInvalidCall, "%s: %s is not a parameter variable or register", b.name, o.Name)
 		case ptx.OpdImm:
 			if !write {
 				v, err := ptx.Eval(o.Expr, nil)
@@ -287,9 +287,9 @@ func bindCall(b *binder) {
 					return CallArg{Reg: b.c.constant(v.Int), Size: 8}, true
 				}
 			}
-			b.c.errorf(o.Span, "%s: bad call operand", b.name)
+			b.c.errorf(o.Span, ptx.DiagInvalidCall, "%s: bad call operand", b.name)
 		default:
-			b.c.errorf(o.Span, "%s: bad call operand", b.name)
+			b.c.errorf(o.Span, ptx.DiagInvalidCall, "%s: bad call operand", b.name)
 		}
 		b.failed = true
 		return CallArg{}, false

@@ -68,7 +68,7 @@ func cvtMask(bits int) uint64 {
 
 // cvtWarn reports a harmless but non-ISA modifier.
 func cvtWarn(b *binder, format string, args ...any) {
-	b.c.diags.Warnf(b.ins.OpSpan, b.name+": "+format, args...)
+	b.warnNonISA(format, args...)
 }
 
 func bindCvt(b *binder) {

@@ -1073,7 +1073,7 @@ func memAddrSrc(b *binder, i int, t isa.Type) (int32, *sym) {
 	switch o.Kind {
 	case ptx.OpdName:
 		if s := b.c.lookup(o.Name); s != nil && s.kind == symVar {
-			return b.c.constant(s.addr), s
+			return b.constSrc(s.addr, t), s
 		}
 	case ptx.OpdImm:
 		var vs *sym
@@ -1089,7 +1089,7 @@ func memAddrSrc(b *binder, i int, t isa.Type) (int32, *sym) {
 			b.failed = true
 			return -1, nil
 		}
-		return b.c.constant(v.Int), vs
+		return b.constSrc(v.Int, t), vs
 	}
 	return b.SrcRelaxed(i, t), nil
 }

@@ -97,7 +97,7 @@ func ixMovSrc(b *binder, i int, t isa.Type) int32 {
 			b.failed = true
 			return -1
 		}
-		return b.c.constant(encodeImm(v, t))
+		return b.constSrc(encodeImm(v, t), t)
 	case ptx.OpdAddr:
 		base, off, space, ok := b.Addr(i)
 		if !ok {
@@ -107,7 +107,7 @@ func ixMovSrc(b *binder, i int, t isa.Type) int32 {
 			b.operr(i, "mov takes a register, a constant or a variable, not a memory operand")
 			return -1
 		}
-		return b.c.constant(uint64(off) & ixMask(ixWidth(t)))
+		return b.constSrc(uint64(off)&ixMask(ixWidth(t)), t)
 	}
 	return b.Src(i, t)
 }

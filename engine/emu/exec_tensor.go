@@ -199,10 +199,11 @@ func tensorNotYet(b *binder, variant string) {
 		variant = "this form of " + b.op.Code.String()
 	}
 	what := b.name + " is not supported yet (" + variant + " is planned)"
-	b.c.diags.Warnf(b.ins.OpSpan, "%s; the launch faults if a thread reaches it", what)
+	b.c.diags.Warnf(b.ins.OpSpan, ptx.DiagUnsupportedInstruction, "%s; the launch faults if a thread reaches it", what)
 	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 		return w.faultAll(FaultIllegal, mask, "%s", what)
 	}
+	b.notYet = true
 }
 
 // tensorMods splits the tensor modifiers: the shape, the layouts, the matrix
@@ -1368,4 +1369,44 @@ func execMovmatrix(w *Warp, op *Op, mask uint32) *Fault {
 		dst[l] = uint64(m[dpos[2*l]]) | uint64(m[dpos[2*l+1]])<<16
 	}
 	return nil
+}
+
+// TensorSlots returns, for a tensor-core instruction the emulator executes
+// (Eff has EffAligned; its form is isa.FragmentTable()[Aux]), the
+// register slots of each operand of its layout, by operand name: the
+// slots that the layout's element Reg indices select. nil for other
+// instructions.
+func (op *Op) TensorSlots() map[string][]int32 {
+	table := isa.FragmentTable()
+	if !op.Eff.Has(EffAligned) || op.Aux < 0 || int(op.Aux) >= len(table) {
+		return nil
+	}
+	fi := &table[op.Aux]
+	out := map[string][]int32{}
+	switch fi.Op {
+	case "mma", "wmma.mma":
+		off := 0
+		for i, o := range fi.Operands {
+			if o.Name == "e" { // mma.sp metadata: one register
+				out["e"] = []int32{op.E}
+				continue
+			}
+			if i >= len(op.Parts) {
+				break
+			}
+			n := int(op.Parts[i])
+			if off+n > len(op.Regs) {
+				break
+			}
+			out[o.Name] = op.Regs[off : off+n : off+n]
+			off += n
+		}
+	case "movmatrix":
+		out["a"], out["d"] = []int32{op.A}, []int32{op.D}
+	default: // ldmatrix, stmatrix: matrix j is register j of the vector; wmma.load, wmma.store: the fragment
+		for _, o := range fi.Operands {
+			out[o.Name] = op.Regs[:len(op.Regs):len(op.Regs)]
+		}
+	}
+	return out
 }

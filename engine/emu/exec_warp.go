@@ -214,19 +214,13 @@ func newWarpSyncScan(p *Program, kernel *Function, lanes uint32) *warpSyncScan {
 // which may be in s.lanes: a warp-synchronous instruction whose membermask
 // is not a constant, or a constant that intersects s.lanes.
 func (s *warpSyncScan) syncs(op *Op) bool {
-	mm := int32(-1)
-	switch op.Code {
-	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux, isa.OpElect:
-		if !op.Flags.Has(isa.FSync) {
-			return false
-		}
-		mm = op.E
-	case isa.OpBarWarpSync:
-		mm = op.A
-	default:
-		return isa.Info[op.Code].Family == isa.FamTensor
+	switch {
+	case op.Eff.Has(EffAligned):
+		return true
+	case !op.Eff.Has(EffWarpSync):
+		return false
 	}
-	if v, ok := s.consts[mm]; ok {
+	if v, ok := s.consts[op.Mask]; ok {
 		return uint32(v)&s.lanes != 0
 	}
 	return true

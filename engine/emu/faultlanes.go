@@ -26,8 +26,7 @@ func (w *Warp) faultLanes(op *Op, emask uint32, f *Fault) uint32 {
 	if !f.HasAddr {
 		return lanes
 	}
-	switch op.Code {
-	case isa.OpLd, isa.OpLdu, isa.OpSt, isa.OpAtom, isa.OpRed:
+	if memAccessKind(op) != accessNone {
 		lanes |= w.memFaultLanes(op, emask&(^uint32(0)<<(f.Lane+1)))
 	}
 	return lanes
@@ -45,10 +44,10 @@ func (w *Warp) memFaultLanes(op *Op, mask uint32) uint32 {
 		_, sp, f := w.spaceBytes(op.Space, l, memAddr(w, op, l), size, size)
 		bad := f != nil
 		if !bad {
-			switch op.Code {
-			case isa.OpSt:
+			switch memAccessKind(op) {
+			case accessStore:
 				bad = sp == isa.Const || sp == isa.Param
-			case isa.OpAtom, isa.OpRed:
+			case accessAtomic:
 				bad = sp != isa.Global && (op.Vec > 1 || sp != isa.Shared)
 			}
 		}

@@ -11,7 +11,8 @@ import (
 
 // FuzzCompile feeds arbitrary text through the parser, the checker and the
 // lowering, and runs what compiles for a bounded number of instructions:
-// nothing may panic, every diagnostic span must lie in the source, and the
+// nothing may panic, every diagnostic span (and its notes') must lie in the
+// source, every diagnostic has an ID of the table, and the
 // diagnostics (syntax and semantic errors merged) are sorted, distinct and
 // capped.
 func FuzzCompile(f *testing.F) {
@@ -32,6 +33,14 @@ func FuzzCompile(f *testing.F) {
 			if d.Span.Start < 0 || d.Span.End < d.Span.Start || int(d.Span.End) > len(text) {
 				t.Fatalf("bad span %v in %d bytes: %s", d.Span, len(text), d.Message)
 			}
+			if !ptx.KnownID(d.ID) {
+				t.Fatalf("diagnostic without a known ID: %s", d.Format(src))
+			}
+			for _, n := range d.Notes {
+				if n.Span.Start < 0 || n.Span.End < n.Span.Start || int(n.Span.End) > len(text) || n.Message == "" {
+					t.Fatalf("bad note %+v of %s", n, d.Format(src))
+				}
+			}
 			if d.Severity == ptx.SevError {
 				errs++
 			}
@@ -39,7 +48,7 @@ func FuzzCompile(f *testing.F) {
 				continue
 			}
 			// Sorted by position, without duplicates (the note ends the list).
-			if p := diags[i-1]; p.Span.Start > d.Span.Start || p == d {
+			if p := diags[i-1]; p.Span.Start > d.Span.Start || p.Equal(d) {
 				t.Fatalf("diagnostics out of order or repeated: %v then %v", p, d)
 			}
 		}

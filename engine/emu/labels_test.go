@@ -136,7 +136,12 @@ Y:
 	s := ptx.NewSource("t.ptx", []byte(src))
 	prog, diags := CompileSource(s)
 	out := ptx.FormatAll(s, diags)
-	if prog != nil || !strings.Contains(out, "t.ptx:7:12: error: label X is not visible here") || !strings.Contains(out, "t.ptx:9:1: error: label Y defined twice in the same block") {
+	if prog != nil || !strings.Contains(out, "t.ptx:7:12: error[label-not-visible]: label X is not visible here") || !strings.Contains(out, "t.ptx:9:1: error[duplicate-label]: label Y defined twice in the same block") {
+		t.Fatalf("diagnostics:\n%s", out)
+	}
+	// Each carries a note at the label's (first) definition, printed after it.
+	if !strings.Contains(out, "enclose this one\nt.ptx:6:4: note: label X is defined here, in a block that does not enclose the branch\n") ||
+		!strings.Contains(out, "in the same block\nt.ptx:8:1: note: label Y is first defined here\n") {
 		t.Fatalf("diagnostics:\n%s", out)
 	}
 }
@@ -148,12 +153,12 @@ func TestModuleHeaderRequired(t *testing.T) {
 	body := "\n\n.visible .entry k() { ret; }\n"
 	s := ptx.NewSource("t.ptx", []byte(body))
 	prog, diags := CompileSource(s)
-	if got := ptx.FormatAll(s, diags); prog != nil || !strings.HasPrefix(got, "t.ptx:3:1: error: missing .version") {
+	if got := ptx.FormatAll(s, diags); prog != nil || !strings.HasPrefix(got, "t.ptx:3:1: error[missing-version]: missing .version") {
 		t.Errorf("without a header: %s", got)
 	}
 	for _, text := range []string{"", "// nothing\n"} {
 		s := ptx.NewSource("t.ptx", []byte(text))
-		if prog, diags := CompileSource(s); prog != nil || !strings.Contains(ptx.FormatAll(s, diags), "t.ptx:1:1: error: missing .version") {
+		if prog, diags := CompileSource(s); prog != nil || !strings.Contains(ptx.FormatAll(s, diags), "t.ptx:1:1: error[missing-version]: missing .version") {
 			t.Errorf("%q: %s", text, ptx.FormatAll(s, diags))
 		}
 	}

@@ -89,7 +89,7 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	if n := len(c.prog.Ops); n == fn.Entry || !c.prog.Ops[n-1].Ctrl || c.prog.Ops[n-1].Code == isa.OpCall || c.prog.Ops[n-1].Guard >= 0 {
 		end := f.Body.Span
 		end.Start = end.End - 1
-		c.emit(Op{Code: isa.OpRet, Ctrl: true, Exec: execRet, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1}, end)
+		c.emit(Op{Code: isa.OpRet, Ctrl: true, Exec: execRet, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Mask: -1, Eff: EffReturn | EffCtrl}, end)
 	}
 	fn.End = len(c.prog.Ops)
 	for _, fx := range c.fixups {
@@ -104,9 +104,10 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 				// lowering stopped before the label (too many errors)
 			case other != nil:
 				p := c.mod.Src.Position(other.stmt.Span.Start)
-				c.errorf(fx.span, "label %s is not visible here: it is defined at line %d inside a { } block that does not enclose this one", fx.label, p.Line)
+				c.errorNotes(fx.span, ptx.DiagLabelNotVisible, []ptx.Note{{Span: other.stmt.Span, Message: "label " + fx.label + " is defined here, in a block that does not enclose the branch"}},
+					"label %s is not visible here: it is defined at line %d inside a { } block that does not enclose this one", fx.label, p.Line)
 			case !c.maybeLost(fx.label):
-				c.errorf(fx.span, "undefined label %s", fx.label)
+				c.errorf(fx.span, ptx.DiagUndefinedLabel, "undefined label %s", fx.label)
 			}
 			continue
 		}
@@ -153,8 +154,9 @@ func (c *compiler) collectLabels(b *ptx.Block, parent int) {
 	for _, st := range b.Stmts {
 		switch st := st.(type) {
 		case *ptx.Label:
-			if _, dup := c.lscopes[idx].labels[st.Name]; dup {
-				c.errorf(st.Span, "label %s defined twice in the same block", st.Name)
+			if first, dup := c.lscopes[idx].labels[st.Name]; dup {
+				c.errorNotes(st.Span, ptx.DiagDuplicateLabel, []ptx.Note{{Span: first.stmt.Span, Message: "label " + st.Name + " is first defined here"}},
+					"label %s defined twice in the same block", st.Name)
 				continue
 			}
 			c.lscopes[idx].labels[st.Name] = &labelDef{stmt: st, pc: -1}
@@ -204,7 +206,7 @@ func (c *compiler) declareParams(f *ptx.Func, fn *Function) {
 				}
 				size := varSize(d, n)
 				if size < 0 {
-					c.errorf(n.Span, "kernel parameter %s needs a size", n.Name)
+					c.errorf(n.Span, ptx.DiagMissingSize, "kernel parameter %s needs a size", n.Name)
 					size = 0
 				}
 				off = align(off, al)
@@ -218,7 +220,7 @@ func (c *compiler) declareParams(f *ptx.Func, fn *Function) {
 		}
 		fn.ParamSize = off
 		if off > maxParamBytes {
-			c.errorf(f.NameSpan, "kernel parameters take %d bytes (the limit is %d)", off, maxParamBytes)
+			c.errorf(f.NameSpan, ptx.DiagEmulatorLimit, "kernel parameters take %d bytes (the limit is %d)", off, maxParamBytes)
 		}
 		return
 	}
@@ -307,14 +309,14 @@ func (c *compiler) branchTargets(b *ptx.Block) {
 				break
 			}
 			if label == nil {
-				c.errorf(st.Span, ".branchtargets needs a label: \"L: .branchtargets L1, L2;\"")
+				c.errorf(st.Span, ptx.DiagInvalidBranchTarget, ".branchtargets needs a label: \"L: .branchtargets L1, L2;\"")
 				break
 			}
 			if d := c.lscopes[scope].labels[label.Name]; d == nil || d.stmt != label {
 				break // the label is defined twice in this block (reported)
 			}
 			if len(st.Args) == 0 {
-				c.errorf(st.Span, ".branchtargets %s lists no label", label.Name)
+				c.errorf(st.Span, ptx.DiagInvalidBranchTarget, ".branchtargets %s lists no label", label.Name)
 				break
 			}
 			t := int32(len(c.prog.Tables))
@@ -322,7 +324,7 @@ func (c *compiler) branchTargets(b *ptx.Block) {
 			c.tables[label] = branchTable{index: t, at: st.Span.Start}
 			for i, a := range st.Args {
 				if a.Kind != ptx.ExprName {
-					c.errorf(a.Span, ".branchtargets %s: entry %d is not a label", label.Name, i+1)
+					c.errorf(a.Span, ptx.DiagInvalidBranchTarget, ".branchtargets %s: entry %d is not a label", label.Name, i+1)
 					continue
 				}
 				c.fixups = append(c.fixups, fixup{label: a.Name, span: a.Span, table: int(t), elem: i, scope: scope})
@@ -333,8 +335,14 @@ func (c *compiler) branchTargets(b *ptx.Block) {
 }
 
 func (c *compiler) emit(op Op, span ptx.Span) int {
+	return c.emitRoles(op, span, nil)
+}
+
+// emitRoles emits op with its register operands (Program.Operands).
+func (c *compiler) emitRoles(op Op, span ptx.Span, roles []Operand) int {
 	c.prog.Ops = append(c.prog.Ops, op)
 	c.prog.Spans = append(c.prog.Spans, span)
+	c.prog.Operands = append(c.prog.Operands, roles)
 	return len(c.prog.Ops) - 1
 }
 
@@ -373,22 +381,22 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 	code, used := isa.Lookup(ins.Opcode, words)
 	if code == isa.OpInvalid {
 		if isa.Known(ins.Opcode) {
-			c.errorf(ins.OpSpan, "unknown form of instruction %s", fullName(ins))
+			c.errorf(ins.OpSpan, ptx.DiagUnknownInstruction, "unknown form of instruction %s", fullName(ins))
 		} else {
-			c.errorf(ins.OpSpan, "unknown instruction %s", ins.Opcode)
+			c.errorf(ins.OpSpan, ptx.DiagUnknownInstruction, "unknown instruction %s", ins.Opcode)
 		}
 		return
 	}
 	info := &isa.Info[code]
-	op := Op{Code: code, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Reconv: -1}
+	op := Op{Code: code, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Reconv: -1, Mask: -1}
 	if ins.Guard != nil {
 		s := c.lookup(ins.Guard.Pred)
 		switch {
 		case s == nil:
-			c.errorf(ins.Guard.Span, "undefined predicate %s", ins.Guard.Pred)
+			c.errorf(ins.Guard.Span, ptx.DiagUndefinedName, "undefined predicate %s", ins.Guard.Pred)
 			return
 		case s.kind != symPred:
-			c.errorf(ins.Guard.Span, "guard %s is not a predicate register", ins.Guard.Pred)
+			c.errorf(ins.Guard.Span, ptx.DiagNotPredicate, "guard %s is not a predicate register", ins.Guard.Pred)
 			return
 		}
 		op.Guard, op.GuardNeg = s.reg, ins.Guard.Neg
@@ -406,12 +414,17 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		if !c.plannedNamesDeclared(ins) {
 			return
 		}
-		c.diags.Warnf(ins.OpSpan, "%s %s; the launch faults if a thread reaches it", info.Name, what)
+		c.diags.Warnf(ins.OpSpan, ptx.DiagUnsupportedInstruction, "%s %s; the launch faults if a thread reaches it", info.Name, what)
 		msg := info.Name + " " + what
 		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
 			return w.faultAll(FaultIllegal, mask, "%s", msg)
 		}
-		c.emit(op, ins.Span)
+		op.Eff = EffFault
+		var roles []Operand
+		if op.Guard >= 0 {
+			roles = []Operand{{Slot: op.Guard, Bits: 1, Pred: true}}
+		}
+		c.emitRoles(op, ins.Span, roles)
 		return
 	}
 	b := &binder{c: c, ins: ins, op: &op, name: fullName(ins)}
@@ -425,10 +438,14 @@ func (c *compiler) lowerInstr(ins *ptx.Instr) {
 		return
 	}
 	if op.Exec == nil {
-		c.errorf(ins.OpSpan, "%s: this form is not supported by the emulator", b.name)
+		c.errorf(ins.OpSpan, ptx.DiagUnsupportedForm, "%s: this form is not supported by the emulator", b.name)
 		return
 	}
-	pc := c.emit(op, ins.Span)
+	op.Eff = EffFault
+	if !b.notYet {
+		op.Eff = effectsOf(&op, b.memOps)
+	}
+	pc := c.emitRoles(op, ins.Span, b.operandsOf(c.prog))
 	for _, m := range b.memOps {
 		m.PC = int32(pc)
 		c.prog.MemOperands = append(c.prog.MemOperands, m)
@@ -449,10 +466,10 @@ func (c *compiler) plannedNamesDeclared(ins *ptx.Instr) bool {
 		if !ok || name == "" || c.lookup(name) != nil || c.labelVisible(name) {
 			return
 		}
-		if _, special := lookupSpecial(name); special || c.maybeLost(name) {
+		if _, special := isa.LookupSpecial(name); special || c.maybeLost(name) {
 			return
 		}
-		c.errorf(span, "undefined name %s", name)
+		c.errorf(span, ptx.DiagUndefinedName, "undefined name %s", name)
 		ok = false
 	}
 	var expr func(e *ptx.Expr)

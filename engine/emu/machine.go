@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // Config describes a launch.
@@ -479,46 +481,46 @@ func (m *Machine) fillSpecial(w *Warp, s SpecialReg, tids *[32][3]int) {
 		t := tids[l]
 		var v uint64
 		switch s.SR {
-		case SRTidX, SRTidY, SRTidZ:
-			v = uint64(t[s.SR-SRTidX])
-		case SRNtidX, SRNtidY, SRNtidZ:
-			v = uint64(m.cfg.Block[s.SR-SRNtidX])
-		case SRLaneid:
+		case isa.SRTidX, isa.SRTidY, isa.SRTidZ:
+			v = uint64(t[s.SR-isa.SRTidX])
+		case isa.SRNtidX, isa.SRNtidY, isa.SRNtidZ:
+			v = uint64(m.cfg.Block[s.SR-isa.SRNtidX])
+		case isa.SRLaneid:
 			v = uint64(l)
-		case SRWarpid:
+		case isa.SRWarpid:
 			v = uint64(w.ID)
-		case SRNwarpid:
+		case isa.SRNwarpid:
 			v = 64
-		case SRCtaidX, SRCtaidY, SRCtaidZ, SRClusteridX, SRClusteridY, SRClusteridZ:
-			v = uint64(c.Idx[(s.SR-SRCtaidX)%3])
-			if s.SR >= SRClusteridX {
-				v = uint64(c.Idx[s.SR-SRClusteridX])
+		case isa.SRCtaidX, isa.SRCtaidY, isa.SRCtaidZ, isa.SRClusteridX, isa.SRClusteridY, isa.SRClusteridZ:
+			v = uint64(c.Idx[(s.SR-isa.SRCtaidX)%3])
+			if s.SR >= isa.SRClusteridX {
+				v = uint64(c.Idx[s.SR-isa.SRClusteridX])
 			}
-		case SRNctaidX, SRNctaidY, SRNctaidZ:
-			v = uint64(m.cfg.Grid[s.SR-SRNctaidX])
-		case SRNclusteridX, SRNclusteridY, SRNclusteridZ:
-			v = uint64(m.cfg.Grid[s.SR-SRNclusteridX])
-		case SRClusterNctaidX, SRClusterNctaidY, SRClusterNctaidZ, SRClusterNctarank:
+		case isa.SRNctaidX, isa.SRNctaidY, isa.SRNctaidZ:
+			v = uint64(m.cfg.Grid[s.SR-isa.SRNctaidX])
+		case isa.SRNclusteridX, isa.SRNclusteridY, isa.SRNclusteridZ:
+			v = uint64(m.cfg.Grid[s.SR-isa.SRNclusteridX])
+		case isa.SRClusterNctaidX, isa.SRClusterNctaidY, isa.SRClusterNctaidZ, isa.SRClusterNctarank:
 			v = 1
-		case SRSmid:
+		case isa.SRSmid:
 			v = uint64(c.Linear % 132)
-		case SRNsmid:
+		case isa.SRNsmid:
 			v = 132
-		case SRGridid:
+		case isa.SRGridid:
 			v = 1
-		case SRLanemaskEq:
+		case isa.SRLanemaskEq:
 			v = 1 << l
-		case SRLanemaskLe:
+		case isa.SRLanemaskLe:
 			v = uint64(uint32(1<<(l+1) - 1))
-		case SRLanemaskLt:
+		case isa.SRLanemaskLt:
 			v = 1<<l - 1
-		case SRLanemaskGe:
+		case isa.SRLanemaskGe:
 			v = uint64(^uint32(1<<l - 1))
-		case SRLanemaskGt:
+		case isa.SRLanemaskGt:
 			v = uint64(^uint32(1<<(l+1) - 1))
-		case SRDynamicSmemSize:
+		case isa.SRDynamicSmemSize:
 			v = uint64(m.cfg.DynamicSharedBytes)
-		case SRTotalSmemSize, SRAggrSmemSize:
+		case isa.SRTotalSmemSize, isa.SRAggrSmemSize:
 			v = uint64(len(c.shared))
 		}
 		r[l] = v
@@ -532,17 +534,17 @@ func (m *Machine) refreshDyn(w *Warp) {
 	for _, s := range m.prog.Specials {
 		var v uint64
 		switch s.SR {
-		case SRClock:
+		case isa.SRClock:
 			v = clk & 0xffffffff
-		case SRClockHi:
+		case isa.SRClockHi:
 			v = clk >> 32
-		case SRClock64:
+		case isa.SRClock64:
 			v = clk
-		case SRGlobaltimer:
+		case isa.SRGlobaltimer:
 			v = t
-		case SRGlobaltimerLo:
+		case isa.SRGlobaltimerLo:
 			v = t & 0xffffffff
-		case SRGlobaltimerHi:
+		case isa.SRGlobaltimerHi:
 			v = t >> 32
 		default:
 			continue

@@ -3,6 +3,7 @@ package emu
 import (
 	"strings"
 
+	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -161,7 +162,7 @@ func (c *compiler) unresolvedLost(name string) bool {
 	if name == "" || c.lookup(name) != nil {
 		return false
 	}
-	if _, ok := lookupSpecial(name); ok {
+	if _, ok := isa.LookupSpecial(name); ok {
 		return false
 	}
 	return !c.labelVisible(name) && c.maybeLost(name)

@@ -114,7 +114,7 @@ func (c *compiler) markBuiltins() {
 		b, why := builtinOf(s.fdecl)
 		fn.Builtin = b
 		if b == BuiltinNone {
-			c.diags.Warnf(c.prog.Spans[pc], "%s has no body in this module%s: a thread that calls it faults", fn.Name, why)
+			c.diags.Warnf(c.prog.Spans[pc], ptx.DiagNoFunctionBody, "%s has no body in this module%s: a thread that calls it faults", fn.Name, why)
 		}
 	}
 }

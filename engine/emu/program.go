@@ -26,8 +26,12 @@ type Program struct {
 	// cp.async, wmma.load, ldmatrix, prefetch, ...), its "[addr]"
 	// operands are bound by one function, which records them here.
 	MemOperands []MemOperand
-	Globals     []Symbol // variables with an address in .global, .const or .shared (module and body scope), in declaration order
-	GlobalImg   []byte   // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
+	// Operands[pc] lists the register operands of Ops[pc]: every slot it
+	// reads (its guard included) or writes, with its register file and
+	// width, as the binder resolved them (effects.go).
+	Operands  [][]Operand
+	Globals   []Symbol // variables with an address in .global, .const or .shared (module and body scope), in declaration order
+	GlobalImg []byte   // initial image of the start of the module's .global segment (at GlobalBase), up to its last initialized byte
 	// GlobalSize is the size of the module's .global segment: the machine
 	// zero-fills it past GlobalImg.
 	GlobalSize int
@@ -149,7 +153,7 @@ type ConstReg struct {
 // SpecialReg is a value slot holding a special register.
 type SpecialReg struct {
 	Reg int32
-	SR  Special
+	SR  isa.Special
 }
 
 // Symbol is a variable with an address in a state space.
@@ -275,4 +279,10 @@ type Op struct {
 	// for tensor-core instructions (mma, ldmatrix, stmatrix, movmatrix,
 	// wmma) the index of the form in isa.FragmentTable().
 	Aux int32
+	// Mask is the slot of the membermask of a warp-synchronous
+	// instruction (Eff has EffWarpSync), -1 otherwise.
+	Mask int32
+	// Eff is what the instruction may do besides computing its
+	// destinations (effects.go), computed at lowering.
+	Eff Effects
 }

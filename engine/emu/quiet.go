@@ -77,7 +77,7 @@ func quietPCs(p *Program) []bool {
 			}
 			op := &ops[pc]
 			ok := true
-			if op.Code == isa.OpBra {
+			if flowKind(op) == flowJump {
 				t := int(op.Target)
 				ok = t >= 0 && t < len(ops) && inFunc[t] && q[t]
 				if ok && op.Guard >= 0 {
@@ -95,52 +95,39 @@ func quietPCs(p *Program) []bool {
 	return q
 }
 
-// quietKind classifies op for quietPCs.
+// quietKind classifies op for quietPCs from its effects: 0 when it
+// writes no shared memory and goes on to the next instruction (or
+// branches), 1 when it may write shared memory or its path leaves what
+// the analysis follows, 2 for a barrier that waits for the whole CTA, 3
+// for the end of the kernel. A guarded exit or full barrier is 0: lanes
+// whose guard is false go on to the next instruction (past the barrier
+// without waiting), so it is no end of the path.
 func quietKind(op *Op, entry bool) uint8 {
-	if op.Exec == nil || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
+	e := op.Eff
+	if op.Exec == nil || e.Any(EffFault|EffDynamic) {
 		return 1
 	}
-	switch op.Code {
-	case isa.OpBra:
+	var k uint8
+	switch {
+	case e.Has(EffExit), e.Has(EffReturn) && entry:
+		k = 3
+	case e.Has(EffFullBarrier):
+		k = 2
+	case e&^EffCtrl == EffBranch, e&^quietSafe == 0:
 		return 0
-	case isa.OpExit, isa.OpRet, isa.OpBar, isa.OpBarrier:
-		if op.Guard >= 0 {
-			// Lanes whose guard is false go on to the next instruction
-			// (past the barrier without waiting): an exit or a full
-			// barrier is then no end of the path.
-			if k := quietKind(&Op{Exec: op.Exec, Code: op.Code, Sub: op.Sub, B: op.B, Guard: -1}, entry); k != 1 {
-				return 0
-			}
-			return 1
-		}
-	}
-	switch op.Code {
-	case isa.OpExit:
-		return 3
-	case isa.OpRet:
-		if entry {
-			return 3
-		}
-		return 1
-	case isa.OpBar, isa.OpBarrier:
-		if op.Sub == isa.SubSync && op.B < 0 {
-			return 2
-		}
-		return 1
-	case isa.OpLd, isa.OpLdu:
-		return 0
-	case isa.OpSt:
-		switch op.Space {
-		case isa.Global, isa.Local, isa.Param:
-			return 0
-		}
+	default:
 		return 1
 	}
-	if isPure(op) {
+	if op.Guard >= 0 {
 		return 0
 	}
-	return 1
+	return k
 }
+
+// quietSafe are the effects of an instruction that writes no shared
+// memory: register-only work, per-lane loads from any space and per-lane
+// stores to global and thread-private memory.
+const quietSafe = EffRegs | EffAccess | EffReadMem | EffWriteGlobal | EffWriteLocal
 
 // sharedLoads marks the loads from the CTA's shared memory that a
 // lead may run in a quiet CTA: those at quiet pcs (a warp at any other pc
@@ -148,11 +135,15 @@ func quietKind(op *Op, entry bool) uint8 {
 func sharedLoads(ops []Op, quiet []bool) []bool {
 	s := make([]bool, len(ops))
 	for pc := range ops {
-		op := &ops[pc]
-		s[pc] = quiet[pc] && op.Code == isa.OpLd && op.Space == isa.Shared && !op.Ctrl && !op.Dyn &&
-			op.Exec != nil && (op.D >= 0 || len(op.Regs) > 0) && isa.Info[op.Code].Status == isa.Supported && op.Type.Size() > 0
+		s[pc] = quiet[pc] && sharedLoad(&ops[pc])
 	}
 	return s
+}
+
+// sharedLoad reports whether op is a per-lane load from the CTA's shared
+// memory and nothing else.
+func sharedLoad(op *Op) bool {
+	return op.Exec != nil && op.Eff == EffAccess|EffReadShared && (op.D >= 0 || len(op.Regs) > 0) && op.Type.Size() > 0
 }
 
 // runKinds returns Program.runKind: Program.lead with the shared-memory
@@ -179,14 +170,7 @@ func runKinds(ops []Op, lead []leadKind, sharedLd []bool) []leadKind {
 // warp-level family, bar.warp.sync, and the tensor-core instructions that
 // work on registers alone (mma, wmma.mma, movmatrix).
 func warpLocal(op *Op) bool {
-	if op.Exec == nil || op.Ctrl || op.Dyn || int(op.Code) >= len(isa.Info) || isa.Info[op.Code].Status != isa.Supported {
-		return false
-	}
-	switch op.Code {
-	case isa.OpBarWarpSync, isa.OpMma, isa.OpWmmaMma, isa.OpMovmatrix:
-		return true
-	}
-	return isa.Info[op.Code].Family == isa.FamWarp
+	return op.Exec != nil && op.Eff.Has(EffWarp) && op.Eff&^(EffWarp|EffWarpSync|EffAligned) == 0
 }
 
 // ctaQuiet reports whether c is quiet (see above), from its cache when it

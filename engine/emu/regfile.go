@@ -1,7 +1,6 @@
 package emu
 
 import (
-	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -52,7 +51,7 @@ func reachable(p *Program, entry *Function) []bool {
 		stack = stack[:len(stack)-1]
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
 			op := &p.Ops[pc]
-			if op.Code == isa.OpCall && int(op.Aux) >= 0 && int(op.Aux) < len(p.Calls) {
+			if op.Eff.Has(EffCall) && int(op.Aux) >= 0 && int(op.Aux) < len(p.Calls) {
 				callees := []*Function{p.Calls[op.Aux].Callee}
 				if callees[0] == nil {
 					if indirect {
@@ -106,7 +105,7 @@ func newRegFile(p *Program, entry *Function) *regFile {
 			mark(q.Reg, q.Count, q.Pred)
 		}
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
-			if op := &p.Ops[pc]; op.Code == isa.OpCall && int(op.Aux) >= 0 && int(op.Aux) < len(p.Calls) {
+			if op := &p.Ops[pc]; op.Eff.Has(EffCall) && int(op.Aux) >= 0 && int(op.Aux) < len(p.Calls) {
 				ci := &p.Calls[op.Aux]
 				mark(ci.Indirect, 1, false)
 				for _, a := range ci.Args {

@@ -137,6 +137,25 @@ type ThreadGroup struct {
 	Awaits uint32
 }
 
+// The reasons of a LaneWait other than a kind of wait.
+const (
+	LaneRunning       = "running"
+	LaneTurn          = "turn"
+	LaneReconvergence = "reconvergence"
+	LaneSync          = "sync"
+	LaneCall          = "call"
+	LaneSuspended     = "suspended"
+	LaneExited        = "exited"
+)
+
+var laneReasonNames = []string{LaneRunning, LaneTurn, LaneReconvergence, LaneSync, LaneCall, LaneSuspended, LaneExited}
+
+// LaneWaitReasons lists every LaneWait.Reason: the lane's own reasons,
+// then the kinds of wait (WaitKindNames).
+func LaneWaitReasons() []string {
+	return append(append([]string(nil), laneReasonNames...), WaitKindNames()...)
+}
+
 // LaneWait says why a lane of a warp is not issuing: the divergence view's
 // "why is this lane waiting".
 //
@@ -252,7 +271,7 @@ func (w *Warp) LaneWaits() []LaneWait {
 		if w.valid>>l&1 == 0 {
 			continue
 		}
-		lw := LaneWait{Lane: l, Reason: "exited", PC: -1, Group: -1}
+		lw := LaneWait{Lane: l, Reason: LaneExited, PC: -1, Group: -1}
 		if w.exited>>l&1 == 0 {
 			// The innermost group holding the lane (groups are in stack order).
 			for k := len(gs) - 1; k >= 0; k-- {
@@ -265,19 +284,19 @@ func (w *Warp) LaneWaits() []LaneWait {
 				case w.State == WarpWaiting:
 					lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
 				case g.State == GroupWaiting:
-					lw.Reason, lw.WaitLeft = "reconvergence", g.WaitLeft
+					lw.Reason, lw.WaitLeft = LaneReconvergence, g.WaitLeft
 				case g.State == GroupInCall:
-					lw.Reason = "call"
+					lw.Reason = LaneCall
 				case g.State == GroupSuspended:
-					lw.Reason = "suspended"
+					lw.Reason = LaneSuspended
 				case g.State == GroupSyncWait:
-					lw.Reason, lw.Awaits = "sync", g.Awaits
+					lw.Reason, lw.Awaits = LaneSync, g.Awaits
 				case g.State == GroupBarrierWait:
-					lw.Reason = "barrier"
+					lw.Reason = WaitBarrier.String()
 				case g.Picked:
-					lw.Reason = "running"
+					lw.Reason = LaneRunning
 				default:
-					lw.Reason = "turn"
+					lw.Reason = LaneTurn
 				}
 				break
 			}
@@ -325,7 +344,7 @@ func (w *Warp) stackLaneWaits(gs []ThreadGroup) []LaneWait {
 			continue
 		}
 		k := inner[l]
-		lw := LaneWait{Lane: l, Reason: "exited", PC: -1, Group: -1, Reconv: -1}
+		lw := LaneWait{Lane: l, Reason: LaneExited, PC: -1, Group: -1, Reconv: -1}
 		if w.exited&bit != 0 || k < 0 {
 			out = append(out, lw)
 			continue
@@ -342,7 +361,7 @@ func (w *Warp) stackLaneWaits(gs []ThreadGroup) []LaneWait {
 		case k == top && w.State == WarpWaiting && w.wait.Lanes&bit != 0:
 			lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
 		case k == top:
-			lw.Reason = "running"
+			lw.Reason = LaneRunning
 		case joined[k]:
 			// The lanes above that have not reached this point yet.
 			var away uint32
@@ -352,9 +371,9 @@ func (w *Warp) stackLaneWaits(gs []ThreadGroup) []LaneWait {
 					away |= 1 << m
 				}
 			}
-			lw.Reason, lw.Awaits = "reconvergence", away
+			lw.Reason, lw.Awaits = LaneReconvergence, away
 		default:
-			lw.Reason, lw.Above, lw.Reconv = "suspended", above[k]&^bit, int(e.RPC)
+			lw.Reason, lw.Above, lw.Reconv = LaneSuspended, above[k]&^bit, int(e.RPC)
 		}
 		out = append(out, lw)
 	}
@@ -1062,19 +1081,11 @@ const wholeWarp int32 = -2
 // collectives (mma, wmma.*, ldmatrix, stmatrix, movmatrix), which wait
 // for every thread of the warp.
 func warpSyncSlot(op *Op) (int32, bool) {
-	switch op.Code {
-	case isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux, isa.OpElect:
-		if op.Flags.Has(isa.FSync) && op.E >= 0 {
-			return op.E, true
-		}
-	case isa.OpBarWarpSync:
-		if op.A >= 0 {
-			return op.A, true
-		}
-	default:
-		if isAlignedCollective(op) {
-			return wholeWarp, true
-		}
+	switch {
+	case op.Eff.Has(EffWarpSync):
+		return op.Mask, true
+	case op.Eff.Has(EffAligned):
+		return wholeWarp, true
 	}
 	return -1, false
 }
@@ -1082,7 +1093,7 @@ func warpSyncSlot(op *Op) (int32, bool) {
 // isAlignedCollective reports whether op is a .sync.aligned warp
 // collective: every thread of the warp must execute the same instruction.
 func isAlignedCollective(op *Op) bool {
-	return isa.Info[op.Code].Family == isa.FamTensor && op.Flags.Has(isa.FAligned)
+	return op.Eff.Has(EffAligned)
 }
 
 // syncJoin looks at leaf i (above lo) under independent scheduling when its
@@ -1303,3 +1314,10 @@ func (w *Warp) forceRelease(lo int) bool {
 	}
 	return false
 }
+
+// PickReasons lists every PickReason's name, in order (the protocol's
+// generated TypeScript union).
+func PickReasons() []string { return append([]string(nil), pickNames...) }
+
+// GroupStates lists every GroupState's name, in order.
+func GroupStates() []string { return append([]string(nil), groupStateNames...) }

@@ -732,7 +732,7 @@ func TestTensorCheckErrors(t *testing.T) {
 		{"ldmatrix.sync.aligned.m8n8.x2.global.b16 {%r1, %r2}, [%rd1];", "accesses .shared memory only"},
 		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "the only form is movmatrix.sync.aligned.m8n8.trans.b16"},
 		// mma.sp
-		{"mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 2;", "t.ptx:5:136: error: mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32: sparsity selector 2 is out of range for this form: 0 (threads T0, T1 of each group of four supply the metadata) or 1 (T2, T3)"},
+		{"mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%f0,%f1,%f2,%f3}, %r1, 2;", "t.ptx:5:136: error[invalid-operand]: mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32: sparsity selector 2 is out of range for this form: 0 (threads T0, T1 of each group of four supply the metadata) or 1 (T2, T3)"},
 		{"mma.sp.sync.aligned.m16n8k64.row.col.s32.s8.s8.s32 {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, {%r0,%r1,%r2,%r3}, %r1, 1;", "sparsity selector 1 is out of range for this form: 0 (all four threads"},
 		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, 4;", "sparsity selector 4 is out of range for this form: 0..3"},
 		{"mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0,%f1,%f2,%f3}, {%r1,%r2}, {%r3,%r0}, {%f0,%f1,%f2,%f3}, %r1, -1;", "sparsity selector -1 is out of range"},
@@ -805,7 +805,7 @@ func TestTensorPlanned(t *testing.T) {
 		s := ptx.NewSource("t.ptx", []byte(src))
 		prog, diags := CompileSource(s)
 		msg := ptx.FormatAll(s, diags)
-		if prog == nil || !strings.Contains(msg, "warning: ") || !strings.Contains(msg, "is not supported yet "+c.msg) {
+		if prog == nil || !strings.Contains(msg, "warning[unsupported-instruction]: ") || !strings.Contains(msg, "is not supported yet "+c.msg) {
 			t.Errorf("%s: compiled %v, diagnostics %s, want a warning %q", c.ins, prog != nil, msg, c.msg)
 			continue
 		}

@@ -68,18 +68,18 @@ const (
 	idxGrid  = 0x70
 )
 
-func specialIdx(sr emu.Special) uint8 {
+func specialIdx(sr isa.Special) uint8 {
 	switch sr {
-	case emu.SRTidX, emu.SRTidY, emu.SRTidZ:
-		return 1 << (sr - emu.SRTidX)
-	case emu.SRCtaidX, emu.SRCtaidY, emu.SRCtaidZ:
-		return 0x10 << (sr - emu.SRCtaidX)
-	case emu.SRNtidX, emu.SRNtidY, emu.SRNtidZ:
-		return 0x10 << (sr - emu.SRNtidX)
-	case emu.SRNctaidX, emu.SRNctaidY, emu.SRNctaidZ:
-		return 0x10 << (sr - emu.SRNctaidX)
-	case emu.SRLaneid, emu.SRWarpid, emu.SRNwarpid,
-		emu.SRClusterCtaidX, emu.SRClusterCtaidY, emu.SRClusterCtaidZ, emu.SRClusterCtarank:
+	case isa.SRTidX, isa.SRTidY, isa.SRTidZ:
+		return 1 << (sr - isa.SRTidX)
+	case isa.SRCtaidX, isa.SRCtaidY, isa.SRCtaidZ:
+		return 0x10 << (sr - isa.SRCtaidX)
+	case isa.SRNtidX, isa.SRNtidY, isa.SRNtidZ:
+		return 0x10 << (sr - isa.SRNtidX)
+	case isa.SRNctaidX, isa.SRNctaidY, isa.SRNctaidZ:
+		return 0x10 << (sr - isa.SRNctaidX)
+	case isa.SRLaneid, isa.SRWarpid, isa.SRNwarpid,
+		isa.SRClusterCtaidX, isa.SRClusterCtaidY, isa.SRClusterCtaidZ, isa.SRClusterCtarank:
 		return idxOther
 	}
 	return 0

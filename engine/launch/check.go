@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // Mismatch is a way a launch spec does not fit a program's kernel.
@@ -16,8 +17,12 @@ type Mismatch struct {
 	// (their number) or "params[i]".
 	Field string `json:"field"`
 	// Param is the kernel parameter concerned, or -1.
-	Param   int    `json:"param"`
-	Message string `json:"message"`
+	Param int `json:"param"`
+	// ID is the mismatch's stable diagnostic ID (ptx.IDs: spec-invalid,
+	// spec-entry, spec-launch-config, spec-param-count,
+	// spec-param-mismatch, spec-param-advice).
+	ID      ptx.DiagID `json:"id"`
+	Message string     `json:"message"`
 	// Blocking is true when Prepare rejects the spec for this reason;
 	// the other mismatches let the launch start but it is unlikely to do
 	// what the kernel expects (a buffer passed where the kernel reads an
@@ -37,16 +42,16 @@ func (m Mismatch) String() string { return m.Message }
 // Check does not modify s.
 func Check(p *emu.Program, s *Spec) []Mismatch {
 	var out []Mismatch
-	add := func(field string, param int, blocking bool, msg string) {
+	add := func(id ptx.DiagID, field string, param int, blocking bool, msg string) {
 		for _, m := range out {
 			if m.Message == msg {
 				return
 			}
 		}
-		out = append(out, Mismatch{Field: field, Param: param, Message: msg, Blocking: blocking})
+		out = append(out, Mismatch{Field: field, Param: param, ID: id, Message: msg, Blocking: blocking})
 	}
 	if p == nil || s == nil {
-		add("spec", -1, true, "no program or no spec")
+		add(ptx.DiagSpecInvalid, "spec", -1, true, "no program or no spec")
 		return out
 	}
 	lim := DefaultLimits
@@ -55,11 +60,11 @@ func Check(p *emu.Program, s *Spec) []Mismatch {
 	}
 	c := *s
 	if err := c.Validate(lim); err != nil {
-		add("spec", -1, true, err.Error())
+		add(ptx.DiagSpecInvalid, "spec", -1, true, err.Error())
 	}
 	fn, err := resolveEntry(p, s.Entry)
 	if err != nil {
-		add("entry", -1, true, err.Error())
+		add(ptx.DiagSpecEntry, "entry", -1, true, err.Error())
 		return out
 	}
 	cfg := emu.Config{Grid: s.Grid, Block: s.Block, DynamicSharedBytes: s.DynamicSharedBytes}
@@ -69,19 +74,19 @@ func Check(p *emu.Program, s *Spec) []Mismatch {
 		if errors.As(err, &ce) {
 			field = ce.Field
 		}
-		add(field, -1, true, err.Error())
+		add(ptx.DiagSpecConfig, field, -1, true, err.Error())
 	}
 	kf := analyzeKernel(p, fn)
 	if len(s.Params) != len(fn.Params) {
-		add("params", -1, true, paramCountMessage(fn, len(s.Params)))
+		add(ptx.DiagSpecParamCnt, "params", -1, true, paramCountMessage(fn, len(s.Params)))
 	}
 	bufs := specBuffers(s)
 	for i := 0; i < len(s.Params) && i < len(fn.Params); i++ {
 		where := fmt.Sprintf("params[%d]", i)
 		if msg := paramBlocking(fn, i, s.Params[i], bufs.bytes); msg != "" {
-			add(where, i, true, msg)
+			add(ptx.DiagSpecParam, where, i, true, msg)
 		} else if msg := paramAdvice(kf, i, s.Params[i], bufs); msg != "" {
-			add(where, i, false, msg)
+			add(ptx.DiagSpecParamHint, where, i, false, msg)
 		}
 	}
 	return out

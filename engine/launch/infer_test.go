@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // Hand-written kernels for the inference tests.
@@ -774,6 +775,14 @@ func TestCheck(t *testing.T) {
 		if perr != nil && perr.Error() != c.want {
 			t.Errorf("%s: Prepare says %q, Check %q", c.spec, perr, c.want)
 		}
+		// Each mismatch carries the stable ID of its kind.
+		wantID := map[string]ptx.DiagID{"entry": ptx.DiagSpecEntry, "grid": ptx.DiagSpecConfig, "block": ptx.DiagSpecConfig, "params": ptx.DiagSpecParamCnt}[c.field]
+		if strings.HasPrefix(c.field, "params[") {
+			wantID = map[bool]ptx.DiagID{true: ptx.DiagSpecParam, false: ptx.DiagSpecParamHint}[c.blocking]
+		}
+		if ms[0].ID != wantID || !ptx.KnownID(ms[0].ID) {
+			t.Errorf("%s: ID %q, want %q", c.spec, ms[0].ID, wantID)
+		}
 		// Infer fixes every mismatch.
 		fixed, _, err := Infer(p, s, "")
 		if err != nil {
@@ -789,6 +798,9 @@ func TestCheck(t *testing.T) {
 	}
 	// An invalid spec is a blocking mismatch too.
 	s := &Spec{Entry: "fill", Buffers: []Buffer{{Name: "x", Type: "f99"}}, Params: []Param{BufferParam("x"), ScalarParam("s32", "1")}}
+	if ms := Check(p, s); len(ms) == 0 || ms[0].ID != ptx.DiagSpecInvalid {
+		t.Errorf("invalid spec: ID %+v", ms)
+	}
 	if ms := Check(p, s); len(ms) == 0 || ms[0].Field != "spec" || !ms[0].Blocking {
 		t.Errorf("invalid spec: %+v", ms)
 	}

@@ -366,7 +366,7 @@ func sequentialOnly(p *emu.Program, fn *emu.Function) string {
 			if why := opHazard(op); why != "" {
 				return fmt.Sprintf("%s (line %d)", why, opLine(p, pc))
 			}
-			if op.Code == isa.OpCall && op.Aux >= 0 && int(op.Aux) < len(p.Calls) {
+			if op.Eff.Has(emu.EffCall) && op.Aux >= 0 && int(op.Aux) < len(p.Calls) {
 				c := &p.Calls[op.Aux]
 				if c.Callee == nil {
 					// An indirect call may reach any function whose
@@ -393,17 +393,18 @@ func sequentialOnly(p *emu.Program, fn *emu.Function) string {
 // opHazard says why op makes a launch's result depend on the order of its
 // CTAs (or on more than its global-memory accesses), or "".
 func opHazard(op *emu.Op) string {
-	if op.Dyn {
+	if op.Eff.Has(emu.EffDynamic) {
 		return "the kernel reads %clock or %globaltimer, which count the launch's warp-instructions"
 	}
 	if op.Space == isa.SharedCluster {
 		return "the kernel accesses distributed shared memory (.shared::cluster)"
 	}
+	if op.Eff.Has(emu.EffAtomic) && op.Eff.Any(emu.EffWriteGlobal) {
+		return fmt.Sprintf("the kernel uses global atomics (%s)", op.Code)
+	}
+	// Instructions the emulator does not execute yet (their effects are
+	// EffFault) whose results would depend on the order of the CTAs.
 	switch op.Code {
-	case isa.OpAtom, isa.OpRed:
-		if op.Space == isa.Global || op.Space == isa.SpaceNone {
-			return fmt.Sprintf("the kernel uses global atomics (%s)", op.Code)
-		}
 	case isa.OpRedAsync, isa.OpCpReduceAsyncBulk, isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor, isa.OpStAsync,
 		isa.OpMapa, isa.OpGetctarank, isa.OpBarrierCluster, isa.OpTensormapReplace, isa.OpGriddepcontrol,
 		isa.OpTex, isa.OpTld4, isa.OpSuld, isa.OpSust, isa.OpSured:

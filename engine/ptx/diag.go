@@ -43,12 +43,36 @@ func (s Severity) String() string {
 }
 
 // Diagnostic is one message about a span of a source file. It is data: it is
-// rendered as text for the CLI (file:line:col: error: message) and as JSON
-// (Message) for the editor, from the same value.
+// rendered as text for the CLI (file:line:col: error[id]: message, then one
+// line per note) and as JSON (Message) for the editor, from the same value.
+// ID names the kind of diagnostic (one of the IDs table, diagids.go); Notes
+// point at related places (where a label was first defined, where a
+// register was declared), any number of them.
 type Diagnostic struct {
 	Severity Severity
+	ID       DiagID
 	Span     Span
 	Message  string
+	Notes    []Note
+}
+
+// Note is a secondary location of a diagnostic: a span and what it is.
+type Note struct {
+	Span    Span
+	Message string
+}
+
+// Equal reports whether d and e are the same diagnostic (notes included).
+func (d Diagnostic) Equal(e Diagnostic) bool {
+	if d.Severity != e.Severity || d.ID != e.ID || d.Span != e.Span || d.Message != e.Message || len(d.Notes) != len(e.Notes) {
+		return false
+	}
+	for i := range d.Notes {
+		if d.Notes[i] != e.Notes[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Source is a named PTX text with a lazily built line index.
@@ -92,25 +116,54 @@ func (s *Source) Position(off int32) Pos {
 // web editor and the websocket protocol.
 type Message struct {
 	Severity string `json:"severity"`
-	File     string `json:"file,omitempty"`
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
-	EndLine  int    `json:"endLine"`
-	EndCol   int    `json:"endCol"`
-	Message  string `json:"message"`
+	// ID is the diagnostic's stable identifier (see the IDs table).
+	ID      string `json:"id"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	EndLine int    `json:"endLine"`
+	EndCol  int    `json:"endCol"`
+	Message string `json:"message"`
+	// Notes are the related locations, in order (omitted when none).
+	Notes []NoteMessage `json:"notes,omitempty"`
 }
 
-// Message converts d to its JSON shape using src for positions.
+// NoteMessage is the JSON shape of a note: a secondary location.
+type NoteMessage struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	EndLine int    `json:"endLine"`
+	EndCol  int    `json:"endCol"`
+	Message string `json:"message"`
+}
+
+// ToMessage converts d to its JSON shape using src for positions.
 func (d Diagnostic) ToMessage(src *Source) Message {
 	p, e := src.Position(d.Span.Start), src.Position(d.Span.End)
-	return Message{Severity: d.Severity.String(), File: src.Name, Line: p.Line, Col: p.Col,
+	m := Message{Severity: d.Severity.String(), ID: string(d.ID), File: src.Name, Line: p.Line, Col: p.Col,
 		EndLine: e.Line, EndCol: e.Col, Message: d.Message}
+	for _, n := range d.Notes {
+		p, e := src.Position(n.Span.Start), src.Position(n.Span.End)
+		m.Notes = append(m.Notes, NoteMessage{File: src.Name, Line: p.Line, Col: p.Col, EndLine: e.Line, EndCol: e.Col, Message: n.Message})
+	}
+	return m
 }
 
-// Format renders d as "file:line:col: error: message".
+// Format renders d as "file:line:col: error[id]: message", followed by
+// one line "file:line:col: note: message" per note.
 func (d Diagnostic) Format(src *Source) string {
 	p := src.Position(d.Span.Start)
-	return fmt.Sprintf("%s:%d:%d: %s: %s", src.Name, p.Line, p.Col, d.Severity, d.Message)
+	sev := d.Severity.String()
+	if d.ID != "" {
+		sev += "[" + string(d.ID) + "]"
+	}
+	s := fmt.Sprintf("%s:%d:%d: %s: %s", src.Name, p.Line, p.Col, sev, d.Message)
+	for _, n := range d.Notes {
+		p := src.Position(n.Span.Start)
+		s += fmt.Sprintf("\n%s:%d:%d: note: %s", src.Name, p.Line, p.Col, n.Message)
+	}
+	return s
 }
 
 // MaxErrors is the number of errors after which parsing and checking stop
@@ -123,18 +176,33 @@ type DiagList struct {
 	Errors int
 }
 
-// Errorf adds an error at span. It reports whether the cap has been reached.
-func (l *DiagList) Errorf(span Span, format string, args ...any) bool {
+// Errorf adds an error of kind id at span. It reports whether the cap has
+// been reached.
+func (l *DiagList) Errorf(span Span, id DiagID, format string, args ...any) bool {
+	return l.Add(Diagnostic{Severity: SevError, ID: id, Span: span, Message: fmt.Sprintf(format, args...)})
+}
+
+// Add adds d (an error counts towards the cap; it is dropped once the cap
+// is reached). It reports whether the cap has been reached.
+func (l *DiagList) Add(d Diagnostic) bool {
+	if d.Severity != SevError {
+		l.Diags = append(l.Diags, d)
+		return l.Full()
+	}
 	if l.Errors >= MaxErrors {
 		return true
 	}
 	l.Errors++
-	l.Diags = append(l.Diags, Diagnostic{Severity: SevError, Span: span, Message: fmt.Sprintf(format, args...)})
+	l.Diags = append(l.Diags, d)
 	if l.Errors == MaxErrors {
-		l.Diags = append(l.Diags, Diagnostic{Severity: SevNote, Span: span, Message: tooManyErrors})
+		l.Diags = append(l.Diags, tooManyNote(d.Span))
 		return true
 	}
 	return false
+}
+
+func tooManyNote(span Span) Diagnostic {
+	return Diagnostic{Severity: SevNote, ID: DiagTooManyErrors, Span: span, Message: tooManyErrors}
 }
 
 var tooManyErrors = fmt.Sprintf("too many errors (stopped after %d)", MaxErrors)
@@ -174,7 +242,7 @@ func Merge(lists ...[]Diagnostic) []Diagnostic {
 next:
 	for _, d := range all {
 		for k := len(out) - 1; k >= 0 && out[k].Span.Start == d.Span.Start; k-- {
-			if out[k] == d {
+			if out[k].Equal(d) {
 				continue next
 			}
 		}
@@ -189,14 +257,14 @@ next:
 		out = append(out, d)
 	}
 	if capped {
-		out = append(out, Diagnostic{Severity: SevNote, Span: last, Message: tooManyErrors})
+		out = append(out, tooManyNote(last))
 	}
 	return out
 }
 
-// Warnf adds a warning at span.
-func (l *DiagList) Warnf(span Span, format string, args ...any) {
-	l.Diags = append(l.Diags, Diagnostic{Severity: SevWarning, Span: span, Message: fmt.Sprintf(format, args...)})
+// Warnf adds a warning of kind id at span.
+func (l *DiagList) Warnf(span Span, id DiagID, format string, args ...any) {
+	l.Diags = append(l.Diags, Diagnostic{Severity: SevWarning, ID: id, Span: span, Message: fmt.Sprintf(format, args...)})
 }
 
 // Full reports whether the error cap has been reached.

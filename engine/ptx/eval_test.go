@@ -140,7 +140,7 @@ func TestParseTimeEval(t *testing.T) {
 	s := NewSource("x", []byte(".shared .b8 s[1/0];\n.shared .b8 t[-1];\n.shared .b8 u[1.5];\n"))
 	_, diags := Parse(s)
 	got := FormatAll(s, diags)
-	for _, want := range []string{"x:1:15: error: array size: division by zero", "x:2:15: error: invalid array size -1", "x:3:15: error: invalid array size 1.5"} {
+	for _, want := range []string{"x:1:15: error[invalid-constant-expression]: array size: division by zero", "x:2:15: error[invalid-constant-expression]: invalid array size -1", "x:3:15: error[invalid-constant-expression]: invalid array size 1.5"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}

@@ -138,8 +138,8 @@ func newLexer(src []byte, diags *DiagList) *lexer {
 	return lx
 }
 
-func (lx *lexer) errorf(start, end int, format string, args ...any) {
-	lx.diags.Errorf(Span{int32(start), int32(end)}, format, args...)
+func (lx *lexer) errorf(start, end int, id DiagID, format string, args ...any) {
+	lx.diags.Errorf(Span{int32(start), int32(end)}, id, format, args...)
 }
 
 // Tokenize lexes all of src, for tools such as syntax highlighters. The
@@ -188,7 +188,7 @@ func (lx *lexer) skipSpace() bool {
 				lx.pos++
 			}
 			if !closed {
-				lx.errorf(start, start+2, "comment not terminated")
+				lx.errorf(start, start+2, DiagUnterminatedComment, "comment not terminated")
 			}
 		case c == '@' && lx.pos+6 < len(src) && src[lx.pos+1] == '@' && string(src[lx.pos+2:lx.pos+7]) == "DWARF":
 			// "@@DWARF ..." debug lines of old nvcc output: skip the line.
@@ -257,7 +257,7 @@ func (lx *lexer) scan() TokKind {
 		if c == '_' {
 			return TokIdent // the sink "_"
 		}
-		lx.errorf(start, lx.pos, "invalid identifier '$'")
+		lx.errorf(start, lx.pos, DiagInvalidCharacter, "invalid identifier '$'")
 		return tokSkip
 	case '%':
 		lx.pos++
@@ -338,9 +338,9 @@ func (lx *lexer) scan() TokKind {
 	r, n := utf8.DecodeRune(src[start:])
 	lx.pos += n
 	if r == utf8.RuneError && n <= 1 {
-		lx.errorf(start, lx.pos, "invalid byte 0x%02x", c)
+		lx.errorf(start, lx.pos, DiagInvalidCharacter, "invalid byte 0x%02x", c)
 	} else {
-		lx.errorf(start, lx.pos, "invalid character %q", r)
+		lx.errorf(start, lx.pos, DiagInvalidCharacter, "invalid character %q", r)
 	}
 	return tokSkip
 }
@@ -389,7 +389,7 @@ func (lx *lexer) dot() TokKind {
 	start := lx.pos
 	lx.pos++
 	if lx.pos >= len(src) || !isIdentChar(src[lx.pos]) {
-		lx.errorf(start, lx.pos, "invalid character '.'")
+		lx.errorf(start, lx.pos, DiagInvalidCharacter, "invalid character '.'")
 		return tokSkip
 	}
 	if charClass[src[lx.pos]]&cDigit != 0 {
@@ -447,7 +447,7 @@ func (lx *lexer) number() TokKind {
 				if src[start+1] == 'd' || src[start+1] == 'D' {
 					n = 16
 				}
-				lx.errorf(start, lx.pos, "malformed floating-point literal %q (want %d hex digits after %q)",
+				lx.errorf(start, lx.pos, DiagMalformedNumber, "malformed floating-point literal %q (want %d hex digits after %q)",
 					src[start:lx.pos], n, src[start:start+2])
 			}
 			return TokFloat
@@ -482,7 +482,7 @@ func (lx *lexer) number() TokKind {
 	text := src[start:lx.pos]
 	if isFloat {
 		if _, ok := decodeDecimalFloat(text); !ok {
-			lx.errorf(start, lx.pos, "malformed floating-point literal %q", text)
+			lx.errorf(start, lx.pos, DiagMalformedNumber, "malformed floating-point literal %q", text)
 		}
 		return TokFloat
 	}
@@ -495,10 +495,10 @@ func (lx *lexer) number() TokKind {
 func (lx *lexer) reportBadInt(start int) {
 	text := lx.src[start:lx.pos]
 	if _, _, overflow := decodeIntOverflow(text); overflow {
-		lx.errorf(start, lx.pos, "integer literal %s overflows 64 bits", text)
+		lx.errorf(start, lx.pos, DiagMalformedNumber, "integer literal %s overflows 64 bits", text)
 		return
 	}
-	lx.errorf(start, lx.pos, "malformed integer literal %q", text)
+	lx.errorf(start, lx.pos, DiagMalformedNumber, "malformed integer literal %q", text)
 }
 
 // str lexes a string literal. An unterminated string ends at the line end.
@@ -517,13 +517,13 @@ func (lx *lexer) str() TokKind {
 				lx.pos++
 			}
 		case '\n':
-			lx.errorf(start, lx.pos, "string literal not terminated")
+			lx.errorf(start, lx.pos, DiagUnterminatedString, "string literal not terminated")
 			return TokString
 		default:
 			lx.pos++
 		}
 	}
-	lx.errorf(start, lx.pos, "string literal not terminated")
+	lx.errorf(start, lx.pos, DiagUnterminatedString, "string literal not terminated")
 	return TokString
 }
 

@@ -196,8 +196,8 @@ func (p *parser) intern(b []byte) string {
 	return s
 }
 
-func (p *parser) errorf(span Span, format string, args ...any) {
-	p.diags.Errorf(span, format, args...)
+func (p *parser) errorf(span Span, id DiagID, format string, args ...any) {
+	p.diags.Errorf(span, id, format, args...)
 }
 
 // errorExpected reports "expected X, found Y" at the current token, or at
@@ -205,15 +205,15 @@ func (p *parser) errorf(span Span, format string, args ...any) {
 // (the line is what is incomplete).
 func (p *parser) errorExpected(what string) {
 	if p.tok.NL && p.ntok > 1 {
-		p.errorf(Span{p.prevEnd, p.prevEnd}, "expected %s, found newline", what)
+		p.errorf(Span{p.prevEnd, p.prevEnd}, DiagSyntax, "expected %s, found newline", what)
 		return
 	}
-	p.errorf(p.tok.Span, "expected %s, found %s", what, describeTok(p.text, p.tok))
+	p.errorf(p.tok.Span, DiagSyntax, "expected %s, found %s", what, describeTok(p.text, p.tok))
 }
 
-// errorAtTok reports an error at the current token.
+// errorAtTok reports a syntax error at the current token.
 func (p *parser) errorAtTok(format string, args ...any) {
-	p.errorf(p.tok.Span, format, args...)
+	p.errorf(p.tok.Span, DiagSyntax, format, args...)
 }
 
 func (p *parser) got(k TokKind) bool {
@@ -241,7 +241,7 @@ func (p *parser) enter() bool {
 	if p.depth > maxNesting {
 		if !p.deepError {
 			p.deepError = true
-			p.errorf(p.tok.Span, "nesting too deep (more than %d levels)", maxNesting)
+			p.errorf(p.tok.Span, DiagNestingTooDeep, "nesting too deep (more than %d levels)", maxNesting)
 		}
 		return false
 	}
@@ -463,7 +463,7 @@ func (p *parser) parseTop(m *Module) {
 		p.next()
 		return
 	case TokRBrace:
-		p.errorf(p.tok.Span, "unexpected '}' at module level")
+		p.errorf(p.tok.Span, DiagSyntax, "unexpected '}' at module level")
 		p.next()
 		return
 	case TokDirective:
@@ -505,7 +505,7 @@ func (p *parser) parseTop(m *Module) {
 			if ok && (v == 32 || v == 64) {
 				m.AddressSize = int(v)
 			} else {
-				p.errorf(p.tok.Span, "address size must be 32 or 64")
+				p.errorf(p.tok.Span, DiagInvalidAddressSize, "address size must be 32 or 64")
 			}
 			p.next()
 		} else {
@@ -549,7 +549,7 @@ func (p *parser) parseTop(m *Module) {
 		if isLink {
 			p.errorExpected(".entry, .func or a variable declaration")
 		} else {
-			p.errorf(p.tok.Span, "unknown directive %s", describeTok(p.text, p.tok))
+			p.errorf(p.tok.Span, DiagUnknownDirective, "unknown directive %s", describeTok(p.text, p.tok))
 		}
 		p.syncTop(start)
 	}
@@ -562,7 +562,7 @@ func (p *parser) skipSection() {
 	for p.tok.Kind != TokLBrace {
 		if p.tok.Kind == TokEOF || p.tok.Kind == TokSemi ||
 			(p.tok.NL && p.tok.Kind == TokDirective && p.topLevelDirective()) {
-			p.errorf(sec, "expected '{' after .section")
+			p.errorf(sec, DiagSyntax, "expected '{' after .section")
 			p.got(TokSemi)
 			return
 		}
@@ -694,7 +694,7 @@ func (p *parser) parseFunc(link Linkage, start int32) *Func {
 		if p.tok.NL && p.tok.Kind != TokDirective {
 			return p.finishFunc(f, start) // legacy declaration without ';'
 		}
-		p.errorf(p.tok.Span, "expected '{' or ';' after the signature of %s, found %s", f.Name, describeTok(p.text, p.tok))
+		p.errorf(p.tok.Span, DiagSyntax, "expected '{' or ';' after the signature of %s, found %s", f.Name, describeTok(p.text, p.tok))
 		p.recoverFunc(f)
 		return p.finishFunc(f, start)
 	}
@@ -870,7 +870,7 @@ func (p *parser) parseDeclSpec(d *VarDecl) bool {
 			d.Vec = 8
 		case "texref", "samplerref", "surfref":
 			if d.Type != isa.TNone || d.TypeName != "" {
-				p.errorf(p.tok.Span, "more than one type in declaration")
+				p.errorf(p.tok.Span, DiagInvalidDeclaration, "more than one type in declaration")
 				return false
 			}
 			d.TypeName = p.intern(name)
@@ -882,26 +882,26 @@ func (p *parser) parseDeclSpec(d *VarDecl) bool {
 				case d.Space == isa.SpaceNone:
 					d.Space = sp
 				default:
-					p.errorf(p.tok.Span, "more than one state space in declaration")
+					p.errorf(p.tok.Span, DiagInvalidDeclaration, "more than one state space in declaration")
 					return false
 				}
 				break
 			}
 			if t, ok := isa.TypeByName[string(name)]; ok {
 				if d.Type != isa.TNone || d.TypeName != "" {
-					p.errorf(p.tok.Span, "more than one type in declaration")
+					p.errorf(p.tok.Span, DiagInvalidDeclaration, "more than one type in declaration")
 					return false
 				}
 				d.Type = t
 				break
 			}
-			p.errorf(p.tok.Span, "unexpected %s in declaration", describeTok(p.text, p.tok))
+			p.errorf(p.tok.Span, DiagInvalidDeclaration, "unexpected %s in declaration", describeTok(p.text, p.tok))
 			return false
 		}
 		p.next()
 	}
 	if d.Type == isa.TNone && d.TypeName == "" {
-		p.errorf(start.Join(Span{p.prevEnd, p.prevEnd}), "missing type in declaration")
+		p.errorf(start.Join(Span{p.prevEnd, p.prevEnd}), DiagInvalidDeclaration, "missing type in declaration")
 		return false
 	}
 	return true
@@ -994,14 +994,14 @@ func (p *parser) parseSmallInt(what string, unary bool) (int, bool) {
 	v, err := Eval(e, nil)
 	if err != nil {
 		if ee, ok := err.(*EvalError); ok {
-			p.errorf(ee.Span, "%s: %s", what, ee.Msg)
+			p.errorf(ee.Span, DiagInvalidConstExpr, "%s: %s", what, ee.Msg)
 		} else {
-			p.errorf(e.Span, "%s: %v", what, err)
+			p.errorf(e.Span, DiagInvalidConstExpr, "%s: %v", what, err)
 		}
 		return 0, false
 	}
 	if v.Kind == ValFloat || (v.Kind == ValInt && int64(v.Int) < 0) || v.Int > 1<<31-1 {
-		p.errorf(e.Span, "invalid %s %s", what, v)
+		p.errorf(e.Span, DiagInvalidConstExpr, "invalid %s %s", what, v)
 		return 0, false
 	}
 	return int(v.Int), true
@@ -1049,7 +1049,7 @@ func (p *parser) expectSemi() bool {
 		return true
 	}
 	if p.tok.NL || p.tok.Kind == TokRBrace || p.tok.Kind == TokEOF {
-		p.errorf(Span{p.prevEnd, p.prevEnd}, "missing ';' at end of statement")
+		p.errorf(Span{p.prevEnd, p.prevEnd}, DiagMissingSemicolon, "missing ';' at end of statement")
 		return true
 	}
 	p.errorExpected("';'")
@@ -1078,12 +1078,12 @@ func (p *parser) parseBlock() *Block {
 			p.next()
 			return b
 		case TokEOF:
-			p.errorf(open, "'{' is not closed (reached end of file)")
+			p.errorf(open, DiagUnclosedBrace, "'{' is not closed (reached end of file)")
 			b.Span.End = p.prevEnd
 			return b
 		case TokDirective:
 			if p.tok.NL && p.moduleOnlyDirective() {
-				p.errorf(open, "'{' is not closed before %s", describeTok(p.text, p.tok))
+				p.errorf(open, DiagUnclosedBrace, "'{' is not closed before %s", describeTok(p.text, p.tok))
 				b.Span.End = p.prevEnd
 				return b
 			}
@@ -1150,7 +1150,7 @@ func (p *parser) parseStmt() Stmt {
 		if isLink {
 			p.errorExpected("variable declaration")
 		} else {
-			p.errorf(p.tok.Span, "unexpected directive %s in function body", describeTok(p.text, p.tok))
+			p.errorf(p.tok.Span, DiagSyntax, "unexpected directive %s in function body", describeTok(p.text, p.tok))
 		}
 		p.syncStmt()
 		return nil
@@ -1273,14 +1273,14 @@ func (p *parser) parseInstr() Stmt {
 	in.Mods = slabCopy(&p.slabBytes, &p.modSlab, mods)
 	p.modStack = mods[:0]
 	if p.tok.Kind == TokDirective && !p.tok.NL {
-		p.errorf(p.tok.Span, "modifier %s must follow the opcode without spaces", describeTok(p.text, p.tok))
+		p.errorf(p.tok.Span, DiagSyntax, "modifier %s must follow the opcode without spaces", describeTok(p.text, p.tok))
 		p.syncStmt()
 		return nil
 	}
 	isCall := in.Opcode == "call"
 	if p.tok.Kind != TokSemi {
 		if noOperandOpcode(in.Opcode) && (p.tok.NL || p.tok.Kind == TokRBrace || p.tok.Kind == TokEOF) {
-			p.errorf(Span{p.prevEnd, p.prevEnd}, "missing ';' at end of statement")
+			p.errorf(Span{p.prevEnd, p.prevEnd}, DiagMissingSemicolon, "missing ';' at end of statement")
 			in.Span.End = p.prevEnd
 			return in
 		}
@@ -1288,11 +1288,11 @@ func (p *parser) parseInstr() Stmt {
 		for {
 			if p.tok.NL && p.stmtStart() {
 				if len(p.opStack) == base {
-					p.errorf(Span{p.prevEnd, p.prevEnd}, "missing ';' at end of statement")
+					p.errorf(Span{p.prevEnd, p.prevEnd}, DiagMissingSemicolon, "missing ';' at end of statement")
 					in.Span.End = p.prevEnd
 					return in
 				}
-				p.errorf(Span{p.prevEnd, p.prevEnd}, "expected operand after ','")
+				p.errorf(Span{p.prevEnd, p.prevEnd}, DiagSyntax, "expected operand after ','")
 				p.dropOperands(base)
 				return nil
 			}
@@ -1428,7 +1428,7 @@ func (p *parser) parseNameOperand() *Operand {
 	p.next()
 	if p.tok.Kind == TokDirective && p.tok.Span.Start == t.Span.End {
 		if !componentName(p.tokText(p.tok)[1:]) {
-			p.errorf(p.tok.Span, "unexpected %s after operand %s", describeTok(p.text, p.tok), describeTok(p.text, t))
+			p.errorf(p.tok.Span, DiagSyntax, "unexpected %s after operand %s", describeTok(p.text, p.tok), describeTok(p.text, t))
 			return nil
 		}
 		t.Span.End = p.tok.Span.End
@@ -1498,7 +1498,7 @@ func (p *parser) parseAddress() *Operand {
 		op.Expr = off
 	} else {
 		if p.tok.Kind == TokRBrack {
-			p.errorf(p.tok.Span, "empty address")
+			p.errorf(p.tok.Span, DiagSyntax, "empty address")
 			return nil
 		}
 		e := p.parseExpr()
@@ -1815,7 +1815,7 @@ func (p *parser) parsePrimary() *Expr {
 		e.Span = Span{t.Span.Start, end}
 		return e
 	case TokString:
-		p.errorf(t.Span, "string literal not allowed in an expression")
+		p.errorf(t.Span, DiagSyntax, "string literal not allowed in an expression")
 		return nil
 	}
 	p.errorExpected("expression")

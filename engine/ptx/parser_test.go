@@ -478,7 +478,7 @@ func TestDiagnosticColumn(t *testing.T) {
 	if len(diags) != 1 {
 		t.Fatalf("got %v", diags)
 	}
-	want := `name:3:14: error: expected ',' or ';' after operand, found "%r2"`
+	want := `name:3:14: error[syntax-error]: expected ',' or ';' after operand, found "%r2"`
 	if got := diags[0].Format(src); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -487,7 +487,7 @@ func TestDiagnosticColumn(t *testing.T) {
 	if len(diags) != 1 {
 		t.Fatalf("got %v", diags)
 	}
-	if got, want := diags[0].Format(src), "name:2:24: error: missing ';' at end of statement"; got != want {
+	if got, want := diags[0].Format(src), "name:2:24: error[missing-semicolon]: missing ';' at end of statement"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

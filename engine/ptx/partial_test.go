@@ -48,17 +48,17 @@ func TestMerge(t *testing.T) {
 	w := Diagnostic{Severity: SevWarning, Span: Span{5, 6}, Message: "w"}
 	got := Merge([]Diagnostic{e(10, "b"), e(3, "a")}, []Diagnostic{w, e(3, "a"), e(3, "c"), e(1, "z")})
 	want := []Diagnostic{e(1, "z"), e(3, "a"), e(3, "c"), w, e(10, "b")}
-	if !slices.Equal(got, want) {
+	if !slices.EqualFunc(got, want, Diagnostic.Equal) {
 		t.Fatalf("merge:\n%v\nwant\n%v", got, want)
 	}
 
 	// The cap keeps the first errors by position and ends with the note.
 	var a, b DiagList
 	for i := range 40 {
-		a.Errorf(Span{int32(2 * i), int32(2*i + 1)}, "parse %d", i)
-		b.Errorf(Span{int32(2*i + 1), int32(2*i + 2)}, "check %d", i)
+		a.Errorf(Span{int32(2 * i), int32(2*i + 1)}, DiagSyntax, "parse %d", i)
+		b.Errorf(Span{int32(2*i + 1), int32(2*i + 2)}, DiagSyntax, "check %d", i)
 	}
-	b.Warnf(Span{500, 501}, "late warning")
+	b.Warnf(Span{500, 501}, DiagSyntax, "late warning")
 	got = Merge(a.Diags, b.Diags)
 	if n := len(got); n != MaxErrors+2 || !Capped(got) || got[n-1].Severity != SevNote || got[n-2].Message != "late warning" {
 		t.Fatalf("capped merge: %d diagnostics, last %v", n, got[n-1])

@@ -1,4 +1,6 @@
-package emu
+package isa
+
+import "strconv"
 
 // Special is a special register (%tid.x, %laneid, %clock64, ...).
 type Special uint8
@@ -112,11 +114,11 @@ var Specials = func() [NumSpecials]SpecialInfo {
 	set(SRIsExplicitCluster, "%is_explicit_cluster", 1, "Whether the launch used explicit clusters (false)")
 	set(SRCurrentGraphExec, "%current_graph_exec", 64, "Handle of the executing CUDA graph: 0 (none)")
 	for i := 0; i < 32; i++ {
-		set(SREnvreg0+Special(i), "%envreg"+itoa(i), 32, "Driver-defined environment register: 0 in the emulator")
+		set(SREnvreg0+Special(i), "%envreg"+strconv.Itoa(i), 32, "Driver-defined environment register: 0 in the emulator")
 	}
 	for i := 0; i < 8; i++ {
-		set(SRPm0+Special(i), "%pm"+itoa(i), 32, "Performance-monitor counter: 0 in the emulator")
-		s[SRPm0_64+Special(i)] = SpecialInfo{"%pm" + itoa(i) + "_64", 64, false, "Performance-monitor counter: 0 in the emulator"}
+		set(SRPm0+Special(i), "%pm"+strconv.Itoa(i), 32, "Performance-monitor counter: 0 in the emulator")
+		s[SRPm0_64+Special(i)] = SpecialInfo{"%pm" + strconv.Itoa(i) + "_64", 64, false, "Performance-monitor counter: 0 in the emulator"}
 	}
 	dyn := func(r Special, name string, bits int, doc string) { s[r] = SpecialInfo{name, bits, true, doc} }
 	dyn(SRClock, "%clock", 32, "Cycle counter (low 32 bits of %clock64)")
@@ -138,9 +140,9 @@ var specialByName = func() map[string]Special {
 	return m
 }()
 
-// lookupSpecial finds a special register by name (PTX names are
+// LookupSpecial finds a special register by name (PTX names are
 // case-sensitive; vector registers need their component: "%tid.x").
-func lookupSpecial(name string) (Special, bool) {
+func LookupSpecial(name string) (Special, bool) {
 	s, ok := specialByName[name]
 	return s, ok
 }
