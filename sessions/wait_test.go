@@ -40,3 +40,31 @@ func TestWarpWaitOnTheWire(t *testing.T) {
 	}
 	t.Fatalf("warp 0 never waited and went on (waited %v)", waited)
 }
+
+// A warp's wait is a field of the keyed warp: the delta in which a warp
+// stops waiting clears it with "wait":null (the one merge rule deletes it).
+func TestWarpWaitClearedByDelta(t *testing.T) {
+	c := newClient(t, newManager(t, Limits{}))
+	c.load(reducePTX, reduceSpec)
+	waited := false
+	for range 200 {
+		st := c.step("warp", 1)
+		for _, ct := range st.CTAs {
+			for _, w := range ct.Warps {
+				if w.Warp != 0 {
+					continue
+				}
+				switch {
+				case w.State == "waiting":
+					waited = true
+				case waited && w.State == "ready":
+					if !w.Cleared("wait") || !w.Cleared("barrier") {
+						t.Fatalf("the delta that ends warp 0's wait does not clear wait and barrier: %+v", w)
+					}
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("warp 0 never waited and went on (waited %v)", waited)
+}
