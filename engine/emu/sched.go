@@ -1090,12 +1090,6 @@ func warpSyncSlot(op *Op) (int32, bool) {
 	return -1, false
 }
 
-// isAlignedCollective reports whether op is a .sync.aligned warp
-// collective: every thread of the warp must execute the same instruction.
-func isAlignedCollective(op *Op) bool {
-	return op.Eff.Has(EffAligned)
-}
-
 // syncJoin looks at leaf i (above lo) under independent scheduling when its
 // pc holds a warp-synchronous instruction (ok): group is its lanes and
 // those of the other groups at the same pc that its membermasks (and
