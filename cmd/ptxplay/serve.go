@@ -263,6 +263,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.IntVar(&cfg.limits.MaxSourceBytes, "max-source-bytes", env.int("PTXPLAY_MAX_SOURCE_BYTES", d.MaxSourceBytes), "size of a PTX source (env PTXPLAY_MAX_SOURCE_BYTES)")
 	fs.Int64Var(&cfg.limits.MaxBufferBytes, "max-buffer-bytes", env.int64("PTXPLAY_MAX_BUFFER_BYTES", d.MaxBufferBytes), "global buffers of a launch, together (env PTXPLAY_MAX_BUFFER_BYTES)")
 	fs.Int64Var(&cfg.limits.MaxHistoryBytes, "max-history-bytes", env.int64("PTXPLAY_MAX_HISTORY_BYTES", d.MaxHistoryBytes), "memory of a session's step history (env PTXPLAY_MAX_HISTORY_BYTES)")
+	fs.Int64Var(&cfg.limits.MaxPrintfBytes, "max-printf-bytes", env.int64("PTXPLAY_MAX_PRINTF_BYTES", d.MaxPrintfBytes), "printf output a session's launch keeps; later lines are dropped, counted and noted in the Console (env PTXPLAY_MAX_PRINTF_BYTES)")
 	fs.StringVar(&cfg.store, "store", env.str("PTXPLAY_STORE", ""), "share links: sqlite:PATH, postgres://…, or off (default: sqlite in the data directory) (env PTXPLAY_STORE)")
 	fs.BoolVar(&cfg.storeReadOnly, "store-read-only", env.str("PTXPLAY_STORE_READ_ONLY", "") == "1", "serve share links but create none (env PTXPLAY_STORE_READ_ONLY=1)")
 	fs.IntVar(&cfg.shareRate, "share-rate", env.int("PTXPLAY_SHARE_RATE", 20), "share links one client address may create per minute (env PTXPLAY_SHARE_RATE)")
@@ -310,7 +311,7 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 		err = errors.New("--max-sessions-per-ip, --ws-rate and --ws-burst must be at least 1")
 	case cfg.ws.InboundBytesPerSecond < 1<<10 || cfg.ws.InboundBurstBytes < 1<<20:
 		err = errors.New("--ws-inbound-rate must be at least 1024 bytes per second, and --ws-inbound-burst at least 1 MiB")
-	case cfg.limits.MaxWarpInstructions < 1, cfg.limits.MaxSourceBytes < 1, cfg.limits.MaxBufferBytes < 1, cfg.limits.MaxHistoryBytes < 1:
+	case cfg.limits.MaxWarpInstructions < 1, cfg.limits.MaxSourceBytes < 1, cfg.limits.MaxBufferBytes < 1, cfg.limits.MaxHistoryBytes < 1, cfg.limits.MaxPrintfBytes < 1:
 		err = errors.New("limits must be positive")
 	case cfg.limits.MaxCommandTime <= 0, cfg.limits.CPUAllowance <= 0, cfg.limits.CPUWindow <= 0:
 		err = errors.New("--max-command-time, --cpu-allowance and --cpu-window must be positive")

@@ -286,3 +286,22 @@ func TestServeCPUFlags(t *testing.T) {
 		}
 	}
 }
+
+// --max-printf-bytes sets the session's printf bound (sessions.Limits.MaxPrintfBytes).
+func TestServePrintfFlag(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, _, ok := parseServeFlags(nil, &stderr)
+	if !ok || cfg.limits.MaxPrintfBytes != 256<<10 {
+		t.Fatalf("default: %d %s", cfg.limits.MaxPrintfBytes, stderr.String())
+	}
+	t.Setenv("PTXPLAY_MAX_PRINTF_BYTES", "4096")
+	if cfg, _, ok = parseServeFlags(nil, &stderr); !ok || cfg.limits.MaxPrintfBytes != 4096 {
+		t.Fatalf("env: %d %s", cfg.limits.MaxPrintfBytes, stderr.String())
+	}
+	if cfg, _, ok = parseServeFlags([]string{"--max-printf-bytes", "1048576"}, &stderr); !ok || cfg.limits.MaxPrintfBytes != 1<<20 {
+		t.Fatalf("flag: %d %s", cfg.limits.MaxPrintfBytes, stderr.String())
+	}
+	if _, code, ok := parseServeFlags([]string{"--max-printf-bytes", "0"}, &stderr); ok || code != exitInvalid {
+		t.Fatalf("--max-printf-bytes 0 was accepted")
+	}
+}
