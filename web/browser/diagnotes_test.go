@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
@@ -82,13 +83,31 @@ func TestDiagnosticIDAndNotes(t *testing.T) {
 	tb.click("#pg-problems li.diag .diag-loc")
 	tb.waitJS("the cursor back on the error's line", fmt.Sprintf("%s === %d", editorCursorLineJS, want.Line))
 	tb.expectMarks(".cm-lintRange-error", "the error underline", want.Line)
-	tb.hover(".cm-lintRange-error")
-	tb.waitJS("the lint tooltip with the ID and the note", fmt.Sprintf(`(() => {
+	tooltip := fmt.Sprintf(`(() => {
 		const t = document.querySelector(".cm-tooltip-lint");
 		if (!t) return false;
 		const id = t.querySelector(".diag-id"), n = t.querySelector(".diag-note-loc");
 		return !!id && id.textContent === "duplicate-label" && !!n && n.textContent === %q && t.textContent.includes(%q);
-	})()`, wantItem.NoteLoc, note.Message))
+	})()`, wantItem.NoteLoc, note.Message)
+	// The editor shows a hover tooltip after the pointer rests; a hover
+	// that lands while the editor still scrolls or lays out is lost, so the
+	// pointer leaves and comes back every second until it shows.
+	polls := 0
+	tb.waitFor("the lint tooltip with the ID and the note", func() string {
+		if polls%60 == 0 {
+			tb.do("pointer away", chromedp.MouseEvent(chromedp.MouseMoved, 1, 1))
+			tb.hover(".cm-lintRange-error")
+		}
+		polls++
+		var ok bool
+		if err := tb.tryEval(tooltip, &ok); err != nil {
+			return err.Error()
+		}
+		if !ok {
+			return "no tooltip with the ID and the note"
+		}
+		return ""
+	})
 	tb.expectNoOverflow("the lint tooltip")
 	tb.screenshot("lint-tooltip-note")
 	tb.click(".cm-tooltip-lint .diag-note-loc")
