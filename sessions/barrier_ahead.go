@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
-	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // noBarrierMessage is what a step to the next barrier says when there is
@@ -19,10 +18,7 @@ const noBarrierMessage = "no barrier ahead: no warp can reach a bar.sync or barr
 // function the kernel can call, or a warp inside a call, counts as ahead.
 func barrierAhead(m *emu.Machine) bool {
 	p, k := m.Program(), m.Kernel()
-	isBar := func(pc int) bool {
-		c := p.Ops[pc].Code
-		return c == isa.OpBar || c == isa.OpBarrier
-	}
+	isBar := func(pc int) bool { return p.Ops[pc].Eff.Has(emu.EffBarrier) }
 	inKernel := false
 	for _, f := range p.Funcs {
 		if !f.HasBody || f != k && !m.Reachable(f) {

@@ -55,6 +55,9 @@ const (
 	// EffFullBarrier: waits for every thread of the CTA (bar.sync or
 	// barrier.sync without a thread count).
 	EffFullBarrier
+	// EffBarrier: a named barrier of the CTA (bar, barrier: arrive, sync
+	// or red); with EffBlocks unless it only arrives.
+	EffBarrier
 	EffBranch   // goes to Op.Target (bra) or to a table entry (brx.idx, with EffIndirect)
 	EffIndirect // the destination is a run-time value (brx.idx, indirect call)
 	EffCall     // calls a function
@@ -160,7 +163,7 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffWarp | EffAligned}, isa.OpMma, isa.OpWmmaMma, isa.OpMovmatrix)
 	set(opEffect{eff: EffWarp | EffAligned, mem: memRead}, isa.OpLdmatrix, isa.OpWmmaLoad)
 	set(opEffect{eff: EffWarp | EffAligned, mem: memWrite}, isa.OpStmatrix, isa.OpWmmaStore)
-	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks}, isa.OpBar, isa.OpBarrier)
+	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffBarrier}, isa.OpBar, isa.OpBarrier)
 	set(opEffect{eff: EffSync}, isa.OpMembar, isa.OpFence)
 	set(opEffect{eff: EffBranch}, isa.OpBra)
 	set(opEffect{eff: EffBranch | EffIndirect}, isa.OpBrx)

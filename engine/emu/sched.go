@@ -967,7 +967,7 @@ func (w *Warp) plainAt(pc int32) bool {
 }
 
 func plainOp(op *Op) bool {
-	if op.Code == isa.OpBar || op.Code == isa.OpBarrier {
+	if op.Eff.Has(EffBarrier) {
 		return false
 	}
 	_, sync := warpSyncSlot(op)
@@ -1179,7 +1179,7 @@ func (w *Warp) atBarrier(e *StackEntry) bool {
 		return false
 	}
 	op := &w.m.prog.Ops[e.PC]
-	if (op.Code != isa.OpBar && op.Code != isa.OpBarrier) || op.Sub == isa.SubArrive {
+	if !op.Eff.Has(EffBarrier | EffBlocks) { // a barrier it waits at, not one it only arrives at
 		return false
 	}
 	if op.Guard >= 0 {
