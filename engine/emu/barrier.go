@@ -154,7 +154,7 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 	if bar.arrived < exp {
 		return
 	}
-	c.quiet = quietUnknown // warps go on past the barrier
+	m.forgetQuiet(c) // warps go on past the barrier
 	var ev Event
 	if m.obsEvents {
 		ev = Event{Kind: EvBarrierRelease, PC: m.curPC, ID: id, Count: bar.arrived, Expected: exp}

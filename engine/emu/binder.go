@@ -415,6 +415,13 @@ func (b *binder) resolve(i int, t isa.Type, write, relaxed bool) int32 {
 				if isa.Specials[sr].Dynamic {
 					b.op.Dyn = true
 				}
+				if t == isa.Pred {
+					if isa.Specials[sr].Bits != 1 {
+						b.operr(i, "special register %s is not a predicate", o.Name)
+						return -1
+					}
+					return b.c.specialPred(sr)
+				}
 				return b.c.special(sr)
 			}
 			if b.c.labelVisible(o.Name) {
@@ -660,6 +667,24 @@ func (c *compiler) special(sr isa.Special) int32 {
 	c.fnIdx = save
 	c.specials[sr] = r
 	c.prog.Specials = append(c.prog.Specials, SpecialReg{Reg: r, SR: sr})
+	return r
+}
+
+// specialPred returns the predicate slot holding the predicate special
+// register sr (%is_explicit_cluster), which NewMachine's CTAs fill in.
+func (c *compiler) specialPred(sr isa.Special) int32 {
+	if r, ok := c.specialPreds[sr]; ok {
+		return r
+	}
+	save := c.fnIdx
+	c.fnIdx = -1
+	r := c.newReg(isa.Specials[sr].Name, isa.Pred, RegSpecial)
+	c.prog.Preds[r].Used = true
+	c.fnIdx = save
+	if c.specialPreds == nil {
+		c.specialPreds = map[isa.Special]int32{}
+	}
+	c.specialPreds[sr] = r
 	return r
 }
 

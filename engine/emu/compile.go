@@ -109,8 +109,9 @@ type compiler struct {
 	tables map[*ptx.Label]branchTable
 	consts map[uint64]int32
 	// constVal maps the slot of each immediate (consts) to its value.
-	constVal map[int32]uint64
-	specials map[isa.Special]int32
+	constVal     map[int32]uint64
+	specials     map[isa.Special]int32
+	specialPreds map[isa.Special]int32 // predicate special registers (specialPred)
 	// predConst holds the predicate slots of the constants false and true.
 	predConst [2]int32
 	globalOff int
@@ -239,6 +240,9 @@ func (c *compiler) run() {
 	}
 	c.prog.lead = leadKinds(c.prog.Ops)
 	c.prog.quiet = quietPCs(c.prog)
+	for i := range c.prog.Ops {
+		c.prog.remoteShared = c.prog.remoteShared || c.prog.Ops[i].Eff.Has(EffWriteRemoteShared)
+	}
 	c.prog.sharedLd = sharedLoads(c.prog.Ops, c.prog.quiet)
 	c.prog.runKind = runKinds(c.prog.Ops, c.prog.lead, c.prog.sharedLd)
 	c.prog.straight = straightRuns(c.prog.Ops, c.prog.lead)

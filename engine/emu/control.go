@@ -697,6 +697,10 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	w.landCopies(emask, -1)
 	w.exited |= emask
 	w.cta.liveOK = false
+	if cl := w.cta.cluster; cl != nil && cl.arrived > 0 {
+		// The cluster barrier waits for live threads only.
+		w.m.checkClusterBarrier(cl)
+	}
 	w.removeLanes(emask, 0)
 	if w.m.obsEvents {
 		w.m.event(Event{Kind: EvExit, PC: w.m.curPC, Mask: emask})

@@ -2,8 +2,10 @@ package emu
 
 import "fmt"
 
-// RestrictCTAs makes the machine run only the CTAs of the grid with linear
-// indices in [first, end): they are made resident in linear order,
+// RestrictCTAs makes the machine run only the CTAs of the grid launched
+// n-th for n in [first, end) (LaunchOrder; the linear order when
+// clusters are one CTA; the range holds whole clusters): they are made
+// resident in that order,
 // ResidentCTAs at a time, as in the whole launch, and the launch is done
 // when they have all exited (NumCTAs then reports end). It must be called
 // before the first instruction issues.
@@ -22,6 +24,9 @@ func (m *Machine) RestrictCTAs(first, end int) error {
 	}
 	if first < 0 || end < first || end > m.numCTAs {
 		return fmt.Errorf("RestrictCTAs: CTA range [%d, %d) is not within the grid's %d CTAs", first, end, m.numCTAs)
+	}
+	if first%m.csize != 0 || end%m.csize != 0 {
+		return fmt.Errorf("RestrictCTAs: CTA range [%d, %d) does not hold whole clusters of %d CTAs", first, end, m.csize)
 	}
 	m.nextCTA, m.numCTAs = first, end
 	return nil
@@ -43,6 +48,9 @@ func (m *Machine) Relaunch(first, end int) error {
 	g := m.cfg.Grid
 	if n := g[0] * g[1] * g[2]; first < 0 || end < first || end > n {
 		return fmt.Errorf("Relaunch: CTA range [%d, %d) is not within the grid's %d CTAs", first, end, n)
+	}
+	if first%m.csize != 0 || end%m.csize != 0 {
+		return fmt.Errorf("Relaunch: CTA range [%d, %d) does not hold whole clusters of %d CTAs", first, end, m.csize)
 	}
 	for _, c := range m.ctas {
 		m.leaveCTA(c)

@@ -25,8 +25,8 @@ const (
 	EffWarp
 	EffReadShared  // reads the CTA's shared memory
 	EffWriteShared // writes the CTA's shared memory
-	// EffWriteRemoteShared: writes a peer CTA's shared memory (reserved
-	// for clusters; nothing sets it yet).
+	// EffWriteRemoteShared: may write a peer CTA's shared memory (through
+	// a .shared::cluster or generic address).
 	EffWriteRemoteShared
 	EffReadGlobal  // reads global memory
 	EffWriteGlobal // writes global memory
@@ -69,6 +69,9 @@ const (
 	EffBreak    // brkpt: stops a run
 	// EffFault: not executed by the emulator; faults when reached.
 	EffFault
+	// EffCluster: reads the shape of the CTA's cluster and faults for a
+	// rank outside it (mapa, getctarank).
+	EffCluster
 )
 
 // Has reports whether e includes every effect of f.
@@ -90,7 +93,7 @@ const (
 var effectNames = [...]string{"regs", "warp", "read-shared", "write-shared", "write-remote-shared",
 	"read-global", "write-global", "read-local", "write-local", "read-const", "atomic", "access", "hint",
 	"async", "blocks", "cross-warp", "sync", "warp-sync", "aligned", "full-barrier", "branch", "indirect",
-	"call", "return", "exit", "ctrl", "dynamic", "trap", "break", "fault"}
+	"call", "return", "exit", "ctrl", "dynamic", "trap", "break", "fault", "cluster"}
 
 // String lists the effects by name, separated by "|".
 func (e Effects) String() string {
@@ -165,6 +168,8 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffWarp | EffAligned, mem: memWrite}, isa.OpStmatrix, isa.OpWmmaStore)
 	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffBarrier}, isa.OpBar, isa.OpBarrier)
 	set(opEffect{eff: EffSync}, isa.OpMembar, isa.OpFence)
+	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks}, isa.OpBarrierCluster)
+	set(opEffect{eff: EffCluster}, isa.OpMapa, isa.OpGetctarank)
 	set(opEffect{eff: EffBranch}, isa.OpBra)
 	set(opEffect{eff: EffBranch | EffIndirect}, isa.OpBrx)
 	set(opEffect{eff: EffCall}, isa.OpCall)
@@ -181,8 +186,11 @@ func spaceEffect(sp isa.Space, write bool) Effects {
 	switch sp {
 	case isa.Global:
 		return pick(write, EffWriteGlobal, EffReadGlobal)
-	case isa.Shared, isa.SharedCluster:
+	case isa.Shared:
 		return pick(write, EffWriteShared, EffReadShared)
+	case isa.SharedCluster:
+		// Its own shared memory or a peer CTA's.
+		return pick(write, EffWriteShared|EffWriteRemoteShared, EffReadShared)
 	case isa.Local:
 		return pick(write, EffWriteLocal, EffReadLocal)
 	case isa.Const:
@@ -194,7 +202,7 @@ func spaceEffect(sp isa.Space, write bool) Effects {
 		// thread-private memory.
 		return pick(write, EffWriteLocal, EffReadConst|EffReadLocal)
 	}
-	return pick(write, EffWriteGlobal|EffWriteShared|EffWriteLocal, EffReadMem)
+	return pick(write, EffWriteGlobal|EffWriteShared|EffWriteRemoteShared|EffWriteLocal, EffReadMem)
 }
 
 func pick(c bool, x, y Effects) Effects {
@@ -239,6 +247,13 @@ func effectsOf(op *Op, mems []MemOperand) Effects {
 		}
 		if op.Sub == isa.SubSync && op.B < 0 {
 			e |= EffFullBarrier
+		}
+	case isa.OpBarrierCluster:
+		if op.Sub == isa.SubArrive {
+			e &^= EffBlocks
+		}
+		if op.Flags.Has(isa.FAligned) {
+			e |= EffAligned
 		}
 	}
 	if e.Has(EffWarpSync) && op.Mask < 0 {

@@ -121,7 +121,8 @@ func bindMemRef(b *binder, i int, space isa.Space) (memRef, bool) {
 			return memRef{}, false
 		}
 	}
-	if sp == isa.SharedCluster {
+	if sp == isa.SharedCluster && symSp != isa.SpaceNone {
+		// A shared variable's address is the CTA's own.
 		sp = isa.Shared
 	}
 	b.memOps = append(b.memOps, MemOperand{Operand: uint8(min(i, 255)), Base: base, Space: sp, Off: off})
@@ -1131,6 +1132,28 @@ func bindIsspacep(b *binder) {
 			for m := mask; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m)
 				if sp, _ := w.m.genericToSpace(a[l]); sp == isa.Global || sp == isa.Param {
+					p |= 1 << l
+				}
+			}
+			w.preds[op.D] = p
+			return nil
+		}
+		return
+	}
+	if space == isa.Shared || space == isa.SharedCluster {
+		// .shared (::cta): the CTA's own shared memory; .shared::cluster:
+		// that of any CTA of the cluster.
+		op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+			a := w.r(op.A)
+			p := w.preds[op.D] &^ mask
+			n := uint64(len(w.cta.cluster.CTAs))
+			for m := mask; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m)
+				if a[l] < GenericShared || a[l] >= GenericShared+WindowSize {
+					continue
+				}
+				rank, _ := splitClusterAddr(w.cta.Rank, a[l]-GenericShared)
+				if op.Space == isa.SharedCluster && rank < n || rank == uint64(w.cta.Rank) {
 					p |= 1 << l
 				}
 			}

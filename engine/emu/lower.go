@@ -71,6 +71,16 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 			dst = &fn.ReqNTID
 		case "maxntid":
 			dst = &fn.MaxNTID
+		case "reqnctapercluster":
+			dst = &fn.ReqCluster
+		case "explicitcluster":
+			fn.ExplicitCluster = true
+		case "maxclusterrank":
+			if len(d.Args) == 1 {
+				if v, err := ptx.Eval(d.Args[0], nil); err == nil && v.Int > 0 && v.Int <= 1<<20 {
+					fn.MaxClusterRank = int(v.Int)
+				}
+			}
 		}
 		if dst != nil {
 			for i, a := range d.Args {

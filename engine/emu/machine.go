@@ -15,6 +15,10 @@ import (
 type Config struct {
 	Grid  [3]int
 	Block [3]int
+	// Cluster is the number of CTAs per cluster in each dimension; zero
+	// (all three) means the kernel's .reqnctapercluster, else 1x1x1. The
+	// CTAs of a cluster are resident together (cluster.go).
+	Cluster [3]int
 	// DynamicSharedBytes is the dynamic shared memory per CTA.
 	DynamicSharedBytes int
 	// MaxWarpInstructions stops the launch with StopLimit after this many
@@ -52,6 +56,9 @@ const (
 	MaxSharedBytes      = 228 << 10 // per CTA, as on Hopper
 	MaxCallDepth        = 256
 	MaxGridCTAs         = 1 << 31
+	// MaxClusterCTAs bounds the CTAs of a cluster (Hopper's non-portable
+	// cluster size).
+	MaxClusterCTAs = 16
 )
 
 // StopReason tells why Step or Run returned.
@@ -97,13 +104,18 @@ type Machine struct {
 	constMem []byte
 	params   []byte
 
-	ctas     []*CTA  // resident CTAs
+	ctas     []*CTA  // resident CTAs, whole clusters in rank order
 	free     []*CTA  // retired CTAs whose memory is reused
 	warps    []*Warp // warps of resident CTAs, in scheduling order
 	cursor   int
-	nextCTA  int
+	nextCTA  int // the next CTA to launch, in launch order (ctaLinear)
 	numCTAs  int
 	finished int
+	// The cluster shape (CTAs per cluster in each dimension), the CTAs per
+	// cluster, and whether the launch gave it explicitly.
+	cdim     [3]int
+	csize    int
+	explicit bool
 
 	stats     Stats
 	sleptNS   int64
@@ -199,6 +211,10 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 		cfg.ResidentCTAs = DefaultResidentCTAs
 	}
 	m := &Machine{prog: p, fn: fn, rf: newRegFile(p, fn), cfg: cfg, numCTAs: int(n)}
+	m.cdim, m.explicit = ClusterDims(fn, &cfg)
+	m.csize = m.cdim[0] * m.cdim[1] * m.cdim[2]
+	// Whole clusters are resident: at least one.
+	m.cfg.ResidentCTAs = max(m.csize, (cfg.ResidentCTAs+m.csize-1)/m.csize*m.csize)
 	m.constMem = append([]byte(nil), p.ConstImg...)
 	m.params = make([]byte, fn.ParamSize)
 	m.Global.slack = max(cfg.AllocSlack, 0)
@@ -279,7 +295,7 @@ func CheckConfig(p *Program, fn *Function, cfg *Config) error {
 	if cfg.DynamicSharedBytes < 0 || cfg.DynamicSharedBytes > MaxSharedBytes || p.DynSharedBase+cfg.DynamicSharedBytes > MaxSharedBytes {
 		return bad("dynamicSharedBytes", "shared memory of %d + %d bytes (static + dynamic) exceeds the limit of %d", p.DynSharedBase, cfg.DynamicSharedBytes, MaxSharedBytes)
 	}
-	return nil
+	return checkCluster(fn, cfg)
 }
 
 // NTIDThreads is the number of threads of a .reqntid or .maxntid
@@ -390,12 +406,20 @@ func (m *Machine) ctaIndex(lin int) [3]int {
 	return [3]int{lin % g[0], lin / g[0] % g[1], lin / (g[0] * g[1])}
 }
 
-// fill makes CTAs resident until ResidentCTAs are, or the grid is exhausted.
+// fill makes whole clusters resident until ResidentCTAs CTAs are, or the
+// grid is exhausted.
 func (m *Machine) fill() {
 	changed := false
-	for len(m.ctas) < m.cfg.ResidentCTAs && m.nextCTA < m.numCTAs {
-		m.ctas = append(m.ctas, m.newCTA(m.nextCTA))
-		m.nextCTA++
+	for len(m.ctas)+m.csize <= m.cfg.ResidentCTAs && m.nextCTA < m.numCTAs {
+		cl := m.newCluster(m.nextCTA / m.csize)
+		for r := range m.csize {
+			c := m.newCTA(m.ctaLinear(m.nextCTA))
+			c.cluster, c.Rank = cl, r
+			c.ClusterIdx = m.rankIndex(r)
+			cl.CTAs = append(cl.CTAs, c)
+			m.ctas = append(m.ctas, c)
+			m.nextCTA++
+		}
 		changed = true
 	}
 	if changed {
@@ -451,7 +475,10 @@ func (m *Machine) newCTA(lin int) *CTA {
 			w.valid = ^uint32(0)
 		}
 		for j, pi := range p.Preds {
-			if pi.Kind == RegConst && pi.Name == "true" {
+			switch {
+			case pi.Kind == RegConst && pi.Name == "true":
+				w.preds[j] = ^uint32(0)
+			case pi.Kind == RegSpecial && pi.Name == isa.Specials[isa.SRIsExplicitCluster].Name && m.explicit:
 				w.preds[j] = ^uint32(0)
 			}
 		}
@@ -491,17 +518,28 @@ func (m *Machine) fillSpecial(w *Warp, s SpecialReg, tids *[32][3]int) {
 			v = uint64(w.ID)
 		case isa.SRNwarpid:
 			v = 64
-		case isa.SRCtaidX, isa.SRCtaidY, isa.SRCtaidZ, isa.SRClusteridX, isa.SRClusteridY, isa.SRClusteridZ:
-			v = uint64(c.Idx[(s.SR-isa.SRCtaidX)%3])
-			if s.SR >= isa.SRClusteridX {
-				v = uint64(c.Idx[s.SR-isa.SRClusteridX])
-			}
+		case isa.SRCtaidX, isa.SRCtaidY, isa.SRCtaidZ:
+			v = uint64(c.Idx[s.SR-isa.SRCtaidX])
+		case isa.SRClusteridX, isa.SRClusteridY, isa.SRClusteridZ:
+			v = uint64(c.Idx[s.SR-isa.SRClusteridX] / m.cdim[s.SR-isa.SRClusteridX])
 		case isa.SRNctaidX, isa.SRNctaidY, isa.SRNctaidZ:
 			v = uint64(m.cfg.Grid[s.SR-isa.SRNctaidX])
 		case isa.SRNclusteridX, isa.SRNclusteridY, isa.SRNclusteridZ:
-			v = uint64(m.cfg.Grid[s.SR-isa.SRNclusteridX])
-		case isa.SRClusterNctaidX, isa.SRClusterNctaidY, isa.SRClusterNctaidZ, isa.SRClusterNctarank:
-			v = 1
+			v = uint64(m.clusterGrid()[s.SR-isa.SRNclusteridX])
+		case isa.SRClusterCtaidX, isa.SRClusterCtaidY, isa.SRClusterCtaidZ:
+			v = uint64(c.Idx[s.SR-isa.SRClusterCtaidX] % m.cdim[s.SR-isa.SRClusterCtaidX])
+		case isa.SRClusterNctaidX, isa.SRClusterNctaidY, isa.SRClusterNctaidZ:
+			v = uint64(m.cdim[s.SR-isa.SRClusterNctaidX])
+		case isa.SRClusterCtarank:
+			i := c.Idx
+			d := m.cdim
+			v = uint64(i[0]%d[0] + i[1]%d[1]*d[0] + i[2]%d[2]*d[0]*d[1])
+		case isa.SRClusterNctarank:
+			v = uint64(m.csize)
+		case isa.SRIsExplicitCluster:
+			if m.explicit {
+				v = 1
+			}
 		case isa.SRSmid:
 			v = uint64(c.Linear % 132)
 		case isa.SRNsmid:
@@ -734,44 +772,58 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 // The CTAs of the last wave stay resident (finished) so that the final state
 // can be inspected; the launch is done when they all finished.
 func (m *Machine) retire() bool {
-	kept := m.ctas[:0]
-	for _, c := range m.ctas {
+	all := m.ctas
+	kept := all[:0]
+	// The resident CTAs are whole clusters, in rank order: a cluster
+	// retires when every CTA of it has finished (a finished CTA's shared
+	// memory stays while its peers run), and is deadlocked when none of
+	// its warps can issue and some wait.
+	for i := 0; i < len(all); i += m.csize {
+		group := all[i:min(i+m.csize, len(all))]
 		live, waiting := 0, 0
-		for _, w := range c.Warps {
-			switch w.Readiness() {
-			case Runnable:
-				live++
-			case Wakeable:
-				w.wake()
-				live++
-			case Blocked:
-				waiting++
+		for _, c := range group {
+			cl, cw := 0, 0
+			for _, w := range c.Warps {
+				switch w.Readiness() {
+				case Runnable:
+					cl++
+				case Wakeable:
+					w.wake()
+					cl++
+				case Blocked:
+					cw++
+				}
 			}
-		}
-		switch {
-		case live == 0 && waiting == 0:
-			if !c.done {
+			if cl == 0 && cw == 0 && !c.done {
 				c.done = true
 				m.finished++
 			}
+			live += cl
+			waiting += cw
+		}
+		switch {
+		case live == 0 && waiting == 0:
 			if m.nextCTA >= m.numCTAs {
-				kept = append(kept, c)
+				kept = append(kept, group...)
 				continue
 			}
-			m.leaveCTA(c)
-			if !m.obsEvery {
-				// Reuse its memory for the next CTA, unless an observer
-				// follows every step (a debugger, which may keep the
-				// CTAs it was shown and look at them later).
-				m.free = append(m.free, c)
+			for _, c := range group {
+				m.leaveCTA(c)
+				if !m.obsEvery {
+					// Reuse its memory for the next CTA, unless an observer
+					// follows every step (a debugger, which may keep the
+					// CTAs it was shown and look at them later).
+					m.free = append(m.free, c)
+				}
 			}
 			continue
 		case live == 0:
-			m.deadlock(c)
+			m.deadlock(group)
 			return false
 		}
-		kept = append(kept, c)
+		kept = append(kept, group...)
 	}
+	clear(all[len(kept):])
 	m.ctas = kept
 	m.rebuildWarps()
 	m.fill()

@@ -166,6 +166,9 @@ type Warp struct {
 	valid  uint32 // lanes that exist (a partial last warp has fewer)
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
+	// The cluster barrier (cluster.go): lanes arrived in its current
+	// phase, and lanes whose phase completed that have not waited yet.
+	cbPending, cbDone uint32
 	State  WarpState
 	wait   Wait        // what the warp waits for, when State == WarpWaiting (wait.go)
 	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
@@ -257,6 +260,11 @@ func (w *Warp) activeMask() uint32 {
 type CTA struct {
 	Idx    [3]int
 	Linear int
+	// Its cluster, its rank there (%cluster_ctarank) and its index there
+	// (%cluster_ctaid).
+	cluster    *Cluster
+	Rank       int
+	ClusterIdx [3]int
 	Warps  []*Warp
 	shared []byte
 	local  []byte // LocalSize bytes per thread
@@ -291,14 +299,14 @@ const (
 // order.
 type Access struct {
 	Kind  AccessKind
-	Space isa.Space // the resolved space: generic addresses are resolved (never SpaceNone or SharedCluster)
+	Space isa.Space // the resolved space: generic and .shared::cluster addresses are resolved (never SpaceNone or SharedCluster)
 	// Generic: the instruction addressed memory generically; the address
 	// it computed is GenericAddr(lane).
 	Generic bool
 	// CTA is the linear index of the CTA whose memory was accessed: the
-	// executing CTA (a cluster holds one CTA in the emulator). Shared
-	// offsets are in its shared memory, local offsets in the lane's
-	// thread's local memory.
+	// executing CTA, or for a .shared::cluster address the peer CTA it
+	// names. Shared offsets are in its shared memory, local offsets in
+	// the lane's thread's local memory.
 	CTA   int
 	Size  int // bytes per lane, loads included
 	Lanes uint32

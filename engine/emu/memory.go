@@ -96,9 +96,22 @@ func (w *Warp) spaceBytes(space isa.Space, lane int, addr uint64, size, align in
 			return b, space, nil
 		}
 		return nil, space, w.faultAddr(FaultOutOfBounds, lane, addr, "%d-byte access to global address 0x%x is outside every allocation%s", size, addr, w.m.nearestAlloc(addr))
-	case isa.Shared, isa.SharedCluster:
+	case isa.Shared:
 		mem = w.cta.shared
-		space = isa.Shared
+		if addr >= clusterStride && addr < clusterStride*(MaxClusterCTAs+1) {
+			rank, off := splitClusterAddr(w.cta.Rank, addr)
+			return nil, space, w.faultAddr(FaultOutOfBounds, lane, addr, "%d-byte .shared access to 0x%x: that is the .shared::cluster address of offset 0x%x in the CTA of rank %d; access it with ld/st.shared::cluster or a generic address", size, addr, off, rank)
+		}
+	case isa.SharedCluster:
+		c, off, f := w.clusterShared(lane, addr, size)
+		if f != nil {
+			return nil, space, f
+		}
+		mem, addr = c.shared, off
+		if addr+uint64(size) > uint64(len(mem)) || addr+uint64(size) < addr {
+			return nil, space, w.faultAddr(FaultOutOfBounds, lane, addr, "%d-byte access to offset 0x%x of the shared memory of CTA rank %d is outside its %d bytes", size, addr, c.Rank, len(mem))
+		}
+		return mem[addr : addr+uint64(size) : addr+uint64(size)], space, nil
 	case isa.Local:
 		ls := uint64(w.m.prog.LocalSize)
 		if addr+uint64(size) > ls || addr+uint64(size) < addr {
@@ -182,10 +195,16 @@ func (w *Warp) access(kind AccessKind, space isa.Space, lane int, addr uint64, s
 	return b, nil
 }
 
-// genericToSpace maps a generic address to its state space and address.
+// genericToSpace maps a generic address to its state space and address
+// (SharedCluster: a .shared::cluster address naming a CTA's rank).
 func (m *Machine) genericToSpace(a uint64) (isa.Space, uint64) {
 	switch {
 	case a >= GenericShared && a < GenericShared+WindowSize:
+		if a-GenericShared >= clusterStride {
+			// A peer's shared memory (or the CTA's own, through its
+			// .shared::cluster address).
+			return isa.SharedCluster, a - GenericShared
+		}
 		return isa.Shared, a - GenericShared
 	case a >= GenericLocal && a < GenericLocal+WindowSize:
 		return isa.Local, a - GenericLocal

@@ -468,7 +468,7 @@ func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, g
 	in := &m.info
 	for i := len(in.Accesses) - 1; i >= 0; i-- {
 		x := &in.Accesses[i]
-		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic {
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == w.cta.Linear {
 			if x.Lanes&lanes == 0 {
 				return x
 			}
@@ -508,18 +508,25 @@ func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, la
 	in := &m.info
 	size := len(buf)
 	generic := space == isa.SpaceNone
-	if sp == isa.SharedCluster {
-		sp = isa.Shared
-	}
 	if generic {
 		if base, ok := window(sp); ok {
 			addr -= base
 		}
 	}
+	cta := w.cta.Linear
+	if sp == isa.SharedCluster {
+		// A .shared::cluster address: the CTA it names and the offset
+		// there (spaceBytes checked the rank).
+		sp = isa.Shared
+		rank, off := splitClusterAddr(w.cta.Rank, addr)
+		if cl := w.cta.cluster; cl != nil && rank < uint64(len(cl.CTAs)) {
+			cta, addr = cl.CTAs[rank].Linear, off
+		}
+	}
 	var a *Access
 	for i := len(in.Accesses) - 1; i >= 0; i-- {
 		x := &in.Accesses[i]
-		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic {
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == cta {
 			if x.Lanes&(1<<lane) == 0 {
 				a = x
 			}
@@ -528,6 +535,7 @@ func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, la
 	}
 	if a == nil {
 		a = m.newAccess(w, kind, sp, size, generic)
+		a.CTA = cta
 	}
 	a.Lanes |= 1 << lane
 	a.Addr[lane] = addr

@@ -59,6 +59,9 @@ type Program struct {
 	// load at a quiet pc, which a lead may run in a quiet CTA (quiet.go).
 	quiet    []bool
 	sharedLd []bool
+	// remoteShared: an instruction may write a peer CTA's shared memory
+	// (EffWriteRemoteShared).
+	remoteShared bool
 	// runKind is lead with those loads marked leadShared, for leadRun.
 	runKind []leadKind
 	// straight[pc] is the number of register-only instructions that are
@@ -81,7 +84,12 @@ type Function struct {
 	PredBase, PredCount int32
 	LocalBase, LocalLen int
 	ReqNTID, MaxNTID    [3]int
-	HasBody             bool
+	// Cluster directives of a kernel: .reqnctapercluster (ReqCluster,
+	// zero when absent), .maxclusterrank (0: none) and .explicitcluster.
+	ReqCluster      [3]int
+	MaxClusterRank  int
+	ExplicitCluster bool
+	HasBody         bool
 	// AddrTaken reports that an instruction uses the function's address
 	// (a possible target of indirect calls).
 	AddrTaken bool

@@ -193,8 +193,37 @@ func (m *Machine) ctaQuiet(c *CTA) bool {
 	return false
 }
 
-// quietNow computes whether c is quiet.
+// quietNow computes whether c is quiet. In a cluster of several CTAs its
+// peers may write its shared memory (.shared::cluster), so it is quiet
+// only when they are too: a quiet pc reaches no write of any shared
+// memory before a CTA-wide barrier, and the completion of any barrier of
+// the cluster forgets the answer of every CTA in it (forgetQuiet).
 func (m *Machine) quietNow(c *CTA) bool {
+	if cl := c.cluster; cl != nil && len(cl.CTAs) > 1 && m.prog.remoteShared {
+		for _, p := range cl.CTAs {
+			if !m.quietOwn(p) {
+				return false
+			}
+		}
+		return true
+	}
+	return m.quietOwn(c)
+}
+
+// forgetQuiet forgets whether c is quiet, and its cluster's peers (which
+// may write its shared memory) whether they are.
+func (m *Machine) forgetQuiet(c *CTA) {
+	c.quiet = quietUnknown
+	if cl := c.cluster; cl != nil && len(cl.CTAs) > 1 {
+		for _, p := range cl.CTAs {
+			p.quiet = quietUnknown
+		}
+	}
+}
+
+// quietOwn computes whether the warps of c are all at quiet pcs or wait
+// at a CTA-wide barrier.
+func (m *Machine) quietOwn(c *CTA) bool {
 	q := m.prog.quiet
 	for _, w := range c.Warps {
 		switch w.State {

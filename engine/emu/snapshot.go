@@ -39,6 +39,7 @@ func (m *Machine) Snapshot(withGlobal bool) *Snapshot {
 		s.ctas = append(s.ctas, cc)
 		s.size += n
 	}
+	relinkClusters(s.ctas, m.ctas)
 	if withGlobal {
 		for _, a := range m.Global.allocs {
 			s.global = append(s.global, append([]byte(nil), a.Data...))
@@ -56,6 +57,7 @@ func (m *Machine) Restore(s *Snapshot) {
 		cc, _ := cloneCTA(c, m)
 		m.ctas = append(m.ctas, cc)
 	}
+	relinkClusters(m.ctas, s.ctas)
 	m.rebuildWarps()
 	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
 	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
@@ -77,13 +79,13 @@ func (m *Machine) Restore(s *Snapshot) {
 }
 
 func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
-	n := &CTA{Idx: c.Idx, Linear: c.Linear, done: c.done}
+	n := &CTA{Idx: c.Idx, Linear: c.Linear, done: c.done, Rank: c.Rank, ClusterIdx: c.ClusterIdx}
 	n.shared = append([]byte(nil), c.shared...)
 	n.local = append([]byte(nil), c.local...)
 	size := len(n.shared) + len(n.local)
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
-		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry,
+		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry, cbPending: w.cbPending, cbDone: w.cbDone,
 			State: w.State, wait: w.wait,
 			issued: w.issued, lastLane: w.lastLane, lastPC: w.lastPC, lastMask: w.lastMask, pick: w.pick,
 			prevPC: w.prevPC, prevMask: w.prevMask, prevLane: w.prevLane}

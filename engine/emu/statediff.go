@@ -54,6 +54,12 @@ func (m *Machine) DiffState(o *Machine) string {
 		case !reflect.DeepEqual(c.Barriers(), d.Barriers()):
 			return fmt.Sprintf("%s: barriers %+v vs %+v", where, c.Barriers(), d.Barriers())
 		}
+		if c.Rank != d.Rank || (c.cluster == nil) != (d.cluster == nil) {
+			return fmt.Sprintf("%s: cluster rank %d vs %d", where, c.Rank, d.Rank)
+		}
+		if x, y := c.cluster, d.cluster; x != nil && (x.Linear != y.Linear || x.arrived != y.arrived || x.Phase != y.Phase || len(x.CTAs) != len(y.CTAs)) {
+			return fmt.Sprintf("%s: cluster %d (barrier phase %d, %d arrived) vs %d (%d, %d)", where, x.Linear, x.Phase, x.arrived, y.Linear, y.Phase, y.arrived)
+		}
 		for id := range c.bars {
 			if a, b := c.bars[id].phase, d.bars[id].phase; a != b {
 				return fmt.Sprintf("%s: barrier %d in phase %d vs %d", where, id, a, b)
@@ -72,9 +78,11 @@ func (w *Warp) diff(v *Warp) string {
 	switch {
 	case w.State != v.State || w.valid != v.valid || w.exited != v.exited || w.carry != v.carry:
 		return fmt.Sprintf("state %v valid %x exited %x carry %x vs %v %x %x %x", w.State, w.valid, w.exited, w.carry, v.State, v.valid, v.exited, v.carry)
+	case w.cbPending != v.cbPending || w.cbDone != v.cbDone:
+		return fmt.Sprintf("cluster barrier arrivals %x (done %x) vs %x (%x)", w.cbPending, w.cbDone, v.cbPending, v.cbDone)
 	case !w.wait.same(v.wait):
 		return fmt.Sprintf("waits for %v at %d (%x) vs %v at %d (%x)", w.wait, w.wait.PC, w.wait.Lanes, v.wait, v.wait.PC, v.wait.Lanes)
-	case !reflect.DeepEqual(w.stack, v.stack):
+	case (len(w.stack) > 0 || len(v.stack) > 0) && !reflect.DeepEqual(w.stack, v.stack):
 		return fmt.Sprintf("stack %+v vs %+v", w.stack, v.stack)
 	case len(w.frames) != len(v.frames):
 		return fmt.Sprintf("call depth %d vs %d", len(w.frames), len(v.frames))

@@ -35,8 +35,8 @@ const (
 	// WaitMbarrier: an mbarrier phase (Addr, Parity). Reserved: no
 	// instruction waits on it yet.
 	WaitMbarrier
-	// WaitClusterBarrier: a cluster barrier (barrier.cluster.wait).
-	// Reserved: no instruction waits on it yet.
+	// WaitClusterBarrier: the cluster barrier (barrier.cluster.wait): it
+	// ends when the phase the lanes arrived in has completed.
 	WaitClusterBarrier
 )
 
@@ -145,6 +145,8 @@ func (w *Warp) waitOver() bool {
 		return t.Barrier >= 0 && t.Barrier < len(w.cta.bars) && w.cta.bars[t.Barrier].phase != t.phase
 	case WaitAsyncGroup:
 		return !w.copiesPending(t.Lanes, int64(t.Groups))
+	case WaitClusterBarrier:
+		return t.Lanes&^w.cbDone == 0
 	}
 	return false
 }
@@ -172,6 +174,10 @@ func (w *Warp) wake() {
 		t.Kind, t.PC, t.Lanes, t.Barrier, t.Count, t.phase, t.op = WaitNone, 0, 0, 0, 0, 0, nil
 		return
 	}
+	if t := &w.wait; t.Kind == WaitClusterBarrier {
+		// The lanes' arrivals are waited for.
+		w.cbDone &^= t.Lanes
+	}
 	w.wait = Wait{}
 }
 
@@ -184,67 +190,89 @@ func (w *Warp) Waiting() (Wait, bool) {
 	return w.wait, true
 }
 
-// deadlock stops the launch: no warp of c can issue and none of their
-// waits can end. The fault names the first waiting warp of the lowest
-// barrier (at the instruction it waits at), else the first waiting warp,
-// and lists every waiting warp with its live lanes; its message says what
-// each waits for. The warps stay in WarpWaiting, at their waits.
-func (m *Machine) deadlock(c *CTA) {
+// deadlock stops the launch: no warp of the cluster cs (its CTAs, in
+// rank order; one CTA without clusters) can issue and none of their waits
+// can end. The fault names the first waiting warp of the lowest barrier
+// (at the instruction it waits at), else the first waiting warp, and
+// lists every waiting warp with its live lanes; its message says what
+// each waits for (with the CTA when the cluster has several). The warps
+// stay in WarpWaiting, at their waits.
+func (m *Machine) deadlock(cs []*CTA) {
 	var waiting []BarrierWarp
 	msg := ""
-	onBar := false
-	for id := range c.bars {
-		b := &c.bars[id]
-		if len(b.waiting) == 0 {
-			continue
-		}
-		onBar = true
-		for _, w := range b.waiting {
-			waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.wait.PC, Lanes: w.valid &^ w.exited})
-		}
-		exp := b.expected
-		if exp == 0 {
-			exp = c.liveThreads()
-		}
-		ws := ""
-		for _, w := range b.waiting {
-			if ws != "" {
-				ws += ","
-			}
-			ws += itoa(w.ID)
-		}
+	onBar, onCluster := false, false
+	add := func(c *CTA, part string) {
 		if msg != "" {
 			msg += "; "
 		}
-		msg += fmt.Sprintf("barrier %d has %d of %d threads (warps %s waiting)", id, b.arrived, exp, ws)
+		if len(cs) > 1 {
+			part = fmt.Sprintf("CTA (%d,%d,%d): ", c.Idx[0], c.Idx[1], c.Idx[2]) + part
+		}
+		msg += part
 	}
-	// Warps waiting for anything else, in warp order.
-	for _, w := range c.Warps {
-		if w.Readiness() != Blocked || w.State == WarpWaiting && w.wait.Kind == WaitBarrier {
-			continue
-		}
-		t := w.wait
-		if w.State != WarpWaiting {
-			t = Wait{Kind: WaitKind(255), PC: w.pc()}
-			if msg != "" {
-				msg += "; "
+	for _, c := range cs {
+		for id := range c.bars {
+			b := &c.bars[id]
+			if len(b.waiting) == 0 {
+				continue
 			}
-			msg += fmt.Sprintf("warp %d is in an unknown state (%v)", w.ID, w.State)
-		} else {
-			if msg != "" {
-				msg += "; "
+			onBar = true
+			for _, w := range b.waiting {
+				waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.wait.PC, Lanes: w.valid &^ w.exited})
 			}
-			msg += fmt.Sprintf("warp %d waits for %s", w.ID, t)
+			exp := b.expected
+			if exp == 0 {
+				exp = c.liveThreads()
+			}
+			ws := ""
+			for _, w := range b.waiting {
+				if ws != "" {
+					ws += ","
+				}
+				ws += itoa(w.ID)
+			}
+			add(c, fmt.Sprintf("barrier %d has %d of %d threads (warps %s waiting)", id, b.arrived, exp, ws))
 		}
-		waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: t.PC, Lanes: w.valid &^ w.exited})
+	}
+	for _, c := range cs {
+		// Warps waiting for anything else, in warp order.
+		for _, w := range c.Warps {
+			if w.Readiness() != Blocked || w.State == WarpWaiting && w.wait.Kind == WaitBarrier {
+				continue
+			}
+			t := w.wait
+			if w.State != WarpWaiting {
+				t = Wait{Kind: WaitKind(255), PC: w.pc()}
+				add(c, fmt.Sprintf("warp %d is in an unknown state (%v)", w.ID, w.State))
+			} else {
+				what := t.String()
+				if t.Kind == WaitClusterBarrier && c.cluster != nil {
+					onCluster = true
+					arrived, live := c.cluster.arrivals()
+					what += fmt.Sprintf(" (%d of %d threads of the cluster arrived)", arrived, live)
+				}
+				add(c, fmt.Sprintf("warp %d waits for %s", w.ID, what))
+			}
+			waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: t.PC, Lanes: w.valid &^ w.exited})
+		}
 	}
 	head := "deadlock: every live warp is waiting and no wait can end: "
-	if onBar {
+	switch {
+	case onCluster:
+		head = "cluster barrier deadlock: every live warp of the cluster is waiting and no wait can end: "
+	case onBar:
 		head = "barrier deadlock: every live warp is waiting and no barrier can complete: "
 	}
+	c := cs[0]
 	f := &Fault{Kind: FaultDeadlock, Message: head + msg, PC: -1, CTA: c.Idx, Waiting: waiting}
 	if len(waiting) > 0 {
 		w0 := waiting[0]
+		for _, x := range cs {
+			if x.Idx == w0.CTA {
+				c = x
+			}
+		}
+		f.CTA = c.Idx
 		f.PC, f.Warp, f.Lanes = w0.PC, w0.Warp, w0.Lanes
 		f.Lane = firstLane(w0.Lanes)
 		f.Thread = c.Warps[w0.Warp].tid(f.Lane)

@@ -101,12 +101,14 @@ const (
 	SubArrive
 	SubRed
 	SubSync
+	// barrier.cluster forms (.arrive is SubArrive)
+	SubWait
 	NumSubOps
 )
 
 var subNames = [NumSubOps]string{"", "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas", "popc",
 	"up", "down", "bfly", "idx", "all", "any", "ballot", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16",
-	"finite", "infinite", "number", "notanumber", "normal", "subnormal", "arrive", "red", "sync"}
+	"finite", "infinite", "number", "notanumber", "normal", "subnormal", "arrive", "red", "sync", "wait"}
 
 func (s SubOp) String() string { return subNames[s] }
 
