@@ -169,9 +169,9 @@ type Warp struct {
 	// The cluster barrier (cluster.go): lanes arrived in its current
 	// phase, and lanes whose phase completed that have not waited yet.
 	cbPending, cbDone uint32
-	State  WarpState
-	wait   Wait        // what the warp waits for, when State == WarpWaiting (wait.go)
-	async  *asyncState // asynchronous copies in flight (nil until the first cp.async)
+	State             WarpState
+	wait              Wait        // what the warp waits for, when State == WarpWaiting (wait.go)
+	async             *asyncState // asynchronous copies in flight (nil until the first cp.async)
 	// Independent scheduling: instructions the warp issued, the lowest
 	// lane of the group issued last (round robin), and that group's pc,
 	// lanes and why it was picked.
@@ -265,11 +265,11 @@ type CTA struct {
 	cluster    *Cluster
 	Rank       int
 	ClusterIdx [3]int
-	Warps  []*Warp
-	shared []byte
-	local  []byte // LocalSize bytes per thread
-	bars   [16]barrier
-	done   bool
+	Warps      []*Warp
+	shared     []byte
+	local      []byte // LocalSize bytes per thread
+	bars       [16]barrier
+	done       bool
 	// quiet caches whether no warp can write shared memory before one of
 	// the CTA's barriers completes (quiet.go); quietRetry is when to ask
 	// again after quietNo.
