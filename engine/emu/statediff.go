@@ -11,7 +11,8 @@ import (
 // of two compilations of the same source) ("" when they are the
 // same): the scheduler (cursor, CTAs issued and finished, done), the
 // statistics, the fault, global memory, and every resident CTA (shared and
-// local memory, barriers) and warp (scheduling state, registers,
+// local memory, barriers, asynchronous work in flight and the threads'
+// commit groups) and warp (scheduling state, registers,
 // predicates, carry flags, reconvergence stack, call depth, the last
 // issue). Tests use it to prove that two ways of running a launch end in
 // the same state.
@@ -53,6 +54,9 @@ func (m *Machine) DiffState(o *Machine) string {
 			return fmt.Sprintf("%s: local memory differs at byte %d", where, firstDiff(c.local, d.local))
 		case !reflect.DeepEqual(c.Barriers(), d.Barriers()):
 			return fmt.Sprintf("%s: barriers %+v vs %+v", where, c.Barriers(), d.Barriers())
+		}
+		if s := c.async.diff(&d.async); s != "" {
+			return fmt.Sprintf("%s: %s", where, s)
 		}
 		for id := range c.bars {
 			if a, b := c.bars[id].phase, d.bars[id].phase; a != b {
