@@ -12,9 +12,10 @@ import (
 // Asynchronous work.
 //
 // Asynchronous work belongs to the CTA, not to the warp that issued it: a
-// CTA's asyncUnit holds every operation in flight, in issue order, each
-// with its issuing thread (warp, lane), its data and its completion
-// target, the thing that says when it completes:
+// CTA's asyncUnit holds every operation in flight, each with its issuing
+// thread (warp, lane), its data and its completion target, the thing that
+// says when it completes (the unit keeps a queue per target owner, in
+// issue order):
 //   - targetThreadGroup: a commit group of the issuing thread (cp.async).
 //     It completes when that thread waits for the group or exits;
 //   - targetMbarrierTx (reserved): the transaction count of an mbarrier in
@@ -26,9 +27,10 @@ import (
 //
 // Which operations a wait waits for, and which a completion lands, is one
 // predicate over that data (asyncUnit.due, given an asyncSel: a target
-// kind and what selects among its targets), so a new kind of asynchronous
-// work is a new target kind, its selector and the instructions that issue
-// and complete it. Snapshots clone the unit with the CTA, DiffState
+// kind and what selects among its targets, and asyncUnit.queue, the queue
+// it looks in), so a new kind of asynchronous work is a new target kind
+// with its queue and selector, and the instructions that issue and
+// complete it. Snapshots clone the unit with the CTA, DiffState
 // compares it and the dynamic state counts its operations.
 //
 // cp.async, the rule, deterministic: cp.async checks both addresses and
@@ -106,16 +108,23 @@ type asyncOp struct {
 	data   [16]byte // the bytes it writes (a TMA copy will hold a slice)
 }
 
-// warpAsync is what a CTA's asynchronous work keeps per warp.
+// warpAsync is what a CTA's asynchronous work keeps per warp: the queue
+// of its threads' commit-group operations and their commit groups.
 type warpAsync struct {
+	ops       []asyncOp  // targetThreadGroup operations of the warp's threads in flight, in issue order
 	committed [32]uint32 // cp.async commit groups closed, per lane
-	inFlight  int32      // operations in flight issued by the warp's threads
 }
 
-// asyncUnit is a CTA's asynchronous work in flight (CTA.async).
+// asyncUnit is a CTA's asynchronous work in flight (CTA.async). Its
+// operations sit in queues by completion target, each in issue order, so
+// that a completion scans only the operations it may complete: a
+// thread-group operation in its warp's queue (a wait or an exit lands
+// only its own threads' copies). A new kind of target brings its queue
+// (targetMbarrierTx: one per mbarrier; targetWarpgroupGroup: one per
+// warpgroup), found by asyncUnit.queue.
 type asyncUnit struct {
-	ops   []asyncOp   // in flight, in issue order
 	warps []warpAsync // by warp ID; grown to a warp on its first operation or commit
+	n     int         // operations in flight, in every queue
 }
 
 // warp returns the state of warp id, growing the unit to hold it.
@@ -126,10 +135,36 @@ func (u *asyncUnit) warp(id int) *warpAsync {
 	return &u.warps[id]
 }
 
+// queue returns the queue of the operations s selects from (nil: none in
+// flight).
+func (u *asyncUnit) queue(s *asyncSel) *[]asyncOp {
+	switch s.kind {
+	case targetThreadGroup:
+		if int(s.warp) < len(u.warps) {
+			return &u.warps[s.warp].ops
+		}
+	}
+	return nil
+}
+
+// push queues op (its issuing warp's state exists: warp was called).
+func (u *asyncUnit) push(op asyncOp) *asyncOp {
+	var q *[]asyncOp
+	switch op.target.kind {
+	case targetThreadGroup:
+		q = &u.warps[op.warp].ops
+	default:
+		panic("emu: an asynchronous operation with a target kind that has no queue")
+	}
+	*q = append(*q, op)
+	u.n++
+	return &(*q)[len(*q)-1]
+}
+
 // inFlight returns the number of operations in flight issued by warp id.
 func (u *asyncUnit) inFlight(id int) int {
 	if id < len(u.warps) {
-		return int(u.warps[id].inFlight)
+		return len(u.warps[id].ops)
 	}
 	return 0
 }
@@ -143,43 +178,59 @@ func (u *asyncUnit) committed(id int, lane int32) uint32 {
 }
 
 func (u *asyncUnit) clone() asyncUnit {
-	return asyncUnit{ops: slices.Clone(u.ops), warps: slices.Clone(u.warps)}
+	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n}
+	for i := range c.warps {
+		c.warps[i].ops = slices.Clone(c.warps[i].ops)
+	}
+	return c
 }
 
 // reset empties the unit (a CTA whose memory is reused), keeping its
 // storage.
 func (u *asyncUnit) reset() {
-	clear(u.ops)
-	u.ops = u.ops[:0]
-	clear(u.warps)
-	u.warps = u.warps[:0]
+	for i := range u.warps {
+		ops := u.warps[i].ops
+		clear(ops)
+		u.warps[i] = warpAsync{ops: ops[:0]}
+	}
+	u.n = 0
 }
 
 // size returns the bytes of the unit's fixed part (for snapshots; its
 // operations count in the dynamic state: see dynamic.go).
 func (u *asyncUnit) size() int {
-	if len(u.ops) == 0 && len(u.warps) == 0 {
+	if len(u.warps) == 0 {
 		return 0
 	}
 	return int(unsafe.Sizeof(asyncUnit{})) + len(u.warps)*int(unsafe.Sizeof(warpAsync{}))
 }
 
 // bytes returns the dynamic state the unit's operations hold.
-func (u *asyncUnit) bytes() int64 { return copyBytes * int64(len(u.ops)) }
+func (u *asyncUnit) bytes() int64 { return copyBytes * int64(u.n) }
 
 // diff describes the first difference between u and v ("" when they hold
-// the same work: the same operations in the same order, the same commit
-// groups).
+// the same work: the same operations in the same queues in the same
+// order, the same commit groups).
 func (u *asyncUnit) diff(v *asyncUnit) string {
-	if len(u.ops) != len(v.ops) {
-		return fmt.Sprintf("%d vs %d asynchronous operations in flight", len(u.ops), len(v.ops))
-	}
-	for i := range u.ops {
-		if a, b := &u.ops[i], &v.ops[i]; *a != *b {
-			return fmt.Sprintf("asynchronous operation %d in flight: %s vs %s", i, a, b)
-		}
+	if u.n != v.n {
+		return fmt.Sprintf("%d vs %d asynchronous operations in flight", u.n, v.n)
 	}
 	for id := range max(len(u.warps), len(v.warps)) {
+		var a, b []asyncOp
+		if id < len(u.warps) {
+			a = u.warps[id].ops
+		}
+		if id < len(v.warps) {
+			b = v.warps[id].ops
+		}
+		if len(a) != len(b) {
+			return fmt.Sprintf("warp %d: %d vs %d asynchronous operations in flight", id, len(a), len(b))
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return fmt.Sprintf("warp %d: asynchronous operation %d in flight: %s vs %s", id, i, &a[i], &b[i])
+			}
+		}
 		for l := range int32(32) {
 			if a, b := u.committed(id, l), v.committed(id, l); a != b {
 				return fmt.Sprintf("warp %d lane %d: %d vs %d cp.async groups committed", id, l, a, b)
@@ -199,7 +250,7 @@ func (op *asyncOp) String() string {
 	case targetWarpgroupGroup:
 		t = fmt.Sprintf("warpgroup group %d", op.target.group)
 	}
-	return fmt.Sprintf("(warp %d lane %d pc %d, %d bytes %#x -> %#x %x, completes on %s)", op.warp, op.lane, op.pc, op.size, op.src, op.dst, op.data[:op.size], t)
+	return fmt.Sprintf("(warp %d lane %d pc %d, %d bytes %#x -> %#x %x, completes on %s)", op.warp, op.lane, op.pc, op.size, op.src, op.dst, op.data[:min(max(op.size, 0), 16)], t)
 }
 
 // asyncSel selects operations in flight by their completion target: the
@@ -220,8 +271,8 @@ func (w *Warp) threadGroups(mask uint32, keep int64) asyncSel {
 	return asyncSel{kind: targetThreadGroup, warp: int32(w.ID), lanes: mask, keep: keep}
 }
 
-// due reports whether s selects op: the one predicate of waits and
-// completions.
+// due reports whether s selects op, an operation of its queue: the one
+// predicate of waits and completions.
 func (u *asyncUnit) due(op *asyncOp, s *asyncSel) bool {
 	if op.target.kind != s.kind {
 		return false
@@ -238,18 +289,14 @@ func (u *asyncUnit) due(op *asyncOp, s *asyncSel) bool {
 	return false
 }
 
-// none reports, without a scan, that s selects no operation.
-func (u *asyncUnit) none(s *asyncSel) bool {
-	return len(u.ops) == 0 || s.kind == targetThreadGroup && (s.lanes == 0 || u.inFlight(int(s.warp)) == 0)
-}
-
 // pending reports whether an operation s selects is in flight.
 func (u *asyncUnit) pending(s *asyncSel) bool {
-	if u.none(s) {
+	q := u.queue(s)
+	if q == nil || s.kind == targetThreadGroup && s.lanes == 0 {
 		return false
 	}
-	for i := range u.ops {
-		if u.due(&u.ops[i], s) {
+	for i := range *q {
+		if u.due(&(*q)[i], s) {
 			return true
 		}
 	}
@@ -262,12 +309,14 @@ func (u *asyncUnit) pending(s *asyncSel) bool {
 // one that completes them) by the operation's lane.
 func (w *Warp) completeAsync(s *asyncSel) {
 	u := &w.cta.async
-	if u.none(s) {
+	q := u.queue(s)
+	if q == nil || len(*q) == 0 || s.kind == targetThreadGroup && s.lanes == 0 {
 		return
 	}
 	sh := w.cta.shared
-	out := u.ops[:0]
-	for _, op := range u.ops {
+	ops := *q
+	out := ops[:0]
+	for _, op := range ops {
 		if !u.due(&op, s) {
 			out = append(out, op)
 			continue
@@ -277,11 +326,12 @@ func (w *Warp) completeAsync(s *asyncSel) {
 		b := sh[op.dst : op.dst+uint64(op.size)]
 		w.noteAccess(AccessStore, isa.Shared, isa.Shared, int(op.lane), op.dst, b)
 		copy(b, op.data[:op.size])
-		u.warps[op.warp].inFlight--
 	}
-	w.m.dyn -= copyBytes * int64(len(u.ops)-len(out))
-	clear(u.ops[len(out):])
-	u.ops = out
+	n := len(ops) - len(out)
+	u.n -= n
+	w.m.dyn -= copyBytes * int64(n)
+	clear(ops[len(out):])
+	*q = out
 }
 
 // copy returns op as a cp.async copy in flight.
@@ -294,15 +344,13 @@ func (op *asyncOp) copy(u *asyncUnit) AsyncCopy {
 // have not landed yet, in issue order (a copy: the CTA keeps its own).
 func (w *Warp) PendingCopies() []AsyncCopy {
 	u := &w.cta.async
-	n := u.inFlight(w.ID)
-	if n == 0 {
+	if u.inFlight(w.ID) == 0 {
 		return nil
 	}
-	out := make([]AsyncCopy, 0, n)
-	for i := range u.ops {
-		if op := &u.ops[i]; op.warp == int32(w.ID) && op.target.kind == targetThreadGroup {
-			out = append(out, op.copy(u))
-		}
+	ops := u.warps[w.ID].ops
+	out := make([]AsyncCopy, len(ops))
+	for i := range ops {
+		out[i] = ops[i].copy(u)
 	}
 	return out
 }
@@ -313,12 +361,11 @@ func (w *Warp) issueCopy(pc, lane int, src, dst uint64, size int, data *[16]byte
 	u := &w.cta.async
 	t := u.warp(w.ID)
 	w.m.dyn += copyBytes
-	t.inFlight++
-	u.ops = append(u.ops, asyncOp{target: asyncTarget{kind: targetThreadGroup, group: t.committed[lane]},
+	op := u.push(asyncOp{target: asyncTarget{kind: targetThreadGroup, group: t.committed[lane]},
 		warp: int32(w.ID), lane: int32(lane), pc: int32(pc), size: int32(size), src: src, dst: dst, data: *data})
 	if w.m.obsAcc {
 		w.m.openStep()
-		w.m.info.Issued = append(w.m.info.Issued, u.ops[len(u.ops)-1].copy(u))
+		w.m.info.Issued = append(w.m.info.Issued, op.copy(u))
 	}
 }
 
