@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -8,12 +9,34 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
-// Asynchronous copies (cp.async).
+// Asynchronous work.
 //
-// The rule, deterministic: cp.async checks both addresses and reads its
-// source when it is issued (a bad address faults there, naming the
-// cp.async, its line, CTA, thread and address), but its destination in
-// shared memory is written only when the issuing thread waits for it:
+// Asynchronous work belongs to the CTA, not to the warp that issued it: a
+// CTA's asyncUnit holds every operation in flight, each with its issuing
+// thread (warp, lane), its data and its completion target, the thing that
+// says when it completes (the unit keeps a queue per target owner, in
+// issue order):
+//   - targetThreadGroup: a commit group of the issuing thread (cp.async).
+//     It completes when that thread waits for the group or exits;
+//   - targetMbarrierTx (reserved): the transaction count of an mbarrier in
+//     the CTA's shared memory (a TMA copy, cp.async.bulk): it completes as
+//     transaction bytes on the mbarrier, which warps other than the
+//     issuing one wait on;
+//   - targetWarpgroupGroup (reserved): a commit group of the issuing
+//     warpgroup (wgmma.commit_group and wait_group).
+//
+// Which operations a wait waits for, and which a completion lands, is one
+// predicate over that data (asyncUnit.due, given an asyncSel: a target
+// kind and what selects among its targets, and asyncUnit.queue, the queue
+// it looks in), so a new kind of asynchronous work is a new target kind
+// with its queue and selector, and the instructions that issue and
+// complete it. Snapshots clone the unit with the CTA, DiffState
+// compares it and the dynamic state counts its operations.
+//
+// cp.async, the rule, deterministic: cp.async checks both addresses and
+// reads its source when it is issued (a bad address faults there, naming
+// the cp.async, its line, CTA, thread and address), but its destination
+// in shared memory is written only when the issuing thread waits for it:
 //   - cp.async.commit_group closes the thread's open group (the copies it
 //     issued since its previous commit; a group may be empty);
 //   - cp.async.wait_group N lands every copy of the thread's committed
@@ -24,13 +47,8 @@ import (
 // Copies land in the order they were issued, reported to observers as
 // stores of the instruction that landed them (with the bytes they
 // replaced). So a missing wait, or a read of the destination before it, is
-// seen as stale data, exactly and reproducibly. Pending copies are part of
-// the warp's state: snapshots keep them (history stays exact) and
-// Warp.PendingCopies shows them.
-//
-// The state is per warp (asyncState), created on the first cp.async; other
-// kinds of asynchronous work (mbarrier transactions, TMA, wgmma) can be
-// added beside it the same way, with their own completion points.
+// seen as stale data, exactly and reproducibly. Warp.PendingCopies shows a
+// warp's copies in flight.
 
 // AsyncCopy is one lane's cp.async in flight.
 type AsyncCopy struct {
@@ -48,100 +66,334 @@ type AsyncCopy struct {
 	Data      [16]byte // the bytes it will write
 }
 
-// asyncState is a warp's asynchronous work in flight.
-type asyncState struct {
-	copies    []AsyncCopy // pending, in issue order
-	committed [32]uint32  // commit groups closed per lane
+// asyncTargetKind is what an asynchronous operation completes on.
+type asyncTargetKind uint8
+
+const (
+	// targetThreadGroup: commit group asyncTarget.group of the issuing
+	// thread (cp.async).
+	targetThreadGroup asyncTargetKind = iota
+	// targetMbarrierTx (reserved: what the mbarrier and TMA issue adds):
+	// the transaction count of the mbarrier at asyncTarget.addr in the
+	// CTA's shared memory; the operation's bytes count against it when it
+	// completes, and any warp waiting on the mbarrier's phase sees them.
+	targetMbarrierTx
+	// targetWarpgroupGroup (reserved: what the wgmma issue adds): commit
+	// group asyncTarget.group of the issuing thread's warpgroup
+	// (Warp.Warpgroup), committed and waited for by its 4 warps together.
+	targetWarpgroupGroup
+)
+
+// asyncTarget is an operation's completion target.
+type asyncTarget struct {
+	kind asyncTargetKind
+	// group: the commit group (targetThreadGroup: of the issuing thread,
+	// counted from 0 per thread; targetWarpgroupGroup: of its warpgroup).
+	group uint32
+	// addr: targetMbarrierTx, the mbarrier's offset in shared memory.
+	addr uint64
 }
 
-func (a *asyncState) clone() *asyncState {
-	if a == nil {
-		return nil
+// asyncOp is one operation in flight: its issuing thread, its completion
+// target and its data. Its size is at most copyBytes, the dynamic state
+// an operation is counted as (TestAsyncOpSize).
+type asyncOp struct {
+	target asyncTarget
+	warp   int32 // the issuing thread: its warp in the CTA and its lane
+	lane   int32
+	pc     int32    // the instruction that issued it
+	size   int32    // bytes it writes (cp.async: cp-size)
+	src    uint64   // the global address it read
+	dst    uint64   // the shared-memory offset it writes
+	data   [16]byte // the bytes it writes (a TMA copy will hold a slice)
+}
+
+// warpAsync is what a CTA's asynchronous work keeps per warp: the queue
+// of its threads' commit-group operations and their commit groups.
+type warpAsync struct {
+	ops       []asyncOp  // targetThreadGroup operations of the warp's threads in flight, in issue order
+	committed [32]uint32 // cp.async commit groups closed, per lane
+}
+
+// asyncUnit is a CTA's asynchronous work in flight (CTA.async). Its
+// operations sit in queues by completion target, each in issue order, so
+// that a completion scans only the operations it may complete: a
+// thread-group operation in its warp's queue (a wait or an exit lands
+// only its own threads' copies). A new kind of target brings its queue
+// (targetMbarrierTx: one per mbarrier; targetWarpgroupGroup: one per
+// warpgroup), found by asyncUnit.queue.
+type asyncUnit struct {
+	warps []warpAsync // by warp ID; grown to a warp on its first operation or commit
+	n     int         // operations in flight, in every queue
+}
+
+// warp returns the state of warp id, growing the unit to hold it.
+func (u *asyncUnit) warp(id int) *warpAsync {
+	if id >= len(u.warps) {
+		u.warps = append(u.warps, make([]warpAsync, id+1-len(u.warps))...)
 	}
-	c := *a
-	c.copies = slices.Clone(a.copies)
-	return &c
+	return &u.warps[id]
 }
 
-// size returns the bytes of the state's fixed part (for snapshots; its
-// copies count in the dynamic state: see dynamic.go).
-func (a *asyncState) size() int {
-	if a == nil {
+// queue returns the queue of the operations s selects from (nil: none in
+// flight).
+func (u *asyncUnit) queue(s *asyncSel) *[]asyncOp {
+	switch s.kind {
+	case targetThreadGroup:
+		if int(s.warp) < len(u.warps) {
+			return &u.warps[s.warp].ops
+		}
+	}
+	return nil
+}
+
+// push queues op (its issuing warp's state exists: warp was called).
+func (u *asyncUnit) push(op asyncOp) *asyncOp {
+	var q *[]asyncOp
+	switch op.target.kind {
+	case targetThreadGroup:
+		q = &u.warps[op.warp].ops
+	default:
+		panic("emu: an asynchronous operation with a target kind that has no queue")
+	}
+	*q = append(*q, op)
+	u.n++
+	return &(*q)[len(*q)-1]
+}
+
+// inFlight returns the number of operations in flight issued by warp id.
+func (u *asyncUnit) inFlight(id int) int {
+	if id < len(u.warps) {
+		return len(u.warps[id].ops)
+	}
+	return 0
+}
+
+// committed returns the commit groups closed by lane of warp id.
+func (u *asyncUnit) committed(id int, lane int32) uint32 {
+	if id < len(u.warps) {
+		return u.warps[id].committed[lane]
+	}
+	return 0
+}
+
+func (u *asyncUnit) clone() asyncUnit {
+	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n}
+	for i := range c.warps {
+		c.warps[i].ops = slices.Clone(c.warps[i].ops)
+	}
+	return c
+}
+
+// reset empties the unit (a CTA whose memory is reused), keeping its
+// storage.
+func (u *asyncUnit) reset() {
+	for i := range u.warps {
+		ops := u.warps[i].ops
+		clear(ops)
+		u.warps[i] = warpAsync{ops: ops[:0]}
+	}
+	u.n = 0
+}
+
+// size returns the bytes of the unit's fixed part (for snapshots; its
+// operations count in the dynamic state: see dynamic.go).
+func (u *asyncUnit) size() int {
+	if len(u.warps) == 0 {
 		return 0
 	}
-	return int(unsafe.Sizeof(asyncState{}))
+	return int(unsafe.Sizeof(asyncUnit{})) + len(u.warps)*int(unsafe.Sizeof(warpAsync{}))
 }
 
-// PendingCopies returns the warp's cp.async copies that have not landed
-// yet, in issue order (a copy: the warp keeps its own).
+// bytes returns the dynamic state the unit's operations hold.
+func (u *asyncUnit) bytes() int64 { return copyBytes * int64(u.n) }
+
+// diff describes the first difference between u and v ("" when they hold
+// the same work: the same operations in the same queues in the same
+// order, the same commit groups).
+func (u *asyncUnit) diff(v *asyncUnit) string {
+	if u.n != v.n {
+		return fmt.Sprintf("%d vs %d asynchronous operations in flight", u.n, v.n)
+	}
+	for id := range max(len(u.warps), len(v.warps)) {
+		var a, b []asyncOp
+		if id < len(u.warps) {
+			a = u.warps[id].ops
+		}
+		if id < len(v.warps) {
+			b = v.warps[id].ops
+		}
+		if len(a) != len(b) {
+			return fmt.Sprintf("warp %d: %d vs %d asynchronous operations in flight", id, len(a), len(b))
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return fmt.Sprintf("warp %d: asynchronous operation %d in flight: %s vs %s", id, i, &a[i], &b[i])
+			}
+		}
+		for l := range int32(32) {
+			if a, b := u.committed(id, l), v.committed(id, l); a != b {
+				return fmt.Sprintf("warp %d lane %d: %d vs %d cp.async groups committed", id, l, a, b)
+			}
+		}
+	}
+	return ""
+}
+
+func (op *asyncOp) String() string {
+	t := ""
+	switch op.target.kind {
+	case targetThreadGroup:
+		t = fmt.Sprintf("thread group %d", op.target.group)
+	case targetMbarrierTx:
+		t = fmt.Sprintf("mbarrier at %#x", op.target.addr)
+	case targetWarpgroupGroup:
+		t = fmt.Sprintf("warpgroup group %d", op.target.group)
+	}
+	return fmt.Sprintf("(warp %d lane %d pc %d, %d bytes %#x -> %#x %x, completes on %s)", op.warp, op.lane, op.pc, op.size, op.src, op.dst, op.data[:min(max(op.size, 0), 16)], t)
+}
+
+// asyncSel selects operations in flight by their completion target: the
+// ones a wait waits for, or a completion lands.
+type asyncSel struct {
+	kind asyncTargetKind
+	// targetThreadGroup: the threads (lanes of warp) and how many of each
+	// thread's newest committed groups stay in flight (keep; < 0: none, and
+	// the open group completes too).
+	warp  int32
+	lanes uint32
+	keep  int64
+}
+
+// threadGroups selects the cp.async groups of w's lanes in mask but the
+// newest keep committed ones (keep < 0: every copy, committed or not).
+func (w *Warp) threadGroups(mask uint32, keep int64) asyncSel {
+	return asyncSel{kind: targetThreadGroup, warp: int32(w.ID), lanes: mask, keep: keep}
+}
+
+// due reports whether s selects op, an operation of its queue: the one
+// predicate of waits and completions.
+func (u *asyncUnit) due(op *asyncOp, s *asyncSel) bool {
+	if op.target.kind != s.kind {
+		return false
+	}
+	switch s.kind {
+	case targetThreadGroup:
+		if op.warp != s.warp || s.lanes>>op.lane&1 == 0 {
+			return false
+		}
+		// Committed groups are 0..committed-1; the newest keep of them
+		// stay in flight, and so does the open group.
+		return s.keep < 0 || int64(op.target.group)+s.keep < int64(u.warps[op.warp].committed[op.lane])
+	}
+	return false
+}
+
+// pending reports whether an operation s selects is in flight.
+func (u *asyncUnit) pending(s *asyncSel) bool {
+	q := u.queue(s)
+	if q == nil || s.kind == targetThreadGroup && s.lanes == 0 {
+		return false
+	}
+	for i := range *q {
+		if u.due(&(*q)[i], s) {
+			return true
+		}
+	}
+	return false
+}
+
+// completeAsync completes the operations in flight of w's CTA that s
+// selects, in issue order, and drops them: each writes its bytes to
+// shared memory, reported to observers as a store of w's instruction (the
+// one that completes them) by the operation's lane.
+func (w *Warp) completeAsync(s *asyncSel) {
+	u := &w.cta.async
+	q := u.queue(s)
+	if q == nil || len(*q) == 0 || s.kind == targetThreadGroup && s.lanes == 0 {
+		return
+	}
+	sh := w.cta.shared
+	ops := *q
+	out := ops[:0]
+	for _, op := range ops {
+		if !u.due(&op, s) {
+			out = append(out, op)
+			continue
+		}
+		// The destination was checked when the operation was issued and
+		// shared memory does not change size.
+		b := sh[op.dst : op.dst+uint64(op.size)]
+		w.noteAccess(AccessStore, isa.Shared, isa.Shared, int(op.lane), op.dst, b)
+		copy(b, op.data[:op.size])
+	}
+	n := len(ops) - len(out)
+	u.n -= n
+	w.m.dyn -= copyBytes * int64(n)
+	clear(ops[len(out):])
+	*q = out
+}
+
+// copy returns op as a cp.async copy in flight.
+func (op *asyncOp) copy(u *asyncUnit) AsyncCopy {
+	return AsyncCopy{PC: int(op.pc), Lane: int(op.lane), Src: op.src, Dst: op.dst, Size: int(op.size), Group: op.target.group,
+		Committed: op.target.group < u.committed(int(op.warp), op.lane), Data: op.data}
+}
+
+// PendingCopies returns the cp.async copies of the warp's threads that
+// have not landed yet, in issue order (a copy: the CTA keeps its own).
 func (w *Warp) PendingCopies() []AsyncCopy {
-	if w.async == nil {
+	u := &w.cta.async
+	if u.inFlight(w.ID) == 0 {
 		return nil
 	}
-	out := slices.Clone(w.async.copies)
-	for i := range out {
-		out[i].Committed = out[i].Group < w.async.committed[out[i].Lane]
+	ops := u.warps[w.ID].ops
+	out := make([]AsyncCopy, len(ops))
+	for i := range ops {
+		out[i] = ops[i].copy(u)
 	}
 	return out
 }
 
-// issueCopy queues lane's copy of data (size bytes) to shared offset dst.
+// issueCopy queues lane's copy of data (size bytes) to shared offset dst,
+// in the lane's open commit group.
 func (w *Warp) issueCopy(pc, lane int, src, dst uint64, size int, data *[16]byte) {
-	if w.async == nil {
-		w.async = &asyncState{}
-	}
-	a := w.async
+	u := &w.cta.async
+	t := u.warp(w.ID)
 	w.m.dyn += copyBytes
-	a.copies = append(a.copies, AsyncCopy{PC: pc, Lane: lane, Src: src, Dst: dst, Size: size, Group: a.committed[lane], Data: *data})
+	op := u.push(asyncOp{target: asyncTarget{kind: targetThreadGroup, group: t.committed[lane]},
+		warp: int32(w.ID), lane: int32(lane), pc: int32(pc), size: int32(size), src: src, dst: dst, data: *data})
 	if w.m.obsAcc {
 		w.m.openStep()
-		w.m.info.Issued = append(w.m.info.Issued, a.copies[len(a.copies)-1])
+		w.m.info.Issued = append(w.m.info.Issued, op.copy(u))
 	}
 }
 
 // commitCopies closes the open group of every lane in mask.
 func (w *Warp) commitCopies(mask uint32) {
-	if w.async == nil {
-		if mask == 0 {
-			return
-		}
-		w.async = &asyncState{}
+	if mask == 0 {
+		return
 	}
+	t := w.cta.async.warp(w.ID)
 	for m := mask; m != 0; m &= m - 1 {
-		w.async.committed[bits.TrailingZeros32(m)]++
+		t.committed[bits.TrailingZeros32(m)]++
 	}
 }
 
-// landCopies writes the pending copies of the lanes in mask whose group
-// is older than the lane's newest keep committed groups (keep < 0: every
-// copy, committed or not) and drops them from the queue.
+// landCopies lands the pending copies of the lanes in mask whose group is
+// older than the lane's newest keep committed groups (keep < 0: every
+// copy, committed or not).
 func (w *Warp) landCopies(mask uint32, keep int64) {
-	a := w.async
-	if a == nil || len(a.copies) == 0 || mask == 0 {
-		return
-	}
-	sh := w.cta.shared
-	out := a.copies[:0]
-	for _, c := range a.copies {
-		land := mask>>c.Lane&1 != 0
-		if land && keep >= 0 {
-			// Committed groups are 0..committed-1; the newest keep of them
-			// stay in flight, and so does the open group.
-			land = int64(c.Group)+keep < int64(a.committed[c.Lane])
-		}
-		if !land {
-			out = append(out, c)
-			continue
-		}
-		// The destination was checked when the copy was issued and shared
-		// memory does not change size.
-		b := sh[c.Dst : c.Dst+uint64(c.Size)]
-		w.noteAccess(AccessStore, isa.Shared, isa.Shared, c.Lane, c.Dst, b)
-		copy(b, c.Data[:c.Size])
-	}
-	w.m.dyn -= copyBytes * int64(len(a.copies)-len(out))
-	clear(a.copies[len(out):])
-	a.copies = out
+	s := w.threadGroups(mask, keep)
+	w.completeAsync(&s)
+}
+
+// copiesPending reports whether a lane of mask has a copy in flight that
+// a wait for all but its newest keep committed groups (keep < 0: every
+// copy) waits for.
+func (w *Warp) copiesPending(mask uint32, keep int64) bool {
+	s := w.threadGroups(mask, keep)
+	return w.cta.async.pending(&s)
 }
 
 func execCpAsyncCommit(w *Warp, op *Op, mask uint32) *Fault {

@@ -14,14 +14,14 @@ import (
 //     function already active on the warp (recursion), the function's
 //     registers, predicates and .local memory of all 32 lanes, saved for
 //     the return (up to MaxCallDepth calls per warp);
-//   - cp.async copies in flight: every lane's copy waits in its warp's
-//     queue until the thread waits for it (async.go), so a loop that
-//     never waits queues copies without end.
+//   - asynchronous work in flight: every lane's cp.async copy waits in
+//     its CTA's queue (async.go) until the thread waits for it, so a loop
+//     that never waits queues copies without end.
 //
 // The machine keeps their size in one running counter (Machine.dyn), which
 // every change updates where it happens: pushing a frame (execCall) and
 // completing its call (finishCall), queuing a copy (issueCopy) and landing
-// it (landCopies), a CTA leaving the resident set (leaveCTA); snapshots
+// it (completeAsync), a CTA leaving the resident set (leaveCTA); snapshots
 // carry the counter and Restore puts it back. Config.MaxDynamicBytes
 // bounds it: a call or cp.async first checks (checkDynamic) the most it
 // can add, and faults (FaultMemoryLimit) as a whole, changing nothing,
@@ -52,8 +52,15 @@ func (w *Warp) dynamicBytes() int64 {
 	for k := range w.frames {
 		n += w.frames[k].bytes()
 	}
-	if w.async != nil {
-		n += copyBytes * int64(len(w.async.copies))
+	return n
+}
+
+// dynamicBytes returns the dynamic state the CTA holds (its warps' and its
+// asynchronous work's), counted from scratch.
+func (c *CTA) dynamicBytes() int64 {
+	n := c.async.bytes()
+	for _, w := range c.Warps {
+		n += w.dynamicBytes()
 	}
 	return n
 }
@@ -75,9 +82,7 @@ func (m *Machine) SetMaxDynamicBytes(n int64) { m.cfg.MaxDynamicBytes = max(n, 0
 func (m *Machine) countDynamic() int64 {
 	var n int64
 	for _, c := range m.ctas {
-		for _, w := range c.Warps {
-			n += w.dynamicBytes()
-		}
+		n += c.dynamicBytes()
 	}
 	return n
 }
@@ -101,7 +106,8 @@ func (w *Warp) dynamicFault(n int64, mask uint32, what string) *Fault {
 // state (a retired CTA holds none: its threads exited, completing their
 // calls and landing their copies).
 func (m *Machine) leaveCTA(c *CTA) {
-	for _, w := range c.Warps {
-		m.dyn -= w.dynamicBytes()
-	}
+	m.dyn -= c.dynamicBytes()
+	// Its threads' commit groups start again from 0 if its memory is
+	// reused.
+	c.async.reset()
 }

@@ -170,8 +170,7 @@ type Warp struct {
 	// phase, and lanes whose phase completed that have not waited yet.
 	cbPending, cbDone uint32
 	State             WarpState
-	wait              Wait        // what the warp waits for, when State == WarpWaiting (wait.go)
-	async             *asyncState // asynchronous copies in flight (nil until the first cp.async)
+	wait              Wait // what the warp waits for, when State == WarpWaiting (wait.go)
 	// Independent scheduling: instructions the warp issued, the lowest
 	// lane of the group issued last (round robin), and that group's pc,
 	// lanes and why it was picked.
@@ -270,6 +269,8 @@ type CTA struct {
 	local      []byte // LocalSize bytes per thread
 	bars       [16]barrier
 	done       bool
+	// async is the CTA's asynchronous work in flight (async.go).
+	async asyncUnit
 	// quiet caches whether no warp can write shared memory before one of
 	// the CTA's barriers completes (quiet.go); quietRetry is when to ask
 	// again after quietNo.

@@ -239,7 +239,7 @@ func (m *Machine) quietOwn(c *CTA) bool {
 		default:
 			return false
 		}
-		if len(w.frames) > 0 || w.async != nil && len(w.async.copies) > 0 {
+		if len(w.frames) > 0 || w.cta.async.inFlight(w.ID) > 0 {
 			return false
 		}
 		for i := range w.stack {

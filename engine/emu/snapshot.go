@@ -2,7 +2,8 @@ package emu
 
 // Snapshot is a copy of a machine's execution state: every resident CTA
 // (registers, predicates, reconvergence stacks, call frames, barriers,
-// pending asynchronous copies, shared and local memory) and the scheduler. Global memory is included only
+// asynchronous work in flight with its commit groups, shared and local
+// memory) and the scheduler. Global memory is included only
 // when asked for: a debugger keeps an undo log of global writes (from the
 // observer's Access.Old bytes) between snapshots instead.
 type Snapshot struct {
@@ -82,7 +83,10 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	n := &CTA{Idx: c.Idx, Linear: c.Linear, done: c.done, Rank: c.Rank, ClusterIdx: c.ClusterIdx}
 	n.shared = append([]byte(nil), c.shared...)
 	n.local = append([]byte(nil), c.local...)
-	size := len(n.shared) + len(n.local)
+	// The asynchronous work in flight: its operations (counted as dynamic
+	// state) and what it keeps per thread.
+	n.async = c.async.clone()
+	size := len(n.shared) + len(n.local) + int(n.async.bytes()) + n.async.size()
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry, cbPending: w.cbPending, cbDone: w.cbDone,
@@ -93,7 +97,6 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 		m.bindRegs(nw)
 		nw.preds = append([]uint32(nil), w.preds...)
 		nw.stack = append([]StackEntry(nil), w.stack...)
-		nw.async = w.async.clone()
 		for _, f := range w.frames {
 			f.saved = append([]uint64(nil), f.saved...)
 			f.savedP = append([]uint32(nil), f.savedP...)
@@ -101,8 +104,8 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 			nw.frames = append(nw.frames, f)
 		}
 		// The copy holds the warp's dynamic state as the machine counts it
-		// (dynamic.go), and the asynchronous state's fixed part.
-		size += int(nw.dynamicBytes()) + w.async.size()
+		// (dynamic.go).
+		size += int(nw.dynamicBytes())
 		size += 8*len(nw.rows) + 4*len(nw.preds) + 12*len(nw.stack) + 64
 		n.Warps = append(n.Warps, nw)
 		byID[w.ID] = nw

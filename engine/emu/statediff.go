@@ -11,7 +11,8 @@ import (
 // of two compilations of the same source) ("" when they are the
 // same): the scheduler (cursor, CTAs issued and finished, done), the
 // statistics, the fault, global memory, and every resident CTA (shared and
-// local memory, barriers) and warp (scheduling state, registers,
+// local memory, barriers, asynchronous work in flight and the threads'
+// commit groups) and warp (scheduling state, registers,
 // predicates, carry flags, reconvergence stack, call depth, the last
 // issue). Tests use it to prove that two ways of running a launch end in
 // the same state.
@@ -59,6 +60,9 @@ func (m *Machine) DiffState(o *Machine) string {
 		}
 		if x, y := c.cluster, d.cluster; x != nil && (x.Linear != y.Linear || x.arrived != y.arrived || x.Phase != y.Phase || len(x.CTAs) != len(y.CTAs)) {
 			return fmt.Sprintf("%s: cluster %d (barrier phase %d, %d arrived) vs %d (%d, %d)", where, x.Linear, x.Phase, x.arrived, y.Linear, y.Phase, y.arrived)
+		}
+		if s := c.async.diff(&d.async); s != "" {
+			return fmt.Sprintf("%s: %s", where, s)
 		}
 		for id := range c.bars {
 			if a, b := c.bars[id].phase, d.bars[id].phase; a != b {

@@ -279,22 +279,3 @@ func (m *Machine) deadlock(cs []*CTA) {
 	}
 	m.setFault(f)
 }
-
-// copiesPending reports whether a lane of mask has a copy in flight that
-// a wait for all but its newest keep committed groups (keep < 0: every
-// copy) waits for.
-func (w *Warp) copiesPending(mask uint32, keep int64) bool {
-	a := w.async
-	if a == nil || mask == 0 {
-		return false
-	}
-	for _, c := range a.copies {
-		if mask>>c.Lane&1 == 0 {
-			continue
-		}
-		if keep < 0 || int64(c.Group)+keep < int64(a.committed[c.Lane]) {
-			return true
-		}
-	}
-	return false
-}

@@ -93,7 +93,7 @@ func TestAsyncGroupWait(t *testing.T) {
 	m, _, _ := asyncMachine(t, asyncGroupsPTX, 32, 8*32)
 	m.Step(StepWarpInstruction)
 	w := m.CTAs()[0].Warps[0]
-	for w.async == nil || len(w.async.copies) == 0 {
+	for len(w.PendingCopies()) == 0 {
 		if r := m.Step(StepWarpInstruction); r != StopStepped {
 			t.Fatalf("stop %v %v", r, m.Fault())
 		}
