@@ -305,7 +305,7 @@ func (g *TSGen) fieldsOf(t TSDecl, typ reflect.Type) {
 		if name == "" {
 			name = f.Name
 		}
-		omit := len(parts) > 1 && parts[1] == "omitempty"
+		omit := len(parts) > 1 && (parts[1] == "omitempty" || parts[1] == "omitzero")
 		ts := g.tsType(f.Type)
 		if name == "type" && t.Lit != "" {
 			ts = fmt.Sprintf("%q", t.Lit)

@@ -813,6 +813,7 @@ export interface Spec {
   entry?: string;
   grid: number[];
   block: number[];
+  cluster?: number[];
   dynamicSharedBytes?: number;
   maxWarpInstructions?: number;
   scheduling?: Scheduling;

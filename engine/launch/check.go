@@ -67,7 +67,7 @@ func Check(p *emu.Program, s *Spec) []Mismatch {
 		add(ptx.DiagSpecEntry, "entry", -1, true, err.Error())
 		return out
 	}
-	cfg := emu.Config{Grid: s.Grid, Block: s.Block, DynamicSharedBytes: s.DynamicSharedBytes}
+	cfg := emu.Config{Grid: s.Grid, Block: s.Block, Cluster: s.Cluster, DynamicSharedBytes: s.DynamicSharedBytes}
 	if err := emu.CheckConfig(p, fn, &cfg); err != nil {
 		field := "grid"
 		var ce *emu.ConfigError

@@ -149,9 +149,10 @@ func (in *inferrer) launchShape() {
 		in.dynamicShared()
 	} else {
 		s.Grid, s.Block = ones(in.prev.Grid), ones(in.prev.Block)
+		s.Cluster = in.prev.Cluster
 	}
 	for try := 0; try < 4; try++ {
-		cfg := emu.Config{Grid: s.Grid, Block: s.Block, DynamicSharedBytes: s.DynamicSharedBytes}
+		cfg := emu.Config{Grid: s.Grid, Block: s.Block, Cluster: s.Cluster, DynamicSharedBytes: s.DynamicSharedBytes}
 		err := emu.CheckConfig(in.p, fn, &cfg)
 		var ce *emu.ConfigError
 		if err == nil || !errors.As(err, &ce) {
@@ -166,6 +167,16 @@ func (in *inferrer) launchShape() {
 		case "grid":
 			s.Grid = [3]int{1, 1, 1}
 			in.note(-1, "grid %s: %v", dimsText(s.Grid), err)
+		case "cluster":
+			// One cluster: of the kernel's .reqnctapercluster, else of
+			// one CTA (explicit when the kernel asks for it).
+			s.Cluster = [3]int{}
+			if fn.ExplicitCluster && fn.ReqCluster[0] <= 0 {
+				s.Cluster = [3]int{1, 1, 1}
+			}
+			c := emu.Config{Cluster: s.Cluster}
+			s.Grid, _ = emu.ClusterDims(fn, &c)
+			in.note(-1, "grid %s (one cluster): %v", dimsText(s.Grid), err)
 		default:
 			s.DynamicSharedBytes = 0
 			in.note(-1, "dynamicSharedBytes 0: %v", err)

@@ -53,6 +53,7 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 	m, err := emu.NewMachine(prog, fn.Name, emu.Config{
 		Grid:                s.Grid,
 		Block:               s.Block,
+		Cluster:             s.Cluster,
 		DynamicSharedBytes:  s.DynamicSharedBytes,
 		MaxWarpInstructions: s.MaxWarpInstructions,
 		AllocSlack:          s.allocSlack,

@@ -50,6 +50,11 @@ type Spec struct {
 	// Grid and Block are the launch dimensions; missing dimensions are 1.
 	Grid  [3]int `json:"grid"`
 	Block [3]int `json:"block"`
+	// Cluster is the number of CTAs per thread-block cluster in each
+	// dimension (missing dimensions are 1); absent (all zero): the
+	// kernel's .reqnctapercluster, else 1x1x1. Every grid dimension must
+	// be a multiple of it.
+	Cluster [3]int `json:"cluster,omitzero"`
 	// DynamicSharedBytes is the dynamic shared memory per CTA.
 	DynamicSharedBytes int `json:"dynamicSharedBytes,omitempty"`
 	// MaxWarpInstructions stops the launch with status "limit" after this
@@ -227,6 +232,7 @@ type rawSpec struct {
 	Entry               string            `json:"entry"`
 	Grid                []int             `json:"grid"`
 	Block               []int             `json:"block"`
+	Cluster             []int             `json:"cluster"`
 	DynamicSharedBytes  int               `json:"dynamicSharedBytes"`
 	MaxWarpInstructions int64             `json:"maxWarpInstructions"`
 	Scheduling          string            `json:"scheduling"`
@@ -279,6 +285,11 @@ func ParseSpecLimits(data []byte, lim Limits) (*Spec, error) {
 	}
 	if s.Block, err = dims("block", r.Block); err != nil {
 		return nil, err
+	}
+	if r.Cluster != nil {
+		if s.Cluster, err = dims("cluster", r.Cluster); err != nil {
+			return nil, err
+		}
 	}
 	for i, b := range r.Buffers {
 		buf := Buffer{Name: b.Name, Type: b.Type, Init: b.Init, Output: b.Output}
@@ -414,6 +425,11 @@ func (s *Spec) Validate(lim Limits) error {
 	for i, d := range s.Block {
 		if d < 0 {
 			return fmt.Errorf("block[%d] is %d; dimensions must be >= 1", i, d)
+		}
+	}
+	for i, d := range s.Cluster {
+		if d < 0 || d > emu.MaxClusterCTAs {
+			return fmt.Errorf("cluster[%d] is %d; cluster dimensions must be between 1 and %d", i, d, emu.MaxClusterCTAs)
 		}
 	}
 	if s.DynamicSharedBytes < 0 {
@@ -643,6 +659,7 @@ func (s *Spec) MarshalIndent() ([]byte, error) {
 		{"entry", s.Entry, s.Entry != ""},
 		{"grid", ones(s.Grid), true},
 		{"block", ones(s.Block), true},
+		{"cluster", ones(s.Cluster), s.Cluster != [3]int{}},
 		{"dynamicSharedBytes", s.DynamicSharedBytes, s.DynamicSharedBytes != 0},
 		{"maxWarpInstructions", s.MaxWarpInstructions, s.MaxWarpInstructions != 0},
 		{"scheduling", s.Scheduling, s.Scheduling != ""},
