@@ -5,6 +5,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -1086,7 +1087,7 @@ func (pf *paramFacts) elemType() isa.Type {
 		if pf.votes[t] == 0 || t.Size() != size || t.Kind() == isa.KindBits {
 			continue
 		}
-		if _, ok := elemTypes[t.String()]; !ok {
+		if !launchspec.IsBufferType(t) {
 			continue
 		}
 		if best == isa.TNone || pf.votes[t] > pf.votes[best] || pf.votes[t] == pf.votes[best] && rank(t) > rank(best) {
