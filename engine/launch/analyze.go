@@ -593,10 +593,12 @@ func (a *analyzer) transfer(pc int, op *emu.Op, st state, ff *funcFlow) {
 			a.cellJoin(uint64(op.Off+int64(k*size)), a.get(st, r))
 		}
 		return
-	case isa.OpCall:
+	}
+	switch e := op.Eff; {
+	case e.Has(emu.EffCall):
 		a.call(op, st)
 		return
-	case isa.OpRet, isa.OpExit:
+	case e.Any(emu.EffReturn | emu.EffExit):
 		if ff.fn != a.fn {
 			for _, r := range ff.fn.Rets {
 				if r.Reg >= 0 && !r.Pred {
@@ -610,6 +612,8 @@ func (a *analyzer) transfer(pc int, op *emu.Op, st state, ff *funcFlow) {
 			}
 		}
 		return
+	}
+	switch op.Code {
 	case isa.OpCvta:
 		a.assign(st, op, op.D, from(flowAll, op.A))
 		return
