@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
-	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
 // The divergence view (docs/protocol.md, "divergence"): the control-flow
@@ -123,7 +122,7 @@ func (s *Session) cfgOf() *cfgJSON {
 				}
 				j.Succ = append(j.Succ, x)
 			}
-			if op := &p.Ops[b.End-1]; op.Code == isa.OpBra || op.Code == isa.OpBrx {
+			if op := &p.Ops[b.End-1]; op.Eff.Has(emu.EffBranch) {
 				pc, rc := b.End-1, int(op.Reconv)
 				j.Branch, j.Reconv, j.Divergent = &pc, &rc, emu.MayDiverge(op)
 			}

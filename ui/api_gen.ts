@@ -1,4 +1,4 @@
-// Code generated from web/*.go, engine/isa and engine/emu by cmd/protogen; DO NOT EDIT.
+// Code generated from web/*.go and engine/isa by cmd/protogen; DO NOT EDIT.
 // The answers of the REST API (/api/isa, /api/fragments, /api/swizzle, /api/examples,
 // /api/share) and the PTX words the editor highlights.
 
@@ -204,7 +204,7 @@ export const ptxSpaces: readonly string[] = [
   "shared::cluster", "tex", "shared::cta",
 ];
 
-/** The special registers (engine/emu), with the vector registers' bare names (%tid). */
+/** The special registers (engine/isa), with the vector registers' bare names (%tid). */
 export const ptxSpecialRegisters: readonly string[] = [
   "%aggr_smem_size", "%clock", "%clock64", "%clock_hi", "%cluster_ctaid", "%cluster_ctaid.x", "%cluster_ctaid.y", "%cluster_ctaid.z",
   "%cluster_ctarank", "%cluster_nctaid", "%cluster_nctaid.x", "%cluster_nctaid.y", "%cluster_nctaid.z", "%cluster_nctarank", "%clusterid", "%clusterid.x",

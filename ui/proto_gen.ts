@@ -1,4 +1,4 @@
-// Code generated from sessions/protocol.go and engine/launch/spec.go by cmd/protogen; DO NOT EDIT.
+// Code generated from sessions/protocol.go and engine/launchspec/spec.go by cmd/protogen; DO NOT EDIT.
 // The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of
 // docs/launch-spec.md.
 

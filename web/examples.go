@@ -9,7 +9,7 @@ import (
 	"path"
 	"regexp"
 
-	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 )
 
 // The gallery's kernels: examples/index.json lists them in gallery order;
@@ -62,7 +62,7 @@ func (e *Example) Info() ExampleInfo {
 
 // Launch returns the example's launch spec with its source inline, ready
 // for launch.Compile and launch.Prepare.
-func (e *Example) Launch() (*launch.Spec, error) {
+func (e *Example) Launch() (*launchspec.Spec, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(e.Spec, &m); err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func (e *Example) Launch() (*launch.Spec, error) {
 	src, _ := json.Marshal(e.Source)
 	m["source"] = src
 	b, _ := json.Marshal(m)
-	return launch.ParseSpec(b)
+	return launchspec.ParseSpec(b)
 }
 
 // Examples is an ordered set of examples.
@@ -132,7 +132,7 @@ func LoadExamples(fsys fs.FS) (*Examples, error) {
 		if err != nil {
 			return nil, fmt.Errorf("example %s: %v", en.Name, err)
 		}
-		spec, err := launch.ParseSpec(raw)
+		spec, err := launchspec.ParseSpec(raw)
 		if err != nil {
 			return nil, fmt.Errorf("example %s: %s: %v", en.Name, en.Spec, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 )
 
 // Lesson is the teaching material of a gallery example: what the kernel
@@ -105,7 +105,7 @@ type ExpectIota struct {
 }
 
 // check validates the lesson against its kernel's source and launch spec.
-func (l *Lesson) check(src string, spec *launch.Spec) error {
+func (l *Lesson) check(src string, spec *launchspec.Spec) error {
 	if strings.TrimSpace(l.Explanation) == "" {
 		return errors.New("no explanation")
 	}

@@ -1,20 +1,21 @@
 package web
 
-import (
-	"context"
+import "context"
 
-	"github.com/ptxplayground/ptxplay/sessions"
-)
+// SessionsFrom makes a SessionStarter of a function that opens a session
+// for a client address: cmd/ptxplay passes the sessions manager's
+// NewClientSession (each websocket gets a new session, counted under its
+// client's address, which the manager's reclaiming of places weighs). The
+// web layer declares the Session it consumes and imports no package that
+// runs the emulator.
+func SessionsFrom[S Session](open func(client string) (S, error)) SessionStarter {
+	return starterFunc[S](open)
+}
 
-// ManagerSessions adapts a sessions.Manager to SessionStarter: each
-// websocket gets a new session of the manager, counted under its client's
-// address (which the manager's reclaiming of places weighs).
-func ManagerSessions(m *sessions.Manager) SessionStarter { return managerStarter{m} }
+type starterFunc[S Session] func(client string) (S, error)
 
-type managerStarter struct{ m *sessions.Manager }
-
-func (a managerStarter) StartSession(_ context.Context, client string) (Session, error) {
-	s, err := a.m.NewClientSession(client)
+func (f starterFunc[S]) StartSession(_ context.Context, client string) (Session, error) {
+	s, err := f(client)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
-	"github.com/ptxplayground/ptxplay/sessions"
+	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
 
 // The TypeScript declarations of the REST answers and the editor's word
@@ -14,7 +14,7 @@ import (
 // `go generate ./ui`), as the websocket protocol's are (ui/proto_gen.ts).
 
 // apiTypes are the REST answers' types.
-var apiTypes = []sessions.TSDecl{
+var apiTypes = []tsgen.Decl{
 	{Name: "IsaOpcode", V: isaOpcode{}},
 	{Name: "IsaSpecial", V: isaSpecial{}},
 	{Name: "IsaDoc", V: isaDoc{}},
@@ -52,12 +52,12 @@ var apiFields = map[string]string{
 
 // TypeScript returns ui/api_gen.ts.
 func TypeScript() ([]byte, error) {
-	g := sessions.NewTSGen(apiFields, nil)
-	g.Header("web/*.go, engine/isa and engine/emu", "The answers of the REST API (/api/isa, /api/fragments, /api/swizzle, /api/examples,\n// /api/share) and the PTX words the editor highlights.")
+	g := tsgen.New(apiFields, nil)
+	g.Header("web/*.go and engine/isa", "The answers of the REST API (/api/isa, /api/fragments, /api/swizzle, /api/examples,\n// /api/share) and the PTX words the editor highlights.")
 	g.B.WriteString("import type { Spec } from \"./proto_gen\";\n")
-	g.Enum(sessions.TSEnum{Name: "OpStatus", Values: []string{statusName(isa.Supported), statusName(isa.Planned), statusName(isa.Unsupported)}})
-	g.Enum(sessions.TSEnum{Name: "SwizzlePattern", Values: []string{isa.AccessRows.String(), isa.AccessColumn.String(), isa.AccessLdmatrix.String()}})
-	g.Enum(sessions.TSEnum{Name: "LessonPanel", Values: LessonPanels})
+	g.Enum(tsgen.Enum{Name: "OpStatus", Values: []string{statusName(isa.Supported), statusName(isa.Planned), statusName(isa.Unsupported)}})
+	g.Enum(tsgen.Enum{Name: "SwizzlePattern", Values: []string{isa.AccessRows.String(), isa.AccessColumn.String(), isa.AccessLdmatrix.String()}})
+	g.Enum(tsgen.Enum{Name: "LessonPanel", Values: LessonPanels})
 	g.Interfaces(apiTypes)
 	words := func(name, doc string, ws []string) {
 		fmt.Fprintf(&g.B, "\n/** %s */\nexport const %s: readonly string[] = [\n", doc, name)
@@ -70,7 +70,7 @@ func TypeScript() ([]byte, error) {
 		append(isa.TypeNames(), isa.AlternateTypes...))
 	words("ptxVectorWidths", "The vector modifiers (engine/isa).", isa.VectorWidths)
 	words("ptxSpaces", "The state spaces (engine/isa).", isa.SpaceNames())
-	words("ptxSpecialRegisters", "The special registers (engine/emu), with the vector registers' bare names (%tid).", specialNames())
+	words("ptxSpecialRegisters", "The special registers (engine/isa), with the vector registers' bare names (%tid).", specialNames())
 	return g.Bytes()
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 // SessionStarter starts the session behind a websocket connection (the
-// sessions manager, through a one-line adapter in cmd/ptxplay).
+// sessions manager, wired in cmd/ptxplay through SessionsFrom).
 type SessionStarter interface {
 	// StartSession creates the session of a new connection from the
 	// client address client (Server.clientKey: an IPv6 client by its

@@ -23,7 +23,7 @@ func newLimitServer(t *testing.T, lim sessions.Limits, o WSOptions) (*Server, *h
 	met := NewMetrics()
 	mgr := sessions.NewManager(lim, met)
 	met.SetAccountedMemory(mgr.AccountedBytes)
-	s, err := New(Options{Sessions: ManagerSessions(mgr), Metrics: met,
+	s, err := New(Options{Sessions: SessionsFrom(mgr.NewClientSession), Metrics: met,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WebSocket: o})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func newSessionServer(t *testing.T, lim sessions.Limits) (*Server, *httptest.Ser
 	t.Helper()
 	met := NewMetrics()
 	mgr := sessions.NewManager(lim, met)
-	s, err := New(Options{Sessions: ManagerSessions(mgr), Metrics: met,
+	s, err := New(Options{Sessions: SessionsFrom(mgr.NewClientSession), Metrics: met,
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 		WebSocket: WSOptions{MaxMessageBytes: int64(mgr.Limits().MaxMessageBytes)}})
 	if err != nil {

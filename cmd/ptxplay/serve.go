@@ -107,7 +107,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 		log.Info("share links: no store (link-only sharing)")
 	}
 	srv, err := web.New(web.Options{
-		Sessions:  web.ManagerSessions(mgr),
+		Sessions:  web.SessionsFrom(mgr.NewClientSession),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: withMessageBytes(cfg.ws, cfg.maxMessageBytes),

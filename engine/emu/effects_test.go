@@ -113,6 +113,13 @@ func TestEveryOpHasEffects(t *testing.T) {
 			if op.Eff.Has(EffAccess) && op.A >= 0 {
 				want("address", op.A, false, false)
 			}
+			// A store's data ("st [a], r + 1" too) is read.
+			if memAccessKind(op) == accessStore {
+				want("stored value", op.B, false, false)
+				for _, r := range op.Regs {
+					want("stored element", r, false, false)
+				}
+			}
 		}
 	}
 	for c := isa.Opcode(1); c < isa.NumOpcodes; c++ {

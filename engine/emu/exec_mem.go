@@ -964,6 +964,7 @@ func memStSource(b *binder, i int, t isa.Type) (int32, uint64, bool) {
 			if !memCheckDataReg(b, i, s.reg, t) {
 				return -1, 0, false
 			}
+			b.record(s.reg, t, false)
 			return s.reg, add, true
 		}
 	}

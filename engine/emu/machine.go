@@ -58,7 +58,7 @@ const (
 	MaxGridCTAs         = 1 << 31
 	// MaxClusterCTAs bounds the CTAs of a cluster (Hopper's non-portable
 	// cluster size).
-	MaxClusterCTAs = 16
+	MaxClusterCTAs = isa.MaxClusterCTAs
 )
 
 // StopReason tells why Step or Run returned.

@@ -11,30 +11,19 @@ import (
 )
 
 // Scheduling is the model by which the lanes of a warp that diverged are
-// scheduled (see docs/emulator.md, "Scheduling models").
-type Scheduling string
+// scheduled (see docs/emulator.md, "Scheduling models"); the names are
+// engine/isa's, so the launch spec is checked without the emulator.
+type Scheduling = isa.Scheduling
 
+// The scheduling models (isa.SchedDefault and the others).
 const (
-	// SchedDefault picks the model from the module's .target:
-	// SchedIndependent for sm_70 and later, SchedSIMTStack before.
-	SchedDefault Scheduling = ""
-	// SchedIndependent is independent thread scheduling (sm_70+): the
-	// divergent paths of a warp are thread groups that take turns, and
-	// lanes waiting to reconverge never block the others for long.
-	SchedIndependent Scheduling = "independent"
-	// SchedSIMTStack is the pre-Volta reconvergence stack: the top path
-	// runs until it reaches its reconvergence point.
-	SchedSIMTStack Scheduling = "simt-stack"
+	SchedDefault     = isa.SchedDefault
+	SchedIndependent = isa.SchedIndependent
+	SchedSIMTStack   = isa.SchedSIMTStack
 )
 
 // ParseScheduling accepts "", "independent" and "simt-stack".
-func ParseScheduling(s string) (Scheduling, error) {
-	switch Scheduling(s) {
-	case SchedDefault, SchedIndependent, SchedSIMTStack:
-		return Scheduling(s), nil
-	}
-	return "", fmt.Errorf("scheduling %q: must be \"independent\" or \"simt-stack\"", s)
-}
+func ParseScheduling(s string) (Scheduling, error) { return isa.ParseScheduling(s) }
 
 // ReconvergeWait is how many of its warp's instructions lanes that reached
 // their reconvergence point wait, under independent scheduling, for the

@@ -146,3 +146,7 @@ func LookupSpecial(name string) (Special, bool) {
 	s, ok := specialByName[name]
 	return s, ok
 }
+
+// MaxClusterCTAs bounds the CTAs of a thread-block cluster (Hopper's
+// non-portable cluster size; %cluster_nctarank is at most this).
+const MaxClusterCTAs = 16

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -255,7 +256,7 @@ func (a *analyzer) collectFuncs() {
 		f := a.funcs[i].fn
 		for pc := f.Entry; pc < f.End; pc++ {
 			op := &a.p.Ops[pc]
-			if op.Code != isa.OpCall || op.Aux < 0 || int(op.Aux) >= len(a.p.Calls) {
+			if !op.Eff.Has(emu.EffCall) || op.Aux < 0 || int(op.Aux) >= len(a.p.Calls) {
 				continue
 			}
 			if c := a.p.Calls[op.Aux].Callee; c != nil && c.HasBody && a.byFn[c] == nil {
@@ -297,16 +298,16 @@ func (a *analyzer) blocks(fn *emu.Function) []*cfgBlock {
 			}
 		}
 		fall := last.Guard >= 0
-		switch last.Code {
-		case isa.OpBra:
-			link(int(last.Target))
-		case isa.OpBrx:
+		switch e := last.Eff; {
+		case e.Has(emu.EffBranch | emu.EffIndirect): // brx.idx: to its table's entries
 			if last.Aux >= 0 && int(last.Aux) < len(a.p.Tables) {
 				for _, t := range a.p.Tables[last.Aux] {
 					link(int(t))
 				}
 			}
-		case isa.OpRet, isa.OpExit:
+		case e.Has(emu.EffBranch):
+			link(int(last.Target))
+		case e.Any(emu.EffReturn | emu.EffExit):
 		default:
 			fall = true
 		}
@@ -364,7 +365,7 @@ func (a *analyzer) runBlock(ff *funcFlow, b *cfgBlock, st state, visit func(int,
 		if visit != nil {
 			visit(pc, op, st, ff)
 		}
-		a.transfer(op, st, ff)
+		a.transfer(pc, op, st, ff)
 	}
 }
 
@@ -552,8 +553,8 @@ func dataRegs(op *emu.Op, single int32) []int32 {
 	return []int32{single}
 }
 
-// transfer applies one instruction to st.
-func (a *analyzer) transfer(op *emu.Op, st state, ff *funcFlow) {
+// transfer applies the instruction at pc to st.
+func (a *analyzer) transfer(pc int, op *emu.Op, st state, ff *funcFlow) {
 	if op.Type == isa.Pred {
 		return
 	}
@@ -592,10 +593,12 @@ func (a *analyzer) transfer(op *emu.Op, st state, ff *funcFlow) {
 			a.cellJoin(uint64(op.Off+int64(k*size)), a.get(st, r))
 		}
 		return
-	case isa.OpCall:
+	}
+	switch e := op.Eff; {
+	case e.Has(emu.EffCall):
 		a.call(op, st)
 		return
-	case isa.OpRet, isa.OpExit:
+	case e.Any(emu.EffReturn | emu.EffExit):
 		if ff.fn != a.fn {
 			for _, r := range ff.fn.Rets {
 				if r.Reg >= 0 && !r.Pred {
@@ -609,6 +612,8 @@ func (a *analyzer) transfer(op *emu.Op, st state, ff *funcFlow) {
 			}
 		}
 		return
+	}
+	switch op.Code {
 	case isa.OpCvta:
 		a.assign(st, op, op.D, from(flowAll, op.A))
 		return
@@ -637,8 +642,8 @@ func (a *analyzer) transfer(op *emu.Op, st state, ff *funcFlow) {
 		a.assign(st, op, op.D, from(mode, op.A))
 		return
 	}
-	if op.D < 0 || !valueDst[op.Code] {
-		return // no value destination (or one the analysis does not know)
+	if op.D < 0 || !a.writesValue(pc, op.D) {
+		return // no value destination (D is a predicate slot, or not written)
 	}
 	var f *flow
 	switch {
@@ -680,17 +685,20 @@ func (a *analyzer) transfer(op *emu.Op, st state, ff *funcFlow) {
 	a.assign(st, op, op.D, f)
 }
 
-// valueDst holds the instructions whose D operand is a value register
-// (when their type is not .pred): the only ones whose destination the
-// analysis updates. (Elsewhere D may be a predicate slot.)
-var valueDst = opSet(isa.OpAdd, isa.OpSub, isa.OpMul, isa.OpMad, isa.OpMul24, isa.OpMad24, isa.OpSad,
-	isa.OpDiv, isa.OpRem, isa.OpAbs, isa.OpNeg, isa.OpMin, isa.OpMax, isa.OpPopc, isa.OpClz, isa.OpBfind,
-	isa.OpFns, isa.OpBrev, isa.OpBfe, isa.OpBfi, isa.OpBmsk, isa.OpSzext, isa.OpDp4a, isa.OpDp2a,
-	isa.OpAddc, isa.OpSubc, isa.OpMadc, isa.OpCopysign, isa.OpFma, isa.OpRcp, isa.OpSqrt, isa.OpRsqrt,
-	isa.OpSin, isa.OpCos, isa.OpLg2, isa.OpEx2, isa.OpTanh, isa.OpSet, isa.OpSelp, isa.OpSlct,
-	isa.OpAnd, isa.OpOr, isa.OpXor, isa.OpNot, isa.OpCnot, isa.OpLop3, isa.OpShf, isa.OpShl, isa.OpShr,
-	isa.OpMov, isa.OpShfl, isa.OpPrmt, isa.OpLd, isa.OpLdu, isa.OpCvta, isa.OpCvt, isa.OpAtom,
-	isa.OpActivemask, isa.OpRedux, isa.OpVshr)
+// writesValue reports whether the instruction at pc writes slot r as a
+// value register (its register operands, recorded at lowering: D may be a
+// predicate slot, or a source).
+func (a *analyzer) writesValue(pc int, r int32) bool {
+	if pc < 0 || pc >= len(a.p.Operands) {
+		return false
+	}
+	for _, o := range a.p.Operands[pc] {
+		if o.Def && !o.Pred && o.Slot == r {
+			return true
+		}
+	}
+	return false
+}
 
 // intOps derive an integer from all their value operands A, B and C.
 var intOps = opSet(isa.OpShr, isa.OpDiv, isa.OpRem, isa.OpNeg, isa.OpAbs, isa.OpNot, isa.OpCnot,
@@ -705,40 +713,18 @@ func opSet(ops ...isa.Opcode) (s [isa.NumOpcodes]bool) {
 	return s
 }
 
-// valueSrcs returns the value registers an instruction reads, for the
-// instructions whose operands the analysis knows (nil for the others).
-func valueSrcs(op *emu.Op) []int32 {
-	var out []int32
-	add := func(rs ...int32) {
-		for _, r := range rs {
-			if r >= 0 {
-				out = append(out, r)
-			}
-		}
+// valueSrcs returns the value registers the instruction at pc reads
+// (its register operands recorded at lowering; immediates and special
+// registers are read-only value slots among them).
+func (a *analyzer) valueSrcs(pc int) []int32 {
+	if pc < 0 || pc >= len(a.p.Operands) {
+		return nil
 	}
-	switch {
-	case op.Type == isa.Pred:
-	case op.Code == isa.OpLd, op.Code == isa.OpLdu, op.Code == isa.OpCvta, op.Code == isa.OpCvt:
-		add(op.A)
-	case op.Code == isa.OpMov:
-		add(op.A)
-		if op.D >= 0 {
-			add(op.Regs...)
+	var out []int32
+	for _, o := range a.p.Operands[pc] {
+		if !o.Def && !o.Pred {
+			out = append(out, o.Slot)
 		}
-	case op.Code == isa.OpSt:
-		add(op.A, op.B)
-		add(op.Regs...)
-	case op.Code == isa.OpAtom, op.Code == isa.OpRed:
-		add(op.A, op.B, op.C)
-		if op.D < 0 || op.Vec > 1 {
-			add(op.Regs...)
-		}
-	case op.Code == isa.OpSetp, op.Code == isa.OpSet, op.Code == isa.OpSelp:
-		add(op.A, op.B)
-	case op.Code == isa.OpCpAsync:
-		add(op.A, op.E)
-	case valueDst[op.Code] && op.Code != isa.OpActivemask:
-		add(op.A, op.B, op.C)
 	}
 	return out
 }
@@ -805,12 +791,12 @@ func (a *analyzer) call(op *emu.Op, st state) {
 
 // facts records, for each parameter, the loads of it, cvta, comparisons
 // with thread indices and floating-point uses.
-func (a *analyzer) facts(_ int, op *emu.Op, st state, ff *funcFlow) {
+func (a *analyzer) facts(pc int, op *emu.Op, st state, ff *funcFlow) {
 	kf := a.kf
 	if op.Type == isa.Pred {
 		return
 	}
-	for _, r := range valueSrcs(op) {
+	for _, r := range a.valueSrcs(pc) {
 		f := a.get(st, r)
 		if f == nil {
 			continue
@@ -923,7 +909,7 @@ func (a *analyzer) accesses(at int, op *emu.Op, st state, _ *funcFlow) {
 		if f == nil {
 			continue
 		}
-		read, write, typed := memDirection(op.Code)
+		read, write, typed := memDirection(op)
 		for _, i := range a.pointersOf(f) {
 			pf := &kf.params[i]
 			pf.pointer = true
@@ -954,23 +940,18 @@ func (a *analyzer) accesses(at int, op *emu.Op, st state, _ *funcFlow) {
 }
 
 // memDirection tells what an instruction does through its global or
-// generic memory operands, for the parameters they are based on: whether
-// it reads or writes the memory, and whether the instruction's type is
-// the type of the elements it accesses. Every memory operand makes its
-// parameter a pointer (Program.MemOperands lists them all, whatever the
-// instruction); a prefetch or a cache hint neither reads nor writes.
-func memDirection(code isa.Opcode) (read, write, typed bool) {
-	switch code {
-	case isa.OpLd, isa.OpLdu, isa.OpWmmaLoad, isa.OpLdmatrix:
-		return true, false, true
-	case isa.OpSt, isa.OpWmmaStore, isa.OpStmatrix:
-		return false, true, true
-	case isa.OpAtom, isa.OpRed:
-		return true, true, true
-	case isa.OpCpAsync:
-		return true, false, false // its size is in bytes, not elements
-	}
-	return false, false, false
+// generic memory operands, for the parameters they are based on (its
+// effects, computed at lowering): whether it reads or writes global
+// memory, and whether the instruction's type is the type of the elements
+// it accesses (a per-lane access or a warp's matrix load or store; not an
+// asynchronous copy, whose size is in bytes). Every memory operand makes
+// its parameter a pointer (Program.MemOperands lists them all, whatever
+// the instruction); a prefetch or a cache hint neither reads nor writes.
+func memDirection(op *emu.Op) (read, write, typed bool) {
+	e := op.Eff
+	read, write = e.Has(emu.EffReadGlobal), e.Has(emu.EffWriteGlobal)
+	typed = (read || write) && e.Any(emu.EffAccess|emu.EffAligned)
+	return read, write, typed
 }
 
 // pointersOf picks the parameters an address is based on. Two possible
@@ -1086,7 +1067,7 @@ func (pf *paramFacts) elemType() isa.Type {
 		if pf.votes[t] == 0 || t.Size() != size || t.Kind() == isa.KindBits {
 			continue
 		}
-		if _, ok := elemTypes[t.String()]; !ok {
+		if !launchspec.IsBufferType(t) {
 			continue
 		}
 		if best == isa.TNone || pf.votes[t] > pf.votes[best] || pf.votes[t] == pf.votes[best] && rank(t) > rank(best) {

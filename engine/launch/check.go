@@ -55,8 +55,8 @@ func Check(p *emu.Program, s *Spec) []Mismatch {
 		return out
 	}
 	lim := DefaultLimits
-	if s.limits != nil {
-		lim = *s.limits
+	if l, ok := s.CheckedLimits(); ok {
+		lim = l
 	}
 	c := *s
 	if err := c.Validate(lim); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 )
 
 // Note is a line saying what Infer inferred or changed, for display.
@@ -104,8 +105,8 @@ func (in *inferrer) run(ks []*emu.Function, entry string) (*Spec, error) {
 	if prev != nil {
 		s.Version, s.Comment, s.PTX, s.Source = prev.Version, prev.Comment, prev.PTX, prev.Source
 		s.DynamicSharedBytes, s.MaxWarpInstructions = max(prev.DynamicSharedBytes, 0), max(prev.MaxWarpInstructions, 0)
-		if prev.limits != nil {
-			in.lim = *prev.limits
+		if l, ok := prev.CheckedLimits(); ok {
+			in.lim = l
 		}
 		if s.Version != 0 && s.Version != SpecVersion {
 			s.Version = SpecVersion
@@ -148,7 +149,7 @@ func (in *inferrer) launchShape() {
 		in.note(-1, "block %s (%s), grid %s", dimsText(s.Block), why, dimsText(s.Grid))
 		in.dynamicShared()
 	} else {
-		s.Grid, s.Block = ones(in.prev.Grid), ones(in.prev.Block)
+		s.Grid, s.Block = launchspec.Ones(in.prev.Grid), launchspec.Ones(in.prev.Block)
 		s.Cluster = in.prev.Cluster
 	}
 	for try := 0; try < 4; try++ {
@@ -211,15 +212,6 @@ func defaultBlock(fn *emu.Function, kf *kernelFacts) ([3]int, string) {
 		b, why = [3]int{m[0], max(m[1], 1), max(m[2], 1)}, "the kernel's .maxntid"
 	}
 	return b, why
-}
-
-func ones(d [3]int) [3]int {
-	for i := range d {
-		if d[i] == 0 {
-			d[i] = 1
-		}
-	}
-	return d
 }
 
 func dimsText(d [3]int) string { return fmt.Sprintf("[%d, %d, %d]", d[0], d[1], d[2]) }
@@ -520,7 +512,7 @@ func (in *inferrer) scalar(i int, count int64) (Param, string) {
 	kf := in.kf
 	pf := &kf.params[i]
 	t := paramValueType(kf, i)
-	if _, ok := elemTypes[t.String()]; !ok || kp.Size != t.Size() {
+	if !launchspec.IsBufferType(t) || kp.Size != t.Size() {
 		what := "an array"
 		if kp.Size == t.Size() {
 			what = "of type ." + kp.Type.String()

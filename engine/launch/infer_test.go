@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -564,7 +565,9 @@ func TestInferLimits(t *testing.T) {
 	}
 	// A huge grid: the buffer is bounded by the limit.
 	prev = &Spec{Entry: "m", Grid: [3]int{1 << 20, 1, 1}, Block: [3]int{32, 1, 1}}
-	prev.limits = &Limits{MaxBufferBytes: 1000}
+	if err := prev.Validate(Limits{MaxBufferBytes: 1000}); err != nil {
+		t.Fatal(err)
+	}
 	s, _, err = Infer(p, prev, "")
 	if err != nil || s.Buffers[0].Count != 250 {
 		t.Errorf("count %d, %v", s.Buffers[0].Count, err)
@@ -664,7 +667,7 @@ param 2 "n": scalar u32 = 200 (compared with the thread index), replacing the ad
 	if got, want := bufferValues(t, res, "b"), seq(200, func(i int) int { return 3 * i }); got != want {
 		t.Errorf("b = %s", got)
 	}
-	if prev.Entry != "vadd" || len(prev.Buffers) != 4 || *prev.Buffers[1].Init.Iota != (Iota{"1000", "2"}) {
+	if prev.Entry != "vadd" || len(prev.Buffers) != 4 || *prev.Buffers[1].Init.Iota != (Iota{Start: "1000", Step: "2"}) {
 		t.Error("Infer modified prev")
 	}
 
@@ -858,7 +861,7 @@ func TestCheckPackedBits(t *testing.T) {
 func TestMarshalIndent(t *testing.T) {
 	s := parseSpecT(t, vectorAddSpec)
 	s.Buffers[2].Output = new(bool)
-	s.Params = append(s.Params, Param{Buffer: "b", Offset: 8}, BytesParam([]byte{1, 2}), Param{Type: "u16", Values: []Value{"1", "2"}, array: true})
+	s.Params = append(s.Params, Param{Buffer: "b", Offset: 8}, BytesParam([]byte{1, 2}), launchspec.ArrayParam("u16", "1", "2"))
 	b, err := s.MarshalIndent()
 	if err != nil {
 		t.Fatal(err)

@@ -37,8 +37,8 @@ type Launch struct {
 // against the kernel's parameters.
 func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 	lim := DefaultLimits
-	if s.limits != nil {
-		lim = *s.limits
+	if l, ok := s.CheckedLimits(); ok {
+		lim = l
 	}
 	if err := s.Validate(lim); err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func Prepare(prog *emu.Program, s *Spec) (*Launch, error) {
 		Cluster:             s.Cluster,
 		DynamicSharedBytes:  s.DynamicSharedBytes,
 		MaxWarpInstructions: s.MaxWarpInstructions,
-		AllocSlack:          s.allocSlack,
+		AllocSlack:          s.AllocSlack(),
 		Scheduling:          emu.Scheduling(s.Scheduling),
 	})
 	if err != nil {
@@ -109,12 +109,6 @@ func CheckGlobalMemory(prog *emu.Program, s *Spec, lim Limits) error {
 	return &LimitError{Msg: fmt.Sprintf("the module's .global variables (%d bytes) and the buffers (%d bytes) need %d bytes of global memory; the limit is %d bytes",
 		globals, total-globals, total, lim.MaxBufferBytes)}
 }
-
-// SetAllocSlack makes the launch map n zero-filled bytes after every
-// global allocation (see emu.Config.AllocSlack). It is not part of the
-// JSON format: conformance tests that replay kernels recorded on GPUs use
-// it to model the CUDA driver's allocation granularity.
-func (s *Spec) SetAllocSlack(n int) { s.allocSlack = n }
 
 // packParams writes the spec's parameters into the kernel parameter buffer,
 // after the checks of paramBlocking (shared with Check).

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 )
 
 // Version is the snapshot format version stored with every snapshot.
@@ -48,8 +48,8 @@ type Limits struct {
 	MaxSpecBytes   int   // the launch spec, as sent
 	MaxViewBytes   int   // the view state
 	MaxStep        int64 // the position
-	// Launch bounds the spec's buffers (launch.ParseSpecLimits).
-	Launch launch.Limits
+	// Launch bounds the spec's buffers (launchspec.ParseSpecLimits).
+	Launch launchspec.Limits
 }
 
 // DefaultLimits match the web session's defaults.
@@ -58,7 +58,7 @@ var DefaultLimits = Limits{
 	MaxSpecBytes:   256 << 10,
 	MaxViewBytes:   16 << 10,
 	MaxStep:        1 << 40,
-	Launch:         launch.Limits{MaxBufferBytes: 16 << 20},
+	Launch:         launchspec.Limits{MaxBufferBytes: 16 << 20},
 }
 
 // MaxEncodedBytes is the largest request body that can hold a snapshot
@@ -194,7 +194,7 @@ func (s *Snapshot) Normalize(l Limits) error {
 	src, _ := json.Marshal(s.Source)
 	fields["source"] = src
 	full, _ := json.Marshal(fields)
-	if _, err := launch.ParseSpecLimits(full, l.Launch); err != nil {
+	if _, err := launchspec.ParseSpecLimits(full, l.Launch); err != nil {
 		return invalid("launch spec: %v", err)
 	}
 	s.Spec = spec

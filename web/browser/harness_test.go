@@ -185,7 +185,7 @@ func (s *suite) serve(addr string, limits sessions.Limits) (base string, stop fu
 		return "", nil, err
 	}
 	srv, err := web.New(web.Options{
-		Sessions:  web.ManagerSessions(mgr),
+		Sessions:  web.SessionsFrom(mgr.NewClientSession),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: web.WSOptions{MaxMessageBytes: int64(lim.MaxMessageBytes)},

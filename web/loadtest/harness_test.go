@@ -123,7 +123,7 @@ func startServerWS(lim sessions.Limits, ws web.WSOptions) (*server, error) {
 	mgr := sessions.NewManager(lim, metrics)
 	ws.MaxMessageBytes = int64(mgr.Limits().MaxMessageBytes)
 	srv, err := web.New(web.Options{
-		Sessions:  web.ManagerSessions(mgr),
+		Sessions:  web.SessionsFrom(mgr.NewClientSession),
 		Metrics:   metrics,
 		Logger:    log,
 		WebSocket: ws,

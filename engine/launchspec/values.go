@@ -1,4 +1,4 @@
-package launch
+package launchspec
 
 import (
 	"encoding/json"
@@ -25,8 +25,8 @@ var elemTypes = map[string]isa.Type{
 // typeList is the list of type names for error messages.
 const typeList = "u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64 (or b8 b16 b32 b64)"
 
-// lookupType returns the element type named name.
-func lookupType(name string) (isa.Type, error) {
+// LookupType returns the element type named name.
+func LookupType(name string) (isa.Type, error) {
 	if t, ok := elemTypes[name]; ok {
 		return t, nil
 	}
@@ -388,8 +388,8 @@ func floatBits(f float64, t isa.Type) uint64 {
 	return math.Float64bits(f)
 }
 
-// encodeValue converts v to the raw bits of element type t.
-func encodeValue(v Value, t isa.Type) (uint64, error) {
+// EncodeValue converts v to the raw bits of element type t.
+func EncodeValue(v Value, t isa.Type) (uint64, error) {
 	s := string(v)
 	if s == "" {
 		return 0, fmt.Errorf("empty value")
@@ -416,10 +416,10 @@ func asFloat64(bits uint64, t isa.Type) float64 {
 	return math.Float64frombits(bits)
 }
 
-// appendValueJSON appends the JSON form of an element: a number, or the
+// AppendValueJSON appends the JSON form of an element: a number, or the
 // strings "NaN", "Inf", "-Inf". Floats are printed with the fewest digits
 // that convert back to the same bits.
-func appendValueJSON(b []byte, bits uint64, t isa.Type) []byte {
+func AppendValueJSON(b []byte, bits uint64, t isa.Type) []byte {
 	switch t.Kind() {
 	case isa.KindSigned:
 		n := uint(64 - t.Bits())
@@ -439,27 +439,27 @@ func appendValueJSON(b []byte, bits uint64, t isa.Type) []byte {
 	}
 	switch t {
 	case isa.F64:
-		return appendFloat(b, f, 64)
+		return AppendFloat(b, f, 64)
 	case isa.F32:
-		return appendFloat(b, f, 32)
+		return AppendFloat(b, f, 32)
 	}
 	// f16/bf16: the shortest decimal that rounds back to the same value.
 	for p := 1; p <= 17; p++ {
 		d, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'e', p-1, 64), 64)
 		if floatBits(d, t) == bits&0xffff {
-			out := appendFloat(nil, d, 64)
+			out := AppendFloat(nil, d, 64)
 			if g, err := strconv.ParseFloat(string(out), 64); err == nil && floatBits(g, t) == bits&0xffff {
 				return append(b, out...)
 			}
 			break
 		}
 	}
-	return appendFloat(b, f, 64)
+	return AppendFloat(b, f, 64)
 }
 
-// appendFloat formats f like encoding/json: shortest round-trip digits,
+// AppendFloat formats f like encoding/json: shortest round-trip digits,
 // exponent form only for very large or small magnitudes.
-func appendFloat(b []byte, f float64, bitSize int) []byte {
+func AppendFloat(b []byte, f float64, bitSize int) []byte {
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 {
@@ -480,9 +480,9 @@ func appendFloat(b []byte, f float64, bitSize int) []byte {
 	return b
 }
 
-// appendBitsHex appends the lowercase hex of bits, zero-padded to the
+// AppendBitsHex appends the lowercase hex of bits, zero-padded to the
 // width of t.
-func appendBitsHex(b []byte, bits uint64, t isa.Type) []byte {
+func AppendBitsHex(b []byte, bits uint64, t isa.Type) []byte {
 	const digits = "0123456789abcdef"
 	for i := t.Bits()/4 - 1; i >= 0; i-- {
 		b = append(b, digits[bits>>(4*uint(i))&15])

@@ -1,10 +1,11 @@
-// Package launch is the launch contract of PTX Playground: a JSON launch
-// spec (version 1) describing a kernel, its grid and block, global buffers
-// with their initial contents and the kernel parameters, and the JSON
-// result of running it (status, fault, buffer contents, statistics). The
-// CLI (ptxplay run), the web sessions and share links all use it; the
-// format is documented in docs/launch-spec.md.
-package launch
+// Package launchspec is the launch spec of PTX Playground as data: a JSON
+// launch spec (version 1) describing a kernel, its grid and block, global
+// buffers with their initial contents and the kernel parameters; parsing,
+// validation against limits, and the buffers' initial contents. It imports
+// only engine/isa and engine/fpx, so the web layer and share links can
+// read and check specs without the emulator; engine/launch prepares and
+// runs them. The format is documented in docs/launch-spec.md.
+package launchspec
 
 import (
 	"bytes"
@@ -18,7 +19,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
@@ -131,6 +131,10 @@ func BufferParam(name string) Param { return Param{Buffer: name} }
 // ScalarParam is a parameter holding v as type typ ("u32", "f32", ...).
 func ScalarParam(typ string, v Value) Param { return Param{Type: typ, Values: []Value{v}} }
 
+// ArrayParam is an array parameter of type typ: its values, written as a
+// JSON array.
+func ArrayParam(typ string, vs ...Value) Param { return Param{Type: typ, Values: vs, array: true} }
+
 // BytesParam is a parameter given as raw bytes.
 func BytesParam(b []byte) Param { s := hex.EncodeToString(b); return Param{Bytes: &s} }
 
@@ -199,7 +203,7 @@ func (p *Param) UnmarshalJSON(b []byte) error {
 		p.Bytes = &s
 		return nil
 	}
-	if _, err := lookupType(k); err != nil {
+	if _, err := LookupType(k); err != nil {
 		if k == "offset" {
 			return errors.New("\"offset\" needs \"buffer\"")
 		}
@@ -298,7 +302,7 @@ func ParseSpecLimits(data []byte, lim Limits) (*Spec, error) {
 		} else if n, ok := impliedCount(b); ok {
 			buf.Count = n
 		} else {
-			return nil, fmt.Errorf("%s: \"count\" is required (it may be omitted only with init values or bytes)", bufWhere(i, b.Name))
+			return nil, fmt.Errorf("%s: \"count\" is required (it may be omitted only with init values or bytes)", BufWhere(i, b.Name))
 		}
 		s.Buffers = append(s.Buffers, buf)
 	}
@@ -315,7 +319,7 @@ func ParseSpecLimits(data []byte, lim Limits) (*Spec, error) {
 // bytes, for a buffer without "count". An unknown type gives 0 (Validate
 // reports the type).
 func impliedCount(b rawBuf) (int, bool) {
-	t, err := lookupType(b.Type)
+	t, err := LookupType(b.Type)
 	if err != nil {
 		return 0, true
 	}
@@ -347,7 +351,8 @@ func dims(what string, v []int) ([3]int, error) {
 	return d, nil
 }
 
-func bufWhere(i int, name string) string {
+// BufWhere names buffer i of a spec in a message ("buffers[i] (name)").
+func BufWhere(i int, name string) string {
 	if name == "" {
 		return fmt.Sprintf("buffers[%d]", i)
 	}
@@ -428,8 +433,8 @@ func (s *Spec) Validate(lim Limits) error {
 		}
 	}
 	for i, d := range s.Cluster {
-		if d < 0 || d > emu.MaxClusterCTAs {
-			return fmt.Errorf("cluster[%d] is %d; cluster dimensions must be between 1 and %d", i, d, emu.MaxClusterCTAs)
+		if d < 0 || d > isa.MaxClusterCTAs {
+			return fmt.Errorf("cluster[%d] is %d; cluster dimensions must be between 1 and %d", i, d, isa.MaxClusterCTAs)
 		}
 	}
 	if s.DynamicSharedBytes < 0 {
@@ -438,14 +443,14 @@ func (s *Spec) Validate(lim Limits) error {
 	if s.MaxWarpInstructions < 0 {
 		return fmt.Errorf("maxWarpInstructions is %d; must be >= 0 (0: no limit)", s.MaxWarpInstructions)
 	}
-	if _, err := emu.ParseScheduling(s.Scheduling); err != nil {
+	if _, err := isa.ParseScheduling(s.Scheduling); err != nil {
 		return err
 	}
 	names := map[string]int{}
 	var total int64
 	for i := range s.Buffers {
 		b := &s.Buffers[i]
-		where := bufWhere(i, b.Name)
+		where := BufWhere(i, b.Name)
 		if b.Name == "" {
 			return fmt.Errorf("%s: missing \"name\"", where)
 		}
@@ -456,7 +461,7 @@ func (s *Spec) Validate(lim Limits) error {
 		if b.Type == "" {
 			return fmt.Errorf("%s: missing \"type\" (%s)", where, typeList)
 		}
-		t, err := lookupType(b.Type)
+		t, err := LookupType(b.Type)
 		if err != nil {
 			return fmt.Errorf("%s: %v", where, err)
 		}
@@ -469,7 +474,7 @@ func (s *Spec) Validate(lim Limits) error {
 			return fmt.Errorf("%s: count %d of %s (%d-byte elements) exceeds the limit of %d bytes for all buffers together (%d bytes left)", where, b.Count, b.Type, t.Size(), lim.MaxBufferBytes, left)
 		}
 		total += int64(b.Count) * int64(t.Size())
-		if err := checkInit(b, t); err != nil {
+		if err := CheckInit(b, t); err != nil {
 			return fmt.Errorf("%s: init: %v", where, err)
 		}
 	}
@@ -483,8 +488,8 @@ func (s *Spec) Validate(lim Limits) error {
 	return nil
 }
 
-// checkInit validates a buffer's init without filling anything.
-func checkInit(b *Buffer, t isa.Type) error {
+// CheckInit validates a buffer's init without filling anything.
+func CheckInit(b *Buffer, t isa.Type) error {
 	in := b.Init
 	if in == nil {
 		return nil
@@ -504,16 +509,16 @@ func checkInit(b *Buffer, t isa.Type) error {
 			return fmt.Errorf("%d values for a buffer of %d elements", len(in.Values), b.Count)
 		}
 		for i, v := range in.Values {
-			if _, err := encodeValue(v, t); err != nil {
+			if _, err := EncodeValue(v, t); err != nil {
 				return fmt.Errorf("values[%d]: %v", i, err)
 			}
 		}
 	case in.Fill != nil:
-		if _, err := encodeValue(*in.Fill, t); err != nil {
+		if _, err := EncodeValue(*in.Fill, t); err != nil {
 			return fmt.Errorf("fill: %v", err)
 		}
 	case in.Bytes != nil:
-		raw, err := decodeHex(*in.Bytes)
+		raw, err := DecodeHex(*in.Bytes)
 		if err != nil {
 			return fmt.Errorf("bytes: %v", err)
 		}
@@ -532,8 +537,8 @@ func checkInit(b *Buffer, t isa.Type) error {
 	return nil
 }
 
-// decodeHex decodes a hex string (an optional "0x" prefix is allowed).
-func decodeHex(s string) ([]byte, error) {
+// DecodeHex decodes a hex string (an optional "0x" prefix is allowed).
+func DecodeHex(s string) ([]byte, error) {
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	if len(s)%2 != 0 {
 		return nil, fmt.Errorf("odd number of hex digits (%d)", len(s))
@@ -559,11 +564,11 @@ func checkParam(p Param, buffers map[string]int) error {
 			return fmt.Errorf("offset %d is negative", p.Offset)
 		}
 	case p.Bytes != nil:
-		if _, err := decodeHex(*p.Bytes); err != nil {
+		if _, err := DecodeHex(*p.Bytes); err != nil {
 			return fmt.Errorf("bytes: %v", err)
 		}
 	case p.Type != "":
-		t, err := lookupType(p.Type)
+		t, err := LookupType(p.Type)
 		if err != nil {
 			return err
 		}
@@ -571,7 +576,7 @@ func checkParam(p Param, buffers map[string]int) error {
 			return fmt.Errorf("%s: no value", p.Type)
 		}
 		for i, v := range p.Values {
-			if _, err := encodeValue(v, t); err != nil {
+			if _, err := EncodeValue(v, t); err != nil {
 				if len(p.Values) == 1 {
 					return fmt.Errorf("%s: %v", p.Type, err)
 				}
@@ -657,9 +662,9 @@ func (s *Spec) MarshalIndent() ([]byte, error) {
 		{"ptx", s.PTX, s.PTX != ""},
 		{"source", s.Source, s.Source != ""},
 		{"entry", s.Entry, s.Entry != ""},
-		{"grid", ones(s.Grid), true},
-		{"block", ones(s.Block), true},
-		{"cluster", ones(s.Cluster), s.Cluster != [3]int{}},
+		{"grid", Ones(s.Grid), true},
+		{"block", Ones(s.Block), true},
+		{"cluster", Ones(s.Cluster), s.Cluster != [3]int{}},
 		{"dynamicSharedBytes", s.DynamicSharedBytes, s.DynamicSharedBytes != 0},
 		{"maxWarpInstructions", s.MaxWarpInstructions, s.MaxWarpInstructions != 0},
 		{"scheduling", s.Scheduling, s.Scheduling != ""},
@@ -711,4 +716,38 @@ func spaceJSON(j []byte) []byte {
 		}
 	}
 	return out
+}
+
+// Ones returns d with its missing (zero) dimensions set to 1.
+func Ones(d [3]int) [3]int {
+	for i := range d {
+		if d[i] == 0 {
+			d[i] = 1
+		}
+	}
+	return d
+}
+
+// CheckedLimits returns the limits the spec was last validated against
+// (ok false: it was never validated).
+func (s *Spec) CheckedLimits() (lim Limits, ok bool) {
+	if s.limits == nil {
+		return Limits{}, false
+	}
+	return *s.limits, true
+}
+
+// SetAllocSlack makes the launch map n zero-filled bytes after every
+// global allocation (see emu.Config.AllocSlack). It is not part of the
+// JSON format: conformance tests that replay kernels recorded on GPUs use
+// it to model the CUDA driver's allocation granularity.
+func (s *Spec) SetAllocSlack(n int) { s.allocSlack = n }
+
+// AllocSlack is what SetAllocSlack set.
+func (s *Spec) AllocSlack() int { return s.allocSlack }
+
+// IsBufferType says whether t is a type a buffer may have.
+func IsBufferType(t isa.Type) bool {
+	_, ok := elemTypes[t.String()]
+	return ok
 }

@@ -1,4 +1,4 @@
-package launch
+package launchspec
 
 import (
 	"math"
@@ -78,7 +78,7 @@ func TestEncodeValue(t *testing.T) {
 		{"0xffffffffffffffff", isa.S64, math.MaxUint64},
 	}
 	for _, c := range ok {
-		got, err := encodeValue(Value(c.v), c.t)
+		got, err := EncodeValue(Value(c.v), c.t)
 		if err != nil || got != c.want {
 			t.Errorf("encode %q as %s = %#x, %v; want %#x", c.v, c.t, got, err, c.want)
 		}
@@ -105,7 +105,7 @@ func TestEncodeValue(t *testing.T) {
 		{"", isa.U32, "empty value"},
 	}
 	for _, c := range bad {
-		_, err := encodeValue(Value(c.v), c.t)
+		_, err := EncodeValue(Value(c.v), c.t)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("encode %q as %s: error %v, want one containing %q", c.v, c.t, err, c.want)
 		}
@@ -150,21 +150,21 @@ func TestValueJSON(t *testing.T) {
 		{1 << 63, isa.S64, "-9223372036854775808"},
 	}
 	for _, c := range cases {
-		if got := string(appendValueJSON(nil, c.bits, c.t)); got != c.want {
+		if got := string(AppendValueJSON(nil, c.bits, c.t)); got != c.want {
 			t.Errorf("value of %#x as %s = %s, want %s", c.bits, c.t, got, c.want)
 		}
 		// Every printed number converts back to the same bits.
 		if c.want[0] != '"' {
-			back, err := encodeValue(Value(c.want), c.t)
+			back, err := EncodeValue(Value(c.want), c.t)
 			if err != nil || back != c.bits&widthMask(c.t) {
 				t.Errorf("%s as %s reads back as %#x, %v; want %#x", c.want, c.t, back, err, c.bits)
 			}
 		}
 	}
-	if got := string(appendBitsHex(nil, 0x3c00, isa.F16)); got != "3c00" {
+	if got := string(AppendBitsHex(nil, 0x3c00, isa.F16)); got != "3c00" {
 		t.Errorf("bits hex = %s", got)
 	}
-	if got := string(appendBitsHex(nil, 1, isa.U64)); got != "0000000000000001" {
+	if got := string(AppendBitsHex(nil, 1, isa.U64)); got != "0000000000000001" {
 		t.Errorf("bits hex = %s", got)
 	}
 }
@@ -173,11 +173,11 @@ func TestValueJSON(t *testing.T) {
 func TestF16RoundTrip(t *testing.T) {
 	for _, ty := range []isa.Type{isa.F16, isa.BF16} {
 		for h := uint64(0); h < 1<<16; h++ {
-			s := string(appendValueJSON(nil, h, ty))
+			s := string(AppendValueJSON(nil, h, ty))
 			if s[0] == '"' {
 				continue
 			}
-			back, err := encodeValue(Value(s), ty)
+			back, err := EncodeValue(Value(s), ty)
 			if err != nil || back != h {
 				t.Fatalf("%s %#04x prints as %s, reads back as %#04x (%v)", ty, h, s, back, err)
 			}
@@ -213,10 +213,10 @@ func TestRandomInit(t *testing.T) {
 	b := &Buffer{Name: "r", Type: "f32", Count: 1000, Init: &Init{Random: &Random{Seed: 1, Min: &lo, Max: &hi}}}
 	d1 := make([]byte, 4000)
 	d2 := make([]byte, 4000)
-	if err := fillBuffer(b, isa.F32, d1); err != nil {
+	if err := FillBuffer(b, isa.F32, d1); err != nil {
 		t.Fatal(err)
 	}
-	if err := fillBuffer(b, isa.F32, d2); err != nil {
+	if err := FillBuffer(b, isa.F32, d2); err != nil {
 		t.Fatal(err)
 	}
 	if string(d1) != string(d2) {
@@ -224,7 +224,7 @@ func TestRandomInit(t *testing.T) {
 	}
 	var sum float64
 	for i := 0; i < 1000; i++ {
-		f := float64(math.Float32frombits(uint32(getElem(d1, i, 4))))
+		f := float64(math.Float32frombits(uint32(GetElem(d1, i, 4))))
 		if f < -1 || f >= 1 {
 			t.Fatalf("element %d = %v outside [-1, 1)", i, f)
 		}
@@ -237,7 +237,7 @@ func TestRandomInit(t *testing.T) {
 	mn, mx := Value("-2"), Value("1")
 	b = &Buffer{Name: "i", Type: "s8", Count: 1000, Init: &Init{Random: &Random{Seed: 7, Min: &mn, Max: &mx}}}
 	d := make([]byte, 1000)
-	if err := fillBuffer(b, isa.S8, d); err != nil {
+	if err := FillBuffer(b, isa.S8, d); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[int8]int{}
@@ -250,15 +250,15 @@ func TestRandomInit(t *testing.T) {
 	// The whole 64-bit range.
 	b = &Buffer{Name: "w", Type: "u64", Count: 4, Init: &Init{Random: &Random{Seed: 1234567}}}
 	d = make([]byte, 32)
-	if err := fillBuffer(b, isa.U64, d); err != nil {
+	if err := FillBuffer(b, isa.U64, d); err != nil {
 		t.Fatal(err)
 	}
-	if got := getElem(d, 0, 8); got != 6457827717110365317 {
+	if got := GetElem(d, 0, 8); got != 6457827717110365317 {
 		t.Errorf("u64 full range: first element %d, want the generator's first output", got)
 	}
 	// A different seed gives different data.
 	b = &Buffer{Name: "r", Type: "f32", Count: 1000, Init: &Init{Random: &Random{Seed: 2, Min: &lo, Max: &hi}}}
-	if err := fillBuffer(b, isa.F32, d2); err != nil {
+	if err := FillBuffer(b, isa.F32, d2); err != nil {
 		t.Fatal(err)
 	}
 	if string(d1) == string(d2) {
@@ -280,15 +280,15 @@ func TestIotaInit(t *testing.T) {
 		{"f16", "-1", "1", []uint64{0xbc00, 0, 0x3c00, 0x4000}},
 	}
 	for _, c := range cases {
-		ty, _ := lookupType(c.typ)
+		ty, _ := LookupType(c.typ)
 		b := &Buffer{Name: "x", Type: c.typ, Count: 4, Init: &Init{Iota: &Iota{Start: c.start, Step: c.step}}}
 		d := make([]byte, 4*ty.Size())
-		if err := fillBuffer(b, ty, d); err != nil {
+		if err := FillBuffer(b, ty, d); err != nil {
 			t.Errorf("%s iota: %v", c.typ, err)
 			continue
 		}
 		for i, w := range c.want {
-			if got := getElem(d, i, ty.Size()); got != w {
+			if got := GetElem(d, i, ty.Size()); got != w {
 				t.Errorf("%s iota start %q step %q: element %d = %#x, want %#x", c.typ, c.start, c.step, i, got, w)
 			}
 		}

@@ -1,4 +1,4 @@
-package launch
+package launchspec
 
 import (
 	"encoding/binary"
@@ -9,8 +9,8 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
-// putElem stores the low bytes of bits as element i of data (little-endian).
-func putElem(data []byte, i, size int, bits uint64) {
+// PutElem stores the low bytes of bits as element i of data (little-endian).
+func PutElem(data []byte, i, size int, bits uint64) {
 	b := data[i*size : i*size+size]
 	switch size {
 	case 1:
@@ -24,8 +24,8 @@ func putElem(data []byte, i, size int, bits uint64) {
 	}
 }
 
-// getElem reads element i of data.
-func getElem(data []byte, i, size int) uint64 {
+// GetElem reads element i of data.
+func GetElem(data []byte, i, size int) uint64 {
 	b := data[i*size : i*size+size]
 	switch size {
 	case 1:
@@ -159,7 +159,7 @@ func newRandom(in *Random, t isa.Type) (*randGen, error) {
 		return int64(x<<n) >> n
 	}
 	if signed && sx(minv) > sx(maxv) || !signed && minv > maxv {
-		return nil, fmt.Errorf("min %s is greater than max %s", appendValueJSON(nil, minv, t), appendValueJSON(nil, maxv, t))
+		return nil, fmt.Errorf("min %s is greater than max %s", AppendValueJSON(nil, minv, t), AppendValueJSON(nil, maxv, t))
 	}
 	if signed {
 		g.lo = uint64(sx(minv))
@@ -190,9 +190,9 @@ func (g *randGen) nextElem() uint64 {
 	}
 }
 
-// fillBuffer writes the initial contents of b (already validated) into
+// FillBuffer writes the initial contents of b (already validated) into
 // data, which is zeroed.
-func fillBuffer(b *Buffer, t isa.Type, data []byte) error {
+func FillBuffer(b *Buffer, t isa.Type, data []byte) error {
 	in := b.Init
 	if in == nil {
 		return nil
@@ -201,24 +201,24 @@ func fillBuffer(b *Buffer, t isa.Type, data []byte) error {
 	switch {
 	case in.Values != nil:
 		for i, v := range in.Values {
-			x, err := encodeValue(v, t)
+			x, err := EncodeValue(v, t)
 			if err != nil {
 				return fmt.Errorf("values[%d]: %v", i, err)
 			}
-			putElem(data, i, size, x)
+			PutElem(data, i, size, x)
 		}
 	case in.Fill != nil:
-		x, err := encodeValue(*in.Fill, t)
+		x, err := EncodeValue(*in.Fill, t)
 		if err != nil {
 			return fmt.Errorf("fill: %v", err)
 		}
 		if x != 0 {
 			for i := 0; i < b.Count; i++ {
-				putElem(data, i, size, x)
+				PutElem(data, i, size, x)
 			}
 		}
 	case in.Bytes != nil:
-		raw, err := decodeHex(*in.Bytes)
+		raw, err := DecodeHex(*in.Bytes)
 		if err != nil {
 			return fmt.Errorf("bytes: %v", err)
 		}
@@ -232,7 +232,7 @@ func fillBuffer(b *Buffer, t isa.Type, data []byte) error {
 			return fmt.Errorf("iota: %v", err)
 		}
 		for i := 0; i < b.Count; i++ {
-			putElem(data, i, size, g.at(i))
+			PutElem(data, i, size, g.at(i))
 		}
 	case in.Random != nil:
 		g, err := newRandom(in.Random, t)
@@ -240,7 +240,7 @@ func fillBuffer(b *Buffer, t isa.Type, data []byte) error {
 			return fmt.Errorf("random: %v", err)
 		}
 		for i := 0; i < b.Count; i++ {
-			putElem(data, i, size, g.nextElem())
+			PutElem(data, i, size, g.nextElem())
 		}
 	}
 	return nil

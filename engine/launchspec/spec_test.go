@@ -1,4 +1,4 @@
-package launch
+package launchspec
 
 import (
 	"encoding/json"
