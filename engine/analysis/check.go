@@ -237,8 +237,8 @@ type Checker struct {
 	ctas     map[int]*ctaState
 	clusters map[int]*clusterState // by the cluster's linear index
 	spareCl  []*clusterState       // retired clusters' states, for reuse
-	regions []globalRegion
-	lastReg int // the region the last global access fell in (a hint)
+	regions  []globalRegion
+	lastReg  int // the region the last global access fell in (a hint)
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
