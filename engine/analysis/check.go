@@ -50,6 +50,23 @@ import (
 // unordered with the later accesses of the threads that did not wait for
 // it, as on hardware.
 //
+// # Clusters
+//
+// The shadow of a CTA's shared memory is its cluster's: accesses to it by
+// threads of any CTA of the cluster (distributed shared memory: an
+// emu.Access with another CTA's index) are checked against each other.
+// The clocks span the cluster (clusterState): a warp is named by its
+// cluster warp, rank*nwarps + its index in its CTA, in records and
+// clocks, and a CTA barrier's clock, joined only by warps of its CTA,
+// orders only them. The cluster barrier orders the cluster's threads: a
+// release arrive (EvClusterArrive, not .relaxed) joins the warp's clock
+// into the phase's pending clock and starts a new epoch; the phase's
+// completion (EvClusterRelease) makes that clock the one its waits
+// acquire: the warps it releases join it, and so does a warp whose wait
+// goes on at once (EvClusterWait; the phase it arrived in is the last
+// completed one). A .relaxed arrive publishes nothing; fences are not
+// followed. ctaState.gen's rule holds cluster-wide (clusterState.gen).
+//
 // Within a warp, the emulator runs the lanes in lockstep under a SIMT
 // stack: lanes that execute a warp-instruction together have all finished
 // the instructions before it. The checker uses exactly that: an access by
