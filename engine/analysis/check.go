@@ -128,7 +128,7 @@ import (
 //     to report joins at once.
 //   - A read of a byte whose recorded reads all belong to other warps and
 //     were all made since the last barrier release that ordered anything
-//     (ctaState.gen) joins them without scanning them: no warp's clock
+//     (clusterState.gen) joins them without scanning them: no warp's clock
 //     holds another warp's current epoch until a release, so none of those
 //     reads is ordered before it and none would be pruned.
 //   - A same-warp record whose lanes all run the current instruction is
