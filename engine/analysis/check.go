@@ -50,6 +50,23 @@ import (
 // unordered with the later accesses of the threads that did not wait for
 // it, as on hardware.
 //
+// # Clusters
+//
+// The shadow of a CTA's shared memory is its cluster's: accesses to it by
+// threads of any CTA of the cluster (distributed shared memory: an
+// emu.Access with another CTA's index) are checked against each other.
+// The clocks span the cluster (clusterState): a warp is named by its
+// cluster warp, rank*nwarps + its index in its CTA, in records and
+// clocks, and a CTA barrier's clock, joined only by warps of its CTA,
+// orders only them. The cluster barrier orders the cluster's threads: a
+// release arrive (EvClusterArrive, not .relaxed) joins the warp's clock
+// into the phase's pending clock and starts a new epoch; the phase's
+// completion (EvClusterRelease) makes that clock the one its waits
+// acquire: the warps it releases join it, and so does a warp whose wait
+// goes on at once (EvClusterWait; the phase it arrived in is the last
+// completed one). A .relaxed arrive publishes nothing; fences are not
+// followed. ctaState.gen's rule holds cluster-wide (clusterState.gen).
+//
 // Within a warp, the emulator runs the lanes in lockstep under a SIMT
 // stack: lanes that execute a warp-instruction together have all finished
 // the instructions before it. The checker uses exactly that: an access by
@@ -111,7 +128,7 @@ import (
 //     to report joins at once.
 //   - A read of a byte whose recorded reads all belong to other warps and
 //     were all made since the last barrier release that ordered anything
-//     (ctaState.gen) joins them without scanning them: no warp's clock
+//     (clusterState.gen) joins them without scanning them: no warp's clock
 //     holds another warp's current epoch until a release, so none of those
 //     reads is ordered before it and none would be pruned.
 //   - A same-warp record whose lanes all run the current instruction is
@@ -212,6 +229,11 @@ type Region struct {
 // CheckerConfig configures a Checker.
 type CheckerConfig struct {
 	Block [3]int // the launch's block dimensions
+	// Grid and Cluster: the launch's grid and cluster dimensions (CTAs
+	// per cluster). With clusters of more than one CTA (and the grid
+	// given), accesses to a peer CTA's shared memory are checked against
+	// every other access of it, across the cluster (see Clusters).
+	Grid, Cluster [3]int
 	// Uninitialised lists the global ranges whose loads before a write
 	// are flagged; every other global byte counts as initialised.
 	Uninitialised []Region
@@ -224,10 +246,16 @@ type Checker struct {
 	threads int
 	nwarps  int
 	seq     int64
+	// grid and cdim: the launch's grid and cluster dimensions; csize is
+	// the CTAs per cluster (1: every CTA is its own cluster).
+	grid, cdim [3]int
+	csize      int
 
-	ctas    map[int]*ctaState
-	regions []globalRegion
-	lastReg int // the region the last global access fell in (a hint)
+	ctas     map[int]*ctaState
+	clusters map[int]*clusterState // by the cluster's linear index
+	spareCl  []*clusterState       // retired clusters' states, for reuse
+	regions  []globalRegion
+	lastReg  int // the region the last global access fell in (a hint)
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -301,9 +329,28 @@ type barState struct {
 	used bool
 }
 
+// clusterState is what the CTAs of a cluster share: their warps' clocks
+// and the cluster barrier. A warp is named in the cluster by rank*nwarps
+// + its index in its CTA (its cluster warp); records (rec.warp, pend.warp)
+// and clocks use that name.
+type clusterState struct {
+	warps []warpState // by cluster warp
+	idx   []([3]int)  // the CTA of each rank
+	ctas  []*ctaState // the tracked CTA of each rank (nil: none)
+	key   int         // the cluster's linear index (c.clusters)
+	gone  int         // CTAs of the cluster whose threads have all exited
+	gen   uint32      // barrier generation: the releases that ordered anything
+	// The cluster barrier: the clocks of the phase's release arrivals and
+	// the clock the last completed phase released.
+	cbPend, cbRel []uint32
+	cbUsed        bool
+}
+
 type ctaState struct {
 	idx   [3]int
-	warps []warpState
+	cl    *clusterState
+	base  int         // the cluster warp of the CTA's warp 0 (rank*nwarps)
+	warps []warpState // the cluster's (cl.warps)
 	bars  [16]barState
 	// The shadow units: words[k] is word k's state while it is uniform
 	// (see uni); a split word's bytes are bytes[4*(block[k]-1)+j].
@@ -312,7 +359,6 @@ type ctaState struct {
 	bytes   []shadow
 	free    []int32  // blocks of bytes no word uses
 	written []uint64 // bytes ever written
-	gen     uint32   // barrier generation: the releases that ordered anything
 	pend    []pend   // copies in flight, per byte (nil until a cp.async)
 	// uni has a bit per 4-byte word whose four bytes share one shadow
 	// state (words[k]; the word's first byte stands for it in pend and
@@ -366,7 +412,15 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 	}
 	threads := b[0] * b[1] * b[2]
 	c := &Checker{prog: prog, block: b, threads: threads, nwarps: (threads + 31) / 32,
-		ctas: map[int]*ctaState{}, index: map[warnKey]int{}}
+		ctas: map[int]*ctaState{}, clusters: map[int]*clusterState{}, index: map[warnKey]int{}, csize: 1, cdim: [3]int{1, 1, 1}}
+	if d := cfg.Cluster; d[0]*d[1]*d[2] > 1 && cfg.Grid[0] > 0 && cfg.Grid[1] > 0 && cfg.Grid[2] > 0 {
+		for i := range d {
+			d[i] = max(d[i], 1)
+		}
+		if cfg.Grid[0]%d[0] == 0 && cfg.Grid[1]%d[1] == 0 && cfg.Grid[2]%d[2] == 0 {
+			c.grid, c.cdim, c.csize = cfg.Grid, d, d[0]*d[1]*d[2]
+		}
+	}
 	for _, r := range cfg.Uninitialised {
 		if r.Size > 0 {
 			c.regions = append(c.regions, globalRegion{base: r.Base, size: r.Size})
@@ -438,11 +492,15 @@ func (c *Checker) Step(in *emu.StepInfo) {
 // (1-based); seq must grow from call to call.
 func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 	c.seq = seq
-	cs := c.cta(in)
-	if cs == nil || in.Warp < 0 || in.Warp >= len(cs.warps) {
+	if in.Warp < 0 || in.Warp >= c.nwarps {
 		return
 	}
-	ws := &cs.warps[in.Warp]
+	cs := c.cta(in.CTALin, in.CTA)
+	if cs == nil {
+		return
+	}
+	w := cs.base + in.Warp // the warp in its cluster
+	ws := &cs.warps[w]
 	if in.WarpStep > 0 {
 		ws.advanceTo(uint32(in.WarpStep), in.Mask)
 	} else {
@@ -459,7 +517,11 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 		switch a.Space {
 		case isa.Shared:
 			if a.CTA == in.CTALin {
-				c.shared(cs, in, a, landing)
+				c.shared(cs, w, in, a, landing)
+			} else if peer := c.peer(cs, a.CTA); peer != nil {
+				// A peer's shared memory (distributed shared memory):
+				// its shadow, with this warp's clock (cluster-wide).
+				c.shared(peer, w, in, a, false)
 			}
 		case isa.Global:
 			if len(c.regions) > 0 {
@@ -468,47 +530,143 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 		}
 	}
 	for i := range in.Issued {
-		c.issue(cs, in, &in.Issued[i])
+		c.issue(cs, w, &in.Issued[i])
 	}
 	for i := range in.Events {
-		c.event(cs, in, &in.Events[i])
+		c.event(cs, w, in, &in.Events[i])
 	}
 }
 
-// cta returns the state of in's CTA, creating it.
-func (c *Checker) cta(in *emu.StepInfo) *ctaState {
-	if in.CTALin >= 0 && in.CTALin < len(c.byLin) {
-		if cs := c.byLin[in.CTALin]; cs != nil {
+// peer returns the state of CTA lin when it is another CTA of cs's
+// cluster (creating it: a peer may be accessed before its threads run),
+// else nil.
+func (c *Checker) peer(cs *ctaState, lin int) *ctaState {
+	if c.csize == 1 || lin < 0 || lin >= c.grid[0]*c.grid[1]*c.grid[2] {
+		return nil
+	}
+	g := c.grid
+	idx := [3]int{lin % g[0], lin / g[0] % g[1], lin / (g[0] * g[1])}
+	if k, _ := c.clusterOf(idx); k != cs.cl.key {
+		return nil
+	}
+	return c.cta(lin, idx)
+}
+
+// clusterOf returns the linear index of CTA idx's cluster and its rank
+// in it.
+func (c *Checker) clusterOf(idx [3]int) (int, int) {
+	d := c.cdim
+	cg := [3]int{c.grid[0] / d[0], c.grid[1] / d[1], c.grid[2] / d[2]}
+	k := idx[0]/d[0] + idx[1]/d[1]*cg[0] + idx[2]/d[2]*cg[0]*cg[1]
+	r := idx[0]%d[0] + idx[1]%d[1]*d[0] + idx[2]%d[2]*d[0]*d[1]
+	return k, r
+}
+
+// cluster returns the state of cluster k, creating it (idx: a CTA of it,
+// at rank).
+func (c *Checker) cluster(k int, idx [3]int, rank int) *clusterState {
+	if cl := c.clusters[k]; cl != nil {
+		return cl
+	}
+	var cl *clusterState
+	if n := len(c.spareCl); n > 0 {
+		cl = c.spareCl[n-1]
+		c.spareCl = c.spareCl[:n-1]
+		cl.reset()
+	} else {
+		n := c.csize * c.nwarps
+		cl = &clusterState{warps: make([]warpState, n), idx: make([][3]int, c.csize), ctas: make([]*ctaState, c.csize),
+			cbPend: make([]uint32, n), cbRel: make([]uint32, n)}
+		clocks := make([]uint32, n*n)
+		for w := range cl.warps {
+			ws := &cl.warps[w]
+			ws.vc = clocks[w*n : (w+1)*n : (w+1)*n]
+			ws.vc[w] = 1
+			lanes := min(32, c.threads-32*(w%c.nwarps))
+			ws.live = uint32(1<<lanes - 1)
+			ws.init = ws.live
+		}
+	}
+	// The CTA of each rank.
+	d := c.cdim
+	o := [3]int{idx[0] - idx[0]%d[0], idx[1] - idx[1]%d[1], idx[2] - idx[2]%d[2]}
+	for r := range cl.idx {
+		cl.idx[r] = [3]int{o[0] + r%d[0], o[1] + r/d[0]%d[1], o[2] + r/(d[0]*d[1])}
+	}
+	if c.csize == 1 {
+		cl.idx[0] = idx
+	}
+	cl.key = k
+	c.clusters[k] = cl
+	return cl
+}
+
+// reset makes a retired cluster's state that of a new cluster.
+func (cl *clusterState) reset() {
+	for w := range cl.warps {
+		ws := &cl.warps[w]
+		ws.step, ws.mask = 0, 0
+		if ws.tog != nil {
+			*ws.tog = [32][32]uint32{}
+		}
+		clear(ws.vc)
+		ws.vc[w] = 1
+		ws.live = ws.init
+	}
+	clear(cl.ctas)
+	clear(cl.cbPend)
+	clear(cl.cbRel)
+	cl.gone, cl.gen, cl.cbUsed = 0, 0, false
+}
+
+// bump counts a release that ordered something in the cluster.
+func (cl *clusterState) bump() {
+	if cl.gen++; cl.gen == 0 {
+		// Wrapped: no summary may claim the new generation.
+		for _, cs := range cl.ctas {
+			if cs == nil {
+				continue
+			}
+			for i := range cs.words {
+				cs.words[i].rgen = 0
+			}
+			for i := range cs.bytes {
+				cs.bytes[i].rgen = 0
+			}
+		}
+		cl.gen = 1
+	}
+}
+
+// cta returns the state of CTA lin (index idx), creating it.
+func (c *Checker) cta(lin int, idx [3]int) *ctaState {
+	if lin >= 0 && lin < len(c.byLin) {
+		if cs := c.byLin[lin]; cs != nil {
 			return cs
 		}
-	} else if cs := c.ctas[in.CTALin]; cs != nil {
+	} else if cs := c.ctas[lin]; cs != nil {
 		return cs
 	}
 	var cs *ctaState
 	if c.nwarps > 64 {
 		return nil
 	}
-	n := c.nwarps
-	if k := len(c.spare); k > 0 {
-		cs = c.spare[k-1]
-		c.spare = c.spare[:k-1]
-		cs.reset(in.CTA)
-		c.ctas[in.CTALin] = cs
-		c.index1(in.CTALin, cs)
-		return cs
+	k, rank := lin, 0
+	if c.csize > 1 {
+		k, rank = c.clusterOf(idx)
 	}
-	cs = &ctaState{idx: in.CTA, warps: make([]warpState, c.nwarps), byteExact: c.byteExact}
-	clocks := make([]uint32, n*n)
-	for w := range cs.warps {
-		ws := &cs.warps[w]
-		ws.vc = clocks[w*n : (w+1)*n : (w+1)*n]
-		ws.vc[w] = 1
-		lanes := min(32, c.threads-32*w)
-		ws.live = uint32(1<<lanes - 1)
-		ws.init = ws.live
+	cl := c.cluster(k, idx, rank)
+	if n := len(c.spare); n > 0 {
+		cs = c.spare[n-1]
+		c.spare = c.spare[:n-1]
+		cs.reset(idx)
+	} else {
+		cs = &ctaState{idx: idx, byteExact: c.byteExact}
 	}
-	c.ctas[in.CTALin] = cs
-	c.index1(in.CTALin, cs)
+	cs.cl, cs.base, cs.warps = cl, rank*c.nwarps, cl.warps
+	cl.ctas[rank] = cs
+	c.ctas[lin] = cs
+	c.index1(lin, cs)
 	return cs
 }
 
@@ -528,16 +686,6 @@ func (c *Checker) index1(lin int, cs *ctaState) {
 // NewChecker's cta would create, with the shadow's memory kept.
 func (cs *ctaState) reset(idx [3]int) {
 	cs.idx = idx
-	for w := range cs.warps {
-		ws := &cs.warps[w]
-		ws.step, ws.mask = 0, 0
-		if ws.tog != nil {
-			*ws.tog = [32][32]uint32{}
-		}
-		clear(ws.vc)
-		ws.vc[w] = 1
-		ws.live = ws.init
-	}
 	for i := range cs.bars {
 		clear(cs.bars[i].vc)
 		cs.bars[i].used = false
@@ -664,10 +812,16 @@ func (cs *ctaState) grow(n int) {
 	}
 }
 
+// thread names lane of cluster warp warp of cs's cluster.
 func (c *Checker) thread(cs *ctaState, warp, lane int) Thread {
+	idx := cs.idx
+	if r := warp / c.nwarps; r < len(cs.cl.idx) {
+		idx = cs.cl.idx[r]
+	}
+	warp %= c.nwarps
 	t := warp*32 + lane
 	b := c.block
-	return Thread{CTA: cs.idx, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: warp, Lane: lane}
+	return Thread{CTA: idx, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: warp, Lane: lane}
 }
 
 // at returns shadow unit o's state: the word's if o's word is uniform
@@ -796,12 +950,13 @@ func (la *laneAcc) report(bit uint8, k WarningKind, o uint64, prevPC int, prevWa
 }
 
 // shared checks and records one shared-memory access.
-func (c *Checker) shared(cs *ctaState, in *emu.StepInfo, a *emu.Access, landing bool) {
+// cs is the state of the CTA whose shared memory it is, w the accessing
+// cluster warp.
+func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, landing bool) {
 	size := uint64(a.Size)
 	if size == 0 {
 		return
 	}
-	w := in.Warp
 	ws := &cs.warps[w]
 	var hi uint64
 	for m := a.Lanes; m != 0; m &= m - 1 {
@@ -1017,13 +1172,13 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		cs.placed = r
 		return
 	}
-	if r.step != 0 && sh.rgen == cs.gen && sh.rwarps>>w&1 == 0 && !cs.byteExact {
+	if r.step != 0 && sh.rgen == cs.cl.gen && sh.rwarps>>(w&63)&1 == 0 && !cs.byteExact {
 		// Every read recorded is another warp's since the last release
 		// that ordered anything: none is ordered before this one (a
 		// warp's clock never holds another's current epoch), so none is
 		// dropped and this one joins them.
 		sh.rs = append(sh.rs, *me)
-		sh.rwarps |= 1 << w
+		sh.rwarps |= 1 << (w & 63)
 		cs.placed = &sh.rs[len(sh.rs)-1]
 		return
 	}
@@ -1031,12 +1186,12 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 		*r = *me
 		cs.placed = r
 		if len(sh.rs) == 0 {
-			sh.rgen, sh.rwarps = cs.gen, 1<<w
+			sh.rgen, sh.rwarps = cs.cl.gen, 1<<(w&63)
 		} else {
-			sh.rwarps |= 1 << w
+			sh.rwarps |= 1 << (w & 63)
 		}
 	} else {
-		sh.rwarps |= 1 << w
+		sh.rwarps |= 1 << (w & 63)
 		extra := sh.rs
 		n, merged := 0, false
 		for i := range extra {
@@ -1130,7 +1285,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 
 // issue checks a cp.async's destination as a write (it may land at any
 // time until the wait) and marks its bytes in flight.
-func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
+func (c *Checker) issue(cs *ctaState, w int, cp *emu.AsyncCopy) {
 	size := uint64(cp.Size)
 	off := cp.Dst
 	if size == 0 || off >= MaxSharedShadow || off+size > MaxSharedShadow {
@@ -1140,7 +1295,7 @@ func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
 	if cs.pend == nil {
 		cs.pend = make([]pend, 4*len(cs.words))
 	}
-	w, lane := in.Warp, cp.Lane
+	lane := cp.Lane
 	ws := &cs.warps[w]
 	me := rec{pc: int32(cp.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
 	la := laneAcc{c: c, cs: cs, pc: cp.PC, w: w, lane: lane}
@@ -1150,8 +1305,9 @@ func (c *Checker) issue(cs *ctaState, in *emu.StepInfo, cp *emu.AsyncCopy) {
 	})
 }
 
-// event applies a barrier or exit event.
-func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
+// event applies a barrier or exit event of cluster warp w.
+func (c *Checker) event(cs *ctaState, w int, in *emu.StepInfo, e *emu.Event) {
+	cl := cs.cl
 	switch e.Kind {
 	case emu.EvBarrierArrive:
 		if e.ID < 0 || e.ID >= len(cs.bars) {
@@ -1159,14 +1315,14 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 		}
 		b := &cs.bars[e.ID]
 		if b.vc == nil {
-			b.vc = make([]uint32, c.nwarps)
+			b.vc = make([]uint32, len(cs.warps))
 		}
-		ws := &cs.warps[in.Warp]
+		ws := &cs.warps[w]
 		for i, v := range ws.vc {
 			b.vc[i] = max(b.vc[i], v)
 		}
 		b.used = true
-		ws.vc[in.Warp]++
+		ws.vc[w]++
 	case emu.EvBarrierRelease:
 		if e.ID < 0 || e.ID >= len(cs.bars) {
 			return
@@ -1174,40 +1330,94 @@ func (c *Checker) event(cs *ctaState, in *emu.StepInfo, e *emu.Event) {
 		b := &cs.bars[e.ID]
 		if b.used {
 			for _, bw := range e.Warps {
-				if bw.Warp < 0 || bw.Warp >= len(cs.warps) {
+				if bw.Warp < 0 || bw.Warp >= c.nwarps {
 					continue
 				}
-				vc := cs.warps[bw.Warp].vc
+				vc := cs.warps[cs.base+bw.Warp].vc
 				for i, v := range b.vc {
 					vc[i] = max(vc[i], v)
 				}
 			}
 			clear(b.vc)
 			b.used = false
-			if cs.gen++; cs.gen == 0 {
-				// Wrapped: no summary may claim the new generation.
-				for i := range cs.words {
-					cs.words[i].rgen = 0
-				}
-				for i := range cs.bytes {
-					cs.bytes[i].rgen = 0
-				}
-				cs.gen = 1
+			cl.bump()
+		}
+	case emu.EvClusterArrive:
+		// A release arrive publishes the warp's accesses so far to the
+		// threads that wait for this phase; a .relaxed one publishes
+		// nothing. Either way the warp's later accesses are a new epoch.
+		ws := &cs.warps[w]
+		if !e.Relaxed {
+			for i, v := range ws.vc {
+				cl.cbPend[i] = max(cl.cbPend[i], v)
 			}
+			cl.cbUsed = true
+		}
+		ws.vc[w]++
+	case emu.EvClusterRelease:
+		// The phase completed: its arrivals' clocks are what a wait for
+		// it acquires, now (the waiting warps it releases) or later (a
+		// wait after the completion: EvClusterWait).
+		cl.cbRel, cl.cbPend = cl.cbPend, cl.cbRel
+		clear(cl.cbPend)
+		used := cl.cbUsed
+		cl.cbUsed = false
+		if !used {
+			clear(cl.cbRel)
+			return
+		}
+		for _, bw := range e.Warps {
+			if bw.Warp < 0 || bw.Warp >= c.nwarps {
+				continue
+			}
+			_, r := c.clusterOf(bw.CTA)
+			if c.csize == 1 {
+				r = 0
+			}
+			cl.acquire(r*c.nwarps + bw.Warp)
+		}
+		cl.bump()
+	case emu.EvClusterWait:
+		if cl.acquire(w) {
+			cl.bump()
 		}
 	case emu.EvExit:
-		ws := &cs.warps[in.Warp]
+		ws := &cs.warps[w]
 		gone := e.Mask & ws.live
 		ws.live &^= gone
 		cs.exited += bits.OnesCount32(gone)
 		if cs.exited >= c.threads {
+			// The CTA's shared memory is not accessed again (a peer's
+			// access to it faults); the cluster's clocks stay while
+			// another CTA of it runs.
 			delete(c.ctas, in.CTALin)
 			c.index1(in.CTALin, nil)
+			cl.ctas[cs.base/c.nwarps] = nil
 			if len(c.spare) < maxSpare && !c.byteExact {
 				c.spare = append(c.spare, cs)
 			}
+			if cl.gone++; cl.gone >= c.csize {
+				delete(c.clusters, cl.key)
+				if len(c.spareCl) < maxSpare && !c.byteExact {
+					c.spareCl = append(c.spareCl, cl)
+				}
+			}
 		}
 	}
+}
+
+// acquire joins the clock the cluster barrier's last phase released into
+// cluster warp w's, and reports whether it held anything.
+func (cl *clusterState) acquire(w int) bool {
+	vc := cl.warps[w].vc
+	any := false
+	for i, v := range cl.cbRel {
+		if v > vc[i] {
+			vc[i] = v
+			any = true
+		}
+	}
+	return any
 }
 
 // global checks and records one global-memory access against the
@@ -1255,7 +1465,7 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 					cs := c.ctas[in.CTALin]
 					t := Thread{CTA: in.CTA, Warp: in.Warp, Lane: lane}
 					if cs != nil {
-						t = c.thread(cs, in.Warp, lane)
+						t = c.thread(cs, cs.base+in.Warp, lane)
 					}
 					c.warn(WarnUninitGlobal, isa.Global, in.PC, t, -1, Thread{}, g.base+o)
 					break

@@ -219,6 +219,9 @@ func bindBarrierCluster(b *binder) {
 	}
 	op.Ctrl = true
 	op.Sub = form
+	if form == isa.SubArrive && b.Hint("relaxed") {
+		op.Imm = 1 // no release semantics (EvClusterArrive.Relaxed)
+	}
 	if aligned {
 		op.Flags = op.Flags.With(isa.FAligned)
 	}
@@ -244,6 +247,10 @@ func execBarrierCluster(w *Warp, op *Op, emask uint32) *Fault {
 		w.cbPending |= emask
 		cl.arrived += bits.OnesCount32(emask)
 		w.advance()
+		if w.m.obsEvents {
+			_, live := cl.arrivals()
+			w.m.event(Event{Kind: EvClusterArrive, PC: w.m.curPC, ID: int(cl.Phase), Count: cl.arrived, Expected: live, Mask: emask, Relaxed: op.Imm == 1})
+		}
 		w.m.checkClusterBarrier(cl)
 		return nil
 	}
@@ -253,6 +260,9 @@ func execBarrierCluster(w *Warp, op *Op, emask uint32) *Fault {
 	w.advance()
 	if emask&^w.cbDone == 0 {
 		w.cbDone &^= emask
+		if w.m.obsEvents {
+			w.m.event(Event{Kind: EvClusterWait, PC: w.m.curPC, ID: int(cl.Phase) - 1, Mask: emask})
+		}
 		return nil
 	}
 	w.State = WarpWaiting
@@ -281,16 +291,31 @@ func (m *Machine) checkClusterBarrier(cl *Cluster) {
 			w.cbPending = 0
 		}
 	}
+	var ev Event
+	if m.obsEvents {
+		ev = Event{Kind: EvClusterRelease, PC: m.curPC, ID: int(cl.Phase), Count: cl.arrived}
+		_, ev.Expected = cl.arrivals()
+		ev.Expected = max(ev.Expected, ev.Count)
+	}
 	cl.arrived = 0
 	cl.Phase++
 	for _, c := range cl.CTAs {
 		for _, w := range c.Warps {
 			if w.State == WarpWaiting && w.wait.Kind == WaitClusterBarrier && w.waitOver() {
+				if m.obsEvents {
+					ev.Warps = append(ev.Warps, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: w.wait.PC, Lanes: w.wait.Lanes})
+					if w == m.cur {
+						ev.Mask = w.wait.Lanes
+					}
+				}
 				w.wake()
 			}
 		}
 	}
 	m.released = true
+	if m.obsEvents {
+		m.event(ev)
+	}
 }
 
 // clusterShared resolves a .shared::cluster address for lane: the CTA whose

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -533,5 +534,79 @@ func (r *peerStoreRecorder) Step(in *StepInfo) {
 		if a.Kind == AccessStore {
 			r.stores = append(r.stores, recordedAccess{a, in.CTALin})
 		}
+	}
+}
+
+// The cluster barrier's events: every thread's arrive is reported once
+// per phase (EvClusterArrive), each phase's completion once
+// (EvClusterRelease, naming the warps it lets go in every CTA of the
+// cluster), and every thread's wait ends exactly once, either released
+// or at once (EvClusterWait), in both scheduling models.
+func TestClusterBarrierEvents(t *testing.T) {
+	// Two phases; between the arrive and the wait, warp 1 of each CTA
+	// spins long enough that the other warps' waits block, and then
+	// waits after the phase completed.
+	src := strings.Replace(dsmemRingPTX, "BARRIER", `barrier.cluster.arrive;
+	shr.u32 %r12, %r1, 5;
+	setp.ne.u32 %p1, %r12, 1;
+	@%p1 bra WAIT;
+	mov.u32 %r13, 0;
+SPIN:
+	add.u32 %r13, %r13, 1;
+	setp.lt.u32 %p1, %r13, 50;
+	@%p1 bra SPIN;
+WAIT:
+	barrier.cluster.wait;
+	barrier.cluster.arrive.relaxed;
+	barrier.cluster.wait;`, 1)
+	for _, sched := range bothScheds {
+		t.Run(fmt.Sprint(sched), func(t *testing.T) {
+			l := clusterLaunch{src: src, grid: [3]int{4, 1, 1}, block: 64, cluster: [3]int{2, 1, 1}, words: 4 * 64}
+			m := l.machine(t, sched)
+			log := &eventLog{}
+			m.AddObserver(log)
+			if r := m.Run(context.Background()); r != StopDone {
+				t.Fatalf("stop %v (%v)", r, m.Fault())
+			}
+			arrived := map[[2]int]int{} // (phase, relaxed) -> threads
+			waited := 0
+			releases := map[int]int{}
+			for _, e := range log.evs {
+				switch e.Kind {
+				case EvClusterArrive:
+					r := 0
+					if e.Relaxed {
+						r = 1
+					}
+					arrived[[2]int{e.ID, r}] += bits.OnesCount32(e.Mask)
+					if e.Count > e.Expected || e.Expected != 128 {
+						t.Errorf("arrive: count %d of %d, want at most 128 of 128", e.Count, e.Expected)
+					}
+				case EvClusterWait:
+					waited += bits.OnesCount32(e.Mask)
+				case EvClusterRelease:
+					releases[e.ID]++
+					if e.Count != 128 || e.Expected != 128 {
+						t.Errorf("release of phase %d: count %d of %d, want 128 of 128", e.ID, e.Count, e.Expected)
+					}
+					for _, bw := range e.Warps {
+						if bw.Barrier != -1 {
+							t.Errorf("released warp names barrier %d", bw.Barrier)
+						}
+						waited += bits.OnesCount32(bw.Lanes)
+					}
+				}
+			}
+			// Two clusters of 2 CTAs of 64 threads, two phases each.
+			if want := map[[2]int]int{{0, 0}: 256, {1, 1}: 256}; fmt.Sprint(arrived) != fmt.Sprint(want) {
+				t.Errorf("arrivals by (phase, relaxed): %v, want %v", arrived, want)
+			}
+			if fmt.Sprint(releases) != fmt.Sprint(map[int]int{0: 2, 1: 2}) {
+				t.Errorf("releases by phase: %v, want two of each phase (one per cluster)", releases)
+			}
+			if waited != 2*256 {
+				t.Errorf("%d thread waits ended, want %d (every thread's wait, once, in each phase)", waited, 2*256)
+			}
+		})
 	}
 }

@@ -242,9 +242,25 @@ const (
 	// EvReturn: the lanes in Mask returned from a call, once every lane of
 	// the call returned or exited (not reported when none returned).
 	EvReturn
+	// EvClusterArrive: the lanes in Mask arrived at the cluster barrier
+	// (barrier.cluster.arrive) in its phase ID; Count threads of the
+	// cluster have arrived of Expected (its live threads). Relaxed: the
+	// arrive was .relaxed (it has no release semantics).
+	EvClusterArrive
+	// EvClusterWait: the lanes in Mask executed barrier.cluster.wait and
+	// went on at once: the phase they arrived in had completed. (Lanes
+	// whose phase had not completed wait; EvClusterRelease lets them go.)
+	EvClusterWait
+	// EvClusterRelease: phase ID of the cluster barrier completed with
+	// Count threads arrived of Expected, and released the warps in Warps
+	// (each with the lanes that waited; BarrierWarp.Barrier is -1), which
+	// may belong to any CTA of the cluster. Mask: this warp's released
+	// lanes (0 when it did not wait: it completed the phase by arriving
+	// or exiting).
+	EvClusterRelease
 )
 
-var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-release", "exit", "call", "return"}
+var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-release", "exit", "call", "return", "cluster-arrive", "cluster-wait", "cluster-release"}
 
 func (k EventKind) String() string { return eventNames[k] }
 
@@ -260,8 +276,10 @@ type Event struct {
 	ID       int
 	Count    int
 	Expected int
-	// Warps lists the warps a barrier released (EvBarrierRelease); each
-	// event has its own slice, which may be kept.
+	// Relaxed: a .relaxed cluster barrier arrive (EvClusterArrive).
+	Relaxed bool
+	// Warps lists the warps a barrier released (EvBarrierRelease,
+	// EvClusterRelease); each event has its own slice, which may be kept.
 	Warps []BarrierWarp
 }
 

@@ -30,7 +30,13 @@ import (
 // the launch runs sequentially) and its copy of global memory, all
 // workers together within parallelMemoryBudget (ParallelReport.Note says
 // when fewer workers than asked for run). The grid's CTAs are split into
-// contiguous ranges (segments)
+// contiguous ranges (segments) of whole clusters in launch order
+// (emu.Machine.LaunchOrder; with one-CTA clusters, the linear order).
+// The CTAs of a cluster communicate through distributed shared memory
+// (.shared::cluster, mapa) and the cluster barrier, and a cluster is
+// resident as a whole: the round-robin scheduler visits its warps in the
+// same order whichever other clusters share the machine, so a cluster is
+// the unit of work, as a CTA is without clusters. Segments end
 // on wave boundaries (ResidentCTAs CTAs are resident at a time) where
 // there are at least as many waves as workers, long ones first and short
 // ones last (guidedBounds), at most parallelMaxSegments; the workers take
@@ -73,9 +79,7 @@ import (
 //     global memory: global or generic atom and red (an atomic counter
 //     shared by CTAs would fail the check anyway: the screen saves the
 //     wasted parallel run), %clock and %globaltimer (they count the
-//     launch's warp-instructions), cluster instructions and distributed
-//     shared memory (mapa, barrier.cluster, .shared::cluster), bulk and
-//     tensor copies, st.async and red.async, griddepcontrol, textures and
+//     launch's warp-instructions), bulk and tensor copies, st.async and red.async, griddepcontrol, textures and
 //     surfaces;
 //   - a segment faults: the fault and the memory the sequential run leaves
 //     are those of the first fault in its schedule, which only it can say;
@@ -84,7 +88,7 @@ import (
 //   - the checker (Check) finds anything in a segment: warnings name the
 //     warp-instruction of the sequential schedule they happened at, so the
 //     sequential run reports them (a launch without warnings has none in
-//     either run: a CTA's shared-memory accesses and barriers are its own,
+//     either run: a cluster's shared-memory accesses and barriers are its own,
 //     and a read of global memory another segment wrote is a conflict);
 //   - the dynamic check above fails (a cross-CTA read), or there is one
 //     wave of CTAs or fewer CTAs than two, or one worker.
@@ -112,6 +116,9 @@ type ParallelReport struct {
 	// Workers and Segments: the machines the parallel run used (0 when it
 	// was not tried).
 	Workers, Segments int
+	// Cluster is the CTAs per cluster: segments are whole clusters (1:
+	// single CTAs).
+	Cluster int
 	// Reason says why the launch ran sequentially ("" when it did not).
 	Reason string
 	// Note says why fewer workers were used than asked for (RunOptions.
@@ -122,6 +129,8 @@ type ParallelReport struct {
 
 func (r *ParallelReport) String() string {
 	switch {
+	case r.Parallel && r.Cluster > 1:
+		return fmt.Sprintf("ran in parallel: %d segments of whole %d-CTA clusters on %d workers", r.Segments, r.Cluster, r.Workers)
 	case r.Parallel:
 		return fmt.Sprintf("ran in parallel: %d segments on %d workers", r.Segments, r.Workers)
 	case r.Workers > 0:
@@ -166,7 +175,7 @@ func (l *Launch) RunWith(ctx context.Context, opt RunOptions) (*Result, *Paralle
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	rep := &ParallelReport{}
+	rep := &ParallelReport{Cluster: l.m.ClusterCTAs()}
 	asked := opt.Workers
 	segs, workers, reason := l.planSegments(workers)
 	if asked > 0 && reason == "" {
@@ -246,12 +255,18 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 	if why := sequentialOnly(l.prog, m.Kernel()); why != "" {
 		return nil, 0, why
 	}
-	n := m.NumCTAs()
+	// The unit of work is a cluster (its CTAs communicate through
+	// distributed shared memory and the cluster barrier): segments are
+	// ranges of whole clusters in launch order (RestrictCTAs).
+	n, cs := m.NumCTAs(), m.ClusterCTAs()
+	units := n / cs
 	gb := max(GlobalBytes(l.prog, l.spec), 1)
 	byMemory := int(parallelMemoryBudget / l.workerBytes())
-	workers = min(workers, parallelMaxSegments, byMemory, n)
+	workers = min(workers, parallelMaxSegments, byMemory, units)
 	if workers < 2 {
 		switch {
+		case units < 2 && cs > 1:
+			return nil, 0, "the grid has one cluster"
 		case n < 2:
 			return nil, 0, "the grid has one CTA"
 		case byMemory < 2:
@@ -265,7 +280,8 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 	// differ in speed; each keeps bitmaps of the bytes it touched and
 	// the pages it wrote until the end. Segments end on wave boundaries
 	// (then they share no wave) unless there are fewer waves than
-	// workers.
+	// workers. ResidentCTAs is a multiple of the cluster size, so wave
+	// boundaries are cluster boundaries.
 	r := m.Config().ResidentCTAs
 	waves := (n + r - 1) / r
 	most := max(min(parallelMaxSegments, n, int(parallelKeptBudget/gb)), workers)
@@ -278,7 +294,7 @@ func (l *Launch) planSegments(workers int) ([]*segment, int, string) {
 	} else {
 		bounds = make([]int, workers+1)
 		for k := range bounds {
-			bounds[k] = k * n / workers
+			bounds[k] = k * units / workers * cs
 		}
 	}
 	chunks := len(bounds) - 1
@@ -396,9 +412,6 @@ func opHazard(op *emu.Op) string {
 	if op.Eff.Has(emu.EffDynamic) {
 		return "the kernel reads %clock or %globaltimer, which count the launch's warp-instructions"
 	}
-	if op.Space == isa.SharedCluster {
-		return "the kernel accesses distributed shared memory (.shared::cluster)"
-	}
 	if op.Eff.Has(emu.EffAtomic) && op.Eff.Any(emu.EffWriteGlobal) {
 		return fmt.Sprintf("the kernel uses global atomics (%s)", op.Code)
 	}
@@ -406,7 +419,7 @@ func opHazard(op *emu.Op) string {
 	// EffFault) whose results would depend on the order of the CTAs.
 	switch op.Code {
 	case isa.OpRedAsync, isa.OpCpReduceAsyncBulk, isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor, isa.OpStAsync,
-		isa.OpMapa, isa.OpGetctarank, isa.OpBarrierCluster, isa.OpTensormapReplace, isa.OpGriddepcontrol,
+		isa.OpTensormapReplace, isa.OpGriddepcontrol,
 		isa.OpTex, isa.OpTld4, isa.OpSuld, isa.OpSust, isa.OpSured:
 		return fmt.Sprintf("the kernel uses %s", op.Code)
 	}

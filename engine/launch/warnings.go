@@ -36,5 +36,5 @@ func (l *Launch) Uninitialised() []analysis.Region {
 // NewChecker returns a race and memory checker for the launch (install it
 // with Machine().AddObserver).
 func (l *Launch) NewChecker() *analysis.Checker {
-	return analysis.NewChecker(l.prog, analysis.CheckerConfig{Block: l.m.Config().Block, Uninitialised: l.Uninitialised()})
+	return analysis.NewChecker(l.prog, analysis.CheckerConfig{Block: l.m.Config().Block, Grid: l.m.Config().Grid, Cluster: l.m.ClusterShape(), Uninitialised: l.Uninitialised()})
 }
