@@ -75,6 +75,8 @@ func TestCheckerClusterDSMEM(t *testing.T) {
 					"barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;",
 					// The CTA barrier as well does not hurt.
 					"bar.sync 0;\n\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;",
+					// A cluster-scope fence before a .relaxed arrive releases.
+					"fence.acq_rel.cluster;\n\tbarrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;",
 				} {
 					src := strings.Replace(dsmemExchange, "SYNC", sync, 1)
 					if ws := checkCluster(t, src, spec); len(ws) != 0 {
@@ -87,6 +89,8 @@ func TestCheckerClusterDSMEM(t *testing.T) {
 				"bar.sync 0;", // a CTA barrier orders only its own CTA
 				// A .relaxed arrive publishes nothing.
 				"barrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;",
+				// Nor does one after a CTA-scope fence.
+				"fence.acq_rel.cta;\n\tbarrier.cluster.arrive.relaxed;\n\tbarrier.cluster.wait;",
 				// The store after the arrive is not published by it.
 				"barrier.cluster.arrive;\n\tst.shared::cluster.u32 [%r7], %r1;   // AGAIN\n\tbarrier.cluster.wait;",
 			} {

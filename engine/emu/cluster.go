@@ -246,10 +246,15 @@ func execBarrierCluster(w *Warp, op *Op, emask uint32) *Fault {
 		w.cbDone &^= emask
 		w.cbPending |= emask
 		cl.arrived += bits.OnesCount32(emask)
+		// A .relaxed arrive releases nothing, unless every arriving
+		// thread executed a fence of cluster scope or wider since its
+		// last arrive (fence.acq_rel.cluster; barrier.cluster.arrive.relaxed).
+		relaxed := op.Imm == 1 && emask&^w.fenced != 0
+		w.fenced &^= emask
 		w.advance()
 		if w.m.obsEvents {
 			_, live := cl.arrivals()
-			w.m.event(Event{Kind: EvClusterArrive, PC: w.m.curPC, ID: int(cl.Phase), Count: cl.arrived, Expected: live, Mask: emask, Relaxed: op.Imm == 1})
+			w.m.event(Event{Kind: EvClusterArrive, PC: w.m.curPC, ID: int(cl.Phase), Count: cl.arrived, Expected: live, Mask: emask, Relaxed: relaxed})
 		}
 		w.m.checkClusterBarrier(cl)
 		return nil

@@ -768,6 +768,19 @@ func bindFence(b *binder) {
 		return
 	}
 	b.op.Exec = execNop
+	// A fence of cluster scope or wider (fence{.sc,.acq_rel}.{cluster,gpu,sys},
+	// membar.{gl,sys}) gives a later barrier.cluster.arrive.relaxed release
+	// semantics; the emulator is sequentially consistent, so it only
+	// records that (for the race checker's ordering).
+	if !b.Hint("proxy") && !b.Hint("mbarrier_init") && !b.Hint("tensormap::generic") && !b.Hint("async::generic") &&
+		(b.Hint("cluster") || b.Hint("gpu") || b.Hint("sys") || b.Hint("gl")) {
+		b.op.Exec = execScopeFence
+	}
+}
+
+func execScopeFence(w *Warp, op *Op, mask uint32) *Fault {
+	w.fenced |= mask
+	return nil
 }
 
 func bindNanosleep(b *binder) {

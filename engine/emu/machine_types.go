@@ -169,6 +169,9 @@ type Warp struct {
 	// The cluster barrier (cluster.go): lanes arrived in its current
 	// phase, and lanes whose phase completed that have not waited yet.
 	cbPending, cbDone uint32
+	// fenced: lanes that executed a fence of cluster scope or wider since
+	// their last cluster arrive (which then releases even when .relaxed).
+	fenced uint32
 	State             WarpState
 	wait              Wait // what the warp waits for, when State == WarpWaiting (wait.go)
 	// Independent scheduling: instructions the warp issued, the lowest

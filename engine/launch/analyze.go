@@ -75,6 +75,11 @@ func specialIdx(sr isa.Special) uint8 {
 		return 1 << (sr - isa.SRTidX)
 	case isa.SRCtaidX, isa.SRCtaidY, isa.SRCtaidZ:
 		return 0x10 << (sr - isa.SRCtaidX)
+	case isa.SRClusteridX, isa.SRClusteridY, isa.SRClusteridZ:
+		// A grid position, as %ctaid.
+		return 0x10 << (sr - isa.SRClusteridX)
+	case isa.SRNclusteridX, isa.SRNclusteridY, isa.SRNclusteridZ:
+		return 0x10 << (sr - isa.SRNclusteridX)
 	case isa.SRNtidX, isa.SRNtidY, isa.SRNtidZ:
 		return 0x10 << (sr - isa.SRNtidX)
 	case isa.SRNctaidX, isa.SRNctaidY, isa.SRNctaidZ:
