@@ -8,17 +8,22 @@ import (
 
 // noBarrierMessage is what a step to the next barrier says when there is
 // none ahead (reason "no-barrier"); it does not run.
-const noBarrierMessage = "no barrier ahead: no warp can reach a bar.sync or barrier instruction from here, so a barrier step would run to the end; nothing was run"
+const noBarrierMessage = "no barrier ahead: no warp can reach a bar.sync, barrier or barrier.cluster instruction from here, so a barrier step would run to the end; nothing was run"
 
-// barrierAhead reports whether a CTA barrier (bar, barrier) can still
-// release: a warp waits at one, or a barrier instruction is reachable in
+// barrierAhead reports whether a CTA barrier (bar, barrier) or the
+// cluster barrier can still release: a warp waits at one, or a barrier instruction is reachable in
 // the kernel's control-flow graph from a pc some lane is at (a warp's next
 // pc, the pcs and reconvergence points of its stack; the kernel's entry
 // while CTAs are still to start). It errs towards true: a barrier in a
 // function the kernel can call, or a warp inside a call, counts as ahead.
 func barrierAhead(m *emu.Machine) bool {
 	p, k := m.Program(), m.Kernel()
-	isBar := func(pc int) bool { return p.Ops[pc].Eff.Has(emu.EffBarrier) }
+	// A CTA barrier instruction, or a cluster barrier arrive (the arrival
+	// that completes a phase releases it; a wait releases nothing).
+	isBar := func(pc int) bool {
+		e := p.Ops[pc].Eff
+		return e.Has(emu.EffBarrier) || e.Has(emu.EffClusterBarrier) && !e.Has(emu.EffBlocks)
+	}
 	inKernel := false
 	for _, f := range p.Funcs {
 		if !f.HasBody || f != k && !m.Reachable(f) {
@@ -42,7 +47,7 @@ func barrierAhead(m *emu.Machine) bool {
 	for _, c := range m.CTAs() {
 		resident++
 		for _, w := range c.Warps {
-			if w.Barrier() >= 0 {
+			if t, ok := w.Waiting(); ok && (t.Kind == emu.WaitBarrier || t.Kind == emu.WaitClusterBarrier) {
 				return true
 			}
 			if w.Readiness() == emu.Finished {

@@ -818,7 +818,7 @@ func (h *history) prevBoundary(p int64, g emu.Granularity, n int) (int64, error)
 			keys = append(keys, schedKey{in.CTALin, in.Warp})
 			r := false
 			for _, e := range in.Events {
-				r = r || e.Kind == emu.EvBarrierRelease
+				r = r || e.Kind.Releases()
 			}
 			rel = append(rel, r)
 		}, trace)

@@ -120,7 +120,7 @@ func (r *recorder) Step(in *emu.StepInfo) {
 		}
 	}
 	for _, e := range in.Events {
-		if e.Kind == emu.EvBarrierRelease {
+		if e.Kind.Releases() {
 			r.released = true
 		}
 		if r.replay {

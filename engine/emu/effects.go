@@ -12,7 +12,7 @@ import (
 // every classifier (batched dispatch, the quiet-shared-memory rule, the
 // warp-synchronous scheduler, fault lanes, control-flow graphs, the launch
 // analyses) reads it instead of re-deriving it from the opcode.
-type Effects uint32
+type Effects uint64
 
 const (
 	// EffRegs: reads and writes only the lane's own registers and never
@@ -72,6 +72,9 @@ const (
 	// EffCluster: reads the shape of the CTA's cluster and faults for a
 	// rank outside it (mapa, getctarank).
 	EffCluster
+	// EffClusterBarrier: the cluster barrier (barrier.cluster.arrive or
+	// .wait); with EffBlocks for a wait.
+	EffClusterBarrier
 )
 
 // Has reports whether e includes every effect of f.
@@ -93,7 +96,7 @@ const (
 var effectNames = [...]string{"regs", "warp", "read-shared", "write-shared", "write-remote-shared",
 	"read-global", "write-global", "read-local", "write-local", "read-const", "atomic", "access", "hint",
 	"async", "blocks", "cross-warp", "sync", "warp-sync", "aligned", "full-barrier", "branch", "indirect",
-	"call", "return", "exit", "ctrl", "dynamic", "trap", "break", "fault", "cluster"}
+	"call", "return", "exit", "ctrl", "dynamic", "trap", "break", "fault", "cluster", "cluster-barrier"}
 
 // String lists the effects by name, separated by "|".
 func (e Effects) String() string {
@@ -168,7 +171,7 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffWarp | EffAligned, mem: memWrite}, isa.OpStmatrix, isa.OpWmmaStore)
 	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffBarrier}, isa.OpBar, isa.OpBarrier)
 	set(opEffect{eff: EffSync}, isa.OpMembar, isa.OpFence)
-	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks}, isa.OpBarrierCluster)
+	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffClusterBarrier}, isa.OpBarrierCluster)
 	set(opEffect{eff: EffCluster}, isa.OpMapa, isa.OpGetctarank)
 	set(opEffect{eff: EffBranch}, isa.OpBra)
 	set(opEffect{eff: EffBranch | EffIndirect}, isa.OpBrx)

@@ -264,6 +264,11 @@ var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-re
 
 func (k EventKind) String() string { return eventNames[k] }
 
+// Releases reports whether the event is a barrier's completion releasing
+// its waiting warps (a CTA barrier's or the cluster barrier's): what a
+// step to the next barrier stops after.
+func (k EventKind) Releases() bool { return k == EvBarrierRelease || k == EvClusterRelease }
+
 // Event is something that happened during a step. PC is the instruction
 // that caused it (for EvReconverge: where the lanes rejoined).
 type Event struct {
