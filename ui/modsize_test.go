@@ -22,7 +22,6 @@ var oversizeModules = map[string]int{
 	"session.ts": 0,
 	"threads.ts": 0,
 
-	"launch.ts":  550,
 	"swizzle.ts": 530,
 	"banks.ts":   420,
 }
