@@ -12,20 +12,20 @@ import (
 // a module holds one concern, and one that grows past this is split.
 const maxModuleLines = 400
 
-// oversizeModules are exceptions to maxModuleLines. The modules that map
-// to 0 are being split separately (and edited meanwhile), so they have no
-// cap here yet; the others may not grow past the number given.
-var oversizeModules = map[string]int{
-	"model.ts":   0,
-	"memory.ts":  0,
-	"warps.ts":   0,
-	"session.ts": 0,
-	"threads.ts": 0,
+// oversizeModules are the exceptions to maxModuleLines: these modules are
+// being split separately (and edited meanwhile), so they are not checked
+// here yet. Remove a module from the list once it is split.
+var oversizeModules = map[string]bool{
+	"model.ts":   true,
+	"memory.ts":  true,
+	"warps.ts":   true,
+	"session.ts": true,
+	"threads.ts": true,
 }
 
 // TestModuleSize checks that no hand-written ui/*.ts module (generated
-// *_gen.ts files aside) is over maxModuleLines lines, other than the
-// listed exceptions, and that every capped exception is still needed.
+// *_gen.ts files and declarations aside) is over maxModuleLines lines,
+// other than the listed exceptions.
 func TestModuleSize(t *testing.T) {
 	files, err := filepath.Glob("*.ts")
 	if err != nil {
@@ -34,9 +34,8 @@ func TestModuleSize(t *testing.T) {
 	if len(files) < 20 {
 		t.Fatalf("found only %d ui/*.ts modules; the glob is out of date", len(files))
 	}
-	seen := map[string]bool{}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_gen.ts") || strings.HasSuffix(f, ".d.ts") {
+		if strings.HasSuffix(f, "_gen.ts") || strings.HasSuffix(f, ".d.ts") || oversizeModules[f] {
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -47,24 +46,13 @@ func TestModuleSize(t *testing.T) {
 		if len(src) > 0 && src[len(src)-1] != '\n' {
 			n++
 		}
-		limit := maxModuleLines
-		if l, ok := oversizeModules[f]; ok {
-			seen[f] = true
-			if l == 0 {
-				continue
-			}
-			limit = l
-			if n <= maxModuleLines {
-				t.Errorf("ui/%s has %d lines, within %d: remove it from oversizeModules", f, n, maxModuleLines)
-			}
-		}
-		if n > limit {
-			t.Errorf("ui/%s has %d lines, over %d: split it by concern", f, n, limit)
+		if n > maxModuleLines {
+			t.Errorf("ui/%s has %d lines, over %d: split it by concern", f, n, maxModuleLines)
 		}
 	}
 	for f := range oversizeModules {
-		if !seen[f] {
-			t.Errorf("oversizeModules lists ui/%s, which does not exist", f)
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("oversizeModules lists ui/%s: %v", f, err)
 		}
 	}
 }
