@@ -1,112 +1,18 @@
 // The launch panel: grid and block, dynamic shared memory, buffers and
 // parameters — the launch spec of `ptxplay run` (docs/launch-spec.md) —
-// as a form kept in sync with its JSON, with import and export.
+// as a form kept in sync with its JSON, with import and export. The spec's
+// JSON is handled in launchspec.ts, the buffer and parameter rows in
+// launchrows.ts.
 
-import type { Spec, SpecBuffer, SpecInit, SpecParam, SpecValue } from "./proto";
-import { elemTypes, schedulingValues } from "./proto";
+import type { Spec } from "./proto";
+import { schedulingValues } from "./proto";
 import { h, setChildren, download } from "./dom";
+import { canonical, dims, parseSpec, pretty, trim } from "./launchspec";
+import { bufferRow, paramRow } from "./launchrows";
+import type { RowContext } from "./launchrows";
 
-type InitKind = "zero" | "values" | "iota" | "fill" | "random" | "bytes";
-
-const initKinds: [InitKind, string][] = [
-  ["zero", "zeros"], ["values", "values"], ["iota", "iota (start + i·step)"], ["fill", "fill"], ["random", "random"], ["bytes", "raw bytes"],
-];
-
-/** A spec value from what the user typed: a JSON number when it is one and survives as one, else the text. */
-export function toValue(text: string): SpecValue {
-  const s = text.trim();
-  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(s)) {
-    const n = Number(s);
-    if (/^-?\d+$/.test(s)) return Number.isSafeInteger(n) ? n : s;
-    if (Number.isFinite(n)) return n;
-  }
-  return s;
-}
-
-function valueText(v: SpecValue | undefined): string {
-  return v === undefined ? "" : String(v);
-}
-
-function listText(vs: SpecValue[] | undefined): string {
-  return (vs ?? []).map(valueText).join(", ");
-}
-
-function parseList(text: string): SpecValue[] {
-  return text.split(/[,\s]+/).filter((x) => x !== "").map(toValue);
-}
-
-function initKind(i: SpecInit | undefined): InitKind {
-  if (!i) return "zero";
-  if (i.values) return "values";
-  if (i.iota) return "iota";
-  if (i.fill !== undefined) return "fill";
-  if (i.random) return "random";
-  if (i.bytes !== undefined) return "bytes";
-  return "zero";
-}
-
-/** The kind of a parameter: "buffer", "bytes" or its scalar type. */
-function paramKind(p: SpecParam): string {
-  if ("buffer" in p) return "buffer";
-  if ("bytes" in p) return "bytes";
-  return Object.keys(p)[0] ?? "u32";
-}
-
-/** Puts the spec's keys in the documented order (stable exports and diffs). */
-export function canonical(s: Spec): Spec {
-  const o: Record<string, unknown> = {};
-  const src = s as unknown as Record<string, unknown>;
-  const order = ["version", "comment", "ptx", "source", "entry", "grid", "block", "dynamicSharedBytes", "maxWarpInstructions", "scheduling", "buffers", "params"];
-  for (const k of order) if (src[k] !== undefined && src[k] !== "") o[k] = src[k];
-  for (const k of Object.keys(src)) if (!order.includes(k)) o[k] = src[k];
-  o.version = 1;
-  if (!o.grid) o.grid = [1, 1, 1];
-  if (!o.block) o.block = [1, 1, 1];
-  return o as unknown as Spec;
-}
-
-function dims(v: unknown): number[] {
-  const a = Array.isArray(v) ? v.map(Number) : [];
-  return [a[0] || 1, a[1] || 1, a[2] || 1];
-}
-
-/** Validates the shape of a spec object well enough to edit it (the server checks the rest). */
-export function parseSpec(text: string): Spec {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`invalid JSON: ${(e as Error).message}`);
-  }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new Error("a launch spec is a JSON object");
-  const s = v as Record<string, unknown>;
-  if (s.buffers !== undefined && !Array.isArray(s.buffers)) throw new Error('"buffers" must be an array');
-  if (s.params !== undefined && !Array.isArray(s.params)) throw new Error('"params" must be an array');
-  for (const [i, b] of ((s.buffers as unknown[]) ?? []).entries()) {
-    if (!b || typeof b !== "object") throw new Error(`buffers[${i}] must be an object`);
-  }
-  for (const [i, p] of ((s.params as unknown[]) ?? []).entries()) {
-    if (!p || typeof p !== "object" || Array.isArray(p)) throw new Error(`params[${i}] must be an object such as {"buffer": "a"} or {"u32": 1}`);
-  }
-  return { ...(s as unknown as Spec), grid: dims(s.grid ?? [1]), block: dims(s.block ?? [1]) };
-}
-
-/** The spec as sent in `load`: without "ptx"/"source" and trailing 1-dimensions. */
-export function wireSpec(s: Spec): Spec {
-  const out = canonical(s);
-  delete out.ptx;
-  delete out.source;
-  out.grid = trim(out.grid);
-  out.block = trim(out.block);
-  return out;
-}
-
-function trim(d: number[]): number[] {
-  const a = dims(d);
-  if (a[2] === 1) a.pop();
-  if (a.length === 2 && a[1] === 1) a.pop();
-  return a;
-}
+export { canonical, parseSpec, pretty, wireSpec } from "./launchspec";
+export { toValue } from "./launchrows";
 
 export interface LaunchHooks {
   /** The spec changed (form or JSON). */
@@ -133,6 +39,15 @@ export class LaunchPanel {
   private json: HTMLTextAreaElement;
   private jsonErr: HTMLElement;
   private fileInput: HTMLInputElement;
+  /** The buffer and parameter rows' view of the panel. */
+  private rows: RowContext = {
+    spec: () => this.spec,
+    upd: (f, rerender = false) => {
+      f();
+      if (rerender) this.renderForm();
+      this.emit();
+    },
+  };
 
   constructor(root: HTMLElement, private readonly hooks: LaunchHooks, initialJSON: HTMLTextAreaElement | null) {
     this.form = h("div.launch-form");
@@ -344,10 +259,10 @@ export class LaunchPanel {
         h("div.field.launch-total", h("span.field-label", "threads"), h("span.total", totalThreads.toLocaleString("en-US")))),
       h("div.section-head", h("span", "Buffers"), h("span.muted", " global memory, allocated in order"), h("span.spacer"),
         h("button.small", { type: "button", onclick: () => this.addBuffer() }, "+ buffer")),
-      (s.buffers ?? []).length ? h("div.buf-list", (s.buffers ?? []).map((b, i) => this.bufferRow(b, i))) : h("p.empty.small", "No buffers."),
+      (s.buffers ?? []).length ? h("div.buf-list", (s.buffers ?? []).map((b, i) => bufferRow(this.rows, b, i))) : h("p.empty.small", "No buffers."),
       h("div.section-head", h("span", "Parameters"), h("span.muted", " in the kernel's order"), h("span.spacer"),
         h("button.small", { type: "button", onclick: () => this.addParam(bufNames) }, "+ parameter")),
-      (s.params ?? []).length ? h("div.param-list", (s.params ?? []).map((p, i) => this.paramRow(p, i, bufNames))) : h("p.empty.small", "No parameters."),
+      (s.params ?? []).length ? h("div.param-list", (s.params ?? []).map((p, i) => paramRow(this.rows, p, i, bufNames))) : h("p.empty.small", "No parameters."),
     );
   }
 
@@ -368,143 +283,6 @@ export class LaunchPanel {
     this.emit();
   }
 
-  private typeSelect(value: string, label: string, onchange: (v: string) => void, extra: [string, string][] = []): HTMLSelectElement {
-    const sel = h("select.small", { "aria-label": label },
-      extra.map(([v, l]) => h("option", { value: v }, l)),
-      elemTypes.map((t) => h("option", { value: t }, t)));
-    sel.value = value;
-    sel.addEventListener("change", () => onchange(sel.value));
-    return sel;
-  }
-
-  private text(value: string, label: string, onchange: (v: string) => void, cls = "text", placeholder = ""): HTMLInputElement {
-    const input = h("input", { type: "text", class: cls, value, "aria-label": label, placeholder, spellcheck: "false" });
-    input.addEventListener("change", () => onchange(input.value));
-    return input;
-  }
-
-  private bufferRow(b: SpecBuffer, i: number): HTMLElement {
-    const bufs = this.spec.buffers!;
-    const kind = initKind(b.init);
-    const upd = (f: () => void, rerender = false) => {
-      f();
-      if (rerender) this.renderForm();
-      this.emit();
-    };
-    const initFields: (HTMLElement | string)[] = [];
-    const init = b.init ?? {};
-    switch (kind) {
-      case "values":
-        initFields.push(this.text(listText(init.values), `${b.name} values`, (v) => upd(() => { b.init = { values: parseList(v) }; }), "text wide", "1, 2.5, -1, 0x3f800000"));
-        break;
-      case "iota":
-        initFields.push("start", this.text(valueText(init.iota?.start), `${b.name} iota start`, (v) => upd(() => { b.init = { iota: { ...b.init?.iota, start: toValue(v || "0") } }; }), "text short", "0"),
-          "step", this.text(valueText(init.iota?.step), `${b.name} iota step`, (v) => upd(() => { b.init = { iota: { ...b.init?.iota, step: toValue(v || "1") } }; }), "text short", "1"));
-        break;
-      case "fill":
-        initFields.push(this.text(valueText(init.fill), `${b.name} fill value`, (v) => upd(() => { b.init = { fill: toValue(v || "0") }; }), "text short", "0"));
-        break;
-      case "random":
-        initFields.push("seed", this.text(String(init.random?.seed ?? 1), `${b.name} random seed`, (v) => upd(() => { b.init = { random: { ...b.init?.random, seed: Math.max(0, Math.floor(Number(v) || 0)) } }; }), "text short"),
-          "min", this.text(valueText(init.random?.min), `${b.name} random min`, (v) => upd(() => { const r = { ...b.init!.random! }; if (v.trim()) r.min = toValue(v); else delete r.min; b.init = { random: r }; }), "text short", "default"),
-          "max", this.text(valueText(init.random?.max), `${b.name} random max`, (v) => upd(() => { const r = { ...b.init!.random! }; if (v.trim()) r.max = toValue(v); else delete r.max; b.init = { random: r }; }), "text short", "default"));
-        break;
-      case "bytes":
-        initFields.push(this.text(init.bytes ?? "", `${b.name} bytes`, (v) => upd(() => { b.init = { bytes: v.trim() }; }), "text wide mono", "hex, memory order"));
-        break;
-      case "zero":
-        break;
-    }
-    const kindSel = h("select.small", { "aria-label": `${b.name} initial contents` }, initKinds.map(([k, l]) => h("option", { value: k }, l)));
-    kindSel.value = kind;
-    kindSel.addEventListener("change", () => upd(() => {
-      switch (kindSel.value as InitKind) {
-        case "zero": delete b.init; break;
-        case "values": b.init = { values: [] }; break;
-        case "iota": b.init = { iota: { start: 0, step: 1 } }; break;
-        case "fill": b.init = { fill: 0 }; break;
-        case "random": b.init = { random: { seed: 1 } }; break;
-        case "bytes": b.init = { bytes: "" }; break;
-      }
-    }, true));
-    const count = h("input.num", { type: "number", min: 0, value: b.count ?? "", "aria-label": `${b.name} element count`, title: "element count" });
-    count.addEventListener("change", () => upd(() => {
-      const n = Math.max(0, Math.floor(Number(count.value) || 0));
-      b.count = n;
-    }));
-    const out = h("input", { type: "checkbox", checked: b.output !== false, "aria-label": `${b.name} is an output`, title: "Report this buffer in the run's result" });
-    out.addEventListener("change", () => upd(() => {
-      if (out.checked) delete b.output;
-      else b.output = false;
-    }));
-    return h("div.buf-row",
-      this.text(b.name, `buffer ${i} name`, (v) => upd(() => {
-        const old = b.name;
-        b.name = v.trim();
-        // Parameters follow the rename.
-        for (const p of this.spec.params ?? []) if (p.buffer === old) p.buffer = b.name;
-      }, true), "text name mono"),
-      this.typeSelect(b.type, `${b.name} element type`, (v) => upd(() => { b.type = v; })),
-      h("span.times", "×"), count,
-      kindSel, h("span.init-fields", initFields),
-      h("label.check", { title: "Report this buffer in the run's result" }, out, "out"),
-      h("button.icon", { type: "button", title: `Remove ${b.name}`, "aria-label": `Remove buffer ${b.name}`, onclick: () => upd(() => { bufs.splice(i, 1); }, true) }, "×"));
-  }
-
-  private paramRow(p: SpecParam, i: number, bufNames: string[]): HTMLElement {
-    const params = this.spec.params!;
-    const kind = paramKind(p);
-    const upd = (f: () => void, rerender = false) => {
-      f();
-      if (rerender) this.renderForm();
-      this.emit();
-    };
-    const kindSel = this.typeSelect(kind, `parameter ${i} kind`, (v) => upd(() => {
-      if (v === "buffer") params[i] = { buffer: bufNames[0] ?? "" };
-      else if (v === "bytes") params[i] = { bytes: "" };
-      else {
-        const old = kind !== "buffer" && kind !== "bytes" ? p[kind] : 0;
-        params[i] = { [v]: old ?? 0 };
-      }
-    }, true), [["buffer", "buffer address"], ["bytes", "raw bytes"]]);
-    let fields: HTMLElement[] = [];
-    if (kind === "buffer") {
-      const sel = h("select.small", { "aria-label": `parameter ${i} buffer` },
-        bufNames.map((n) => h("option", { value: n }, n)),
-        bufNames.includes(String(p.buffer)) ? null : h("option", { value: String(p.buffer ?? "") }, `${p.buffer ?? ""} (missing)`));
-      sel.value = String(p.buffer ?? "");
-      sel.addEventListener("change", () => upd(() => { p.buffer = sel.value; }));
-      const off = h("input.num", { type: "number", min: 0, value: (p.offset as number | undefined) ?? "", placeholder: "0", "aria-label": `parameter ${i} byte offset`, title: "byte offset into the buffer" });
-      off.addEventListener("change", () => upd(() => {
-        const n = Math.max(0, Math.floor(Number(off.value) || 0));
-        if (n) p.offset = n;
-        else delete p.offset;
-      }));
-      fields = [sel, h("span.muted", "+"), off, h("span.unit", "bytes")];
-    } else if (kind === "bytes") {
-      fields = [this.text(String(p.bytes ?? ""), `parameter ${i} bytes`, (v) => upd(() => { p.bytes = v.trim(); }), "text wide mono", "hex, memory order")];
-    } else {
-      const v = p[kind];
-      const text = Array.isArray(v) ? listText(v as SpecValue[]) : valueText(v as SpecValue);
-      fields = [this.text(text, `parameter ${i} value`, (nv) => upd(() => {
-        const list = parseList(nv);
-        p[kind] = Array.isArray(v) || list.length > 1 ? list : list[0] ?? 0;
-      }), "text wide mono", "value (several: an array)")];
-    }
-    const move = (d: number) => upd(() => {
-      const j = i + d;
-      if (j < 0 || j >= params.length) return;
-      [params[i], params[j]] = [params[j], params[i]];
-    }, true);
-    return h("div.param-row",
-      h("span.param-no", String(i)),
-      kindSel, h("span.param-fields", fields),
-      h("span.spacer"),
-      h("button.icon", { type: "button", title: "Move up", "aria-label": `Move parameter ${i} up`, disabled: i === 0, onclick: () => move(-1) }, "↑"),
-      h("button.icon", { type: "button", title: "Move down", "aria-label": `Move parameter ${i} down`, disabled: i === params.length - 1, onclick: () => move(1) }, "↓"),
-      h("button.icon", { type: "button", title: "Remove", "aria-label": `Remove parameter ${i}`, onclick: () => upd(() => { params.splice(i, 1); }, true) }, "×"));
-  }
-
   /** A one-line summary: "grid 4 · block 64 · 3 buffers". */
   summary(): string {
     const d = (x: number[]) => trim(x).join("×");
@@ -512,36 +290,4 @@ export class LaunchPanel {
     const dyn = this.spec.dynamicSharedBytes ? ` · ${this.spec.dynamicSharedBytes.toLocaleString("en-US")} B dynamic shared` : "";
     return `grid ${d(this.spec.grid)} · block ${d(this.spec.block)} · ${nb} buffer${nb === 1 ? "" : "s"}${dyn}`;
   }
-}
-
-/** JSON with short arrays and objects (dims, params, init kinds) kept on one line. */
-export function pretty(v: unknown): string {
-  return fmt(v, "");
-}
-
-function fmt(v: unknown, indent: string): string {
-  const flat = JSON.stringify(v);
-  if (flat === undefined) return "null";
-  if (v === null || typeof v !== "object") return flat;
-  const inner = indent + "  ";
-  const nested = Array.isArray(v) ? v.some((x) => x !== null && typeof x === "object" && !isSmall(x)) : Object.values(v).some((x) => x !== null && typeof x === "object" && !isSmall(x));
-  if (!nested && flat.length + indent.length <= 76) return spaced(v);
-  if (Array.isArray(v)) {
-    if (!v.length) return "[]";
-    return "[\n" + v.map((x) => inner + fmt(x, inner)).join(",\n") + "\n" + indent + "]";
-  }
-  const entries = Object.entries(v);
-  if (!entries.length) return "{}";
-  return "{\n" + entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${fmt(x, inner)}`).join(",\n") + "\n" + indent + "}";
-}
-
-function isSmall(x: unknown): boolean {
-  return JSON.stringify(x).length <= 48 && !JSON.stringify(x).includes("[{");
-}
-
-/** One-line JSON with a space after commas and colons. */
-function spaced(v: unknown): string {
-  if (v === null || typeof v !== "object") return JSON.stringify(v);
-  if (Array.isArray(v)) return "[" + v.map(spaced).join(", ") + "]";
-  return "{" + Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${spaced(x)}`).join(", ") + "}";
 }

@@ -6,104 +6,27 @@
 // registers grouped by width, so that a 32-bit register never gets the
 // column width of a 64-bit one) and lane-major (a row per lane, a column
 // per register, each as wide as its own type needs). Every value cell
-// shows its lane number; hovering a cell names the thread and CTA.
+// shows its lane number; hovering a cell names the thread and CTA. Rows and
+// cells: regtable.ts; register pages: regpager.ts; formats: regsstate.ts.
 
 import type { Change, Model } from "./model";
 import type { RegInfo, PredInfo } from "./proto";
 import { h, setChildren, setClass, setText, stored } from "./dom";
-import { addressRanges, allFormats, decimalFmt, defaultRegFmt, describeValue, fmtLabels, formatValue, formatsFor, typeBits } from "./format";
+import { addressRanges, allFormats, describeValue, fmtLabels, formatValue } from "./format";
 import type { AddrRange, Fmt } from "./format";
 import { faultLanesOf, laneState, laneTitle } from "./warps";
+import { isFmtChoice, regFormat } from "./regsstate";
+import type { FmtChoice, RegsViewState } from "./regsstate";
+import { buildTables, laneGrid, makeCells, newRow, watchHead } from "./regtable";
+import type { Group, Orient, RegRow } from "./regtable";
+import { RegPager } from "./regpager";
 
-/** The format menu: "auto" picks by each register's type, "decimal" shows
- * integers in decimal (signed for signed types) and floats as floats. */
-type FmtChoice = Fmt | "auto" | "decimal";
-
-/** registers: a row per register; lanes: a row per lane. */
-export type Orient = "registers" | "lanes";
-
-type Group = "pred" | "32" | "64";
-
-interface RegRow {
-  kind: "reg" | "pred";
-  slot: number;
-  name: string;
-  type: string;
-  bits: number;
-  group: Group;
-  /** The register's row (register-major only). */
-  tr: HTMLTableRowElement | null;
-  nameCell: HTMLElement;
-  fmtCell: HTMLElement;
-  cells: HTMLElement[];
-  sel: HTMLSelectElement | null;
-  shown: string[];
-}
+export type { RegsViewState } from "./regsstate";
+export { parseRegsView } from "./regsstate";
+export type { Orient } from "./regtable";
 
 const STORE = "ptxplay.regfmt";
-
-/** What a share link keeps of the register table (viewstate.ts); the rows' orientation is the reader's. */
-export interface RegsViewState {
-  /** The format of every register (auto: by its type). */
-  format?: string;
-  /** Registers given their own format, by name. */
-  formats?: Record<string, string>;
-  /** The register in the warp watch. */
-  watch?: string;
-  filter?: string;
-  /** Only the registers the last step changed. */
-  changed?: boolean;
-}
-
-const isFmtChoice = (x: unknown): x is FmtChoice => typeof x === "string" && (x === "decimal" || (allFormats as string[]).includes(x));
-
-/** The most registers a link gives their own format. */
-const MAX_REG_FORMATS = 256;
-
-/** The register table's part of a share link, from untrusted JSON. */
-export function parseRegsView(v: unknown): RegsViewState | undefined {
-  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
-  const out: RegsViewState = {};
-  if (isFmtChoice(o.format) && o.format !== "auto") out.format = o.format;
-  if (o.formats && typeof o.formats === "object" && !Array.isArray(o.formats)) {
-    const f: Record<string, string> = {};
-    let n = 0;
-    for (const [name, fmt] of Object.entries(o.formats as Record<string, unknown>)) {
-      if (n >= MAX_REG_FORMATS) break;
-      if (name.length > 0 && name.length <= 64 && typeof fmt === "string" && (allFormats as string[]).includes(fmt)) {
-        f[name] = fmt;
-        n++;
-      }
-    }
-    if (n) out.formats = f;
-  }
-  if (typeof o.watch === "string" && o.watch.length > 0 && o.watch.length <= 64) out.watch = o.watch;
-  if (typeof o.filter === "string" && o.filter.trim() && o.filter.length <= 64) out.filter = o.filter;
-  if (o.changed === true) out.changed = true;
-  return Object.keys(out).length ? out : undefined;
-}
-
-/** Registers and predicates a page of a paged register file (the server's
- * page sizes, docs/protocol.md). */
-const REG_PAGE = 2048;
-const PRED_PAGE = 8192;
-
-/** n with thousands separators (5,000). */
-function grouped(n: number): string {
-  return n.toLocaleString("en-US");
-}
 const ORIENT = "ptxplay.regorient";
-
-const groupLabels: Record<Group, string> = { pred: "predicates", "32": "32-bit", "64": "64-bit" };
-
-function groupOf(kind: "reg" | "pred", bits: number): Group {
-  return kind === "pred" ? "pred" : bits > 32 ? "64" : "32";
-}
-
-function optLabel(f: Fmt, bits: number): string {
-  return f === "auto" && bits >= 64 ? "auto" : fmtLabels[f];
-}
 
 export class RegsView {
   private scroller: HTMLElement;
@@ -119,13 +42,8 @@ export class RegsView {
   private orientBtns: HTMLButtonElement[];
   private empty: HTMLElement;
   /** The page control of a paged register file (hidden otherwise). */
-  private pager: HTMLElement;
-  private pageSel: HTMLSelectElement;
-  private pagePrev: HTMLButtonElement;
-  private pageNext: HTMLButtonElement;
-  private pageOf: HTMLElement;
+  private pager: RegPager;
   private filterNote: HTMLElement;
-  private pagerOf = "";
   private global: FmtChoice = "auto";
   private perReg = new Map<string, Fmt>();
   private ranges: AddrRange[] = [];
@@ -136,7 +54,7 @@ export class RegsView {
   /** visible: whether the registers tab is shown (a hidden tab renders when
    * shown); selectPage asks the server for a page of a paged register file. */
   constructor(root: HTMLElement, private readonly model: Model, private readonly visible: () => boolean,
-    private readonly selectPage: (page: number) => void = () => {}) {
+    selectPage: (page: number) => void = () => {}) {
     try {
       const saved = JSON.parse(stored(STORE) ?? "{}") as { global?: FmtChoice };
       if (saved.global && (saved.global === "auto" || saved.global === "decimal" || allFormats.includes(saved.global))) this.global = saved.global;
@@ -162,15 +80,7 @@ export class RegsView {
     this.filterInput = h("input.small", { type: "search", placeholder: "filter %r…", "aria-label": "Filter registers", size: 9 });
     this.filterInput.addEventListener("input", () => this.applyFilter());
     this.filterNote = h("span.reg-filter-note.muted", { hidden: true });
-    this.pageSel = h("select.small.reg-page", { "aria-label": "Register page" });
-    this.pageSel.addEventListener("change", () => this.goPage(Number(this.pageSel.value)));
-    const navBtn = (label: string, title: string, d: number) =>
-      h("button.small", { type: "button", title, "aria-label": title, onclick: () => this.goPage(this.model.regPage + d) }, label);
-    this.pagePrev = navBtn("‹", "Previous register page", -1);
-    this.pageNext = navBtn("›", "Next register page", +1);
-    this.pageOf = h("span.reg-page-of.muted");
-    this.pager = h("span.reg-pager", { role: "group", "aria-label": "Register pages", hidden: true },
-      h("span.seg-label", "registers"), this.pagePrev, this.pageSel, this.pageNext, this.pageOf);
+    this.pager = new RegPager(model, selectPage);
     this.onlyChanged = h("input", { type: "checkbox", "aria-label": "Only registers changed by the last step" });
     this.onlyChanged.addEventListener("change", () => this.applyFilter());
     this.orientBtns = (["registers", "lanes"] as Orient[]).map((o) => h("button.seg-btn", {
@@ -180,7 +90,7 @@ export class RegsView {
     }, o));
     const bar = h("div.toolbar",
       this.title,
-      this.pager,
+      this.pager.el,
       h("span.spacer"),
       this.filterInput,
       this.filterNote,
@@ -235,15 +145,7 @@ export class RegsView {
   }
 
   private fmtOf(r: { name: string; type: string; bits: number }): Fmt {
-    const own = this.perReg.get(r.name);
-    if (own) return own;
-    if (this.global === "auto") return defaultRegFmt(r.type);
-    if (this.global === "decimal") return decimalFmt(r.type);
-    const ok = formatsFor(r.bits);
-    if (ok.includes(this.global)) return this.global;
-    if (r.bits === 16 && (this.global === "f16x2" || this.global === "f32")) return "f16";
-    if (r.bits === 16 && this.global === "bf16x2") return "bf16";
-    return "hex";
+    return this.perReg.get(r.name) ?? regFormat(this.global, r.type, r.bits);
   }
 
   /** Switches between a row per register and a row per lane. */
@@ -272,8 +174,8 @@ export class RegsView {
     if (m) {
       const preds: PredInfo[] = this.model.pagePreds;
       const regs: RegInfo[] = this.model.pageRegs;
-      for (const p of preds) this.addRow("pred", p.slot, p.name, "pred");
-      for (const r of regs) this.addRow("reg", r.slot, r.name, r.type);
+      for (const p of preds) this.rows.push(newRow("pred", p.slot, p.name, "pred"));
+      for (const r of regs) this.rows.push(newRow("reg", r.slot, r.name, r.type));
     }
     if (this.watched && !this.rows.some((r) => r.name === this.watched)) this.watched = null;
     this.renderPager();
@@ -281,122 +183,25 @@ export class RegsView {
     if (this.visible()) this.render(true);
   }
 
-  /** Asks for register page p (clamped); the rows follow when it arrives. */
-  private goPage(p: number): void {
-    const pages = this.model.regPages();
-    p = Math.max(0, Math.min(pages - 1, p));
-    if (p === this.model.regPage) return;
-    this.pageSel.value = String(p);
-    this.selectPage(p);
-  }
-
-  /** The page control: shown only for a paged register file (more than
-   * 2048 registers or 8192 predicates), each page by its register range. */
+  /** The page control, and the filter's placeholder, for the loaded program. */
   private renderPager(): void {
     const m = this.model;
-    const l = m.loaded;
     const pages = m.regPages();
-    this.pager.hidden = !l || pages <= 1;
     this.filterInput.placeholder = pages > 1 ? `filter page ${m.regPage + 1}…` : "filter %r…";
-    if (!l || pages <= 1) return;
-    const per = REG_PAGE;
-    const n = l.regCount ?? l.regs.length;
-    const key = `${pages}|${n}|${l.predCount}`;
-    if (key !== this.pagerOf) {
-      this.pagerOf = key;
-      const opts: HTMLElement[] = [];
-      for (let p = 0; p < pages; p++) {
-        const lo = p * per + 1;
-        const hi = Math.min(n, (p + 1) * per);
-        opts.push(h("option", { value: String(p) }, lo <= n ? `${grouped(lo)}–${grouped(hi)}` : `page ${p + 1}`));
-      }
-      setChildren(this.pageSel, opts);
-      setText(this.pageOf, `of ${grouped(n)}`);
-      this.pager.title = `This kernel has ${grouped(n)} registers and ${grouped(l.predCount ?? 0)} predicates, shown in ${pages} pages ` +
-        `(${grouped(REG_PAGE)} registers and ${grouped(PRED_PAGE)} predicates a page, in declaration order). ` +
-        "The table, the filter and the warp watch cover the page shown.";
-    }
-    this.pageSel.value = String(m.regPage);
-    this.pagePrev.disabled = m.regPage <= 0;
-    this.pageNext.disabled = m.regPage >= pages - 1;
-  }
-
-  private addRow(kind: "reg" | "pred", slot: number, name: string, type: string): void {
-    const bits = kind === "pred" ? 1 : typeBits(type);
-    this.rows.push({
-      kind, slot, name, type, bits, group: groupOf(kind, bits),
-      tr: null, nameCell: h("th"), fmtCell: h("td"), cells: [], sel: null, shown: [],
-    });
-  }
-
-  /** Creates the cells of a register (its name, its format menu, its lanes). */
-  private makeCells(row: RegRow): void {
-    const { kind, name, type, bits } = row;
-    row.nameCell = h("th.reg-name", { "data-name": name, title: `${name} .${type} — click to watch across lanes`, scope: this.orient === "registers" ? "row" : "col" });
-    row.sel = null;
-    if (this.orient === "lanes") {
-      // A column is as wide as its values: the type instead of a menu
-      // (the toolbar's menu sets every register's format).
-      row.nameCell.append(h("span.reg-label", name), h("span.reg-type", `.${type}`));
-      row.fmtCell = row.nameCell;
-    } else {
-      row.nameCell.textContent = name;
-      if (kind === "reg") {
-        const sel = h("select.tiny", { "aria-label": `Format of ${name}`, title: bits >= 64 ? `.${type}; auto: small values in decimal, addresses as buffer+offset, the rest in hex` : `.${type}` },
-          formatsFor(bits).map((f) => h("option", { value: f }, optLabel(f, bits))));
-        sel.value = this.fmtOf(row);
-        sel.addEventListener("change", () => {
-          this.perReg.set(name, sel.value as Fmt);
-          row.shown = [];
-          this.render(true);
-        });
-        row.sel = sel;
-      }
-      row.fmtCell = h("td.reg-fmt", row.sel ?? h("span.muted", ".pred"));
-    }
-    row.cells = [];
-    row.shown = [];
-    for (let l = 0; l < 32; l++) row.cells.push(h("td", { class: `val w${bits > 32 ? 64 : bits === 1 ? 1 : 32}`, "data-lane": l, "data-reg": name, "data-bits": bits }));
-  }
-
-  private laneHead(l: number, scope: "col" | "row"): HTMLElement {
-    const th = h("th.lane-h", { scope, "data-lane": l }, String(l));
-    this.headCells[l].push(th);
-    return th;
+    this.pager.render();
   }
 
   /** Builds the table(s) in the current orientation. */
   private build(): void {
-    this.headCells = Array.from({ length: 32 }, () => []);
-    this.tables = [];
     this.titlesOf = "";
-    for (const r of this.rows) this.makeCells(r);
-    if (this.orient === "registers") {
-      for (const g of ["pred", "32", "64"] as Group[]) {
-        const rows = this.rows.filter((r) => r.group === g);
-        if (!rows.length) continue;
-        const narrow = g === "32" && rows.some((r) => r.bits < 32);
-        const head = h("tr",
-          h("th.reg-corner", { scope: "col", title: "Registers of this width; click a name to watch it across lanes" }, narrow ? "≤32-bit" : groupLabels[g]),
-          h("th.reg-fmt-h", { scope: "col" }, "format"));
-        for (let l = 0; l < 32; l++) head.appendChild(this.laneHead(l, "col"));
-        const body = h("tbody");
-        for (const r of rows) {
-          r.tr = h("tr", r.nameCell, r.fmtCell, r.cells);
-          body.appendChild(r.tr);
-        }
-        this.tables.push(h("table.regs", { "data-orient": "registers", "data-group": g }, h("thead", head), body));
-      }
-    } else {
-      const head = h("tr", h("th.reg-corner", { scope: "col" }, "lane"));
-      for (const r of this.rows) {
-        r.tr = null;
-        head.appendChild(r.nameCell);
-      }
-      const body = h("tbody");
-      for (let l = 0; l < 32; l++) body.appendChild(h("tr", this.laneHead(l, "row"), this.rows.map((r) => r.cells[l])));
-      if (this.rows.length) this.tables.push(h("table.regs", { "data-orient": "lanes" }, h("thead", head), body));
+    for (const r of this.rows) {
+      makeCells(r, this.orient, this.fmtOf(r), (f) => {
+        this.perReg.set(r.name, f);
+        r.shown = [];
+        this.render(true);
+      });
     }
+    ({ tables: this.tables, headCells: this.headCells } = buildTables(this.rows, this.orient));
     setChildren(this.scroller, this.tables);
     this.applyFilter();
   }
@@ -557,48 +362,12 @@ export class RegsView {
       return;
     }
     this.watchBox.hidden = false;
-    const m = this.model;
-    setChildren(this.watchBox,
-      h("div.watch-head",
-        h("span.watch-title", "Warp watch "),
-        h("code", r.name),
-        h("span.muted", ` .${r.type} · ${r.kind === "pred" ? "predicate" : optLabel(this.fmtOf(r), r.bits)} · all 32 lanes of the selected warp`),
-        h("span.spacer"),
-        h("button.icon", { type: "button", title: "Close the watch", "aria-label": "Close the watch", onclick: () => this.watch(null) }, "×")),
-      this.laneGrid(r, laneCls, m));
+    setChildren(this.watchBox, watchHead(r, this.fmtOf(r), () => this.watch(null)), this.laneGrid(r, laneCls, this.model));
   }
 
   /** A 8×4 grid of a register's lanes (also used by the editor's hover). */
   laneGrid(r: { kind: "reg" | "pred"; slot: number; name: string; type: string; bits: number }, laneCls: string[] | null, m: Model): HTMLElement {
-    const grid = h("div.lane-grid");
-    const stale = !m.regsOf || m.regsOf.cta !== m.sel.cta || m.regsOf.warp !== m.sel.warp;
-    const fmt = this.fmtOf(r);
-    const changed = r.kind === "pred" ? m.changedPreds.get(r.slot) ?? 0 : m.changedLanes.get(r.slot) ?? 0;
-    const w = m.selectedWarp();
-    for (let l = 0; l < 32; l++) {
-      let text = "·";
-      let title = laneTitle(m, m.sel.cta, m.sel.warp, l);
-      if (!stale) {
-        if (r.kind === "pred") {
-          const v = m.preds.get(r.slot);
-          if (v !== undefined) text = v & (1 << l) ? "true" : "false";
-        } else {
-          const hex = m.regs.get(r.slot)?.[l];
-          if (hex !== undefined) {
-            text = formatValue(hex, r.bits, fmt, this.ranges);
-            title += "\n" + describeValue(hex, r.bits, this.ranges);
-          }
-        }
-      }
-      let cls = laneCls ? laneCls[l] : "";
-      if (!laneCls && w) {
-        const st = laneState(w, l, 0);
-        cls = st === "active" || st === "barrier" ? "" : ` l-${st}`;
-      }
-      grid.appendChild(h("div", { class: "lane-cell" + cls + (changed & (1 << l) ? " chg" : ""), title },
-        h("span.lane-no", String(l)), h("span.lane-val", text)));
-    }
-    return grid;
+    return laneGrid(r, laneCls, m, this.fmtOf(r), this.ranges);
   }
 
   /** Hover content for a register name in the editor. */

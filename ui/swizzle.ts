@@ -12,10 +12,14 @@
 // draws the warp's lanes at their logical (row, cell) and at their
 // physical places; the bar above says what the offsets are: swizzled,
 // affine (a row, a column, a padded tile's column), or irregular.
+//
+// The numbers' reading is in swizzleinfo.ts, the grids in swizzlegrids.ts.
 
 import { h, setChildren, stored, toggle } from "./dom";
 import type { Model, ProgramScoped } from "./model";
 import type { LastInfo, LiveSwizzle } from "./proto";
+import { liveParts, patternOf, unitName } from "./swizzleinfo";
+import { logicalGrid, physicalGrid } from "./swizzlegrids";
 
 /** The /api/swizzle answer (generated from web's swizzleDoc and engine/isa). */
 export type { SwizzleLane, SwizzleAccess, SwizzleDoc } from "./api_gen";
@@ -59,88 +63,6 @@ export interface SwizzleViewState {
   focus?: SwizzleAccess["pattern"];
   /** Follow the paused kernel's swizzled accesses. */
   live?: boolean;
-}
-
-/** The explorer's pattern value ("128B/32B", "xor", …) of a detected swizzle. */
-export function patternOf(sw: { mode: string; atom?: string }): string {
-  return sw.atom ? `${sw.mode}/${sw.atom}` : sw.mode;
-}
-
-/** The lanes of a live access by place: "row,chunk" → lanes. */
-export function lanePlaces(doc: SwizzleDoc, sw: LiveSwizzle, logical: boolean): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  sw.lanes.forEach((lane, i) => {
-    const p = physicalPlace(doc, logical ? sw.logical[i] : sw.offsets[i]);
-    if (p.row < 0 || p.row >= doc.rows) return;
-    const k = `${p.row},${p.chunk}`;
-    const l = out.get(k);
-    if (l) l.push(lane);
-    else out.set(k, [lane]);
-  });
-  return out;
-}
-
-/** "0–3" for consecutive lanes, else "0,8,16". */
-export function lanesText(lanes: number[]): string {
-  if (lanes.length > 1 && lanes.every((l, i) => i === 0 || l === lanes[i - 1] + 1)) return `${lanes[0]}–${lanes[lanes.length - 1]}`;
-  return lanes.join(",");
-}
-
-/** The colour of a bank group: the 8 positions of a 16-byte chunk in a 128-byte line. */
-export function chunkColour(pos: number): string {
-  return `hsl(${(pos * 45 + 200) % 360}, 60%, 88%)`;
-}
-
-/** The colour of one bank (a stripe inside a cell). */
-export function bankColour(bank: number): string {
-  return `hsl(${(Math.floor(bank / 4) * 45 + 200) % 360}, 55%, ${bank % 2 ? 45 : 58}%)`;
-}
-
-/** Where a physical byte address lies in the tile: row and cell (of doc.unit bytes; row may fall outside). */
-export function physicalPlace(doc: SwizzleDoc, addr: number): { row: number; chunk: number } {
-  const off = addr - doc.base;
-  return { row: Math.floor(off / doc.rowBytes), chunk: Math.floor((((off % doc.rowBytes) + doc.rowBytes) % doc.rowBytes) / (doc.unit || 16)) };
-}
-
-/** What a cell is, in words: "4-byte word", "8-byte half", "16-byte chunk". */
-export function unitName(unit: number): string {
-  return unit === 4 ? "4-byte word" : unit === 8 ? "8-byte half-chunk" : "16-byte chunk";
-}
-
-/** What an affine stride means for a warp's access of size bytes a lane. */
-export function strideText(stride: number, size: number): string {
-  if (stride === 0) return "one address for every lane: a broadcast";
-  if (stride === size) return "consecutive: a row";
-  if (stride % 128 === 0) return `rows of ${stride} bytes: every lane in the same bank`;
-  if (stride > size && stride % 4 === 0) return `a column of a tile with ${stride}-byte rows (${stride / 4} words, padded off the 32-word bank width)`;
-  return `a step of ${stride} bytes from lane to lane`;
-}
-
-/** The live report of an access in parts: what it follows (head), the
- * banks' verdict, where its lanes are (layout) and, for a swizzle whose
- * offsets are affine too, the padded tile's reading of them. */
-export interface LiveParts {
-  head: string;
-  banks: string;
-  layout: string;
-  padded?: string;
-}
-
-export function liveParts(sw: LiveSwizzle): LiveParts {
-  const n = sw.lanes.length;
-  const what = `the ${sw.kind} of ${n} lane${n === 1 ? "" : "s"}`;
-  const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal}): a ${sw.wavefronts}-way bank conflict`;
-  const a = sw.affine;
-  if (sw.mode !== "none") {
-    return {
-      head: `${what} follows ${sw.name}`,
-      banks: `Banks: ${verdict}; without the swizzle ${sw.logicalWavefronts}.`,
-      layout: `Un-swizzled, lane l is at byte ${sw.base} + ${sw.stride}·l.`,
-      padded: a ? `The same offsets are affine too, lane l at byte ${a.base} + ${a.stride}·l: ${strideText(a.stride, sw.size)}. A padded tile would put them there as well, so this warp alone cannot tell the two apart; the banks are the same either way.` : undefined,
-    };
-  }
-  if (a) return { head: `${what} is affine, no swizzle`, banks: `Banks: ${verdict}.`, layout: `Lane l is at byte ${a.base} + ${a.stride}·l, ${strideText(a.stride, sw.size)}.` };
-  return { head: `${what} is irregular (a gather)`, banks: `Banks: ${verdict}.`, layout: "No swizzle pattern makes its offsets regular." };
 }
 
 function numInput(label: string, name: string, value: number, min: number, max: number, step = 1): HTMLLabelElement {
@@ -414,77 +336,10 @@ export class SwizzleView implements ProgramScoped {
     setChildren(this.body,
       sw ? null : cards,
       h("div.swz-grids",
-        h("figure.swz-fig", h("figcaption", sw ? `Logical (row, ${u}) → physical ${cell}; lane numbers: where the live access's lanes are, logically` : `Logical (row, ${u}) → physical ${cell}; outlined: the marked access`), this.logicalGrid(d, focus, sw)),
-        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : `Physical layout: the logical ${cell} stored at each place (as §5.5.7 draws it)`), this.physicalGrid(d, sw))),
+        h("figure.swz-fig", h("figcaption", sw ? `Logical (row, ${u}) → physical ${cell}; lane numbers: where the live access's lanes are, logically` : `Logical (row, ${u}) → physical ${cell}; outlined: the marked access`), logicalGrid(d, focus, sw)),
+        h("figure.swz-fig", h("figcaption", sw ? "Physical layout; lane numbers: where the live access's lanes went" : `Physical layout: the logical ${cell} stored at each place (as §5.5.7 draws it)`), physicalGrid(d, sw))),
       sw ? h("h4.swz-checks-title", `${d.name}: its standard accesses (not the kernel's)`) : null,
       sw ? cards : null);
-  }
-
-  private logicalGrid(d: SwizzleDoc, focus: SwizzleAccess, sw: LiveSwizzle | null): HTMLTableElement {
-    const unit = d.unit || 16;
-    const chunks = d.rowBytes / unit;
-    const hits = new Map<string, boolean>();
-    const live = sw ? lanePlaces(d, sw, true) : null;
-    // Live, the grid marks the kernel's lanes instead of the chosen check.
-    for (const l of live ? [] : focus.lanes) {
-      for (let i = 0; i < l.words.length; i++) {
-        const key = `${l.row},${Math.floor((l.byte + 4 * i) / unit) % chunks}`;
-        hits.set(key, (hits.get(key) ?? false) || Boolean(l.conflict));
-      }
-    }
-    const head = h("tr", h("th", { scope: "col" }, "row"), Array.from({ length: chunks }, (_, c) => h("th", { scope: "col" }, String(c))));
-    const rows = d.cells.map((row, r) =>
-      h("tr", h("th", { scope: "row" }, String(r)), row.map((words, c) => {
-        const p = physicalPlace(d, words[0]);
-        const pos = (words[0] >> 4) & 7;
-        const flipped = words[0] % unit !== 0;
-        const hit = hits.get(`${r},${c}`);
-        const td = h("td.swz-cell", {
-          "data-row": r, "data-chunk": c, "data-prow": p.row, "data-pchunk": p.chunk, "data-addr": words[0],
-          style: `background:${chunkColour(pos)}`,
-          title: `logical row ${r}, ${unit === 16 ? "chunk" : unit === 4 ? "word" : "cell"} ${c} (byte ${c * unit}) → address ${words.map((w) => "0x" + w.toString(16)).join(", ")}; banks ${words.map((w) => (w >> 2) % 32).join(", ")}${flipped ? "; 8-byte halves swapped" : ""}`,
-        },
-        h("span.swz-pc", String(p.chunk)),
-        p.row !== r ? h("span.swz-pr", `r${p.row}`) : null,
-        flipped ? h("span.swz-flip", "⇄") : null,
-        h("span.swz-banks", words.map((w) => h("i", { style: `background:${bankColour((w >> 2) % 32)}` }))));
-        if (hit !== undefined) td.classList.add(hit ? "swz-conflict" : "swz-hit");
-        const ls = live?.get(`${r},${c}`);
-        if (ls) {
-          td.classList.add("swz-live");
-          td.dataset.lanes = ls.join(",");
-          td.appendChild(h("span.swz-livelanes", lanesText(ls)));
-          td.title += `\nlive: lane${ls.length > 1 ? "s" : ""} ${ls.join(", ")} (logical place)`;
-        }
-        return td;
-      })));
-    return h("table.swz-grid", { "aria-label": "Logical to physical cells", "data-unit": unit, class: unit === 4 ? "words" : "" }, h("thead", head), h("tbody", rows));
-  }
-
-  private physicalGrid(d: SwizzleDoc, sw: LiveSwizzle | null): HTMLTableElement {
-    const unit = d.unit || 16;
-    const chunks = d.rowBytes / unit;
-    const live = sw ? lanePlaces(d, sw, false) : null;
-    const at = new Map<string, string>();
-    d.cells.forEach((row, r) => row.forEach((words, c) => {
-      const p = physicalPlace(d, words[0]);
-      at.set(`${p.row},${p.chunk}`, p.row === r ? String(c) : `${r}.${c}`);
-    }));
-    const head = h("tr", h("th", { scope: "col" }, "row"), Array.from({ length: chunks }, (_, c) => h("th", { scope: "col" }, String(c))));
-    const rows = d.cells.map((_, r) =>
-      h("tr", h("th", { scope: "row" }, String(r)), Array.from({ length: chunks }, (_, c) => {
-        const addr = d.base + r * d.rowBytes + c * unit;
-        const td = h("td.swz-cell.swz-phys", { "data-row": r, "data-chunk": c, style: `background:${chunkColour((addr >> 4) & 7)}` }, at.get(`${r},${c}`) ?? "·");
-        const ls = live?.get(`${r},${c}`);
-        if (ls) {
-          td.classList.add("swz-live");
-          td.dataset.lanes = ls.join(",");
-          td.appendChild(h("span.swz-livelanes", lanesText(ls)));
-          td.title = `address ${addr}: live lane${ls.length > 1 ? "s" : ""} ${ls.join(", ")} (physical place)`;
-        }
-        return td;
-      })));
-    return h("table.swz-grid", { "aria-label": "Physical layout", "data-unit": unit, class: unit === 4 ? "words" : "" }, h("thead", head), h("tbody", rows));
   }
 
   private accessCard(a: SwizzleAccess): HTMLElement {
