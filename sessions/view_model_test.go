@@ -540,11 +540,16 @@ func galleryExamples(t testing.TB) []example {
 // deltas equals the machine's state rebuilt from scratch at that position.
 func TestClientModelExact(t *testing.T) {
 	exs := galleryExamples(t)
-	exs = append(exs, example{"reduce", reducePTX, reduceSpec}, example{"divergent", divergentPTX, divergentSpec},
-		example{"wmma", wmmaPTX, wmmaSpec})
 	for ei, ex := range exs {
 		t.Run(ex.name, func(t *testing.T) {
 			runModelSequence(t, ex, int64(ei+1), 250)
+		})
+	}
+	// The kernels of this file keep their seeds as the gallery grows (the
+	// seeds they had with 22 lessons).
+	for i, ex := range []example{{"reduce", reducePTX, reduceSpec}, {"divergent", divergentPTX, divergentSpec}, {"wmma", wmmaPTX, wmmaSpec}} {
+		t.Run(ex.name, func(t *testing.T) {
+			runModelSequence(t, ex, int64(23+i), 250)
 		})
 	}
 }
