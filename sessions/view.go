@@ -38,9 +38,9 @@ type warnSig struct {
 	dropped  bool
 }
 
-// waitJSON renders what a waiting warp waits for.
-func (s *Session) waitJSON(t emu.Wait) *waitJSON {
-	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), Lanes: hex32(t.Lanes), Text: t.String()}
+// waitJSON renders what the waiting warp w waits for (t).
+func (s *Session) waitJSON(w *emu.Warp, t emu.Wait) *waitJSON {
+	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), Lanes: hex32(t.Lanes), Text: w.WaitText()}
 	switch t.Kind {
 	case emu.WaitBarrier:
 		b, c := t.Barrier, t.Count
@@ -53,6 +53,21 @@ func (s *Session) waitJSON(t emu.Wait) *waitJSON {
 	case emu.WaitMbarrier:
 		p := int(t.Parity)
 		j.Addr, j.Parity = strconv.FormatUint(t.Addr, 16), &p
+	case emu.WaitClusterBarrier:
+		if cl := w.CTA().Cluster(); cl != nil {
+			a, live := cl.Arrivals()
+			j.Arrived, j.Expected = &a, &live
+		}
+	}
+	return j
+}
+
+// ctaHead is a resident CTA of a state message without its warps: its
+// slot ci, indices, cluster and barriers.
+func ctaHead(ci int, c *emu.CTA, bars []emu.BarrierState) ctaJSON {
+	j := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, ClusterIdx: c.Idx, ClusterLinear: c.Linear, Rank: c.Rank, Barriers: barriersJSON(bars)}
+	if cl := c.Cluster(); cl != nil {
+		j.ClusterIdx, j.ClusterLinear = cl.Idx, cl.Linear
 	}
 	return j
 }
@@ -145,7 +160,7 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 		var cj *ctaJSON
 		add := func() {
 			if cj == nil {
-				msg.CTAs = append(msg.CTAs, ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, Barriers: barriersJSON(bars)})
+				msg.CTAs = append(msg.CTAs, ctaHead(ci, c, bars))
 				cj = &msg.CTAs[len(msg.CTAs)-1]
 			}
 		}
@@ -290,7 +305,7 @@ func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
 		Active: hexMask(w.Active()), Valid: hexMask(w.Valid()), Exited: hexMask(w.Exited()), Depth: w.CallDepth(),
 		Async: s.asyncOf(w)}
 	if t, ok := w.Waiting(); ok {
-		j.Wait = s.waitJSON(t)
+		j.Wait = s.waitJSON(w, t)
 		if b := w.Barrier(); b >= 0 {
 			j.Barrier = &b
 		}

@@ -32,10 +32,14 @@ import (
 type warpModel map[string]json.RawMessage
 
 type ctaModel struct {
-	Linear   int
-	Idx      [3]int
-	Barriers []barrierJSON
-	Warps    map[int]warpModel
+	Linear int
+	Idx    [3]int
+	// The CTA's cluster: %clusterid, its linear index, the CTA's rank.
+	ClusterIdx    [3]int
+	ClusterLinear int
+	Rank          int
+	Barriers      []barrierJSON
+	Warps         map[int]warpModel
 }
 
 type memKey struct {
@@ -154,6 +158,7 @@ func (c *clientModel) applyState(b []byte) error {
 			c.ctas[cj.CTA] = old
 		}
 		old.Linear, old.Idx = cj.Linear, cj.Idx
+		old.ClusterIdx, old.ClusterLinear, old.Rank = cj.ClusterIdx, cj.ClusterLinear, cj.Rank
 		if len(raw.CTAs[i].Barriers) > 0 && string(raw.CTAs[i].Barriers) != "null" {
 			old.Barriers = cj.Barriers
 		}
@@ -306,6 +311,9 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 		cm := c.ctas[ci]
 		if cm == nil || cm.Linear != cta.Linear || cm.Idx != cta.Idx {
 			return fmt.Errorf("CTA %d: %+v, machine linear %d", ci, cm, cta.Linear)
+		}
+		if cl := cta.Cluster(); cm.Rank != cta.Rank || cl == nil || cm.ClusterIdx != cl.Idx || cm.ClusterLinear != cl.Linear {
+			return fmt.Errorf("CTA %d: cluster %v #%d rank %d, machine rank %d", ci, cm.ClusterIdx, cm.ClusterLinear, cm.Rank, cta.Rank)
 		}
 		if want := barriersJSON(cta.Barriers()); !slices.EqualFunc(cm.Barriers, want, func(a, b barrierJSON) bool {
 			return a.ID == b.ID && a.Arrived == b.Arrived && a.Expected == b.Expected && slices.Equal(a.Waiting, b.Waiting)

@@ -194,6 +194,7 @@ export interface Loaded {
   entry: string;
   grid: number[];
   block: number[];
+  cluster: number[];
   warpsPerCTA: number;
   residentCTAs: number;
   totalCTAs: number;
@@ -350,6 +351,8 @@ export interface WaitInfo {
   members?: string;
   addr?: string;
   parity?: number;
+  arrived?: number;
+  expected?: number;
 }
 
 export interface ThreadGroup {
@@ -426,6 +429,9 @@ export interface CtaDelta {
   cta: number;
   idx: number[];
   linear: number;
+  clusterIdx: number[];
+  clusterLinear: number;
+  rank: number;
   barriers: Barrier[];
   warps: WarpDelta[] | null;
 }

@@ -182,9 +182,9 @@ func relinkClusters(ctas []*CTA, from []*CTA) {
 	}
 }
 
-// arrivals returns how many live threads of the cluster have arrived at
+// Arrivals returns how many live threads of the cluster have arrived at
 // its barrier in the current phase, and how many live threads it has.
-func (cl *Cluster) arrivals() (arrived, live int) {
+func (cl *Cluster) Arrivals() (arrived, live int) {
 	for _, c := range cl.CTAs {
 		for _, w := range c.Warps {
 			l := w.valid &^ w.exited
