@@ -81,7 +81,8 @@ type Session struct {
 	// mem is the per-line memory analysis (bank conflicts, coalescing).
 	mem *memStats
 	// accBuf: scratch for the accesses of the last instruction.
-	accBuf []analysis.WarpAccess
+	accBuf  []analysis.WarpAccess
+	accCTAs []int // the CTA of each access of accBuf (stepAccesses)
 	// cmp is the compare-scheduling under way; cmpLast the last reply.
 	cmp     *compareJob
 	cmpLast *cmpCache

@@ -525,19 +525,68 @@ func (s *Session) lastOf(in *emu.StepInfo) lastRec {
 	if len(in.Accesses) == 0 {
 		return lr
 	}
-	ws := analysis.FromStep(in, s.accBuf[:0])
-	s.accBuf = ws[:0]
+	ws, ctas := s.stepAccesses(in)
 	if n := len(ws); n > 0 {
 		k := min(n, maxAccesses)
 		lr.accesses = make([]accessRec, k)
 		for i := range k {
-			// Shared accesses are in the executing CTA's memory (a
-			// cluster holds one CTA).
-			lr.accesses[i] = accessRec{a: ws[i], cta: in.CTALin}
+			lr.accesses[i] = accessRec{a: ws[i], cta: ctas[i]}
 		}
 		lr.omitted = n - k
 	}
 	return lr
+}
+
+// stepAccesses returns the warp-wide accesses of an executed instruction
+// and, for each, the linear index of the CTA whose shared memory it is
+// in: the executing CTA's, or a peer's of its cluster for a
+// .shared::cluster address (emu.Access.CTA). Accesses to different CTAs
+// are kept apart.
+func (s *Session) stepAccesses(in *emu.StepInfo) ([]analysis.WarpAccess, []int) {
+	peer := false
+	for i := range in.Accesses {
+		if a := &in.Accesses[i]; a.Space == isa.Shared && a.CTA != in.CTALin {
+			peer = true
+			break
+		}
+	}
+	ws := s.accBuf[:0]
+	ctas := s.accCTAs[:0]
+	if !peer {
+		ws = analysis.FromStep(in, ws)
+		for range ws {
+			ctas = append(ctas, in.CTALin)
+		}
+	} else {
+		// One CTA at a time, in the order the accesses name them (global
+		// accesses with the executing CTA's).
+		sub := *in
+		var seen []int
+		for i := range in.Accesses {
+			c := in.Accesses[i].CTA
+			if in.Accesses[i].Space != isa.Shared {
+				c = in.CTALin
+			}
+			if slices.Contains(seen, c) {
+				continue
+			}
+			seen = append(seen, c)
+			sub.Accesses = nil
+			for j := range in.Accesses {
+				a := &in.Accesses[j]
+				if a.Space == isa.Shared && a.CTA == c || a.Space != isa.Shared && c == in.CTALin {
+					sub.Accesses = append(sub.Accesses, *a)
+				}
+			}
+			n := len(ws)
+			ws = analysis.FromStep(&sub, ws)
+			for range ws[n:] {
+				ctas = append(ctas, c)
+			}
+		}
+	}
+	s.accBuf, s.accCTAs = ws[:0], ctas[:0]
+	return ws, ctas
 }
 
 func (s *Session) lastJSON(lr *lastRec) *lastJSON {
