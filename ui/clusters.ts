@@ -52,3 +52,13 @@ export function clusterBarText(ctas: CtaState[]): string {
   }
   return arrived < 0 ? "" : `cluster barrier: ${arrived} of ${expected} threads arrived · waiting: ${waiting.join(", ")}`;
 }
+
+/** The resident CTAs of the selected warp's cluster, by rank (none
+ * without clusters of several CTAs): whose shared memory the Memory tab
+ * can show. */
+export function clusterPeers(m: Model): CtaState[] {
+  if (!clustered(m)) return [];
+  const own = m.ctas.get(m.sel.cta);
+  if (!own) return [];
+  return m.sortedCtas().filter((c) => c.clusterLinear === own.clusterLinear).sort((a, b) => a.rank - b.rank);
+}

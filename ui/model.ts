@@ -538,6 +538,12 @@ export class Model {
     return this.ctas.get(cta)?.barriers?.find((b) => b.waiting?.includes(warp));
   }
 
+  /** The resident slot of the CTA with linear index lin (undefined: not resident). */
+  ctaSlot(lin: number): number | undefined {
+    for (const c of this.ctas.values()) if (c.linear === lin) return c.cta;
+    return undefined;
+  }
+
   sortedCtas(): CtaState[] {
     return [...this.ctas.values()].sort((a, b) => a.cta - b.cta);
   }
