@@ -354,7 +354,7 @@ export class MemoryView implements ProgramScoped {
     const banks = t.space === "shared" && this.banks;
     const peers = t.space === "shared" ? clusterPeers(this.model) : [];
     const touchedPeers = new Set(this.model.accesses.filter((x) => x.space === "shared" && x.cta !== undefined).map((x) => x.cta as number));
-    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? this.sharedLin() : ""}|${banks}|` +
+    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? `${this.sharedLin()}/${this.model.selLinear()}` : ""}|${banks}|` +
       peers.map((c) => `${c.linear}${touchedPeers.has(c.linear) ? "*" : ""}`).join(",");
     if (of === this.barOf) return;
     this.barOf = of;
