@@ -20,7 +20,7 @@ export type AccessKind = (typeof accessKindValues)[number];
 export const paramRoleValues = ["pointer", "scalar", "unused"] as const;
 export type ParamRole = (typeof paramRoleValues)[number];
 
-export const groupStateValues = ["runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait"] as const;
+export const groupStateValues = ["runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait", "at-wait"] as const;
 export type GroupState = (typeof groupStateValues)[number];
 
 export const pickReasonValues = ["only", "round-robin", "stack"] as const;

@@ -578,6 +578,13 @@ GO:
 		if a, live := w0.CTA().Cluster().Arrivals(); a != 64 || live != 128 {
 			t.Errorf("%s: arrivals %d of %d, want 64 of 128", sched, a, live)
 		}
+		// Its lanes stand at the wait, not runnable past it.
+		t0, _ := w0.Waiting()
+		for _, g := range w0.Groups() {
+			if g.State != GroupAtWait || g.PC != t0.PC || g.Mask != 0xffffffff {
+				t.Errorf("%s: a waiting warp's group %+v, want every lane at-wait at pc %d", sched, g, t0.PC)
+			}
+		}
 		if got := peer.WaitText(); got != "" {
 			t.Errorf("%s: a running warp's wait text %q, want none", sched, got)
 		}

@@ -74,6 +74,12 @@ func TestClusterWarpsAndPeerMemory(t *testing.T) {
 	if !strings.Contains(pane.Kind, "wk-barrier") || !strings.Contains(pane.RowTitle, "waiting for the cluster barrier (32 of 64 threads of the cluster arrived)") || !strings.Contains(pane.RowTitle, fmt.Sprintf("line %d", waitLine)) {
 		t.Errorf("the waiting warp's row: class %q, title %q", pane.Kind, pane.RowTitle)
 	}
+	// The selected warp's thread group stands at the wait, not past it.
+	var group string
+	tb.eval(`[...document.querySelectorAll("#pg-warps .tg-row")].map((tr) => tr.dataset.state + " " + tr.querySelector(".tg-state").textContent + " " + tr.children[1].textContent).join("; ")`, &group)
+	if want := fmt.Sprintf("at-wait waiting at the cluster barrier line %d", waitLine); group != want {
+		t.Errorf("the waiting warp's thread groups: %q, want %q", group, want)
+	}
 	tb.atEverySize("cluster warps", "cluster-warps")
 	tb.phoneAt("#pg-warps", "cluster-warps-390-scrolled")
 
