@@ -143,3 +143,33 @@ func (tb *tab) phoneAt(sel, name string) {
 	tb.screenshot(name)
 	tb.viewport(1440, 900)
 }
+
+// TestClusterRaceLesson: the dsmem-exchange-race lesson run to the end:
+// CTA 0 read its peer's half before CTA 1 stored it, so the Memory tab
+// shows out[0..31] = 0 and out[32..63] = 64 - i, what the lesson says.
+func TestClusterRaceLesson(t *testing.T) {
+	s := need(t)
+	tb := s.newTab(t, "/?example=dsmem-exchange-race")
+	tb.waitLoaded("dsmem-exchange-race.ptx")
+	tb.viewport(1440, 900)
+	tb.button("run")
+	tb.waitStatus("the launch to finish", func(s status) string {
+		if s.Status != "done" {
+			return "not done"
+		}
+		return ""
+	})
+	tb.showTab("memory")
+	tb.click(`#pg-tab-memory .mem-tab[data-key="global:out"]`)
+	var want []string
+	for i := range 64 {
+		if i < 32 {
+			want = append(want, "0")
+		} else {
+			want = append(want, fmt.Sprint(64-i))
+		}
+	}
+	tb.waitJS("out", fmt.Sprintf(`[...document.querySelectorAll("#pg-tab-memory td.val:not(.pad)")].slice(0, 64).map((td) => td.textContent).join(",") === %q`, strings.Join(want, ",")))
+	tb.atEverySize("the race's result", "cluster-race-out")
+	tb.phoneAt("#pg-tab-memory", "cluster-race-out-390-scrolled")
+}
