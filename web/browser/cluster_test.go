@@ -132,6 +132,16 @@ func TestClusterWarpsAndPeerMemory(t *testing.T) {
 	tb.waitJS("the peer's stored words", `(() => { const c = [...document.querySelectorAll("#pg-tab-memory td.val.t-store")]; return c.length === 32 && c.every((td, i) => td.textContent === String(33 + i) && td.dataset.where.startsWith("shared[" + (32 + i) + "]")); })()`)
 	tb.atEverySize("peer store marked", "cluster-peer-store")
 	tb.phoneAt("#pg-tab-memory", "cluster-peer-store-390-scrolled")
+
+	// The Launch tab shows the launch's cluster shape.
+	tb.showTab("launch")
+	var cluster []string
+	tb.eval(`["x", "y", "z"].map((a) => document.querySelector('#pg-tab-launch input[aria-label="cluster ' + a + '"]')?.value)`, &cluster)
+	if fmt.Sprint(cluster) != "[2 1 1]" {
+		t.Errorf("the launch form's cluster: %v, want [2 1 1]", cluster)
+	}
+	tb.atEverySize("the launch's cluster", "cluster-launch")
+	tb.phoneAt("#pg-tab-launch", "cluster-launch-390-scrolled")
 }
 
 // phoneAt screenshots the page at 390x844 scrolled to the element sel
