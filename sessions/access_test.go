@@ -183,3 +183,38 @@ func TestAccessesSplitByBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestPeerSharedAccess: a store through distributed shared memory
+// (st.shared::cluster to the peer CTA's tile, in the dsmem-exchange
+// lesson) is reported in the peer's shared memory: the last access names
+// the peer CTA (linear), the state carries the bytes it wrote there, and
+// the CTAs carry their cluster and rank.
+func TestPeerSharedAccess(t *testing.T) {
+	ex := exampleNamed(t, "dsmem-exchange")
+	c := newClient(t, newManager(t, Limits{}))
+	c.load(ex.src, ex.spec)
+	st := stepToOp(t, c, "st.shared::cluster.u32", 400)
+	exec := st.Last.Linear
+	a := st.Last.Accesses[0]
+	if a.Space != "shared" || a.Kind != "store" || a.CTA == nil || *a.CTA != 1-exec {
+		t.Fatalf("CTA %d's remote store: %s, want CTA %d's shared memory", exec, js(a), 1-exec)
+	}
+	// Rank r stores in[32r+t] = 32r+t+1 at word 32r+t of the peer's tile.
+	found := false
+	for _, m := range st.Memory {
+		if m.Space == "shared" && m.CTA != nil && *m.CTA == 1-exec && m.Offset == uint64(4*32*exec) {
+			found = true
+			if want := fmt.Sprintf("%02x000000", 32*exec+1); m.Hex[:8] != want {
+				t.Errorf("peer's tile word %d: %s, want %s", 32*exec, m.Hex[:8], want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the state carries no update of CTA %d's tile: %s", 1-exec, js(st.Memory))
+	}
+	for _, cj := range st.CTAs {
+		if cj.Rank != cj.Linear || cj.ClusterLinear != 0 || cj.ClusterIdx != [3]int{} {
+			t.Errorf("CTA %d: cluster %v #%d rank %d, want cluster 0 rank %d", cj.Linear, cj.ClusterIdx, cj.ClusterLinear, cj.Rank, cj.Linear)
+		}
+	}
+}

@@ -120,11 +120,14 @@ type diagnosticsMsg struct {
 }
 
 type loadedMsg struct {
-	Type         string     `json:"type"`
-	ID           *int64     `json:"id,omitempty"`
-	Entry        string     `json:"entry"`
-	Grid         [3]int     `json:"grid"`
-	Block        [3]int     `json:"block"`
+	Type  string `json:"type"`
+	ID    *int64 `json:"id,omitempty"`
+	Entry string `json:"entry"`
+	Grid  [3]int `json:"grid"`
+	Block [3]int `json:"block"`
+	// Cluster is the launch's cluster shape (CTAs per cluster in each
+	// dimension; [1,1,1] without clusters).
+	Cluster      [3]int     `json:"cluster"`
 	WarpsPerCTA  int        `json:"warpsPerCTA"`
 	ResidentCTAs int        `json:"residentCTAs"`
 	TotalCTAs    int        `json:"totalCTAs"`
@@ -499,12 +502,21 @@ type tensorRegJSON struct {
 	Regs  []int  `json:"regs"`
 }
 
+// ctaJSON is a resident CTA of a state message: its slot (cta), its
+// %ctaid (idx) and linear index, its cluster (clusterIdx: %clusterid,
+// clusterLinear: the cluster's linear index in the grid of clusters, rank:
+// %cluster_ctarank; with 1-CTA clusters the CTA's own index and rank 0),
+// its barriers and its warps' keyed deltas. Every field but warps comes
+// whole whenever the CTA comes (the client replaces them).
 type ctaJSON struct {
-	CTA      int           `json:"cta"`
-	Idx      [3]int        `json:"idx"`
-	Linear   int           `json:"linear"`
-	Barriers []barrierJSON `json:"barriers"`
-	Warps    []warpDelta   `json:"warps"`
+	CTA           int           `json:"cta"`
+	Idx           [3]int        `json:"idx"`
+	Linear        int           `json:"linear"`
+	ClusterIdx    [3]int        `json:"clusterIdx"`
+	ClusterLinear int           `json:"clusterLinear"`
+	Rank          int           `json:"rank"`
+	Barriers      []barrierJSON `json:"barriers"`
+	Warps         []warpDelta   `json:"warps"`
 }
 
 type barrierJSON struct {
@@ -550,20 +562,25 @@ type warpJSON struct {
 // and the fields of that kind come with it: barrier and count (0: every
 // live thread of the CTA) for "barrier", groups (-1: every copy, wait_all)
 // for "async-group", members for "warp-sync", addr and parity for
-// "mbarrier". pc and line: the instruction the lanes wait at; lanes: the
-// waiting lanes (hex); text: the engine's words for it.
+// "mbarrier", arrived and expected (the cluster's live threads that have
+// arrived in the barrier's current phase, and all of them) for
+// "cluster-barrier". pc and line: the instruction the lanes wait at;
+// lanes: the waiting lanes (hex); text: the engine's words for it (with
+// the arrivals of a cluster barrier).
 type waitJSON struct {
-	Kind    string `json:"kind"`
-	PC      int    `json:"pc"`
-	Line    int    `json:"line"`
-	Lanes   string `json:"lanes"`
-	Text    string `json:"text"`
-	Barrier *int   `json:"barrier,omitempty"`
-	Count   *int   `json:"count,omitempty"`
-	Groups  *int   `json:"groups,omitempty"`
-	Members string `json:"members,omitempty"`
-	Addr    string `json:"addr,omitempty"`
-	Parity  *int   `json:"parity,omitempty"`
+	Kind     string `json:"kind"`
+	PC       int    `json:"pc"`
+	Line     int    `json:"line"`
+	Lanes    string `json:"lanes"`
+	Text     string `json:"text"`
+	Barrier  *int   `json:"barrier,omitempty"`
+	Count    *int   `json:"count,omitempty"`
+	Groups   *int   `json:"groups,omitempty"`
+	Members  string `json:"members,omitempty"`
+	Addr     string `json:"addr,omitempty"`
+	Parity   *int   `json:"parity,omitempty"`
+	Arrived  *int   `json:"arrived,omitempty"`
+	Expected *int   `json:"expected,omitempty"`
 }
 
 // warpDelta is a warp of a state message: its keyed delta on the wire.

@@ -81,7 +81,8 @@ type Session struct {
 	// mem is the per-line memory analysis (bank conflicts, coalescing).
 	mem *memStats
 	// accBuf: scratch for the accesses of the last instruction.
-	accBuf []analysis.WarpAccess
+	accBuf  []analysis.WarpAccess
+	accCTAs []int // the CTA of each access of accBuf (stepAccesses)
 	// cmp is the compare-scheduling under way; cmpLast the last reply.
 	cmp     *compareJob
 	cmpLast *cmpCache
@@ -1115,7 +1116,7 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 	m, p := s.m, s.prog.prog
 	cfg := m.Config()
 	threads := cfg.Block[0] * cfg.Block[1] * cfg.Block[2]
-	msg := loadedMsg{Type: "loaded", ID: id, Entry: m.Kernel().Name, Grid: cfg.Grid, Block: cfg.Block,
+	msg := loadedMsg{Type: "loaded", ID: id, Entry: m.Kernel().Name, Grid: cfg.Grid, Block: cfg.Block, Cluster: m.ClusterShape(),
 		WarpsPerCTA: (threads + 31) / 32, ResidentCTAs: min(cfg.ResidentCTAs, m.NumCTAs()), TotalCTAs: m.NumCTAs(),
 		SharedBytes: p.DynSharedBase + cfg.DynamicSharedBytes, Lines: s.prog.lines,
 		Regs: []regJSON{}, Preds: []predJSON{}, Buffers: []bufferJSON{}, Remapped: remapped,

@@ -26,6 +26,7 @@ type groupJSON struct {
 	// State: "runnable", "waiting" (at its reconvergence point), "sync-wait"
 	// (at a warp-synchronous instruction, for member lanes elsewhere),
 	// "barrier-wait" (at a barrier, for the warp's other live lanes),
+	// "at-wait" (the lanes wait for the warp's wait, at its pc),
 	// "in-call" (its lanes are in a call) or "suspended" (SIMT stack: below
 	// the top).
 	State string `json:"state"`

@@ -32,7 +32,7 @@ func TestTypeScriptMergeMatchesFullState(t *testing.T) {
 		{"divergent-simt", divergentPTX, simt(divergentSpec)},
 		{"reduce", reducePTX, reduceSpec},
 	}
-	for _, name := range []string{"cp-async", "cp-async-missing-wait"} {
+	for _, name := range []string{"cp-async", "cp-async-missing-wait", "dsmem-exchange"} {
 		exs = append(exs, exampleNamed(t, name))
 	}
 	for i, ex := range exs {
@@ -153,7 +153,7 @@ func recordCommands(t *testing.T, ex example, seed int64, n int) map[string]any 
 func (s *Session) freshState() json.RawMessage {
 	msg := stateMsg{Type: "state", Full: true, Status: "paused", Stats: s.m.Stats()}
 	for ci, c := range s.m.CTAs() {
-		cj := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, Barriers: barriersJSON(c.Barriers())}
+		cj := ctaHead(ci, c, c.Barriers())
 		for _, w := range c.Warps {
 			wj := s.warpJSON(w, nil)
 			d, _ := diffKeyed(nil, &wj)

@@ -38,9 +38,9 @@ type warnSig struct {
 	dropped  bool
 }
 
-// waitJSON renders what a waiting warp waits for.
-func (s *Session) waitJSON(t emu.Wait) *waitJSON {
-	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), Lanes: hex32(t.Lanes), Text: t.String()}
+// waitJSON renders what the waiting warp w waits for (t).
+func (s *Session) waitJSON(w *emu.Warp, t emu.Wait) *waitJSON {
+	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), Lanes: hex32(t.Lanes), Text: w.WaitText()}
 	switch t.Kind {
 	case emu.WaitBarrier:
 		b, c := t.Barrier, t.Count
@@ -53,6 +53,21 @@ func (s *Session) waitJSON(t emu.Wait) *waitJSON {
 	case emu.WaitMbarrier:
 		p := int(t.Parity)
 		j.Addr, j.Parity = strconv.FormatUint(t.Addr, 16), &p
+	case emu.WaitClusterBarrier:
+		if cl := w.CTA().Cluster(); cl != nil {
+			a, live := cl.Arrivals()
+			j.Arrived, j.Expected = &a, &live
+		}
+	}
+	return j
+}
+
+// ctaHead is a resident CTA of a state message without its warps: its
+// slot ci, indices, cluster and barriers.
+func ctaHead(ci int, c *emu.CTA, bars []emu.BarrierState) ctaJSON {
+	j := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, ClusterIdx: c.Idx, ClusterLinear: c.Linear, Rank: c.Rank, Barriers: barriersJSON(bars)}
+	if cl := c.Cluster(); cl != nil {
+		j.ClusterIdx, j.ClusterLinear = cl.Idx, cl.Linear
 	}
 	return j
 }
@@ -145,7 +160,7 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 		var cj *ctaJSON
 		add := func() {
 			if cj == nil {
-				msg.CTAs = append(msg.CTAs, ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, Barriers: barriersJSON(bars)})
+				msg.CTAs = append(msg.CTAs, ctaHead(ci, c, bars))
 				cj = &msg.CTAs[len(msg.CTAs)-1]
 			}
 		}
@@ -290,7 +305,7 @@ func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
 		Active: hexMask(w.Active()), Valid: hexMask(w.Valid()), Exited: hexMask(w.Exited()), Depth: w.CallDepth(),
 		Async: s.asyncOf(w)}
 	if t, ok := w.Waiting(); ok {
-		j.Wait = s.waitJSON(t)
+		j.Wait = s.waitJSON(w, t)
 		if b := w.Barrier(); b >= 0 {
 			j.Barrier = &b
 		}
@@ -510,19 +525,68 @@ func (s *Session) lastOf(in *emu.StepInfo) lastRec {
 	if len(in.Accesses) == 0 {
 		return lr
 	}
-	ws := analysis.FromStep(in, s.accBuf[:0])
-	s.accBuf = ws[:0]
+	ws, ctas := s.stepAccesses(in)
 	if n := len(ws); n > 0 {
 		k := min(n, maxAccesses)
 		lr.accesses = make([]accessRec, k)
 		for i := range k {
-			// Shared accesses are in the executing CTA's memory (a
-			// cluster holds one CTA).
-			lr.accesses[i] = accessRec{a: ws[i], cta: in.CTALin}
+			lr.accesses[i] = accessRec{a: ws[i], cta: ctas[i]}
 		}
 		lr.omitted = n - k
 	}
 	return lr
+}
+
+// stepAccesses returns the warp-wide accesses of an executed instruction
+// and, for each, the linear index of the CTA whose shared memory it is
+// in: the executing CTA's, or a peer's of its cluster for a
+// .shared::cluster address (emu.Access.CTA). Accesses to different CTAs
+// are kept apart.
+func (s *Session) stepAccesses(in *emu.StepInfo) ([]analysis.WarpAccess, []int) {
+	peer := false
+	for i := range in.Accesses {
+		if a := &in.Accesses[i]; a.Space == isa.Shared && a.CTA != in.CTALin {
+			peer = true
+			break
+		}
+	}
+	ws := s.accBuf[:0]
+	ctas := s.accCTAs[:0]
+	if !peer {
+		ws = analysis.FromStep(in, ws)
+		for range ws {
+			ctas = append(ctas, in.CTALin)
+		}
+	} else {
+		// One CTA at a time, in the order the accesses name them (global
+		// accesses with the executing CTA's).
+		sub := *in
+		var seen []int
+		for i := range in.Accesses {
+			c := in.Accesses[i].CTA
+			if in.Accesses[i].Space != isa.Shared {
+				c = in.CTALin
+			}
+			if slices.Contains(seen, c) {
+				continue
+			}
+			seen = append(seen, c)
+			sub.Accesses = nil
+			for j := range in.Accesses {
+				a := &in.Accesses[j]
+				if a.Space == isa.Shared && a.CTA == c || a.Space != isa.Shared && c == in.CTALin {
+					sub.Accesses = append(sub.Accesses, *a)
+				}
+			}
+			n := len(ws)
+			ws = analysis.FromStep(&sub, ws)
+			for range ws[n:] {
+				ctas = append(ctas, c)
+			}
+		}
+	}
+	s.accBuf, s.accCTAs = ws[:0], ctas[:0]
+	return ws, ctas
 }
 
 func (s *Session) lastJSON(lr *lastRec) *lastJSON {

@@ -234,7 +234,7 @@ export class App {
     const sched = { rerun: () => rerunOtherModel(this), compare: () => this.session.compareScheduling(compareBudget(this)) };
     this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => select(this, c, w), (line) => this.editor.goto(line), sched, () => this.tab === "divergence");
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
-    this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes) => this.session.requestMemory(space, buffer, offset, bytes));
+    this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes, cta) => this.session.requestMemory(space, buffer, offset, bytes, cta));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false),
       (k) => this.session.whenLive(() => this.session.seek(k)));
     this.fragments = new FragmentsView(byId("pg-tab-fragments"), m, () => this.tab === "fragments", {

@@ -201,8 +201,8 @@ export class LaunchPanel {
       });
       return input;
     };
-    const dim3 = (label: string, d: number[], key: "grid" | "block") =>
-      h("div.field",
+    const dim3 = (label: string, d: number[], key: "grid" | "block" | "cluster", title = "") =>
+      h("div.field", { title },
         h("span.field-label", label),
         h("div.dim3",
           ["x", "y", "z"].map((axis, i) => h("label.dim", h("span.axis", axis),
@@ -256,6 +256,10 @@ export class LaunchPanel {
           }, { optional: true, placeholder: "—" })),
         h("label.field", h("span.field-label", "scheduling"), sched)),
       h("div.field-row", dim3("grid", dims(s.grid), "grid"), dim3("block", dims(s.block), "block"),
+        // Thread-block clusters (sm_90): shown for a launch that sets them or a kernel for sm_90 and later.
+        s.cluster || this.targetSM >= 90
+          ? dim3("cluster", dims(s.cluster ?? [1]), "cluster", "CTAs per cluster (sm_90): the grid's dimensions must be multiples of it; 1×1×1 without clusters, unless the kernel's .reqnctapercluster says otherwise")
+          : null,
         h("div.field.launch-total", h("span.field-label", "threads"), h("span.total", totalThreads.toLocaleString("en-US")))),
       h("div.section-head", h("span", "Buffers"), h("span.muted", " global memory, allocated in order"), h("span.spacer"),
         h("button.small", { type: "button", onclick: () => this.addBuffer() }, "+ buffer")),
@@ -288,6 +292,7 @@ export class LaunchPanel {
     const d = (x: number[]) => trim(x).join("×");
     const nb = this.spec.buffers?.length ?? 0;
     const dyn = this.spec.dynamicSharedBytes ? ` · ${this.spec.dynamicSharedBytes.toLocaleString("en-US")} B dynamic shared` : "";
-    return `grid ${d(this.spec.grid)} · block ${d(this.spec.block)} · ${nb} buffer${nb === 1 ? "" : "s"}${dyn}`;
+    const cl = this.spec.cluster && dims(this.spec.cluster).some((x) => x > 1) ? ` · cluster ${d(this.spec.cluster)}` : "";
+    return `grid ${d(this.spec.grid)} · block ${d(this.spec.block)}${cl} · ${nb} buffer${nb === 1 ? "" : "s"}${dyn}`;
   }
 }

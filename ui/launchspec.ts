@@ -8,7 +8,7 @@ import type { Spec } from "./proto";
 export function canonical(s: Spec): Spec {
   const o: Record<string, unknown> = {};
   const src = s as unknown as Record<string, unknown>;
-  const order = ["version", "comment", "ptx", "source", "entry", "grid", "block", "dynamicSharedBytes", "maxWarpInstructions", "scheduling", "buffers", "params"];
+  const order = ["version", "comment", "ptx", "source", "entry", "grid", "block", "cluster", "dynamicSharedBytes", "maxWarpInstructions", "scheduling", "buffers", "params"];
   for (const k of order) if (src[k] !== undefined && src[k] !== "") o[k] = src[k];
   for (const k of Object.keys(src)) if (!order.includes(k)) o[k] = src[k];
   o.version = 1;
@@ -51,6 +51,7 @@ export function wireSpec(s: Spec): Spec {
   delete out.source;
   out.grid = trim(out.grid);
   out.block = trim(out.block);
+  if (out.cluster) out.cluster = trim(out.cluster);
   return out;
 }
 

@@ -7,12 +7,13 @@
 
 import type { Change, Model, MemRegion, ProgramScoped } from "./model";
 import { elemSize } from "./model";
-import type { Access, SymbolInfo } from "./proto";
+import type { Access, CtaState, SymbolInfo } from "./proto";
 import { elemTypes } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
 import { BankView, laneRanges } from "./banks";
 import { pendingRanges, pendingText } from "./pending";
+import { clusterPeers } from "./clusters";
 
 const PAGE_BYTES = 2048;
 
@@ -94,13 +95,16 @@ export class MemoryView implements ProgramScoped {
   /** Shared memory shows as its 32 banks rather than as a table. */
   private banks = false;
   private bankView: BankView | null = null;
+  /** The CTA (linear) picked in the shared-memory CTA list; null: the selected warp's. */
+  private sharedPeer: number | null = null;
 
   /** visible: whether the memory tab is shown (a hidden tab renders when shown). */
   constructor(
     private readonly root: HTMLElement,
     private readonly model: Model,
     private readonly visible: () => boolean,
-    private readonly request: (space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number) => void,
+    /** cta: the resident CTA (slot) whose shared memory to read; the selected warp's by default. */
+    private readonly request: (space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number, cta?: number) => void,
   ) {
     this.tabsEl = h("div.mem-tabs", { role: "tablist", "aria-label": "Memory regions" });
     this.bar = h("div.toolbar.mem-bar");
@@ -242,7 +246,7 @@ export class MemoryView implements ProgramScoped {
   }
 
   private region(t: Tab): MemRegion | null {
-    return this.model.region(t.space, t.buffer, this.model.selLinear());
+    return this.model.region(t.space, t.buffer, this.sharedLin());
   }
 
   /** Renders the current region's page: the table is built again only
@@ -308,10 +312,11 @@ export class MemoryView implements ProgramScoped {
    * are known or asked for already. */
   private need(t: Tab, r: MemRegion | null, off: number, len: number): void {
     if (!r || len <= 0 || r.has(off, len)) return;
-    const key = `${t.key}@${off}+${len}#${this.model.selLinear()}`;
+    const lin = this.sharedLin();
+    const key = `${t.key}@${off}+${len}#${lin}`;
     if (this.pending.has(key)) return;
     this.pending.add(key);
-    this.request(t.space, t.buffer, off, len);
+    this.request(t.space, t.buffer, off, len, t.space === "shared" ? this.model.ctaSlot(lin) : undefined);
     window.setTimeout(() => this.pending.delete(key), 3000);
   }
 
@@ -321,7 +326,7 @@ export class MemoryView implements ProgramScoped {
     const bv = (this.bankView ??= new BankView());
     if (bv.el.parentNode !== this.body) setChildren(this.body, bv.el);
     const m = this.model;
-    const sel = m.selLinear();
+    const sel = this.sharedLin();
     const shared = m.accesses.filter((x) => x.space === "shared");
     const r = this.region(t);
     bv.render({
@@ -340,14 +345,17 @@ export class MemoryView implements ProgramScoped {
 
   /** The tab an access belongs to ("" for another CTA's shared memory). */
   private accessKey(x: Access): string {
-    if (x.space === "shared") return x.cta === undefined || x.cta === this.model.selLinear() ? "shared" : "";
+    if (x.space === "shared") return (x.cta ?? this.model.selLinear()) === this.sharedLin() ? "shared" : "";
     return `global:${x.buffer ?? ""}`;
   }
 
   /** The toolbar: built again only when the region, its type or the page changes. */
   private renderBar(t: Tab, type: string, pages: number, count: number): void {
     const banks = t.space === "shared" && this.banks;
-    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? this.model.selLinear() : ""}|${banks}`;
+    const peers = t.space === "shared" ? clusterPeers(this.model) : [];
+    const touchedPeers = new Set(this.model.accesses.filter((x) => x.space === "shared" && x.cta !== undefined).map((x) => x.cta as number));
+    const of = `${t.key}|${type}|${pages}|${count}|${this.page}|${t.space === "shared" ? `${this.sharedLin()}/${this.model.selLinear()}` : ""}|${banks}|` +
+      peers.map((c) => `${c.linear}${touchedPeers.has(c.linear) ? "*" : ""}`).join(",");
     if (of === this.barOf) return;
     this.barOf = of;
     const typeSel = h("select.small", { "aria-label": "Element type", title: "Read the memory as elements of this type" },
@@ -411,7 +419,36 @@ export class MemoryView implements ProgramScoped {
         nav("»", "Last page", pages - 1, this.page >= pages - 1),
         gotoInput,
       ] : null,
-      h("span.muted.mem-size", t.space === "shared" ? `CTA #${this.model.selLinear()}` : ""));
+      peers.length > 1 ? this.peerPicker(peers, touchedPeers) : h("span.muted.mem-size", t.space === "shared" ? `CTA #${this.sharedLin()}` : ""));
+  }
+
+  /** The linear index of the CTA whose shared memory shows: the CTA picked
+   * in the shared-memory CTA list while it is a resident peer of the
+   * selected warp's CTA in its cluster, else the selected warp's CTA. */
+  sharedLin(): number {
+    const own = this.model.selLinear();
+    if (this.sharedPeer === null || this.sharedPeer === own) return own;
+    return clusterPeers(this.model).some((c) => c.linear === this.sharedPeer) ? this.sharedPeer : own;
+  }
+
+  /** Shows the shared memory of the CTA with linear index lin (a peer of
+   * the selected warp's CTA in its cluster, or that CTA itself). */
+  showSharedOf(lin: number): void {
+    this.sharedPeer = lin === this.model.selLinear() ? null : lin;
+    this.page = 0;
+    this.lastTouchSig = JSON.stringify(this.model.accesses) + this.model.step;
+    this.render();
+  }
+
+  /** The list of the cluster's resident CTAs whose shared memory the tab can show. */
+  private peerPicker(peers: CtaState[], touched: Set<number>): HTMLElement {
+    const own = this.model.selLinear();
+    const sel = h("select.small.mem-cta", { "aria-label": "Shared memory of CTA", title: "Whose shared memory to show: the selected warp's CTA or a peer CTA of its cluster (distributed shared memory). ● marks the CTAs whose shared memory the last step accessed." },
+      peers.map((c) => h("option", { value: c.linear },
+        `rank ${c.rank} · CTA #${c.linear}` + (c.linear === own ? " (own)" : " (peer)") + (touched.has(c.linear) ? " ●" : ""))));
+    sel.value = String(this.sharedLin());
+    sel.addEventListener("change", () => this.showSharedOf(Number(sel.value)));
+    return h("label.inline.mem-size", "CTA ", sel);
   }
 
   /** Builds the empty table of elements [start, end) in rows of this.cols. */
@@ -456,7 +493,7 @@ export class MemoryView implements ProgramScoped {
       this.body.scrollTop = scroll;
     }
     const buf = new Uint8Array(size);
-    const pend = t.space === "shared" ? pendingRanges(this.model, this.model.selLinear()) : [];
+    const pend = t.space === "shared" ? pendingRanges(this.model, this.sharedLin()) : [];
     for (let i = 0; i < g.cells.length; i++) {
       const td = g.cells[i];
       const off = (g.start + i) * size;

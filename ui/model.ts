@@ -538,6 +538,12 @@ export class Model {
     return this.ctas.get(cta)?.barriers?.find((b) => b.waiting?.includes(warp));
   }
 
+  /** The resident slot of the CTA with linear index lin (undefined: not resident). */
+  ctaSlot(lin: number): number | undefined {
+    for (const c of this.ctas.values()) if (c.linear === lin) return c.cta;
+    return undefined;
+  }
+
   sortedCtas(): CtaState[] {
     return [...this.ctas.values()].sort((a, b) => a.cta - b.cta);
   }
@@ -557,15 +563,18 @@ export function mergeKeyed<T extends object, K extends keyof T>(old: T | undefin
 
 export function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void {
   const old = ctas.get(c.cta);
+  // Every field of the CTA but its warps comes whole and replaces what the
+  // client holds (barriers only when sent).
+  const { warps: deltas, barriers, ...fields } = c;
   if (full || !old || old.linear !== c.linear) {
     // A CTA new to the client comes with every field of its warps.
-    const warps = (c.warps ?? []).map((w) => mergeKeyed<WarpState, "warp">(undefined, w));
-    ctas.set(c.cta, { cta: c.cta, idx: c.idx, linear: c.linear, barriers: c.barriers, warps: warps.sort((a, b) => a.warp - b.warp) });
+    const warps = (deltas ?? []).map((w) => mergeKeyed<WarpState, "warp">(undefined, w));
+    ctas.set(c.cta, { ...fields, barriers, warps: warps.sort((a, b) => a.warp - b.warp) });
     return;
   }
-  const merged: CtaState = { ...old, idx: c.idx, linear: c.linear, warps: old.warps.slice() };
-  if (c.barriers) merged.barriers = c.barriers;
-  for (const w of c.warps ?? []) {
+  const merged: CtaState = { ...old, ...fields, warps: old.warps.slice() };
+  if (barriers) merged.barriers = barriers;
+  for (const w of deltas ?? []) {
     const i = merged.warps.findIndex((x) => x.warp === w.warp);
     if (i < 0) {
       merged.warps.push(mergeKeyed<WarpState, "warp">(undefined, w));

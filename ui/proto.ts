@@ -4,13 +4,12 @@
 // shapes the client model keeps.
 
 export * from "./proto_gen";
-import type { Barrier, WarpState } from "./proto_gen";
+import type { Barrier, CtaDelta, WarpState } from "./proto_gen";
 
-/** A resident CTA as the client model holds it. */
-export interface CtaState {
-  cta: number;
-  idx: number[];
-  linear: number;
+/** A resident CTA as the client model holds it: every field of its
+ * CtaDelta, with its warps merged (and barriers kept when a delta leaves
+ * them out). */
+export interface CtaState extends Omit<CtaDelta, "warps" | "barriers"> {
   barriers?: Barrier[] | null;
   warps: WarpState[];
 }

@@ -20,7 +20,7 @@ export type AccessKind = (typeof accessKindValues)[number];
 export const paramRoleValues = ["pointer", "scalar", "unused"] as const;
 export type ParamRole = (typeof paramRoleValues)[number];
 
-export const groupStateValues = ["runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait"] as const;
+export const groupStateValues = ["runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait", "at-wait"] as const;
 export type GroupState = (typeof groupStateValues)[number];
 
 export const pickReasonValues = ["only", "round-robin", "stack"] as const;
@@ -194,6 +194,7 @@ export interface Loaded {
   entry: string;
   grid: number[];
   block: number[];
+  cluster: number[];
   warpsPerCTA: number;
   residentCTAs: number;
   totalCTAs: number;
@@ -350,6 +351,8 @@ export interface WaitInfo {
   members?: string;
   addr?: string;
   parity?: number;
+  arrived?: number;
+  expected?: number;
 }
 
 export interface ThreadGroup {
@@ -426,6 +429,9 @@ export interface CtaDelta {
   cta: number;
   idx: number[];
   linear: number;
+  clusterIdx: number[];
+  clusterLinear: number;
+  rank: number;
   barriers: Barrier[];
   warps: WarpDelta[] | null;
 }

@@ -235,10 +235,13 @@ export class SessionClient {
     if (this.model.loaded && this.conn.isOpen) this.conn.send({ type: "inspect", cta: this.model.sel.cta, warp: this.model.sel.warp, regPage: p });
   }
 
-  requestMemory(space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number): void {
+  /** Asks for bytes of a buffer or of shared memory: the selected warp's
+   * CTA's, or that of the resident CTA in slot cta. */
+  requestMemory(space: "global" | "shared", buffer: string | undefined, offset: number, bytes: number, cta?: number): void {
     if (!this.model.loaded || !this.conn.isOpen) return;
     const memory: Record<string, unknown> = { space, offset, bytes: Math.min(bytes, this.limits.maxInspectBytes ?? 65536) };
     if (space === "global") memory.buffer = buffer;
+    else if (cta !== undefined) memory.cta = cta;
     this.conn.send({ type: "inspect", cta: this.model.sel.cta, warp: this.model.sel.warp, memory });
   }
 

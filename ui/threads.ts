@@ -69,8 +69,23 @@ const stateWords: Record<string, string> = {
   "suspended": "suspended (below the top of the stack)",
 };
 
-/** The state of a group in words. */
-export function groupState(g: ThreadGroup): string {
+/** What the lanes of a waiting warp wait for, by the wait's kind. */
+const waitWords: Record<string, string> = {
+  "barrier": "waiting at the CTA barrier",
+  "cluster-barrier": "waiting at the cluster barrier",
+  "async-group": "waiting for its cp.async copies",
+  "mbarrier": "waiting for an mbarrier phase",
+  "warp-sync": "waiting for the lanes of its membermask",
+};
+
+/** The state of a group in words; th (the warp's threads) names what a
+ * group at the warp's wait waits for. */
+export function groupState(g: ThreadGroup, th?: WarpThreads): string {
+  if (g.state === "at-wait") {
+    const lo = lowest(mask32(g.lanes));
+    const why = th?.lanes.find((lw) => lw.lane === lo)?.reason;
+    return (why && waitWords[why]) ?? "waiting";
+  }
   return stateWords[g.state] ?? g.state;
 }
 
@@ -214,9 +229,9 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
     const cells = h("span.lanes.lanes-mini", { "aria-hidden": "true" });
     for (let l = 0; l < 32; l++) {
       if (l % 8 === 0 && l) cells.appendChild(h("span.ln-gap"));
-      cells.appendChild(h("span", { class: "ln " + (mk & (1 << l) ? (g.picked ? "ln-active" : g.state === "runnable" ? "ln-turn" : g.state === "barrier-wait" ? "ln-barrier" : "ln-wait") : "ln-off") }));
+      cells.appendChild(h("span", { class: "ln " + (mk & (1 << l) ? (g.picked ? "ln-active" : g.state === "runnable" ? "ln-turn" : g.state === "barrier-wait" || g.state === "at-wait" ? "ln-barrier" : "ln-wait") : "ln-off") }));
     }
-    let state = groupState(g);
+    let state = groupState(g, th);
     if (g.state === "waiting" && g.waitLeft) state += ` · ${g.waitLeft} left`;
     if (g.state === "sync-wait" && g.awaits) state += ` for ${lanesText(mask32(g.awaits))}`;
     return h("tr", { class: `tg-row tg-${g.state}${picked ? " picked" : ""}`, "data-group": i, "data-lanes": g.lanes, "data-state": g.state },

@@ -8,6 +8,7 @@ import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { asyncGroupLines, asyncSummary } from "./pending";
 import { laneWhy, lanesText, modelName, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
+import { clusterBarText, clusterText, clusterTitle, clustered, idxText } from "./clusters";
 
 export type LaneState = "active" | "inactive" | "turn" | "wait" | "barrier" | "exited" | "fault" | "none";
 
@@ -16,7 +17,7 @@ export const laneLegend: [LaneState, string, string][] = [
   ["inactive", "inactive", "inactive by divergence: parked until its path reconverges"],
   ["turn", "takes turns", "independent scheduling: the lane's own path is runnable and issues when its group's turn comes"],
   ["wait", "waiting", "waiting to reconverge, at a warp-synchronous instruction or in a call (hover a lane of the selected warp: it says why)"],
-  ["barrier", "at barrier", "waiting at a barrier"],
+  ["barrier", "at barrier", "waiting at a barrier: the CTA's (bar.sync) or the cluster's (barrier.cluster.wait)"],
   ["exited", "exited", "the thread has exited"],
   ["fault", "faulted", "the thread faulted"],
   ["none", "no thread", "the block's last warp is partial: no thread in this lane"],
@@ -31,7 +32,7 @@ export function warpKind(w: WarpState): "ready" | "barrier" | "waiting" | "exite
   switch (w.state) {
     case "faulted": return "fault";
     case "exited": return "exited";
-    case "waiting": return w.wait?.kind === "barrier" ? "barrier" : "waiting";
+    case "waiting": return w.wait?.kind === "barrier" || w.wait?.kind === "cluster-barrier" ? "barrier" : "waiting";
     default: return "ready";
   }
 }
@@ -41,6 +42,7 @@ export function waitLabel(w: WarpState): string {
   const t = w.wait;
   if (!t) return w.state;
   if (t.kind === "barrier") return `at barrier ${t.barrier ?? w.barrier ?? ""}`.trimEnd();
+  if (t.kind === "cluster-barrier") return t.expected ? `at cluster barrier · ${t.arrived ?? 0}/${t.expected}` : "at cluster barrier";
   return `waiting for ${t.text}`;
 }
 
@@ -98,7 +100,8 @@ export function laneTitle(m: Model, cta: number, warp: number, lane: number): st
   const idx = c?.idx ?? [c?.linear ?? cta, 0, 0];
   const t = threadIdx(m.loaded?.block, warp, lane);
   const ctaText = `CTA (${idx[0] ?? 0}, ${idx[1] ?? 0}, ${idx[2] ?? 0})` + (m.totalCTAs > 1 && c ? ` #${c.linear}` : "");
-  return `lane ${lane} · ${t ? `thread (${t[0]}, ${t[1]}, ${t[2]})` : "no thread"} · ${ctaText}`;
+  const cl = clusterText(m, c);
+  return `lane ${lane} · ${t ? `thread (${t[0]}, ${t[1]}, ${t[2]})` : "no thread"} · ${ctaText}` + (cl ? ` · ${cl}` : "");
 }
 
 /** A row of lane numbers aligned with the lane strips below it. */
@@ -125,6 +128,8 @@ interface Row {
 export class WarpsView {
   private rows = new Map<string, Row>();
   private ctaHeads = new Map<number, { el: HTMLElement; title: HTMLElement; bars: HTMLElement }>();
+  /** The cluster headings (by the cluster's linear index) while the CTAs are grouped by cluster. */
+  private clusterHeads = new Map<number, { title: HTMLElement; bar: HTMLElement; ctas: CtaState[] }>();
   private shape = "";
   private list: HTMLElement;
   private stack: HTMLElement;
@@ -163,6 +168,7 @@ export class WarpsView {
     this.shape = "";
     this.rows.clear();
     this.ctaHeads.clear();
+    this.clusterHeads.clear();
     setChildren(this.list, h("p.empty", this.model.hint));
     setChildren(this.stack);
   }
@@ -180,8 +186,12 @@ export class WarpsView {
       return;
     }
     const ctas = m.sortedCtas();
-    const shape = ctas.map((c) => `${c.cta}/${c.linear}:${c.warps.map((w) => w.warp).join(",")}`).join("|");
+    const shape = (clustered(m) ? "c" : "") + ctas.map((c) => `${c.cta}/${c.linear}:${c.warps.map((w) => w.warp).join(",")}`).join("|");
     if (shape !== this.shape) this.build(ctas, shape);
+    for (const [k, head] of this.clusterHeads) {
+      head.ctas = ctas.filter((c) => c.clusterLinear === k);
+      this.updateCluster(head);
+    }
     for (const c of ctas) {
       this.updateCta(c);
       for (const w of c.warps) this.updateRow(c, w);
@@ -193,7 +203,13 @@ export class WarpsView {
     this.shape = shape;
     this.rows.clear();
     this.ctaHeads.clear();
+    this.clusterHeads.clear();
     const parts: HTMLElement[] = [];
+    // With clusters of several CTAs, each cluster's CTAs go in one group
+    // under the cluster's heading (its CTAs are resident together, in rank order).
+    const byCluster = clustered(this.model);
+    let group: HTMLElement | null = null;
+    let groupOf = -1;
     if (ctas.length) parts.push(laneRuler());
     if (!ctas.length) {
       const m = this.model;
@@ -201,11 +217,23 @@ export class WarpsView {
       parts.push(h("p.empty", done ? "Every CTA has finished." : "No resident CTAs."));
     }
     for (const c of ctas) {
+      let out = parts;
+      if (byCluster) {
+        if (!group || groupOf !== c.clusterLinear) {
+          const title = h("span.cluster-title");
+          const bar = h("span.cluster-bar");
+          group = h("div.cluster-group", { role: "group", "data-cluster": c.clusterLinear }, h("div.cluster-head", title, bar));
+          groupOf = c.clusterLinear;
+          this.clusterHeads.set(groupOf, { title, bar, ctas: [] });
+          parts.push(group);
+        }
+        out = [];
+      }
       const title = h("span.cta-title");
       const bars = h("span.cta-bars");
       const head = h("div.cta-head", title, bars);
       this.ctaHeads.set(c.cta, { el: head, title, bars });
-      parts.push(head);
+      out.push(head);
       for (const w of c.warps) {
         const lanes: HTMLElement[] = [];
         const laneBox = h("span.lanes", { "aria-hidden": "true" });
@@ -222,10 +250,16 @@ export class WarpsView {
           h("span.warp-name", `w${w.warp}`), laneBox, where, h("span.warp-state-box", state, async));
         const key = `${c.cta}:${w.warp}`;
         this.rows.set(key, { el, lanes, where, state, async, key, why: false });
-        parts.push(el);
+        out.push(el);
       }
+      if (group && out !== parts) group.append(...out);
     }
     setChildren(this.list, parts);
+  }
+
+  private updateCluster(head: { title: HTMLElement; bar: HTMLElement; ctas: CtaState[] }): void {
+    setText(head.title, clusterTitle(this.model, head.ctas));
+    setText(head.bar, clusterBarText(head.ctas));
   }
 
   private updateCta(c: CtaState): void {
@@ -233,8 +267,7 @@ export class WarpsView {
     if (!head) return;
     const idx = c.idx ?? [c.linear, 0, 0];
     const dims = this.model.loaded?.grid ?? [1, 1, 1];
-    const idxText = dims[2] > 1 ? `(${idx[0]},${idx[1]},${idx[2]})` : dims[1] > 1 ? `(${idx[0]},${idx[1]})` : `(${idx[0]})`;
-    setText(head.title, `CTA ${idxText}` + (this.model.totalCTAs > 1 ? ` · #${c.linear}` : ""));
+    setText(head.title, `CTA ${idxText(idx, dims)}` + (this.model.totalCTAs > 1 ? ` · #${c.linear}` : "") + (clustered(this.model) ? ` · rank ${c.rank}` : ""));
     const bars = (c.barriers ?? []).filter((b) => b.arrived > 0 || (b.waiting?.length ?? 0) > 0);
     // A barrier without a count waits for every live thread of the CTA.
     let live = 0;
@@ -284,7 +317,7 @@ export class WarpsView {
     setText(row.async, inFlight);
     row.async.hidden = !inFlight;
     if (inFlight) row.el.classList.add("async");
-    row.el.title = `CTA ${c.linear}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
+    row.el.title = `CTA ${c.linear}${clustered(m) ? ` (rank ${c.rank} of its cluster)` : ""}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
       (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "");
   }

@@ -34,6 +34,7 @@ var lessonTopics = map[string]string{
 	"a producer/consumer in a warp": "producer-consumer",
 	"ldmatrix + mma":                "mma-tile",
 	"cp.async double buffering":     "cp-async",
+	"distributed shared memory":     "dsmem-exchange",
 	"a miniature GEMM":              "mini-gemm",
 	"a compiler's kernel (Triton)":  "triton-matmul",
 }

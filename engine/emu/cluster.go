@@ -182,9 +182,9 @@ func relinkClusters(ctas []*CTA, from []*CTA) {
 	}
 }
 
-// arrivals returns how many live threads of the cluster have arrived at
+// Arrivals returns how many live threads of the cluster have arrived at
 // its barrier in the current phase, and how many live threads it has.
-func (cl *Cluster) arrivals() (arrived, live int) {
+func (cl *Cluster) Arrivals() (arrived, live int) {
 	for _, c := range cl.CTAs {
 		for _, w := range c.Warps {
 			l := w.valid &^ w.exited
@@ -253,7 +253,7 @@ func execBarrierCluster(w *Warp, op *Op, emask uint32) *Fault {
 		w.fenced &^= emask
 		w.advance()
 		if w.m.obsEvents {
-			_, live := cl.arrivals()
+			_, live := cl.Arrivals()
 			w.m.event(Event{Kind: EvClusterArrive, PC: w.m.curPC, ID: int(cl.Phase), Count: cl.arrived, Expected: live, Mask: emask, Relaxed: relaxed})
 		}
 		w.m.checkClusterBarrier(cl)
@@ -299,7 +299,7 @@ func (m *Machine) checkClusterBarrier(cl *Cluster) {
 	var ev Event
 	if m.obsEvents {
 		ev = Event{Kind: EvClusterRelease, PC: m.curPC, ID: int(cl.Phase), Count: cl.arrived}
-		_, ev.Expected = cl.arrivals()
+		_, ev.Expected = cl.Arrivals()
 		ev.Expected = max(ev.Expected, ev.Count)
 	}
 	cl.arrived = 0

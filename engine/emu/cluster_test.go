@@ -610,3 +610,61 @@ WAIT:
 		})
 	}
 }
+
+// A warp waiting at the cluster barrier says how many of the cluster's
+// live threads have arrived: CTA rank 0 (64 threads) arrives at once,
+// rank 1 only after a loop.
+func TestClusterBarrierWaitText(t *testing.T) {
+	src := clusterHead + `.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<8>; .reg .pred %p<2>;
+	mov.u32 %r2, %cluster_ctarank;
+	shl.b32 %r3, %r2, 3;
+	mov.u32 %r4, 0;
+L:
+	setp.ge.u32 %p1, %r4, %r3;
+	@%p1 bra GO;
+	add.u32 %r4, %r4, 1;
+	bra L;
+GO:
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	ret;
+}`
+	for _, sched := range bothScheds {
+		l := clusterLaunch{src: src, grid: [3]int{2, 1, 1}, block: 64, cluster: [3]int{2, 1, 1}, words: 1}
+		m := l.machine(t, sched)
+		var w0, peer *Warp
+		for n := 0; n < 1000; n++ {
+			if r := m.Step(StepWarpInstruction); r != StopStepped {
+				t.Fatalf("%s: stopped with %v before rank 0 waited", sched, r)
+			}
+			cs := m.CTAs()
+			if len(cs) == 2 && cs[0].Warps[0].State == WarpWaiting && cs[0].Warps[1].State == WarpWaiting {
+				w0, peer = cs[0].Warps[0], cs[1].Warps[0]
+				break
+			}
+		}
+		if w0 == nil {
+			t.Fatalf("%s: rank 0 never waited", sched)
+		}
+		if got, want := w0.WaitText(), "the cluster barrier (64 of 128 threads of the cluster arrived)"; got != want {
+			t.Errorf("%s: wait text %q, want %q", sched, got, want)
+		}
+		if a, live := w0.CTA().Cluster().Arrivals(); a != 64 || live != 128 {
+			t.Errorf("%s: arrivals %d of %d, want 64 of 128", sched, a, live)
+		}
+		// Its lanes stand at the wait, not runnable past it.
+		t0, _ := w0.Waiting()
+		for _, g := range w0.Groups() {
+			if g.State != GroupAtWait || g.PC != t0.PC || g.Mask != 0xffffffff {
+				t.Errorf("%s: a waiting warp's group %+v, want every lane at-wait at pc %d", sched, g, t0.PC)
+			}
+		}
+		if got := peer.WaitText(); got != "" {
+			t.Errorf("%s: a running warp's wait text %q, want none", sched, got)
+		}
+		if r := m.Run(context.Background()); r != StopDone {
+			t.Fatalf("%s: %v %v", sched, r, m.Fault())
+		}
+	}
+}

@@ -94,9 +94,13 @@ const (
 	GroupSuspended                     // SIMT stack: below the top, runs when the entries above are done
 	GroupSyncWait                      // at a warp-synchronous instruction, waiting for member lanes elsewhere
 	GroupBarrierWait                   // at a barrier, waiting for the other live lanes of its warp
+	// GroupAtWait: its lanes wait for the warp's recorded wait (Warp.Waiting:
+	// a CTA or cluster barrier, cp.async copies, …); PC is the instruction
+	// they wait at.
+	GroupAtWait
 )
 
-var groupStateNames = []string{"runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait"}
+var groupStateNames = []string{"runnable", "waiting", "in-call", "suspended", "sync-wait", "barrier-wait", "at-wait"}
 
 func (s GroupState) String() string { return groupStateNames[s] }
 
@@ -226,6 +230,15 @@ func (w *Warp) Groups() []ThreadGroup {
 			st = GroupRunnable
 		}
 		out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: st, Reconv: int(e.RPC), Picked: i == top, Depth: d})
+	}
+	if w.State == WarpWaiting {
+		// The lanes of a waiting warp's wait stand at the instruction they
+		// wait at (the warp's pc has moved past it), not runnable.
+		for i := range out {
+			if g := &out[i]; g.State == GroupRunnable && g.Mask&w.wait.Lanes != 0 {
+				g.State, g.PC = GroupAtWait, w.wait.PC
+			}
+		}
 	}
 	return out
 }

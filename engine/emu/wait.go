@@ -181,6 +181,23 @@ func (w *Warp) wake() {
 	w.wait = Wait{}
 }
 
+// WaitText says in words what the warp waits for (as Wait.String), with
+// how far the wait has come where the wait's state says it: for the
+// cluster barrier, how many of the cluster's live threads have arrived.
+// It is "" when the warp does not wait.
+func (w *Warp) WaitText() string {
+	if w.State != WarpWaiting {
+		return ""
+	}
+	t := w.wait
+	what := t.String()
+	if t.Kind == WaitClusterBarrier && w.cta != nil && w.cta.cluster != nil {
+		arrived, live := w.cta.cluster.Arrivals()
+		what += fmt.Sprintf(" (%d of %d threads of the cluster arrived)", arrived, live)
+	}
+	return what
+}
+
 // Waiting returns what the warp waits for (ok false when it does not
 // wait). After a deadlock the warps keep their waits.
 func (w *Warp) Waiting() (Wait, bool) {
@@ -245,13 +262,8 @@ func (m *Machine) deadlock(cs []*CTA) {
 				t = Wait{Kind: WaitKind(255), PC: w.pc()}
 				add(c, fmt.Sprintf("warp %d is in an unknown state (%v)", w.ID, w.State))
 			} else {
-				what := t.String()
-				if t.Kind == WaitClusterBarrier && c.cluster != nil {
-					onCluster = true
-					arrived, live := c.cluster.arrivals()
-					what += fmt.Sprintf(" (%d of %d threads of the cluster arrived)", arrived, live)
-				}
-				add(c, fmt.Sprintf("warp %d waits for %s", w.ID, what))
+				onCluster = onCluster || t.Kind == WaitClusterBarrier
+				add(c, fmt.Sprintf("warp %d waits for %s", w.ID, w.WaitText()))
 			}
 			waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: t.PC, Lanes: w.valid &^ w.exited})
 		}

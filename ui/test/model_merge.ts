@@ -46,6 +46,15 @@ function run(input: Input): Record<string, unknown> {
     const got = canonical(m.sortedCtas());
     const want = canonical(f.sortedCtas());
     if (got !== want) return { fail: i, desc: c.desc, got, want };
+    // The model holds every field of a CTA the state sent (a new CTA field
+    // needs no code in the merge).
+    for (const sent of c.fresh.ctas ?? []) {
+      const held = f.ctas.get(sent.cta) as unknown as Record<string, unknown> | undefined;
+      for (const [k, v] of Object.entries(sent)) {
+        if (k === "warps") continue;
+        if (canonical(held?.[k]) !== canonical(v)) return { fail: i, desc: `${c.desc}: CTA ${sent.cta} field ${k}`, got: canonical(held?.[k]), want: canonical(v) };
+      }
+    }
   }
   return { ok: input.commands.length, deltas };
 }
