@@ -195,7 +195,14 @@ func (w *Warp) Groups() []ThreadGroup {
 			if e.parent {
 				waiting := e.Mask &^ w.childLanes(i)
 				if waiting != 0 {
-					left := ReconvergeWait - int(w.issued-e.since)
+					// The clock as the scheduler keeps it: lanes that
+					// arrived since it last looked start it now (schedule
+					// updates it lazily, before the warp's next issue).
+					since := e.since
+					if waiting&^e.waiting != 0 {
+						since = w.issued
+					}
+					left := ReconvergeWait - int(w.issued-since)
 					out = append(out, ThreadGroup{PC: int(e.PC), Mask: waiting, State: GroupWaiting, Reconv: int(e.PC), WaitLeft: max(left, 0), Depth: d})
 				}
 				continue
