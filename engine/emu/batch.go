@@ -334,6 +334,9 @@ func (m *Machine) lead(w *Warp) {
 	}
 	w.ahead += n
 	m.ahead += int64(n)
+	if m.failed.f != nil {
+		m.settleFault(0)
+	}
 }
 
 // leadOne executes the register-only instruction of w's stack top.
@@ -358,7 +361,10 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 		m.execOp(w, op, pc, emask)
 		return
 	}
-	if emask == 0 || m.execOp(w, op, pc, emask) {
+	if emask != 0 {
+		m.execOp(w, op, pc, emask)
+	}
+	if m.failed.f == nil {
 		top.PC++
 		if top.PC == top.RPC {
 			w.unwind()
@@ -710,6 +716,9 @@ func (m *Machine) leadOther(w *Warp, kind leadKind, pc int32, mask uint32) bool 
 	op := &m.prog.Ops[pc]
 	if e := guarded(w, op, mask); e != 0 {
 		m.execOp(w, op, pc, e)
+		if m.failed.f != nil {
+			m.settleFault(e)
+		}
 	}
 	return true
 }

@@ -160,7 +160,8 @@ type Machine struct {
 	picked   int   // warps whose next group is picked
 	consumed int   // consecutive turns consumed without dispatch
 
-	fast fastPaths // the fast paths' switches and counters
+	fast   fastPaths // the fast paths' switches and counters
+	failed failedOp  // the fault of an instruction execOp executed, until settled
 }
 
 // fastPaths holds the switches of the fast paths (batched dispatch,
@@ -949,11 +950,15 @@ func (m *Machine) exec(w *Warp) {
 		// The instruction does not execute.
 		m.execFault(w, op, pc, emask, pre)
 	case op.Ctrl:
-		if m.execOp(w, op, pc, emask) && joined != 0 {
+		m.execOp(w, op, pc, emask)
+		if m.failed.f == nil && joined != 0 {
 			w.advanceJoined(joined)
 		}
 	default:
-		if emask == 0 || m.execOp(w, op, pc, emask) {
+		if emask != 0 {
+			m.execOp(w, op, pc, emask)
+		}
+		if m.failed.f == nil {
 			if joined != 0 {
 				w.advanceJoined(joined)
 			}
@@ -964,6 +969,9 @@ func (m *Machine) exec(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
+	if m.failed.f != nil {
+		m.settleFault(emask)
+	}
 	if m.stepOpen {
 		m.endStep(w)
 	}
@@ -999,34 +1007,60 @@ func (m *Machine) execOne(w *Warp) {
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
 	if op.Ctrl {
 		m.execOp(w, op, pc, emask)
-	} else if emask == 0 || m.execOp(w, op, pc, emask) {
-		top.PC++
-		if top.PC == top.RPC {
-			w.unwind()
+	} else {
+		if emask != 0 {
+			m.execOp(w, op, pc, emask)
+		}
+		if m.failed.f == nil {
+			top.PC++
+			if top.PC == top.RPC {
+				w.unwind()
+			}
 		}
 	}
 	m.syncGroup = 0
+	if m.failed.f != nil {
+		m.settleFault(emask)
+	}
 	if m.stepOpen {
 		m.endStep(w)
 	}
 }
 
 // execOp executes op, the instruction at pc, for the lanes of emask of w
-// and records the fault it returns (execFault); it reports whether op
-// executed without one. It is the one place where the engine executes an
-// instruction: exec and execOne, and every fast path (the leads of
-// batch.go, the diamonds and one-path loops of diamond.go), call it. The
-// fast paths run only instructions that cannot fault (register-only ops
-// and direct branches, or loads they check first), yet a fault there is
-// recorded all the same, and the batched run then replays to it one
-// instruction at a time.
-func (m *Machine) execOp(w *Warp, op *Op, pc int32, emask uint32) bool {
-	f := op.Exec(w, op, emask)
-	if f == nil {
-		return true
+// and keeps the fault it returns in m.failed. It is the one place where
+// the engine executes an instruction: exec and execOne, and every fast
+// path (the leads of batch.go, the diamonds and one-path loops of
+// diamond.go) call it, and each settles a kept fault (settleFault) when
+// its instruction or its lead ends, before anything reads m.fault; an
+// instruction that faulted does not advance the pc. The fast paths run
+// only instructions that cannot fault (register-only ops and direct
+// branches, TestLeadOpsNeverFault), or loads they check first, yet a
+// fault there is recorded all the same, and the batched run then replays
+// to it one instruction at a time. It stays small enough to be inlined
+// into the fast paths' loops (go build -gcflags=-m reports it).
+func (m *Machine) execOp(w *Warp, op *Op, pc int32, emask uint32) {
+	if f := op.Exec(w, op, emask); f != nil {
+		m.failed = failedOp{f, pc}
 	}
-	m.execFault(w, op, pc, emask, f)
-	return false
+}
+
+// failedOp is a fault execOp kept and the pc of the instruction of the
+// warp m.cur that returned it.
+type failedOp struct {
+	f  *Fault
+	pc int32
+}
+
+// settleFault records the fault execOp kept (execFault), executed by the
+// lanes of emask: the instruction's executing lanes where the caller
+// knows them (exec, execOne, leadOther), else 0 (a lead's register-only
+// instructions, whose faults have no address, so that the faulting lane
+// is the only one).
+func (m *Machine) settleFault(emask uint32) {
+	k := m.failed
+	m.failed = failedOp{}
+	m.execFault(m.cur, &m.prog.Ops[k.pc], k.pc, emask, k.f)
 }
 
 // execFault records the fault f of op (at pc, executed by the lanes of
