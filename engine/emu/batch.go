@@ -226,9 +226,12 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 		return StopFault
 	}
 	limit := m.overBudget()
-	w, i, r := m.nextReady()
+	w, i := m.atCursor()
 	if w == nil {
-		return r
+		var r StopReason
+		if w, i, r = m.nextReady(); w == nil {
+			return r
+		}
 	}
 	if w.ahead > 0 {
 		// This turn's instruction was executed ahead.
