@@ -226,7 +226,7 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 		return StopFault
 	}
 	limit := m.overBudget()
-	w, i := m.atCursor()
+	w, i := m.readyScan()
 	if w == nil {
 		var r StopReason
 		if w, i, r = m.nextReady(); w == nil {
@@ -326,7 +326,7 @@ func (m *Machine) lead(w *Warp) {
 			}
 			m.leadOne(w, top)
 			n++
-			if w.State != WarpReady {
+			if w.State != WarpReady || m.failed != nil {
 				break
 			}
 			continue
@@ -337,8 +337,11 @@ func (m *Machine) lead(w *Warp) {
 	}
 	w.ahead += n
 	m.ahead += int64(n)
-	if m.failed.f != nil {
-		m.settleFault(0)
+	if f := m.failed; f != nil {
+		// At the pc the fault names: w.fault takes it from the warp's
+		// stack top, which the leads keep at the instruction they
+		// execute (and stop at when it faults).
+		m.settleFault(int32(f.PC), 0)
 	}
 }
 
@@ -361,17 +364,15 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
 	if op.Ctrl {
-		m.execOp(w, op, pc, emask)
+		m.execOp(w, op, emask)
 		return
 	}
-	if emask != 0 {
-		m.execOp(w, op, pc, emask)
+	if emask != 0 && !m.execOp(w, op, emask) {
+		return
 	}
-	if m.failed.f == nil {
-		top.PC++
-		if top.PC == top.RPC {
-			w.unwind()
-		}
+	top.PC++
+	if top.PC == top.RPC {
+		w.unwind()
 	}
 }
 
@@ -477,12 +478,13 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 						goto resched
 					}
 				}
-				m.execOp(w, op, pc, e)
+				m.execOp(w, op, e)
 				goto resched
 			}
 		} else {
-			if e != 0 {
-				m.execOp(w, op, pc, e)
+			if e != 0 && !m.execOp(w, op, e) {
+				more = false
+				goto out
 			}
 			top.PC = pc + 1
 		}
@@ -626,8 +628,10 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 				}
 				// The instruction and the bra after it.
 				op = &ops[pc]
-				if e := guarded(w, op, mask); e != 0 {
-					m.execOp(w, op, pc, e)
+				if e := guarded(w, op, mask); e != 0 && !m.execOp(w, op, e) {
+					last = pc
+					k++
+					goto out
 				}
 				pc++
 				top.PC = pc
@@ -646,7 +650,7 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 					top.PC = op.Target
 				default:
 					m.curPC = int(pc)
-					m.execOp(w, op, pc, e)
+					m.execOp(w, op, e)
 					more = true
 					goto out
 				}
@@ -663,12 +667,12 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 		k++
 		if op.Ctrl {
 			m.curPC = int(pc)
-			m.execOp(w, op, pc, guarded(w, op, mask))
+			m.execOp(w, op, guarded(w, op, mask))
 			more = true
 			goto out
 		}
-		if e := guarded(w, op, mask); e != 0 {
-			m.execOp(w, op, pc, e)
+		if e := guarded(w, op, mask); e != 0 && !m.execOp(w, op, e) {
+			goto out
 		}
 		top.PC = pc + 1
 		if top.PC == top.RPC {
@@ -718,9 +722,8 @@ func (m *Machine) leadOther(w *Warp, kind leadKind, pc int32, mask uint32) bool 
 	m.curPC = int(pc)
 	op := &m.prog.Ops[pc]
 	if e := guarded(w, op, mask); e != 0 {
-		m.execOp(w, op, pc, e)
-		if m.failed.f != nil {
-			m.settleFault(e)
+		if !m.execOp(w, op, e) {
+			m.settleFault(pc, e)
 		}
 	}
 	return true

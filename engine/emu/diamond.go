@@ -75,7 +75,7 @@ func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint
 			break
 		}
 		if e := guarded(w, op, ma); e != 0 {
-			m.execOp(w, op, pc, e)
+			m.execOp(w, op, e)
 		}
 	}
 	for pc, end := pb, pb+b; pc < end; pc++ {
@@ -84,7 +84,7 @@ func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint
 			break
 		}
 		if e := guarded(w, op, mb); e != 0 {
-			m.execOp(w, op, pc, e)
+			m.execOp(w, op, e)
 		}
 	}
 	fp, fl := pa, a // the first to arrive
@@ -364,7 +364,7 @@ func oneStretch(w *Warp, ops []Op, kind []leadKind, pc, rpc int32, mask uint32, 
 		} else if kind[pc] == leadPair && npc != rpc && n+1 < limit {
 			// The instruction and the bra that follows it (two turns).
 			if e != 0 {
-				w.m.execOp(w, op, pc, e)
+				w.m.execOp(w, op, e)
 			}
 			lp, pc = pc, npc
 			n++
@@ -388,7 +388,7 @@ func oneStretch(w *Warp, ops []Op, kind []leadKind, pc, rpc int32, mask uint32, 
 			break
 		}
 		if !op.Ctrl && e != 0 {
-			w.m.execOp(w, op, pc, e)
+			w.m.execOp(w, op, e)
 		}
 		lp = pc
 		pc = npc

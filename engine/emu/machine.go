@@ -161,7 +161,7 @@ type Machine struct {
 	consumed int   // consecutive turns consumed without dispatch
 
 	fast   fastPaths // the fast paths' switches and counters
-	failed failedOp  // the fault of an instruction execOp executed, until settled
+	failed *Fault    // the fault of an instruction execOp executed, until settled
 }
 
 // fastPaths holds the switches of the fast paths (batched dispatch,
@@ -709,7 +709,7 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 // cursor and its index in m.warps, filling the machine with CTAs and
 // retiring finished ones while none is ready; when none is left it
 // returns nil and why: StopDone, or StopFault on a deadlock. issueNext
-// and issueBatched issue from it (issueBatched tries atCursor first).
+// and issueBatched issue from it (issueBatched tries readyScan first).
 func (m *Machine) nextReady() (*Warp, int, StopReason) {
 	for {
 		if len(m.warps) == 0 {
@@ -722,15 +722,8 @@ func (m *Machine) nextReady() (*Warp, int, StopReason) {
 		if m.done {
 			return nil, 0, StopDone
 		}
-		n := len(m.warps)
-		for k := 0; k < n; k++ {
-			i := m.cursor + k
-			if i >= n {
-				i -= n
-			}
-			if w := m.warps[i]; w.State == WarpReady {
-				return w, i, StopStepped
-			}
+		if w, i := m.readyScan(); w != nil {
+			return w, i, StopStepped
 		}
 		// No ready warp: retire finished CTAs, detect deadlocks.
 		if !m.retire() {
@@ -742,14 +735,21 @@ func (m *Machine) nextReady() (*Warp, int, StopReason) {
 	}
 }
 
-// atCursor returns the warp at the cursor and its index when it is ready
-// (then it is nextReady's), else nil: nextReady's first step, inlined
-// where every turn counts.
-func (m *Machine) atCursor() (*Warp, int) {
-	if i := m.cursor; i < len(m.warps) {
-		if w := m.warps[i]; w.State == WarpReady {
-			return w, i // m.done is set only when no warp is ready
+// readyScan returns the first ready warp of m.warps in round-robin order
+// from the cursor and its index, else nil: nextReady's scan, which
+// issueBatched inlines where every turn counts (m.done is set only when
+// no warp is ready, so a warp it finds is nextReady's).
+func (m *Machine) readyScan() (*Warp, int) {
+	ws := m.warps
+	i := m.cursor
+	for range ws {
+		if i >= len(ws) {
+			i = 0
 		}
+		if w := ws[i]; w.State == WarpReady {
+			return w, i
+		}
+		i++
 	}
 	return nil, 0
 }
@@ -923,15 +923,15 @@ func (m *Machine) exec(w *Warp) {
 		// The instruction does not execute.
 		m.execFault(w, op, pc, emask, pre)
 	case op.Ctrl:
-		m.execOp(w, op, pc, emask)
-		if m.failed.f == nil && joined != 0 {
+		m.execOp(w, op, emask)
+		if m.failed == nil && joined != 0 {
 			w.advanceJoined(joined)
 		}
 	default:
 		if emask != 0 {
-			m.execOp(w, op, pc, emask)
+			m.execOp(w, op, emask)
 		}
-		if m.failed.f == nil {
+		if m.failed == nil {
 			if joined != 0 {
 				w.advanceJoined(joined)
 			}
@@ -942,8 +942,8 @@ func (m *Machine) exec(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
-	if m.failed.f != nil {
-		m.settleFault(emask)
+	if m.failed != nil {
+		m.settleFault(pc, emask)
 	}
 	if m.stepOpen {
 		m.endStep(w)
@@ -979,12 +979,12 @@ func (m *Machine) execOne(w *Warp) {
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
 	if op.Ctrl {
-		m.execOp(w, op, pc, emask)
+		m.execOp(w, op, emask)
 	} else {
 		if emask != 0 {
-			m.execOp(w, op, pc, emask)
+			m.execOp(w, op, emask)
 		}
-		if m.failed.f == nil {
+		if m.failed == nil {
 			top.PC++
 			if top.PC == top.RPC {
 				w.unwind()
@@ -992,48 +992,46 @@ func (m *Machine) execOne(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
-	if m.failed.f != nil {
-		m.settleFault(emask)
+	if m.failed != nil {
+		m.settleFault(pc, emask)
 	}
 	if m.stepOpen {
 		m.endStep(w)
 	}
 }
 
-// execOp executes op, the instruction at pc, for the lanes of emask of w
-// and keeps the fault it returns in m.failed. It is the one place where
-// the engine executes an instruction: exec and execOne, and every fast
-// path (the leads of batch.go, the diamonds and one-path loops of
-// diamond.go) call it, and each settles a kept fault (settleFault) when
-// its instruction or its lead ends, before anything reads m.fault; an
-// instruction that faulted does not advance the pc. The fast paths run
-// only instructions that cannot fault (register-only ops and direct
-// branches, TestLeadOpsNeverFault), or loads they check first, yet a
-// fault there is recorded all the same, and the batched run then replays
-// to it one instruction at a time. It stays small enough to be inlined
-// into the fast paths' loops (go build -gcflags=-m reports it).
-func (m *Machine) execOp(w *Warp, op *Op, pc int32, emask uint32) {
+// execOp executes op for the lanes of emask of w, keeps the fault it
+// returns in m.failed and reports whether it ran without one. It is the
+// one place where the engine executes an instruction: exec and execOne,
+// and every fast path (the leads of batch.go, the diamonds and one-path
+// loops of diamond.go) call it, and each settles a kept fault
+// (settleFault) when its instruction or its lead ends, before anything
+// reads m.fault; an instruction that faulted does not advance the pc.
+// The fast paths run only instructions that cannot fault (register-only
+// ops and direct branches, TestLeadOpsNeverFault), or loads they check
+// first; should one fault all the same, the fault is recorded, the lead
+// stops at it where its loop can, and the batched run replays to it one
+// instruction at a time (TestFastPathFaultIsRecorded). It stays small
+// enough to be inlined into the fast paths' loops (go build -gcflags=-m
+// reports it, at the budget's edge: keeping only the fault, not its pc,
+// is what lets it inline with the early exit that the leads' loops take).
+func (m *Machine) execOp(w *Warp, op *Op, emask uint32) (ok bool) {
 	if f := op.Exec(w, op, emask); f != nil {
-		m.failed = failedOp{f, pc}
+		m.failed = f
+		return false
 	}
+	return true
 }
 
-// failedOp is a fault execOp kept and the pc of the instruction of the
-// warp m.cur that returned it.
-type failedOp struct {
-	f  *Fault
-	pc int32
-}
-
-// settleFault records the fault execOp kept (execFault), executed by the
-// lanes of emask: the instruction's executing lanes where the caller
-// knows them (exec, execOne, leadOther), else 0 (a lead's register-only
-// instructions, whose faults have no address, so that the faulting lane
-// is the only one).
-func (m *Machine) settleFault(emask uint32) {
-	k := m.failed
-	m.failed = failedOp{}
-	m.execFault(m.cur, &m.prog.Ops[k.pc], k.pc, emask, k.f)
+// settleFault records the fault execOp kept (execFault), raised by the
+// instruction at pc executed by the lanes of emask: the instruction's
+// executing lanes where the caller knows them (exec, execOne, leadOther),
+// else 0 (a lead's register-only instructions, whose faults have no
+// address, so that the faulting lane is the only one).
+func (m *Machine) settleFault(pc int32, emask uint32) {
+	f := m.failed
+	m.failed = nil
+	m.execFault(m.cur, &m.prog.Ops[pc], pc, emask, f)
 }
 
 // execFault records the fault f of op (at pc, executed by the lanes of

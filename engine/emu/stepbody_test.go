@@ -60,6 +60,17 @@ func TestFastPathFaultIsRecorded(t *testing.T) {
 			if a.fast.replays != 1 {
 				t.Fatalf("%s %v: the batched run was not replayed (%d)", s, c, a.fast.replays)
 			}
+			// Without the replay, the lead itself records the fault, at
+			// the instruction that raised it.
+			n := l.machine(t, true)
+			n.SetFaultReplay(false)
+			pn := injectFault(t, n, c, 1, 2, 7)
+			if r := n.Run(context.Background()); r != StopFault {
+				t.Fatalf("%s %v: batched run without replay stopped %v; want a fault", s, c, r)
+			}
+			if fn := n.Fault(); fn.PC != pn || fn.Kind != FaultTrap || fn.Lanes == 0 || n.fast.replays != 0 {
+				t.Fatalf("%s %v: batched fault without replay %+v (replays %d); want at pc %d", s, c, fn, n.fast.replays, pn)
+			}
 		}
 	}
 }
