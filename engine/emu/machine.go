@@ -677,9 +677,12 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 		return StopFault
 	}
 	limit := m.overBudget()
-	w, i, r := m.nextReady()
+	w, i := m.readyScan()
 	if w == nil {
-		return r
+		var r StopReason
+		if w, i, r = m.nextReady(); w == nil {
+			return r
+		}
 	}
 	if limit {
 		return StopLimit
@@ -709,7 +712,8 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 // cursor and its index in m.warps, filling the machine with CTAs and
 // retiring finished ones while none is ready; when none is left it
 // returns nil and why: StopDone, or StopFault on a deadlock. issueNext
-// and issueBatched issue from it (issueBatched tries readyScan first).
+// and issueBatched issue from it when their inlined readyScan finds no
+// ready warp.
 func (m *Machine) nextReady() (*Warp, int, StopReason) {
 	for {
 		if len(m.warps) == 0 {
@@ -737,8 +741,8 @@ func (m *Machine) nextReady() (*Warp, int, StopReason) {
 
 // readyScan returns the first ready warp of m.warps in round-robin order
 // from the cursor and its index, else nil: nextReady's scan, which
-// issueBatched inlines where every turn counts (m.done is set only when
-// no warp is ready, so a warp it finds is nextReady's).
+// issueNext and issueBatched inline where every turn counts (m.done is
+// set only when no warp is ready, so a warp it finds is nextReady's).
 func (m *Machine) readyScan() (*Warp, int) {
 	ws := m.warps
 	i := m.cursor
@@ -918,20 +922,20 @@ func (m *Machine) exec(w *Warp) {
 	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
+	ok := true
 	switch {
 	case pre != nil:
 		// The instruction does not execute.
 		m.execFault(w, op, pc, emask, pre)
 	case op.Ctrl:
-		m.execOp(w, op, emask)
-		if m.failed == nil && joined != 0 {
+		if ok = m.execOp(w, op, emask); ok && joined != 0 {
 			w.advanceJoined(joined)
 		}
 	default:
 		if emask != 0 {
-			m.execOp(w, op, emask)
+			ok = m.execOp(w, op, emask)
 		}
-		if m.failed == nil {
+		if ok {
 			if joined != 0 {
 				w.advanceJoined(joined)
 			}
@@ -942,7 +946,7 @@ func (m *Machine) exec(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
-	if m.failed != nil {
+	if !ok {
 		m.settleFault(pc, emask)
 	}
 	if m.stepOpen {
@@ -978,13 +982,14 @@ func (m *Machine) execOne(w *Warp) {
 	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
+	ok := true
 	if op.Ctrl {
-		m.execOp(w, op, emask)
+		ok = m.execOp(w, op, emask)
 	} else {
 		if emask != 0 {
-			m.execOp(w, op, emask)
+			ok = m.execOp(w, op, emask)
 		}
-		if m.failed == nil {
+		if ok {
 			top.PC++
 			if top.PC == top.RPC {
 				w.unwind()
@@ -992,7 +997,7 @@ func (m *Machine) execOne(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
-	if m.failed != nil {
+	if !ok {
 		m.settleFault(pc, emask)
 	}
 	if m.stepOpen {
