@@ -225,8 +225,8 @@ B:
 			t.Fatal(d)
 		}
 		ra, rb := a.Run(context.Background()), b.Run(context.Background())
-		if ra != StopFault || rb != StopFault || a.replays != 1 {
-			t.Fatalf("%s: batched %v (%d replays), one at a time %v", sched, ra, a.replays, rb)
+		if ra != StopFault || rb != StopFault || a.fast.replays != 1 {
+			t.Fatalf("%s: batched %v (%d replays), one at a time %v", sched, ra, a.fast.replays, rb)
 		}
 		if d := a.DiffState(b); d != "" {
 			t.Fatalf("%s: the replayed run and the one-at-a-time run differ: %s", sched, d)

@@ -123,11 +123,11 @@ func stopsBatch(op *Op) bool { return op.Eff.Any(EffDynamic | EffBreak) }
 // SetBatchedDispatch turns batched dispatch in Run on (the default) or
 // off. The results are the same either way; turning it off is for tests
 // that prove it and for measuring it.
-func (m *Machine) SetBatchedDispatch(on bool) { m.noBatch = !on }
+func (m *Machine) SetBatchedDispatch(on bool) { m.fast.noBatch = !on }
 
 // batchable reports whether Run may batch from here.
 func (m *Machine) batchable() bool {
-	if m.noBatch || !m.batchProg || m.obs != nil && !m.obsUnordered || m.bpResume || len(m.pendReconv) > 0 {
+	if m.fast.noBatch || !m.fast.batchProg || m.obs != nil && !m.obsUnordered || m.bpResume || len(m.pendReconv) > 0 {
 		return false
 	}
 	for _, b := range m.bp {
@@ -178,12 +178,12 @@ func (m *Machine) snapshotBytes() int {
 // fault and the machine's state may then differ from the one-at-a-time
 // run's. It is for callers that discard a machine that faulted, such as
 // the segments of a parallel run, which rerun the launch sequentially.
-func (m *Machine) SetFaultReplay(on bool) { m.noReplay = !on }
+func (m *Machine) SetFaultReplay(on bool) { m.fast.noReplay = !on }
 
 // runBatched is Run with batched dispatch.
 func (m *Machine) runBatched(ctx context.Context) StopReason {
 	var start *Snapshot
-	if !m.noReplay {
+	if !m.fast.noReplay {
 		start = m.Snapshot(true)
 	}
 	done := ctx.Done()
@@ -214,7 +214,7 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 		// from the start of the run.
 		m.Restore(start)
 		m.ahead, m.picked, m.consumed = 0, 0, 0
-		m.replays++
+		m.fast.replays++
 		return m.runPlain(ctx)
 	}
 }
@@ -226,79 +226,46 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 		return StopFault
 	}
 	limit := m.overBudget()
-	for {
-		if len(m.warps) == 0 {
-			m.fill()
-			if len(m.warps) == 0 {
-				m.done = true
-				return StopDone
-			}
-		}
-		if m.done {
-			return StopDone
-		}
-		n := len(m.warps)
-		for k := 0; k < n; k++ {
-			i := m.cursor + k
-			if i >= n {
-				i -= n
-			}
-			w := m.warps[i]
-			if w.State != WarpReady {
-				continue
-			}
-			if w.ahead > 0 {
-				// This turn's instruction was executed ahead.
-				m.cursor = i + 1
-				if m.cursor >= n {
-					m.cursor = 0
-				}
-				w.ahead--
-				m.ahead--
-				if m.consumed++; m.consumed >= n {
-					m.skipRounds()
-				}
-				return StopStepped
-			}
-			m.consumed = 0
-			if limit {
-				return StopLimit
-			}
-			m.cursor = i + 1
-			if m.cursor >= n {
-				m.cursor = 0
-			}
-			if w.picked {
-				w.picked = false
-				m.picked--
-			} else if m.indep && len(w.stack) > 1 {
-				w.schedule()
-			}
-			if len(w.stack) == 1 && m.obs == nil && len(m.pendReconv) == 0 {
-				m.execOne(w) // exec's own test, without the call to exec
-			} else {
-				m.exec(w)
-			}
-			if m.fault != nil {
-				return StopFault
-			}
-			if m.brkpt {
-				m.brkpt = false
-				return StopBreakpoint
-			}
-			if lead && w.State == WarpReady && m.leadRoom() {
-				m.lead(w)
-			}
-			return StopStepped
-		}
-		// No ready warp: retire finished CTAs, detect deadlocks.
-		if !m.retire() {
-			return StopFault
-		}
-		if m.done {
-			return StopDone
+	w, i := m.readyScan()
+	if w == nil {
+		var r StopReason
+		if w, i, r = m.nextReady(); w == nil {
+			return r
 		}
 	}
+	if w.ahead > 0 {
+		// This turn's instruction was executed ahead.
+		m.passTurn(i)
+		w.ahead--
+		m.ahead--
+		if m.consumed++; m.consumed >= len(m.warps) {
+			m.skipRounds()
+		}
+		return StopStepped
+	}
+	m.consumed = 0
+	if limit {
+		return StopLimit
+	}
+	m.passTurn(i)
+	if w.picked {
+		w.picked = false
+		m.picked--
+	} else if m.indep && len(w.stack) > 1 {
+		w.schedule()
+	}
+	if len(w.stack) == 1 && m.obs == nil && len(m.pendReconv) == 0 {
+		m.execOne(w) // exec's own test, without the call to exec
+	} else {
+		m.exec(w)
+	}
+	if r := m.issued(); r != StopStepped {
+		return r
+	}
+	if lead && w.State == WarpReady && m.leadRoom() {
+		m.lead(w)
+	}
+	return StopStepped
 }
 
 // skipRounds consumes whole rounds at once when every ready warp is
@@ -351,7 +318,7 @@ func (m *Machine) lead(w *Warp) {
 				m.picked++
 				break
 			}
-			if !m.noLine {
+			if !m.fast.noLine {
 				if !m.leadLine(w, &n) {
 					break
 				}
@@ -359,7 +326,7 @@ func (m *Machine) lead(w *Warp) {
 			}
 			m.leadOne(w, top)
 			n++
-			if w.State != WarpReady {
+			if w.State != WarpReady || m.failed != nil {
 				break
 			}
 			continue
@@ -370,6 +337,12 @@ func (m *Machine) lead(w *Warp) {
 	}
 	w.ahead += n
 	m.ahead += int64(n)
+	if f := m.failed; f != nil {
+		// At the pc the fault names: w.fault takes it from the warp's
+		// stack top, which the leads keep at the instruction they
+		// execute (and stop at when it faults).
+		m.settleFault(int32(f.PC), 0)
+	}
 }
 
 // leadOne executes the register-only instruction of w's stack top.
@@ -391,11 +364,11 @@ func (m *Machine) leadOne(w *Warp, top *StackEntry) {
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
 	if op.Ctrl {
-		op.Exec(w, op, emask)
+		m.execOp(w, op, emask)
 		return
 	}
-	if emask != 0 {
-		op.Exec(w, op, emask)
+	if emask != 0 && !m.execOp(w, op, emask) {
+		return
 	}
 	top.PC++
 	if top.PC == top.RPC {
@@ -460,7 +433,7 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 				goto resched
 			}
 		}
-		if f == ns-1 && !general && !m.noDiamond && (ops[top.PC].Ctrl || int(top.PC)+1 < len(kind) && kind[top.PC+1] != leadStop) {
+		if f == ns-1 && !general && !m.fast.noDiamond && (ops[top.PC].Ctrl || int(top.PC)+1 < len(kind) && kind[top.PC+1] != leadStop) {
 			// One path: the instructions whose next pick is the path
 			// again, in a tight loop (onePath); the instruction after
 			// them issues below.
@@ -505,12 +478,13 @@ func (m *Machine) leadLine(w *Warp, n *int32) (more bool) {
 						goto resched
 					}
 				}
-				execBra(w, op, e)
+				m.execOp(w, op, e)
 				goto resched
 			}
 		} else {
-			if e != 0 {
-				op.Exec(w, op, e)
+			if e != 0 && !m.execOp(w, op, e) {
+				more = false
+				goto out
 			}
 			top.PC = pc + 1
 		}
@@ -599,8 +573,8 @@ out:
 	d := int64(k - start)
 	m.stats.WarpInstructions += d
 	m.stats.ThreadInstructions += threads
-	m.lineRuns++
-	m.lineInsts += d
+	m.fast.lineRuns++
+	m.fast.lineInsts += d
 	*n = k
 	return more && k < leadMax && w.State == WarpReady
 }
@@ -654,8 +628,10 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 				}
 				// The instruction and the bra after it.
 				op = &ops[pc]
-				if e := guarded(w, op, mask); e != 0 {
-					op.Exec(w, op, e)
+				if e := guarded(w, op, mask); e != 0 && !m.execOp(w, op, e) {
+					last = pc
+					k++
+					goto out
 				}
 				pc++
 				top.PC = pc
@@ -674,7 +650,7 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 					top.PC = op.Target
 				default:
 					m.curPC = int(pc)
-					execBra(w, op, e)
+					m.execOp(w, op, e)
 					more = true
 					goto out
 				}
@@ -691,12 +667,12 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 		k++
 		if op.Ctrl {
 			m.curPC = int(pc)
-			op.Exec(w, op, guarded(w, op, mask))
+			m.execOp(w, op, guarded(w, op, mask))
 			more = true
 			goto out
 		}
-		if e := guarded(w, op, mask); e != 0 {
-			op.Exec(w, op, e)
+		if e := guarded(w, op, mask); e != 0 && !m.execOp(w, op, e) {
+			goto out
 		}
 		top.PC = pc + 1
 		if top.PC == top.RPC {
@@ -718,7 +694,7 @@ out:
 		m.stats.WarpInstructions += int64(d)
 		m.stats.ThreadInstructions += int64(d) * int64(bits.OnesCount32(mask))
 	}
-	m.pairs += pairs
+	m.fast.pairs += pairs
 	*n = k
 	return more && k < leadMax && w.State == WarpReady
 }
@@ -736,21 +712,18 @@ func (m *Machine) leadOther(w *Warp, kind leadKind, pc int32, mask uint32) bool 
 		if m.obsShared || !m.ctaQuiet(w.cta) {
 			return false
 		}
-		m.sharedLeads++
+		m.fast.sharedLeads++
 	} else {
 		if m.obsDetails {
 			return false
 		}
-		m.localLeads++
+		m.fast.localLeads++
 	}
 	m.curPC = int(pc)
 	op := &m.prog.Ops[pc]
 	if e := guarded(w, op, mask); e != 0 {
-		if f := op.Exec(w, op, e); f != nil {
-			if f.PC < 0 {
-				f.PC = int(pc)
-			}
-			m.setFault(f)
+		if !m.execOp(w, op, e) {
+			m.settleFault(pc, e)
 		}
 	}
 	return true

@@ -98,7 +98,7 @@ func TestLeadLineUsed(t *testing.T) {
 			l.sched = s
 			a, b := l.machine(t, true), l.machine(t, false)
 			c := l.machine(t, true)
-			c.noLine = true
+			c.fast.noLine = true
 			rc := c.Run(context.Background())
 			ra, rb := a.Run(context.Background()), b.Run(context.Background())
 			if ra != StopDone || rb != StopDone || rc != StopDone {
@@ -110,27 +110,27 @@ func TestLeadLineUsed(t *testing.T) {
 			if d := a.DiffState(c); d != "" {
 				t.Fatalf("%s (%s): leads with and without leadLine differ: %s", k.name, s, d)
 			}
-			if a.replays != 0 {
-				t.Fatalf("%s (%s): %d replays", k.name, s, a.replays)
+			if a.fast.replays != 0 {
+				t.Fatalf("%s (%s): %d replays", k.name, s, a.fast.replays)
 			}
 			total := a.Stats().WarpInstructions
-			t.Logf("%s (%s): leadLine ran %d times, %d of %d warp-instructions", k.name, s, a.lineRuns, a.lineInsts, total)
-			if c.lineRuns != 0 || b.lineRuns != 0 {
+			t.Logf("%s (%s): leadLine ran %d times, %d of %d warp-instructions", k.name, s, a.fast.lineRuns, a.fast.lineInsts, total)
+			if c.fast.lineRuns != 0 || b.fast.lineRuns != 0 {
 				t.Fatalf("%s (%s): leadLine used while off", k.name, s)
 			}
 			if k.name == "three-way" && s == SchedIndependent && maxRunnable(t, l) < 3 {
 				t.Fatalf("three-way: never three paths")
 			}
 			if s == SchedSIMTStack {
-				if a.lineRuns != 0 {
+				if a.fast.lineRuns != 0 {
 					t.Fatalf("%s: leadLine used under the SIMT stack", k.name)
 				}
 				continue
 			}
 			// Most instructions of these kernels run while a warp is
 			// diverged.
-			if a.lineInsts*3 < total {
-				t.Fatalf("%s: leadLine ran %d of %d warp-instructions", k.name, a.lineInsts, total)
+			if a.fast.lineInsts*3 < total {
+				t.Fatalf("%s: leadLine ran %d of %d warp-instructions", k.name, a.fast.lineInsts, total)
 			}
 		}
 	}
@@ -167,7 +167,7 @@ func TestLeadLineEveryBudget(t *testing.T) {
 			if d := a.DiffState(b); d != "" {
 				t.Fatalf("%s budget %d: %s", k.name, budget, d)
 			}
-			used += a.lineInsts
+			used += a.fast.lineInsts
 			a.SetMaxWarpInstructions(0)
 			b.SetMaxWarpInstructions(0)
 			sa, sb := stepStates(a, 6), stepStates(b, 6)
@@ -233,7 +233,7 @@ func TestLeadLineLockstep(t *testing.T) {
 		l := k.l
 		l.sched = SchedIndependent
 		a, b := l.machine(t, true), l.machine(t, true)
-		b.noLine = true
+		b.fast.noLine = true
 		for turn := 0; ; turn++ {
 			ra, rb := a.issueBatched(true), b.issueBatched(true)
 			if ra != rb {
@@ -257,8 +257,8 @@ func TestLeadLineLockstep(t *testing.T) {
 				break
 			}
 		}
-		if a.lineRuns == 0 || b.lineRuns != 0 {
-			t.Fatalf("%s: leadLine ran %d times, %d times off", k.name, a.lineRuns, b.lineRuns)
+		if a.fast.lineRuns == 0 || b.fast.lineRuns != 0 {
+			t.Fatalf("%s: leadLine ran %d times, %d times off", k.name, a.fast.lineRuns, b.fast.lineRuns)
 		}
 	}
 }

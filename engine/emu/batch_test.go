@@ -133,8 +133,8 @@ func TestBatchedFaultExact(t *testing.T) {
 		if r := runBothWays(t, "fault between stretches", l); r != StopFault {
 			t.Fatalf("stop %v, want a fault", r)
 		}
-		if m := l.machine(t, true); m.Run(context.Background()) != StopFault || m.replays != 1 {
-			t.Fatalf("the batched run was not replayed (%d)", m.replays)
+		if m := l.machine(t, true); m.Run(context.Background()) != StopFault || m.fast.replays != 1 {
+			t.Fatalf("the batched run was not replayed (%d)", m.fast.replays)
 		}
 	}
 }
@@ -147,8 +147,8 @@ func TestFaultReplayOff(t *testing.T) {
 		l := batchLaunch{src: faultPTX, grid: 2, block: 128, words: 256, sched: s}
 		m := l.machine(t, true)
 		m.SetFaultReplay(false)
-		if r := m.Run(context.Background()); r != StopFault || m.replays != 0 {
-			t.Fatalf("%s: stop %v, %d replays", s, r, m.replays)
+		if r := m.Run(context.Background()); r != StopFault || m.fast.replays != 0 {
+			t.Fatalf("%s: stop %v, %d replays", s, r, m.fast.replays)
 		}
 		exact := l.machine(t, true)
 		exact.Run(context.Background())
@@ -323,7 +323,7 @@ func TestBatchedRandomKernels(t *testing.T) {
 		s := []Scheduling{SchedIndependent, SchedSIMTStack}[i%2]
 		l := batchLaunch{src: src, grid: grid, block: block, words: 16 + 3*grid*block + 4, sched: s, limit: 2_000_000}
 		stops[runBothWays(t, fmt.Sprintf("random kernel %d", i), l)]++
-		if m := l.machine(t, true); m.Run(context.Background()) != StopFault && m.sharedLeads > 0 {
+		if m := l.machine(t, true); m.Run(context.Background()) != StopFault && m.fast.sharedLeads > 0 {
 			quiet++
 		}
 	}
@@ -612,8 +612,8 @@ func TestBatchedFusedBranch(t *testing.T) {
 		if d := a.DiffState(b); d != "" {
 			t.Fatalf("%s: %s", s, d)
 		}
-		if a.pairs == 0 || b.pairs != 0 {
-			t.Fatalf("%s: %d pairs fused batched, %d unbatched", s, a.pairs, b.pairs)
+		if a.fast.pairs == 0 || b.fast.pairs != 0 {
+			t.Fatalf("%s: %d pairs fused batched, %d unbatched", s, a.fast.pairs, b.fast.pairs)
 		}
 		total := a.Stats().WarpInstructions
 		for _, budget := range []int64{1601, 2602, 3333, 5001, 7777, total/2 + 1, total - 3} {
@@ -626,7 +626,7 @@ func TestBatchedFusedBranch(t *testing.T) {
 			if d := a.DiffState(b); d != "" {
 				t.Fatalf("%s budget %d: %s", s, budget, d)
 			}
-			if a.pairs == 0 {
+			if a.fast.pairs == 0 {
 				t.Fatalf("%s budget %d: no pair fused", s, budget)
 			}
 			a.SetMaxWarpInstructions(0)

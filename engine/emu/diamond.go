@@ -75,7 +75,7 @@ func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint
 			break
 		}
 		if e := guarded(w, op, ma); e != 0 {
-			op.Exec(w, op, e)
+			m.execOp(w, op, e)
 		}
 	}
 	for pc, end := pb, pb+b; pc < end; pc++ {
@@ -84,7 +84,7 @@ func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint
 			break
 		}
 		if e := guarded(w, op, mb); e != 0 {
-			op.Exec(w, op, e)
+			m.execOp(w, op, e)
 		}
 	}
 	fp, fl := pa, a // the first to arrive
@@ -109,8 +109,8 @@ func (m *Machine) sides(w *Warp, pa int32, ma uint32, a int32, pb int32, mb uint
 	}
 	w.lineNext = t0 + int64(n)
 	w.issued = t0 + int64(n)
-	m.diamonds++
-	m.diamondInsts += int64(n)
+	m.fast.diamonds++
+	m.fast.diamondInsts += int64(n)
 	return t0 + int64(q), fm, om, op + ol - 1
 }
 
@@ -144,7 +144,7 @@ func (w *Warp) arrive(e *StackEntry, paths uint32, tq int64) {
 // instructions executed (0: not a diamond, nothing changed), their
 // thread-instructions, and the pc and lanes of the last one.
 func (m *Machine) leadDiamond(w *Warp, f, ns int, room int32) (d int32, threads int64, last int32, lastMask uint32) {
-	if f != ns-2 || f < 1 || len(w.frames) != 0 || m.noDiamond {
+	if f != ns-2 || f < 1 || len(w.frames) != 0 || m.fast.noDiamond {
 		return
 	}
 	s := w.stack
@@ -190,7 +190,7 @@ func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, thr
 	ns := len(s)
 	t := &s[ns-1]
 	r := op.Reconv
-	if m.noDiamond || m.obsEvents || len(w.frames) != 0 || ns < 2 || r < 0 || t.RPC == r || w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) {
+	if m.fast.noDiamond || m.obsEvents || len(w.frames) != 0 || ns < 2 || r < 0 || t.RPC == r || w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) {
 		return
 	}
 	not := t.Mask &^ e
@@ -260,7 +260,7 @@ func (m *Machine) leadSplit(w *Warp, op *Op, e uint32, room int32) (d int32, thr
 	w.arrive(t, om, tq)
 	t.parent = false
 	w.lineLen, w.lineFirst = int32(ns+1), int32(ns)
-	m.splits++
+	m.fast.splits++
 	threads = int64(ln)*int64(bits.OnesCount32(not)) + int64(lt)*int64(bits.OnesCount32(e))
 	return ln + lt, threads, last, om
 }
@@ -295,7 +295,7 @@ func (m *Machine) onePath(w *Warp, top *StackEntry, room int32) (k int32, thread
 			w.prevPC, w.prevMask, w.prevLane = int(lp), mask, w.lastLane
 			w.lineNext += n
 			w.pick = PickOnly
-			m.oneInsts += n
+			m.fast.oneInsts += n
 			k += int32(n)
 			threads += n * int64(bits.OnesCount32(mask))
 			last, lastMask = lp, mask
@@ -364,7 +364,7 @@ func oneStretch(w *Warp, ops []Op, kind []leadKind, pc, rpc int32, mask uint32, 
 		} else if kind[pc] == leadPair && npc != rpc && n+1 < limit {
 			// The instruction and the bra that follows it (two turns).
 			if e != 0 {
-				op.Exec(w, op, e)
+				w.m.execOp(w, op, e)
 			}
 			lp, pc = pc, npc
 			n++
@@ -388,7 +388,7 @@ func oneStretch(w *Warp, ops []Op, kind []leadKind, pc, rpc int32, mask uint32, 
 			break
 		}
 		if !op.Ctrl && e != 0 {
-			op.Exec(w, op, e)
+			w.m.execOp(w, op, e)
 		}
 		lp = pc
 		pc = npc

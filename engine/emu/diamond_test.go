@@ -123,8 +123,8 @@ func TestDiamondLockstep(t *testing.T) {
 		l := k.l
 		l.sched = SchedIndependent
 		a, b, c := l.machine(t, true), l.machine(t, true), l.machine(t, true)
-		b.noDiamond = true
-		c.noLine = true
+		b.fast.noDiamond = true
+		c.fast.noLine = true
 		for turn := 0; ; turn++ {
 			ra, rb, rc := a.issueBatched(true), b.issueBatched(true), c.issueBatched(true)
 			if ra != rb || ra != rc {
@@ -152,13 +152,13 @@ func TestDiamondLockstep(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d diamonds (%d from their split), %d instructions; one path: %d instructions; %d warp-instructions",
-			k.name, a.diamonds, a.splits, a.diamondInsts, a.oneInsts, a.Stats().WarpInstructions)
-		if b.diamonds != 0 || b.oneInsts != 0 || c.diamonds != 0 || c.oneInsts != 0 {
+			k.name, a.fast.diamonds, a.fast.splits, a.fast.diamondInsts, a.fast.oneInsts, a.Stats().WarpInstructions)
+		if b.fast.diamonds != 0 || b.fast.oneInsts != 0 || c.fast.diamonds != 0 || c.fast.oneInsts != 0 {
 			t.Fatalf("%s: diamonds used while off", k.name)
 		}
 		if k.name == "diamonds" || k.name == "collatz" {
-			if a.diamonds == 0 || a.splits == 0 || a.oneInsts == 0 {
-				t.Fatalf("%s: diamonds %d, splits %d, one-path instructions %d", k.name, a.diamonds, a.splits, a.oneInsts)
+			if a.fast.diamonds == 0 || a.fast.splits == 0 || a.fast.oneInsts == 0 {
+				t.Fatalf("%s: diamonds %d, splits %d, one-path instructions %d", k.name, a.fast.diamonds, a.fast.splits, a.fast.oneInsts)
 			}
 		}
 	}
@@ -178,7 +178,7 @@ func TestDiamondEveryBudget(t *testing.T) {
 	full := l.machine(t, true)
 	full.Run(context.Background())
 	total := full.Stats().WarpInstructions
-	if full.diamonds == 0 {
+	if full.fast.diamonds == 0 {
 		t.Fatal("no diamonds")
 	}
 	step := int64(1)
@@ -196,7 +196,7 @@ func TestDiamondEveryBudget(t *testing.T) {
 		if d := a.DiffState(b); d != "" {
 			t.Fatalf("budget %d: %s", budget, d)
 		}
-		used += a.diamondInsts
+		used += a.fast.diamondInsts
 		a.SetMaxWarpInstructions(0)
 		b.SetMaxWarpInstructions(0)
 		sa, sb := stepStates(a, 6), stepStates(b, 6)
@@ -230,12 +230,12 @@ func TestDiamondUsedOnCollatz(t *testing.T) {
 		t.Fatal(r)
 	}
 	total := a.Stats().WarpInstructions
-	t.Logf("%d diamonds (%d from their split), %d instructions; one path: %d instructions; %d warp-instructions", a.diamonds, a.splits, a.diamondInsts, a.oneInsts, total)
-	if a.diamondInsts*5 < total || a.splits*10 < a.diamonds*8 || a.oneInsts*3 < total {
-		t.Fatalf("diamonds ran %d (%d from their split) with %d instructions, one path %d, of %d", a.diamonds, a.splits, a.diamondInsts, a.oneInsts, total)
+	t.Logf("%d diamonds (%d from their split), %d instructions; one path: %d instructions; %d warp-instructions", a.fast.diamonds, a.fast.splits, a.fast.diamondInsts, a.fast.oneInsts, total)
+	if a.fast.diamondInsts*5 < total || a.fast.splits*10 < a.fast.diamonds*8 || a.fast.oneInsts*3 < total {
+		t.Fatalf("diamonds ran %d (%d from their split) with %d instructions, one path %d, of %d", a.fast.diamonds, a.fast.splits, a.fast.diamondInsts, a.fast.oneInsts, total)
 	}
 	b := l.machine(t, true)
-	b.noDiamond = true
+	b.fast.noDiamond = true
 	b.Run(context.Background())
 	if d := a.DiffState(b); d != "" {
 		t.Fatalf("with and without diamonds: %s", d)
@@ -269,14 +269,14 @@ func TestOnePathRunsSplits(t *testing.T) {
 				if w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) || m.prog.lead[top.PC] == leadStop {
 					continue
 				}
-				splits, diamonds, issued := m.splits, m.diamondInsts, w.issued
+				splits, diamonds, issued := m.fast.splits, m.fast.diamondInsts, w.issued
 				c, threads, last, lastMask, pending := m.onePath(w, top, leadMax-1)
-				if m.splits == splits {
+				if m.fast.splits == splits {
 					continue
 				}
 				found = true
-				if pending || c != int32(w.issued-issued) || c <= int32(m.diamondInsts-diamonds) || threads <= 0 {
-					t.Fatalf("%s: %d instructions (%d issued, %d in diamonds), %d threads, pending %v", k.name, c, w.issued-issued, m.diamondInsts-diamonds, threads, pending)
+				if pending || c != int32(w.issued-issued) || c <= int32(m.fast.diamondInsts-diamonds) || threads <= 0 {
+					t.Fatalf("%s: %d instructions (%d issued, %d in diamonds), %d threads, pending %v", k.name, c, w.issued-issued, m.fast.diamondInsts-diamonds, threads, pending)
 				}
 				// The path goes on at the join (or past it) as the
 				// line's one path, with the pick records of its turns.
@@ -286,7 +286,7 @@ func TestOnePathRunsSplits(t *testing.T) {
 				if lastMask == 0 || last < 0 || w.prevPC < 0 {
 					t.Fatalf("%s: last %d lanes %#x, prev %d", k.name, last, lastMask, w.prevPC)
 				}
-				t.Logf("%s turn %d: %d instructions, %d splits", k.name, turn, c, m.splits-splits)
+				t.Logf("%s turn %d: %d instructions, %d splits", k.name, turn, c, m.fast.splits-splits)
 				break
 			}
 			if !found && m.issueBatched(true) != StopStepped {
@@ -313,10 +313,10 @@ func TestOnePathPendingSplit(t *testing.T) {
 			if w.lineLen != int32(ns) || w.lineFirst != int32(ns-1) || m.prog.lead[top.PC] == leadStop {
 				continue
 			}
-			splits := m.splits
+			splits := m.fast.splits
 			top.level++
 			c, _, _, _, pending := m.onePath(w, top, leadMax-1)
-			if m.splits == splits {
+			if m.fast.splits == splits {
 				if pending {
 					t.Fatal("pending without a split")
 				}

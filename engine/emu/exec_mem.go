@@ -490,7 +490,7 @@ func execLdGeneric(w *Warp, op *Op, mask uint32) *Fault {
 func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
 	if w.m.obsAcc {
-		if w.m.noObservedFast {
+		if w.m.fast.noObservedFast {
 			return memLdSlow(w, op, mask, space, size)
 		}
 		return memLdGlobalObserved(w, op, mask, space, size)
@@ -664,7 +664,7 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 
 // memLdSharedObs is a shared load with an observer that asks for accesses.
 func memLdSharedObs(w *Warp, op *Op, mask uint32, size int) *Fault {
-	if w.m.noObservedFast {
+	if w.m.fast.noObservedFast {
 		return memLdSlow(w, op, mask, isa.Shared, size)
 	}
 	return memLdSharedObserved(w, op, mask, size)
@@ -695,7 +695,7 @@ func execStGeneric(w *Warp, op *Op, mask uint32) *Fault {
 func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
 	if w.m.obsAcc {
-		if w.m.noObservedFast {
+		if w.m.fast.noObservedFast {
 			return memStSlow(w, op, mask, space, size)
 		}
 		return memStGlobalObserved(w, op, mask, space, size)
@@ -839,7 +839,7 @@ func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
 
 // memStSharedObs is a shared store with an observer that asks for accesses.
 func memStSharedObs(w *Warp, op *Op, mask uint32, size int) *Fault {
-	if w.m.noObservedFast {
+	if w.m.fast.noObservedFast {
 		return memStSlow(w, op, mask, isa.Shared, size)
 	}
 	return memStSharedObserved(w, op, mask, size)

@@ -103,7 +103,7 @@ func TestWarpLocalInLeads(t *testing.T) {
 				}
 				full := l.machine(t, true)
 				full.Run(context.Background())
-				if full.localLeads == 0 {
+				if full.fast.localLeads == 0 {
 					t.Fatalf("%s: no warp-level instruction ran in a lead", label)
 				}
 				if shape[0] > 1 {

@@ -143,9 +143,6 @@ type Machine struct {
 	curLin, curWarp   int
 	curChanged        bool
 	lastIssued        int64
-	// noObservedFast sends observed ld/st through the checked per-lane
-	// path (tests compare the two).
-	noObservedFast bool
 	// obsShared: an observer uses the accesses to other spaces than global
 	// memory (obsAcc without ObserveGlobalOnly); the plain ld/st.shared
 	// and the uniform loads (of parameters, constants) report them only
@@ -170,13 +167,24 @@ type Machine struct {
 	syncGroup  uint32  // lanes executing the current warp-synchronous instruction together (independent scheduling)
 	pendReconv []Event // reconvergences found while scheduling, reported with the next step
 
+	// Batched dispatch (batch.go): the work ahead of the schedule.
+	ahead    int64 // instructions executed ahead, over all warps
+	picked   int   // warps whose next group is picked
+	consumed int   // consecutive turns consumed without dispatch
+
+	fast   fastPaths // the fast paths' switches and counters
+	failed *Fault    // the fault of an instruction execOp executed, until settled
+}
+
+// fastPaths holds the switches of the fast paths (batched dispatch,
+// leads, lines, diamonds, the unchecked observed ld/st), which tests turn
+// off to compare results with and without them, and the counters with
+// which tests check that a fast path ran.
+type fastPaths struct {
 	// Batched dispatch (batch.go): off for tests (noBatch), possible for
-	// the kernel (batchProg), and the work ahead of the schedule.
+	// the kernel (batchProg).
 	noBatch, batchProg     bool
 	noReplay               bool  // a fault in a batched run is not replayed (SetFaultReplay)
-	ahead                  int64 // instructions executed ahead, over all warps
-	picked                 int   // warps whose next group is picked
-	consumed               int   // consecutive turns consumed without dispatch
 	replays                int   // batched runs replayed to a stop one instruction at a time
 	pairs                  int64 // instruction-and-bra pairs leads ran fused (batch.go)
 	lineRuns, lineInsts    int64 // leadLine's runs and the instructions they executed (batch.go)
@@ -187,6 +195,9 @@ type Machine struct {
 	splits                 int64 // diamonds leadSplit ran from their split
 	oneInsts               int64 // instructions leadLine ran in onePath's loop (diamond.go)
 	noDiamond              bool  // leadLine never uses leadDiamond (tests compare it with and without)
+	// noObservedFast sends observed ld/st through the checked per-lane
+	// path (tests compare the two).
+	noObservedFast bool
 }
 
 // NewMachine prepares a launch of entry with cfg. Buffers are allocated
@@ -233,7 +244,7 @@ func NewMachine(p *Program, entry string, cfg Config) (*Machine, error) {
 	}
 	m.indep = sched == SchedIndependent
 	m.cfg.Scheduling = sched
-	m.batchProg = m.batchProgram()
+	m.fast.batchProg = m.batchProgram()
 	return m, nil
 }
 
@@ -704,68 +715,106 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 		return StopFault
 	}
 	limit := m.overBudget()
+	w, i := m.readyScan()
+	if w == nil {
+		var r StopReason
+		if w, i, r = m.nextReady(); w == nil {
+			return r
+		}
+	}
+	if limit {
+		return StopLimit
+	}
+	if m.indep && len(w.stack) > 1 && !m.bpResume {
+		// Pick the group to issue (independent scheduling); a
+		// breakpoint stop keeps it for the issue that resumes.
+		w.schedule()
+	}
+	pc := w.stack[len(w.stack)-1].PC
+	if checkBP && m.bp[pc] {
+		if m.bpResume {
+			m.bpResume = false
+		} else {
+			m.cursor = i
+			m.bpResume = true
+			return StopBreakpoint
+		}
+	}
+	m.bpResume = false
+	m.passTurn(i)
+	m.exec(w)
+	return m.issued()
+}
+
+// nextReady returns the next ready warp in round-robin order from the
+// cursor and its index in m.warps, filling the machine with CTAs and
+// retiring finished ones while none is ready; when none is left it
+// returns nil and why: StopDone, or StopFault on a deadlock. issueNext
+// and issueBatched issue from it when their inlined readyScan finds no
+// ready warp.
+func (m *Machine) nextReady() (*Warp, int, StopReason) {
 	for {
 		if len(m.warps) == 0 {
 			m.fill()
 			if len(m.warps) == 0 {
 				m.done = true
-				return StopDone
+				return nil, 0, StopDone
 			}
 		}
 		if m.done {
-			return StopDone
+			return nil, 0, StopDone
 		}
-		n := len(m.warps)
-		for k := 0; k < n; k++ {
-			i := m.cursor + k
-			if i >= n {
-				i -= n
-			}
-			w := m.warps[i]
-			if w.State != WarpReady {
-				continue
-			}
-			if limit {
-				return StopLimit
-			}
-			if m.indep && len(w.stack) > 1 && !m.bpResume {
-				// Pick the group to issue (independent scheduling); a
-				// breakpoint stop keeps it for the issue that resumes.
-				w.schedule()
-			}
-			pc := w.stack[len(w.stack)-1].PC
-			if checkBP && m.bp[pc] {
-				if m.bpResume {
-					m.bpResume = false
-				} else {
-					m.cursor = i
-					m.bpResume = true
-					return StopBreakpoint
-				}
-			}
-			m.bpResume = false
-			m.cursor = i + 1
-			if m.cursor >= n {
-				m.cursor = 0
-			}
-			m.exec(w)
-			if m.fault != nil {
-				return StopFault
-			}
-			if m.brkpt {
-				m.brkpt = false
-				return StopBreakpoint
-			}
-			return StopStepped
+		if w, i := m.readyScan(); w != nil {
+			return w, i, StopStepped
 		}
 		// No ready warp: retire finished CTAs, detect deadlocks.
 		if !m.retire() {
-			return StopFault
+			return nil, 0, StopFault
 		}
 		if m.done {
-			return StopDone
+			return nil, 0, StopDone
 		}
 	}
+}
+
+// readyScan returns the first ready warp of m.warps in round-robin order
+// from the cursor and its index, else nil: nextReady's scan, which
+// issueNext and issueBatched inline where every turn counts (m.done is
+// set only when no warp is ready, so a warp it finds is nextReady's).
+func (m *Machine) readyScan() (*Warp, int) {
+	ws := m.warps
+	i := m.cursor
+	for range ws {
+		if i >= len(ws) {
+			i = 0
+		}
+		if w := ws[i]; w.State == WarpReady {
+			return w, i
+		}
+		i++
+	}
+	return nil, 0
+}
+
+// passTurn moves the cursor past the warp at index i, whose turn it is.
+func (m *Machine) passTurn(i int) {
+	m.cursor = i + 1
+	if m.cursor >= len(m.warps) {
+		m.cursor = 0
+	}
+}
+
+// issued is how an issue ends after its warp executed: at the fault or
+// the brkpt it reached, else stepped.
+func (m *Machine) issued() StopReason {
+	if m.fault != nil {
+		return StopFault
+	}
+	if m.brkpt {
+		m.brkpt = false
+		return StopBreakpoint
+	}
+	return StopStepped
 }
 
 // retire removes finished CTAs and refills; it reports false on deadlock.
@@ -925,20 +974,20 @@ func (m *Machine) exec(w *Warp) {
 	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
-	f := pre
+	ok := true
 	switch {
-	case f != nil:
+	case pre != nil:
 		// The instruction does not execute.
+		m.execFault(w, op, pc, emask, pre)
 	case op.Ctrl:
-		f = op.Exec(w, op, emask)
-		if f == nil && joined != 0 {
+		if ok = m.execOp(w, op, emask); ok && joined != 0 {
 			w.advanceJoined(joined)
 		}
 	default:
 		if emask != 0 {
-			f = op.Exec(w, op, emask)
+			ok = m.execOp(w, op, emask)
 		}
-		if f == nil {
+		if ok {
 			if joined != 0 {
 				w.advanceJoined(joined)
 			}
@@ -949,8 +998,8 @@ func (m *Machine) exec(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
-	if f != nil {
-		m.execFault(w, op, pc, emask, f)
+	if !ok {
+		m.settleFault(pc, emask)
 	}
 	if m.stepOpen {
 		m.endStep(w)
@@ -985,14 +1034,14 @@ func (m *Machine) execOne(w *Warp) {
 	w.lastPC, w.lastMask = int(pc), mask
 	m.stats.WarpInstructions++
 	m.stats.ThreadInstructions += int64(bits.OnesCount32(mask))
-	var f *Fault
+	ok := true
 	if op.Ctrl {
-		f = op.Exec(w, op, emask)
+		ok = m.execOp(w, op, emask)
 	} else {
 		if emask != 0 {
-			f = op.Exec(w, op, emask)
+			ok = m.execOp(w, op, emask)
 		}
-		if f == nil {
+		if ok {
 			top.PC++
 			if top.PC == top.RPC {
 				w.unwind()
@@ -1000,12 +1049,46 @@ func (m *Machine) execOne(w *Warp) {
 		}
 	}
 	m.syncGroup = 0
-	if f != nil {
-		m.execFault(w, op, pc, emask, f)
+	if !ok {
+		m.settleFault(pc, emask)
 	}
 	if m.stepOpen {
 		m.endStep(w)
 	}
+}
+
+// execOp executes op for the lanes of emask of w, keeps the fault it
+// returns in m.failed and reports whether it ran without one. It is the
+// one place where the engine executes an instruction: exec and execOne,
+// and every fast path (the leads of batch.go, the diamonds and one-path
+// loops of diamond.go) call it, and each settles a kept fault
+// (settleFault) when its instruction or its lead ends, before anything
+// reads m.fault; an instruction that faulted does not advance the pc.
+// The fast paths run only instructions that cannot fault (register-only
+// ops and direct branches, TestLeadOpsNeverFault), or loads they check
+// first; should one fault all the same, the fault is recorded, the lead
+// stops at it where its loop can, and the batched run replays to it one
+// instruction at a time (TestFastPathFaultIsRecorded). It stays small
+// enough to be inlined into the fast paths' loops (go build -gcflags=-m
+// reports it, at the budget's edge: keeping only the fault, not its pc,
+// is what lets it inline with the early exit that the leads' loops take).
+func (m *Machine) execOp(w *Warp, op *Op, emask uint32) (ok bool) {
+	if f := op.Exec(w, op, emask); f != nil {
+		m.failed = f
+		return false
+	}
+	return true
+}
+
+// settleFault records the fault execOp kept (execFault), raised by the
+// instruction at pc executed by the lanes of emask: the instruction's
+// executing lanes where the caller knows them (exec, execOne, leadOther),
+// else 0 (a lead's register-only instructions, whose faults have no
+// address, so that the faulting lane is the only one).
+func (m *Machine) settleFault(pc int32, emask uint32) {
+	f := m.failed
+	m.failed = nil
+	m.execFault(m.cur, &m.prog.Ops[pc], pc, emask, f)
 }
 
 // execFault records the fault f of op (at pc, executed by the lanes of

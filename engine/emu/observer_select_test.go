@@ -72,7 +72,7 @@ func observedRun(t *testing.T, src string, block, n int, checked bool, obs ...Ob
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.noObservedFast = checked
+	m.fast.noObservedFast = checked
 	a := m.Global.Alloc("buf", n, 256)
 	for i := range a.Data {
 		a.Data[i] = byte(i * 7)

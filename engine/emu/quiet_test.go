@@ -185,7 +185,7 @@ func TestSharedLoadsInLeads(t *testing.T) {
 				}
 				m := l.machine(t, true)
 				m.Run(context.Background())
-				if m.sharedLeads == 0 {
+				if m.fast.sharedLeads == 0 {
 					t.Fatalf("%s: no shared-memory load ran in a lead", name)
 				}
 			}
@@ -211,8 +211,8 @@ func TestSharedLoadsRacing(t *testing.T) {
 			runBothWays(t, name, l)
 			m := l.machine(t, true)
 			m.Run(context.Background())
-			if name != "cp.async at exit" && m.sharedLeads != 0 {
-				t.Fatalf("%s: %d shared-memory loads ran in leads", name, m.sharedLeads)
+			if name != "cp.async at exit" && m.fast.sharedLeads != 0 {
+				t.Fatalf("%s: %d shared-memory loads ran in leads", name, m.fast.sharedLeads)
 			}
 			// The same launch with every pc claimed quiet.
 			a, b := l.machine(t, true), l.machine(t, false)
@@ -317,7 +317,7 @@ func TestSharedLoadsEveryBudget(t *testing.T) {
 				if d := a.DiffState(b); d != "" {
 					t.Fatalf("%s (%s) budget %d: %s", k.name, s, budget, d)
 				}
-				used += a.sharedLeads
+				used += a.fast.sharedLeads
 				a.SetMaxWarpInstructions(0)
 				b.SetMaxWarpInstructions(0)
 				sa, sb := stepStates(a, 5), stepStates(b, 5)
@@ -350,8 +350,8 @@ func TestSharedLoadsFault(t *testing.T) {
 		}
 		m := l.machine(t, true)
 		m.Run(context.Background())
-		if m.replays != 1 || m.sharedLeads == 0 {
-			t.Fatalf("%s: %d replays, %d shared loads in leads", s, m.replays, m.sharedLeads)
+		if m.fast.replays != 1 || m.fast.sharedLeads == 0 {
+			t.Fatalf("%s: %d replays, %d shared loads in leads", s, m.fast.replays, m.fast.sharedLeads)
 		}
 		if f := m.Fault(); f == nil || f.PC < 0 || !m.prog.sharedLd[f.PC] {
 			t.Fatalf("%s: fault %v, not at the shared-memory load", s, f)
