@@ -675,10 +675,15 @@ type eventJSON struct {
 	Other    string `json:"other,omitempty"`
 	Reconv   *int   `json:"reconv,omitempty"` // diverge: the pc where the paths rejoin (-1: at exit)
 	Target   *int   `json:"target,omitempty"` // call: the callee's first pc
+	// ID: the CTA barrier's id (barrier-*), or the cluster barrier's phase
+	// (cluster-*).
 	ID       *int   `json:"id,omitempty"`
 	Count    *int   `json:"count,omitempty"`
 	Expected *int   `json:"expected,omitempty"`
-	// barrier-release: every warp the release let go.
+	// Relaxed (cluster-arrive): the arrive releases nothing (.relaxed
+	// without a cluster-scope fence before it).
+	Relaxed bool `json:"relaxed,omitempty"`
+	// barrier-release, cluster-release: every warp the release let go.
 	Warps []barrierWarpJSON `json:"warps,omitempty"`
 }
 

@@ -419,7 +419,10 @@ func (s *Session) eventJSON(e evRec) eventJSON {
 	case emu.EvCall:
 		tg := e.ev.Target
 		j.Target = &tg
-	case emu.EvBarrierArrive, emu.EvBarrierRelease:
+	case emu.EvBarrierArrive, emu.EvBarrierRelease, emu.EvClusterArrive, emu.EvClusterWait, emu.EvClusterRelease:
+		// A CTA barrier's id, or the cluster barrier's phase; the threads
+		// arrived of those expected.
+		j.Relaxed = e.ev.Relaxed
 		id, c, x := e.ev.ID, e.ev.Count, e.ev.Expected
 		j.ID = &id
 		j.Count, j.Expected = &c, &x

@@ -128,6 +128,8 @@ export class FaultView {
 const eventText: Record<string, string> = {
   diverge: "split at a branch", reconverge: "reconverged", "barrier-arrive": "arrived at a barrier",
   "barrier-release": "barrier released", exit: "lanes exited", call: "called a function", return: "returned",
+  "cluster-arrive": "arrived at the cluster barrier", "cluster-wait": "went on at once (phase already complete)",
+  "cluster-release": "cluster barrier phase complete",
 };
 
 export class EventsView {
@@ -260,10 +262,10 @@ export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => v
     h("span.ev-who", who),
     h("span.ev-what", eventText[e.kind] ?? ""),
     e.line ? h("button.linklike", { type: "button", onclick: () => goto(e.line) }, `line ${e.line}`) : null,
-    mask !== null && (mask !== 0 || e.kind !== "barrier-release") ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
+    mask !== null && (mask !== 0 || (e.kind !== "barrier-release" && e.kind !== "cluster-release")) ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
     e.warps?.length ? h("span.ev-mask", { title: e.warps.map((w) => `w${w.warp}: ${maskText(mask32(w.lanes))}`).join("\n") }, `${e.warps.length} warp${e.warps.length === 1 ? "" : "s"} released`) : null,
     other !== null ? h("span.ev-mask", { title: maskText(other) }, `/ ${popc(other)} other`) : null,
-    e.id !== undefined ? h("span.ev-mask", `barrier ${e.id}${e.count !== undefined ? ` · ${e.count}/${e.expected} threads` : ""}`) : null);
+    e.id !== undefined ? h("span.ev-mask", `${e.kind.startsWith("cluster-") ? "phase" : "barrier"} ${e.id}${e.count !== undefined ? ` · ${e.count}/${e.expected} threads` : ""}${e.relaxed ? " · relaxed (releases nothing)" : ""}`) : null);
 }
 
 // ---- the source-changed banner ----

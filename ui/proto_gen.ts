@@ -450,6 +450,7 @@ export interface EventInfo {
   id?: number;
   count?: number;
   expected?: number;
+  relaxed?: boolean;
   warps?: BarrierWarp[];
 }
 
