@@ -668,3 +668,62 @@ GO:
 		}
 	}
 }
+
+// atom and red on .shared::cluster: every thread of the cluster adds to
+// a counter in rank 0's shared memory (atom, keeping what it returned)
+// and to one in its next rank's (red); after the cluster barrier each
+// CTA's counters hold hand-computed totals.
+func TestClusterAtomicsOnPeers(t *testing.T) {
+	src := clusterHead + `.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<20>; .reg .u64 %rd<8>; .reg .pred %p<2>;
+	.shared .align 4 .b32 cnt[2];
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %cluster_ctarank;
+	mov.u32 %r3, %cluster_nctarank;
+	add.u32 %r4, %r2, 1;
+	rem.u32 %r4, %r4, %r3;
+	mov.u32 %r5, cnt;
+	mapa.shared::cluster.u32 %r6, %r5, 0;
+	atom.shared::cluster.add.u32 %r7, [%r6], 1;
+	add.u32 %r8, %r5, 4;
+	mapa.shared::cluster.u32 %r9, %r8, %r4;
+	add.u32 %r10, %r2, 1;
+	red.shared::cluster.add.u32 [%r9], %r10;
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra DONE;
+	ld.shared.u32 %r11, [cnt];
+	ld.shared.u32 %r12, [cnt+4];
+	mov.u32 %r13, %ctaid.x;
+	mul.wide.u32 %rd2, %r13, 8;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.v2.u32 [%rd3], {%r11, %r12};
+DONE:
+	barrier.cluster.arrive;
+	barrier.cluster.wait;
+	ret;
+}`
+	for _, n := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			l := clusterLaunch{src: src, grid: [3]int{4, 1, 1}, block: 64, cluster: [3]int{n, 1, 1}, words: 8}
+			r, out, m := l.run(t)
+			if r != StopDone {
+				t.Fatalf("stop %v (%v)", r, m.Fault())
+			}
+			for cta := 0; cta < 4; cta++ {
+				rank := cta % n
+				c0 := uint32(0)
+				if rank == 0 {
+					c0 = uint32(64 * n) // every thread of the cluster
+				}
+				prev := (rank + n - 1) % n
+				c1 := uint32(64 * (prev + 1)) // the previous rank's 64 threads add rank+1 each
+				if out[2*cta] != c0 || out[2*cta+1] != c1 {
+					t.Errorf("CTA %d (rank %d): counters %d %d, want %d %d", cta, rank, out[2*cta], out[2*cta+1], c0, c1)
+				}
+			}
+		})
+	}
+}
