@@ -7,79 +7,22 @@
 
 import type { Change, Model, MemRegion, ProgramScoped } from "./model";
 import { elemSize } from "./model";
-import type { Access, CtaState, SymbolInfo } from "./proto";
-import { elemTypes } from "./proto";
-import { h, setChildren, setClass, setText } from "./dom";
-import { defaultFmt, describeValue, formatValue, leHex, typeBits } from "./format";
-import { BankView, laneRanges } from "./banks";
-import { pendingRanges, pendingText } from "./pending";
+import type { Access, CtaState } from "./proto";
+import { h, setChildren, setClass } from "./dom";
+import { BankView } from "./banks";
+import { pendingRanges } from "./pending";
 import { clusterPeers } from "./clusters";
+import { PAGE_BYTES, buildGrid, fillGrid, hitsOf, setTip, tipKey, type Grid, type Hit, type MemTab } from "./memtable";
+import { sharedType, viewTypes, type MemoryViewState } from "./memviewstate";
+import { barControls } from "./membar";
 
-const PAGE_BYTES = 2048;
-
-/** What a share link keeps of the memory view (viewstate.ts). */
-export interface MemoryViewState {
-  /** The region's tab: "shared" or "global:NAME". */
-  region: string;
-  /** The element type it is read as, when not its own. */
-  type?: string;
-  hex?: boolean;
-  /** Shared memory as its 32 banks (else as a table). */
-  banks?: boolean;
-  /** The table's page (0: the first). */
-  page?: number;
-}
-
-/** Element types the view reads memory as (not the untyped b8…b64). */
-const viewTypes: readonly string[] = elemTypes.filter((x) => !x.startsWith("b"));
-
-/** The memory view's part of a share link, from untrusted JSON. */
-export function parseMemoryView(v: unknown): MemoryViewState | undefined {
-  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
-  if (typeof o.region !== "string" || o.region.length > 300) return undefined;
-  const out: MemoryViewState = { region: o.region };
-  if (typeof o.type === "string" && viewTypes.includes(o.type)) out.type = o.type;
-  if (o.hex === true) out.hex = true;
-  if (o.banks === true) out.banks = true;
-  if (Number.isSafeInteger(o.page) && (o.page as number) > 0) out.page = o.page as number;
-  return out;
-}
-
-interface Tab {
-  key: string;
-  space: "global" | "shared";
-  buffer?: string;
-  label: string;
-  type: string;
-  size: number;
-}
-
-/** The table of one page: built once per region, element type, page and
- * column layout; later renders (memory writes, touches, the format)
- * update its cells in place, so hover and scroll survive a run. */
-interface Grid {
-  key: string;
-  table: HTMLTableElement;
-  /** The cell of element start+i. */
-  cells: HTMLTableCellElement[];
-  /** What each cell shows: null before its first render, "" unknown, else hex/format. */
-  shown: (string | null)[];
-  start: number;
-}
-
-/** The lanes of the last step that touched one element, by kind (lane masks). */
-interface Hit {
-  load: number;
-  store: number;
-  atomic: number;
-}
+export { parseMemoryView, sharedType, type MemoryViewState } from "./memviewstate";
 
 export class MemoryView implements ProgramScoped {
   private tabsEl: HTMLElement;
   private bar: HTMLElement;
   private body: HTMLElement;
-  private tabs: Tab[] = [];
+  private tabs: MemTab[] = [];
   private current = "";
   private page = 0;
   private viewType = new Map<string, string>();
@@ -129,7 +72,7 @@ export class MemoryView implements ProgramScoped {
       const td = (e.target as HTMLElement).closest<HTMLElement>("td.val");
       if (!td || (!td.dataset.hex && !td.dataset.lanes)) return;
       if (td.dataset.tip === tipKey(td)) return;
-      this.setTip(td);
+      setTip(td);
     });
     model.scope(this);
     model.subscribe((c) => this.update(c));
@@ -196,15 +139,6 @@ export class MemoryView implements ProgramScoped {
     this.render();
   }
 
-  /** The hover title of a value cell: where it is, the lanes of the last
-   * step that touched it and every reading of its bits. */
-  private setTip(td: HTMLElement): void {
-    const hex = td.dataset.hex ?? "";
-    td.dataset.tip = tipKey(td);
-    const lanes = td.dataset.lanes ? `${td.dataset.lanes}\n` : "";
-    td.title = `${td.dataset.where}\n` + lanes + (hex ? describeValue(hex, Number(td.dataset.bits)) : "not known yet") + (td.dataset.pending ? `\n${td.dataset.pending}` : "");
-  }
-
   private fitCols(): number {
     const w = this.root.clientWidth;
     const t = this.tab();
@@ -215,11 +149,11 @@ export class MemoryView implements ProgramScoped {
     return 1;
   }
 
-  private tab(): Tab | undefined {
+  private tab(): MemTab | undefined {
     return this.tabs.find((t) => t.key === this.current);
   }
 
-  private typeOf(t: Tab): string {
+  private typeOf(t: MemTab): string {
     return this.viewType.get(t.key) ?? t.type;
   }
 
@@ -245,7 +179,7 @@ export class MemoryView implements ProgramScoped {
     if (this.visible()) this.cols = this.fitCols();
   }
 
-  private region(t: Tab): MemRegion | null {
+  private region(t: MemTab): MemRegion | null {
     return this.model.region(t.space, t.buffer, this.sharedLin());
   }
 
@@ -310,7 +244,7 @@ export class MemoryView implements ProgramScoped {
 
   /** Asks the server for the bytes [off, off+len) of a region unless they
    * are known or asked for already. */
-  private need(t: Tab, r: MemRegion | null, off: number, len: number): void {
+  private need(t: MemTab, r: MemRegion | null, off: number, len: number): void {
     if (!r || len <= 0 || r.has(off, len)) return;
     const lin = this.sharedLin();
     const key = `${t.key}@${off}+${len}#${lin}`;
@@ -321,7 +255,7 @@ export class MemoryView implements ProgramScoped {
   }
 
   /** Shared memory as its 32 banks, with the last step's lanes. */
-  private renderBanks(t: Tab, type: string, sig: string): void {
+  private renderBanks(t: MemTab, type: string, sig: string): void {
     this.grid = null;
     const bv = (this.bankView ??= new BankView());
     if (bv.el.parentNode !== this.body) setChildren(this.body, bv.el);
@@ -350,7 +284,7 @@ export class MemoryView implements ProgramScoped {
   }
 
   /** The toolbar: built again only when the region, its type or the page changes. */
-  private renderBar(t: Tab, type: string, pages: number, count: number): void {
+  private renderBar(t: MemTab, type: string, pages: number, count: number): void {
     const banks = t.space === "shared" && this.banks;
     const peers = t.space === "shared" ? clusterPeers(this.model) : [];
     const touchedPeers = new Set(this.model.accesses.filter((x) => x.space === "shared" && x.cta !== undefined).map((x) => x.cta as number));
@@ -358,67 +292,33 @@ export class MemoryView implements ProgramScoped {
       peers.map((c) => `${c.linear}${touchedPeers.has(c.linear) ? "*" : ""}`).join(",");
     if (of === this.barOf) return;
     this.barOf = of;
-    const typeSel = h("select.small", { "aria-label": "Element type", title: "Read the memory as elements of this type" },
-      viewTypes.map((x) => h("option", { value: x }, x)));
-    typeSel.value = type;
-    typeSel.addEventListener("change", () => {
-      this.viewType.set(t.key, typeSel.value);
-      this.page = 0;
-      this.cols = this.fitCols();
-      this.render();
+    const controls = barControls({ shared: t.space === "shared", banks: this.banks, type, hex: this.hex, follow: this.follow, page: this.page, pages, count }, {
+      type: (x) => {
+        this.viewType.set(t.key, x);
+        this.page = 0;
+        this.cols = this.fitCols();
+        this.render();
+      },
+      hex: (on) => {
+        this.hex = on;
+        this.cols = this.fitCols();
+        this.render();
+      },
+      follow: (on) => {
+        this.follow = on;
+      },
+      page: (p) => {
+        this.page = p;
+        this.render();
+      },
+      banks: (on) => {
+        if (this.banks === on) return;
+        this.banks = on;
+        this.lastTouchSig = ""; // follow the last step into the other view
+        this.render();
+      },
     });
-    const hexBox = h("input", { type: "checkbox", checked: this.hex });
-    hexBox.addEventListener("change", () => {
-      this.hex = hexBox.checked;
-      this.cols = this.fitCols();
-      this.render();
-    });
-    const followBox = h("input", { type: "checkbox", checked: this.follow });
-    followBox.addEventListener("change", () => {
-      this.follow = followBox.checked;
-    });
-    const nav = (label: string, title: string, p: number, disabled: boolean) =>
-      h("button.small", { type: "button", title, "aria-label": title, disabled, onclick: () => { this.page = p; this.render(); } }, label);
-    const gotoInput = h("input.small", { type: "number", min: 0, max: Math.max(0, count - 1), placeholder: "index", "aria-label": "Go to element index", title: "Go to element index", size: 6 });
-    gotoInput.addEventListener("change", () => {
-      const i = Number(gotoInput.value);
-      if (!Number.isFinite(i)) return;
-      const perPage = Math.max(1, Math.floor(PAGE_BYTES / elemSize(type)));
-      this.page = Math.max(0, Math.min(pages - 1, Math.floor(i / perPage)));
-      this.render();
-    });
-    const viewBtn = (label: string, on: boolean, title: string) =>
-      h(on ? "button.seg-btn.on" : "button.seg-btn", { type: "button", "aria-pressed": on ? "true" : "false", "data-view": label.toLowerCase(), title,
-        onclick: () => {
-          if (this.banks === (label === "Banks")) return;
-          this.banks = label === "Banks";
-          this.lastTouchSig = ""; // follow the last step into the other view
-          this.render();
-        } }, label);
-    const viewToggle = t.space === "shared"
-      ? h("span.seg.mem-view", { role: "group", "aria-label": "Shared memory view" },
-        viewBtn("Table", !banks, "Shared memory as a table of elements"),
-        viewBtn("Banks", banks, "Shared memory as its 32 banks: rows of 128 bytes, the last step's lanes on the words they touched"))
-      : null;
-    setChildren(this.bar,
-      viewToggle,
-      h("label.inline", "as ", typeSel),
-      h("label.check", { title: "Show raw bits in hex" }, hexBox, "hex"),
-      h("label.check", { title: banks ? "Scroll to the rows the last step accessed" : "Jump to the page the last step accessed" }, followBox, "follow"),
-      banks
-        ? h("span.mem-legend", { title: "Lane numbers on the words they touched, coloured by the wavefront that serves them; a red mark: the lane waits for a bank conflict" },
-          h("b.bl", { style: "--wc: hsl(210, 62%, 44%)" }, "lane"), "wavefront", h("b.bl.bl-x", { style: "--wc: hsl(347, 62%, 36%)" }, "lane"), "conflict")
-        : h("span.mem-legend", { title: "Cells the last step accessed" }, h("span.sw.t-load"), "load", h("span.sw.t-store"), "store"),
-      t.space === "shared" ? h("span.mem-legend", { title: "Bytes that cp.async copies still in flight will write" }, h("span.sw.t-pending"), "pending cp.async") : null,
-      h("span.spacer"),
-      pages > 1 ? [
-        nav("«", "First page", 0, this.page === 0),
-        nav("‹", "Previous page", this.page - 1, this.page === 0),
-        h("span.page-no", `${this.page + 1}/${pages}`),
-        nav("›", "Next page", this.page + 1, this.page >= pages - 1),
-        nav("»", "Last page", pages - 1, this.page >= pages - 1),
-        gotoInput,
-      ] : null,
+    setChildren(this.bar, controls,
       peers.length > 1 ? this.peerPicker(peers, touchedPeers) : h("span.muted.mem-size", t.space === "shared" ? `CTA #${this.sharedLin()}` : ""));
   }
 
@@ -451,92 +351,17 @@ export class MemoryView implements ProgramScoped {
     return h("label.inline.mem-size", "CTA ", sel);
   }
 
-  /** Builds the empty table of elements [start, end) in rows of this.cols. */
-  private buildGrid(key: string, t: Tab, type: string, start: number, end: number): Grid {
-    const size = elemSize(type);
-    const bits = typeBits(type);
-    const cols = this.cols;
-    const head = h("tr", h("th.idx-h", "index"));
-    for (let c = 0; c < cols; c++) head.appendChild(h("th.col-h", `+${c}`));
-    const rows: HTMLElement[] = [];
-    const cells: HTMLTableCellElement[] = [];
-    const rowStart = start - (start % cols);
-    for (let i = rowStart; i < end; i += cols) {
-      const tr = h("tr", h("th.idx", { scope: "row", title: `byte offset ${i * size} (0x${(i * size).toString(16)})` }, String(i)));
-      for (let c = 0; c < cols; c++) {
-        const e = i + c;
-        if (e < start || e >= end) {
-          tr.appendChild(h("td.val.pad"));
-          continue;
-        }
-        const td = h("td.val", { "data-bits": bits, "data-where": `${t.label}[${e}] · byte ${e * size}` });
-        cells.push(td);
-        tr.appendChild(td);
-      }
-      rows.push(tr);
-    }
-    const table = h("table.mem", h("thead", head), h("tbody", rows));
-    return { key, table, cells, shown: cells.map(() => null), start };
-  }
-
-  private renderTable(t: Tab, r: MemRegion | null, type: string, start: number, end: number, hits: Map<number, Hit>): void {
-    const size = elemSize(type);
-    const bits = typeBits(type);
-    const fmt = this.hex ? "hex" : defaultFmt(type);
+  private renderTable(t: MemTab, r: MemRegion | null, type: string, start: number, end: number, hits: Map<number, Hit>): void {
     const key = `${t.key}|${type}|${start}|${end}|${this.cols}`;
     let g = this.grid;
     if (!g || g.key !== key || g.table.parentNode !== this.body) {
-      g = this.buildGrid(key, t, type, start, end);
+      g = buildGrid(key, t, type, start, end, this.cols);
       this.grid = g;
       const scroll = this.body.scrollTop;
       setChildren(this.body, g.table);
       this.body.scrollTop = scroll;
     }
-    const buf = new Uint8Array(size);
-    const pend = t.space === "shared" ? pendingRanges(this.model, this.sharedLin()) : [];
-    for (let i = 0; i < g.cells.length; i++) {
-      const td = g.cells[i];
-      const off = (g.start + i) * size;
-      const known = r ? r.read(off, buf) : false;
-      let cls = "val";
-      // The marking layer of copies in flight: the bytes they will write.
-      const pt = pend.length ? pendingText(pend, off, size) : "";
-      if (pt) cls += " t-pending";
-      if ((td.dataset.pending ?? "") !== pt) {
-        if (pt) td.dataset.pending = pt;
-        else delete td.dataset.pending;
-        if (td.dataset.tip !== undefined) this.setTip(td);
-      }
-      const hit = hits.get(g.start + i);
-      const lanes = hit ? hitText(hit) : "";
-      if (hit) cls += hit.store || hit.atomic ? " t-store" : " t-load";
-      if ((td.dataset.lanes ?? "") !== lanes) {
-        if (lanes) td.dataset.lanes = lanes;
-        else delete td.dataset.lanes;
-        if (td.dataset.tip !== undefined) this.setTip(td);
-      }
-      if (!known) {
-        if (g.shown[i] !== "") {
-          g.shown[i] = "";
-          setText(td, "…");
-          delete td.dataset.hex;
-          delete td.dataset.tip;
-          td.removeAttribute("title");
-        }
-        setClass(td, cls + " unk");
-        continue;
-      }
-      const hex = leHex(buf, 0, size);
-      const shown = `${hex}/${fmt}`;
-      if (g.shown[i] !== shown) {
-        g.shown[i] = shown;
-        td.dataset.hex = hex;
-        setText(td, formatValue(hex, bits, fmt));
-        // A cell hovered before keeps a title that tells its current value.
-        if (td.dataset.tip !== undefined && td.dataset.tip !== tipKey(td)) this.setTip(td);
-      }
-      setClass(td, cls);
-    }
+    fillGrid(g, r, type, this.hex, t.space === "shared" ? pendingRanges(this.model, this.sharedLin()) : [], hits);
     // Keep a touched cell in view.
     const hit = g.table.querySelector<HTMLElement>(".t-store, .t-load");
     if (hit && this.follow) {
@@ -561,47 +386,4 @@ export class MemoryView implements ProgramScoped {
     this.render();
     if (offset !== undefined && t.space === "shared" && this.banks) this.bankView?.scrollToByte(offset);
   }
-}
-
-/** What a cell's hover title was made for. */
-function tipKey(td: HTMLElement): string {
-  return `${td.dataset.hex ?? ""}|${td.dataset.lanes ?? ""}|${td.dataset.pending ?? ""}`;
-}
-
-/** The elements (of size bytes) whose bytes the lanes of accesses touched:
- * element index -> the lanes, by kind. Exact: each lane's own bytes, never
- * a range between lanes. */
-function hitsOf(accesses: Access[], size: number): Map<number, Hit> {
-  const out = new Map<number, Hit>();
-  for (const a of accesses) {
-    const n = Math.max(1, a.size);
-    a.offsets.forEach((o, lane) => {
-      if (o === null) return;
-      for (let e = Math.floor(o / size); e <= Math.floor((o + n - 1) / size); e++) {
-        let x = out.get(e);
-        if (!x) out.set(e, (x = { load: 0, store: 0, atomic: 0 }));
-        x[a.kind] = (x[a.kind] | (1 << lane)) >>> 0;
-      }
-    });
-  }
-  return out;
-}
-
-/** "lanes 0–3, 8: load" for a cell's hover title. */
-function hitText(x: Hit): string {
-  const parts: string[] = [];
-  for (const k of ["load", "store", "atomic"] as const) {
-    const lanes: number[] = [];
-    for (let l = 0; l < 32; l++) if (x[k] & (1 << l)) lanes.push(l);
-    if (lanes.length) parts.push(`${lanes.length === 1 ? "lane" : "lanes"} ${laneRanges(lanes)}: ${k}`);
-  }
-  return "last step: " + parts.join("; ");
-}
-
-/** The element type of the kernel's first shared variable (the natural
- * way to read shared memory), or u32. */
-export function sharedType(symbols: SymbolInfo[] | undefined): string {
-  const t = symbols?.find((x) => x.space === "shared")?.type ?? "u32";
-  if (t.startsWith("b")) return "u" + t.slice(1);
-  return elemTypes.includes(t as (typeof elemTypes)[number]) ? t : "u32";
 }

@@ -2,115 +2,17 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, CtaDelta, KeyedDelta, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine,
+  Barrier, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine,
 } from "./proto";
-import { hexBytes, mask32 } from "./format";
+import { hexBytes } from "./format";
+import { MemRegion, elemSize } from "./memregion";
+import type { Change, EditState, Granularity, ProgramScoped, Selection } from "./modeltypes";
+import { applyInspect, applyRegs } from "./modelregs";
+import { mergeCta } from "./warpmerge";
 
-export const PAGE = 4096;
-
-interface Page {
-  data: Uint8Array;
-  known: Uint8Array;
-  nknown: number;
-}
-
-/** The client's copy of one memory region (a global buffer or a CTA's shared memory). */
-export class MemRegion {
-  private pages = new Map<number, Page>();
-
-  constructor(readonly key: string, readonly size: number) {}
-
-  private page(i: number): Page {
-    let p = this.pages.get(i);
-    if (!p) {
-      p = { data: new Uint8Array(PAGE), known: new Uint8Array(PAGE), nknown: 0 };
-      this.pages.set(i, p);
-    }
-    return p;
-  }
-
-  write(offset: number, bytes: Uint8Array): void {
-    for (let i = 0; i < bytes.length; i++) {
-      const a = offset + i;
-      if (a < 0 || a >= this.size) continue;
-      const p = this.page(Math.floor(a / PAGE));
-      const o = a % PAGE;
-      p.data[o] = bytes[i];
-      if (!p.known[o]) {
-        p.known[o] = 1;
-        p.nknown++;
-      }
-    }
-  }
-
-  /** Whether every byte of [offset, offset+n) is known. */
-  has(offset: number, n: number): boolean {
-    const end = Math.min(this.size, offset + n);
-    for (let a = offset; a < end; ) {
-      const p = this.pages.get(Math.floor(a / PAGE));
-      if (!p) return false;
-      const o = a % PAGE;
-      const stop = Math.min(PAGE, o + (end - a));
-      if (p.nknown === PAGE) {
-        a += stop - o;
-        continue;
-      }
-      for (let k = o; k < stop; k++) if (!p.known[k]) return false;
-      a += stop - o;
-    }
-    return true;
-  }
-
-  byte(a: number): number | undefined {
-    const p = this.pages.get(Math.floor(a / PAGE));
-    if (!p) return undefined;
-    const o = a % PAGE;
-    return p.known[o] ? p.data[o] : undefined;
-  }
-
-  /** Copies [offset, offset+n) into out; returns false if some byte is unknown. */
-  read(offset: number, out: Uint8Array): boolean {
-    let ok = true;
-    for (let i = 0; i < out.length; i++) {
-      const b = this.byte(offset + i);
-      if (b === undefined) ok = false;
-      out[i] = b ?? 0;
-    }
-    return ok;
-  }
-
-  invalidate(): void {
-    this.pages.clear();
-  }
-}
-
-export interface Selection {
-  cta: number;
-  warp: number;
-}
-
-export type Change =
-  | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare"
-  /** Another program (or none): emitted once, with "loaded", after the model dropped one. */
-  | "program"
-  | "printf";
-
-export type Granularity = "warp" | "round" | "barrier";
-
-/** How the editor's text and launch relate to the loaded program. */
-export type EditState =
-  | "clean" // what runs is what the editor shows
-  | "pending" // edited; the server has not answered yet
-  | "changed"; // edited; the run is kept until the user recompiles or starts fresh
-
-/** A view's state that belongs to the program shown (a selected
- * instruction, a live picture, a position in a buffer): forgotten, and
- * drawn again, whenever the model drops its program. */
-export interface ProgramScoped {
-  programChanged(): void;
-}
-
+export { PAGE, MemRegion, elemSize } from "./memregion";
+export type { Change, EditState, Granularity, ProgramScoped, Selection } from "./modeltypes";
+export { mergeCta, mergeKeyed } from "./warpmerge";
 export class Model {
   loaded: Loaded | null = null;
   /** The program shown: bumped whenever the model drops it (another load,
@@ -365,7 +267,7 @@ export class Model {
       ch.add("events");
     }
     if (m.regs !== undefined || m.full) {
-      if (this.applyRegs(m.regs ?? null, m.full)) ch.add("regPage");
+      if (applyRegs(this, m.regs ?? null, m.full)) ch.add("regPage");
       ch.add("regs");
     } else if (this.changedLanes.size || this.changedPreds.size) {
       this.changedLanes.clear();
@@ -444,76 +346,10 @@ export class Model {
     this.memVersion++;
   }
 
-  /** Takes the page of a paged register file that r carries: a new page
-   * replaces the registers held (it arrives complete). Reports whether the
-   * page changed. */
-  private takePage(r: RegValues): boolean {
-    const page = r.page ?? 0;
-    if (r.names) this.pageRegs = r.names;
-    if (r.predNames) this.pagePreds = r.predNames;
-    if (page === this.regPage) return false;
-    this.regPage = page;
-    if (!r.names) this.pageRegs = page === 0 ? this.loaded?.regs ?? [] : [];
-    if (!r.predNames) this.pagePreds = page === 0 ? this.loaded?.preds ?? [] : [];
-    this.regs.clear();
-    this.preds.clear();
-    this.regsOf = null;
-    return true;
-  }
-
-  /** Applies the registers of a state; reports whether their page changed. */
-  private applyRegs(r: RegValues | null, full: boolean): boolean {
-    this.changedLanes.clear();
-    this.changedPreds.clear();
-    if (!r) {
-      if (full) {
-        this.regs.clear();
-        this.preds.clear();
-        this.regsOf = null;
-      }
-      return false;
-    }
-    const paged = this.takePage(r);
-    const same = this.regsOf !== null && this.regsOf.cta === r.cta && this.regsOf.warp === r.warp;
-    if (!same || full) {
-      if (!same) {
-        this.regs.clear();
-        this.preds.clear();
-      }
-    }
-    for (const [k, lanes] of Object.entries(r.values ?? {})) {
-      const slot = Number(k);
-      const old = this.regs.get(slot);
-      if (same && old) {
-        let m = 0;
-        for (let l = 0; l < 32; l++) if (old[l] !== lanes[l]) m |= 1 << l;
-        if (m) this.changedLanes.set(slot, m >>> 0);
-      }
-      this.regs.set(slot, lanes);
-    }
-    for (const [k, v] of Object.entries(r.preds ?? {})) {
-      const slot = Number(k);
-      const nv = mask32(v);
-      const old = this.preds.get(slot);
-      if (same && old !== undefined && old !== nv) this.changedPreds.set(slot, (old ^ nv) >>> 0);
-      this.preds.set(slot, nv);
-    }
-    this.regsOf = { cta: r.cta, warp: r.warp };
-    return paged;
-  }
-
   /** The `inspect` reply: the selected warp's registers in full (no change
    * marks); reports whether the page of the register file changed. */
   applyInspect(cta: number, warp: number, r: RegValues | undefined): boolean {
-    const paged = r ? this.takePage(r) : false;
-    this.regs.clear();
-    this.preds.clear();
-    this.changedLanes.clear();
-    this.changedPreds.clear();
-    for (const [k, lanes] of Object.entries(r?.values ?? {})) this.regs.set(Number(k), lanes);
-    for (const [k, v] of Object.entries(r?.preds ?? {})) this.preds.set(Number(k), mask32(v));
-    this.regsOf = { cta, warp };
-    return paged;
+    return applyInspect(this, cta, warp, r);
   }
 
   /** The number of pages of the register file (1 unless it is paged). */
@@ -547,49 +383,4 @@ export class Model {
   sortedCtas(): CtaState[] {
     return [...this.ctas.values()].sort((a, b) => a.cta - b.cta);
   }
-}
-
-/** Merges a keyed delta (sessions/delta.go) into what the client holds:
- * null deletes a field, any other value replaces it; with no old value the
- * delta is a full one. The one rule for every field of a warp. */
-export function mergeKeyed<T extends object, K extends keyof T>(old: T | undefined, d: KeyedDelta<T, K>): T {
-  const out: Record<string, unknown> = { ...old };
-  for (const [k, v] of Object.entries(d)) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  return out as T;
-}
-
-export function mergeCta(ctas: Map<number, CtaState>, c: CtaDelta, full: boolean): void {
-  const old = ctas.get(c.cta);
-  // Every field of the CTA but its warps comes whole and replaces what the
-  // client holds (barriers only when sent).
-  const { warps: deltas, barriers, ...fields } = c;
-  if (full || !old || old.linear !== c.linear) {
-    // A CTA new to the client comes with every field of its warps.
-    const warps = (deltas ?? []).map((w) => mergeKeyed<WarpState, "warp">(undefined, w));
-    ctas.set(c.cta, { ...fields, barriers, warps: warps.sort((a, b) => a.warp - b.warp) });
-    return;
-  }
-  const merged: CtaState = { ...old, ...fields, warps: old.warps.slice() };
-  if (barriers) merged.barriers = barriers;
-  for (const w of deltas ?? []) {
-    const i = merged.warps.findIndex((x) => x.warp === w.warp);
-    if (i < 0) {
-      merged.warps.push(mergeKeyed<WarpState, "warp">(undefined, w));
-      continue;
-    }
-    merged.warps[i] = mergeKeyed<WarpState, "warp">(merged.warps[i], w);
-  }
-  merged.warps.sort((a, b) => a.warp - b.warp);
-  ctas.set(c.cta, merged);
-}
-
-export function elemSize(t: string): number {
-  const m = /(\d+)/.exec(t);
-  if (!m) return 4;
-  let n = Number(m[1]) / 8;
-  if (t.endsWith("x2")) n *= 2;
-  return Math.max(1, n);
 }

@@ -12,20 +12,8 @@ import (
 // a module holds one concern, and one that grows past this is split.
 const maxModuleLines = 400
 
-// oversizeModules are the exceptions to maxModuleLines: these modules are
-// being split separately (and edited meanwhile), so they are not checked
-// here yet. Remove a module from the list once it is split.
-var oversizeModules = map[string]bool{
-	"model.ts":   true,
-	"memory.ts":  true,
-	"warps.ts":   true,
-	"session.ts": true,
-	"threads.ts": true,
-}
-
 // TestModuleSize checks that no hand-written ui/*.ts module (generated
-// *_gen.ts files and declarations aside) is over maxModuleLines lines,
-// other than the listed exceptions.
+// *_gen.ts files and declarations aside) is over maxModuleLines lines.
 func TestModuleSize(t *testing.T) {
 	files, err := filepath.Glob("*.ts")
 	if err != nil {
@@ -35,7 +23,7 @@ func TestModuleSize(t *testing.T) {
 		t.Fatalf("found only %d ui/*.ts modules; the glob is out of date", len(files))
 	}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_gen.ts") || strings.HasSuffix(f, ".d.ts") || oversizeModules[f] {
+		if strings.HasSuffix(f, "_gen.ts") || strings.HasSuffix(f, ".d.ts") {
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -48,11 +36,6 @@ func TestModuleSize(t *testing.T) {
 		}
 		if n > maxModuleLines {
 			t.Errorf("ui/%s has %d lines, over %d: split it by concern", f, n, maxModuleLines)
-		}
-	}
-	for f := range oversizeModules {
-		if _, err := os.Stat(f); err != nil {
-			t.Errorf("oversizeModules lists ui/%s: %v", f, err)
 		}
 	}
 }

@@ -4,39 +4,10 @@
 
 import { Conn } from "./conn";
 import type { Change, Granularity, Model } from "./model";
-import type { Limits, Loaded, Message, ServerMsg, Spec, State } from "./proto";
+import type { Limits, ServerMsg, Spec, State } from "./proto";
+import { replayText, type LaunchFor, type Replay, type SessionHooks } from "./sessionhooks";
 
-export interface SessionHooks {
-  /** A short message for the user. */
-  toast(msg: string, kind: "error" | "info"): void;
-  /** A fresh session is open (first connect or a reconnect). */
-  opened(reconnect: boolean): void;
-  /** The server ended the session (reclaimed or expired): the connection is idle until the next action. */
-  parked(code: string, message: string): void;
-  /** A program was loaded (not a remap). */
-  loaded(m: Loaded): void;
-  /** A state was merged (after the model emitted its changes). */
-  state(m: State, ch: Set<Change>): void;
-  /** The launch completed, faulted or spent its budget. */
-  done(result: Record<string, unknown>): void;
-  /** The diagnostics of a `check`: sameProgram tells a comment-only edit. */
-  checked(items: Message[], sameProgram: boolean, otherKernel: boolean): void;
-}
-
-/** Which kernel a load's spec was made for (a `loaded`'s kernelSig; none:
- * the spec comes with the source), or that the launch is to be inferred. */
-export interface LaunchFor {
-  kernel?: string;
-  infer?: boolean;
-}
-
-/** A load that replays to a position: where it should get to. */
-interface Replay {
-  id: number;
-  at: number;
-  why: "edit" | "reconnect" | "restore" | "share";
-  sawLoaded: boolean;
-}
+export type { LaunchFor, SessionHooks } from "./sessionhooks";
 
 export class SessionClient {
   readonly conn: Conn;
@@ -368,22 +339,10 @@ export class SessionClient {
     const r = this.replay;
     if (r && m.id === r.id && r.sawLoaded && m.reason !== "loaded" && !m.running) {
       this.replay = null;
-      this.replayed(r, m);
+      this.hooks.toast(replayText(r, m), "info");
     }
     this.hooks.state(m, ch);
     if (this.landing && !this.replay && !m.running && m.id !== undefined && m.id === this.loadId) this.landed(true);
-  }
-
-  /** Says how a replay to a position went. */
-  private replayed(r: Replay, m: State): void {
-    const what = r.why === "reconnect" ? "Reconnected to a new session" : r.why === "restore" ? "Restored your draft" : r.why === "share" ? "Opened the shared kernel" : "Recompiled";
-    if (m.step === r.at) {
-      this.hooks.toast(`${what}: replayed to step ${r.at.toLocaleString("en-US")}.`, "info");
-    } else if (m.status === "done" || m.status === "fault") {
-      this.hooks.toast(`${what}: the kernel now ${m.status === "done" ? "finishes" : "faults"} at step ${m.step.toLocaleString("en-US")}, before step ${r.at.toLocaleString("en-US")}.`, "info");
-    } else {
-      this.hooks.toast(`${what}: replayed to step ${m.step.toLocaleString("en-US")} of ${r.at.toLocaleString("en-US")} (${m.message || m.reason}).`, "info");
-    }
   }
 
   private onError(code: string, message: string, id?: number): void {
