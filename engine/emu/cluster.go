@@ -158,9 +158,16 @@ func (m *Machine) ctaLinear(n int) int {
 // (RestrictCTAs ranges are in this order).
 func (m *Machine) LaunchOrder(n int) int { return m.ctaLinear(n) }
 
-func (m *Machine) newCluster(k int) *Cluster {
+// newCluster returns cluster k of the launch order, made in old (a
+// retired cluster's storage) when it is not nil.
+func (m *Machine) newCluster(k int, old *Cluster) *Cluster {
 	cg := m.clusterGrid()
-	return &Cluster{Linear: k, Idx: [3]int{k % cg[0], k / cg[0] % cg[1], k / (cg[0] * cg[1])}, CTAs: make([]*CTA, 0, m.csize)}
+	cl := old
+	if cl == nil {
+		cl = &Cluster{CTAs: make([]*CTA, 0, m.csize)}
+	}
+	*cl = Cluster{Linear: k, Idx: [3]int{k % cg[0], k / cg[0] % cg[1], k / (cg[0] * cg[1])}, CTAs: cl.CTAs[:0]}
+	return cl
 }
 
 // relinkClusters gives the CTAs of ctas (whole clusters in rank order,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -331,4 +332,12 @@ func oldFlowKind(op *Op) int {
 		return 3
 	}
 	return 0
+}
+
+// An Op stays within 128 bytes (two cache lines): the scheduler's loops
+// index Program.Ops on every instruction.
+func TestOpSize(t *testing.T) {
+	if n := unsafe.Sizeof(Op{}); n > 128 {
+		t.Fatalf("Op is %d bytes, more than 128", n)
+	}
 }

@@ -422,9 +422,19 @@ func (m *Machine) ctaIndex(lin int) [3]int {
 func (m *Machine) fill() {
 	changed := false
 	for len(m.ctas)+m.csize <= m.cfg.ResidentCTAs && m.nextCTA < m.numCTAs {
-		cl := m.newCluster(m.nextCTA / m.csize)
+		var cl *Cluster
 		for r := range m.csize {
 			c := m.newCTA(m.ctaLinear(m.nextCTA))
+			if r == 0 {
+				// A reused CTA's one-CTA cluster retired with it: reuse
+				// it too (several CTAs of a larger one may be reused in
+				// different new clusters).
+				var old *Cluster
+				if m.csize == 1 {
+					old = c.cluster
+				}
+				cl = m.newCluster(m.nextCTA/m.csize, old)
+			}
 			c.cluster, c.Rank = cl, r
 			c.ClusterIdx = m.rankIndex(r)
 			cl.CTAs = append(cl.CTAs, c)

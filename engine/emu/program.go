@@ -260,24 +260,27 @@ type Op struct {
 	Shape isa.Shape // matrix shape of tensor-core instructions
 	Ctrl  bool      // control operation: Exec manages the pc itself
 	Dyn   bool      // reads a dynamic special register (refreshed before Exec)
-	Flags isa.Flags
-	Guard int32 // predicate slot of the guard, or -1
 	// GuardNeg negates the guard (@!p).
 	GuardNeg bool
 	// Neg holds negation bits for predicate source operands: bit 0 for A,
 	// 1 for B, 2 for C, 3 for E.
-	Neg uint8
+	Neg   uint8
+	Flags isa.Flags
+	Guard int32 // predicate slot of the guard, or -1
 	// D and D2 are destinations; A, B, C, E sources. Each is a slot index in
 	// the value file, or in the predicate file where the operand is a
 	// predicate; -1 when absent. Memory operations hold their address base
 	// register in A (cp.async: the shared destination in A, the global
 	// source in E).
 	D, D2, A, B, C, E int32
-	Off               int64   // address offset (memory operands: address = A + Off, or Off alone when A < 0)
-	Imm               uint64  // an immediate that selects behaviour (lop3 table, cp.async size, ...)
-	Target            int32   // branch target pc
-	Reconv            int32   // reconvergence pc of a branch (its immediate post-dominator), -1: function exit
-	Regs              []int32 // vector operand slots (ld/st .v2/.v4/.v8, cp.async, ...)
+	// Mask is the slot of the membermask of a warp-synchronous
+	// instruction (Eff has EffWarpSync), -1 otherwise.
+	Mask   int32
+	Off    int64   // address offset (memory operands: address = A + Off, or Off alone when A < 0)
+	Imm    uint64  // an immediate that selects behaviour (lop3 table, cp.async size, ...)
+	Target int32   // branch target pc
+	Reconv int32   // reconvergence pc of a branch (its immediate post-dominator), -1: function exit
+	Regs   []int32 // vector operand slots (ld/st .v2/.v4/.v8, cp.async, ...)
 	// Parts splits Regs into consecutive vector operands for instructions
 	// that have several: Parts[i] is the number of slots of vector operand
 	// i, in operand order (mma: D, A, B, C; ldmatrix/stmatrix/movmatrix
@@ -287,9 +290,6 @@ type Op struct {
 	// for tensor-core instructions (mma, ldmatrix, stmatrix, movmatrix,
 	// wmma) the index of the form in isa.FragmentTable().
 	Aux int32
-	// Mask is the slot of the membermask of a warp-synchronous
-	// instruction (Eff has EffWarpSync), -1 otherwise.
-	Mask int32
 	// Eff is what the instruction may do besides computing its
 	// destinations (effects.go), computed at lowering.
 	Eff Effects
