@@ -71,3 +71,40 @@ func TestSpecCluster(t *testing.T) {
 		}
 	}
 }
+
+// Infer gives a kernel with .reqnctapercluster a grid of one cluster (the
+// default grid of one CTA is not a multiple of it), and one with
+// .explicitcluster alone an explicit 1x1x1 cluster; both launches run.
+func TestInferClusterKernels(t *testing.T) {
+	for _, tc := range []struct {
+		dirs          string
+		grid, cluster [3]int
+	}{
+		{".reqnctapercluster 4", [3]int{4, 1, 1}, [3]int{}},
+		{".reqnctapercluster 2, 2", [3]int{2, 2, 1}, [3]int{}},
+		{".explicitcluster", [3]int{1, 1, 1}, [3]int{1, 1, 1}},
+	} {
+		src := strings.Replace(clusterKernel, ".visible .entry k(.param .u64 out) {", ".visible .entry k(.param .u64 out) "+tc.dirs+" {", 1)
+		prog, diags := emu.CompileSource(ptx.NewSource("k.ptx", []byte(src)))
+		if prog == nil {
+			t.Fatal(diags)
+		}
+		s, _, err := Infer(prog, nil, "")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.dirs, err)
+		}
+		if s.Grid != tc.grid || s.Cluster != tc.cluster {
+			t.Errorf("%s: grid %v cluster %v, want %v %v", tc.dirs, s.Grid, s.Cluster, tc.grid, tc.cluster)
+		}
+		if ms := Check(prog, s); len(ms) > 0 {
+			t.Errorf("%s: the inferred spec does not fit: %+v", tc.dirs, ms)
+		}
+		l, err := Prepare(prog, s)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.dirs, err)
+		}
+		if _, err := l.Run(t.Context()); err != nil {
+			t.Fatalf("%s: %v", tc.dirs, err)
+		}
+	}
+}
