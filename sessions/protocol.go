@@ -666,20 +666,20 @@ type eventJSON struct {
 	Kind string `json:"kind"`
 	// Step is the position right after the instruction that caused it
 	// (its number in the launch): a seek there shows the event's state.
-	Step     int64  `json:"step"`
-	CTA      int    `json:"cta"` // linear CTA index
-	Warp     int    `json:"warp"`
-	PC       int    `json:"pc"`
-	Line     int    `json:"line"`
-	Mask     string `json:"mask"`
-	Other    string `json:"other,omitempty"`
-	Reconv   *int   `json:"reconv,omitempty"` // diverge: the pc where the paths rejoin (-1: at exit)
-	Target   *int   `json:"target,omitempty"` // call: the callee's first pc
+	Step   int64  `json:"step"`
+	CTA    int    `json:"cta"` // linear CTA index
+	Warp   int    `json:"warp"`
+	PC     int    `json:"pc"`
+	Line   int    `json:"line"`
+	Mask   string `json:"mask"`
+	Other  string `json:"other,omitempty"`
+	Reconv *int   `json:"reconv,omitempty"` // diverge: the pc where the paths rejoin (-1: at exit)
+	Target *int   `json:"target,omitempty"` // call: the callee's first pc
 	// ID: the CTA barrier's id (barrier-*), or the cluster barrier's phase
 	// (cluster-*).
-	ID       *int   `json:"id,omitempty"`
-	Count    *int   `json:"count,omitempty"`
-	Expected *int   `json:"expected,omitempty"`
+	ID       *int `json:"id,omitempty"`
+	Count    *int `json:"count,omitempty"`
+	Expected *int `json:"expected,omitempty"`
 	// Relaxed (cluster-arrive): the arrive releases nothing (.relaxed
 	// without a cluster-scope fence before it).
 	Relaxed bool `json:"relaxed,omitempty"`
