@@ -119,10 +119,37 @@ func TestCheckerGallery(t *testing.T) {
 		t.Errorf("cp-async-missing-wait: %+v", w)
 	}
 
+	// The DSMEM lesson without its cluster barrier: CTA 0's loads of the
+	// half its peer stores read it before it is written (uninitialised),
+	// and each load and the peer's st.shared::cluster of the same word
+	// are unordered in both directions.
+	ws, src = exampleWarnings(t, "dsmem-exchange-race")
+	ldD, stD := lineOf(t, src, "ld.shared.u32 %r14"), lineOf(t, src, "st.shared::cluster.u32 [%r11], %r6")
+	type dw struct {
+		kind       analysis.WarningKind
+		line, prev int
+		cta, pcta  int
+	}
+	dexp := []dw{
+		{analysis.WarnUninitShared, ldD, 0, 0, 0},
+		{analysis.WarnWriteAfterRead, stD, ldD, 1, 0},
+		{analysis.WarnReadAfterWrite, ldD, stD, 1, 0},
+	}
+	if len(ws) != len(dexp) {
+		t.Fatalf("dsmem-exchange-race: %d warnings, want %d: %+v", len(ws), len(dexp), ws)
+	}
+	for i, e := range dexp {
+		w := ws[i]
+		if w.Kind != e.kind || w.Line != e.line || w.Thread.CTA[0] != e.cta || w.Count != 32 ||
+			w.HasPrev() != (e.prev != 0) || w.HasPrev() && (w.PrevLine != e.prev || w.PrevThread.CTA[0] != e.pcta) {
+			t.Errorf("dsmem-exchange-race warning %d: %+v, want %+v (32 times)", i, w, e)
+		}
+	}
+
 	entries, _ := filepath.Glob(filepath.Join("..", "..", "web", "examples", "*.json"))
 	for _, e := range entries {
 		name := strings.TrimSuffix(filepath.Base(e), ".json")
-		if name == "index" || name == "race" || name == "cp-async-missing-wait" {
+		if name == "index" || name == "race" || name == "cp-async-missing-wait" || name == "dsmem-exchange-race" {
 			continue
 		}
 		if ws, _ := exampleWarnings(t, name); len(ws) > 0 {
