@@ -142,7 +142,9 @@ func TestAdmissionReclaimedPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	// Stopped after the tabs close (cleanups run last first): a page whose
+	// server is gone logs its failed reconnection.
+	t.Cleanup(stop)
 	a := s.newTabAt(t, base, "/?example=shared-reduction")
 	a.waitLoaded("shared-reduction.ptx")
 	a.setCount(7)

@@ -578,7 +578,9 @@ func TestTimeLimitNotice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop()
+	// Stopped after the tabs close (cleanups run last first): a page whose
+	// server is gone logs its failed reconnection.
+	t.Cleanup(stop)
 	tb := s.newTabAt(t, base, "/?example=divergence")
 	tb.waitLoaded("divergence.ptx")
 	tb.replaceEditorText(spinKernel)
