@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -172,6 +173,25 @@ func paramBlocking(k *emu.Function, i int, p Param, bufBytes func(string) (int64
 	kp := k.Params[i]
 	where := paramWhere(k, i)
 	switch {
+	case p.TensorMap != nil:
+		t := p.TensorMap
+		size, ok := bufBytes(t.Buffer)
+		if !ok {
+			return fmt.Sprintf("%s: tensorMap.buffer: no buffer named %q", where, t.Buffer)
+		}
+		if kp.Size != isa.TensorMapBytes && kp.Size != 8 {
+			return fmt.Sprintf("%s: a tensor map is passed as a .param .align 64 .b8 %s[128] parameter (by value) or as a .u64 (its address); this parameter is %d bytes", where, kp.Name, kp.Size)
+		}
+		if kp.Size == isa.TensorMapBytes && kp.Align != 0 && kp.Align < 64 {
+			return fmt.Sprintf("%s: a tensor map passed by value needs .align 64, the parameter has .align %d", where, kp.Align)
+		}
+		m, err := t.Map(launchspec.TensorMapBufferAlign)
+		if err != nil {
+			return fmt.Sprintf("%s: %v", where, err)
+		}
+		if msg := launchspec.TensorMapFits(m, t.Offset, size); msg != "" {
+			return fmt.Sprintf("%s: %s", where, strings.Replace(msg, "buffer's", fmt.Sprintf("buffer %q's", t.Buffer), 1))
+		}
 	case p.Buffer != "":
 		size, ok := bufBytes(p.Buffer)
 		if !ok {
@@ -225,6 +245,9 @@ func paramAdvice(kf *kernelFacts, i int, p Param, bufs bufferSet) string {
 	kp := k.Params[i]
 	where := paramWhere(k, i)
 	role := kf.role(i)
+	if p.TensorMap != nil {
+		return "" // checked by paramBlocking
+	}
 	if p.Buffer != "" {
 		b := bufs[p.Buffer]
 		switch {

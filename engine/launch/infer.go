@@ -580,6 +580,8 @@ func maxOfType(t isa.Type) int64 {
 // describeSpecParam renders a spec parameter for notes.
 func describeSpecParam(p Param) string {
 	switch {
+	case p.TensorMap != nil:
+		return fmt.Sprintf("a tensor map of buffer %q", p.TensorMap.Buffer)
 	case p.Buffer != "":
 		return fmt.Sprintf("the address of buffer %q", p.Buffer)
 	case p.Bytes != nil:

@@ -94,6 +94,11 @@ func GlobalBytes(prog *emu.Program, s *Spec) int64 {
 			n += int64(b.Count) * int64(t.Size())
 		}
 	}
+	for _, p := range s.Params {
+		if p.TensorMap != nil {
+			n += isa.TensorMapBytes // a .u64 tensor-map parameter's map
+		}
+	}
 	return n
 }
 
@@ -132,6 +137,21 @@ func (l *Launch) packParams() error {
 		kp := k.Params[i]
 		dst := buf[kp.Offset : kp.Offset+kp.Size]
 		switch {
+		case p.TensorMap != nil:
+			a := l.bufs[l.bufferIndex(p.TensorMap.Buffer)]
+			tm, err := p.TensorMap.Map(a.Base)
+			if err != nil {
+				return fmt.Errorf("%s: %v", paramWhere(k, i), err)
+			}
+			enc := tm.Encode()
+			if kp.Size == isa.TensorMapBytes {
+				copy(dst, enc[:])
+				break
+			}
+			// A .u64 parameter: the map lives in global memory.
+			h := l.m.Global.Alloc("tensormap "+kp.Name, isa.TensorMapBytes, 128)
+			copy(h.Data, enc[:])
+			putElem(dst, 0, 8, h.Base)
 		case p.Buffer != "":
 			a := l.bufs[l.bufferIndex(p.Buffer)]
 			putElem(dst, 0, 8, a.Base+uint64(p.Offset))

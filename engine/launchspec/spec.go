@@ -121,6 +121,8 @@ type Param struct {
 	Type   string
 	Values []Value
 	Bytes  *string
+	// TensorMap is a tensor-map parameter (see TensorMapSpec).
+	TensorMap *TensorMapSpec
 	// array records that Values came from a JSON array.
 	array bool
 }
@@ -141,6 +143,8 @@ func BytesParam(b []byte) Param { s := hex.EncodeToString(b); return Param{Bytes
 // MarshalJSON writes the one-key object form of p.
 func (p Param) MarshalJSON() ([]byte, error) {
 	switch {
+	case p.TensorMap != nil:
+		return json.Marshal(map[string]*TensorMapSpec{"tensorMap": p.TensorMap})
 	case p.Buffer != "":
 		if p.Offset != 0 {
 			return json.Marshal(struct {
@@ -191,10 +195,20 @@ func (p *Param) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if len(keys) != 1 {
-		return fmt.Errorf("a parameter needs exactly one key (\"buffer\", \"bytes\" or a type such as \"u32\"), got %d: %s", len(keys), strings.Join(keys, ", "))
+		return fmt.Errorf("a parameter needs exactly one key (\"buffer\", \"bytes\", \"tensorMap\" or a type such as \"u32\"), got %d: %s", len(keys), strings.Join(keys, ", "))
 	}
 	k := keys[0]
 	raw := bytes.TrimSpace(m[k])
+	if k == "tensorMap" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		var t TensorMapSpec
+		if err := dec.Decode(&t); err != nil {
+			return fmt.Errorf("tensorMap: %v", cleanErr(err))
+		}
+		p.TensorMap = &t
+		return nil
+	}
 	if k == "bytes" {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
@@ -556,6 +570,8 @@ func DecodeHex(s string) ([]byte, error) {
 
 func checkParam(p Param, buffers map[string]int) error {
 	switch {
+	case p.TensorMap != nil:
+		return checkTensorMap(p.TensorMap, buffers)
 	case p.Buffer != "":
 		if _, ok := buffers[p.Buffer]; !ok {
 			return fmt.Errorf("no buffer named %q", p.Buffer)
