@@ -173,6 +173,15 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffSync}, isa.OpMembar, isa.OpFence)
 	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffClusterBarrier}, isa.OpBarrierCluster)
 	set(opEffect{eff: EffCluster}, isa.OpMapa, isa.OpGetctarank)
+	// mbarrier objects: indivisible updates of 8 bytes of shared memory
+	// that may complete a phase and wake the warps waiting on it.
+	set(opEffect{eff: EffSync | EffCrossWarp, mem: memWrite}, isa.OpMbarrierInit, isa.OpMbarrierInval)
+	set(opEffect{eff: EffAtomic | EffSync | EffCrossWarp, mem: memRMW},
+		isa.OpMbarrierArrive, isa.OpMbarrierArriveDrop, isa.OpMbarrierExpectTx, isa.OpMbarrierCompleteTx)
+	set(opEffect{eff: EffAtomic | EffSync, mem: memRead}, isa.OpMbarrierTestWait)
+	set(opEffect{eff: EffAtomic | EffSync | EffCrossWarp | EffBlocks, mem: memRead}, isa.OpMbarrierTryWait)
+	set(opEffect{eff: EffRegs}, isa.OpMbarrierPendingCount)
+	set(opEffect{eff: EffAsync | EffAtomic | EffSync | EffCrossWarp, mem: memRMW}, isa.OpCpAsyncMbarrierArrive)
 	set(opEffect{eff: EffBranch}, isa.OpBra)
 	set(opEffect{eff: EffBranch | EffIndirect}, isa.OpBrx)
 	set(opEffect{eff: EffCall}, isa.OpCall)

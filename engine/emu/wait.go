@@ -32,8 +32,9 @@ const (
 	// WaitWarpSync: a warp-synchronous instruction waiting for the other
 	// lanes of Members.
 	WaitWarpSync
-	// WaitMbarrier: an mbarrier phase (Addr, Parity). Reserved: no
-	// instruction waits on it yet.
+	// WaitMbarrier: an mbarrier phase (Addr: the object's offset in the
+	// CTA's shared memory, Parity: the phase's parity), waited for by
+	// mbarrier.try_wait: it ends when that phase has completed.
 	WaitMbarrier
 	// WaitClusterBarrier: the cluster barrier (barrier.cluster.wait): it
 	// ends when the phase the lanes arrived in has completed.
@@ -62,8 +63,8 @@ type Wait struct {
 	// for (0: every live thread of the CTA).
 	Barrier int
 	Count   int
-	// WaitMbarrier (reserved): the mbarrier's shared-memory address and
-	// the phase parity waited for.
+	// WaitMbarrier: the mbarrier's offset in the CTA's shared memory and
+	// the parity of the phase waited for.
 	Addr   uint64
 	Parity uint32
 	// WaitWarpSync: the member mask.
@@ -99,7 +100,7 @@ func (t Wait) String() string {
 	case WaitWarpSync:
 		return fmt.Sprintf("lanes %08x of its warp", t.Members)
 	case WaitMbarrier:
-		return fmt.Sprintf("mbarrier at %#x, phase parity %d", t.Addr, t.Parity)
+		return fmt.Sprintf("mbarrier @%#x, phase %d", t.Addr, t.Parity)
 	case WaitClusterBarrier:
 		return "the cluster barrier"
 	}
@@ -147,6 +148,8 @@ func (w *Warp) waitOver() bool {
 		return !w.copiesPending(t.Lanes, int64(t.Groups))
 	case WaitClusterBarrier:
 		return t.Lanes&^w.cbDone == 0
+	case WaitMbarrier:
+		return w.mbarrierWaitOver(t)
 	}
 	return false
 }
@@ -178,18 +181,27 @@ func (w *Warp) wake() {
 		// The lanes' arrivals are waited for.
 		w.cbDone &^= t.Lanes
 	}
+	if t := &w.wait; t.Kind == WaitMbarrier && t.op != nil && t.op.D >= 0 {
+		// mbarrier.try_wait returns true once the phase has completed.
+		w.preds[t.op.D] |= t.Lanes
+	}
 	w.wait = Wait{}
 }
 
 // WaitText says in words what the warp waits for (as Wait.String), with
 // how far the wait has come where the wait's state says it: for the
-// cluster barrier, how many of the cluster's live threads have arrived.
+// cluster barrier, how many of the cluster's live threads have arrived;
+// for an mbarrier, its phase and what the phase still needs ("mbarrier
+// @0x40, phase 1: 1 arrival and 4,096 transaction bytes missing").
 // It is "" when the warp does not wait.
 func (w *Warp) WaitText() string {
 	if w.State != WarpWaiting {
 		return ""
 	}
 	t := w.wait
+	if t.Kind == WaitMbarrier {
+		return w.mbarrierWaitText(t)
+	}
 	what := t.String()
 	if t.Kind == WaitClusterBarrier && w.cta != nil && w.cta.cluster != nil {
 		arrived, live := w.cta.cluster.Arrivals()
@@ -217,7 +229,7 @@ func (w *Warp) Waiting() (Wait, bool) {
 func (m *Machine) deadlock(cs []*CTA) {
 	var waiting []BarrierWarp
 	msg := ""
-	onBar, onCluster := false, false
+	onBar, onCluster, onMbar := false, false, false
 	add := func(c *CTA, part string) {
 		if msg != "" {
 			msg += "; "
@@ -263,6 +275,7 @@ func (m *Machine) deadlock(cs []*CTA) {
 				add(c, fmt.Sprintf("warp %d is in an unknown state (%v)", w.ID, w.State))
 			} else {
 				onCluster = onCluster || t.Kind == WaitClusterBarrier
+				onMbar = onMbar || t.Kind == WaitMbarrier
 				add(c, fmt.Sprintf("warp %d waits for %s", w.ID, w.WaitText()))
 			}
 			waiting = append(waiting, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: t.PC, Lanes: w.valid &^ w.exited})
@@ -272,6 +285,8 @@ func (m *Machine) deadlock(cs []*CTA) {
 	switch {
 	case onCluster:
 		head = "cluster barrier deadlock: every live warp of the cluster is waiting and no wait can end: "
+	case onMbar && !onBar:
+		head = "mbarrier deadlock: every live warp is waiting and no mbarrier phase can complete: "
 	case onBar:
 		head = "barrier deadlock: every live warp is waiting and no barrier can complete: "
 	}

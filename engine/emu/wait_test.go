@@ -28,10 +28,10 @@ func TestUnknownWaitNeverFinishes(t *testing.T) {
 			w.State = WarpWaiting
 			w.wait = Wait{Kind: WaitKind(200), PC: w.pc(), Lanes: w.activeMask()}
 		}, "warp 0 waits for an unknown wait (kind 200)"},
-		{"reserved mbarrier kind", func(w *Warp) {
+		{"mbarrier outside shared memory", func(w *Warp) {
 			w.State = WarpWaiting
 			w.wait = Wait{Kind: WaitMbarrier, PC: w.pc(), Lanes: w.activeMask(), Addr: 0x40, Parity: 1}
-		}, "warp 0 waits for mbarrier at 0x40, phase parity 1"},
+		}, "warp 0 waits for mbarrier @0x40, phase 1"},
 		{"unknown warp state", func(w *Warp) {
 			w.State = WarpState(7)
 		}, "warp 0 is in an unknown state (unknown-7)"},

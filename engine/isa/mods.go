@@ -321,7 +321,7 @@ var modTable = func() map[string]Mod {
 		"cta", "gpu", "sys", "cluster", "gl", "unified", "level::cache_hint", "L2::cache_hint", "L1::evict_normal",
 		"L1::evict_unchanged", "L1::evict_first", "L1::evict_last", "L1::no_allocate", "L2::evict_normal",
 		"L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B", "proxy", "alias", "async_proxy",
-		"noinc", "mbarrier", "expect_tx", "complete_tx", "bytes", "global_to_shared", "read", "write",
+		"noinc", "mbarrier", "expect_tx", "complete_tx", "bytes", "parity", "noComplete", "global_to_shared", "read", "write",
 		"noreturn", "shared::cta", "level::eviction_priority", "level::prefetch_size",
 		"L1", "L2", "fractional", "L2::evict_unchanged", "L2::primary", "L2::secondary", "L2::evict_first_tensor",
 		"L2::evict_normal_tensor", "evict_last", "evict_first", "evict_normal", "evict_unchanged", "no_allocate",
