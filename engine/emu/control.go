@@ -694,6 +694,9 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 		w.advance()
 		return nil
 	}
+	if f := w.setmaxnregExit(emask); f != nil {
+		return f
+	}
 	// Exiting threads land their asynchronous copies still in flight.
 	w.landCopies(emask, -1)
 	w.exited |= emask
