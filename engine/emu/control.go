@@ -3,6 +3,7 @@ package emu
 import (
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -693,6 +694,9 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 		w.advance()
 		return nil
 	}
+	if f := w.setmaxnregExit(emask); f != nil {
+		return f
+	}
 	// Exiting threads land their asynchronous copies still in flight.
 	w.landCopies(emask, -1)
 	w.exited |= emask
@@ -744,16 +748,83 @@ func execRet(w *Warp, op *Op, emask uint32) *Fault {
 
 func execNop(w *Warp, op *Op, mask uint32) *Fault { return nil }
 
+// fenceForm is one form of fence or membar: whether it takes the
+// tensor map operands ([a], 128) and whether it is a fence of cluster
+// scope or wider in the generic proxy (which gives a later
+// barrier.cluster.arrive.relaxed release semantics).
+type fenceForm struct {
+	operands bool
+	wide     bool
+}
+
+// fenceForms maps the modifiers of every fence and membar form the PTX ISA
+// defines (joined with dots, after the opcode) to what it is. The emulator
+// is sequentially consistent: every form is an ordering point, none
+// changes memory.
+var fenceForms = func() map[string]fenceForm {
+	t := map[string]fenceForm{}
+	scopes := []string{"cta", "cluster", "gpu", "sys"}
+	for _, sc := range scopes {
+		wide := sc != "cta"
+		// fence{.sem}.scope (.acq_rel when .sem is left out).
+		t["fence."+sc] = fenceForm{wide: wide}
+		for _, sem := range []string{"sc", "acq_rel", "acquire", "release"} {
+			t["fence."+sem+"."+sc] = fenceForm{wide: wide}
+		}
+		// The uni-directional tensor-map proxy fences.
+		t["fence.proxy.tensormap::generic.release."+sc] = fenceForm{}
+		t["fence.proxy.tensormap::generic.acquire."+sc] = fenceForm{operands: true}
+	}
+	// membar.level: fence.sc at .cta, .gpu (.gl) or .sys.
+	t["membar.cta"] = fenceForm{}
+	t["membar.gl"] = fenceForm{wide: true}
+	t["membar.sys"] = fenceForm{wide: true}
+	// The bi-directional proxy fences (membar.proxy is a synonym).
+	for _, kind := range []string{"alias", "async", "async.global", "async.shared::cta", "async.shared::cluster"} {
+		t["fence.proxy."+kind] = fenceForm{}
+		t["membar.proxy."+kind] = fenceForm{}
+	}
+	// The operation- and synchronisation-restricted fences.
+	t["fence.mbarrier_init.release.cluster"] = fenceForm{}
+	t["fence.acquire.sync_restrict::shared::cluster.cluster"] = fenceForm{wide: true}
+	t["fence.release.sync_restrict::shared::cta.cluster"] = fenceForm{wide: true}
+	t["fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster"] = fenceForm{}
+	t["fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster"] = fenceForm{}
+	return t
+}()
+
+// fenceFormsText lists the forms for the error of one that is not among them.
+const fenceFormsText = "fence{.sc,.acq_rel,.acquire,.release}.scope, fence.proxy.alias, fence.proxy.async{.global,.shared::cta,.shared::cluster}, " +
+	"fence.proxy.tensormap::generic.release.scope, fence.proxy.tensormap::generic.acquire.scope [a], 128, fence.mbarrier_init.release.cluster, " +
+	"fence.acquire.sync_restrict::shared::cluster.cluster, fence.release.sync_restrict::shared::cta.cluster, " +
+	"membar.{cta,gl,sys} (scope: .cta, .cluster, .gpu or .sys)"
+
 func bindFence(b *binder) {
-	// membar.{cta,gl,sys}, fence{.sc,.acq_rel}.scope, fence.proxy.*: ordering
-	// points only; the emulator is sequentially consistent.
-	// fence.proxy.tensormap::generic.acquire.scope [a], 128 names the
-	// tensor map it orders; the address is checked like a load's.
+	// Every form is looked up whole in fenceForms: the modifiers in the
+	// order written, so that each is valid where it stands.
+	names := make([]string, 0, 1+len(b.ins.Mods))
+	names = append(names, b.ins.Opcode)
+	for _, m := range b.ins.Mods {
+		names = append(names, m.Name)
+	}
+	form := strings.Join(names, ".")
+	f, ok := fenceForms[form]
+	// The modifiers are all accounted for by the lookup.
 	b.AllTypes()
-	space := b.Space()
-	b.Sub()
+	b.Space()
+	for b.Sub() != isa.SubNone {
+	}
 	b.Flag(isa.FAsync)
-	if b.Hint("tensormap::generic") && b.Hint("acquire") {
+	if b.failed {
+		return // an unknown modifier, reported
+	}
+	if !ok {
+		b.errorf("not a form of %s that the PTX ISA defines; the forms are %s", b.ins.Opcode, fenceFormsText)
+		return
+	}
+	if f.operands {
+		// fence.proxy.tensormap::generic.acquire.scope [a], 128 names the
+		// tensor map it orders; the address is checked like a load's.
 		if !b.Want(2, 2) {
 			return
 		}
@@ -761,7 +832,7 @@ func bindFence(b *binder) {
 			b.operr(1, "size must be 128")
 			return
 		}
-		if _, ok := bindMemRef(b, 0, space); !ok {
+		if _, ok := bindMemRef(b, 0, isa.SpaceNone); !ok {
 			return
 		}
 	} else if !b.Want(0, 0) {
@@ -772,8 +843,7 @@ func bindFence(b *binder) {
 	// membar.{gl,sys}) gives a later barrier.cluster.arrive.relaxed release
 	// semantics; the emulator is sequentially consistent, so it only
 	// records that (for the race checker's ordering).
-	if !b.Hint("proxy") && !b.Hint("mbarrier_init") && !b.Hint("tensormap::generic") && !b.Hint("async::generic") &&
-		(b.Hint("cluster") || b.Hint("gpu") || b.Hint("sys") || b.Hint("gl")) {
+	if f.wide {
 		b.op.Exec = execScopeFence
 	}
 }

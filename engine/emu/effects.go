@@ -161,6 +161,11 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffAccess | EffAtomic, mem: memRMW}, isa.OpAtom, isa.OpRed)
 	set(opEffect{eff: EffHint, mem: memHint}, isa.OpPrefetch, isa.OpPrefetchu, isa.OpApplypriority, isa.OpDiscard)
 	set(opEffect{eff: EffHint}, isa.OpCreatepolicy, isa.OpNanosleep, isa.OpPmevent)
+	// setmaxnreg: a register-count hint, checked across the warpgroup (its
+	// .aligned rule is checked when it executes: a divergent warp faults);
+	// griddepcontrol: a no-op for a single launch.
+	set(opEffect{eff: EffWarp | EffCrossWarp}, isa.OpSetmaxnreg)
+	set(opEffect{eff: EffHint}, isa.OpGriddepcontrol)
 	set(opEffect{eff: EffAsync, mem: memCopy}, isa.OpCpAsync)
 	set(opEffect{eff: EffAsync}, isa.OpCpAsyncCommitGroup)
 	set(opEffect{eff: EffAsync | EffBlocks}, isa.OpCpAsyncWaitGroup, isa.OpCpAsyncWaitAll)

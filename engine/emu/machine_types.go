@@ -172,8 +172,10 @@ type Warp struct {
 	// fenced: lanes that executed a fence of cluster scope or wider since
 	// their last cluster arrive (which then releases even when .relaxed).
 	fenced uint32
-	State  WarpState
-	wait   Wait // what the warp waits for, when State == WarpWaiting (wait.go)
+	// smn: the warp's setmaxnreg instructions (setmaxnreg.go).
+	smn   smnState
+	State WarpState
+	wait  Wait // what the warp waits for, when State == WarpWaiting (wait.go)
 	// Independent scheduling: instructions the warp issued, the lowest
 	// lane of the group issued last (round robin), and that group's pc,
 	// lanes and why it was picked.

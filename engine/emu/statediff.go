@@ -82,6 +82,8 @@ func (w *Warp) diff(v *Warp) string {
 	switch {
 	case w.State != v.State || w.valid != v.valid || w.exited != v.exited || w.carry != v.carry:
 		return fmt.Sprintf("state %v valid %x exited %x carry %x vs %v %x %x %x", w.State, w.valid, w.exited, w.carry, v.State, v.valid, v.exited, v.carry)
+	case w.smn != v.smn:
+		return fmt.Sprintf("setmaxnreg state %+v vs %+v", w.smn, v.smn)
 	case w.cbPending != v.cbPending || w.cbDone != v.cbDone || w.fenced != v.fenced:
 		return fmt.Sprintf("cluster barrier arrivals %x (done %x, fenced %x) vs %x (%x, %x)", w.cbPending, w.cbDone, w.fenced, v.cbPending, v.cbDone, v.fenced)
 	case !w.wait.same(v.wait):

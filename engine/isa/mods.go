@@ -331,6 +331,8 @@ var modTable = func() map[string]Mod {
 		// and prefetch{.const,.param}.tensormap (PTX 8.0+).
 		"mbarrier_init", "tensormap", "tensormap::generic", "async::generic",
 		"sync_restrict::shared::cluster", "sync_restrict::shared::cta",
+		// griddepcontrol.launch_dependents.
+		"launch_dependents",
 	} {
 		if _, ok := m[h]; !ok {
 			m[h] = Mod{ModHint, 0}

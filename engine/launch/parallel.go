@@ -419,7 +419,7 @@ func opHazard(op *emu.Op) string {
 	// EffFault) whose results would depend on the order of the CTAs.
 	switch op.Code {
 	case isa.OpRedAsync, isa.OpCpReduceAsyncBulk, isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor, isa.OpStAsync,
-		isa.OpTensormapReplace, isa.OpGriddepcontrol,
+		isa.OpTensormapReplace,
 		isa.OpTex, isa.OpTld4, isa.OpSuld, isa.OpSust, isa.OpSured:
 		return fmt.Sprintf("the kernel uses %s", op.Code)
 	}

@@ -540,3 +540,29 @@ func TestGuidedBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelHopperHints: griddepcontrol (a no-op for a single launch),
+// setmaxnreg and fences do not make a launch run sequentially.
+func TestParallelHopperHints(t *testing.T) {
+	src := ".version 8.0\n.target sm_90a\n.address_size 64\n" + `.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<4>; .reg .u64 %rd<4>;
+	griddepcontrol.wait;
+	setmaxnreg.dec.sync.aligned.u32 40;
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %tid.x;
+	mad.lo.u32 %r3, %r1, 128, %r2;
+	mul.wide.u32 %rd2, %r3, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	fence.proxy.async.global;
+	st.global.u32 [%rd3], %r3;
+	fence.acq_rel.gpu;
+	griddepcontrol.launch_dependents;
+	ret;
+}`
+	prog, spec := parallelSpec(t, src, `"grid": [16], "block": [128],
+		"buffers": [{"name": "out", "type": "u32", "count": 2048}], "params": [{"buffer": "out"}]`)
+	for _, rep := range sameParallel(t, prog, spec, RunOptions{Check: true}, 2, 4) {
+		wantParallel(t, rep, "")
+	}
+}
