@@ -49,7 +49,7 @@ func corpusPrograms(t *testing.T) map[string]*Program {
 // does.
 func TestEveryOpHasEffects(t *testing.T) {
 	for c := isa.Opcode(1); c < isa.NumOpcodes; c++ {
-		if isa.Info[c].Status == isa.Supported && binders[c] != nil && opEffects[c].eff == 0 {
+		if isa.Info[c].Status == isa.Supported && binders[c] != nil && opEffects[c].eff == 0 && opEffects[c].mem == memNone {
 			t.Errorf("%s is executed but has no effects declared", isa.Info[c].Name)
 		}
 	}
