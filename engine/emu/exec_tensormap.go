@@ -164,15 +164,19 @@ func tensormapValue(v uint64, t isa.Type) uint64 {
 // .shared::cta memory, inside its allocation. what names the
 // instruction (and field) in the fault.
 func tensormapAt(w *Warp, space isa.Space, l int, addr uint64, what string) ([]byte, *Fault) {
-	sp := space
+	sp, at := space, addr
+	where := ""
 	if sp == isa.SpaceNone {
-		sp, _ = w.m.genericToSpace(addr)
+		sp, at = w.m.genericToSpace(addr)
 		if sp != isa.Global && sp != isa.Shared {
 			return nil, w.faultAddr(FaultIllegal, l, addr, "%s: generic address 0x%x of lane %d is in %s memory; a tensor map is in .global or .shared::cta memory", what, addr, l, sp)
 		}
+		if sp != isa.Global {
+			where = fmt.Sprintf(" (generic address 0x%x)", addr)
+		}
 	}
-	if addr%isa.TensorMapBytes != 0 {
-		return nil, w.faultAddr(FaultMisaligned, l, addr, "%s: the tensor map at %s address 0x%x of lane %d is not 128-byte aligned", what, sp, addr, l)
+	if at%isa.TensorMapBytes != 0 {
+		return nil, w.faultAddr(FaultMisaligned, l, addr, "%s: the tensor map at %s address 0x%x%s of lane %d is not 128-byte aligned", what, sp, at, where, l)
 	}
 	b, _, f := w.spaceBytes(space, l, addr, isa.TensorMapBytes, isa.TensorMapBytes)
 	if f != nil {
