@@ -174,6 +174,10 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffWarp | EffAligned}, isa.OpMma, isa.OpWmmaMma, isa.OpMovmatrix)
 	set(opEffect{eff: EffWarp | EffAligned, mem: memRead}, isa.OpLdmatrix, isa.OpWmmaLoad)
 	set(opEffect{eff: EffWarp | EffAligned, mem: memWrite}, isa.OpStmatrix, isa.OpWmmaStore)
+	// tensormap.replace: its memory effects only (a 128-byte read-modify-write
+	// of the map); tensormap.cp_fenceproxy: a warp-collective copy and fence.
+	set(opEffect{mem: memRMW}, isa.OpTensormapReplace)
+	set(opEffect{eff: EffWarp | EffAligned | EffSync, mem: memCopy}, isa.OpTensormapCpFenceproxy)
 	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffBarrier}, isa.OpBar, isa.OpBarrier)
 	set(opEffect{eff: EffSync}, isa.OpMembar, isa.OpFence)
 	set(opEffect{eff: EffSync | EffCrossWarp | EffBlocks | EffClusterBarrier}, isa.OpBarrierCluster)

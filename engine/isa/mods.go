@@ -333,6 +333,9 @@ var modTable = func() map[string]Mod {
 		"sync_restrict::shared::cluster", "sync_restrict::shared::cta",
 		// griddepcontrol.launch_dependents.
 		"launch_dependents",
+		// tensormap.replace.tile.field.b1024: the object size and the fields.
+		"b1024", "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+		"elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
 	} {
 		if _, ok := m[h]; !ok {
 			m[h] = Mod{ModHint, 0}
