@@ -67,6 +67,13 @@ import (
 // completed one). A .relaxed arrive publishes nothing; fences are not
 // followed. ctaState.gen's rule holds cluster-wide (clusterState.gen).
 //
+// # mbarriers and the asynchronous proxy
+//
+// mbarrier arrivals release and the waits that observe a completed phase
+// acquire; the asynchronous proxy (emu.Access.Async) is one more clock
+// component of the cluster, released by the transaction bytes a copy
+// completes; fence.proxy.async is followed per lane. See mbarrier.go.
+//
 // Within a warp, the emulator runs the lanes in lockstep under a SIMT
 // stack: lanes that execute a warp-instruction together have all finished
 // the instructions before it. The checker uses exactly that: an access by
