@@ -67,6 +67,13 @@ import (
 // completed one). A .relaxed arrive publishes nothing; fences are not
 // followed. ctaState.gen's rule holds cluster-wide (clusterState.gen).
 //
+// # mbarriers and the asynchronous proxy
+//
+// mbarrier arrivals release and the waits that observe a completed phase
+// acquire; the asynchronous proxy (emu.Access.Async) is one more clock
+// component of the cluster, released by the transaction bytes a copy
+// completes; fence.proxy.async is followed per lane. See mbarrier.go.
+//
 // Within a warp, the emulator runs the lanes in lockstep under a SIMT
 // stack: lanes that execute a warp-instruction together have all finished
 // the instructions before it. The checker uses exactly that: an access by
@@ -154,6 +161,22 @@ const (
 	// WarnUninitGlobal: a load of global memory the launch did not
 	// initialise and the kernel had not written.
 	WarnUninitGlobal WarningKind = "uninitialised-global-read"
+	// WarnMbarrierPlain: an ordinary load, store or atomic (not an
+	// mbarrier instruction) of an initialised mbarrier's bytes; Prev*
+	// names the mbarrier.init.
+	WarnMbarrierPlain WarningKind = "mbarrier-plain-access"
+	// WarnMbarrierInitWaiting: mbarrier.init of an mbarrier that threads
+	// are waiting on (try_wait); Prev* names a waiting thread's try_wait.
+	WarnMbarrierInitWaiting WarningKind = "mbarrier-init-while-waiting"
+	// WarnProxyFence: an asynchronous-proxy read (an asynchronous copy's
+	// source) of shared bytes a generic-proxy write wrote, with no
+	// fence.proxy.async in the writing thread since that write; Prev*
+	// names the write.
+	WarnProxyFence WarningKind = "missing-proxy-fence"
+	// WarnAsyncWriteRead: a generic read of shared bytes an asynchronous
+	// copy wrote, not ordered after the copy's completion (no wait on the
+	// mbarrier phase it completed); Prev* names the copy.
+	WarnAsyncWriteRead WarningKind = "async-write-read-before-wait"
 )
 
 // Race reports whether k is a shared-memory hazard between two threads.
@@ -308,9 +331,12 @@ type warpState struct {
 	step uint32
 	mask uint32          // lanes active in the current run of steps
 	tog  *[32][32]uint32 // last step two lanes ran together, before the current run
-	vc   []uint32        // vector clock (per warp of the CTA)
-	live uint32          // lanes not exited
-	init uint32          // the warp's lanes
+	// pfence: per lane, the warp step of its last fence.proxy.async (nil:
+	// none yet).
+	pfence *[32]uint32
+	vc     []uint32 // vector clock (per warp of the CTA)
+	live   uint32   // lanes not exited
+	init   uint32   // the warp's lanes
 }
 
 // shadow is a shared byte's state (or a uniform word's: see uni).
@@ -344,6 +370,35 @@ type clusterState struct {
 	// the clock the last completed phase released.
 	cbPend, cbRel []uint32
 	cbUsed        bool
+	// agent is the clock component (and rec.warp) of the cluster's
+	// asynchronous proxy (csize*nwarps: every clock has one more
+	// component than the cluster has warps); aepoch its current epoch.
+	agent  uint16
+	aepoch uint32
+	// mbars: the synchronisation state of the mbarriers used (by object).
+	mbars map[mbKey]*mbarSync
+}
+
+// mbKey names an mbarrier: the linear index of the CTA whose shared
+// memory holds it and its offset there.
+type mbKey struct {
+	cta  int
+	addr uint64
+}
+
+// mbarSync is an mbarrier's clocks: the join of the release arrivals
+// (and completed transactions) of its current phase, and the clock its
+// last completed phase released (what a wait for it acquires).
+type mbarSync struct {
+	pend, rel []uint32
+	used      bool
+}
+
+// mbInit is an initialised mbarrier of a CTA: its mbarrier.init.
+type mbInit struct {
+	pc   int32
+	warp uint16
+	lane uint8
 }
 
 type ctaState struct {
@@ -360,6 +415,9 @@ type ctaState struct {
 	free    []int32  // blocks of bytes no word uses
 	written []uint64 // bytes ever written
 	pend    []pend   // copies in flight, per byte (nil until a cp.async)
+	// mbar: the initialised mbarriers in the CTA's shared memory, by
+	// offset (nil until an mbarrier.init).
+	mbar map[uint64]mbInit
 	// uni has a bit per 4-byte word whose four bytes share one shadow
 	// state (words[k]; the word's first byte stands for it in pend and
 	// written); the word is split into bytes when an access covers part
@@ -516,12 +574,24 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 		a := &in.Accesses[i]
 		switch a.Space {
 		case isa.Shared:
-			if a.CTA == in.CTALin {
-				c.shared(cs, w, in, a, landing)
-			} else if peer := c.peer(cs, a.CTA); peer != nil {
+			t := cs
+			if a.CTA != in.CTALin {
 				// A peer's shared memory (distributed shared memory):
 				// its shadow, with this warp's clock (cluster-wide).
-				c.shared(peer, w, in, a, false)
+				if t = c.peer(cs, a.CTA); t == nil {
+					continue
+				}
+			}
+			if len(t.mbar) > 0 && !a.Async && !c.mbarOp(in.PC) {
+				c.mbarPlain(t, w, in, a)
+			}
+			switch {
+			case a.Async:
+				c.asyncShared(t, w, in, a)
+			case t == cs:
+				c.shared(cs, w, in, a, landing)
+			default:
+				c.shared(t, w, in, a, false)
 			}
 		case isa.Global:
 			if len(c.regions) > 0 {
@@ -575,12 +645,14 @@ func (c *Checker) cluster(k int, idx [3]int, rank int) *clusterState {
 		cl.reset()
 	} else {
 		n := c.csize * c.nwarps
+		// One clock component per warp and one for the asynchronous proxy.
+		nc := n + 1
 		cl = &clusterState{warps: make([]warpState, n), idx: make([][3]int, c.csize), ctas: make([]*ctaState, c.csize),
-			cbPend: make([]uint32, n), cbRel: make([]uint32, n)}
-		clocks := make([]uint32, n*n)
+			cbPend: make([]uint32, nc), cbRel: make([]uint32, nc), agent: uint16(n), aepoch: 1}
+		clocks := make([]uint32, n*nc)
 		for w := range cl.warps {
 			ws := &cl.warps[w]
-			ws.vc = clocks[w*n : (w+1)*n : (w+1)*n]
+			ws.vc = clocks[w*nc : (w+1)*nc : (w+1)*nc]
 			ws.vc[w] = 1
 			lanes := min(32, c.threads-32*(w%c.nwarps))
 			ws.live = uint32(1<<lanes - 1)
@@ -612,8 +684,13 @@ func (cl *clusterState) reset() {
 		clear(ws.vc)
 		ws.vc[w] = 1
 		ws.live = ws.init
+		if ws.pfence != nil {
+			*ws.pfence = [32]uint32{}
+		}
 	}
 	clear(cl.ctas)
+	clear(cl.mbars)
+	cl.aepoch = 1
 	clear(cl.cbPend)
 	clear(cl.cbRel)
 	cl.gone, cl.gen, cl.cbUsed = 0, 0, false
@@ -703,6 +780,7 @@ func (cs *ctaState) reset(idx [3]int) {
 	}
 	clear(cs.written)
 	clear(cs.pend)
+	clear(cs.mbar)
 	fill := ^uint64(0)
 	if cs.byteExact {
 		fill = 0
@@ -1162,7 +1240,11 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 	}
 	if r := &sh.w; r.step != 0 {
 		if l := cs.unordered(r, w, lane); l >= 0 {
-			la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
+			if r.warp == cs.cl.agent {
+				la.report(bitRAW, WarnAsyncWriteRead, o, int(r.pc), cs.who(r), l)
+			} else {
+				la.report(bitRAW, WarnReadAfterWrite, o, int(r.pc), int(r.warp), l)
+			}
 		}
 	}
 	// Record the read: drop the reads it is ordered after.
@@ -1254,7 +1336,7 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 			if me.atomic {
 				k, bit = WarnReadAfterWrite, bitRAW
 			}
-			la.report(bit, k, o, int(r.pc), int(r.warp), l)
+			la.report(bit, k, o, int(r.pc), cs.who(r), l)
 		}
 	}
 	if r := &sh.r; r.step != 0 {
@@ -1315,7 +1397,7 @@ func (c *Checker) event(cs *ctaState, w int, in *emu.StepInfo, e *emu.Event) {
 		}
 		b := &cs.bars[e.ID]
 		if b.vc == nil {
-			b.vc = make([]uint32, len(cs.warps))
+			b.vc = make([]uint32, len(cs.warps[w].vc))
 		}
 		ws := &cs.warps[w]
 		for i, v := range ws.vc {
@@ -1381,6 +1463,9 @@ func (c *Checker) event(cs *ctaState, w int, in *emu.StepInfo, e *emu.Event) {
 		if cl.acquire(w) {
 			cl.bump()
 		}
+	case emu.EvMbarrierInit, emu.EvMbarrierInval, emu.EvMbarrierArrive, emu.EvMbarrierCompleteTx,
+		emu.EvMbarrierComplete, emu.EvMbarrierWait, emu.EvProxyFence:
+		c.mbarEvent(cs, w, in, e)
 	case emu.EvExit:
 		ws := &cs.warps[w]
 		gone := e.Mask & ws.live

@@ -846,6 +846,11 @@ func bindFence(b *binder) {
 	if f.wide {
 		b.op.Exec = execScopeFence
 	}
+	if isProxyAsyncFence(form) {
+		// Reported to observers (EvProxyFence): the race checker's
+		// async-proxy rule.
+		b.op.Exec = execProxyAsyncFence
+	}
 }
 
 func execScopeFence(w *Warp, op *Op, mask uint32) *Fault {

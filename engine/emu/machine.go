@@ -151,6 +151,9 @@ type Machine struct {
 	// obsUnordered: every observer collects accesses as a set
 	// (ObserveUnordered), so Run may batch.
 	obsUnordered bool
+	// asyncAccess: the accesses being noted are the asynchronous proxy's
+	// (Access.Async; asyncAccesses).
+	asyncAccess bool
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep

@@ -318,6 +318,15 @@ type Access struct {
 	Lanes uint32
 	Addr  [32]uint64   // each lane's offset in Space (for global: the address); lanes in Lanes only
 	Old   [32][32]byte // previous bytes (stores and atomics), Size bytes per lane (the first 32); lanes in Lanes, when an observer asked for them (ObserveOldBytes)
+	// Async: the access was made by the asynchronous proxy on behalf of
+	// the lanes in Lanes (an asynchronous copy's source reads and
+	// destination writes: cp.async.bulk, TMA), not by the generic proxy
+	// of ordinary loads and stores. An asynchronous copy reports its
+	// accesses with Async set in the step at which its bytes move (the
+	// race checker orders them by proxy fences and mbarrier completions,
+	// not by the issuing thread's program order); everything else leaves
+	// it false.
+	Async bool
 }
 
 // GenericAddr returns the address lane l's instruction computed: the

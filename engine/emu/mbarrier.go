@@ -171,6 +171,7 @@ const (
 	mbarNoComplete             // arrive{_drop}.noComplete
 	mbarNoinc                  // cp.async.mbarrier.arrive.noinc
 	mbarHasCount               // arrive{_drop} with a count operand
+	mbarRelaxed                // .relaxed (reported to observers)
 )
 
 // mbarrierSem checks the memory-order and scope qualifiers of an mbarrier
@@ -313,6 +314,9 @@ func bindMbarrier(b *binder) {
 	if b.failed {
 		return
 	}
+	if b.Hint("relaxed") {
+		aux |= mbarRelaxed
+	}
 	ref, ok := bindMemRef(b, addrAt, space)
 	if !ok {
 		return
@@ -452,6 +456,7 @@ func (w *Warp) mbarLoad(op *Op, lane int, addr uint64, r mbarRef) (Mbarrier, *Fa
 func (w *Warp) mbarStore(r mbarRef, s Mbarrier) bool {
 	done := s.Valid && s.Pending == 0 && s.Tx == 0 && s.Expected > 0
 	if done {
+		w.mbarCompleteEvent(r, s.Phase)
 		s.Phase ^= 1
 		s.Pending = s.Expected
 	}
@@ -493,6 +498,9 @@ func (w *Warp) mbarrierCompleteTx(op *Op, lane int, c *CTA, off uint64, bytes in
 	if f != nil {
 		return f
 	}
+	if bytes >= 0 && bytes <= MbarrierMax {
+		w.mbarEventAsync(EvMbarrierCompleteTx, r, lane, mbarRelaxedOp(op), op.Code != isa.OpMbarrierCompleteTx)
+	}
 	return w.mbarTx(op, lane, off, r, s, -bytes)
 }
 
@@ -533,6 +541,7 @@ func execMbarrierInit(w *Warp, op *Op, mask uint32) *Fault {
 		if n < 1 || n > MbarrierMax {
 			return w.faultAddr(FaultIllegal, l, addr, "mbarrier.init: the expected arrival count %d of %s is outside the ISA's range 1 .. %s", n, r.where(w), commas(MbarrierMax))
 		}
+		w.mbarInitEvent(r, l)
 		putLE(r.b, Mbarrier{Valid: true, Pending: n, Expected: n}.Encode())
 	}
 	return nil
@@ -550,6 +559,7 @@ func execMbarrierInval(w *Warp, op *Op, mask uint32) *Fault {
 		if _, f := w.mbarLoad(op, l, addr, r); f != nil {
 			return f
 		}
+		w.mbarEvent(EvMbarrierInval, r, l, false)
 		putLE(r.b, 0)
 	}
 	return nil
@@ -590,6 +600,7 @@ func (w *Warp) mbarArrive(op *Op, lane int, addr uint64, r mbarRef, count, tx in
 		return 0, w.faultAddr(FaultIllegal, lane, addr, "%s.noComplete: the arrival completes phase %d of %s (undefined for .noComplete)", name, s.Phase, r.where(w))
 	}
 	state := Mbarrier{Valid: true, Phase: s.Phase, Pending: s.Pending}.Encode()
+	w.mbarEvent(EvMbarrierArrive, r, lane, mbarRelaxedOp(op))
 	w.mbarStore(r, s)
 	return state, nil
 }
@@ -683,6 +694,9 @@ func (w *Warp) mbarTest(op *Op, l int, base, src *[32]uint64) (bool, uint64, uin
 		return false, 0, 0, w.faultAddr(FaultIllegal, l, addr, "%s: the state operand 0x%x is not a state an mbarrier.arrive returned", isa.Info[op.Code].Name, v)
 	}
 	p := mbarWaitParity(op, v)
+	if s.Phase != p {
+		w.mbarEvent(EvMbarrierWait, r, l, mbarRelaxedOp(op))
+	}
 	return s.Phase != p, r.off, p, nil
 }
 
@@ -770,6 +784,7 @@ func execCpAsyncMbarrierArrive(w *Warp, op *Op, mask uint32) *Fault {
 		if _, f := w.mbarLoad(op, l, addr, r); f != nil {
 			return f
 		}
+		w.mbarEvent(EvMbarrierArrive, r, l, false)
 	}
 	return nil
 }

@@ -258,9 +258,46 @@ const (
 	// lanes (0 when it did not wait: it completed the phase by arriving
 	// or exiting).
 	EvClusterRelease
+	// The mbarrier events name the object by CTA (the linear index of the
+	// CTA whose shared memory holds it) and Addr (its offset there); Mask
+	// holds the lanes that did it. Lanes of one instruction on the same
+	// object share one event; events are in execution order.
+	//
+	// EvMbarrierInit: the lanes initialised the mbarrier. Warps: the warps
+	// that were waiting on it (try_wait) at that moment, each with its
+	// waiting lanes and the try_wait's PC (Barrier -1); nil when none.
+	EvMbarrierInit
+	// EvMbarrierInval: the lanes invalidated the mbarrier.
+	EvMbarrierInval
+	// EvMbarrierArrive: an arrive-on operation (arrive, arrive_drop,
+	// cp.async.mbarrier.arrive) on the mbarrier's current phase. Relaxed:
+	// the arrive was .relaxed (no release semantics).
+	EvMbarrierArrive
+	// EvMbarrierCompleteTx: transaction bytes completed on the mbarrier:
+	// by mbarrier.complete_tx (Async false; Relaxed for .relaxed), or by
+	// an asynchronous copy of the instruction at PC (Async true), which
+	// performs the release on behalf of the asynchronous proxy.
+	EvMbarrierCompleteTx
+	// EvMbarrierComplete: the mbarrier's current phase completed (after
+	// the arrive or complete_tx event that completed it). ID: the parity
+	// of the completed phase. Warps: the warps its completion woke (each
+	// with the lanes that waited in try_wait and its PC; Barrier -1), nil
+	// when none.
+	EvMbarrierComplete
+	// EvMbarrierWait: test_wait or try_wait found the phase the lanes in
+	// Mask test completed and returned true (lanes that wait are reported
+	// by EvMbarrierComplete when they wake). Relaxed: the wait was
+	// .relaxed (no acquire semantics).
+	EvMbarrierWait
+	// EvProxyFence: the lanes in Mask executed a fence.proxy.async form
+	// (any state space; membar.proxy.async and the
+	// fence.proxy.async::generic forms included): it orders their earlier
+	// generic-proxy accesses with later asynchronous-proxy ones.
+	EvProxyFence
 )
 
-var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-release", "exit", "call", "return", "cluster-arrive", "cluster-wait", "cluster-release"}
+var eventNames = []string{"diverge", "reconverge", "barrier-arrive", "barrier-release", "exit", "call", "return", "cluster-arrive", "cluster-wait", "cluster-release",
+	"mbarrier-init", "mbarrier-inval", "mbarrier-arrive", "mbarrier-complete-tx", "mbarrier-complete", "mbarrier-wait", "proxy-fence"}
 
 func (k EventKind) String() string { return eventNames[k] }
 
@@ -281,8 +318,16 @@ type Event struct {
 	ID       int
 	Count    int
 	Expected int
-	// Relaxed: a .relaxed cluster barrier arrive (EvClusterArrive).
+	// Relaxed: a .relaxed cluster barrier arrive (EvClusterArrive), or a
+	// .relaxed mbarrier arrive, complete_tx or wait.
 	Relaxed bool
+	// Async: an mbarrier's transaction bytes completed by an asynchronous
+	// copy (EvMbarrierCompleteTx).
+	Async bool
+	// CTA and Addr name an mbarrier (the EvMbarrier* events): the linear
+	// index of the CTA whose shared memory holds it and its offset there.
+	CTA  int
+	Addr uint64
 	// Warps lists the warps a barrier released (EvBarrierRelease,
 	// EvClusterRelease); each event has its own slice, which may be kept.
 	Warps []BarrierWarp
@@ -476,6 +521,7 @@ func (m *Machine) newAccess(w *Warp, kind AccessKind, sp isa.Space, size int, ge
 	}
 	a := &in.Accesses[n]
 	a.Kind, a.Space, a.Size, a.Generic, a.CTA, a.Lanes = kind, sp, size, generic, w.cta.Linear, 0
+	a.Async = m.asyncAccess
 	return a
 }
 
@@ -491,7 +537,7 @@ func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, g
 	in := &m.info
 	for i := len(in.Accesses) - 1; i >= 0; i-- {
 		x := &in.Accesses[i]
-		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == w.cta.Linear {
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == w.cta.Linear && x.Async == m.asyncAccess {
 			if x.Lanes&lanes == 0 {
 				return x
 			}
@@ -504,6 +550,19 @@ func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, g
 		}
 	}
 	return m.newAccess(w, kind, sp, size, generic)
+}
+
+// asyncAccesses makes the accesses noted until the returned function is
+// called asynchronous-proxy accesses (Access.Async): an asynchronous
+// copy (cp.async.bulk, TMA) notes its source reads and destination writes
+// (noteAccess, recordAccess, warpAccess) between the two calls:
+//
+//	done := w.m.asyncAccesses()
+//	... w.noteAccess(...) for each lane's bytes ...
+//	done()
+func (m *Machine) asyncAccesses() (done func()) {
+	m.asyncAccess = true
+	return func() { m.asyncAccess = false }
 }
 
 // dropAccess takes back an Access that warpAccess returned when the caller
@@ -549,7 +608,7 @@ func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, la
 	var a *Access
 	for i := len(in.Accesses) - 1; i >= 0; i-- {
 		x := &in.Accesses[i]
-		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == cta {
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == cta && x.Async == m.asyncAccess {
 			if x.Lanes&(1<<lane) == 0 {
 				a = x
 			}

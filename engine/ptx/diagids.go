@@ -73,12 +73,16 @@ const (
 	DiagSpecParamHint DiagID = "spec-param-advice"
 
 	// Race and memory checker (engine/analysis warning kinds).
-	DiagReadAfterWrite  DiagID = "read-after-write"
-	DiagWriteAfterRead  DiagID = "write-after-read"
-	DiagWriteAfterWrite DiagID = "write-after-write"
-	DiagAsyncRead       DiagID = "cp-async-read-before-wait"
-	DiagUninitShared    DiagID = "uninitialised-shared-read"
-	DiagUninitGlobal    DiagID = "uninitialised-global-read"
+	DiagReadAfterWrite      DiagID = "read-after-write"
+	DiagWriteAfterRead      DiagID = "write-after-read"
+	DiagWriteAfterWrite     DiagID = "write-after-write"
+	DiagAsyncRead           DiagID = "cp-async-read-before-wait"
+	DiagUninitShared        DiagID = "uninitialised-shared-read"
+	DiagUninitGlobal        DiagID = "uninitialised-global-read"
+	DiagMbarrierPlain       DiagID = "mbarrier-plain-access"
+	DiagMbarrierInitWaiting DiagID = "mbarrier-init-while-waiting"
+	DiagProxyFence          DiagID = "missing-proxy-fence"
+	DiagAsyncWriteRead      DiagID = "async-write-read-before-wait"
 )
 
 // DiagInfo describes one diagnostic ID.
@@ -148,6 +152,10 @@ var IDs = []DiagInfo{
 	{DiagAsyncRead, "a read of a cp.async destination before the copy was waited for"},
 	{DiagUninitShared, "a read of shared memory no thread of the CTA wrote"},
 	{DiagUninitGlobal, "a load of global memory the launch did not initialise and the kernel did not write"},
+	{DiagMbarrierPlain, "an ordinary load, store or atomic of an initialised mbarrier's bytes"},
+	{DiagMbarrierInitWaiting, "mbarrier.init of an mbarrier that threads are waiting on"},
+	{DiagProxyFence, "an asynchronous copy reads shared memory a thread wrote with no fence.proxy.async since the write"},
+	{DiagAsyncWriteRead, "a read of shared memory an asynchronous copy wrote, before a wait on the mbarrier phase the copy completed"},
 }
 
 var idIndex = func() map[DiagID]int {
