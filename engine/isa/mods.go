@@ -333,6 +333,10 @@ var modTable = func() map[string]Mod {
 		"sync_restrict::shared::cluster", "sync_restrict::shared::cta",
 		// griddepcontrol.launch_dependents.
 		"launch_dependents",
+		// cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor} and
+		// prefetch.tensor.
+		"tensor", "bulk_group", "mbarrier::complete_tx::bytes", "multicast::cluster", "prefetch", "noftz",
+		"cta_group::1", "cta_group::2",
 	} {
 		if _, ok := m[h]; !ok {
 			m[h] = Mod{ModHint, 0}
