@@ -467,7 +467,7 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
 			}
 			for _, c := range targets {
-				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.pc()), mbar: moff, dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
+				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
 				if n := bo.bytes(); w.m.overDynamic(n) {
 					return w.dynamicFault(n, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
 				}
@@ -953,7 +953,7 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 			}
 			data := append([]byte(nil), sb...)
 			for _, c := range targets {
-				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.pc()), mbar: moff, dst: off, data: data, tx: n, red: red, rtype: t}
+				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, data: data, tx: n, red: red, rtype: t}
 				if k := bo.bytes(); w.m.overDynamic(k) {
 					return w.dynamicFault(k, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
 				}
