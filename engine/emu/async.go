@@ -125,6 +125,10 @@ type warpAsync struct {
 type asyncUnit struct {
 	warps []warpAsync // by warp ID; grown to a warp on its first operation or commit
 	n     int         // operations in flight, in every queue
+	// bulk: copies into the CTA's shared memory that complete on an
+	// mbarrier (targetMbarrierTx: cp.async.bulk{.tensor} with
+	// .mbarrier::complete_tx::bytes), in issue order (exec_tma_bulk.go).
+	bulk []bulkOp
 }
 
 // warp returns the state of warp id, growing the unit to hold it.
@@ -178,7 +182,7 @@ func (u *asyncUnit) committed(id int, lane int32) uint32 {
 }
 
 func (u *asyncUnit) clone() asyncUnit {
-	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n}
+	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk)}
 	for i := range c.warps {
 		c.warps[i].ops = slices.Clone(c.warps[i].ops)
 	}
@@ -194,6 +198,8 @@ func (u *asyncUnit) reset() {
 		u.warps[i] = warpAsync{ops: ops[:0]}
 	}
 	u.n = 0
+	clear(u.bulk)
+	u.bulk = u.bulk[:0]
 }
 
 // size returns the bytes of the unit's fixed part (for snapshots; its
@@ -206,7 +212,13 @@ func (u *asyncUnit) size() int {
 }
 
 // bytes returns the dynamic state the unit's operations hold.
-func (u *asyncUnit) bytes() int64 { return copyBytes * int64(u.n) }
+func (u *asyncUnit) bytes() int64 {
+	n := copyBytes * int64(u.n)
+	for i := range u.bulk {
+		n += u.bulk[i].bytes()
+	}
+	return n
+}
 
 // diff describes the first difference between u and v ("" when they hold
 // the same work: the same operations in the same queues in the same
@@ -214,6 +226,14 @@ func (u *asyncUnit) bytes() int64 { return copyBytes * int64(u.n) }
 func (u *asyncUnit) diff(v *asyncUnit) string {
 	if u.n != v.n {
 		return fmt.Sprintf("%d vs %d asynchronous operations in flight", u.n, v.n)
+	}
+	if len(u.bulk) != len(v.bulk) {
+		return fmt.Sprintf("%d vs %d bulk copies in flight", len(u.bulk), len(v.bulk))
+	}
+	for i := range u.bulk {
+		if !u.bulk[i].same(&v.bulk[i]) {
+			return fmt.Sprintf("bulk copy %d in flight differs (pc %d vs %d)", i, u.bulk[i].pc, v.bulk[i].pc)
+		}
 	}
 	for id := range max(len(u.warps), len(v.warps)) {
 		var a, b []asyncOp

@@ -191,6 +191,13 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffAtomic | EffSync | EffCrossWarp | EffBlocks, mem: memRead}, isa.OpMbarrierTryWait)
 	set(opEffect{eff: EffRegs}, isa.OpMbarrierPendingCount)
 	set(opEffect{eff: EffAsync | EffAtomic | EffSync | EffCrossWarp, mem: memRMW}, isa.OpCpAsyncMbarrierArrive)
+	// Bulk and tensor copies (exec_tma_bulk.go): a copy into shared memory
+	// reads its source at issue and lands, completing transaction bytes on
+	// an mbarrier another warp waits on, later; a copy to global memory is
+	// performed at issue. wait_group has nothing left to wait for.
+	set(opEffect{eff: EffAsync | EffSync | EffCrossWarp, mem: memCopy}, isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor)
+	set(opEffect{eff: EffAsync | EffSync | EffCrossWarp | EffAtomic, mem: memCopy}, isa.OpCpReduceAsyncBulk)
+	set(opEffect{eff: EffAsync}, isa.OpCpAsyncBulkCommitGroup, isa.OpCpAsyncBulkWaitGroup)
 	set(opEffect{eff: EffBranch}, isa.OpBra)
 	set(opEffect{eff: EffBranch | EffIndirect}, isa.OpBrx)
 	set(opEffect{eff: EffCall}, isa.OpCall)
@@ -269,6 +276,10 @@ func effectsOf(op *Op, mems []MemOperand) Effects {
 		if op.Sub == isa.SubSync && op.B < 0 {
 			e |= EffFullBarrier
 		}
+	case isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor, isa.OpCpReduceAsyncBulk:
+		// Whatever the operands' spaces, a bulk copy may read and write
+		// global and (the cluster's) shared memory.
+		e |= EffReadGlobal | EffWriteGlobal | EffReadShared | EffWriteShared | EffWriteRemoteShared
 	case isa.OpBarrierCluster:
 		if op.Sub == isa.SubArrive {
 			e &^= EffBlocks

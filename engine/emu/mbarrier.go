@@ -682,6 +682,11 @@ func (w *Warp) mbarTest(op *Op, l int, base, src *[32]uint64) (bool, uint64, uin
 	if f != nil {
 		return false, 0, 0, f
 	}
+	// Testing the phase lands the bulk copies that complete on it
+	// (exec_tma_bulk.go).
+	if f := w.landBulk(r.c, r.off); f != nil {
+		return false, 0, 0, f
+	}
 	s, f := w.mbarLoad(op, l, addr, r)
 	if f != nil {
 		return false, 0, 0, f

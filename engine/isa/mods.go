@@ -336,6 +336,10 @@ var modTable = func() map[string]Mod {
 		// tensormap.replace.tile.field.b1024: the object size and the fields.
 		"b1024", "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
 		"elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity", "fill_mode",
+		// cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor} and
+		// prefetch.tensor.
+		"tensor", "bulk_group", "mbarrier::complete_tx::bytes", "multicast::cluster", "prefetch", "noftz",
+		"cta_group::1", "cta_group::2",
 	} {
 		if _, ok := m[h]; !ok {
 			m[h] = Mod{ModHint, 0}

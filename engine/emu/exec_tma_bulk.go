@@ -1,0 +1,1075 @@
+package emu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"github.com/ptxplayground/ptxplay/engine/fpx"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Bulk and tensor (TMA) copies: cp.async.bulk{.tensor},
+// cp.reduce.async.bulk{.tensor}, cp.async.bulk.prefetch, prefetch.tensor,
+// cp.async.bulk.commit_group and wait_group.
+//
+// Completion, deterministic:
+//   - A copy into shared memory that completes on an mbarrier
+//     (.mbarrier::complete_tx::bytes) reads its source when it is issued
+//     (a bad source faults there) and is queued on the destination CTA's
+//     asynchronous unit (one copy per CTA of a .multicast::cluster mask).
+//     It lands (its bytes are written, then its transaction bytes complete
+//     on the mbarrier) when a thread of the destination CTA tests that
+//     mbarrier (mbarrier.test_wait or try_wait), or at once when it is
+//     issued while a warp of that CTA already waits on the mbarrier.
+//     Copies land in issue order. So a consumer that reads the
+//     destination without waiting on the mbarrier reads the bytes that
+//     were there before (stale data), every run, in both scheduling
+//     models; one that waits reads the copy.
+//   - A copy whose completion is a bulk async-group (.bulk_group: to
+//     global memory, tensor stores and reductions) is performed when it is
+//     issued; cp.async.bulk.commit_group and wait_group{.read} are then
+//     ordering points with nothing left to wait for.
+//
+// Tensor copies place the box with TMAPlaceTile (tma.go); the transaction
+// byte count is the whole box, out-of-bounds elements included, and a
+// store or reduction does not write its out-of-bounds elements.
+
+func init() {
+	binders[isa.OpCpAsyncBulkTensor] = bindBulkTensor
+	binders[isa.OpCpReduceAsyncBulk] = bindBulkReduce
+	binders[isa.OpCpAsyncBulk] = bindBulk
+	binders[isa.OpCpAsyncBulkCommitGroup] = bindBulkGroup
+	binders[isa.OpCpAsyncBulkWaitGroup] = bindBulkGroup
+	prev := binders[isa.OpPrefetch]
+	binders[isa.OpPrefetch] = func(b *binder) {
+		if memHasMod(b, "tensor") {
+			bindPrefetchTensor(b)
+			return
+		}
+		prev(b)
+	}
+}
+
+// bulkOp is a copy into a CTA's shared memory in flight, completing on the
+// mbarrier at offset mbar of that CTA (asyncUnit.bulk).
+type bulkOp struct {
+	warp, lane, pc int32
+	mbar           uint64
+	dst            uint64   // offset in the CTA's shared memory
+	elem           int32    // bytes of each piece
+	offs           []uint32 // each piece's offset from dst (nil: data is one piece)
+	data           []byte   // the pieces, in order (shared between the CTAs of a multicast; never changed)
+	tx             int64    // transaction bytes it completes
+	red            isa.SubOp
+	rtype          isa.Type
+}
+
+func (op *bulkOp) bytes() int64 {
+	return int64(unsafe.Sizeof(bulkOp{})) + int64(len(op.data)) + 4*int64(len(op.offs))
+}
+
+func (op *bulkOp) same(o *bulkOp) bool {
+	if op.warp != o.warp || op.lane != o.lane || op.pc != o.pc || op.mbar != o.mbar || op.dst != o.dst ||
+		op.elem != o.elem || op.tx != o.tx || op.red != o.red || op.rtype != o.rtype || len(op.offs) != len(o.offs) ||
+		string(op.data) != string(o.data) {
+		return false
+	}
+	for i := range op.offs {
+		if op.offs[i] != o.offs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// bulkSpan returns the first and one past the last byte offset (from
+// dst) op writes.
+func (op *bulkOp) span() (lo, hi uint64) {
+	if op.offs == nil {
+		return 0, uint64(len(op.data))
+	}
+	lo = math.MaxUint64
+	for _, o := range op.offs {
+		lo = min(lo, uint64(o))
+		hi = max(hi, uint64(o)+uint64(op.elem))
+	}
+	return lo, hi
+}
+
+// landBulk lands the copies in flight into c's shared memory that
+// complete on the mbarrier at offset mbar, in issue order, for w's
+// instruction (which tests the mbarrier, or issued the last of them).
+func (w *Warp) landBulk(c *CTA, mbar uint64) *Fault {
+	u := &c.async
+	if len(u.bulk) == 0 {
+		return nil
+	}
+	var due []bulkOp
+	out := u.bulk[:0]
+	for _, op := range u.bulk {
+		if op.mbar == mbar {
+			due = append(due, op)
+			continue
+		}
+		out = append(out, op)
+	}
+	clear(u.bulk[len(out):])
+	u.bulk = out
+	for i := range due {
+		op := &due[i]
+		w.m.dyn -= op.bytes()
+		lo, hi := op.span()
+		if lo < hi {
+			b := c.shared[op.dst+lo : op.dst+hi]
+			addr, sp := op.dst+lo, isa.Shared
+			if c != w.cta {
+				addr, sp = uint64(c.Rank+1)<<ClusterRankShift|addr, isa.SharedCluster
+			}
+			w.noteAccess(AccessStore, sp, sp, int(op.lane), addr, b)
+		}
+		if op.offs == nil {
+			d := c.shared[op.dst : op.dst+uint64(len(op.data))]
+			if op.red != isa.SubNone {
+				es := op.rtype.Size()
+				for k := 0; k+es <= len(d); k += es {
+					bulkReduce(op.red, op.rtype, d[k:k+es], op.data[k:k+es])
+				}
+			} else {
+				copy(d, op.data)
+			}
+		} else {
+			es := uint64(op.elem)
+			for k, o := range op.offs {
+				copy(c.shared[op.dst+uint64(o):op.dst+uint64(o)+es], op.data[uint64(k)*es:uint64(k+1)*es])
+			}
+		}
+		if f := w.mbarrierCompleteTx(&w.m.prog.Ops[op.pc], int(op.lane), c, op.mbar, op.tx); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// queueBulk queues op on c's asynchronous unit; it lands at once when a
+// warp of c waits on its mbarrier.
+func (w *Warp) queueBulk(c *CTA, op bulkOp) *Fault {
+	c.async.bulk = append(c.async.bulk, op)
+	w.m.dyn += op.bytes()
+	for _, x := range c.Warps {
+		if x.State == WarpWaiting && x.wait.Kind == WaitMbarrier && x.wait.Addr == op.mbar {
+			return w.landBulk(c, op.mbar)
+		}
+	}
+	return nil
+}
+
+// bulkShared resolves lane's shared-memory address addr (named in space)
+// of a region of size bytes whose offset is aligned to align: the CTA
+// holding it and the offset in its shared memory.
+func (w *Warp) bulkShared(name, what string, lane int, space isa.Space, addr uint64, size int64, align uint64) (*CTA, uint64, *Fault) {
+	sp, a := space, addr
+	if sp == isa.SpaceNone {
+		sp, a = w.m.genericToSpace(addr)
+	}
+	c, off := w.cta, a
+	switch sp {
+	case isa.Shared:
+	case isa.SharedCluster:
+		var f *Fault
+		c, off, f = w.clusterShared(lane, a, int(min(size, 1<<30)))
+		if f != nil {
+			return nil, 0, f
+		}
+	default:
+		return nil, 0, w.faultAddr(FaultIllegal, lane, addr, "%s: the %s address 0x%x is in %s memory, not shared memory", name, what, addr, sp)
+	}
+	if align > 1 && off%align != 0 {
+		return nil, 0, w.faultAddr(FaultMisaligned, lane, addr, "%s: the %s address 0x%x (offset 0x%x in shared memory) is not %d-byte aligned", name, what, addr, off, align)
+	}
+	if size < 0 || off+uint64(size) > uint64(len(c.shared)) || off+uint64(size) < off {
+		return nil, 0, w.faultAddr(FaultOutOfBounds, lane, addr, "%s: the %s (%d bytes at offset 0x%x) is outside the %d bytes of shared memory of CTA (%d,%d,%d)", name, what, size, off, len(c.shared), c.Idx[0], c.Idx[1], c.Idx[2])
+	}
+	return c, off, nil
+}
+
+// clusterPeer returns the CTA of rank r of w's cluster (for a multicast).
+func (w *Warp) clusterPeer(name string, lane int, r int) (*CTA, *Fault) {
+	cl := w.cta.cluster
+	if cl == nil || r >= len(cl.CTAs) {
+		n := 1
+		if cl != nil {
+			n = len(cl.CTAs)
+		}
+		return nil, w.fault(FaultIllegal, lane, "%s: the ctaMask names CTA rank %d, outside the cluster of %d CTA%s", name, r, n, plural(n))
+	}
+	c := cl.CTAs[r]
+	if c != w.cta && c.liveThreads() == 0 {
+		return nil, w.fault(FaultIllegal, lane, "%s: the ctaMask names CTA rank %d, whose threads have all exited (its shared memory is gone)", name, r)
+	}
+	return c, nil
+}
+
+// tensorMapAt reads and validates the tensor map at lane's address addr
+// (named in space: .param, .const, .global or generic).
+func (w *Warp) tensorMapAt(name string, lane int, space isa.Space, addr uint64) (isa.TensorMap, *Fault) {
+	b, sp, f := w.spaceBytes(space, lane, addr, isa.TensorMapBytes, 64)
+	if f != nil {
+		return isa.TensorMap{}, f
+	}
+	switch sp {
+	case isa.Param, isa.Const, isa.Global:
+	default:
+		return isa.TensorMap{}, w.faultAddr(FaultIllegal, lane, addr, "%s: the tensor map at 0x%x is in %s memory; it must be in .param, .const or .global memory", name, addr, sp)
+	}
+	w.noteAccess(AccessLoad, space, sp, lane, addr, b)
+	m, err := isa.DecodeTensorMap(b)
+	if err == nil {
+		err = m.Validate()
+	}
+	if err != nil {
+		return m, w.faultAddr(FaultIllegal, lane, addr, "%s: the tensor map at 0x%x is not valid: %v", name, addr, err)
+	}
+	return m, nil
+}
+
+// bulkModNames returns the modifier words of the instruction after its
+// opcode's (in order).
+func bulkModNames(b *binder) []string {
+	var out []string
+	for _, m := range b.ins.Mods {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func hasWord(ws []string, w string) bool {
+	for _, x := range ws {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// bulkDir returns the destination and source state spaces the modifier
+// words name, in order (".shared::cluster.global": shared::cluster, global).
+func bulkDir(ws []string) (dst, src string) {
+	var sp []string
+	for _, w := range ws {
+		switch w {
+		case "shared", "shared::cta", "shared::cluster", "global":
+			sp = append(sp, w)
+		}
+	}
+	if len(sp) > 0 {
+		dst = sp[0]
+	}
+	if len(sp) > 1 {
+		src = sp[1]
+	}
+	if dst == "shared" {
+		dst = "shared::cta"
+	}
+	if src == "shared" {
+		src = "shared::cta"
+	}
+	return
+}
+
+// bulkDims returns the N of an .Nd word (0: none).
+func bulkDims(ws []string) int {
+	for _, w := range ws {
+		if len(w) == 2 && w[1] == 'd' && w[0] >= '1' && w[0] <= '5' {
+			return int(w[0] - '0')
+		}
+	}
+	return 0
+}
+
+// bindTensorOperand binds operand i "[tensorMap, {c0, ..., cN-1}]": the
+// map's address and the coordinate registers.
+func bindTensorOperand(b *binder, i, n int) (memRef, []int32, bool) {
+	o := b.opd(i)
+	if o == nil || o.Kind != ptx.OpdAddr || len(o.Elems) != 1 {
+		b.operr(i, "operand %d must be [tensorMap, {coordinates}]", i+1)
+		return memRef{}, nil, false
+	}
+	ref, ok := bindMemRef(b, i, isa.SpaceNone)
+	if !ok {
+		return memRef{}, nil, false
+	}
+	b.memSpan(isa.TensorMapBytes)
+	saved := b.ins.Operands
+	b.ins.Operands = o.Elems
+	regs := b.VecRegs(0, n, isa.B32, false)
+	b.ins.Operands = saved
+	if b.failed || regs == nil {
+		return memRef{}, nil, false
+	}
+	return ref, regs, true
+}
+
+// consumeMods marks the decoded modifiers used (the words are checked by
+// the binder from the raw names).
+func consumeMods(b *binder) {
+	b.Space()
+	b.Tensor()
+	b.used.types = true
+	b.used.subs = len(b.m.Subs)
+	b.used.flags = b.m.Flags
+}
+
+func refAddr(w *Warp, r memRef, l int) uint64 {
+	a := uint64(r.off)
+	if r.base >= 0 {
+		a += w.r(r.base)[l] & r.amask
+	}
+	return a
+}
+
+// ---- cp.async.bulk.tensor ----
+
+func bindBulkTensor(b *binder) {
+	ws := bulkModNames(b)
+	consumeMods(b)
+	n := bulkDims(ws)
+	if n == 0 {
+		b.errorf("needs the dimension .1d .. .5d")
+		return
+	}
+	if hasWord(ws, "im2col") || hasWord(ws, "im2col::w") || hasWord(ws, "im2col::w::128") {
+		b.errorf("the .im2col load mode is not supported by the emulator yet (tile mode is)")
+		return
+	}
+	dst, src := bulkDir(ws)
+	switch {
+	case (dst == "shared::cluster" || dst == "shared::cta") && src == "global":
+		if !hasWord(ws, "mbarrier::complete_tx::bytes") {
+			b.errorf("a load needs the completion mechanism .mbarrier::complete_tx::bytes")
+			return
+		}
+		bindTensorLoad(b, ws, n)
+	case dst == "global" && src == "shared::cta":
+		if !hasWord(ws, "bulk_group") {
+			b.errorf("a store needs the completion mechanism .bulk_group")
+			return
+		}
+		bindTensorStore(b, ws, n, isa.SubNone)
+	default:
+		b.errorf("the direction must be .shared::cluster.global (load) or .global.shared::cta (store)")
+	}
+}
+
+func bindTensorLoad(b *binder, ws []string, n int) {
+	multicast := hasWord(ws, "multicast::cluster")
+	hint := hasWord(ws, "L2::cache_hint")
+	want := 3
+	if multicast {
+		want++
+	}
+	if hint {
+		want++
+	}
+	if !b.Want(want, want) {
+		return
+	}
+	dref, ok := bindMemRef(b, 0, isa.SharedCluster)
+	if !ok {
+		return
+	}
+	mref, regs, ok := bindTensorOperand(b, 1, n)
+	if !ok {
+		return
+	}
+	bref, ok := bindMemRef(b, 2, isa.SharedCluster)
+	if !ok {
+		return
+	}
+	b.memSpan(8)
+	mask := int32(-1)
+	if multicast {
+		mask = b.Src(3, isa.B16)
+	}
+	if hint {
+		b.Src(want-1, isa.B64)
+	}
+	if b.failed {
+		return
+	}
+	op := b.op
+	dref.set(op)
+	name := "cp.async.bulk.tensor"
+	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		for mm := emask; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
+			if f != nil {
+				return f
+			}
+			coords := make([]int32, n)
+			for d := range coords {
+				coords[d] = int32(w.r(regs[d])[l])
+			}
+			daddr := refAddr(w, dref, l)
+			c0, off, f := w.bulkShared(name, "destination", l, dref.space, daddr, tm.BoxBytes(), TMASharedAlign)
+			if f != nil {
+				return f
+			}
+			p, err := TMAPlaceTile(tm, coords, off)
+			if err != nil {
+				return w.faultAddr(FaultIllegal, l, daddr, "%s: %v", name, err)
+			}
+			// Every element lands inside the destination CTA's shared memory.
+			es := uint64(p.ElemBytes)
+			offs := make([]uint32, len(p.Elements))
+			data := make([]byte, len(p.Elements)*p.ElemBytes)
+			for k, e := range p.Elements {
+				if off+e.Shared+es > uint64(len(c0.shared)) {
+					return w.faultAddr(FaultOutOfBounds, l, daddr, "%s: element %d of the box lands at offset 0x%x, outside the %d bytes of shared memory", name, k, off+e.Shared, len(c0.shared))
+				}
+				offs[k] = uint32(e.Shared)
+				piece := data[uint64(k)*es : uint64(k+1)*es]
+				if e.OOB {
+					copy(piece, p.Fill)
+					continue
+				}
+				g, f := w.access(AccessLoad, isa.Global, l, e.Global, p.ElemBytes, 1)
+				if f != nil {
+					f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
+					return f
+				}
+				copy(piece, g)
+			}
+			baddr := refAddr(w, bref, l)
+			mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
+			if f != nil {
+				return f
+			}
+			targets := []*CTA{c0}
+			if mask >= 0 {
+				targets = targets[:0]
+				cm := uint16(w.r(mask)[l])
+				for r := 0; r < 16; r++ {
+					if cm>>r&1 == 0 {
+						continue
+					}
+					c, f := w.clusterPeer(name, l, r)
+					if f != nil {
+						return f
+					}
+					targets = append(targets, c)
+				}
+			} else if mc != c0 {
+				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
+			}
+			for _, c := range targets {
+				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
+				if n := bo.bytes(); w.m.overDynamic(n) {
+					return w.dynamicFault(n, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
+				}
+				if f := w.queueBulk(c, bo); f != nil {
+					return f
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// bindTensorStore: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group
+// [tensorMap, {coords}], [srcMem]{, cache-policy} and its reductions
+// (red: the reduction; SubNone: a plain store).
+func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
+	hint := hasWord(ws, "L2::cache_hint")
+	want := 2
+	if hint {
+		want++
+	}
+	if !b.Want(want, want) {
+		return
+	}
+	mref, regs, ok := bindTensorOperand(b, 0, n)
+	if !ok {
+		return
+	}
+	sref, ok := bindMemRef(b, 1, isa.Shared)
+	if !ok {
+		return
+	}
+	if hint {
+		b.Src(want-1, isa.B64)
+	}
+	if b.failed {
+		return
+	}
+	op := b.op
+	sref.set(op)
+	name := "cp.async.bulk.tensor"
+	if red != isa.SubNone {
+		name = "cp.reduce.async.bulk.tensor"
+	}
+	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		for mm := emask; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
+			if f != nil {
+				return f
+			}
+			rt, ok := tensorRedType(tm.ElemType)
+			if red != isa.SubNone && (!ok || !bulkRedValid(red, rt)) {
+				return w.fault(FaultIllegal, l, "%s: .%s is not a reduction the ISA defines for the tensor map's element type %s", name, red, tm.ElemType)
+			}
+			coords := make([]int32, n)
+			for d := range coords {
+				coords[d] = int32(w.r(regs[d])[l])
+			}
+			saddr := refAddr(w, sref, l)
+			c, off, f := w.bulkShared(name, "source", l, sref.space, saddr, tm.BoxBytes(), TMASharedAlign)
+			if f != nil {
+				return f
+			}
+			p, err := TMAPlaceTile(tm, coords, off)
+			if err != nil {
+				return w.faultAddr(FaultIllegal, l, saddr, "%s: %v", name, err)
+			}
+			es := uint64(p.ElemBytes)
+			for _, e := range p.Elements {
+				if off+e.Shared+es > uint64(len(c.shared)) {
+					return w.faultAddr(FaultOutOfBounds, l, saddr, "%s: an element of the box is at offset 0x%x, outside the %d bytes of shared memory", name, off+e.Shared, len(c.shared))
+				}
+			}
+			for _, e := range p.Elements {
+				if e.OOB {
+					continue // not written
+				}
+				s := c.shared[off+e.Shared : off+e.Shared+es]
+				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off+e.Shared, s)
+				kind := AccessStore
+				if red != isa.SubNone {
+					kind = AccessAtomic
+				}
+				g, f := w.access(kind, isa.Global, l, e.Global, p.ElemBytes, 1)
+				if f != nil {
+					f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
+					return f
+				}
+				if red == isa.SubNone {
+					copy(g, s)
+				} else {
+					bulkReduce(red, rt, g, s)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// tensorRedType is the type a reduction treats a tensor element as.
+func tensorRedType(t isa.TensorElemType) (isa.Type, bool) {
+	switch t {
+	case isa.TensorU32:
+		return isa.U32, true
+	case isa.TensorS32:
+		return isa.S32, true
+	case isa.TensorU64:
+		return isa.U64, true
+	case isa.TensorS64:
+		return isa.S64, true
+	case isa.TensorF16:
+		return isa.F16, true
+	case isa.TensorBF16:
+		return isa.BF16, true
+	case isa.TensorF32, isa.TensorF32FTZ:
+		return isa.F32, true
+	case isa.TensorF64:
+		return isa.F64, true
+	}
+	return 0, false
+}
+
+// bulkRedValid reports whether the ISA defines reduction red on type t
+// for bulk reductions: .add on every integer and float type, .min/.max on
+// integers, f16 and bf16 (and f32/f64 elements of tensors, treated alike),
+// .inc/.dec on u32, .and/.or/.xor on 32- and 64-bit bit types.
+func bulkRedValid(red isa.SubOp, t isa.Type) bool {
+	switch red {
+	case isa.SubAdd, isa.SubMin, isa.SubMax:
+		return true
+	case isa.SubInc, isa.SubDec:
+		return t == isa.U32
+	case isa.SubAnd, isa.SubOr, isa.SubXor:
+		switch t {
+		case isa.B32, isa.B64, isa.U32, isa.S32, isa.U64, isa.S64:
+			return true
+		}
+	}
+	return false
+}
+
+// bulkReduce applies d = d red s to one element of type t (little-endian).
+func bulkReduce(red isa.SubOp, t isa.Type, d, s []byte) {
+	le := binary.LittleEndian
+	switch t {
+	case isa.F16, isa.BF16:
+		a, b := le.Uint16(d), le.Uint16(s)
+		conv := fpx.F16ToF32
+		if t == isa.BF16 {
+			conv = fpx.BF16ToF32
+		}
+		fa, fb := math.Float32frombits(conv(a)), math.Float32frombits(conv(b))
+		var r uint16
+		switch red {
+		case isa.SubAdd:
+			if t == isa.BF16 {
+				r = fpx.AddBF16(a, b, 0)
+			} else {
+				r = fpx.AddF16(a, b, 0)
+			}
+		case isa.SubMin:
+			r = a
+			if fb < fa || fa != fa {
+				r = b
+			}
+		case isa.SubMax:
+			r = a
+			if fb > fa || fa != fa {
+				r = b
+			}
+		}
+		le.PutUint16(d, r)
+	case isa.F32:
+		a, b := math.Float32frombits(le.Uint32(d)), math.Float32frombits(le.Uint32(s))
+		var r float32
+		switch red {
+		case isa.SubAdd:
+			r = a + b
+		case isa.SubMin:
+			r = float32(math.Min(float64(a), float64(b)))
+		case isa.SubMax:
+			r = float32(math.Max(float64(a), float64(b)))
+		}
+		le.PutUint32(d, math.Float32bits(r))
+	case isa.F64:
+		a, b := math.Float64frombits(le.Uint64(d)), math.Float64frombits(le.Uint64(s))
+		var r float64
+		switch red {
+		case isa.SubAdd:
+			r = a + b
+		case isa.SubMin:
+			r = math.Min(a, b)
+		case isa.SubMax:
+			r = math.Max(a, b)
+		}
+		le.PutUint64(d, math.Float64bits(r))
+	default:
+		n := t.Size()
+		a, b := getLE(d[:n]), getLE(s[:n])
+		signed := t == isa.S32 || t == isa.S64
+		sx := func(v uint64) int64 {
+			if n == 4 {
+				return int64(int32(v))
+			}
+			return int64(v)
+		}
+		var r uint64
+		switch red {
+		case isa.SubAdd:
+			r = a + b
+		case isa.SubMin, isa.SubMax:
+			less := a < b
+			if signed {
+				less = sx(a) < sx(b)
+			}
+			if (red == isa.SubMin) == less {
+				r = a
+			} else {
+				r = b
+			}
+		case isa.SubInc:
+			if uint32(a) >= uint32(b) {
+				r = 0
+			} else {
+				r = a + 1
+			}
+		case isa.SubDec:
+			if uint32(a) == 0 || uint32(a) > uint32(b) {
+				r = b
+			} else {
+				r = a - 1
+			}
+		case isa.SubAnd:
+			r = a & b
+		case isa.SubOr:
+			r = a | b
+		case isa.SubXor:
+			r = a ^ b
+		}
+		putLE(d[:n], r)
+	}
+}
+
+// ---- cp.reduce.async.bulk{.tensor} ----
+
+func bulkRedOp(ws []string) isa.SubOp {
+	for _, w := range ws {
+		switch w {
+		case "add":
+			return isa.SubAdd
+		case "min":
+			return isa.SubMin
+		case "max":
+			return isa.SubMax
+		case "inc":
+			return isa.SubInc
+		case "dec":
+			return isa.SubDec
+		case "and":
+			return isa.SubAnd
+		case "or":
+			return isa.SubOr
+		case "xor":
+			return isa.SubXor
+		}
+	}
+	return isa.SubNone
+}
+
+func bindBulkReduce(b *binder) {
+	ws := bulkModNames(b)
+	consumeMods(b)
+	red := bulkRedOp(ws)
+	if red == isa.SubNone {
+		b.errorf("needs a reduction .add .min .max .inc .dec .and .or or .xor")
+		return
+	}
+	dst, src := bulkDir(ws)
+	if hasWord(ws, "tensor") {
+		n := bulkDims(ws)
+		if n == 0 {
+			b.errorf("needs the dimension .1d .. .5d")
+			return
+		}
+		if dst != "global" || src != "shared::cta" || !hasWord(ws, "bulk_group") {
+			b.errorf("the form is .global.shared::cta with .bulk_group")
+			return
+		}
+		if hasWord(ws, "im2col_no_offs") {
+			b.errorf("the .im2col_no_offs mode is not supported by the emulator yet (tile mode is)")
+			return
+		}
+		bindTensorStore(b, ws, n, red)
+		return
+	}
+	var t isa.Type
+	if len(b.m.Types) == 1 {
+		t = b.m.Types[0]
+	}
+	if t == 0 {
+		b.errorf("needs one type (.b32 .u32 .s32 .b64 .u64 .s64 .f32 .f64 .f16 .bf16)")
+		return
+	}
+	if !bulkRedValid(red, t) {
+		b.errorf(".%s is not defined for .%s", red, t)
+		return
+	}
+	switch {
+	case dst == "shared::cluster" && src == "shared::cta" && hasWord(ws, "mbarrier::complete_tx::bytes"):
+		bindBulkCopy(b, ws, "shared", red, t)
+	case dst == "global" && src == "shared::cta" && hasWord(ws, "bulk_group"):
+		bindBulkCopy(b, ws, "global", red, t)
+	default:
+		b.errorf("the forms are .shared::cluster.shared::cta.mbarrier::complete_tx::bytes and .global.shared::cta.bulk_group")
+	}
+}
+
+// ---- cp.async.bulk ----
+
+func bindBulk(b *binder) {
+	ws := bulkModNames(b)
+	consumeMods(b)
+	if len(b.m.Types) > 0 {
+		b.errorf("takes no type")
+		return
+	}
+	if hasWord(ws, "prefetch") {
+		bindBulkPrefetch(b, ws)
+		return
+	}
+	dst, src := bulkDir(ws)
+	switch {
+	case (dst == "shared::cluster" || dst == "shared::cta") && (src == "global" || src == "shared::cta") && hasWord(ws, "mbarrier::complete_tx::bytes"):
+		if src == "shared::cta" && dst != "shared::cluster" {
+			b.errorf("a shared-to-shared copy is .shared::cluster.shared::cta")
+			return
+		}
+		bindBulkCopy(b, ws, "shared", isa.SubNone, 0)
+	case dst == "global" && src == "shared::cta" && hasWord(ws, "bulk_group"):
+		bindBulkCopy(b, ws, "global", isa.SubNone, 0)
+	default:
+		b.errorf("the forms are .shared::cluster.global.mbarrier::complete_tx::bytes, .shared::cluster.shared::cta.mbarrier::complete_tx::bytes and .global.shared::cta.bulk_group")
+	}
+}
+
+// bindBulkCopy binds [dst], [src], size{, [mbar]}{, ctaMask}{, policy}:
+// into shared memory completing on an mbarrier (to "shared"), or into
+// global memory (to "global"); red: a reduction of type t.
+func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) {
+	_, src := bulkDir(ws)
+	multicast := hasWord(ws, "multicast::cluster")
+	hint := hasWord(ws, "L2::cache_hint")
+	if multicast && (to != "shared" || src != "global") {
+		b.errorf(".multicast::cluster is for copies from global memory into shared memory")
+		return
+	}
+	want := 3
+	if to == "shared" {
+		want++
+	}
+	if multicast {
+		want++
+	}
+	if hint {
+		want++
+	}
+	if !b.Want(want, want) {
+		return
+	}
+	dsp, ssp := isa.Global, isa.Shared
+	if to == "shared" {
+		dsp = isa.SharedCluster
+		if src == "global" {
+			ssp = isa.Global
+		}
+	}
+	dref, ok := bindMemRef(b, 0, dsp)
+	if !ok {
+		return
+	}
+	sref, ok := bindMemRef(b, 1, ssp)
+	if !ok {
+		return
+	}
+	size := b.Src(2, isa.U32)
+	var bref memRef
+	if to == "shared" {
+		if bref, ok = bindMemRef(b, 3, isa.SharedCluster); !ok {
+			return
+		}
+		b.memSpan(8)
+	}
+	mask := int32(-1)
+	if multicast {
+		mask = b.Src(4, isa.B16)
+	}
+	if hint {
+		b.Src(want-1, isa.B64)
+	}
+	if b.failed {
+		return
+	}
+	op := b.op
+	dref.set(op)
+	name := "cp.async.bulk"
+	if red != isa.SubNone {
+		name = "cp.reduce.async.bulk"
+	}
+	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		for mm := emask; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			n := int64(uint32(w.r(size)[l]))
+			if n%16 != 0 {
+				return w.fault(FaultIllegal, l, "%s: the size %d is not a multiple of 16", name, n)
+			}
+			if red != isa.SubNone && n%int64(t.Size()) != 0 {
+				return w.fault(FaultIllegal, l, "%s: the size %d is not a multiple of the .%s element", name, n, t)
+			}
+			saddr, daddr := refAddr(w, sref, l), refAddr(w, dref, l)
+			// Read the source.
+			var sb []byte
+			if src == "global" {
+				g, f := w.access(AccessLoad, isa.Global, l, saddr, int(n), 16)
+				if f != nil {
+					return f
+				}
+				sb = g
+			} else {
+				c, off, f := w.bulkShared(name, "source", l, sref.space, saddr, n, 16)
+				if f != nil {
+					return f
+				}
+				if c != w.cta {
+					return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
+				}
+				sb = c.shared[off : off+uint64(n)]
+				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off, sb)
+			}
+			if to == "global" {
+				kind := AccessStore
+				if red != isa.SubNone {
+					kind = AccessAtomic
+				}
+				g, f := w.access(kind, isa.Global, l, daddr, int(n), 16)
+				if f != nil {
+					return f
+				}
+				if red == isa.SubNone {
+					copy(g, sb)
+				} else {
+					es := t.Size()
+					for k := 0; k+es <= len(g); k += es {
+						bulkReduce(red, t, g[k:k+es], sb[k:k+es])
+					}
+				}
+				continue
+			}
+			c0, off, f := w.bulkShared(name, "destination", l, dref.space, daddr, n, 16)
+			if f != nil {
+				return f
+			}
+			baddr := refAddr(w, bref, l)
+			mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
+			if f != nil {
+				return f
+			}
+			targets := []*CTA{c0}
+			if mask >= 0 {
+				targets = targets[:0]
+				cm := uint16(w.r(mask)[l])
+				for r := 0; r < 16; r++ {
+					if cm>>r&1 != 0 {
+						c, f := w.clusterPeer(name, l, r)
+						if f != nil {
+							return f
+						}
+						targets = append(targets, c)
+					}
+				}
+			} else if mc != c0 {
+				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
+			}
+			data := append([]byte(nil), sb...)
+			for _, c := range targets {
+				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, data: data, tx: n, red: red, rtype: t}
+				if k := bo.bytes(); w.m.overDynamic(k) {
+					return w.dynamicFault(k, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
+				}
+				if f := w.queueBulk(c, bo); f != nil {
+					return f
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// bindBulkPrefetch: cp.async.bulk.prefetch.L2.global [a], size{, policy}:
+// no effect but its checks (size a multiple of 16, a 16-byte aligned
+// global range).
+func bindBulkPrefetch(b *binder, ws []string) {
+	hint := hasWord(ws, "L2::cache_hint")
+	want := 2
+	if hint {
+		want++
+	}
+	if !b.Want(want, want) {
+		return
+	}
+	ref, ok := bindMemRef(b, 0, isa.Global)
+	if !ok {
+		return
+	}
+	size := b.Src(1, isa.U32)
+	if hint {
+		b.Src(2, isa.B64)
+	}
+	if b.failed {
+		return
+	}
+	ref.set(b.op)
+	b.op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		for mm := emask; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			n := int(uint32(w.r(size)[l]))
+			if n%16 != 0 {
+				return w.fault(FaultIllegal, l, "cp.async.bulk.prefetch: the size %d is not a multiple of 16", n)
+			}
+			if _, _, f := w.spaceBytes(isa.Global, l, refAddr(w, ref, l), n, 16); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+}
+
+// bindPrefetchTensor: prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
+// {coords}]{, policy}: no effect but reading and validating the map.
+func bindPrefetchTensor(b *binder) {
+	ws := bulkModNames(b)
+	consumeMods(b)
+	n := bulkDims(ws)
+	if n == 0 {
+		b.errorf("needs the dimension .1d .. .5d")
+		return
+	}
+	hint := hasWord(ws, "L2::cache_hint")
+	want := 1
+	if hint {
+		want++
+	}
+	if !b.Want(want, want) {
+		return
+	}
+	mref, _, ok := bindTensorOperand(b, 0, n)
+	if !ok {
+		return
+	}
+	if hint {
+		b.Src(1, isa.B64)
+	}
+	if b.failed {
+		return
+	}
+	mref.set(b.op)
+	b.op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		for mm := emask; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			if _, f := w.tensorMapAt("prefetch.tensor", l, mref.space, refAddr(w, mref, l)); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+}
+
+// ---- bulk async-groups ----
+
+// Bulk copies to global memory are performed when they are issued, so
+// commit_group closes a group that is already complete and wait_group{.read}
+// N has nothing to wait for.
+func bindBulkGroup(b *binder) {
+	b.Space()
+	if b.op.Code == isa.OpCpAsyncBulkCommitGroup {
+		if !b.Want(0, 0) {
+			return
+		}
+		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return nil }
+		return
+	}
+	if !b.Want(1, 1) {
+		return
+	}
+	v, ok := b.Imm(0)
+	if !ok {
+		b.failed = true
+		return
+	}
+	if int64(v.Int) < 0 || v.Int > 63 {
+		b.operr(0, "N must be an integer constant 0..63")
+		return
+	}
+	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return nil }
+}
