@@ -95,8 +95,11 @@ func (c *compiler) lowerFunc(f *ptx.Func) {
 	fn.Entry = len(c.prog.Ops)
 	c.branchTargets(f.Body)
 	c.lowerBlock(f.Body, false)
-	// Falling off the end of a function returns.
-	if n := len(c.prog.Ops); n == fn.Entry || !c.prog.Ops[n-1].Ctrl || c.prog.Ops[n-1].Code == isa.OpCall || c.prog.Ops[n-1].Guard >= 0 {
+	// Falling off the end of a function returns: unless its last
+	// instruction ends every path that reaches it (an unguarded branch,
+	// return, exit or trap), a ret follows it. (A barrier or another
+	// instruction that manages the pc itself goes on to the next one.)
+	if n := len(c.prog.Ops); n == fn.Entry || !endsEveryPath(&c.prog.Ops[n-1]) {
 		end := f.Body.Span
 		end.Start = end.End - 1
 		c.emit(Op{Code: isa.OpRet, Ctrl: true, Exec: execRet, Guard: -1, D: -1, D2: -1, A: -1, B: -1, C: -1, E: -1, Mask: -1, Eff: EffReturn | EffCtrl}, end)
@@ -531,4 +534,10 @@ func firstLane(mask uint32) int {
 		}
 	}
 	return 0
+}
+
+// endsEveryPath reports whether no lane that executes op goes on to the
+// next instruction: an unguarded branch, return, exit or trap.
+func endsEveryPath(op *Op) bool {
+	return op.Guard < 0 && op.Eff.Any(EffBranch|EffReturn|EffExit|EffTrap) && !op.Eff.Has(EffCall)
 }

@@ -53,6 +53,12 @@ func TestAnalysisEffectsAsBefore(t *testing.T) {
 		for pc := range p.Ops {
 			op := &p.Ops[pc]
 			n++
+			if isa.Info[op.Code].Family == isa.FamHopper {
+				// The tables predate the Hopper instructions: they knew
+				// nothing of them (TestAnalysisReadsOperandRoles covers
+				// what the effects say).
+				continue
+			}
 			where := name + ": " + isa.Info[op.Code].Name + " " + op.Eff.String()
 			r1, w1, t1 := memDirection(op)
 			r2, w2, t2 := oldMemDirection(op.Code)
