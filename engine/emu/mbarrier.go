@@ -534,6 +534,7 @@ func execMbarrierInit(w *Warp, op *Op, mask uint32) *Fault {
 			return w.faultAddr(FaultIllegal, l, addr, "mbarrier.init: the expected arrival count %d of %s is outside the ISA's range 1 .. %s", n, r.where(w), commas(MbarrierMax))
 		}
 		putLE(r.b, Mbarrier{Valid: true, Pending: n, Expected: n}.Encode())
+		r.c.mbarLive(r.off)
 	}
 	return nil
 }
@@ -551,6 +552,7 @@ func execMbarrierInval(w *Warp, op *Op, mask uint32) *Fault {
 			return f
 		}
 		putLE(r.b, 0)
+		r.c.mbarDead(r.off)
 	}
 	return nil
 }
@@ -783,9 +785,9 @@ func (w *Warp) mbarrierWaitText(t Wait) string {
 	}
 	s := DecodeMbarrier(getLE(c.shared[t.Addr : t.Addr+8]))
 	if !s.Valid {
-		return fmt.Sprintf("mbarrier @%#x, phase %d (the object is not initialised)", t.Addr, t.Parity)
+		return fmt.Sprintf("mbarrier %s, phase %d (the object is not initialised)", w.m.mbarLabel(t.Addr), t.Parity)
 	}
-	return fmt.Sprintf("mbarrier @%#x, phase %d: %s missing", t.Addr, s.Phase, s.Missing())
+	return fmt.Sprintf("mbarrier %s, phase %d: %s missing", w.m.mbarLabel(t.Addr), s.Phase, s.Missing())
 }
 
 // mbarrierWaitOver reports whether the phase of parity t.Parity of the
