@@ -26,7 +26,7 @@ function row(c: CtaState, b: Mbarrier): HTMLElement {
   });
   const tx = b.tx > 0 ? `${b.tx.toLocaleString("en-US")} tx bytes` : b.tx < 0 ? `${(-b.tx).toLocaleString("en-US")} tx bytes early` : "0 tx bytes";
   const state = b.valid
-    ? `phase ${b.phase} · ${b.pending}/${b.expected} arrivals pending · ${tx}`
+    ? `phase ${b.phase} · ${b.pending} of ${b.expected} arrival${b.expected === 1 ? "" : "s"} pending · ${tx}`
     : "overwritten: not an initialised mbarrier now";
   const waits = (b.waiting ?? []).map((w) =>
     h("span.mbar-wait", { "data-cta": c.cta, "data-warp": w.warp, title: `warp ${w.warp}: ${popc(parseInt(w.lanes, 16) >>> 0)} lanes wait for phase ${w.parity} at line ${w.line}` },
