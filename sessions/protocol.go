@@ -506,17 +506,47 @@ type tensorRegJSON struct {
 // %ctaid (idx) and linear index, its cluster (clusterIdx: %clusterid,
 // clusterLinear: the cluster's linear index in the grid of clusters, rank:
 // %cluster_ctarank; with 1-CTA clusters the CTA's own index and rank 0),
-// its barriers and its warps' keyed deltas. Every field but warps comes
-// whole whenever the CTA comes (the client replaces them).
+// its barriers, its live mbarriers and its warps' keyed deltas. Every
+// field but warps comes whole whenever the CTA comes (the client replaces
+// them); the CTA comes when any of them changed.
 type ctaJSON struct {
-	CTA           int           `json:"cta"`
-	Idx           [3]int        `json:"idx"`
-	Linear        int           `json:"linear"`
-	ClusterIdx    [3]int        `json:"clusterIdx"`
-	ClusterLinear int           `json:"clusterLinear"`
-	Rank          int           `json:"rank"`
-	Barriers      []barrierJSON `json:"barriers"`
-	Warps         []warpDelta   `json:"warps"`
+	CTA           int            `json:"cta"`
+	Idx           [3]int         `json:"idx"`
+	Linear        int            `json:"linear"`
+	ClusterIdx    [3]int         `json:"clusterIdx"`
+	ClusterLinear int            `json:"clusterLinear"`
+	Rank          int            `json:"rank"`
+	Barriers      []barrierJSON  `json:"barriers"`
+	Mbarriers     []mbarrierJSON `json:"mbarriers"`
+	Warps         []warpDelta    `json:"warps"`
+}
+
+// mbarrierJSON is a live mbarrier of a CTA (initialised and not
+// invalidated; emu.CTA.Mbarriers): its offset in the CTA's shared memory
+// (hex), its name (the shared variable holding it, "full[1]"; absent when
+// none does), its state (valid false: an ordinary store overwrote its
+// bytes since), what its current phase still needs in words (missing:
+// "1 arrival and 4,096 transaction bytes") and the warps waiting on it.
+type mbarrierJSON struct {
+	Offset   string             `json:"offset"`
+	Name     string             `json:"name,omitempty"`
+	Valid    bool               `json:"valid"`
+	Phase    int                `json:"phase"`
+	Pending  int64              `json:"pending"`
+	Expected int64              `json:"expected"`
+	Tx       int64              `json:"tx"`
+	Missing  string             `json:"missing"`
+	Waiting  []mbarrierWaitJSON `json:"waiting"`
+}
+
+// mbarrierWaitJSON is a warp waiting on an mbarrier: its waiting lanes
+// (hex), the parity of the phase they wait for and where (pc, line).
+type mbarrierWaitJSON struct {
+	Warp   int    `json:"warp"`
+	Lanes  string `json:"lanes"`
+	Parity int    `json:"parity"`
+	PC     int    `json:"pc"`
+	Line   int    `json:"line"`
 }
 
 type barrierJSON struct {

@@ -31,6 +31,8 @@ func TestTypeScriptMergeMatchesFullState(t *testing.T) {
 		{"divergent", divergentPTX, divergentSpec},
 		{"divergent-simt", divergentPTX, simt(divergentSpec)},
 		{"reduce", reducePTX, reduceSpec},
+		{"mbarrier-ring", mbringPTX, mbringSpec},
+		{"mbarrier-ring-simt", mbringPTX, simt(mbringSpec)},
 	}
 	for _, name := range []string{"cp-async", "cp-async-missing-wait", "dsmem-exchange"} {
 		exs = append(exs, exampleNamed(t, name))
@@ -153,7 +155,7 @@ func recordCommands(t *testing.T, ex example, seed int64, n int) map[string]any 
 func (s *Session) freshState() json.RawMessage {
 	msg := stateMsg{Type: "state", Full: true, Status: "paused", Stats: s.m.Stats()}
 	for ci, c := range s.m.CTAs() {
-		cj := ctaHead(ci, c, c.Barriers())
+		cj := ctaHead(ci, c, c.Barriers(), s.mbarriersJSON(c))
 		for _, w := range c.Warps {
 			wj := s.warpJSON(w, nil)
 			d, _ := diffKeyed(nil, &wj)

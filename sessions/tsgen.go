@@ -46,6 +46,8 @@ var tsTypes = []TSDecl{
 	{"LiveAffine", liveAffineJSON{}, ""},
 	{"LastInfo", lastJSON{}, ""},
 	{"Barrier", barrierJSON{}, ""},
+	{"Mbarrier", mbarrierJSON{}, ""},
+	{"MbarrierWait", mbarrierWaitJSON{}, ""},
 	{"StackEntry", stackJSON{}, ""},
 	{"AsyncCopy", asyncCopyJSON{}, ""},
 	{"AsyncGroup", asyncGroupJSON{}, ""},

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -18,6 +19,7 @@ type clientView struct {
 	ctaLin  []int
 	warps   [][]*warpJSON // as sent; nil: not sent
 	bars    [][]emu.BarrierState
+	mbars   [][]mbarrierJSON
 	selLin  int // CTA (linear) and warp whose registers were sent; -1: none
 	selW    int
 	regs    []uint64 // the page's registers: 32 lane values each
@@ -63,9 +65,9 @@ func (s *Session) waitJSON(w *emu.Warp, t emu.Wait) *waitJSON {
 }
 
 // ctaHead is a resident CTA of a state message without its warps: its
-// slot ci, indices, cluster and barriers.
-func ctaHead(ci int, c *emu.CTA, bars []emu.BarrierState) ctaJSON {
-	j := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, ClusterIdx: c.Idx, ClusterLinear: c.Linear, Rank: c.Rank, Barriers: barriersJSON(bars)}
+// slot ci, indices, cluster, barriers and mbarriers.
+func ctaHead(ci int, c *emu.CTA, bars []emu.BarrierState, mbars []mbarrierJSON) ctaJSON {
+	j := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, ClusterIdx: c.Idx, ClusterLinear: c.Linear, Rank: c.Rank, Barriers: barriersJSON(bars), Mbarriers: mbars}
 	if cl := c.Cluster(); cl != nil {
 		j.ClusterIdx, j.ClusterLinear = cl.Idx, cl.Linear
 	}
@@ -149,24 +151,31 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 		v.ctaLin = v.ctaLin[:0]
 		v.warps = v.warps[:0]
 		v.bars = v.bars[:0]
+		v.mbars = v.mbars[:0]
 	}
 	for ci, c := range ctas {
 		bars := c.Barriers()
+		mbars := s.mbarriersJSON(c)
 		if full {
 			v.ctaLin = append(v.ctaLin, c.Linear)
 			v.warps = append(v.warps, nil)
 			v.bars = append(v.bars, nil)
+			v.mbars = append(v.mbars, nil)
 		}
 		var cj *ctaJSON
 		add := func() {
 			if cj == nil {
-				msg.CTAs = append(msg.CTAs, ctaHead(ci, c, bars))
+				msg.CTAs = append(msg.CTAs, ctaHead(ci, c, bars, mbars))
 				cj = &msg.CTAs[len(msg.CTAs)-1]
 			}
 		}
 		if full || !barsEqual(bars, v.bars[ci]) {
 			add()
 			v.bars[ci] = bars
+		}
+		if full || !reflect.DeepEqual(mbars, v.mbars[ci]) {
+			add()
+			v.mbars[ci] = mbars
 		}
 		if len(v.warps[ci]) != len(c.Warps) {
 			v.warps[ci] = make([]*warpJSON, len(c.Warps))
@@ -282,6 +291,23 @@ func (s *Session) selected() *emu.Warp {
 		wi = 0
 	}
 	return ws[wi]
+}
+
+// mbarriersJSON renders the live mbarriers of c (never nil: [] says it
+// has none).
+func (s *Session) mbarriersJSON(c *emu.CTA) []mbarrierJSON {
+	list := c.Mbarriers()
+	out := make([]mbarrierJSON, 0, len(list))
+	for _, b := range list {
+		st := b.State
+		j := mbarrierJSON{Offset: strconv.FormatUint(b.Off, 16), Name: b.Name, Valid: st.Valid, Phase: int(st.Phase),
+			Pending: st.Pending, Expected: st.Expected, Tx: st.Tx, Missing: st.Missing(), Waiting: []mbarrierWaitJSON{}}
+		for _, w := range b.Waiting {
+			j.Waiting = append(j.Waiting, mbarrierWaitJSON{Warp: w.Warp, Lanes: hex32(w.Lanes), Parity: int(w.Parity), PC: w.PC, Line: s.prog.line(w.PC)})
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 func barriersJSON(bs []emu.BarrierState) []barrierJSON {

@@ -39,6 +39,7 @@ type ctaModel struct {
 	ClusterLinear int
 	Rank          int
 	Barriers      []barrierJSON
+	Mbarriers     []mbarrierJSON
 	Warps         map[int]warpModel
 }
 
@@ -101,8 +102,9 @@ func (c *clientModel) applyState(b []byte) error {
 	// again to see which are present.
 	var raw struct {
 		CTAs []struct {
-			Barriers json.RawMessage `json:"barriers"`
-			Warps    []warpModel     `json:"warps"`
+			Barriers  json.RawMessage `json:"barriers"`
+			Mbarriers json.RawMessage `json:"mbarriers"`
+			Warps     []warpModel     `json:"warps"`
 		} `json:"ctas"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -162,6 +164,11 @@ func (c *clientModel) applyState(b []byte) error {
 		if len(raw.CTAs[i].Barriers) > 0 && string(raw.CTAs[i].Barriers) != "null" {
 			old.Barriers = cj.Barriers
 		}
+		// Every field but warps comes whole and replaces what was held.
+		if len(raw.CTAs[i].Mbarriers) == 0 || string(raw.CTAs[i].Mbarriers) == "null" {
+			return fmt.Errorf("CTA %d came without its mbarriers", cj.CTA)
+		}
+		old.Mbarriers = cj.Mbarriers
 		for k, w := range cj.Warps {
 			wm := old.Warps[w.Warp]
 			if wm == nil {
@@ -319,6 +326,9 @@ func (c *clientModel) check(s *Session, m *emu.Machine, sel [2]int) error {
 			return a.ID == b.ID && a.Arrived == b.Arrived && a.Expected == b.Expected && slices.Equal(a.Waiting, b.Waiting)
 		}) {
 			return fmt.Errorf("CTA %d barriers %+v, machine %+v", ci, cm.Barriers, want)
+		}
+		if want := s.mbarriersJSON(cta); !reflect.DeepEqual(cm.Mbarriers, want) {
+			return fmt.Errorf("CTA %d mbarriers %+v, machine %+v", ci, cm.Mbarriers, want)
 		}
 		if len(cm.Warps) != len(cta.Warps) {
 			return fmt.Errorf("CTA %d: %d warps, machine %d", ci, len(cm.Warps), len(cta.Warps))
@@ -555,7 +565,7 @@ func TestClientModelExact(t *testing.T) {
 	}
 	// The kernels of this file keep their seeds as the gallery grows (the
 	// seeds they had with 22 lessons).
-	for i, ex := range []example{{"reduce", reducePTX, reduceSpec}, {"divergent", divergentPTX, divergentSpec}, {"wmma", wmmaPTX, wmmaSpec}} {
+	for i, ex := range []example{{"reduce", reducePTX, reduceSpec}, {"divergent", divergentPTX, divergentSpec}, {"wmma", wmmaPTX, wmmaSpec}, {"mbarrier-ring", mbringPTX, mbringSpec}} {
 		t.Run(ex.name, func(t *testing.T) {
 			runModelSequence(t, ex, int64(23+i), 250)
 		})

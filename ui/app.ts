@@ -40,6 +40,7 @@ import { initPresenter } from "./presenter";
 import type * as api from "./api_gen";
 import { bindControls, onKey, select, selectFault, toggleBreakpoint } from "./commands";
 import { compile, fixLaunch, inferLaunch, isDirty, keepDraft, liveEdit, loadExample, onChecked, onEdit, onSpecEdit, revert } from "./editing";
+import { SHOW_MBARRIER, type ShowMbarrier } from "./mbarriers";
 import { baseName, bindSplitter, bindTabs, render, renderLegend, showTab, toast, updateBadges, updateFileName, updateLaunchSummary } from "./layout";
 import { compareBudget, exampleOfLink, onDone, onLoaded, onOpen, onParked, onState, rerunOtherModel, snapshot, updateForkButton, viewHost } from "./lifecycle";
 
@@ -233,6 +234,13 @@ export class App {
     m.subscribe((c) => render(this, c));
     const sched = { rerun: () => rerunOtherModel(this), compare: () => this.session.compareScheduling(compareBudget(this)) };
     this.warps = new WarpsView(byId("pg-warps"), m, (c, w) => select(this, c, w), (line) => this.editor.goto(line), sched, () => this.tab === "divergence");
+    byId("pg-warps").addEventListener(SHOW_MBARRIER, (e) => {
+      const d = (e as CustomEvent<ShowMbarrier>).detail;
+      const c = this.model.ctas.get(d.cta);
+      if (c && this.model.sel.cta !== d.cta) select(this, d.cta, c.warps[0]?.warp ?? 0);
+      showTab(this, "memory");
+      this.mem.reveal("shared", undefined, d.offset);
+    });
     this.regs = new RegsView(byId("pg-tab-regs"), m, () => this.tab === "regs", (p) => this.session.selectRegPage(p));
     this.mem = new MemoryView(byId("pg-tab-memory"), m, () => this.tab === "memory", (space, buffer, offset, bytes, cta) => this.session.requestMemory(space, buffer, offset, bytes, cta));
     this.events = new EventsView(byId("pg-tab-events"), m, () => this.tab === "events", (l) => this.editor.goto(l, 1, false),

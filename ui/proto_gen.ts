@@ -302,6 +302,26 @@ export interface Barrier {
   waiting: number[];
 }
 
+export interface Mbarrier {
+  offset: string;
+  name?: string;
+  valid: boolean;
+  phase: number;
+  pending: number;
+  expected: number;
+  tx: number;
+  missing: string;
+  waiting: MbarrierWait[];
+}
+
+export interface MbarrierWait {
+  warp: number;
+  lanes: string;
+  parity: number;
+  pc: number;
+  line: number;
+}
+
 export interface StackEntry {
   pc: number;
   rpc: number;
@@ -433,6 +453,7 @@ export interface CtaDelta {
   clusterLinear: number;
   rank: number;
   barriers: Barrier[];
+  mbarriers: Mbarrier[];
   warps: WarpDelta[] | null;
 }
 

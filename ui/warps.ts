@@ -10,6 +10,7 @@ import { asyncGroupLines, asyncSummary } from "./pending";
 import { laneWhy, lanesText, modelName, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
 import { clusterBarText, clusterTitle, clustered, idxText } from "./clusters";
 import { faultLanesOf, laneState, laneTitle, waitLabel, warpKind } from "./lanestate";
+import { renderMbarriers } from "./mbarriers";
 
 export { faultLanesOf, laneLegend, laneState, laneTitle, nextWarpTitle, sameIdx, threadIdx, waitLabel, warpKind, type LaneState } from "./lanestate";
 
@@ -36,7 +37,7 @@ interface Row {
 
 export class WarpsView {
   private rows = new Map<string, Row>();
-  private ctaHeads = new Map<number, { el: HTMLElement; title: HTMLElement; bars: HTMLElement }>();
+  private ctaHeads = new Map<number, { el: HTMLElement; title: HTMLElement; bars: HTMLElement; mbars: HTMLElement }>();
   /** The cluster headings (by the cluster's linear index) while the CTAs are grouped by cluster. */
   private clusterHeads = new Map<number, { title: HTMLElement; bar: HTMLElement; ctas: CtaState[] }>();
   private shape = "";
@@ -141,8 +142,9 @@ export class WarpsView {
       const title = h("span.cta-title");
       const bars = h("span.cta-bars");
       const head = h("div.cta-head", title, bars);
-      this.ctaHeads.set(c.cta, { el: head, title, bars });
-      out.push(head);
+      const mbars = h("div.cta-mbars");
+      this.ctaHeads.set(c.cta, { el: head, title, bars, mbars });
+      out.push(head, mbars);
       for (const w of c.warps) {
         const lanes: HTMLElement[] = [];
         const laneBox = h("span.lanes", { "aria-hidden": "true" });
@@ -183,6 +185,7 @@ export class WarpsView {
     for (const w of c.warps) live += popc(mask32(w.valid) & ~mask32(w.exited));
     setText(head.bars, bars.map((b) => `barrier ${b.id}: ${b.arrived} of ${b.expected || live} threads arrived` +
       (b.waiting?.length ? ` · waiting: ${b.waiting.map((w) => `w${w}`).join(" ")}` : "")).join("  ·  "));
+    renderMbarriers(head.mbars, c);
   }
 
   private updateRow(c: CtaState, w: WarpState): void {

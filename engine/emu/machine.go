@@ -474,6 +474,7 @@ func (m *Machine) newCTA(lin int) *CTA {
 		clear(c.shared)
 		clear(c.local)
 		c.bars = [16]barrier{}
+		c.mbars = c.mbars[:0]
 		c.done = false
 		c.quiet = quietUnknown
 	} else {

@@ -276,6 +276,8 @@ type CTA struct {
 	done       bool
 	// async is the CTA's asynchronous work in flight (async.go).
 	async asyncUnit
+	// mbars: the offsets of the live mbarriers in shared (mbarrier_list.go).
+	mbars []uint64
 	// quiet caches whether no warp can write shared memory before one of
 	// the CTA's barriers completes (quiet.go); quietRetry is when to ask
 	// again after quietNo.

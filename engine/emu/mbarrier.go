@@ -543,6 +543,7 @@ func execMbarrierInit(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		w.mbarInitEvent(r, l)
 		putLE(r.b, Mbarrier{Valid: true, Pending: n, Expected: n}.Encode())
+		r.c.mbarLive(r.off)
 	}
 	return nil
 }
@@ -561,6 +562,7 @@ func execMbarrierInval(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		w.mbarEvent(EvMbarrierInval, r, l, false)
 		putLE(r.b, 0)
+		r.c.mbarDead(r.off)
 	}
 	return nil
 }
@@ -803,9 +805,9 @@ func (w *Warp) mbarrierWaitText(t Wait) string {
 	}
 	s := DecodeMbarrier(getLE(c.shared[t.Addr : t.Addr+8]))
 	if !s.Valid {
-		return fmt.Sprintf("mbarrier @%#x, phase %d (the object is not initialised)", t.Addr, t.Parity)
+		return fmt.Sprintf("mbarrier %s, phase %d (the object is not initialised)", w.m.mbarLabel(t.Addr), t.Parity)
 	}
-	return fmt.Sprintf("mbarrier @%#x, phase %d: %s missing", t.Addr, s.Phase, s.Missing())
+	return fmt.Sprintf("mbarrier %s, phase %d: %s missing", w.m.mbarLabel(t.Addr), s.Phase, s.Missing())
 }
 
 // mbarrierWaitOver reports whether the phase of parity t.Parity of the

@@ -135,7 +135,7 @@ W:
 	if r != StopFault || f == nil || f.Kind != FaultDeadlock {
 		t.Fatalf("stop %v, fault %v", r, f)
 	}
-	want := "mbarrier @0x8, phase 0: 1 arrival and 4,096 transaction bytes missing"
+	want := "mbarrier bar2 @0x8, phase 0: 1 arrival and 4,096 transaction bytes missing"
 	for _, s := range []string{"mbarrier deadlock", "warp 0 waits for " + want, "warp 1 waits for " + want} {
 		if !strings.Contains(f.Message, s) {
 			t.Errorf("fault %q\nlacks %q", f.Message, s)

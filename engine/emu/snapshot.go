@@ -1,5 +1,7 @@
 package emu
 
+import "slices"
+
 // Snapshot is a copy of a machine's execution state: every resident CTA
 // (registers, predicates, reconvergence stacks, call frames, barriers,
 // asynchronous work in flight with its commit groups, shared and local
@@ -83,10 +85,11 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	n := &CTA{Idx: c.Idx, Linear: c.Linear, done: c.done, Rank: c.Rank, ClusterIdx: c.ClusterIdx}
 	n.shared = append([]byte(nil), c.shared...)
 	n.local = append([]byte(nil), c.local...)
+	n.mbars = slices.Clone(c.mbars)
 	// The asynchronous work in flight: its operations (counted as dynamic
 	// state) and what it keeps per thread.
 	n.async = c.async.clone()
-	size := len(n.shared) + len(n.local) + int(n.async.bytes()) + n.async.size()
+	size := len(n.shared) + len(n.local) + 8*len(n.mbars) + int(n.async.bytes()) + n.async.size()
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry, cbPending: w.cbPending, cbDone: w.cbDone, fenced: w.fenced, smn: w.smn,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // DiffState describes the first difference between the execution states
@@ -52,6 +53,8 @@ func (m *Machine) DiffState(o *Machine) string {
 			return fmt.Sprintf("%s: shared memory differs at byte %d", where, firstDiff(c.shared, d.shared))
 		case !bytes.Equal(c.local, d.local):
 			return fmt.Sprintf("%s: local memory differs at byte %d", where, firstDiff(c.local, d.local))
+		case !slices.Equal(c.mbars, d.mbars):
+			return fmt.Sprintf("%s: live mbarriers at %#x vs %#x", where, c.mbars, d.mbars)
 		case !reflect.DeepEqual(c.Barriers(), d.Barriers()):
 			return fmt.Sprintf("%s: barriers %+v vs %+v", where, c.Barriers(), d.Barriers())
 		}

@@ -1,0 +1,169 @@
+package sessions
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// mbringPTX: a 2-stage mbarrier ring with transaction bytes (full[s]:
+// one arrival and 128 bytes per phase; empty[s]: 32 arrivals).
+const mbringPTX = `.version 8.0
+.target sm_90
+.address_size 64
+
+// A 2-stage ring: warp 0 produces 4 tiles of 32 words (tile i, word k:
+// 100*i + k) into stage i%2 once the stage's empty barrier allows, and
+// counts them as 128 transaction bytes on its full barrier; warp 1 waits
+// for the full barrier, adds word k (lane k) and arrives on the empty
+// barrier. Each lane's sum is 600 + 4k.
+.visible .entry mbring(.param .u64 out) {
+	.reg .u32 %r<24>; .reg .u64 %rd<8>; .reg .pred %p<8>;
+	.shared .align 8 .b64 full[2];
+	.shared .align 8 .b64 empty[2];
+	.shared .align 4 .u32 buf[64];
+	ld.param.u64 %rd1, [out];
+	mov.u32 %r1, %tid.x;
+	and.b32 %r14, %r1, 31;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra INITED;
+	mov.u32 %r2, full;
+	mbarrier.init.shared.b64 [%r2], 1;
+	mbarrier.init.shared.b64 [%r2+8], 1;
+	mov.u32 %r2, empty;
+	mbarrier.init.shared.b64 [%r2], 32;
+	mbarrier.init.shared.b64 [%r2+8], 32;
+INITED:
+	bar.sync 0;
+	mov.u32 %r5, 0;
+	mov.u32 %r20, 0;
+	setp.ge.u32 %p3, %r1, 32;
+	@%p3 bra CONSUMER;
+PLOOP:
+	and.b32 %r6, %r5, 1;
+	shr.u32 %r7, %r5, 1;
+	and.b32 %r7, %r7, 1;
+	xor.b32 %r7, %r7, 1;
+	shl.b32 %r8, %r6, 3;
+	mov.u32 %r9, empty;
+	add.u32 %r9, %r9, %r8;
+WE:
+	mbarrier.try_wait.parity.shared.b64 %p5, [%r9], %r7;
+	@!%p5 bra WE;
+	mov.u32 %r9, full;
+	add.u32 %r9, %r9, %r8;
+	@!%p1 mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r9], 128;
+	mov.u32 %r10, buf;
+	shl.b32 %r11, %r6, 7;
+	add.u32 %r10, %r10, %r11;
+	shl.b32 %r12, %r14, 2;
+	add.u32 %r10, %r10, %r12;
+	mul.lo.u32 %r13, %r5, 100;
+	add.u32 %r13, %r13, %r14;
+	st.shared.u32 [%r10], %r13;
+	@!%p1 mbarrier.complete_tx.shared.b64 [%r9], 128;
+	add.u32 %r5, %r5, 1;
+	setp.lt.u32 %p4, %r5, 4;
+	@%p4 bra PLOOP;
+	ret;
+CONSUMER:
+	and.b32 %r6, %r5, 1;
+	shr.u32 %r7, %r5, 1;
+	and.b32 %r7, %r7, 1;
+	shl.b32 %r8, %r6, 3;
+	mov.u32 %r9, full;
+	add.u32 %r9, %r9, %r8;
+WF:
+	mbarrier.try_wait.parity.shared.b64 %p5, [%r9], %r7;
+	@!%p5 bra WF;
+	mov.u32 %r10, buf;
+	shl.b32 %r11, %r6, 7;
+	add.u32 %r10, %r10, %r11;
+	shl.b32 %r12, %r14, 2;
+	add.u32 %r10, %r10, %r12;
+	ld.shared.u32 %r13, [%r10];
+	add.u32 %r20, %r20, %r13;
+	mov.u32 %r9, empty;
+	add.u32 %r9, %r9, %r8;
+	mbarrier.arrive.shared.b64 %rd2, [%r9];
+	add.u32 %r5, %r5, 1;
+	setp.lt.u32 %p4, %r5, 4;
+	@%p4 bra CONSUMER;
+	mul.wide.u32 %rd3, %r14, 4;
+	add.u64 %rd3, %rd1, %rd3;
+	st.global.u32 [%rd3], %r20;
+	ret;
+}`
+
+const mbringSpec = `{"grid":[1],"block":[64],"buffers":[{"name":"out","type":"u32","count":32}],"params":[{"buffer":"out"}]}`
+
+// The state carries each resident CTA's live mbarriers: the ring's four,
+// named, with their phase, counts, transaction bytes and the warps waiting
+// on them, as they change step by step; the ring ends with its result.
+func TestMbarriersOnTheWire(t *testing.T) {
+	for _, sched := range []string{"independent", "simt-stack"} {
+		t.Run(sched, func(t *testing.T) {
+			c := newClient(t, newManager(t, Limits{}))
+			c.load(mbringPTX, strings.Replace(mbringSpec, "{", `{"scheduling":"`+sched+`",`, 1))
+			var held []mbarrierJSON
+			sawTx, sawWait, sawPhase := false, false, false
+			for range 2000 {
+				st := c.step("warp", 1)
+				for _, ct := range st.CTAs {
+					if ct.Mbarriers == nil {
+						t.Fatalf("a CTA came without its mbarriers: %+v", ct)
+					}
+					held = ct.Mbarriers
+				}
+				for _, b := range held {
+					sawTx = sawTx || b.Tx == 128 && b.Missing == "1 arrival and 128 transaction bytes" || b.Tx == 128 && b.Pending == 0
+					sawPhase = sawPhase || b.Phase == 1
+					for _, w := range b.Waiting {
+						sawWait = true
+						if w.Lanes != "ffffffff" || w.Line == 0 {
+							t.Fatalf("waiter %+v of %+v", w, b)
+						}
+					}
+				}
+				if st.Status == "done" {
+					break
+				}
+			}
+			var names []string
+			for _, b := range held {
+				names = append(names, b.Name+"@"+b.Offset)
+			}
+			if got := strings.Join(names, " "); got != "full[0]@0 full[1]@8 empty[0]@10 empty[1]@18" {
+				t.Fatalf("mbarriers at the end: %q", got)
+			}
+			if !sawTx || !sawWait || !sawPhase {
+				t.Fatalf("transaction bytes seen %v, a waiting warp %v, phase 1 %v", sawTx, sawWait, sawPhase)
+			}
+			out := c.bufferWords("out", 32)
+			for k, v := range out {
+				if v != uint32(600+4*k) {
+					t.Fatalf("lane %d summed %d, want %d", k, v, 600+4*k)
+				}
+			}
+		})
+	}
+}
+
+// bufferWords reads the first n words of the session's buffer name.
+func (c *client) bufferWords(name string, n int) []uint32 {
+	c.t.Helper()
+	var out []uint32
+	c.do(func() {
+		for _, a := range c.s.m.Global.Allocs() {
+			if a.Name == name {
+				for i := range n {
+					out = append(out, binary.LittleEndian.Uint32(a.Data[4*i:]))
+				}
+			}
+		}
+	})
+	if len(out) != n {
+		c.t.Fatalf("no buffer %q of %d words", name, n)
+	}
+	return out
+}
