@@ -35,12 +35,20 @@ export function warpKind(w: WarpState): "ready" | "barrier" | "waiting" | "exite
   }
 }
 
-/** The words for what a waiting warp waits for. */
-export function waitLabel(w: WarpState): string {
+/**
+ * The words for what a waiting warp waits for, short enough for a warp's
+ * row (the row's title has the engine's whole sentence). mbarName names an
+ * mbarrier of the warp's CTA by its offset (hex), when known.
+ */
+export function waitLabel(w: WarpState, mbarName?: (offset: string) => string | undefined): string {
   const t = w.wait;
   if (!t) return w.state;
   if (t.kind === "barrier") return `at barrier ${t.barrier ?? w.barrier ?? ""}`.trimEnd();
   if (t.kind === "cluster-barrier") return t.expected ? `at cluster barrier · ${t.arrived ?? 0}/${t.expected}` : "at cluster barrier";
+  if (t.kind === "mbarrier") {
+    const name = t.addr !== undefined ? mbarName?.(t.addr) : undefined;
+    return `at mbarrier ${name ?? (t.addr !== undefined ? `@0x${t.addr}` : "")}${t.parity !== undefined ? ` · phase ${t.parity}` : ""}`;
+  }
   return `waiting for ${t.text}`;
 }
 

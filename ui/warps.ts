@@ -219,7 +219,8 @@ export class WarpsView {
     const exited = kind === "exited";
     setText(row.where, exited || w.line <= 0 ? "" : `line ${w.line} · pc ${w.pc}`);
     const act = popc(mask32(w.active) & ~mask32(w.exited));
-    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" || kind === "waiting" ? waitLabel(w) : w.state;
+    const mbarName = (off: string) => c.mbarriers?.find((b) => parseInt(b.offset, 16) === parseInt(off, 16))?.name;
+    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" || kind === "waiting" ? waitLabel(w, mbarName) : w.state;
     setText(row.state, label);
     const groups = w.groups?.length ?? 0;
     row.state.title = groups > 1 ? `${groups} thread groups (independent scheduling)` : "";

@@ -58,6 +58,12 @@ func (g *Aggregator) Step(in *emu.StepInfo) {
 	if len(in.Accesses) == 0 || in.PC < 0 || in.PC >= len(g.pcs) {
 		return
 	}
+	if g.prog.Ops[in.PC].Eff.Has(emu.EffSync) {
+		// A synchronisation object's update (an mbarrier: 8 bytes every
+		// lane names) or an asynchronous bulk copy is not a warp's data
+		// access: the bank and coalescing models do not apply to it.
+		return
+	}
 	if !oneGroupEach(in.Accesses) {
 		g.stepMerged(in)
 		return
