@@ -710,9 +710,13 @@ type eventJSON struct {
 	ID       *int `json:"id,omitempty"`
 	Count    *int `json:"count,omitempty"`
 	Expected *int `json:"expected,omitempty"`
-	// Relaxed (cluster-arrive): the arrive releases nothing (.relaxed
-	// without a cluster-scope fence before it).
+	// Relaxed (cluster-arrive, mbarrier-arrive): the arrive releases
+	// nothing (.relaxed, without a cluster-scope fence before a cluster
+	// arrive).
 	Relaxed bool `json:"relaxed,omitempty"`
+	// Addr (mbarrier-*): the mbarrier's offset in its CTA's shared memory
+	// (hex).
+	Addr string `json:"addr,omitempty"`
 	// barrier-release, cluster-release: every warp the release let go.
 	Warps []barrierWarpJSON `json:"warps,omitempty"`
 }

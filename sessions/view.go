@@ -455,6 +455,13 @@ func (s *Session) eventJSON(e evRec) eventJSON {
 		for _, bw := range e.ev.Warps {
 			j.Warps = append(j.Warps, s.barrierWarpJSON(bw))
 		}
+	case emu.EvMbarrierInit, emu.EvMbarrierInval, emu.EvMbarrierArrive, emu.EvMbarrierCompleteTx, emu.EvMbarrierComplete, emu.EvMbarrierWait:
+		// The mbarrier's offset in its CTA's shared memory.
+		j.Addr = strconv.FormatUint(e.ev.Addr, 16)
+		j.Relaxed = e.ev.Relaxed
+		for _, bw := range e.ev.Warps {
+			j.Warps = append(j.Warps, s.barrierWarpJSON(bw))
+		}
 	}
 	return j
 }

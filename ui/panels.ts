@@ -130,6 +130,10 @@ const eventText: Record<string, string> = {
   "barrier-release": "barrier released", exit: "lanes exited", call: "called a function", return: "returned",
   "cluster-arrive": "arrived at the cluster barrier", "cluster-wait": "went on at once (phase already complete)",
   "cluster-release": "cluster barrier phase complete",
+  "mbarrier-init": "initialised an mbarrier", "mbarrier-inval": "invalidated an mbarrier",
+  "mbarrier-arrive": "arrived at an mbarrier", "mbarrier-complete-tx": "completed transaction bytes",
+  "mbarrier-complete": "mbarrier phase complete", "mbarrier-wait": "waited on an mbarrier",
+  "proxy-fence": "fenced the async proxy",
 };
 
 export class EventsView {
@@ -265,6 +269,7 @@ export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => v
     mask !== null && (mask !== 0 || (e.kind !== "barrier-release" && e.kind !== "cluster-release")) ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
     e.warps?.length ? h("span.ev-mask", { title: e.warps.map((w) => `w${w.warp}: ${maskText(mask32(w.lanes))}`).join("\n") }, `${e.warps.length} warp${e.warps.length === 1 ? "" : "s"} released`) : null,
     other !== null ? h("span.ev-mask", { title: maskText(other) }, `/ ${popc(other)} other`) : null,
+    e.addr !== undefined ? h("span.ev-mask", `mbarrier @0x${e.addr}${e.relaxed ? " · relaxed" : ""}`) : null,
     e.id !== undefined ? h("span.ev-mask", `${e.kind.startsWith("cluster-") ? "phase" : "barrier"} ${e.id}${e.count !== undefined ? ` · ${e.count}/${e.expected} threads` : ""}${e.relaxed ? " · relaxed (releases nothing)" : ""}`) : null);
 }
 

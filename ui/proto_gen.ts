@@ -472,6 +472,7 @@ export interface EventInfo {
   count?: number;
   expected?: number;
   relaxed?: boolean;
+  addr?: string;
   warps?: BarrierWarp[];
 }
 
