@@ -403,3 +403,91 @@ func TestCheckerAsyncProxy(t *testing.T) {
 		t.Errorf("generic store, copy, wait, read: warnings %+v, want one %s", ws, analysis.WarnReadAfterWrite)
 	}
 }
+
+// The async-proxy rules on real copies: a bulk store reads shared bytes
+// that threads wrote with ordinary stores; without fence.proxy.async in
+// the writers between their stores and the bar.sync before the copy the
+// checker warns naming the store and the copy, with it not; a bulk load
+// into shared memory lands when a thread waits on its mbarrier, so a read
+// before the wait reads what was there before (here nothing: an
+// uninitialised read), and after the wait it warns of nothing.
+func TestCheckerAsyncProxyOnCopies(t *testing.T) {
+	store := func(fence string) string {
+		return mbarSrc(`
+	.shared .align 128 .u32 src[32];`, `
+	mov.u32 %r2, src;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	st.shared.u32 [%r4], %r1;              // WRITE
+	`+fence+`
+	bar.sync 0;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra DONE;
+	cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], 128;   // COPY
+	cp.async.bulk.commit_group;
+	cp.async.bulk.wait_group 0;
+DONE:
+	ret;`)
+	}
+	load := func(wait bool) string {
+		w := ""
+		if wait {
+			w = `WAITL:
+	mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
+	@!%p2 bra WAITL;`
+		}
+		return mbarSrc(`
+	.shared .align 128 .u32 dst[32];`, `
+	mov.u32 %r2, dst;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra SKIP;
+	mbarrier.init.shared.b64 [bar], 1;
+	mbarrier.arrive.expect_tx.shared.b64 %rd2, [bar], 128;
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], 128, [bar];
+SKIP:
+	bar.sync 0;
+	`+w+`
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r4, %r2, %r3;
+	ld.shared.u32 %r5, [%r4];              // READ
+	bar.sync 0;
+	ret;`)
+	}
+	for _, sched := range scheds {
+		spec := mbarSpec(sched, 32)
+		count := func(ws []analysis.Warning, k analysis.WarningKind) int {
+			n := 0
+			for _, w := range ws {
+				if w.Kind == k {
+					n++
+				}
+			}
+			return n
+		}
+		src := store("")
+		ws := checkMbar(t, src, spec)
+		if count(ws, analysis.WarnProxyFence) == 0 {
+			t.Errorf("%s: bulk store without fence.proxy.async: no %s warning: %+v", sched, analysis.WarnProxyFence, ws)
+		}
+		for _, w := range ws {
+			if w.Kind == analysis.WarnProxyFence {
+				lines := [2]int{w.PrevLine, w.Line}
+				want1, want2 := [2]int{lineOf(t, src, "// WRITE"), lineOf(t, src, "// COPY")}, [2]int{lineOf(t, src, "// COPY"), lineOf(t, src, "// WRITE")}
+				if lines != want1 && lines != want2 {
+					t.Errorf("%s: %s between lines %v, want the store and the copy", sched, w.Kind, lines)
+				}
+			}
+		}
+		if ws := checkMbar(t, store("fence.proxy.async.shared::cta;"), spec); count(ws, analysis.WarnProxyFence) != 0 {
+			t.Errorf("%s: with fence.proxy.async: %+v", sched, ws)
+		}
+		// The copy lands at the wait (docs/emulator.md), so a read before
+		// it reads what was there: nothing, here.
+		if ws := checkMbar(t, load(false), spec); count(ws, analysis.WarnUninitShared) == 0 {
+			t.Errorf("%s: read before the wait: no %s warning: %+v", sched, analysis.WarnUninitShared, ws)
+		}
+		if ws := checkMbar(t, load(true), spec); count(ws, analysis.WarnAsyncWriteRead) != 0 {
+			t.Errorf("%s: read after the wait: %+v", sched, ws)
+		}
+	}
+}

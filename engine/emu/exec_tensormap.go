@@ -108,7 +108,7 @@ func bindTensormapReplace(b *binder) {
 		if !ok {
 			return
 		}
-		if v.Int < 0 || v.Int > 255 {
+		if v.Int > 255 {
 			b.operr(1, "tensormap.replace.%s: ordinal %d is out of range", field, v.Int)
 			return
 		}

@@ -129,7 +129,10 @@ func (w *Warp) landBulk(c *CTA, mbar uint64) *Fault {
 			if c != w.cta {
 				addr, sp = uint64(c.Rank+1)<<ClusterRankShift|addr, isa.SharedCluster
 			}
+			// The copy's write is the asynchronous proxy's (Access.Async).
+			done := w.m.asyncAccesses()
 			w.noteAccess(AccessStore, sp, sp, int(op.lane), addr, b)
+			done()
 		}
 		if op.offs == nil {
 			d := c.shared[op.dst : op.dst+uint64(len(op.data))]
@@ -547,7 +550,10 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 					continue // not written
 				}
 				s := c.shared[off+e.Shared : off+e.Shared+es]
+				// The copy reads its source through the asynchronous proxy.
+				done := w.m.asyncAccesses()
 				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off+e.Shared, s)
+				done()
 				kind := AccessStore
 				if red != isa.SubNone {
 					kind = AccessAtomic
@@ -905,7 +911,9 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 					return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
 				}
 				sb = c.shared[off : off+uint64(n)]
+				done := w.m.asyncAccesses()
 				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off, sb)
+				done()
 			}
 			if to == "global" {
 				kind := AccessStore
