@@ -8,7 +8,7 @@ import (
 
 // noBarrierMessage is what a step to the next barrier says when there is
 // none ahead (reason "no-barrier"); it does not run.
-const noBarrierMessage = "no barrier ahead: no warp can reach a bar.sync, barrier or barrier.cluster instruction from here, so a barrier step would run to the end; nothing was run"
+const noBarrierMessage = "no barrier ahead: no warp can reach a bar.sync, barrier, barrier.cluster or mbarrier arrive from here, so a barrier step would run to the end; nothing was run"
 
 // barrierAhead reports whether a CTA barrier (bar, barrier) or the
 // cluster barrier can still release: a warp waits at one, or a barrier instruction is reachable in
@@ -18,11 +18,13 @@ const noBarrierMessage = "no barrier ahead: no warp can reach a bar.sync, barrie
 // function the kernel can call, or a warp inside a call, counts as ahead.
 func barrierAhead(m *emu.Machine) bool {
 	p, k := m.Program(), m.Kernel()
-	// A CTA barrier instruction, or a cluster barrier arrive (the arrival
-	// that completes a phase releases it; a wait releases nothing).
+	// A CTA barrier instruction, or one that may complete the phase of
+	// the cluster barrier or of an mbarrier (an arrive, complete_tx, a
+	// copy counted on an mbarrier: synchronising, acting on other warps,
+	// without waiting itself; a wait releases nothing).
 	isBar := func(pc int) bool {
 		e := p.Ops[pc].Eff
-		return e.Has(emu.EffBarrier) || e.Has(emu.EffClusterBarrier) && !e.Has(emu.EffBlocks)
+		return e.Has(emu.EffBarrier) || e.Has(emu.EffSync|emu.EffCrossWarp) && !e.Has(emu.EffBlocks)
 	}
 	inKernel := false
 	for _, f := range p.Funcs {
@@ -47,7 +49,7 @@ func barrierAhead(m *emu.Machine) bool {
 	for _, c := range m.CTAs() {
 		resident++
 		for _, w := range c.Warps {
-			if t, ok := w.Waiting(); ok && (t.Kind == emu.WaitBarrier || t.Kind == emu.WaitClusterBarrier) {
+			if t, ok := w.Waiting(); ok && (t.Kind == emu.WaitBarrier || t.Kind == emu.WaitClusterBarrier || t.Kind == emu.WaitMbarrier) {
 				return true
 			}
 			if w.Readiness() == emu.Finished {

@@ -95,3 +95,27 @@ func TestBarrierStepClusterBarrier(t *testing.T) {
 		t.Fatalf("barrier step again: step %d, want %d", st.Step, released)
 	}
 }
+
+// TestBarrierStepMbarrier: in a kernel whose only synchronisation is
+// mbarriers, a barrier step stops where an mbarrier phase's completion
+// lets a waiting warp go (not "no barrier ahead"), and back one barrier
+// returns to before it.
+func TestBarrierStepMbarrier(t *testing.T) {
+	for _, sched := range []string{"independent", "simt-stack"} {
+		c := newClient(t, newManager(t, Limits{}))
+		c.load(mbringPTX, strings.Replace(mbringSpec, "{", `{"scheduling":"`+sched+`",`, 1))
+		st := c.step("barrier", 1)
+		if st.Reason != "stepped" || st.Step == 0 || st.Status != "paused" {
+			t.Fatalf("%s: first barrier step: reason %q step %d status %q: %q", sched, st.Reason, st.Step, st.Status, st.Message)
+		}
+		first := st.Step
+		st = c.step("barrier", 1)
+		if st.Reason != "stepped" || st.Step <= first {
+			t.Fatalf("%s: second barrier step: reason %q step %d (first at %d): %q", sched, st.Reason, st.Step, first, st.Message)
+		}
+		c.send(map[string]any{"type": "back", "granularity": "barrier", "count": 1})
+		if st, _ = c.state(); st.Step > first {
+			t.Fatalf("%s: back one barrier from the second release: at step %d, want the first release's step %d or before", sched, st.Step, first)
+		}
+	}
+}

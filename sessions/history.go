@@ -818,7 +818,7 @@ func (h *history) prevBoundary(p int64, g emu.Granularity, n int) (int64, error)
 			keys = append(keys, schedKey{in.CTALin, in.Warp})
 			r := false
 			for _, e := range in.Events {
-				r = r || e.Kind.Releases()
+				r = r || e.Releases()
 			}
 			rel = append(rel, r)
 		}, trace)

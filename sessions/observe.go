@@ -120,7 +120,7 @@ func (r *recorder) Step(in *emu.StepInfo) {
 		}
 	}
 	for _, e := range in.Events {
-		if e.Kind.Releases() {
+		if e.Releases() {
 			r.released = true
 		}
 		if r.replay {

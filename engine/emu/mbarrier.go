@@ -478,7 +478,7 @@ func (m *Machine) mbarrierWake(c *CTA, off uint64) {
 		}
 	}
 	if woke {
-		c.quiet = quietUnknown
+		m.forgetQuiet(c)
 		m.released = true
 	}
 }

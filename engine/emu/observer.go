@@ -306,6 +306,14 @@ func (k EventKind) String() string { return eventNames[k] }
 // step to the next barrier stops after.
 func (k EventKind) Releases() bool { return k == EvBarrierRelease || k == EvClusterRelease }
 
+// Releases reports whether the event let waiting warps go: a CTA
+// barrier's or the cluster barrier's release, or an mbarrier phase's
+// completion that woke warps waiting on it (what a step to the next
+// barrier stops after: the machine's StepToBarrier).
+func (e *Event) Releases() bool {
+	return e.Kind.Releases() || e.Kind == EvMbarrierComplete && len(e.Warps) > 0
+}
+
 // Event is something that happened during a step. PC is the instruction
 // that caused it (for EvReconverge: where the lanes rejoined).
 type Event struct {
