@@ -52,10 +52,11 @@ function initKind(i: SpecInit | undefined): InitKind {
   return "zero";
 }
 
-/** The kind of a parameter: "buffer", "bytes" or its scalar type. */
+/** The kind of a parameter: "buffer", "bytes", "tensorMap" or its scalar type. */
 function paramKind(p: SpecParam): string {
   if ("buffer" in p) return "buffer";
   if ("bytes" in p) return "bytes";
+  if ("tensorMap" in p) return "tensorMap";
   return Object.keys(p)[0] ?? "u32";
 }
 
@@ -147,11 +148,12 @@ export function paramRow(ctx: RowContext, p: SpecParam, i: number, bufNames: str
   const kindSel = typeSelect(kind, `parameter ${i} kind`, (v) => upd(() => {
     if (v === "buffer") params[i] = { buffer: bufNames[0] ?? "" };
     else if (v === "bytes") params[i] = { bytes: "" };
+    else if (v === "tensorMap") params[i] = { tensorMap: { buffer: bufNames[0] ?? "", dataType: "f32", globalDim: [32], boxDim: [32] } };
     else {
-      const old = kind !== "buffer" && kind !== "bytes" ? p[kind] : 0;
+      const old = kind !== "buffer" && kind !== "bytes" && kind !== "tensorMap" ? p[kind] : 0;
       params[i] = { [v]: old ?? 0 };
     }
-  }, true), [["buffer", "buffer address"], ["bytes", "raw bytes"]]);
+  }, true), [["buffer", "buffer address"], ["bytes", "raw bytes"], ["tensorMap", "tensor map"]]);
   let fields: HTMLElement[] = [];
   if (kind === "buffer") {
     const sel = h("select.small", { "aria-label": `parameter ${i} buffer` },
@@ -168,6 +170,21 @@ export function paramRow(ctx: RowContext, p: SpecParam, i: number, bufNames: str
     fields = [sel, h("span.muted", "+"), off, h("span.unit", "bytes")];
   } else if (kind === "bytes") {
     fields = [text(String(p.bytes ?? ""), `parameter ${i} bytes`, (v) => upd(() => { p.bytes = v.trim(); }), "text wide mono", "hex, memory order")];
+  } else if (kind === "tensorMap") {
+    // The map's fields as JSON (docs/launch-spec.md: the arguments of
+    // cuTensorMapEncodeTiled); text that is not a JSON object is kept in
+    // the box, marked, and not applied.
+    const input = text(JSON.stringify(p.tensorMap ?? {}), `parameter ${i} tensor map`, () => {}, "text wide mono", '{"buffer": "a", "dataType": "f16", "globalDim": [64, 64], "boxDim": [64, 8]}');
+    input.title = "The tensor map as JSON: buffer, dataType, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, oobFill";
+    input.addEventListener("change", () => {
+      let v: unknown;
+      try { v = JSON.parse(input.value); } catch { v = undefined; }
+      const ok = typeof v === "object" && v !== null && !Array.isArray(v);
+      input.classList.toggle("invalid", !ok);
+      input.setAttribute("aria-invalid", ok ? "false" : "true");
+      if (ok) upd(() => { p.tensorMap = v; });
+    });
+    fields = [input];
   } else {
     const v = p[kind];
     const shown = Array.isArray(v) ? listText(v as SpecValue[]) : valueText(v as SpecValue);
