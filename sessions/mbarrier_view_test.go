@@ -167,3 +167,46 @@ func (c *client) bufferWords(name string, n int) []uint32 {
 	}
 	return out
 }
+
+// TestMbarriersBounded: a CTA that initialises an mbarrier at every 8
+// bytes of 1,600 bytes of shared memory lists the first 64 by address and
+// counts the other 136 (a state stays bounded however many it has).
+func TestMbarriersBounded(t *testing.T) {
+	src := `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %r<8>; .reg .pred %p<2>;
+	.shared .align 8 .b64 bars[200];
+	mov.u32 %r1, %tid.x;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra DONE;
+	mov.u32 %r2, bars;
+	mov.u32 %r3, 0;
+LOOP:
+	mbarrier.init.shared.b64 [%r2], 1;
+	add.u32 %r2, %r2, 8;
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, 200;
+	@%p1 bra LOOP;
+	bar.sync 0;
+	ret;
+DONE:
+	bar.sync 0;
+	ret;
+}`
+	c := newClient(t, newManager(t, Limits{}))
+	c.load(src, `{"grid":[1],"block":[64],"buffers":[{"name":"out","type":"u32","count":1}],"params":[{"buffer":"out"}]}`)
+	c.send(map[string]any{"type": "step", "granularity": "barrier", "count": 1})
+	st, _ := c.state()
+	var got *ctaJSON
+	for i := range st.CTAs {
+		got = &st.CTAs[i]
+	}
+	if got == nil || len(got.Mbarriers) != 64 || got.MbarriersOmitted != 136 {
+		t.Fatalf("step %d: CTA %+v", st.Step, got)
+	}
+	if got.Mbarriers[0].Name != "bars[0]" || got.Mbarriers[63].Name != "bars[63]" {
+		t.Errorf("listed %q .. %q, want bars[0] .. bars[63]", got.Mbarriers[0].Name, got.Mbarriers[63].Name)
+	}
+}

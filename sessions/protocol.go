@@ -518,7 +518,10 @@ type ctaJSON struct {
 	Rank          int            `json:"rank"`
 	Barriers      []barrierJSON  `json:"barriers"`
 	Mbarriers     []mbarrierJSON `json:"mbarriers"`
-	Warps         []warpDelta    `json:"warps"`
+	// MbarriersOmitted: the CTA's live mbarriers beyond the first 64 (in
+	// offset order), not listed.
+	MbarriersOmitted int         `json:"mbarriersOmitted"`
+	Warps            []warpDelta `json:"warps"`
 }
 
 // mbarrierJSON is a live mbarrier of a CTA (initialised and not

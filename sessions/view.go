@@ -19,7 +19,7 @@ type clientView struct {
 	ctaLin  []int
 	warps   [][]*warpJSON // as sent; nil: not sent
 	bars    [][]emu.BarrierState
-	mbars   [][]mbarrierJSON
+	mbars   []mbarView
 	selLin  int // CTA (linear) and warp whose registers were sent; -1: none
 	selW    int
 	regs    []uint64 // the page's registers: 32 lane values each
@@ -66,8 +66,9 @@ func (s *Session) waitJSON(w *emu.Warp, t emu.Wait) *waitJSON {
 
 // ctaHead is a resident CTA of a state message without its warps: its
 // slot ci, indices, cluster, barriers and mbarriers.
-func ctaHead(ci int, c *emu.CTA, bars []emu.BarrierState, mbars []mbarrierJSON) ctaJSON {
-	j := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, ClusterIdx: c.Idx, ClusterLinear: c.Linear, Rank: c.Rank, Barriers: barriersJSON(bars), Mbarriers: mbars}
+func ctaHead(ci int, c *emu.CTA, bars []emu.BarrierState, mbars mbarView) ctaJSON {
+	j := ctaJSON{CTA: ci, Idx: c.Idx, Linear: c.Linear, ClusterIdx: c.Idx, ClusterLinear: c.Linear, Rank: c.Rank, Barriers: barriersJSON(bars),
+		Mbarriers: mbars.list, MbarriersOmitted: mbars.omitted}
 	if cl := c.Cluster(); cl != nil {
 		j.ClusterIdx, j.ClusterLinear = cl.Idx, cl.Linear
 	}
@@ -160,7 +161,7 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 			v.ctaLin = append(v.ctaLin, c.Linear)
 			v.warps = append(v.warps, nil)
 			v.bars = append(v.bars, nil)
-			v.mbars = append(v.mbars, nil)
+			v.mbars = append(v.mbars, mbarView{})
 		}
 		var cj *ctaJSON
 		add := func() {
@@ -173,7 +174,7 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 			add()
 			v.bars[ci] = bars
 		}
-		if full || !reflect.DeepEqual(mbars, v.mbars[ci]) {
+		if full || mbars.omitted != v.mbars[ci].omitted || !reflect.DeepEqual(mbars.list, v.mbars[ci].list) {
 			add()
 			v.mbars[ci] = mbars
 		}
@@ -293,10 +294,22 @@ func (s *Session) selected() *emu.Warp {
 	return ws[wi]
 }
 
-// mbarriersJSON renders the live mbarriers of c (never nil: [] says it
-// has none).
-func (s *Session) mbarriersJSON(c *emu.CTA) []mbarrierJSON {
-	list := c.Mbarriers()
+// maxMbarriers bounds the live mbarriers a CTA's state lists (a CTA may
+// initialise one at every 8 bytes of its shared memory); the rest are
+// counted in mbarriersOmitted.
+const maxMbarriers = 64
+
+// mbarView is a CTA's mbarriers as sent: the listed ones and how many
+// more it has.
+type mbarView struct {
+	list    []mbarrierJSON
+	omitted int
+}
+
+// mbarriersJSON renders the live mbarriers of c, at most maxMbarriers
+// (the list is never nil: [] says it has none).
+func (s *Session) mbarriersJSON(c *emu.CTA) mbarView {
+	list, total := c.MbarriersUpTo(maxMbarriers)
 	out := make([]mbarrierJSON, 0, len(list))
 	for _, b := range list {
 		st := b.State
@@ -307,7 +320,7 @@ func (s *Session) mbarriersJSON(c *emu.CTA) []mbarrierJSON {
 		}
 		out = append(out, j)
 	}
-	return out
+	return mbarView{list: out, omitted: total - len(list)}
 }
 
 func barriersJSON(bs []emu.BarrierState) []barrierJSON {

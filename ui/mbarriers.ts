@@ -42,5 +42,7 @@ export function renderMbarriers(el: HTMLElement, c: CtaState): void {
     setChildren(el);
     return;
   }
-  setChildren(el, h("div.mbar-title", `mbarriers (${list.length})`), h("ul.mbar-list", list.map((b) => row(c, b))));
+  const more = c.mbarriersOmitted ?? 0;
+  setChildren(el, h("div.mbar-title", `mbarriers (${list.length + more})`), h("ul.mbar-list", list.map((b) => row(c, b))),
+    more > 0 ? h("div.mbar-more.muted", `+${more.toLocaleString("en-US")} more (the first ${list.length} by address are listed)`) : null);
 }

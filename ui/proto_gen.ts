@@ -454,6 +454,7 @@ export interface CtaDelta {
   rank: number;
   barriers: Barrier[];
   mbarriers: Mbarrier[];
+  mbarriersOmitted: number;
   warps: WarpDelta[] | null;
 }
 

@@ -66,27 +66,41 @@ func (i MbarrierInfo) Label() string {
 // Mbarriers returns the CTA's live mbarriers in offset order (nil when
 // there are none).
 func (c *CTA) Mbarriers() []MbarrierInfo {
-	if len(c.mbars) == 0 {
-		return nil
+	out, _ := c.MbarriersUpTo(len(c.mbars))
+	return out
+}
+
+// MbarriersUpTo returns the first limit of the CTA's live mbarriers in
+// offset order (nil when there are none) and how many it has: a CTA may
+// initialise one at every 8 bytes of its shared memory, and a view shows
+// a bounded number.
+func (c *CTA) MbarriersUpTo(limit int) ([]MbarrierInfo, int) {
+	n := min(max(limit, 0), len(c.mbars))
+	if n == 0 {
+		return nil, len(c.mbars)
 	}
 	var m *Machine
 	if len(c.Warps) > 0 {
 		m = c.Warps[0].m
 	}
-	out := make([]MbarrierInfo, 0, len(c.mbars))
-	for _, off := range c.mbars {
+	out := make([]MbarrierInfo, 0, n)
+	for _, off := range c.mbars[:n] {
 		in := MbarrierInfo{Off: off, Name: m.sharedName(off)}
 		if off+8 <= uint64(len(c.shared)) {
 			in.State = DecodeMbarrier(getLE(c.shared[off : off+8]))
 		}
-		for _, w := range c.Warps {
-			if w.State == WarpWaiting && w.wait.Kind == WaitMbarrier && w.wait.Addr == off {
-				in.Waiting = append(in.Waiting, MbarrierWaiter{Warp: w.ID, Lanes: w.wait.Lanes, Parity: w.wait.Parity, PC: w.wait.PC})
-			}
-		}
 		out = append(out, in)
 	}
-	return out
+	// The waiters, in one pass over the warps (in warp order for each).
+	for _, w := range c.Warps {
+		if w.State != WarpWaiting || w.wait.Kind != WaitMbarrier {
+			continue
+		}
+		if i, ok := slices.BinarySearch(c.mbars[:n], w.wait.Addr); ok {
+			out[i].Waiting = append(out[i].Waiting, MbarrierWaiter{Warp: w.ID, Lanes: w.wait.Lanes, Parity: w.wait.Parity, PC: w.wait.PC})
+		}
+	}
+	return out, len(c.mbars)
 }
 
 // sharedName names offset off of a CTA's shared memory after the
