@@ -417,6 +417,23 @@ func TestInit(t *testing.T) {
 		t.Errorf("run the spec of all.ptx: %s", errs)
 	}
 
+	// A tensor map: a Triton-style kernel that receives the map's address
+	// in a .u64 and copies one tile with TMA; init infers the map (rank,
+	// box from the expect_tx bytes, a buffer of one box) with notes for
+	// what it guessed, and the spec runs.
+	code, out, errs = cli(t, tmaInitKernel, "init", "-")
+	if code != 0 || !strings.Contains(out, `{"tensorMap": {"buffer": "tma_desc", "dataType": "u32", "globalDim": [32, 32], "globalStrides": [128], "boxDim": [32, 32]}}`) ||
+		!strings.Contains(errs, `note: param 0 "tma_desc": tensor map (the kernel uses it in cp.async.bulk.tensor at line 19; its address passed) of buffer "tma_desc"`) ||
+		!strings.Contains(errs, "box [32 32]: 4096 bytes from the expect_tx of 4096 bytes at line 18 on the mbarrier of the copy at line 19") {
+		t.Fatalf("init of a TMA kernel: %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs = cli(t, out, "run", "-"); code != 0 {
+		t.Fatalf("run the inferred TMA spec: %d\n%s%s", code, out, errs)
+	}
+	if got := values(t, resultOf(t, out), "out"); !strings.HasPrefix(got, "[0,1,2,3,") || !strings.HasSuffix(got, ",127]") {
+		t.Errorf("out = %s, want the tile's first 128 elements", got)
+	}
+
 	for _, c := range []struct {
 		args []string
 		want string
@@ -621,3 +638,39 @@ func TestRunPrintf(t *testing.T) {
 		t.Errorf("check: %d %q %q", code, out, errOut)
 	}
 }
+
+// tmaInitKernel copies a 32x32 u32 tile with TMA through a tensor map
+// whose address is a .u64 parameter (as Triton passes it) and stores the
+// first 128 elements out, one per thread.
+const tmaInitKernel = `.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry tma_tile(.param .u64 tma_desc, .param .u64 out) .reqntid 128
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<6>;
+	.shared .align 128 .b8 tile[4096];
+	.shared .align 8 .b64 bar;
+	ld.param.u64 %rd1, [tma_desc];
+	ld.param.u64 %rd2, [out];
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+	bar.sync 0;
+	mov.u32 %r2, 0;
+	@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 4096;
+	@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd1, {%r2, %r2}], [bar];
+WAIT:
+	mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+	@!%p2 bra WAIT;
+	mov.u32 %r3, tile;
+	shl.b32 %r4, %r1, 2;
+	add.s32 %r5, %r3, %r4;
+	ld.shared.u32 %r6, [%r5];
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	st.global.u32 [%rd4], %r6;
+	ret;
+}
+`

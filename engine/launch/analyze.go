@@ -118,6 +118,10 @@ type paramFacts struct {
 	// immediate stride spans its rows at that stride), a lower bound on
 	// the size of the buffer it points to.
 	reach int64
+	// tmap lists the instructions that use the parameter as a tensor map
+	// (its address, or its value for a .u64, reaches their tensor-map
+	// operand); see infer_tensormap.go.
+	tmap []tmapUse
 }
 
 // kernelFacts is the analysis of one kernel.
@@ -126,6 +130,13 @@ type kernelFacts struct {
 	params   []paramFacts
 	addrSize int   // 4 or 8: the module's address size in bytes
 	idxUsed  uint8 // thread-index bits of the special registers the kernel reads
+	// The kernel's asynchronous copies that complete on an mbarrier, and
+	// its constant expect_tx byte counts (infer_tensormap.go).
+	txCopies []txCopy
+	expectTx []txExpect
+	// sharedTypes counts the element types of the kernel's typed
+	// shared-memory loads and stores.
+	sharedTypes [isa.NumTypes]int
 }
 
 // Bounds of the fixpoint iteration: passes over every block of the kernel
@@ -180,6 +191,11 @@ type analyzer struct {
 	// the analysis is flow-sensitive).
 	global state
 	kf     *kernelFacts // set while collecting facts
+	// instrs finds the source instruction of a pc by its span's start;
+	// paramAddr maps the pc of a mov that takes the address of an array
+	// kernel parameter ("mov.b64 %rd, tmap;") to the parameter.
+	instrs    map[int32]*ptx.Instr
+	paramAddr map[int]int
 }
 
 // analyzeKernel runs the analysis on kernel fn of p. It never panics on a
@@ -201,6 +217,7 @@ func analyzeKernel(p *emu.Program, fn *emu.Function) *kernelFacts {
 		}
 	}
 	a.collectFuncs()
+	a.sourceInstrs()
 	size := 0
 	for _, ff := range a.funcs {
 		size += len(ff.blocks) * max(int(ff.fn.RegCount), 1)
@@ -227,6 +244,7 @@ func analyzeKernel(p *emu.Program, fn *emu.Function) *kernelFacts {
 	a.kf = kf
 	a.walk(a.facts)
 	a.walk(a.accesses)
+	a.walk(a.asyncCopies)
 	for i := range kf.params {
 		pf := &kf.params[i]
 		pf.compared = pf.cmp != [4]uint64{}
@@ -624,6 +642,12 @@ func (a *analyzer) transfer(pc int, op *emu.Op, st state, ff *funcFlow) {
 		return
 	case isa.OpMov:
 		switch {
+		case len(op.Regs) == 0 && a.isConst(op.A) && ff.fn == a.fn:
+			f := a.newFlow()
+			if i, ok := a.paramAddr[pc]; ok {
+				f.ptr[i>>6] |= 1 << uint(i&63) // the address of an array parameter
+			}
+			a.assign(st, op, op.D, f)
 		case len(op.Regs) == 0:
 			a.assign(st, op, op.D, from(flowAll, op.A))
 		case op.D >= 0: // pack
@@ -907,7 +931,7 @@ func (a *analyzer) accesses(at int, op *emu.Op, st state, _ *funcFlow) {
 	i := sort.Search(len(mops), func(i int) bool { return mops[i].PC >= pc })
 	for ; i < len(mops) && mops[i].PC == pc; i++ {
 		m := mops[i]
-		if m.Base < 0 || m.Space != isa.Global && m.Space != isa.SpaceNone {
+		if m.Base < 0 || m.Space != isa.Global && m.Space != isa.SpaceNone || a.tensorMapOperand(at, m) {
 			continue
 		}
 		f := a.get(st, m.Base)

@@ -248,6 +248,9 @@ func paramAdvice(kf *kernelFacts, i int, p Param, bufs bufferSet) string {
 	if p.TensorMap != nil {
 		return "" // checked by paramBlocking
 	}
+	if kf.isTensorMap(i) {
+		return fmt.Sprintf("%s: the kernel uses it as a tensor map (in %s), but it gets %s, not a tensor map", where, kf.params[i].tmap[0].what, describeSpecParam(p))
+	}
 	if p.Buffer != "" {
 		b := bufs[p.Buffer]
 		switch {

@@ -269,17 +269,28 @@ func (in *inferrer) params() {
 		}
 	}
 	// New buffers share what the limit leaves.
-	var newBufs []int
+	var newBufs, tmaps []int
+	var tmapBytes int64
 	for i := range fn.Params {
-		if !kept[i] && kf.role(i) == RolePointer && kf.bindable(i) {
+		switch {
+		case kept[i]:
+		case kf.isTensorMap(i):
+			tmaps = append(tmaps, i)
+			tmapBytes += in.tensorMapBytes(i)
+		case kf.role(i) == RolePointer && kf.bindable(i):
 			newBufs = append(newBufs, i)
 		}
+	}
+	room := max(in.lim.MaxBufferBytes-keptBytes-tmapBytes, 0)
+	if room == 0 {
+		// Tensor maps that do not fit get default boxes (small).
+		room = max(in.lim.MaxBufferBytes-keptBytes, 0)
 	}
 	threads := int64(s.Grid[0]) * int64(s.Grid[1]) * int64(s.Grid[2]) * int64(s.Block[0]) * int64(s.Block[1]) * int64(s.Block[2])
 	count := threads
 	per := int64(0)
 	if len(newBufs) > 0 {
-		per = (in.lim.MaxBufferBytes - keptBytes) / int64(len(newBufs))
+		per = room / int64(len(newBufs))
 		for _, i := range newBufs {
 			count = min(count, per/int64(in.elemType(i).Size()))
 		}
@@ -300,7 +311,7 @@ func (in *inferrer) params() {
 			bound = min(bound, int64(prevBufs[s.Params[i].Buffer].Count))
 		}
 	}
-	names := in.bufferNames(newBufs, keptBuf)
+	names := in.bufferNames(append(append([]int(nil), newBufs...), tmaps...), keptBuf)
 	floatInputs := 0
 	for i := range fn.Params {
 		if kept[i] {
@@ -312,6 +323,13 @@ func (in *inferrer) params() {
 		was := ""
 		if prev != nil && i < len(prev.Params) {
 			was = ", replacing " + describeSpecParam(prev.Params[i])
+		}
+		if kf.isTensorMap(i) {
+			p, b, notes := in.tensorMap(i, names[i], in.lim.MaxBufferBytes-keptBytes)
+			s.Buffers = append(s.Buffers, b)
+			s.Params[i] = p
+			in.tensorMapNote(i, p, b, notes, was)
+			continue
 		}
 		if kf.role(i) == RolePointer && kf.bindable(i) {
 			name := names[i]
@@ -478,6 +496,8 @@ func (in *inferrer) bufferNames(newBufs []int, kept map[string]bool) map[int]str
 		if !plainName.MatchString(name) || strings.Contains(name, "_param_") || strings.HasPrefix(name, "_Z") {
 			pf := &in.kf.params[i]
 			switch {
+			case in.kf.isTensorMap(i):
+				name = "tensor"
 			case pf.reads > 0 && pf.writes > 0:
 				name = "inout"
 			case pf.writes > 0:
