@@ -319,12 +319,23 @@ type rec struct {
 	atomic bool
 }
 
-// pend is a cp.async copy in flight to a byte: pc+1 of the cp.async (0:
-// none) and the issuing thread.
+// pend is a copy in flight to a byte: pc+1 of the cp.async, or of the
+// bulk or tensor copy when bulk (0: none), and the issuing thread.
 type pend struct {
 	pc1  int32
 	warp uint16
 	lane uint8
+	bulk bool
+}
+
+// pendRead is the warning for a generic read of a byte a copy in flight
+// will write: a cp.async's, or a bulk or tensor copy's (which lands no
+// earlier than a wait on its mbarrier's phase).
+func (p pend) pendRead() WarningKind {
+	if p.bulk {
+		return WarnAsyncWriteRead
+	}
+	return WarnAsyncRead
 }
 
 type warpState struct {
@@ -601,6 +612,9 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 	}
 	for i := range in.Issued {
 		c.issue(cs, w, &in.Issued[i])
+	}
+	for i := range in.BulkIssued {
+		c.bulkIssue(cs, w, in, &in.BulkIssued[i])
 	}
 	for i := range in.Events {
 		c.event(cs, w, in, &in.Events[i])
@@ -1198,7 +1212,7 @@ func (c *Checker) sharedLane(cs *ctaState, la *laneAcc, me *rec, off, size uint6
 			}
 		}
 		switch {
-		case kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
+		case kind == emu.AccessStore && landing && cs.pend != nil && cs.pend[o].pc1 != 0 && !cs.pend[o].bulk && int(cs.pend[o].warp) == w && int(cs.pend[o].lane) == lane:
 			// A cp.async copy landing: the issuing thread writes now;
 			// its hazards were checked when it was issued.
 			p := cs.pend[o]
@@ -1234,7 +1248,7 @@ func (c *Checker) readByte(cs *ctaState, o uint64, me *rec, w, lane int, la *lan
 	sh := cs.at(o) // o's shadow unit
 	if cs.pend != nil && cs.pend[o].pc1 != 0 {
 		p := cs.pend[o]
-		la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		la.report(bitAsync, p.pendRead(), o, int(p.pc1-1), int(p.warp), int(p.lane))
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
 		la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 	}
@@ -1322,11 +1336,13 @@ func (c *Checker) writeByte(cs *ctaState, o uint64, me *rec, w, lane int, la *la
 		// An atomic also reads.
 		if cs.pend != nil && cs.pend[o].pc1 != 0 {
 			p := cs.pend[o]
-			la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+			la.report(bitAsync, p.pendRead(), o, int(p.pc1-1), int(p.warp), int(p.lane))
 		} else if cs.written[o>>6]>>(o&63)&1 == 0 {
 			la.report(bitUninit, WarnUninitShared, o, -1, w, lane)
 		}
-	} else if cs.pend != nil && cs.pend[o].pc1 != 0 && (int(cs.pend[o].warp) != w || int(cs.pend[o].lane) != lane) {
+	} else if cs.pend != nil && cs.pend[o].pc1 != 0 && (cs.pend[o].bulk || int(cs.pend[o].warp) != w || int(cs.pend[o].lane) != lane) {
+		// A write over a copy in flight (a bulk copy's: by any thread,
+		// its issuer's included).
 		p := cs.pend[o]
 		la.report(bitWAW, WarnWriteAfterWrite, o, int(p.pc1-1), int(p.warp), int(p.lane))
 	}

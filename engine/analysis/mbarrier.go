@@ -111,7 +111,13 @@ func (c *Checker) asyncShared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Acce
 		me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
 		ag := rec{pc: int32(in.PC), epoch: cl.aepoch, step: uint32(w) + 1, lanes: 1 << lane, warp: cl.agent}
 		cs.units(off, size, true, func(o uint64) {
-			c.writeByte(cs, o, &me, w, lane, &la, false)
+			if cs.pend != nil && cs.pend[o].bulk {
+				// A copy in flight lands: checked when it was issued,
+				// and every access since against it (bulkIssue).
+				cs.pend[o] = pend{}
+			} else {
+				c.writeByte(cs, o, &me, w, lane, &la, false)
+			}
 			sh := cs.at(o)
 			sh.w = ag
 			sh.r = rec{}
@@ -121,13 +127,49 @@ func (c *Checker) asyncShared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Acce
 	}
 }
 
+// bulkIssue checks the destination bytes of a bulk or tensor copy that
+// cluster warp w issued into cs's (or a peer's) shared memory as a write
+// of the issuer, and marks them in flight until the copy lands
+// (asyncShared, which then records the asynchronous proxy's write without
+// checking it again): until then a generic read of
+// them is WarnAsyncWriteRead and a generic write WarnWriteAfterWrite,
+// naming the copy, whatever thread makes it. The copy lands when a thread
+// of the destination CTA tests its mbarrier, so an access ordered after a
+// wait on the phase it completes never finds it in flight.
+func (c *Checker) bulkIssue(cs *ctaState, w int, in *emu.StepInfo, b *emu.BulkCopy) {
+	t := cs
+	if b.CTA != in.CTALin {
+		if t = c.peer(cs, b.CTA); t == nil {
+			return
+		}
+	}
+	off, size := b.Dst, b.Size
+	if size == 0 || off >= MaxSharedShadow || size > MaxSharedShadow-off {
+		return
+	}
+	t.grow(int(off + size))
+	if t.pend == nil {
+		t.pend = make([]pend, 4*len(t.words))
+	}
+	// Checked now as a write with the issuer's clock (it may land at any
+	// time until the wait), as a cp.async is.
+	ws := &cs.warps[w]
+	me := rec{pc: int32(b.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << b.Lane, warp: uint16(w)}
+	la := laneAcc{c: c, cs: t, pc: b.PC, w: w, lane: b.Lane}
+	p := pend{pc1: int32(b.PC) + 1, warp: uint16(w), lane: uint8(b.Lane), bulk: true}
+	t.units(off, size, true, func(o uint64) {
+		c.writeByte(t, o, &me, w, b.Lane, &la, false)
+		t.pend[o] = p
+	})
+}
+
 // asyncRead checks an asynchronous-proxy read of byte o by the copy of
 // lane la.lane of cluster warp w.
 func (c *Checker) asyncRead(cs *ctaState, o uint64, w int, la *laneAcc) {
 	sh := cs.at(o)
 	if cs.pend != nil && cs.pend[o].pc1 != 0 {
 		p := cs.pend[o]
-		la.report(bitAsync, WarnAsyncRead, o, int(p.pc1-1), int(p.warp), int(p.lane))
+		la.report(bitAsync, p.pendRead(), o, int(p.pc1-1), int(p.warp), int(p.lane))
 	} else if cs.written[o>>6]>>(o&63)&1 == 0 {
 		la.report(bitUninit, WarnUninitShared, o, -1, w, la.lane)
 	}

@@ -167,6 +167,16 @@ func (w *Warp) queueBulk(c *CTA, op bulkOp) *Fault {
 			return w.landBulk(c, op.mbar)
 		}
 	}
+	if w.m.obsAcc {
+		// In flight: the race checker flags generic accesses of its bytes
+		// until it lands.
+		lo, hi := op.span()
+		if lo < hi {
+			w.m.openStep()
+			w.m.info.BulkIssued = append(w.m.info.BulkIssued, BulkCopy{PC: int(op.pc), Lane: int(op.lane), CTA: c.Linear,
+				Dst: op.dst + lo, Size: hi - lo, Mbar: op.mbar})
+		}
+	}
 	return nil
 }
 

@@ -104,7 +104,7 @@ type flagged struct {
 func wants(flags ObserveFlags, in *StepInfo) bool {
 	return flags&ObserveEveryStep != 0 || in.Fault != nil ||
 		flags&ObserveMaskChanges != 0 && in.MaskChanged ||
-		flags&ObserveAccesses != 0 && (len(in.Accesses) > 0 || len(in.Issued) > 0) ||
+		flags&ObserveAccesses != 0 && (len(in.Accesses) > 0 || len(in.Issued) > 0 || len(in.BulkIssued) > 0) ||
 		flags&ObserveEvents != 0 && len(in.Events) > 0 ||
 		flags&ObserveDetails != 0 && (in.Tensor != nil || in.Shuffle != nil)
 }
@@ -373,6 +373,25 @@ type StepInfo struct {
 	// async.go); reported with the accesses (ObserveAccesses) and reused
 	// like them.
 	Issued []AsyncCopy
+	// BulkIssued lists the bulk and tensor (TMA) copies into shared
+	// memory the instruction issued that did not land at once (they land
+	// when a thread tests their mbarrier: see exec_tma_bulk.go), in issue
+	// order; reported with the accesses (ObserveAccesses) and reused like
+	// them.
+	BulkIssued []BulkCopy
+}
+
+// BulkCopy is a bulk or tensor copy into shared memory in flight: the
+// instruction at PC issued it from Lane; it will write bytes Dst ..
+// Dst+Size of the shared memory of the CTA of linear index CTA (the bytes
+// spanned by its pieces) and complete on the mbarrier at offset Mbar
+// there.
+type BulkCopy struct {
+	PC, Lane int
+	CTA      int
+	Dst      uint64
+	Size     uint64
+	Mbar     uint64
 }
 
 // ShuffleStep describes one shfl: for every lane in Lanes (the lanes that
@@ -440,6 +459,7 @@ func (m *Machine) beginStep(w *Warp, pc int, mask, emask uint32) {
 	in.Tensor = nil
 	in.Shuffle = nil
 	in.Issued = in.Issued[:0]
+	in.BulkIssued = in.BulkIssued[:0]
 	m.stepOpen = true
 }
 
