@@ -249,7 +249,8 @@ D:
 // on an mbarrier that lanes 1-31 arrive on before their bar.sync: lane 0
 // goes on when the phase completes, reaches the bar.sync, and the warp
 // arrives at the barrier for all its threads (a CTA barrier stays the
-// warp's: the group at bar.sync waited for lane 0).
+// warp's: the group at bar.sync waited for lane 0). Lanes 1-31 take a
+// while before they arrive, so lane 0 waits first.
 func TestGroupWaitWithBarSync(t *testing.T) {
 	body := `	.shared .align 4 .u32 v;
 	setp.ne.u32 %p1, %r1, 0;
@@ -269,6 +270,11 @@ W:
 	bar.sync 0;
 	bra OUT;
 ARRIVE:
+	mov.u32 %r15, 0;
+D:
+	add.u32 %r15, %r15, 1;
+	setp.lt.u32 %p7, %r15, 10;
+	@%p7 bra D;
 	mbarrier.arrive.shared.b64 %rd2, [bar];
 	bar.sync 0;
 	bra OUT;
