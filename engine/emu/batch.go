@@ -251,8 +251,10 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 	if w.picked {
 		w.picked = false
 		m.picked--
-	} else if m.indep && len(w.stack) > 1 {
-		w.schedule()
+	} else if m.indep && len(w.stack) > 1 && !w.schedule() {
+		// Its groups wait (group waits): the warp waits, and the next
+		// ready warp issues, as issueNext does.
+		return m.issueBatched(lead)
 	}
 	if len(w.stack) == 1 && m.obs == nil && len(m.pendReconv) == 0 {
 		m.execOne(w) // exec's own test, without the call to exec
@@ -262,7 +264,7 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 	if r := m.issued(); r != StopStepped {
 		return r
 	}
-	if lead && w.State == WarpReady && m.leadRoom() {
+	if lead && w.State == WarpReady && len(w.held) == 0 && m.leadRoom() {
 		m.lead(w)
 	}
 	return StopStepped

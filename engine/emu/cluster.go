@@ -277,8 +277,7 @@ func execBarrierCluster(w *Warp, op *Op, emask uint32) *Fault {
 		}
 		return nil
 	}
-	w.State = WarpWaiting
-	w.wait = Wait{Kind: WaitClusterBarrier, PC: w.m.curPC, Lanes: emask, op: op}
+	w.await(Wait{Kind: WaitClusterBarrier, Lanes: emask, op: op}, w.m.curPC)
 	return nil
 }
 
@@ -313,15 +312,17 @@ func (m *Machine) checkClusterBarrier(cl *Cluster) {
 	cl.Phase++
 	for _, c := range cl.CTAs {
 		for _, w := range c.Warps {
-			if w.State == WarpWaiting && w.wait.Kind == WaitClusterBarrier && w.waitOver() {
-				if m.obsEvents {
-					ev.Warps = append(ev.Warps, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: w.wait.PC, Lanes: w.wait.Lanes})
-					if w == m.cur {
-						ev.Mask = w.wait.Lanes
+			if m.obsEvents {
+				w.eachWait(func(t *Wait) {
+					if t.Kind == WaitClusterBarrier && w.over(t) {
+						ev.Warps = append(ev.Warps, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: -1, PC: t.PC, Lanes: t.Lanes})
+						if w == m.cur {
+							ev.Mask |= t.Lanes
+						}
 					}
-				}
-				w.wake()
+				})
 			}
+			w.wakeOver(WaitClusterBarrier)
 		}
 	}
 	m.released = true

@@ -163,7 +163,9 @@ func (w *Warp) queueBulk(c *CTA, op bulkOp) *Fault {
 	c.async.bulk = append(c.async.bulk, op)
 	w.m.dyn += op.bytes()
 	for _, x := range c.Warps {
-		if x.State == WarpWaiting && x.wait.Kind == WaitMbarrier && x.wait.Addr == op.mbar {
+		waits := false
+		x.eachWait(func(t *Wait) { waits = waits || t.Kind == WaitMbarrier && t.Addr == op.mbar })
+		if waits {
 			return w.landBulk(c, op.mbar)
 		}
 	}

@@ -11,7 +11,7 @@ import "github.com/ptxplayground/ptxplay/engine/isa"
 // the instruction it waits at.
 func (w *Warp) PC() int {
 	if w.State == WarpWaiting {
-		return w.wait.PC
+		return w.headWait().PC
 	}
 	return w.pc()
 }
@@ -20,7 +20,7 @@ func (w *Warp) PC() int {
 // warp waits, the lanes that wait (those that executed the instruction).
 func (w *Warp) Active() uint32 {
 	if w.State == WarpWaiting {
-		return w.wait.Lanes
+		return w.headWait().Lanes
 	}
 	return w.activeMask()
 }

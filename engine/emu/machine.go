@@ -741,8 +741,12 @@ func (m *Machine) issueNext(checkBP bool) StopReason {
 	}
 	if m.indep && len(w.stack) > 1 && !m.bpResume {
 		// Pick the group to issue (independent scheduling); a
-		// breakpoint stop keeps it for the issue that resumes.
-		w.schedule()
+		// breakpoint stop keeps it for the issue that resumes. When
+		// none can issue (its groups wait) the warp waits, and the
+		// next ready warp issues.
+		if !w.schedule() {
+			return m.issueNext(checkBP)
+		}
 	}
 	pc := w.stack[len(w.stack)-1].PC
 	if checkBP && m.bp[pc] {
@@ -1015,6 +1019,11 @@ func (m *Machine) exec(w *Warp) {
 	if !ok {
 		m.settleFault(pc, emask)
 	}
+	if len(w.held) > 0 {
+		// Groups of the warp wait: it goes on waiting when none of its
+		// groups can issue.
+		w.holdSettle()
+	}
 	if m.stepOpen {
 		m.endStep(w)
 	}
@@ -1065,6 +1074,9 @@ func (m *Machine) execOne(w *Warp) {
 	m.syncGroup = 0
 	if !ok {
 		m.settleFault(pc, emask)
+	}
+	if len(w.held) > 0 {
+		w.holdSettle()
 	}
 	if m.stepOpen {
 		m.endStep(w)

@@ -176,6 +176,9 @@ type Warp struct {
 	smn   smnState
 	State WarpState
 	wait  Wait // what the warp waits for, when State == WarpWaiting (wait.go)
+	// held: the waits of the warp's thread groups (wait.go, group
+	// waits), disjoint lanes each, in the order they began.
+	held []Wait
 	// Independent scheduling: instructions the warp issued, the lowest
 	// lane of the group issued last (round robin), and that group's pc,
 	// lanes and why it was picked.

@@ -472,8 +472,7 @@ func (w *Warp) mbarStore(r mbarRef, s Mbarrier) bool {
 func (m *Machine) mbarrierWake(c *CTA, off uint64) {
 	woke := false
 	for _, x := range c.Warps {
-		if x.State == WarpWaiting && x.wait.Kind == WaitMbarrier && x.wait.Addr == off && x.waitOver() {
-			x.wake()
+		if x.wakeOver(WaitMbarrier) {
 			woke = true
 		}
 	}
@@ -726,16 +725,16 @@ func execMbarrierTestWait(w *Warp, op *Op, mask uint32) *Fault {
 
 // execMbarrierTryWait: the lanes whose phase has completed go on with
 // true; the others wait for it (their destination is set when they wake).
-// The waiting lanes of one instruction wait on one mbarrier phase.
+// Lanes waiting on different mbarrier phases wait as one group wait on
+// each (wait.go), in lane order of their first lane.
 func execMbarrierTryWait(w *Warp, op *Op, emask uint32) *Fault {
 	if emask == 0 {
 		w.advance()
 		return nil
 	}
 	base, src := memBase(w, op), w.r(op.B)
-	var done, wait uint32
-	var at uint64
-	var parity uint32
+	var done uint32
+	var waits []Wait // at most one per phase waited on
 	for m := emask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		ok, off, p, f := w.mbarTest(op, l, base, src)
@@ -746,16 +745,26 @@ func execMbarrierTryWait(w *Warp, op *Op, emask uint32) *Fault {
 			done |= 1 << l
 			continue
 		}
-		if wait != 0 && (off != at || p != parity) {
-			return w.faultAddr(FaultIllegal, l, memAt(base, op, l), "mbarrier.try_wait: lanes of one warp wait on different mbarrier phases at once (mbarrier @%#x parity %d and @%#x parity %d); the emulator makes a warp's lanes wait on one phase at a time", at, parity, off, p)
+		k := 0
+		for k < len(waits) && (waits[k].Addr != off || waits[k].Parity != p) {
+			k++
 		}
-		wait |= 1 << l
-		at, parity = off, p
+		if k == len(waits) {
+			waits = append(waits, Wait{Kind: WaitMbarrier, Addr: off, Parity: p, op: op})
+		}
+		waits[k].Lanes |= 1 << l
 	}
 	w.preds[op.D] = w.preds[op.D]&^emask | done
 	w.advance()
-	if wait != 0 {
-		w.await(Wait{Kind: WaitMbarrier, Lanes: wait, Addr: at, Parity: parity, op: op}, w.m.curPC)
+	switch len(waits) {
+	case 0:
+	case 1:
+		w.await(waits[0], w.m.curPC)
+	default:
+		for _, t := range waits {
+			t.PC = w.m.curPC
+			w.hold(t)
+		}
 	}
 	return nil
 }

@@ -93,12 +93,14 @@ func (c *CTA) MbarriersUpTo(limit int) ([]MbarrierInfo, int) {
 	}
 	// The waiters, in one pass over the warps (in warp order for each).
 	for _, w := range c.Warps {
-		if w.State != WarpWaiting || w.wait.Kind != WaitMbarrier {
-			continue
-		}
-		if i, ok := slices.BinarySearch(c.mbars[:n], w.wait.Addr); ok {
-			out[i].Waiting = append(out[i].Waiting, MbarrierWaiter{Warp: w.ID, Lanes: w.wait.Lanes, Parity: w.wait.Parity, PC: w.wait.PC})
-		}
+		w.eachWait(func(t *Wait) {
+			if t.Kind != WaitMbarrier {
+				return
+			}
+			if i, ok := slices.BinarySearch(c.mbars[:n], t.Addr); ok {
+				out[i].Waiting = append(out[i].Waiting, MbarrierWaiter{Warp: w.ID, Lanes: t.Lanes, Parity: t.Parity, PC: t.PC})
+			}
+		})
 	}
 	return out, len(c.mbars)
 }

@@ -35,9 +35,11 @@ func (w *Warp) mbarEventAsync(kind EventKind, r mbarRef, lane int, relaxed, asyn
 func mbarWaiters(c *CTA, off uint64) []BarrierWarp {
 	var ws []BarrierWarp
 	for _, x := range c.Warps {
-		if x.State == WarpWaiting && x.wait.Kind == WaitMbarrier && x.wait.Addr == off {
-			ws = append(ws, BarrierWarp{CTA: c.Idx, Warp: x.ID, Barrier: -1, PC: x.wait.PC, Lanes: x.wait.Lanes})
-		}
+		x.eachWait(func(t *Wait) {
+			if t.Kind == WaitMbarrier && t.Addr == off {
+				ws = append(ws, BarrierWarp{CTA: c.Idx, Warp: x.ID, Barrier: -1, PC: t.PC, Lanes: t.Lanes})
+			}
+		})
 	}
 	return ws
 }
@@ -64,9 +66,11 @@ func (w *Warp) mbarCompleteEvent(r mbarRef, parity uint32) {
 	m.openStep()
 	var woke []BarrierWarp
 	for _, x := range r.c.Warps {
-		if x.State == WarpWaiting && x.wait.Kind == WaitMbarrier && x.wait.Addr == r.off && x.wait.Parity == parity {
-			woke = append(woke, BarrierWarp{CTA: r.c.Idx, Warp: x.ID, Barrier: -1, PC: x.wait.PC, Lanes: x.wait.Lanes})
-		}
+		x.eachWait(func(t *Wait) {
+			if t.Kind == WaitMbarrier && t.Addr == r.off && t.Parity == parity {
+				woke = append(woke, BarrierWarp{CTA: r.c.Idx, Warp: x.ID, Barrier: -1, PC: t.PC, Lanes: t.Lanes})
+			}
+		})
 	}
 	m.info.Events = append(m.info.Events, Event{Kind: EvMbarrierComplete, PC: m.curPC, ID: int(parity), CTA: r.c.Linear, Addr: r.off, Warps: woke})
 }

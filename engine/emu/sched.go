@@ -238,15 +238,16 @@ func (w *Warp) Groups() []ThreadGroup {
 		}
 		out = append(out, ThreadGroup{PC: int(e.PC), Mask: e.Mask, State: st, Reconv: int(e.RPC), Picked: i == top, Depth: d})
 	}
-	if w.State == WarpWaiting {
-		// The lanes of a waiting warp's wait stand at the instruction they
-		// wait at (the warp's pc has moved past it), not runnable.
+	// The lanes of a wait stand at the instruction they wait at (the
+	// group's pc has moved past it), not runnable: those of the waiting
+	// warp's wait, and the groups holding lanes of a group wait.
+	w.eachWait(func(t *Wait) {
 		for i := range out {
-			if g := &out[i]; g.State == GroupRunnable && g.Mask&w.wait.Lanes != 0 {
-				g.State, g.PC = GroupAtWait, w.wait.PC
+			if g := &out[i]; g.State == GroupRunnable && g.Mask&t.Lanes != 0 {
+				g.State, g.PC = GroupAtWait, t.PC
 			}
 		}
-	}
+	})
 	return out
 }
 
@@ -290,8 +291,12 @@ func (w *Warp) LaneWaits() []LaneWait {
 				}
 				lw.PC, lw.Group = g.PC, k
 				switch {
-				case w.State == WarpWaiting:
+				case w.State == WarpWaiting && w.wait.Kind != WaitNone:
 					lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
+				case g.State == GroupAtWait:
+					// A group wait holds the group's lanes.
+					t := w.groupWaitOf(g.Mask)
+					lw.Reason, lw.PC = t.Kind.String(), t.PC
 				case g.State == GroupWaiting:
 					lw.Reason, lw.WaitLeft = LaneReconvergence, g.WaitLeft
 				case g.State == GroupInCall:
@@ -367,8 +372,11 @@ func (w *Warp) stackLaneWaits(gs []ThreadGroup) []LaneWait {
 		e := st[k]
 		lw.PC, lw.With = int(e.PC), e.Mask&^bit
 		switch {
-		case k == top && w.State == WarpWaiting && w.wait.Lanes&bit != 0:
+		case k == top && w.State == WarpWaiting && w.wait.Kind != WaitNone && w.wait.Lanes&bit != 0:
 			lw.Reason, lw.PC = w.wait.Kind.String(), w.wait.PC
+		case k == top && len(w.held) > 0 && e.Mask&w.heldLanes() != 0:
+			t := w.groupWaitOf(e.Mask)
+			lw.Reason, lw.PC = t.Kind.String(), t.PC
 		case k == top:
 			lw.Reason = LaneRunning
 		case joined[k]:
@@ -499,26 +507,44 @@ func (w *Warp) childLanes(i int) uint32 {
 // (scheduleLine), or any tree without calls, barriers or warp-synchronous
 // instructions (scheduleFast). Everything else goes through settle and
 // the general pick below.
-func (w *Warp) schedule() {
+func (w *Warp) schedule() bool {
 	w.prevPC, w.prevMask, w.prevLane = w.lastPC, w.lastMask, w.lastLane
+	if len(w.held) > 0 {
+		// Group waits: the general pick, which leaves their groups out;
+		// those whose wait is over issue again.
+		w.lineLen = 0
+		w.endGroupWaits()
+		return w.schedulePick()
+	}
 	if w.lineLen != 0 {
 		if !schedGeneralOnly && w.onLine() {
-			return
+			return true
 		}
 		w.lineLen = 0
 	}
 	if !schedGeneralOnly && len(w.frames) == 0 && (w.scheduleLine() || w.scheduleFast()) {
-		return
+		return true
 	}
+	return w.schedulePick()
+}
+
+// schedulePick is schedule's general pick. It reports false, making the
+// warp wait, when no group can issue because groups wait (group waits);
+// holdSettle makes the warp wait before that whenever the pick would.
+func (w *Warp) schedulePick() bool {
 	lo := w.frameBase()
-	if len(w.stack)-lo <= 1 || w.chain() {
+	held := len(w.held) > 0
+	if !held && (len(w.stack)-lo <= 1 || w.chain()) {
 		w.pick = PickOnly
-		return
+		return true
 	}
 	w.settle(lo)
-	if len(w.stack)-lo <= 1 {
+	if held {
+		w.splitHeld()
+	}
+	if !held && len(w.stack)-lo <= 1 {
 		w.pick = PickOnly
-		return
+		return true
 	}
 	// Runnable leaves, and the next one after the last issued lane. A
 	// leaf at a warp-synchronous instruction whose member lanes are
@@ -539,12 +565,17 @@ pick:
 		full := bar != 0 && bar == w.valid&^w.exited
 		barWait := false
 		for pass := 0; pass < 2 && count == 0; pass++ {
+			if pass == 1 && held {
+				// The groups that wait for lanes of waiting groups wait
+				// with them.
+				break
+			}
 			if pass == 1 && barWait && w.forceRelease(lo) {
 				continue pick
 			}
 			for i := lo; i < len(w.stack); i++ {
 				e := &w.stack[i]
-				if e.parent || e.call || e.Mask == 0 {
+				if e.parent || e.call || e.Mask == 0 || held && w.isHeld(e) {
 					continue
 				}
 				if pass == 0 {
@@ -572,7 +603,11 @@ pick:
 		best, bestKey = first, firstKey
 	}
 	if best < 0 {
-		return
+		if held {
+			w.State = WarpWaiting
+			return false
+		}
+		return true
 	}
 	w.pick = PickRoundRobin
 	if count == 1 {
@@ -583,6 +618,17 @@ pick:
 		w.raise(lo, best)
 		w.rebase()
 	}
+	return true
+}
+
+// groupWaitOf returns the first group wait holding lanes of mask.
+func (w *Warp) groupWaitOf(mask uint32) Wait {
+	for _, t := range w.held {
+		if t.Lanes&mask != 0 {
+			return t
+		}
+	}
+	return Wait{}
 }
 
 // chain reports whether the warp runs one group inside calls: every
@@ -1146,7 +1192,7 @@ func (w *Warp) syncJoin(i, lo int, wantAway bool) (group, away uint32, ok bool) 
 		}
 		for j := lo; j < len(w.stack); j++ {
 			f := &w.stack[j]
-			if j == i || f.parent || f.call || f.Mask&group != 0 || f.Mask&need == 0 || !sameSync(w.m.prog, op, f.PC, e.PC) {
+			if j == i || f.parent || f.call || f.Mask&group != 0 || f.Mask&need == 0 || !sameSync(w.m.prog, op, f.PC, e.PC) || w.isHeld(f) {
 				continue
 			}
 			group |= f.Mask
@@ -1206,7 +1252,7 @@ func (w *Warp) atBarrier(e *StackEntry) bool {
 func (w *Warp) barrierLanes(lo int) uint32 {
 	var m uint32
 	for i := lo; i < len(w.stack); i++ {
-		if e := &w.stack[i]; w.atBarrier(e) {
+		if e := &w.stack[i]; w.atBarrier(e) && !w.isHeld(e) {
 			m |= e.Mask
 		}
 	}
@@ -1289,7 +1335,7 @@ func (w *Warp) barrierAgree(lo int) *Fault {
 	}
 	for i := lo; i < len(w.stack)-1; i++ {
 		e := &w.stack[i]
-		if !w.atBarrier(e) {
+		if !w.atBarrier(e) || w.isHeld(e) {
 			continue
 		}
 		k, odd := w.barrierOf(e)

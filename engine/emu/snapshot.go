@@ -93,7 +93,7 @@ func cloneCTA(c *CTA, m *Machine) (*CTA, int) {
 	byID := make(map[int]*Warp, len(c.Warps))
 	for _, w := range c.Warps {
 		nw := &Warp{m: m, cta: n, ID: w.ID, valid: w.valid, exited: w.exited, carry: w.carry, cbPending: w.cbPending, cbDone: w.cbDone, fenced: w.fenced, smn: w.smn,
-			State: w.State, wait: w.wait,
+			State: w.State, wait: w.wait, held: slices.Clone(w.held),
 			issued: w.issued, lastLane: w.lastLane, lastPC: w.lastPC, lastMask: w.lastMask, pick: w.pick,
 			prevPC: w.prevPC, prevMask: w.prevMask, prevLane: w.prevLane}
 		nw.rows = append([]uint64(nil), w.rows...)

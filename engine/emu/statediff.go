@@ -91,6 +91,8 @@ func (w *Warp) diff(v *Warp) string {
 		return fmt.Sprintf("cluster barrier arrivals %x (done %x, fenced %x) vs %x (%x, %x)", w.cbPending, w.cbDone, w.fenced, v.cbPending, v.cbDone, v.fenced)
 	case !w.wait.same(v.wait):
 		return fmt.Sprintf("waits for %v at %d (%x) vs %v at %d (%x)", w.wait, w.wait.PC, w.wait.Lanes, v.wait, v.wait.PC, v.wait.Lanes)
+	case !sameWaits(w.held, v.held):
+		return fmt.Sprintf("thread group waits %v vs %v", w.held, v.held)
 	case (len(w.stack) > 0 || len(v.stack) > 0) && !reflect.DeepEqual(w.stack, v.stack):
 		return fmt.Sprintf("stack %+v vs %+v", w.stack, v.stack)
 	case len(w.frames) != len(v.frames):
@@ -123,4 +125,17 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// sameWaits reports whether two lists of group waits are the same.
+func sameWaits(a, b []Wait) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].same(b[i]) {
+			return false
+		}
+	}
+	return true
 }
