@@ -37,6 +37,7 @@ var lessonTopics = map[string]string{
 	"distributed shared memory":     "dsmem-exchange",
 	"a miniature GEMM":              "mini-gemm",
 	"a TMA + mbarrier pipeline":     "tma-pipeline",
+	"TMA swizzle modes":             "tma-swizzle",
 	"a compiler's kernel (Triton)":  "triton-matmul",
 }
 

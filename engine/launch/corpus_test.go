@@ -53,6 +53,7 @@ var tileExamples = map[string]struct {
 	"cp-async-missing-wait.json": {why: "the CTA copies a 256-float tile with 16-byte cp.async, 4 floats per thread", fault: "out-of-bounds", untyped: true},
 	"mini-gemm.json":             {why: "four warps load 32x32 tiles of halves as packed 32-bit words (ld.global.v2.b32)", fault: "out-of-bounds", untyped: true},
 	"tma-pipeline.json":          {why: "the tiles arrive through a tensor map, which inference passes as 128 zero bytes: no valid map", fault: "illegal-instruction"},
+	"tma-swizzle.json":           {why: "the tile arrives through four tensor maps, which inference passes as 128 zero bytes each: no valid map", fault: "illegal-instruction"},
 }
 
 func TestInferGallery(t *testing.T) {
