@@ -38,6 +38,7 @@ var lessonTopics = map[string]string{
 	"a miniature GEMM":              "mini-gemm",
 	"a TMA + mbarrier pipeline":     "tma-pipeline",
 	"TMA swizzle modes":             "tma-swizzle",
+	"a missing proxy fence":         "tma-missing-fence",
 	"a compiler's kernel (Triton)":  "triton-matmul",
 }
 

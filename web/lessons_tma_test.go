@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxplayground/ptxplay/engine/analysis"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 )
 
@@ -12,6 +13,14 @@ import (
 // edited) under the scheduling model sched, bounded to limit warp
 // instructions.
 func runExampleSource(t *testing.T, e *Example, src, sched string, limit int64) *launch.Result {
+	t.Helper()
+	res, _ := checkExampleSource(t, e, src, sched, limit)
+	return res
+}
+
+// checkExampleSource is runExampleSource with the race and memory checker
+// watching; it returns the checker's warnings too.
+func checkExampleSource(t *testing.T, e *Example, src, sched string, limit int64) (*launch.Result, []analysis.Warning) {
 	t.Helper()
 	spec, err := e.Launch()
 	if err != nil {
@@ -27,11 +36,13 @@ func runExampleSource(t *testing.T, e *Example, src, sched string, limit int64) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	chk := l.NewChecker()
+	l.Machine().AddObserver(chk)
 	res, err := l.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res, chk.Warnings()
 }
 
 // lessonHolds reports whether res is a completed launch with every buffer
@@ -86,6 +97,59 @@ func TestLessonTMAPipelineNeedsEveryWait(t *testing.T) {
 				msg = res.Fault.Kind + ": " + res.Fault.Message
 			}
 			t.Logf("%s, line %d deleted: %s %s", sched, w+1, res.Status, msg)
+		}
+	}
+}
+
+// The missing-fence lesson's hint is the fix: the kernel as given draws
+// one missing-proxy-fence warning naming its st.shared and its TMA store;
+// with fence.proxy.async.shared::cta on its own line where the hint says
+// (just before the line it points at) the checker is quiet, and the
+// output is the lesson's either way, in both scheduling models.
+func TestLessonTMAMissingFenceHint(t *testing.T) {
+	e := BuiltinExamples().Get("tma-missing-fence")
+	if e == nil || e.Lesson == nil {
+		t.Fatal("no tma-missing-fence lesson")
+	}
+	const fence = "fence.proxy.async.shared::cta;"
+	at := 0
+	for _, h := range e.Lesson.Hints {
+		if strings.Contains(h.Text, fence) {
+			at = h.Line
+		}
+	}
+	if at == 0 {
+		t.Fatalf("no hint says where %s belongs", fence)
+	}
+	lines := strings.Split(e.Source, "\n")
+	find := func(s string) int {
+		for i, l := range lines {
+			if strings.Contains(l, s) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line with %q", s)
+		return 0
+	}
+	st, cp := find("st.shared.v4.f32"), find("cp.async.bulk.tensor.2d.global")
+	if at <= st || at > cp {
+		t.Fatalf("the hint puts the fence before line %d, not between the store (line %d) and the copy (line %d)", at, st, cp)
+	}
+	fixed := strings.Join(append(append(append([]string{}, lines[:at-1]...), "\t"+fence), lines[at-1:]...), "\n")
+	for _, sched := range []string{"independent", "simt-stack"} {
+		res, ws := checkExampleSource(t, e, e.Source, sched, 100000)
+		if !lessonHolds(t, e, res) {
+			t.Errorf("%s: the lesson's kernel: %s %+v", sched, res.Status, res.Fault)
+		}
+		if len(ws) != 1 || ws[0].Kind != analysis.WarnProxyFence || ws[0].Line != cp || !ws[0].HasPrev() || ws[0].PrevLine != st {
+			t.Errorf("%s: warnings %+v, want one %s naming lines %d and %d", sched, ws, analysis.WarnProxyFence, st, cp)
+		}
+		res, ws = checkExampleSource(t, e, fixed, sched, 100000)
+		if !lessonHolds(t, e, res) {
+			t.Errorf("%s: with the fence: %s %+v", sched, res.Status, res.Fault)
+		}
+		if len(ws) != 0 {
+			t.Errorf("%s: with the fence before line %d: warnings %+v", sched, at, ws)
 		}
 	}
 }

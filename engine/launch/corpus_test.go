@@ -54,6 +54,7 @@ var tileExamples = map[string]struct {
 	"mini-gemm.json":             {why: "four warps load 32x32 tiles of halves as packed 32-bit words (ld.global.v2.b32)", fault: "out-of-bounds", untyped: true},
 	"tma-pipeline.json":          {why: "the tiles arrive through a tensor map, which inference passes as 128 zero bytes: no valid map", fault: "illegal-instruction"},
 	"tma-swizzle.json":           {why: "the tile arrives through four tensor maps, which inference passes as 128 zero bytes each: no valid map", fault: "illegal-instruction"},
+	"tma-missing-fence.json":     {why: "each of the 64 threads reads 4 floats with ld.global.v4.f32 (and the tile leaves through a tensor map, which inference passes as 128 zero bytes)", fault: "out-of-bounds"},
 }
 
 func TestInferGallery(t *testing.T) {
