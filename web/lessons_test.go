@@ -36,6 +36,9 @@ var lessonTopics = map[string]string{
 	"cp.async double buffering":     "cp-async",
 	"distributed shared memory":     "dsmem-exchange",
 	"a miniature GEMM":              "mini-gemm",
+	"a TMA + mbarrier pipeline":     "tma-pipeline",
+	"TMA swizzle modes":             "tma-swizzle",
+	"a missing proxy fence":         "tma-missing-fence",
 	"a compiler's kernel (Triton)":  "triton-matmul",
 }
 
@@ -293,6 +296,15 @@ func TestLessonReconvergence(t *testing.T) {
 // checkExpect compares a buffer of the result with one expectation.
 func checkExpect(t *testing.T, r *launch.Result, x ExpectBuffer) {
 	t.Helper()
+	for _, d := range expectDiffs(t, r, x) {
+		t.Error(d)
+	}
+}
+
+// expectDiffs lists how a buffer of the result differs from one
+// expectation (at most 5 elements, then a count); none when it holds.
+func expectDiffs(t *testing.T, r *launch.Result, x ExpectBuffer) []string {
+	t.Helper()
 	b := r.Buffer(x.Buffer)
 	if b == nil {
 		t.Fatalf("no buffer %q in the result", x.Buffer)
@@ -330,17 +342,19 @@ func checkExpect(t *testing.T, r *launch.Result, x ExpectBuffer) {
 	if len(want) != len(got) {
 		t.Fatalf("%s: %d elements, want %d", x.Buffer, len(got), len(want))
 	}
+	var diffs []string
 	bad := 0
 	for i := range got {
 		if w := roundTo(t, b.Type, want[i]); got[i] != w {
 			if bad++; bad <= 5 {
-				t.Errorf("%s[%d] = %v, want %v", x.Buffer, i, got[i], w)
+				diffs = append(diffs, fmt.Sprintf("%s[%d] = %v, want %v", x.Buffer, i, got[i], w))
 			}
 		}
 	}
 	if bad > 5 {
-		t.Errorf("%s: %d elements differ", x.Buffer, bad)
+		diffs = append(diffs, fmt.Sprintf("%s: %d elements differ", x.Buffer, bad))
 	}
+	return diffs
 }
 
 // elems decodes a buffer's elements exactly.

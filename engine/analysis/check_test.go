@@ -146,10 +146,23 @@ func TestCheckerGallery(t *testing.T) {
 		}
 	}
 
+	// The TMA store lesson: the threads' st.shared and thread 0's TMA
+	// store of the tile, with no fence.proxy.async between them; every
+	// byte of the 1 KiB tile (16 bytes by each of 64 threads) is read.
+	ws, src = exampleWarnings(t, "tma-missing-fence")
+	if len(ws) != 1 {
+		t.Fatalf("tma-missing-fence: %d warnings, want 1: %+v", len(ws), ws)
+	}
+	w = ws[0]
+	if w.Kind != analysis.WarnProxyFence || w.Line != lineOf(t, src, "cp.async.bulk.tensor.2d.global.shared::cta") ||
+		!w.HasPrev() || w.PrevLine != lineOf(t, src, "st.shared.v4.f32") || w.Thread.Tid[0] != 0 || w.Offset != 0 || w.Count != 256 {
+		t.Errorf("tma-missing-fence: %+v", w)
+	}
+
 	entries, _ := filepath.Glob(filepath.Join("..", "..", "web", "examples", "*.json"))
 	for _, e := range entries {
 		name := strings.TrimSuffix(filepath.Base(e), ".json")
-		if name == "index" || name == "race" || name == "cp-async-missing-wait" || name == "dsmem-exchange-race" {
+		if name == "index" || name == "race" || name == "cp-async-missing-wait" || name == "dsmem-exchange-race" || name == "tma-missing-fence" {
 			continue
 		}
 		if ws, _ := exampleWarnings(t, name); len(ws) > 0 {

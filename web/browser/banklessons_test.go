@@ -18,7 +18,7 @@ import (
 func TestBankLessonViews(t *testing.T) {
 	s := need(t)
 	checked := 0
-	for _, name := range []string{"transpose", "transpose-padded", "transpose-swizzled"} {
+	for _, name := range []string{"transpose", "transpose-padded", "transpose-swizzled", "tma-swizzle"} {
 		e := example(t, name)
 		for i, h := range e.Lesson.Hints {
 			if h.Shows == nil {
@@ -99,12 +99,16 @@ func TestBankLessonViews(t *testing.T) {
 				tb.eval(`(document.getElementById("pg-tabbtn-swizzle").scrollIntoView({block: "start"}), true)`, nil)
 				tb.atEverySize("the swizzle lesson's column read", "swizzle-lesson")
 			}
+			if name == "tma-swizzle" && h.Shows.Swizzle == "TMA 128B" {
+				tb.eval(`(document.getElementById("pg-tabbtn-swizzle").scrollIntoView({block: "start"}), true)`, nil)
+				tb.atEverySize("the TMA 128B copy's column read", "tma-swizzle-lesson")
+			}
 
 			tb.openBanks()
 			tb.waitJS(what+": the bank summary", fmt.Sprintf(`[...document.querySelectorAll("#pg-tab-memory .bank-line")].some((l) => l.textContent.includes(%q))`, bankVerdict))
 		}
 	}
-	if checked < 4 {
-		t.Fatalf("%d hints checked, want the 4 that state what the views show", checked)
+	if checked < 8 {
+		t.Fatalf("%d hints checked, want the 8 that state what the views show", checked)
 	}
 }
