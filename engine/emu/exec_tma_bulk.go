@@ -34,9 +34,12 @@ import (
 //     issued; cp.async.bulk.commit_group and wait_group{.read} are then
 //     ordering points with nothing left to wait for.
 //
-// Tensor copies place the box with TMAPlaceTile (tma.go); the transaction
-// byte count is the whole box, out-of-bounds elements included, and a
-// store or reduction does not write its out-of-bounds elements.
+// Tensor copies place the box with TMAPlaceTile or, in im2col mode
+// (.im2col loads and prefetches, .im2col_no_offs stores and reductions),
+// TMAPlaceIm2col (tma.go); the map's mode must be the instruction's. The
+// transaction byte count is the whole box, out-of-bounds elements
+// included, and a store or reduction does not write its out-of-bounds
+// elements.
 
 func init() {
 	binders[isa.OpCpAsyncBulkTensor] = bindBulkTensor
@@ -293,17 +296,55 @@ func bulkDims(ws []string) int {
 	return 0
 }
 
+// tensorArgs is the tensor operand of a bulk tensor instruction,
+// "[tensorMap, {c0, ..., cN-1}]", and its load mode: the map's address,
+// the coordinate registers and, for an .im2col load or prefetch, the
+// registers of the im2col offsets operand "{o0, ...}" (one .b16 per
+// spatial dimension; an .im2col_no_offs store has none and places with
+// zero offsets).
+type tensorArgs struct {
+	mref   memRef
+	coords []int32
+	offs   []int32
+	mode   isa.TensorMapMode
+}
+
+// tensorMode reads the load mode word of a tensor instruction: .tile (or
+// none) or im2col (the word a load or prefetch spells .im2col and a store
+// .im2col_no_offs).
+func tensorMode(b *binder, ws []string, store bool) (isa.TensorMapMode, bool) {
+	im2col, other := "im2col", "im2col_no_offs"
+	if store {
+		im2col, other = other, im2col
+	}
+	switch {
+	case hasWord(ws, "im2col::w") || hasWord(ws, "im2col::w::128"):
+		b.errorf("the .im2col::w and .im2col::w::128 load modes are not supported by the emulator yet (.tile and .im2col are)")
+	case hasWord(ws, other):
+		b.errorf("the mode of this form is .tile or .%s, not .%s", im2col, other)
+	case hasWord(ws, im2col):
+		if n := bulkDims(ws); n < 3 {
+			b.errorf("the .%s mode is for .3d, .4d and .5d tensors", im2col)
+			return 0, false
+		}
+		return isa.TensorModeIm2col, true
+	default:
+		return isa.TensorModeTile, true
+	}
+	return 0, false
+}
+
 // bindTensorOperand binds operand i "[tensorMap, {c0, ..., cN-1}]": the
 // map's address and the coordinate registers.
-func bindTensorOperand(b *binder, i, n int) (memRef, []int32, bool) {
+func bindTensorOperand(b *binder, i, n int, mode isa.TensorMapMode) (tensorArgs, bool) {
 	o := b.opd(i)
 	if o == nil || o.Kind != ptx.OpdAddr || len(o.Elems) != 1 {
 		b.operr(i, "operand %d must be [tensorMap, {coordinates}]", i+1)
-		return memRef{}, nil, false
+		return tensorArgs{}, false
 	}
 	ref, ok := bindMemRef(b, i, isa.SpaceNone)
 	if !ok {
-		return memRef{}, nil, false
+		return tensorArgs{}, false
 	}
 	b.memSpan(isa.TensorMapBytes)
 	saved := b.ins.Operands
@@ -311,9 +352,46 @@ func bindTensorOperand(b *binder, i, n int) (memRef, []int32, bool) {
 	regs := b.VecRegs(0, n, isa.B32, false)
 	b.ins.Operands = saved
 	if b.failed || regs == nil {
-		return memRef{}, nil, false
+		return tensorArgs{}, false
 	}
-	return ref, regs, true
+	return tensorArgs{mref: ref, coords: regs, mode: mode}, true
+}
+
+// bindOffsets binds operand i as the im2col offsets "{o0, ...}" (n-2
+// .b16 registers for a rank-n copy).
+func (a *tensorArgs) bindOffsets(b *binder, i int) bool {
+	a.offs = b.VecRegs(i, len(a.coords)-2, isa.B16, false)
+	return !b.failed && a.offs != nil
+}
+
+// mapAt reads and validates lane l's tensor map.
+func (a *tensorArgs) mapAt(w *Warp, name string, l int) (isa.TensorMap, *Fault) {
+	return w.tensorMapAt(name, l, a.mref.space, refAddr(w, a.mref, l))
+}
+
+// place places lane l's copy of the map tm to shared-memory offset dst
+// (the destination of a load, the source of a store); an error (a map of
+// the wrong mode, coordinates outside the bounding box) faults at addr.
+func (a *tensorArgs) place(w *Warp, name string, l int, tm isa.TensorMap, dst, addr uint64) (TMAPlacement, *Fault) {
+	coords := make([]int32, len(a.coords))
+	for d, r := range a.coords {
+		coords[d] = int32(w.r(r)[l])
+	}
+	var p TMAPlacement
+	var err error
+	if a.mode == isa.TensorModeIm2col {
+		offs := make([]uint16, len(coords)-2)
+		for i, r := range a.offs {
+			offs[i] = uint16(w.r(r)[l])
+		}
+		p, err = TMAPlaceIm2col(tm, coords, offs, dst)
+	} else {
+		p, err = TMAPlaceTile(tm, coords, dst)
+	}
+	if err != nil {
+		return p, w.faultAddr(FaultIllegal, l, addr, "%s: %v", name, err)
+	}
+	return p, nil
 }
 
 // consumeMods marks the decoded modifiers used (the words are checked by
@@ -344,10 +422,6 @@ func bindBulkTensor(b *binder) {
 		b.errorf("needs the dimension .1d .. .5d")
 		return
 	}
-	if hasWord(ws, "im2col") || hasWord(ws, "im2col::w") || hasWord(ws, "im2col::w::128") {
-		b.errorf("the .im2col load mode is not supported by the emulator yet (tile mode is)")
-		return
-	}
 	dst, src := bulkDir(ws)
 	switch {
 	case (dst == "shared::cluster" || dst == "shared::cta") && src == "global":
@@ -355,22 +429,31 @@ func bindBulkTensor(b *binder) {
 			b.errorf("a load needs the completion mechanism .mbarrier::complete_tx::bytes")
 			return
 		}
-		bindTensorLoad(b, ws, n)
+		mode, ok := tensorMode(b, ws, false)
+		if ok {
+			bindTensorLoad(b, ws, n, mode)
+		}
 	case dst == "global" && src == "shared::cta":
 		if !hasWord(ws, "bulk_group") {
 			b.errorf("a store needs the completion mechanism .bulk_group")
 			return
 		}
-		bindTensorStore(b, ws, n, isa.SubNone)
+		if mode, ok := tensorMode(b, ws, true); ok {
+			bindTensorStore(b, ws, n, mode, isa.SubNone)
+		}
 	default:
 		b.errorf("the direction must be .shared::cluster.global (load) or .global.shared::cta (store)")
 	}
 }
 
-func bindTensorLoad(b *binder, ws []string, n int) {
+func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 	multicast := hasWord(ws, "multicast::cluster")
 	hint := hasWord(ws, "L2::cache_hint")
+	im2col := mode == isa.TensorModeIm2col
 	want := 3
+	if im2col {
+		want++
+	}
 	if multicast {
 		want++
 	}
@@ -384,7 +467,7 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 	if !ok {
 		return
 	}
-	mref, regs, ok := bindTensorOperand(b, 1, n)
+	ta, ok := bindTensorOperand(b, 1, n, mode)
 	if !ok {
 		return
 	}
@@ -393,9 +476,16 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 		return
 	}
 	b.memSpan(8)
+	next := 3
+	if im2col {
+		if !ta.bindOffsets(b, next) {
+			return
+		}
+		next++
+	}
 	mask := int32(-1)
 	if multicast {
-		mask = b.Src(3, isa.B16)
+		mask = b.Src(next, isa.B16)
 	}
 	if hint {
 		b.Src(want-1, isa.B64)
@@ -409,22 +499,18 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
+			tm, f := ta.mapAt(w, name, l)
 			if f != nil {
 				return f
-			}
-			coords := make([]int32, n)
-			for d := range coords {
-				coords[d] = int32(w.r(regs[d])[l])
 			}
 			daddr := refAddr(w, dref, l)
 			c0, off, f := w.bulkShared(name, "destination", l, dref.space, daddr, tm.BoxBytes(), TMASharedAlign)
 			if f != nil {
 				return f
 			}
-			p, err := TMAPlaceTile(tm, coords, off)
-			if err != nil {
-				return w.faultAddr(FaultIllegal, l, daddr, "%s: %v", name, err)
+			p, f := ta.place(w, name, l, tm, off, daddr)
+			if f != nil {
+				return f
 			}
 			// Every element lands inside the destination CTA's shared memory.
 			es := uint64(p.ElemBytes)
@@ -486,7 +572,7 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 // bindTensorStore: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group
 // [tensorMap, {coords}], [srcMem]{, cache-policy} and its reductions
 // (red: the reduction; SubNone: a plain store).
-func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
+func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red isa.SubOp) {
 	hint := hasWord(ws, "L2::cache_hint")
 	want := 2
 	if hint {
@@ -495,7 +581,7 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 	if !b.Want(want, want) {
 		return
 	}
-	mref, regs, ok := bindTensorOperand(b, 0, n)
+	ta, ok := bindTensorOperand(b, 0, n, mode)
 	if !ok {
 		return
 	}
@@ -518,7 +604,7 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
+			tm, f := ta.mapAt(w, name, l)
 			if f != nil {
 				return f
 			}
@@ -526,18 +612,14 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 			if red != isa.SubNone && (!ok || !bulkRedValid(red, rt)) {
 				return w.fault(FaultIllegal, l, "%s: .%s is not a reduction the ISA defines for the tensor map's element type %s", name, red, tm.ElemType)
 			}
-			coords := make([]int32, n)
-			for d := range coords {
-				coords[d] = int32(w.r(regs[d])[l])
-			}
 			saddr := refAddr(w, sref, l)
 			c, off, f := w.bulkShared(name, "source", l, sref.space, saddr, tm.BoxBytes(), TMASharedAlign)
 			if f != nil {
 				return f
 			}
-			p, err := TMAPlaceTile(tm, coords, off)
-			if err != nil {
-				return w.faultAddr(FaultIllegal, l, saddr, "%s: %v", name, err)
+			p, f := ta.place(w, name, l, tm, off, saddr)
+			if f != nil {
+				return f
 			}
 			es := uint64(p.ElemBytes)
 			for _, e := range p.Elements {
@@ -763,11 +845,9 @@ func bindBulkReduce(b *binder) {
 			b.errorf("the form is .global.shared::cta with .bulk_group")
 			return
 		}
-		if hasWord(ws, "im2col_no_offs") {
-			b.errorf("the .im2col_no_offs mode is not supported by the emulator yet (tile mode is)")
-			return
+		if mode, ok := tensorMode(b, ws, true); ok {
+			bindTensorStore(b, ws, n, mode, red)
 		}
-		bindTensorStore(b, ws, n, red)
 		return
 	}
 	var t isa.Type
@@ -1013,8 +1093,10 @@ func bindBulkPrefetch(b *binder, ws []string) {
 	}
 }
 
-// bindPrefetchTensor: prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
-// {coords}]{, policy}: no effect but reading and validating the map.
+// bindPrefetchTensor: prefetch.tensor.Nd.L2.global{.tile|.im2col}
+// [tensorMap, {coords}]{, {im2colOffsets}}{, policy}: no effect but
+// reading and validating the map and placing the box (which faults on a
+// map of the other mode or coordinates outside an im2col bounding box).
 func bindPrefetchTensor(b *binder) {
 	ws := bulkModNames(b)
 	consumeMods(b)
@@ -1023,29 +1105,46 @@ func bindPrefetchTensor(b *binder) {
 		b.errorf("needs the dimension .1d .. .5d")
 		return
 	}
+	mode, ok := tensorMode(b, ws, false)
+	if !ok {
+		return
+	}
 	hint := hasWord(ws, "L2::cache_hint")
 	want := 1
+	if mode == isa.TensorModeIm2col {
+		want++
+	}
 	if hint {
 		want++
 	}
 	if !b.Want(want, want) {
 		return
 	}
-	mref, _, ok := bindTensorOperand(b, 0, n)
+	ta, ok := bindTensorOperand(b, 0, n, mode)
 	if !ok {
 		return
 	}
+	if mode == isa.TensorModeIm2col && !ta.bindOffsets(b, 1) {
+		return
+	}
 	if hint {
-		b.Src(1, isa.B64)
+		b.Src(want-1, isa.B64)
 	}
 	if b.failed {
 		return
 	}
-	mref.set(b.op)
+	ta.mref.set(b.op)
+	const name = "prefetch.tensor"
 	b.op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			if _, f := w.tensorMapAt("prefetch.tensor", l, mref.space, refAddr(w, mref, l)); f != nil {
+			tm, f := ta.mapAt(w, name, l)
+			if f != nil {
+				return f
+			}
+			// The placement's checks (mode, coordinates, offsets); it
+			// moves nothing.
+			if _, f := ta.place(w, name, l, tm, 0, refAddr(w, ta.mref, l)); f != nil {
 				return f
 			}
 		}
