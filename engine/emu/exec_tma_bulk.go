@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
@@ -30,9 +31,23 @@ import (
 //     were there before (stale data), every run, in both scheduling
 //     models; one that waits reads the copy.
 //   - A copy whose completion is a bulk async-group (.bulk_group: to
-//     global memory, tensor stores and reductions) is performed when it is
-//     issued; cp.async.bulk.commit_group and wait_group{.read} are then
-//     ordering points with nothing left to wait for.
+//     global memory, tensor stores and reductions) checks its addresses
+//     when it is issued (a bad source, destination or map faults there)
+//     and is queued in its issuing thread's open bulk async-group
+//     (asyncUnit.stores). cp.async.bulk.commit_group closes the thread's
+//     open group. The copy is performed — its shared-memory source read,
+//     through the asynchronous proxy, and its global bytes written or
+//     reduced, reported as accesses of the instruction that performs it —
+//     when that thread executes a cp.async.bulk.wait_group{.read} N that
+//     requires its group complete (every committed group but the newest
+//     N), or when the thread exits (every copy, committed or not), so a
+//     kernel that never waits still produces its output. Copies are
+//     performed in issue order. So a kernel that overwrites a store's
+//     shared source before its wait_group.read sees the overwrite land in
+//     global memory, and a read of the destination before the wait reads
+//     the bytes that were there before: every run, in both scheduling
+//     models. (.read and the full wait are the same point: the source is
+//     read and the destination written together.)
 //
 // Tensor copies place the box with TMAPlaceTile or, in im2col mode
 // (.im2col loads and prefetches, .im2col_no_offs stores and reductions),
@@ -87,6 +102,98 @@ func (op *bulkOp) same(o *bulkOp) bool {
 		}
 	}
 	return true
+}
+
+// bulkStore is a copy to global memory in flight (.bulk_group: a bulk or
+// tensor store or reduction), queued in bulk async-group group of its
+// issuing thread (asyncUnit.stores). Each piece is elem bytes from shared
+// offset sh (in the issuing CTA) to global address g; the addresses were
+// checked at issue.
+type bulkStore struct {
+	warp, lane, pc int32
+	group          uint32
+	elem           int32
+	red            isa.SubOp
+	rtype          isa.Type
+	pieces         []bulkPiece
+}
+
+type bulkPiece struct{ sh, g uint64 }
+
+func (op *bulkStore) bytes() int64 {
+	return int64(unsafe.Sizeof(bulkStore{})) + int64(len(op.pieces))*int64(unsafe.Sizeof(bulkPiece{}))
+}
+
+func (op *bulkStore) same(o *bulkStore) bool {
+	return op.warp == o.warp && op.lane == o.lane && op.pc == o.pc && op.group == o.group && op.elem == o.elem &&
+		op.red == o.red && op.rtype == o.rtype && slices.Equal(op.pieces, o.pieces)
+}
+
+// queueStore queues lane's copy to global memory in the lane's open bulk
+// async-group.
+func (w *Warp) queueStore(name string, lane int, op bulkStore) *Fault {
+	u := &w.cta.async
+	op.warp, op.lane, op.pc = int32(w.ID), int32(lane), int32(w.m.curPC)
+	op.group = u.warp(w.ID).bulkCommitted[lane]
+	if n := op.bytes(); w.m.overDynamic(n) {
+		return w.dynamicFault(n, 1<<lane, name+" (copies to global memory in flight until their bulk async-group is waited for)")
+	}
+	u.stores = append(u.stores, op)
+	w.m.dyn += op.bytes()
+	return nil
+}
+
+// landStores performs the copies to global memory in flight of w's lanes
+// in mask whose bulk async-group is older than the lane's newest keep
+// committed groups (keep < 0: every copy, committed or not), in issue
+// order, as accesses of w's instruction.
+func (w *Warp) landStores(mask uint32, keep int64) *Fault {
+	u := &w.cta.async
+	if len(u.stores) == 0 || mask == 0 {
+		return nil
+	}
+	var due []bulkStore
+	out := u.stores[:0]
+	for _, op := range u.stores {
+		if int(op.warp) == w.ID && mask>>op.lane&1 != 0 &&
+			(keep < 0 || int64(op.group)+keep < int64(u.warps[op.warp].bulkCommitted[op.lane])) {
+			due = append(due, op)
+			continue
+		}
+		out = append(out, op)
+	}
+	clear(u.stores[len(out):])
+	u.stores = out
+	sh := w.cta.shared
+	for i := range due {
+		op := &due[i]
+		w.m.dyn -= op.bytes()
+		l, n := int(op.lane), uint64(op.elem)
+		kind := AccessStore
+		if op.red != isa.SubNone {
+			kind = AccessAtomic
+		}
+		for _, p := range op.pieces {
+			src := sh[p.sh : p.sh+n]
+			// The copy reads its source through the asynchronous proxy.
+			done := w.m.asyncAccesses()
+			w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, p.sh, src)
+			done()
+			g, f := w.access(kind, isa.Global, l, p.g, int(n), 1)
+			if f != nil {
+				return f
+			}
+			if op.red == isa.SubNone {
+				copy(g, src)
+				continue
+			}
+			es := op.rtype.Size()
+			for k := 0; k+es <= len(g); k += es {
+				bulkReduce(op.red, op.rtype, g[k:k+es], src[k:k+es])
+			}
+		}
+	}
+	return nil
 }
 
 // bulkSpan returns the first and one past the last byte offset (from
@@ -617,39 +724,30 @@ func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red 
 			if f != nil {
 				return f
 			}
+			if c != w.cta {
+				return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
+			}
 			p, f := ta.place(w, name, l, tm, off, saddr)
 			if f != nil {
 				return f
 			}
 			es := uint64(p.ElemBytes)
+			st := bulkStore{elem: int32(es), red: red, rtype: rt}
 			for _, e := range p.Elements {
 				if off+e.Shared+es > uint64(len(c.shared)) {
 					return w.faultAddr(FaultOutOfBounds, l, saddr, "%s: an element of the box is at offset 0x%x, outside the %d bytes of shared memory", name, off+e.Shared, len(c.shared))
 				}
-			}
-			for _, e := range p.Elements {
 				if e.OOB {
 					continue // not written
 				}
-				s := c.shared[off+e.Shared : off+e.Shared+es]
-				// The copy reads its source through the asynchronous proxy.
-				done := w.m.asyncAccesses()
-				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off+e.Shared, s)
-				done()
-				kind := AccessStore
-				if red != isa.SubNone {
-					kind = AccessAtomic
-				}
-				g, f := w.access(kind, isa.Global, l, e.Global, p.ElemBytes, 1)
-				if f != nil {
+				if _, _, f := w.spaceBytes(isa.Global, l, e.Global, p.ElemBytes, 1); f != nil {
 					f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
 					return f
 				}
-				if red == isa.SubNone {
-					copy(g, s)
-				} else {
-					bulkReduce(red, rt, g, s)
-				}
+				st.pieces = append(st.pieces, bulkPiece{sh: off + e.Shared, g: e.Global})
+			}
+			if f := w.queueStore(name, l, st); f != nil {
+				return f
 			}
 		}
 		return nil
@@ -974,6 +1072,24 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 				return w.fault(FaultIllegal, l, "%s: the size %d is not a multiple of the .%s element", name, n, t)
 			}
 			saddr, daddr := refAddr(w, sref, l), refAddr(w, dref, l)
+			if to == "global" {
+				// The source is the CTA's shared memory (.shared::cta).
+				c, off, f := w.bulkShared(name, "source", l, sref.space, saddr, n, 16)
+				if f != nil {
+					return f
+				}
+				if c != w.cta {
+					return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
+				}
+				if _, _, f := w.spaceBytes(isa.Global, l, daddr, int(n), 16); f != nil {
+					return f
+				}
+				st := bulkStore{elem: int32(n), red: red, rtype: t, pieces: []bulkPiece{{sh: off, g: daddr}}}
+				if f := w.queueStore(name, l, st); f != nil {
+					return f
+				}
+				continue
+			}
 			// Read the source.
 			var sb []byte
 			if src == "global" {
@@ -994,25 +1110,6 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 				done := w.m.asyncAccesses()
 				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off, sb)
 				done()
-			}
-			if to == "global" {
-				kind := AccessStore
-				if red != isa.SubNone {
-					kind = AccessAtomic
-				}
-				g, f := w.access(kind, isa.Global, l, daddr, int(n), 16)
-				if f != nil {
-					return f
-				}
-				if red == isa.SubNone {
-					copy(g, sb)
-				} else {
-					es := t.Size()
-					for k := 0; k+es <= len(g); k += es {
-						bulkReduce(red, t, g[k:k+es], sb[k:k+es])
-					}
-				}
-				continue
 			}
 			c0, off, f := w.bulkShared(name, "destination", l, dref.space, daddr, n, 16)
 			if f != nil {
@@ -1154,16 +1251,25 @@ func bindPrefetchTensor(b *binder) {
 
 // ---- bulk async-groups ----
 
-// Bulk copies to global memory are performed when they are issued, so
-// commit_group closes a group that is already complete and wait_group{.read}
-// N has nothing to wait for.
+// cp.async.bulk.commit_group closes each executing thread's open bulk
+// async-group; cp.async.bulk.wait_group{.read} N performs the thread's
+// copies to global memory in every committed group but the newest N (see
+// the top of the file), after which nothing is left to wait for.
 func bindBulkGroup(b *binder) {
 	b.Space()
 	if b.op.Code == isa.OpCpAsyncBulkCommitGroup {
 		if !b.Want(0, 0) {
 			return
 		}
-		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return nil }
+		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+			if mask != 0 {
+				t := w.cta.async.warp(w.ID)
+				for m := mask; m != 0; m &= m - 1 {
+					t.bulkCommitted[bits.TrailingZeros32(m)]++
+				}
+			}
+			return nil
+		}
 		return
 	}
 	if !b.Want(1, 1) {
@@ -1178,5 +1284,6 @@ func bindBulkGroup(b *binder) {
 		b.operr(0, "N must be an integer constant 0..63")
 		return
 	}
-	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return nil }
+	keep := int64(v.Int)
+	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return w.landStores(mask, keep) }
 }
