@@ -280,6 +280,46 @@ func (w *Warp) queueBulk(c *CTA, op bulkOp) *Fault {
 	return nil
 }
 
+// queueBulkCopy resolves lane l's mbarrier operand bref and the CTAs a
+// copy into shared memory goes to — c0, the destination's CTA, which must
+// hold the mbarrier, or with a .multicast::cluster mask register (mask >=
+// 0) every CTA the lane's mask names — and queues op on each, as lane l's
+// copy of the current instruction completing on that mbarrier.
+func (w *Warp) queueBulkCopy(name string, l int, c0 *CTA, bref memRef, mask int32, op bulkOp) *Fault {
+	baddr := refAddr(w, bref, l)
+	mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
+	if f != nil {
+		return f
+	}
+	targets := []*CTA{c0}
+	if mask >= 0 {
+		targets = targets[:0]
+		cm := uint16(w.r(mask)[l])
+		for r := 0; r < 16; r++ {
+			if cm>>r&1 == 0 {
+				continue
+			}
+			c, f := w.clusterPeer(name, l, r)
+			if f != nil {
+				return f
+			}
+			targets = append(targets, c)
+		}
+	} else if mc != c0 {
+		return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
+	}
+	op.warp, op.lane, op.pc, op.mbar = int32(w.ID), int32(l), int32(w.m.curPC), moff
+	for _, c := range targets {
+		if n := op.bytes(); w.m.overDynamic(n) {
+			return w.dynamicFault(n, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
+		}
+		if f := w.queueBulk(c, op); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
 // bulkShared resolves lane's shared-memory address addr (named in space)
 // of a region of size bytes whose offset is aligned to align: the CTA
 // holding it and the offset in its shared memory.
@@ -501,6 +541,39 @@ func (a *tensorArgs) place(w *Warp, name string, l int, tm isa.TensorMap, dst, a
 	return p, nil
 }
 
+// bulkOperands is the operand list of a bulk instruction: fixed operands,
+// then the optional ones present, in order, then the cache policy when
+// .L2::cache_hint is given.
+type bulkOperands struct {
+	b    *binder
+	n    int
+	hint bool
+}
+
+// wantBulkOperands checks the operand count for fixed operands plus each
+// optional one present (and the cache policy).
+func wantBulkOperands(b *binder, ws []string, fixed int, optional ...bool) (bulkOperands, bool) {
+	o := bulkOperands{b: b, n: fixed, hint: hasWord(ws, "L2::cache_hint")}
+	for _, p := range optional {
+		if p {
+			o.n++
+		}
+	}
+	if o.hint {
+		o.n++
+	}
+	return o, b.Want(o.n, o.n)
+}
+
+// policy binds the cache-policy operand (accepted and ignored) and
+// reports whether the binding succeeded.
+func (o bulkOperands) policy() bool {
+	if o.hint {
+		o.b.Src(o.n-1, isa.B64)
+	}
+	return !o.b.failed
+}
+
 // consumeMods marks the decoded modifiers used (the words are checked by
 // the binder from the raw names).
 func consumeMods(b *binder) {
@@ -555,19 +628,9 @@ func bindBulkTensor(b *binder) {
 
 func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 	multicast := hasWord(ws, "multicast::cluster")
-	hint := hasWord(ws, "L2::cache_hint")
 	im2col := mode == isa.TensorModeIm2col
-	want := 3
-	if im2col {
-		want++
-	}
-	if multicast {
-		want++
-	}
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 3, im2col, multicast)
+	if !ok {
 		return
 	}
 	dref, ok := bindMemRef(b, 0, isa.SharedCluster)
@@ -594,10 +657,7 @@ func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 	if multicast {
 		mask = b.Src(next, isa.B16)
 	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	op := b.op
@@ -640,36 +700,9 @@ func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 				}
 				copy(piece, g)
 			}
-			baddr := refAddr(w, bref, l)
-			mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
-			if f != nil {
+			bo := bulkOp{dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
+			if f := w.queueBulkCopy(name, l, c0, bref, mask, bo); f != nil {
 				return f
-			}
-			targets := []*CTA{c0}
-			if mask >= 0 {
-				targets = targets[:0]
-				cm := uint16(w.r(mask)[l])
-				for r := 0; r < 16; r++ {
-					if cm>>r&1 == 0 {
-						continue
-					}
-					c, f := w.clusterPeer(name, l, r)
-					if f != nil {
-						return f
-					}
-					targets = append(targets, c)
-				}
-			} else if mc != c0 {
-				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
-			}
-			for _, c := range targets {
-				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
-				if n := bo.bytes(); w.m.overDynamic(n) {
-					return w.dynamicFault(n, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
-				}
-				if f := w.queueBulk(c, bo); f != nil {
-					return f
-				}
 			}
 		}
 		return nil
@@ -680,12 +713,8 @@ func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 // [tensorMap, {coords}], [srcMem]{, cache-policy} and its reductions
 // (red: the reduction; SubNone: a plain store).
 func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red isa.SubOp) {
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 2
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 2)
+	if !ok {
 		return
 	}
 	ta, ok := bindTensorOperand(b, 0, n, mode)
@@ -693,13 +722,7 @@ func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red 
 		return
 	}
 	sref, ok := bindMemRef(b, 1, isa.Shared)
-	if !ok {
-		return
-	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !ok || !opds.policy() {
 		return
 	}
 	op := b.op
@@ -1004,22 +1027,12 @@ func bindBulk(b *binder) {
 func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) {
 	_, src := bulkDir(ws)
 	multicast := hasWord(ws, "multicast::cluster")
-	hint := hasWord(ws, "L2::cache_hint")
 	if multicast && (to != "shared" || src != "global") {
 		b.errorf(".multicast::cluster is for copies from global memory into shared memory")
 		return
 	}
-	want := 3
-	if to == "shared" {
-		want++
-	}
-	if multicast {
-		want++
-	}
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 3, to == "shared", multicast)
+	if !ok {
 		return
 	}
 	dsp, ssp := isa.Global, isa.Shared
@@ -1049,10 +1062,7 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 	if multicast {
 		mask = b.Src(4, isa.B16)
 	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	op := b.op
@@ -1115,36 +1125,9 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 			if f != nil {
 				return f
 			}
-			baddr := refAddr(w, bref, l)
-			mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
-			if f != nil {
+			bo := bulkOp{dst: off, data: append([]byte(nil), sb...), tx: n, red: red, rtype: t}
+			if f := w.queueBulkCopy(name, l, c0, bref, mask, bo); f != nil {
 				return f
-			}
-			targets := []*CTA{c0}
-			if mask >= 0 {
-				targets = targets[:0]
-				cm := uint16(w.r(mask)[l])
-				for r := 0; r < 16; r++ {
-					if cm>>r&1 != 0 {
-						c, f := w.clusterPeer(name, l, r)
-						if f != nil {
-							return f
-						}
-						targets = append(targets, c)
-					}
-				}
-			} else if mc != c0 {
-				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
-			}
-			data := append([]byte(nil), sb...)
-			for _, c := range targets {
-				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, data: data, tx: n, red: red, rtype: t}
-				if k := bo.bytes(); w.m.overDynamic(k) {
-					return w.dynamicFault(k, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
-				}
-				if f := w.queueBulk(c, bo); f != nil {
-					return f
-				}
 			}
 		}
 		return nil
@@ -1155,12 +1138,8 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 // no effect but its checks (size a multiple of 16, a 16-byte aligned
 // global range).
 func bindBulkPrefetch(b *binder, ws []string) {
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 2
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 2)
+	if !ok {
 		return
 	}
 	ref, ok := bindMemRef(b, 0, isa.Global)
@@ -1168,10 +1147,7 @@ func bindBulkPrefetch(b *binder, ws []string) {
 		return
 	}
 	size := b.Src(1, isa.U32)
-	if hint {
-		b.Src(2, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	ref.set(b.op)
@@ -1206,15 +1182,8 @@ func bindPrefetchTensor(b *binder) {
 	if !ok {
 		return
 	}
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 1
-	if mode == isa.TensorModeIm2col {
-		want++
-	}
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 1, mode == isa.TensorModeIm2col)
+	if !ok {
 		return
 	}
 	ta, ok := bindTensorOperand(b, 0, n, mode)
@@ -1224,10 +1193,7 @@ func bindPrefetchTensor(b *binder) {
 	if mode == isa.TensorModeIm2col && !ta.bindOffsets(b, 1) {
 		return
 	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	ta.mref.set(b.op)
