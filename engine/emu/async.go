@@ -113,6 +113,9 @@ type asyncOp struct {
 type warpAsync struct {
 	ops       []asyncOp  // targetThreadGroup operations of the warp's threads in flight, in issue order
 	committed [32]uint32 // cp.async commit groups closed, per lane
+	// bulkCommitted: bulk async-groups closed (cp.async.bulk.commit_group),
+	// per lane; the copies of asyncUnit.stores belong to them.
+	bulkCommitted [32]uint32
 }
 
 // asyncUnit is a CTA's asynchronous work in flight (CTA.async). Its
@@ -129,6 +132,10 @@ type asyncUnit struct {
 	// mbarrier (targetMbarrierTx: cp.async.bulk{.tensor} with
 	// .mbarrier::complete_tx::bytes), in issue order (exec_tma_bulk.go).
 	bulk []bulkOp
+	// stores: copies to global memory in flight (.bulk_group: bulk and
+	// tensor stores and reductions), each in a bulk async-group of its
+	// issuing thread, in issue order (exec_tma_bulk.go).
+	stores []bulkStore
 }
 
 // warp returns the state of warp id, growing the unit to hold it.
@@ -181,8 +188,16 @@ func (u *asyncUnit) committed(id int, lane int32) uint32 {
 	return 0
 }
 
+// bulkCommitted returns the bulk async-groups closed by lane of warp id.
+func (u *asyncUnit) bulkCommitted(id int, lane int32) uint32 {
+	if id < len(u.warps) {
+		return u.warps[id].bulkCommitted[lane]
+	}
+	return 0
+}
+
 func (u *asyncUnit) clone() asyncUnit {
-	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk)}
+	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk), stores: slices.Clone(u.stores)}
 	for i := range c.warps {
 		c.warps[i].ops = slices.Clone(c.warps[i].ops)
 	}
@@ -200,6 +215,8 @@ func (u *asyncUnit) reset() {
 	u.n = 0
 	clear(u.bulk)
 	u.bulk = u.bulk[:0]
+	clear(u.stores)
+	u.stores = u.stores[:0]
 }
 
 // size returns the bytes of the unit's fixed part (for snapshots; its
@@ -217,6 +234,9 @@ func (u *asyncUnit) bytes() int64 {
 	for i := range u.bulk {
 		n += u.bulk[i].bytes()
 	}
+	for i := range u.stores {
+		n += u.stores[i].bytes()
+	}
 	return n
 }
 
@@ -233,6 +253,15 @@ func (u *asyncUnit) diff(v *asyncUnit) string {
 	for i := range u.bulk {
 		if !u.bulk[i].same(&v.bulk[i]) {
 			return fmt.Sprintf("bulk copy %d in flight differs (pc %d vs %d)", i, u.bulk[i].pc, v.bulk[i].pc)
+		}
+	}
+	if len(u.stores) != len(v.stores) {
+		return fmt.Sprintf("%d vs %d bulk copies to global memory in flight", len(u.stores), len(v.stores))
+	}
+	for i := range u.stores {
+		if !u.stores[i].same(&v.stores[i]) {
+			return fmt.Sprintf("bulk copy to global memory %d in flight differs (warp %d lane %d pc %d group %d vs warp %d lane %d pc %d group %d)", i,
+				u.stores[i].warp, u.stores[i].lane, u.stores[i].pc, u.stores[i].group, v.stores[i].warp, v.stores[i].lane, v.stores[i].pc, v.stores[i].group)
 		}
 	}
 	for id := range max(len(u.warps), len(v.warps)) {
@@ -254,6 +283,9 @@ func (u *asyncUnit) diff(v *asyncUnit) string {
 		for l := range int32(32) {
 			if a, b := u.committed(id, l), v.committed(id, l); a != b {
 				return fmt.Sprintf("warp %d lane %d: %d vs %d cp.async groups committed", id, l, a, b)
+			}
+			if a, b := u.bulkCommitted(id, l), v.bulkCommitted(id, l); a != b {
+				return fmt.Sprintf("warp %d lane %d: %d vs %d bulk async-groups committed", id, l, a, b)
 			}
 		}
 	}

@@ -697,8 +697,12 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	if f := w.setmaxnregExit(emask); f != nil {
 		return f
 	}
-	// Exiting threads land their asynchronous copies still in flight.
+	// Exiting threads land their asynchronous copies still in flight
+	// (cp.async, then bulk copies to global memory).
 	w.landCopies(emask, -1)
+	if f := w.landStores(emask, -1); f != nil {
+		return f
+	}
 	w.exited |= emask
 	w.cta.liveOK = false
 	if cl := w.cta.cluster; cl != nil && cl.arrived > 0 {

@@ -194,7 +194,8 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	// Bulk and tensor copies (exec_tma_bulk.go): a copy into shared memory
 	// reads its source at issue and lands, completing transaction bytes on
 	// an mbarrier another warp waits on, later; a copy to global memory is
-	// performed at issue. wait_group has nothing left to wait for.
+	// performed at the issuing thread's wait_group (or exit), which never
+	// blocks: it performs the copies it waits for.
 	set(opEffect{eff: EffAsync | EffSync | EffCrossWarp, mem: memCopy}, isa.OpCpAsyncBulk, isa.OpCpAsyncBulkTensor)
 	set(opEffect{eff: EffAsync | EffSync | EffCrossWarp | EffAtomic, mem: memCopy}, isa.OpCpReduceAsyncBulk)
 	set(opEffect{eff: EffAsync}, isa.OpCpAsyncBulkCommitGroup, isa.OpCpAsyncBulkWaitGroup)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
@@ -30,13 +31,30 @@ import (
 //     were there before (stale data), every run, in both scheduling
 //     models; one that waits reads the copy.
 //   - A copy whose completion is a bulk async-group (.bulk_group: to
-//     global memory, tensor stores and reductions) is performed when it is
-//     issued; cp.async.bulk.commit_group and wait_group{.read} are then
-//     ordering points with nothing left to wait for.
+//     global memory, tensor stores and reductions) checks its addresses
+//     when it is issued (a bad source, destination or map faults there)
+//     and is queued in its issuing thread's open bulk async-group
+//     (asyncUnit.stores). cp.async.bulk.commit_group closes the thread's
+//     open group. The copy is performed — its shared-memory source read,
+//     through the asynchronous proxy, and its global bytes written or
+//     reduced, reported as accesses of the instruction that performs it —
+//     when that thread executes a cp.async.bulk.wait_group{.read} N that
+//     requires its group complete (every committed group but the newest
+//     N), or when the thread exits (every copy, committed or not), so a
+//     kernel that never waits still produces its output. Copies are
+//     performed in issue order. So a kernel that overwrites a store's
+//     shared source before its wait_group.read sees the overwrite land in
+//     global memory, and a read of the destination before the wait reads
+//     the bytes that were there before: every run, in both scheduling
+//     models. (.read and the full wait are the same point: the source is
+//     read and the destination written together.)
 //
-// Tensor copies place the box with TMAPlaceTile (tma.go); the transaction
-// byte count is the whole box, out-of-bounds elements included, and a
-// store or reduction does not write its out-of-bounds elements.
+// Tensor copies place the box with TMAPlaceTile or, in im2col mode
+// (.im2col loads and prefetches, .im2col_no_offs stores and reductions),
+// TMAPlaceIm2col (tma.go); the map's mode must be the instruction's. The
+// transaction byte count is the whole box, out-of-bounds elements
+// included, and a store or reduction does not write its out-of-bounds
+// elements.
 
 func init() {
 	binders[isa.OpCpAsyncBulkTensor] = bindBulkTensor
@@ -84,6 +102,98 @@ func (op *bulkOp) same(o *bulkOp) bool {
 		}
 	}
 	return true
+}
+
+// bulkStore is a copy to global memory in flight (.bulk_group: a bulk or
+// tensor store or reduction), queued in bulk async-group group of its
+// issuing thread (asyncUnit.stores). Each piece is elem bytes from shared
+// offset sh (in the issuing CTA) to global address g; the addresses were
+// checked at issue.
+type bulkStore struct {
+	warp, lane, pc int32
+	group          uint32
+	elem           int32
+	red            isa.SubOp
+	rtype          isa.Type
+	pieces         []bulkPiece
+}
+
+type bulkPiece struct{ sh, g uint64 }
+
+func (op *bulkStore) bytes() int64 {
+	return int64(unsafe.Sizeof(bulkStore{})) + int64(len(op.pieces))*int64(unsafe.Sizeof(bulkPiece{}))
+}
+
+func (op *bulkStore) same(o *bulkStore) bool {
+	return op.warp == o.warp && op.lane == o.lane && op.pc == o.pc && op.group == o.group && op.elem == o.elem &&
+		op.red == o.red && op.rtype == o.rtype && slices.Equal(op.pieces, o.pieces)
+}
+
+// queueStore queues lane's copy to global memory in the lane's open bulk
+// async-group.
+func (w *Warp) queueStore(name string, lane int, op bulkStore) *Fault {
+	u := &w.cta.async
+	op.warp, op.lane, op.pc = int32(w.ID), int32(lane), int32(w.m.curPC)
+	op.group = u.warp(w.ID).bulkCommitted[lane]
+	if n := op.bytes(); w.m.overDynamic(n) {
+		return w.dynamicFault(n, 1<<lane, name+" (copies to global memory in flight until their bulk async-group is waited for)")
+	}
+	u.stores = append(u.stores, op)
+	w.m.dyn += op.bytes()
+	return nil
+}
+
+// landStores performs the copies to global memory in flight of w's lanes
+// in mask whose bulk async-group is older than the lane's newest keep
+// committed groups (keep < 0: every copy, committed or not), in issue
+// order, as accesses of w's instruction.
+func (w *Warp) landStores(mask uint32, keep int64) *Fault {
+	u := &w.cta.async
+	if len(u.stores) == 0 || mask == 0 {
+		return nil
+	}
+	var due []bulkStore
+	out := u.stores[:0]
+	for _, op := range u.stores {
+		if int(op.warp) == w.ID && mask>>op.lane&1 != 0 &&
+			(keep < 0 || int64(op.group)+keep < int64(u.warps[op.warp].bulkCommitted[op.lane])) {
+			due = append(due, op)
+			continue
+		}
+		out = append(out, op)
+	}
+	clear(u.stores[len(out):])
+	u.stores = out
+	sh := w.cta.shared
+	for i := range due {
+		op := &due[i]
+		w.m.dyn -= op.bytes()
+		l, n := int(op.lane), uint64(op.elem)
+		kind := AccessStore
+		if op.red != isa.SubNone {
+			kind = AccessAtomic
+		}
+		for _, p := range op.pieces {
+			src := sh[p.sh : p.sh+n]
+			// The copy reads its source through the asynchronous proxy.
+			done := w.m.asyncAccesses()
+			w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, p.sh, src)
+			done()
+			g, f := w.access(kind, isa.Global, l, p.g, int(n), 1)
+			if f != nil {
+				return f
+			}
+			if op.red == isa.SubNone {
+				copy(g, src)
+				continue
+			}
+			es := op.rtype.Size()
+			for k := 0; k+es <= len(g); k += es {
+				bulkReduce(op.red, op.rtype, g[k:k+es], src[k:k+es])
+			}
+		}
+	}
+	return nil
 }
 
 // bulkSpan returns the first and one past the last byte offset (from
@@ -177,6 +287,46 @@ func (w *Warp) queueBulk(c *CTA, op bulkOp) *Fault {
 			w.m.openStep()
 			w.m.info.BulkIssued = append(w.m.info.BulkIssued, BulkCopy{PC: int(op.pc), Lane: int(op.lane), CTA: c.Linear,
 				Dst: op.dst + lo, Size: hi - lo, Mbar: op.mbar})
+		}
+	}
+	return nil
+}
+
+// queueBulkCopy resolves lane l's mbarrier operand bref and the CTAs a
+// copy into shared memory goes to — c0, the destination's CTA, which must
+// hold the mbarrier, or with a .multicast::cluster mask register (mask >=
+// 0) every CTA the lane's mask names — and queues op on each, as lane l's
+// copy of the current instruction completing on that mbarrier.
+func (w *Warp) queueBulkCopy(name string, l int, c0 *CTA, bref memRef, mask int32, op bulkOp) *Fault {
+	baddr := refAddr(w, bref, l)
+	mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
+	if f != nil {
+		return f
+	}
+	targets := []*CTA{c0}
+	if mask >= 0 {
+		targets = targets[:0]
+		cm := uint16(w.r(mask)[l])
+		for r := 0; r < 16; r++ {
+			if cm>>r&1 == 0 {
+				continue
+			}
+			c, f := w.clusterPeer(name, l, r)
+			if f != nil {
+				return f
+			}
+			targets = append(targets, c)
+		}
+	} else if mc != c0 {
+		return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
+	}
+	op.warp, op.lane, op.pc, op.mbar = int32(w.ID), int32(l), int32(w.m.curPC), moff
+	for _, c := range targets {
+		if n := op.bytes(); w.m.overDynamic(n) {
+			return w.dynamicFault(n, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
+		}
+		if f := w.queueBulk(c, op); f != nil {
+			return f
 		}
 	}
 	return nil
@@ -305,17 +455,55 @@ func bulkDims(ws []string) int {
 	return 0
 }
 
+// tensorArgs is the tensor operand of a bulk tensor instruction,
+// "[tensorMap, {c0, ..., cN-1}]", and its load mode: the map's address,
+// the coordinate registers and, for an .im2col load or prefetch, the
+// registers of the im2col offsets operand "{o0, ...}" (one .b16 per
+// spatial dimension; an .im2col_no_offs store has none and places with
+// zero offsets).
+type tensorArgs struct {
+	mref   memRef
+	coords []int32
+	offs   []int32
+	mode   isa.TensorMapMode
+}
+
+// tensorMode reads the load mode word of a tensor instruction: .tile (or
+// none) or im2col (the word a load or prefetch spells .im2col and a store
+// .im2col_no_offs).
+func tensorMode(b *binder, ws []string, store bool) (isa.TensorMapMode, bool) {
+	im2col, other := "im2col", "im2col_no_offs"
+	if store {
+		im2col, other = other, im2col
+	}
+	switch {
+	case hasWord(ws, "im2col::w") || hasWord(ws, "im2col::w::128"):
+		b.errorf("the .im2col::w and .im2col::w::128 load modes are not supported by the emulator yet (.tile and .im2col are)")
+	case hasWord(ws, other):
+		b.errorf("the mode of this form is .tile or .%s, not .%s", im2col, other)
+	case hasWord(ws, im2col):
+		if n := bulkDims(ws); n < 3 {
+			b.errorf("the .%s mode is for .3d, .4d and .5d tensors", im2col)
+			return 0, false
+		}
+		return isa.TensorModeIm2col, true
+	default:
+		return isa.TensorModeTile, true
+	}
+	return 0, false
+}
+
 // bindTensorOperand binds operand i "[tensorMap, {c0, ..., cN-1}]": the
 // map's address and the coordinate registers.
-func bindTensorOperand(b *binder, i, n int) (memRef, []int32, bool) {
+func bindTensorOperand(b *binder, i, n int, mode isa.TensorMapMode) (tensorArgs, bool) {
 	o := b.opd(i)
 	if o == nil || o.Kind != ptx.OpdAddr || len(o.Elems) != 1 {
 		b.operr(i, "operand %d must be [tensorMap, {coordinates}]", i+1)
-		return memRef{}, nil, false
+		return tensorArgs{}, false
 	}
 	ref, ok := bindMemRef(b, i, isa.SpaceNone)
 	if !ok {
-		return memRef{}, nil, false
+		return tensorArgs{}, false
 	}
 	b.memSpan(isa.TensorMapBytes)
 	saved := b.ins.Operands
@@ -323,9 +511,79 @@ func bindTensorOperand(b *binder, i, n int) (memRef, []int32, bool) {
 	regs := b.VecRegs(0, n, isa.B32, false)
 	b.ins.Operands = saved
 	if b.failed || regs == nil {
-		return memRef{}, nil, false
+		return tensorArgs{}, false
 	}
-	return ref, regs, true
+	return tensorArgs{mref: ref, coords: regs, mode: mode}, true
+}
+
+// bindOffsets binds operand i as the im2col offsets "{o0, ...}" (n-2
+// .b16 registers for a rank-n copy).
+func (a *tensorArgs) bindOffsets(b *binder, i int) bool {
+	a.offs = b.VecRegs(i, len(a.coords)-2, isa.B16, false)
+	return !b.failed && a.offs != nil
+}
+
+// mapAt reads and validates lane l's tensor map.
+func (a *tensorArgs) mapAt(w *Warp, name string, l int) (isa.TensorMap, *Fault) {
+	return w.tensorMapAt(name, l, a.mref.space, refAddr(w, a.mref, l))
+}
+
+// place places lane l's copy of the map tm to shared-memory offset dst
+// (the destination of a load, the source of a store); an error (a map of
+// the wrong mode, coordinates outside the bounding box) faults at addr.
+func (a *tensorArgs) place(w *Warp, name string, l int, tm isa.TensorMap, dst, addr uint64) (TMAPlacement, *Fault) {
+	coords := make([]int32, len(a.coords))
+	for d, r := range a.coords {
+		coords[d] = int32(w.r(r)[l])
+	}
+	var p TMAPlacement
+	var err error
+	if a.mode == isa.TensorModeIm2col {
+		offs := make([]uint16, len(coords)-2)
+		for i, r := range a.offs {
+			offs[i] = uint16(w.r(r)[l])
+		}
+		p, err = TMAPlaceIm2col(tm, coords, offs, dst)
+	} else {
+		p, err = TMAPlaceTile(tm, coords, dst)
+	}
+	if err != nil {
+		return p, w.faultAddr(FaultIllegal, l, addr, "%s: %v", name, err)
+	}
+	return p, nil
+}
+
+// bulkOperands is the operand list of a bulk instruction: fixed operands,
+// then the optional ones present, in order, then the cache policy when
+// .L2::cache_hint is given.
+type bulkOperands struct {
+	b    *binder
+	n    int
+	hint bool
+}
+
+// wantBulkOperands checks the operand count for fixed operands plus each
+// optional one present (and the cache policy).
+func wantBulkOperands(b *binder, ws []string, fixed int, optional ...bool) (bulkOperands, bool) {
+	o := bulkOperands{b: b, n: fixed, hint: hasWord(ws, "L2::cache_hint")}
+	for _, p := range optional {
+		if p {
+			o.n++
+		}
+	}
+	if o.hint {
+		o.n++
+	}
+	return o, b.Want(o.n, o.n)
+}
+
+// policy binds the cache-policy operand (accepted and ignored) and
+// reports whether the binding succeeded.
+func (o bulkOperands) policy() bool {
+	if o.hint {
+		o.b.Src(o.n-1, isa.B64)
+	}
+	return !o.b.failed
 }
 
 // consumeMods marks the decoded modifiers used (the words are checked by
@@ -356,10 +614,6 @@ func bindBulkTensor(b *binder) {
 		b.errorf("needs the dimension .1d .. .5d")
 		return
 	}
-	if hasWord(ws, "im2col") || hasWord(ws, "im2col::w") || hasWord(ws, "im2col::w::128") {
-		b.errorf("the .im2col load mode is not supported by the emulator yet (tile mode is)")
-		return
-	}
 	dst, src := bulkDir(ws)
 	switch {
 	case (dst == "shared::cluster" || dst == "shared::cta") && src == "global":
@@ -367,36 +621,35 @@ func bindBulkTensor(b *binder) {
 			b.errorf("a load needs the completion mechanism .mbarrier::complete_tx::bytes")
 			return
 		}
-		bindTensorLoad(b, ws, n)
+		mode, ok := tensorMode(b, ws, false)
+		if ok {
+			bindTensorLoad(b, ws, n, mode)
+		}
 	case dst == "global" && src == "shared::cta":
 		if !hasWord(ws, "bulk_group") {
 			b.errorf("a store needs the completion mechanism .bulk_group")
 			return
 		}
-		bindTensorStore(b, ws, n, isa.SubNone)
+		if mode, ok := tensorMode(b, ws, true); ok {
+			bindTensorStore(b, ws, n, mode, isa.SubNone)
+		}
 	default:
 		b.errorf("the direction must be .shared::cluster.global (load) or .global.shared::cta (store)")
 	}
 }
 
-func bindTensorLoad(b *binder, ws []string, n int) {
+func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 	multicast := hasWord(ws, "multicast::cluster")
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 3
-	if multicast {
-		want++
-	}
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	im2col := mode == isa.TensorModeIm2col
+	opds, ok := wantBulkOperands(b, ws, 3, im2col, multicast)
+	if !ok {
 		return
 	}
 	dref, ok := bindMemRef(b, 0, isa.SharedCluster)
 	if !ok {
 		return
 	}
-	mref, regs, ok := bindTensorOperand(b, 1, n)
+	ta, ok := bindTensorOperand(b, 1, n, mode)
 	if !ok {
 		return
 	}
@@ -405,14 +658,18 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 		return
 	}
 	b.memSpan(8)
+	next := 3
+	if im2col {
+		if !ta.bindOffsets(b, next) {
+			return
+		}
+		next++
+	}
 	mask := int32(-1)
 	if multicast {
-		mask = b.Src(3, isa.B16)
+		mask = b.Src(next, isa.B16)
 	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	op := b.op
@@ -421,22 +678,18 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
+			tm, f := ta.mapAt(w, name, l)
 			if f != nil {
 				return f
-			}
-			coords := make([]int32, n)
-			for d := range coords {
-				coords[d] = int32(w.r(regs[d])[l])
 			}
 			daddr := refAddr(w, dref, l)
 			c0, off, f := w.bulkShared(name, "destination", l, dref.space, daddr, tm.BoxBytes(), TMASharedAlign)
 			if f != nil {
 				return f
 			}
-			p, err := TMAPlaceTile(tm, coords, off)
-			if err != nil {
-				return w.faultAddr(FaultIllegal, l, daddr, "%s: %v", name, err)
+			p, f := ta.place(w, name, l, tm, off, daddr)
+			if f != nil {
+				return f
 			}
 			// Every element lands inside the destination CTA's shared memory.
 			es := uint64(p.ElemBytes)
@@ -459,36 +712,9 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 				}
 				copy(piece, g)
 			}
-			baddr := refAddr(w, bref, l)
-			mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
-			if f != nil {
+			bo := bulkOp{dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
+			if f := w.queueBulkCopy(name, l, c0, bref, mask, bo); f != nil {
 				return f
-			}
-			targets := []*CTA{c0}
-			if mask >= 0 {
-				targets = targets[:0]
-				cm := uint16(w.r(mask)[l])
-				for r := 0; r < 16; r++ {
-					if cm>>r&1 == 0 {
-						continue
-					}
-					c, f := w.clusterPeer(name, l, r)
-					if f != nil {
-						return f
-					}
-					targets = append(targets, c)
-				}
-			} else if mc != c0 {
-				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
-			}
-			for _, c := range targets {
-				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
-				if n := bo.bytes(); w.m.overDynamic(n) {
-					return w.dynamicFault(n, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
-				}
-				if f := w.queueBulk(c, bo); f != nil {
-					return f
-				}
 			}
 		}
 		return nil
@@ -498,27 +724,17 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 // bindTensorStore: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group
 // [tensorMap, {coords}], [srcMem]{, cache-policy} and its reductions
 // (red: the reduction; SubNone: a plain store).
-func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 2
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red isa.SubOp) {
+	opds, ok := wantBulkOperands(b, ws, 2)
+	if !ok {
 		return
 	}
-	mref, regs, ok := bindTensorOperand(b, 0, n)
+	ta, ok := bindTensorOperand(b, 0, n, mode)
 	if !ok {
 		return
 	}
 	sref, ok := bindMemRef(b, 1, isa.Shared)
-	if !ok {
-		return
-	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !ok || !opds.policy() {
 		return
 	}
 	op := b.op
@@ -530,7 +746,7 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
+			tm, f := ta.mapAt(w, name, l)
 			if f != nil {
 				return f
 			}
@@ -538,48 +754,35 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 			if red != isa.SubNone && (!ok || !bulkRedValid(red, rt)) {
 				return w.fault(FaultIllegal, l, "%s: .%s is not a reduction the ISA defines for the tensor map's element type %s", name, red, tm.ElemType)
 			}
-			coords := make([]int32, n)
-			for d := range coords {
-				coords[d] = int32(w.r(regs[d])[l])
-			}
 			saddr := refAddr(w, sref, l)
 			c, off, f := w.bulkShared(name, "source", l, sref.space, saddr, tm.BoxBytes(), TMASharedAlign)
 			if f != nil {
 				return f
 			}
-			p, err := TMAPlaceTile(tm, coords, off)
-			if err != nil {
-				return w.faultAddr(FaultIllegal, l, saddr, "%s: %v", name, err)
+			if c != w.cta {
+				return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
+			}
+			p, f := ta.place(w, name, l, tm, off, saddr)
+			if f != nil {
+				return f
 			}
 			es := uint64(p.ElemBytes)
+			st := bulkStore{elem: int32(es), red: red, rtype: rt}
 			for _, e := range p.Elements {
 				if off+e.Shared+es > uint64(len(c.shared)) {
 					return w.faultAddr(FaultOutOfBounds, l, saddr, "%s: an element of the box is at offset 0x%x, outside the %d bytes of shared memory", name, off+e.Shared, len(c.shared))
 				}
-			}
-			for _, e := range p.Elements {
 				if e.OOB {
 					continue // not written
 				}
-				s := c.shared[off+e.Shared : off+e.Shared+es]
-				// The copy reads its source through the asynchronous proxy.
-				done := w.m.asyncAccesses()
-				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off+e.Shared, s)
-				done()
-				kind := AccessStore
-				if red != isa.SubNone {
-					kind = AccessAtomic
-				}
-				g, f := w.access(kind, isa.Global, l, e.Global, p.ElemBytes, 1)
-				if f != nil {
+				if _, _, f := w.spaceBytes(isa.Global, l, e.Global, p.ElemBytes, 1); f != nil {
 					f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
 					return f
 				}
-				if red == isa.SubNone {
-					copy(g, s)
-				} else {
-					bulkReduce(red, rt, g, s)
-				}
+				st.pieces = append(st.pieces, bulkPiece{sh: off + e.Shared, g: e.Global})
+			}
+			if f := w.queueStore(name, l, st); f != nil {
+				return f
 			}
 		}
 		return nil
@@ -775,11 +978,9 @@ func bindBulkReduce(b *binder) {
 			b.errorf("the form is .global.shared::cta with .bulk_group")
 			return
 		}
-		if hasWord(ws, "im2col_no_offs") {
-			b.errorf("the .im2col_no_offs mode is not supported by the emulator yet (tile mode is)")
-			return
+		if mode, ok := tensorMode(b, ws, true); ok {
+			bindTensorStore(b, ws, n, mode, red)
 		}
-		bindTensorStore(b, ws, n, red)
 		return
 	}
 	var t isa.Type
@@ -838,22 +1039,12 @@ func bindBulk(b *binder) {
 func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) {
 	_, src := bulkDir(ws)
 	multicast := hasWord(ws, "multicast::cluster")
-	hint := hasWord(ws, "L2::cache_hint")
 	if multicast && (to != "shared" || src != "global") {
 		b.errorf(".multicast::cluster is for copies from global memory into shared memory")
 		return
 	}
-	want := 3
-	if to == "shared" {
-		want++
-	}
-	if multicast {
-		want++
-	}
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 3, to == "shared", multicast)
+	if !ok {
 		return
 	}
 	dsp, ssp := isa.Global, isa.Shared
@@ -883,10 +1074,7 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 	if multicast {
 		mask = b.Src(4, isa.B16)
 	}
-	if hint {
-		b.Src(want-1, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	op := b.op
@@ -906,6 +1094,24 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 				return w.fault(FaultIllegal, l, "%s: the size %d is not a multiple of the .%s element", name, n, t)
 			}
 			saddr, daddr := refAddr(w, sref, l), refAddr(w, dref, l)
+			if to == "global" {
+				// The source is the CTA's shared memory (.shared::cta).
+				c, off, f := w.bulkShared(name, "source", l, sref.space, saddr, n, 16)
+				if f != nil {
+					return f
+				}
+				if c != w.cta {
+					return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
+				}
+				if _, _, f := w.spaceBytes(isa.Global, l, daddr, int(n), 16); f != nil {
+					return f
+				}
+				st := bulkStore{elem: int32(n), red: red, rtype: t, pieces: []bulkPiece{{sh: off, g: daddr}}}
+				if f := w.queueStore(name, l, st); f != nil {
+					return f
+				}
+				continue
+			}
 			// Read the source.
 			var sb []byte
 			if src == "global" {
@@ -927,59 +1133,13 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off, sb)
 				done()
 			}
-			if to == "global" {
-				kind := AccessStore
-				if red != isa.SubNone {
-					kind = AccessAtomic
-				}
-				g, f := w.access(kind, isa.Global, l, daddr, int(n), 16)
-				if f != nil {
-					return f
-				}
-				if red == isa.SubNone {
-					copy(g, sb)
-				} else {
-					es := t.Size()
-					for k := 0; k+es <= len(g); k += es {
-						bulkReduce(red, t, g[k:k+es], sb[k:k+es])
-					}
-				}
-				continue
-			}
 			c0, off, f := w.bulkShared(name, "destination", l, dref.space, daddr, n, 16)
 			if f != nil {
 				return f
 			}
-			baddr := refAddr(w, bref, l)
-			mc, moff, f := w.bulkShared(name, "mbarrier", l, bref.space, baddr, 8, 8)
-			if f != nil {
+			bo := bulkOp{dst: off, data: append([]byte(nil), sb...), tx: n, red: red, rtype: t}
+			if f := w.queueBulkCopy(name, l, c0, bref, mask, bo); f != nil {
 				return f
-			}
-			targets := []*CTA{c0}
-			if mask >= 0 {
-				targets = targets[:0]
-				cm := uint16(w.r(mask)[l])
-				for r := 0; r < 16; r++ {
-					if cm>>r&1 != 0 {
-						c, f := w.clusterPeer(name, l, r)
-						if f != nil {
-							return f
-						}
-						targets = append(targets, c)
-					}
-				}
-			} else if mc != c0 {
-				return w.faultAddr(FaultIllegal, l, baddr, "%s: the mbarrier is in another CTA's shared memory than the destination", name)
-			}
-			data := append([]byte(nil), sb...)
-			for _, c := range targets {
-				bo := bulkOp{warp: int32(w.ID), lane: int32(l), pc: int32(w.m.curPC), mbar: moff, dst: off, data: data, tx: n, red: red, rtype: t}
-				if k := bo.bytes(); w.m.overDynamic(k) {
-					return w.dynamicFault(k, 1<<l, name+" (copies in flight until a thread waits on their mbarrier)")
-				}
-				if f := w.queueBulk(c, bo); f != nil {
-					return f
-				}
 			}
 		}
 		return nil
@@ -990,12 +1150,8 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 // no effect but its checks (size a multiple of 16, a 16-byte aligned
 // global range).
 func bindBulkPrefetch(b *binder, ws []string) {
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 2
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
+	opds, ok := wantBulkOperands(b, ws, 2)
+	if !ok {
 		return
 	}
 	ref, ok := bindMemRef(b, 0, isa.Global)
@@ -1003,10 +1159,7 @@ func bindBulkPrefetch(b *binder, ws []string) {
 		return
 	}
 	size := b.Src(1, isa.U32)
-	if hint {
-		b.Src(2, isa.B64)
-	}
-	if b.failed {
+	if !opds.policy() {
 		return
 	}
 	ref.set(b.op)
@@ -1025,8 +1178,10 @@ func bindBulkPrefetch(b *binder, ws []string) {
 	}
 }
 
-// bindPrefetchTensor: prefetch.tensor.Nd.L2.global{.tile} [tensorMap,
-// {coords}]{, policy}: no effect but reading and validating the map.
+// bindPrefetchTensor: prefetch.tensor.Nd.L2.global{.tile|.im2col}
+// [tensorMap, {coords}]{, {im2colOffsets}}{, policy}: no effect but
+// reading and validating the map and placing the box (which faults on a
+// map of the other mode or coordinates outside an im2col bounding box).
 func bindPrefetchTensor(b *binder) {
 	ws := bulkModNames(b)
 	consumeMods(b)
@@ -1035,29 +1190,36 @@ func bindPrefetchTensor(b *binder) {
 		b.errorf("needs the dimension .1d .. .5d")
 		return
 	}
-	hint := hasWord(ws, "L2::cache_hint")
-	want := 1
-	if hint {
-		want++
-	}
-	if !b.Want(want, want) {
-		return
-	}
-	mref, _, ok := bindTensorOperand(b, 0, n)
+	mode, ok := tensorMode(b, ws, false)
 	if !ok {
 		return
 	}
-	if hint {
-		b.Src(1, isa.B64)
-	}
-	if b.failed {
+	opds, ok := wantBulkOperands(b, ws, 1, mode == isa.TensorModeIm2col)
+	if !ok {
 		return
 	}
-	mref.set(b.op)
+	ta, ok := bindTensorOperand(b, 0, n, mode)
+	if !ok {
+		return
+	}
+	if mode == isa.TensorModeIm2col && !ta.bindOffsets(b, 1) {
+		return
+	}
+	if !opds.policy() {
+		return
+	}
+	ta.mref.set(b.op)
+	const name = "prefetch.tensor"
 	b.op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			if _, f := w.tensorMapAt("prefetch.tensor", l, mref.space, refAddr(w, mref, l)); f != nil {
+			tm, f := ta.mapAt(w, name, l)
+			if f != nil {
+				return f
+			}
+			// The placement's checks (mode, coordinates, offsets); it
+			// moves nothing.
+			if _, f := ta.place(w, name, l, tm, 0, refAddr(w, ta.mref, l)); f != nil {
 				return f
 			}
 		}
@@ -1067,16 +1229,25 @@ func bindPrefetchTensor(b *binder) {
 
 // ---- bulk async-groups ----
 
-// Bulk copies to global memory are performed when they are issued, so
-// commit_group closes a group that is already complete and wait_group{.read}
-// N has nothing to wait for.
+// cp.async.bulk.commit_group closes each executing thread's open bulk
+// async-group; cp.async.bulk.wait_group{.read} N performs the thread's
+// copies to global memory in every committed group but the newest N (see
+// the top of the file), after which nothing is left to wait for.
 func bindBulkGroup(b *binder) {
 	b.Space()
 	if b.op.Code == isa.OpCpAsyncBulkCommitGroup {
 		if !b.Want(0, 0) {
 			return
 		}
-		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return nil }
+		b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault {
+			if mask != 0 {
+				t := w.cta.async.warp(w.ID)
+				for m := mask; m != 0; m &= m - 1 {
+					t.bulkCommitted[bits.TrailingZeros32(m)]++
+				}
+			}
+			return nil
+		}
 		return
 	}
 	if !b.Want(1, 1) {
@@ -1091,5 +1262,6 @@ func bindBulkGroup(b *binder) {
 		b.operr(0, "N must be an integer constant 0..63")
 		return
 	}
-	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return nil }
+	keep := int64(v.Int)
+	b.op.Exec = func(w *Warp, op *Op, mask uint32) *Fault { return w.landStores(mask, keep) }
 }

@@ -47,13 +47,18 @@ type TMAElement struct {
 	Shared uint64
 }
 
-// TMAPlacement is where every element of one tile-mode copy goes.
+// TMAPlacement is where every element of one copy goes.
 type TMAPlacement struct {
+	// Mode is the map's: tile or im2col.
+	Mode      isa.TensorMapMode
 	Rank      int
 	ElemBytes int
-	// Box is the number of elements in each dimension (BoxElems).
+	// Box is the number of elements in each dimension (BoxElems); in
+	// im2col mode, the column the copy writes: Box[0] = channelsPerPixel
+	// elements of each of Box[1] = pixelsPerColumn pixels.
 	Box [isa.TensorMaxRank]int
-	// Elements in traversal order (dimension 0 fastest).
+	// Elements in traversal order (dimension 0 fastest; im2col: a pixel's
+	// channels, then the next pixel).
 	Elements []TMAElement
 	// TxBytes is the transaction byte count: every element of the box.
 	TxBytes int64
@@ -67,25 +72,9 @@ type TMAPlacement struct {
 // dimension of the map) to shared-memory address dst. The map must be
 // valid (m.Validate); dst must be 128-byte aligned.
 func TMAPlaceTile(m isa.TensorMap, coords []int32, dst uint64) (TMAPlacement, error) {
-	if err := m.Validate(); err != nil {
-		return TMAPlacement{}, fmt.Errorf("invalid tensor map: %w", err)
-	}
-	if len(coords) != m.Rank {
-		return TMAPlacement{}, fmt.Errorf("the tensor map has rank %d but the copy gives %d coordinates", m.Rank, len(coords))
-	}
-	if dst%TMASharedAlign != 0 {
-		return TMAPlacement{}, fmt.Errorf("the shared-memory address %#x of a tensor copy must be %d-byte aligned", dst, TMASharedAlign)
-	}
-	total := m.BoxBytes()
-	if total > TMAMaxBoxBytes {
-		return TMAPlacement{}, fmt.Errorf("the box is %d bytes, more than the %d a copy may move", total, TMAMaxBoxBytes)
-	}
-	p := TMAPlacement{
-		Rank:      m.Rank,
-		ElemBytes: m.ElemType.Bytes(),
-		TxBytes:   total,
-		Fill:      m.OOBFill(),
-		Swizzle:   m.Swizzle(),
+	p, err := tmaPlaceStart(m, isa.TensorModeTile, coords, dst)
+	if err != nil {
+		return p, err
 	}
 	n := 1
 	for d := 0; d < m.Rank; d++ {
@@ -118,8 +107,7 @@ func TMAPlaceTile(m isa.TensorMap, coords []int32, dst uint64) (TMAPlacement, er
 		if !e.OOB {
 			e.Global = m.GlobalAddress + addr
 		}
-		logical := dst + uint64(k)*es
-		e.Shared = p.Swizzle.Apply(logical) - dst
+		e.Shared = p.Swizzle.Apply(dst+uint64(k)*es) - dst
 		p.Elements = append(p.Elements, e)
 		for d := 0; d < m.Rank; d++ {
 			idx[d]++
@@ -127,6 +115,143 @@ func TMAPlaceTile(m isa.TensorMap, coords []int32, dst uint64) (TMAPlacement, er
 				break
 			}
 			idx[d] = 0
+		}
+	}
+	return p, nil
+}
+
+// tmaPlaceStart checks what every placement requires (a valid map of the
+// mode, one coordinate per dimension, an aligned destination, a bounded
+// box) and fills the placement's common fields.
+func tmaPlaceStart(m isa.TensorMap, mode isa.TensorMapMode, coords []int32, dst uint64) (TMAPlacement, error) {
+	if err := m.Validate(); err != nil {
+		return TMAPlacement{}, fmt.Errorf("invalid tensor map: %w", err)
+	}
+	if m.Mode != mode {
+		return TMAPlacement{}, fmt.Errorf("the tensor map is in %s mode but the copy is in %s mode", m.Mode, mode)
+	}
+	if len(coords) != m.Rank {
+		return TMAPlacement{}, fmt.Errorf("the tensor map has rank %d but the copy gives %d coordinates", m.Rank, len(coords))
+	}
+	if dst%TMASharedAlign != 0 {
+		return TMAPlacement{}, fmt.Errorf("the shared-memory address %#x of a tensor copy must be %d-byte aligned", dst, TMASharedAlign)
+	}
+	total := m.BoxBytes()
+	if total > TMAMaxBoxBytes {
+		return TMAPlacement{}, fmt.Errorf("the box is %d bytes, more than the %d a copy may move", total, TMAMaxBoxBytes)
+	}
+	return TMAPlacement{
+		Mode:      mode,
+		Rank:      m.Rank,
+		ElemBytes: m.ElemType.Bytes(),
+		TxBytes:   total,
+		Fill:      m.OOBFill(),
+		Swizzle:   m.Swizzle(),
+	}, nil
+}
+
+// The placement of an im2col-mode copy (PTX §5.5.4). A rank-r map is a
+// batch of images: dimension 0 is C (channels), 1..r-2 the spatial
+// dimensions W, H, D, and r-1 is N. The copy loads pixelsPerColumn pixels,
+// channelsPerPixel elements each, and packs them densely into shared
+// memory (pixel k's channel j at element k*channelsPerPixel + j) before
+// the swizzle, exactly as a tile-mode copy packs its box.
+//
+//   - The coordinates in C and N are where the copy starts, as in tile
+//     mode: channel j of every pixel is coords[0] + j.
+//   - The coordinates in W, H, D are the filter base, which must lie in
+//     the bounding box: in spatial dimension d, lower..upper inclusive with
+//     lower = pixelBoxLowerCorner and upper = globalDim - 1 +
+//     pixelBoxUpperCorner (isa.TensorMap.Im2colBox).
+//   - The pixels are the filter base positions in traversal order, W
+//     fastest: from the start, each next pixel is elementStrides[1] further
+//     in W; past the box's upper edge W goes back to the lower corner and
+//     H advances by its element stride, and so on through D; past the last
+//     spatial dimension the position goes back to the lower corner in
+//     every spatial dimension and N advances by one (the element strides
+//     of C and N are not used).
+//   - Each pixel reads the tensor at its base position plus the im2col
+//     offsets (one per spatial dimension, W first).
+//   - An element whose channel, pixel coordinate or image lies outside the
+//     tensor (padding around an image, or a column that runs past the
+//     last image) is out of bounds: it reads nothing and its bytes are the
+//     fill. The transaction byte count is the whole column.
+
+// TMAPlaceIm2col places an im2col-mode copy with tensor coordinates
+// coords (one per dimension: C, the filter base in W[, H[, D]], N) and
+// im2col offsets offs (one per spatial dimension, W first) to
+// shared-memory address dst. The map must be a valid im2col map; dst must
+// be 128-byte aligned. A tensor store's .im2col_no_offs mode passes zero
+// offsets.
+func TMAPlaceIm2col(m isa.TensorMap, coords []int32, offs []uint16, dst uint64) (TMAPlacement, error) {
+	p, err := tmaPlaceStart(m, isa.TensorModeIm2col, coords, dst)
+	if err != nil {
+		return p, err
+	}
+	r := m.Rank
+	if len(offs) != r-2 {
+		return TMAPlacement{}, fmt.Errorf("a rank-%d im2col copy takes %d im2col offsets, got %d", r, r-2, len(offs))
+	}
+	for i, o := range offs {
+		if int(o) > isa.Im2colOffsetMax(r) {
+			return TMAPlacement{}, fmt.Errorf("im2col offset %d is %d, outside the rank-%d range 0..%d", i, o, r, isa.Im2colOffsetMax(r))
+		}
+	}
+	var pos [isa.TensorMaxRank]int64
+	for d := range r {
+		pos[d] = int64(coords[d])
+	}
+	for d := 1; d < r-1; d++ {
+		if lo, hi := m.Im2colBox(d); pos[d] < lo || pos[d] > hi {
+			return TMAPlacement{}, fmt.Errorf("the filter base coordinate %d in dimension %d is outside the bounding box %d..%d", pos[d], d, lo, hi)
+		}
+	}
+	cpp, ppc := int(m.ChannelsPerPixel), int(m.PixelsPerColumn)
+	p.Box[0], p.Box[1] = cpp, ppc
+	p.Elements = make([]TMAElement, 0, cpp*ppc)
+	es := uint64(p.ElemBytes)
+	for k := range ppc {
+		// The pixel: its base position plus the offsets.
+		var at TMAElement
+		var addr uint64
+		for d := 1; d < r; d++ {
+			c := pos[d]
+			if d < r-1 {
+				c += int64(offs[d-1])
+			}
+			at.Coord[d] = c
+			if c < 0 || uint64(c) >= m.GlobalDim[d] {
+				at.OOB = true
+				continue
+			}
+			addr += uint64(c) * m.GlobalStrides[d-1]
+		}
+		for j := range cpp {
+			e := at
+			c := pos[0] + int64(j)
+			e.Coord[0] = c
+			if c < 0 || uint64(c) >= m.GlobalDim[0] {
+				e.OOB = true
+			}
+			if !e.OOB {
+				e.Global = m.GlobalAddress + addr + uint64(c)*es
+			}
+			n := uint64(k*cpp + j)
+			e.Shared = p.Swizzle.Apply(dst+n*es) - dst
+			p.Elements = append(p.Elements, e)
+		}
+		// The next pixel's base position.
+		for d := 1; d < r; d++ {
+			if d == r-1 {
+				pos[d]++
+				break
+			}
+			lo, hi := m.Im2colBox(d)
+			pos[d] += int64(m.ElementStrides[d])
+			if pos[d] <= hi {
+				break
+			}
+			pos[d] = lo
 		}
 	}
 	return p, nil

@@ -339,7 +339,7 @@ var modTable = func() map[string]Mod {
 		// cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor} and
 		// prefetch.tensor.
 		"tensor", "bulk_group", "mbarrier::complete_tx::bytes", "multicast::cluster", "prefetch", "noftz",
-		"cta_group::1", "cta_group::2",
+		"cta_group::1", "cta_group::2", "im2col_no_offs", "im2col::w", "im2col::w::128",
 	} {
 		if _, ok := m[h]; !ok {
 			m[h] = Mod{ModHint, 0}

@@ -27,7 +27,15 @@ import (
 //	108  u8      swizzle_mode (0 none, 1 32B, 2 64B, 3 128B, 4 96B)
 //	109  u8      swizzle_atomicity (0 16B, 1 32B, 2 32B + 8B flip, 3 64B)
 //	110  u8      fill_mode (0 zero, 1 OOB-NaN)
-//	111..127     reserved, zero
+//	111  u8      mode (0 tile, 1 im2col; zero in a map built by
+//	             tensormap.replace, which sets tile-mode fields only)
+//	112  s16[3]  pixel_box_lower_corner (im2col: W, H, D)
+//	118  s16[3]  pixel_box_upper_corner (im2col: W, H, D)
+//	124  u16     channels_per_pixel (im2col)
+//	126  u16     pixels_per_column (im2col)
+//
+// An im2col map (cuTensorMapEncodeIm2col) does not use box_dim: its box
+// is pixels_per_column pixels of channels_per_pixel elements each.
 
 // TensorMapBytes is the size of a tensor map.
 const TensorMapBytes = 128
@@ -48,7 +56,76 @@ const (
 	tmSwizzle   = 108
 	tmAtom      = 109
 	tmFill      = 110
+	tmMode      = 111
+	tmLower     = 112
+	tmUpper     = 118
+	tmChannels  = 124
+	tmPixels    = 126
 )
+
+// TensorMapMode is how a copy traverses the tensor (§5.5.2).
+type TensorMapMode uint8
+
+const (
+	TensorModeTile TensorMapMode = iota
+	TensorModeIm2col
+)
+
+func (m TensorMapMode) String() string {
+	switch m {
+	case TensorModeTile:
+		return "tile"
+	case TensorModeIm2col:
+		return "im2col"
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// TensorIm2colMaxChannels and TensorIm2colMaxPixels are the driver's
+// limits on channelsPerPixel and pixelsPerColumn.
+const (
+	TensorIm2colMaxChannels = 256
+	TensorIm2colMaxPixels   = 1024
+)
+
+// Im2colCornerRange is the range of the bounding-box corners of a rank-r
+// im2col map (§5.5.4.1: [-2^15, 2^15-1] for 3D, [-2^7, 2^7-1] for 4D,
+// [-2^4, 2^4-1] for 5D).
+func Im2colCornerRange(rank int) (lo, hi int) {
+	b := 0
+	switch rank {
+	case 3:
+		b = 15
+	case 4:
+		b = 7
+	case 5:
+		b = 4
+	}
+	return -(1 << b), 1<<b - 1
+}
+
+// Im2colOffsetMax is the largest im2col offset of a rank-r copy
+// (§5.5.4.1: 2^16-1 for 3D, 2^8-1 for 4D, 2^5-1 for 5D).
+func Im2colOffsetMax(rank int) int {
+	switch rank {
+	case 3:
+		return 1<<16 - 1
+	case 4:
+		return 1<<8 - 1
+	case 5:
+		return 1<<5 - 1
+	}
+	return 0
+}
+
+// Im2colBox is the bounding box of an im2col map in spatial dimension d
+// (1..Rank-2): the filter base positions lower..upper inclusive, where
+// lower is pixelBoxLowerCorner and upper is globalDim - 1 +
+// pixelBoxUpperCorner (the upper corner is relative to the tensor's far
+// edge: -1 is the last position but one).
+func (m TensorMap) Im2colBox(d int) (lo, hi int64) {
+	return int64(m.PixelBoxLower[d-1]), int64(m.GlobalDim[d]) - 1 + int64(m.PixelBoxUpper[d-1])
+}
 
 // TensorElemType is a tensor element type in tensormap.replace's .elemtype
 // encoding.
@@ -155,8 +232,10 @@ const (
 	TMSwizzle96B  = 4
 )
 
-// TensorMap is a decoded tensor map (tile mode).
+// TensorMap is a decoded tensor map.
 type TensorMap struct {
+	// Mode is tile or im2col.
+	Mode          TensorMapMode
 	GlobalAddress uint64
 	// Rank is 1..5; the slices below hold Rank meaningful entries.
 	Rank           int
@@ -172,6 +251,13 @@ type TensorMap struct {
 	SwizzleAtom SwizzleAtom
 	// FillNaN: out-of-bounds elements read as OOB-NaN instead of zero.
 	FillNaN bool
+	// The im2col parameters (Mode im2col; §5.5.4): the bounding box's
+	// corners in the spatial dimensions 1..Rank-2 (W, H, D: [0] is W), the
+	// elements loaded per pixel and the pixels loaded per copy.
+	PixelBoxLower    [TensorMaxRank - 2]int16
+	PixelBoxUpper    [TensorMaxRank - 2]int16
+	ChannelsPerPixel uint16
+	PixelsPerColumn  uint16
 }
 
 // Encode writes the map in the playground's 128-byte layout.
@@ -197,6 +283,13 @@ func (m TensorMap) Encode() [TensorMapBytes]byte {
 	if m.FillNaN {
 		b[tmFill] = 1
 	}
+	b[tmMode] = uint8(m.Mode)
+	for i := 0; i < TensorMaxRank-2; i++ {
+		le.PutUint16(b[tmLower+2*i:], uint16(m.PixelBoxLower[i]))
+		le.PutUint16(b[tmUpper+2*i:], uint16(m.PixelBoxUpper[i]))
+	}
+	le.PutUint16(b[tmChannels:], m.ChannelsPerPixel)
+	le.PutUint16(b[tmPixels:], m.PixelsPerColumn)
 	return b
 }
 
@@ -208,13 +301,20 @@ func DecodeTensorMap(b []byte) (TensorMap, error) {
 	}
 	le := binary.LittleEndian
 	m := TensorMap{
-		GlobalAddress: le.Uint64(b[tmAddr:]),
-		Rank:          int(b[tmRank]) + 1,
-		ElemType:      TensorElemType(b[tmElemType]),
-		Interleave:    TensorInterleave(b[tmInterl]),
-		SwizzleMode:   b[tmSwizzle],
-		SwizzleAtom:   SwizzleAtom(b[tmAtom]),
-		FillNaN:       b[tmFill] != 0,
+		GlobalAddress:    le.Uint64(b[tmAddr:]),
+		Rank:             int(b[tmRank]) + 1,
+		ElemType:         TensorElemType(b[tmElemType]),
+		Interleave:       TensorInterleave(b[tmInterl]),
+		SwizzleMode:      b[tmSwizzle],
+		SwizzleAtom:      SwizzleAtom(b[tmAtom]),
+		FillNaN:          b[tmFill] != 0,
+		Mode:             TensorMapMode(b[tmMode]),
+		ChannelsPerPixel: le.Uint16(b[tmChannels:]),
+		PixelsPerColumn:  le.Uint16(b[tmPixels:]),
+	}
+	for i := 0; i < TensorMaxRank-2; i++ {
+		m.PixelBoxLower[i] = int16(le.Uint16(b[tmLower+2*i:]))
+		m.PixelBoxUpper[i] = int16(le.Uint16(b[tmUpper+2*i:]))
 	}
 	for i := 0; i < TensorMaxRank; i++ {
 		m.GlobalDim[i] = le.Uint64(b[tmGlobalDim+8*i:])
@@ -414,10 +514,14 @@ func (m TensorMap) BoxElems(d int) int {
 	return int((m.BoxDim[d] + es - 1) / es)
 }
 
-// BoxBytes is the bytes one tile-mode copy moves into shared memory: the
-// whole box, out-of-bounds elements included.
+// BoxBytes is the bytes one copy moves into shared memory: the whole box,
+// out-of-bounds elements included (im2col: pixelsPerColumn pixels of
+// channelsPerPixel elements).
 func (m TensorMap) BoxBytes() int64 {
 	n := int64(m.ElemType.Bytes())
+	if m.Mode == TensorModeIm2col {
+		return n * int64(m.ChannelsPerPixel) * int64(m.PixelsPerColumn)
+	}
 	for d := 0; d < m.Rank && d < TensorMaxRank; d++ {
 		n *= int64(m.BoxElems(d))
 	}
@@ -469,17 +573,29 @@ func (m TensorMap) Validate() error {
 			return bad(f, "with 32B interleave a stride must be a multiple of 32 bytes, got %d", s)
 		}
 	}
+	if m.Mode > TensorModeIm2col {
+		return bad("mode", "unknown mode %d (0 tile, 1 im2col)", uint8(m.Mode))
+	}
+	im2col := m.Mode == TensorModeIm2col
 	for d := 0; d < m.Rank; d++ {
-		if b := m.BoxDim[d]; b == 0 || b > 256 {
+		if b := m.BoxDim[d]; !im2col && (b == 0 || b > 256) {
 			return bad(fmt.Sprintf("boxDim[%d]", d), "must be 1..256, got %d", b)
 		}
 		if s := m.ElementStrides[d]; s == 0 || s > 8 {
 			return bad(fmt.Sprintf("elementStrides[%d]", d), "must be 1..8, got %d", s)
 		}
 	}
-	inner := int(m.BoxDim[0]) * es
-	if m.Interleave == InterleaveNone && inner%16 != 0 {
-		return bad("boxDim[0]", "the box's inner dimension (%d × %d bytes = %d) must be a multiple of 16 bytes", m.BoxDim[0], es, inner)
+	var inner int
+	if im2col {
+		var err error
+		if inner, err = m.validateIm2col(bad); err != nil {
+			return err
+		}
+	} else {
+		inner = int(m.BoxDim[0]) * es
+		if m.Interleave == InterleaveNone && inner%16 != 0 {
+			return bad("boxDim[0]", "the box's inner dimension (%d × %d bytes = %d) must be a multiple of 16 bytes", m.BoxDim[0], es, inner)
+		}
 	}
 	if m.SwizzleMode > TMSwizzle96B {
 		return bad("swizzle", "unknown swizzle mode %d", m.SwizzleMode)
@@ -491,6 +607,9 @@ func (m TensorMap) Validate() error {
 		return bad("swizzleAtomicity", "only the 128B swizzle has a %s atomicity (§5.5.7, Table 14)", m.SwizzleAtom)
 	}
 	if span := m.SwizzleSpan(); span != 0 && m.Interleave == InterleaveNone && inner > span {
+		if m.Mode == TensorModeIm2col {
+			return bad("channelsPerPixel", "with the %dB swizzle a pixel's channels (%d bytes) must be at most %d bytes", span, inner, span)
+		}
 		return bad("boxDim[0]", "with the %dB swizzle the box's inner dimension (%d bytes) must be at most %d bytes", span, inner, span)
 	}
 	if m.Interleave == Interleave32B && m.SwizzleMode != TMSwizzle32B {
@@ -500,6 +619,42 @@ func (m TensorMap) Validate() error {
 		return bad("oobFill", "NaN fill needs a floating-point dataType, not %s", m.ElemType)
 	}
 	return nil
+}
+
+// validateIm2col applies cuTensorMapEncodeIm2col's rules on the im2col
+// parameters and returns the bytes of a pixel's channels (the box's inner
+// dimension).
+func (m TensorMap) validateIm2col(bad func(field, format string, a ...any) error) (int, error) {
+	if m.Rank < 3 {
+		return 0, bad("rank", "an im2col map has rank 3, 4 or 5 (NWC, NHWC, NDHWC), got %d", m.Rank)
+	}
+	if m.Interleave != InterleaveNone {
+		return 0, bad("interleave", "the emulator supports im2col maps without interleave only")
+	}
+	lo, hi := Im2colCornerRange(m.Rank)
+	for i := 0; i < m.Rank-2; i++ {
+		if c := int(m.PixelBoxLower[i]); c < lo || c > hi {
+			return 0, bad(fmt.Sprintf("pixelBoxLowerCorner[%d]", i), "a rank-%d corner must be %d..%d, got %d", m.Rank, lo, hi, c)
+		}
+		if c := int(m.PixelBoxUpper[i]); c < lo || c > hi {
+			return 0, bad(fmt.Sprintf("pixelBoxUpperCorner[%d]", i), "a rank-%d corner must be %d..%d, got %d", m.Rank, lo, hi, c)
+		}
+		if bl, bh := m.Im2colBox(i + 1); bl > bh {
+			return 0, bad(fmt.Sprintf("pixelBoxUpperCorner[%d]", i), "the bounding box is empty in dimension %d: lower corner %d, upper corner %d + %d - 1 = %d", i+1, bl, m.GlobalDim[i+1], m.PixelBoxUpper[i], bh)
+		}
+	}
+	if c := m.ChannelsPerPixel; c == 0 || c > TensorIm2colMaxChannels {
+		return 0, bad("channelsPerPixel", "must be 1..%d, got %d", TensorIm2colMaxChannels, c)
+	}
+	if p := m.PixelsPerColumn; p == 0 || p > TensorIm2colMaxPixels {
+		return 0, bad("pixelsPerColumn", "must be 1..%d, got %d", TensorIm2colMaxPixels, p)
+	}
+	es := m.ElemType.Bytes()
+	inner := int(m.ChannelsPerPixel) * es
+	if inner%16 != 0 {
+		return 0, bad("channelsPerPixel", "a pixel's channels (%d × %d bytes = %d) must be a multiple of 16 bytes", m.ChannelsPerPixel, es, inner)
+	}
+	return inner, nil
 }
 
 // OOBFill is the bytes of one out-of-bounds element: zero, or the

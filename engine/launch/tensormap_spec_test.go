@@ -109,3 +109,47 @@ func TestTensorMapParamErrors(t *testing.T) {
 		t.Errorf("check: %v", ms)
 	}
 }
+
+// An im2col map ("mode": "im2col") binds with its parameters; its rules
+// are spec errors naming the field.
+func TestTensorMapParamIm2col(t *testing.T) {
+	prog := compileLaunchTest(t, tensorMapKernel)
+	tm := `{"buffer":"a","dataType":"f16","mode":"im2col","globalDim":[16,8,8,2],"globalStrides":[32,256,2048],` +
+		`"pixelBoxLowerCorner":[-1,-1],"pixelBoxUpperCorner":[-1,-1],"channelsPerPixel":16,"pixelsPerColumn":64,"swizzle":"32B"}`
+	l, err := Prepare(prog, tensorMapSpec(t, tm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := l.Machine()
+	got, err := isa.DecodeTensorMap(m.Params()[m.Kernel().Params[0].Offset:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := isa.TensorMap{Mode: isa.TensorModeIm2col, GlobalAddress: l.bufs[0].Base, Rank: 4, ElemType: isa.TensorF16,
+		GlobalDim: [5]uint64{16, 8, 8, 2}, GlobalStrides: [4]uint64{32, 256, 2048}, ElementStrides: [5]uint32{1, 1, 1, 1},
+		SwizzleMode: isa.TMSwizzle32B, PixelBoxLower: [3]int16{-1, -1}, PixelBoxUpper: [3]int16{-1, -1},
+		ChannelsPerPixel: 16, PixelsPerColumn: 64}
+	if got != want {
+		t.Fatalf("im2col map %+v, want %+v", got, want)
+	}
+	base := `"buffer":"a","dataType":"f16","globalDim":[16,8,8,2],"globalStrides":[32,256,2048]`
+	corners := `"pixelBoxLowerCorner":[-1,-1],"pixelBoxUpperCorner":[-1,-1]`
+	cases := []struct{ tm, want string }{
+		{`{` + base + `,"mode":"conv"}`, "tensorMap.mode"},
+		{`{` + base + `,"mode":"im2col",` + corners + `,"channelsPerPixel":16,"pixelsPerColumn":64,"boxDim":[16,8,8,2]}`, "tensorMap.boxDim"},
+		{`{` + base + `,"mode":"im2col","pixelBoxLowerCorner":[-1],"pixelBoxUpperCorner":[-1,-1],"channelsPerPixel":16,"pixelsPerColumn":64}`, "tensorMap.pixelBoxLowerCorner"},
+		{`{` + base + `,"mode":"im2col","pixelBoxLowerCorner":[-1,-200],"pixelBoxUpperCorner":[-1,-1],"channelsPerPixel":16,"pixelsPerColumn":64}`, "tensorMap.pixelBoxLowerCorner[1]"},
+		{`{` + base + `,"mode":"im2col","pixelBoxLowerCorner":[5,-1],"pixelBoxUpperCorner":[-5,-1],"channelsPerPixel":16,"pixelsPerColumn":64}`, "tensorMap.pixelBoxUpperCorner[0]"},
+		{`{` + base + `,"mode":"im2col",` + corners + `,"channelsPerPixel":4,"pixelsPerColumn":64}`, "tensorMap.channelsPerPixel"},
+		{`{` + base + `,"mode":"im2col",` + corners + `,"channelsPerPixel":16,"pixelsPerColumn":70000}`, "tensorMap.pixelsPerColumn"},
+		{`{` + base + `,"mode":"im2col",` + corners + `,"channelsPerPixel":64,"pixelsPerColumn":64,"swizzle":"64B"}`, "tensorMap.channelsPerPixel"},
+		{`{"buffer":"a","dataType":"f16","mode":"im2col","globalDim":[16,8],"globalStrides":[32],"channelsPerPixel":16,"pixelsPerColumn":64}`, "tensorMap.globalDim"},
+		{`{` + base + `,"boxDim":[16,8,8,2],"channelsPerPixel":16}`, "tensorMap.channelsPerPixel"},
+	}
+	for _, c := range cases {
+		js := `{"source":"k","grid":[1],"block":[32],"buffers":[{"name":"a","type":"f16","count":4096}],"params":[{"tensorMap":` + c.tm + `},{"u64":0},{"u32":1}]}`
+		if _, err := ParseSpec([]byte(js)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error naming %s", c.tm, err, c.want)
+		}
+	}
+}

@@ -8,7 +8,9 @@ import (
 )
 
 // TensorMapSpec is a tensor-map parameter: the arguments of
-// cuTensorMapEncodeTiled, dimensions innermost first. The map describes
+// cuTensorMapEncodeTiled (mode "tile", the default) or
+// cuTensorMapEncodeIm2col (mode "im2col"), dimensions innermost first. The
+// map describes
 // Buffer (from Offset bytes); it is passed by value to a
 // `.param .align 64 .b8 NAME[128]` parameter, or placed in global memory
 // (a hidden 128-byte allocation) and its address passed to a `.u64` one.
@@ -32,6 +34,14 @@ type TensorMapSpec struct {
 	SwizzleAtomicity string `json:"swizzleAtomicity,omitempty"`
 	// OOBFill: zero (default) or nan (floating-point types only).
 	OOBFill string `json:"oobFill,omitempty"`
+	// Mode: tile (default) or im2col. An im2col map has no BoxDim; its
+	// box is PixelsPerColumn pixels of ChannelsPerPixel elements, and the
+	// corners (rank-2 entries, W first) bound the filter base positions.
+	Mode                string  `json:"mode,omitempty"`
+	PixelBoxLowerCorner []int32 `json:"pixelBoxLowerCorner,omitempty"`
+	PixelBoxUpperCorner []int32 `json:"pixelBoxUpperCorner,omitempty"`
+	ChannelsPerPixel    uint32  `json:"channelsPerPixel,omitempty"`
+	PixelsPerColumn     uint32  `json:"pixelsPerColumn,omitempty"`
 }
 
 // TensorMapParam is a tensor-map parameter.
@@ -68,8 +78,27 @@ func (t *TensorMapSpec) Map(base uint64) (isa.TensorMap, error) {
 		return bad("globalDim", "the rank (its length) must be 1..%d, got %d", isa.TensorMaxRank, r)
 	}
 	m.Rank = r
-	if len(t.BoxDim) != r {
-		return bad("boxDim", "needs %d entries (the rank), got %d", r, len(t.BoxDim))
+	switch t.Mode {
+	case "", "tile":
+		if len(t.BoxDim) != r {
+			return bad("boxDim", "needs %d entries (the rank), got %d", r, len(t.BoxDim))
+		}
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"pixelBoxLowerCorner", t.PixelBoxLowerCorner != nil}, {"pixelBoxUpperCorner", t.PixelBoxUpperCorner != nil},
+			{"channelsPerPixel", t.ChannelsPerPixel != 0}, {"pixelsPerColumn", t.PixelsPerColumn != 0}} {
+			if f.set {
+				return bad(f.name, "is a field of an im2col map (\"mode\": \"im2col\")")
+			}
+		}
+		copy(m.BoxDim[:], t.BoxDim)
+	case "im2col":
+		if err := t.im2col(&m); err != nil {
+			return isa.TensorMap{}, err
+		}
+	default:
+		return bad("mode", "%q is not tile or im2col", t.Mode)
 	}
 	if len(t.GlobalStrides) != r-1 {
 		return bad("globalStrides", "needs %d entries (rank - 1: the strides of dimensions 1..%d), got %d", r-1, r-1, len(t.GlobalStrides))
@@ -79,7 +108,6 @@ func (t *TensorMapSpec) Map(base uint64) (isa.TensorMap, error) {
 	}
 	copy(m.GlobalDim[:], t.GlobalDim)
 	copy(m.GlobalStrides[:], t.GlobalStrides)
-	copy(m.BoxDim[:], t.BoxDim)
 	for d := 0; d < r; d++ {
 		m.ElementStrides[d] = 1
 		if t.ElementStrides != nil {
@@ -126,6 +154,47 @@ func (t *TensorMapSpec) Map(base uint64) (isa.TensorMap, error) {
 		return isa.TensorMap{}, err
 	}
 	return m, nil
+}
+
+// im2col sets the im2col fields of m (whose Rank is set) from the spec;
+// the range checks here only guard the conversion to the encoding's
+// widths, the driver's rules are Validate's.
+func (t *TensorMapSpec) im2col(m *isa.TensorMap) error {
+	r := m.Rank
+	bad := func(field, format string, a ...any) error {
+		return fmt.Errorf("tensorMap.%s: %s", field, fmt.Sprintf(format, a...))
+	}
+	if r < 3 {
+		return bad("globalDim", "an im2col map has rank 3, 4 or 5 (NWC, NHWC, NDHWC), got %d", r)
+	}
+	if t.BoxDim != nil {
+		return bad("boxDim", "an im2col map has no boxDim (its box is pixelsPerColumn pixels of channelsPerPixel elements)")
+	}
+	lo, hi := isa.Im2colCornerRange(r)
+	for _, c := range []struct {
+		name string
+		v    []int32
+		dst  *[isa.TensorMaxRank - 2]int16
+	}{{"pixelBoxLowerCorner", t.PixelBoxLowerCorner, &m.PixelBoxLower}, {"pixelBoxUpperCorner", t.PixelBoxUpperCorner, &m.PixelBoxUpper}} {
+		if len(c.v) != r-2 {
+			return bad(c.name, "needs %d entries (rank - 2: %s), got %d", r-2, []string{"W", "W, H", "W, H, D"}[r-3], len(c.v))
+		}
+		for i, v := range c.v {
+			if int(v) < lo || int(v) > hi {
+				return bad(fmt.Sprintf("%s[%d]", c.name, i), "a rank-%d corner must be %d..%d, got %d", r, lo, hi, v)
+			}
+			c.dst[i] = int16(v)
+		}
+	}
+	if c := t.ChannelsPerPixel; c == 0 || c > isa.TensorIm2colMaxChannels {
+		return bad("channelsPerPixel", "must be 1..%d, got %d", isa.TensorIm2colMaxChannels, c)
+	}
+	if p := t.PixelsPerColumn; p == 0 || p > isa.TensorIm2colMaxPixels {
+		return bad("pixelsPerColumn", "must be 1..%d, got %d", isa.TensorIm2colMaxPixels, p)
+	}
+	m.Mode = isa.TensorModeIm2col
+	m.ChannelsPerPixel, m.PixelsPerColumn = uint16(t.ChannelsPerPixel), uint16(t.PixelsPerColumn)
+	return nil
 }
 
 // TensorMapBufferAlign is the alignment of every buffer (and so of the
