@@ -101,15 +101,17 @@ func (c *Checker) asyncShared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Acce
 			continue
 		}
 		cs.grow(int(off + size))
-		la := laneAcc{c: c, cs: cs, pc: in.PC, w: w, lane: lane}
+		// The copy instruction, not where its bytes move, is the line a
+		// warning names (Access.AsyncPC).
+		la := laneAcc{c: c, cs: cs, pc: a.AsyncPC, w: w, lane: lane}
 		if a.Kind == emu.AccessLoad {
 			cs.units(off, size, false, func(o uint64) { c.asyncRead(cs, o, w, &la) })
 			continue
 		}
 		// A write: checked with the issuer's clock, recorded as the
 		// asynchronous proxy's in its current epoch.
-		me := rec{pc: int32(in.PC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
-		ag := rec{pc: int32(in.PC), epoch: cl.aepoch, step: uint32(w) + 1, lanes: 1 << lane, warp: cl.agent}
+		me := rec{pc: int32(a.AsyncPC), epoch: ws.vc[w], step: ws.step, lanes: 1 << lane, warp: uint16(w)}
+		ag := rec{pc: int32(a.AsyncPC), epoch: cl.aepoch, step: uint32(w) + 1, lanes: 1 << lane, warp: cl.agent}
 		cs.units(off, size, true, func(o uint64) {
 			if cs.pend != nil && cs.pend[o].bulk {
 				// A copy in flight lands: checked when it was issued,

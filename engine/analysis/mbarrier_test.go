@@ -310,6 +310,14 @@ func acc(kind emu.AccessKind, async bool, size int, lane int, off uint64) emu.Ac
 	return a
 }
 
+// asyncAcc is lane 0's 16-byte asynchronous-proxy access at off made by
+// the copy instruction at pc (emu.Access.AsyncPC).
+func asyncAcc(kind emu.AccessKind, pc int, off uint64) emu.Access {
+	a := acc(kind, true, 16, 0, off)
+	a.AsyncPC = pc
+	return a
+}
+
 // The source the synthetic sequences name: a generic store, a proxy
 // fence, an instruction standing for an asynchronous copy (its accesses
 // are the async proxy's), an mbarrier wait and a generic load.
@@ -362,9 +370,9 @@ func TestCheckerAsyncProxy(t *testing.T) {
 	store := step{0, "// ST", []emu.Access{acc(emu.AccessStore, false, 16, 0, tile)}, nil}
 	fence := step{0, "// FENCE", nil, []emu.Event{{Kind: emu.EvProxyFence, Mask: 1, PC: pc["// FENCE"]}}}
 	// A copy reading the tile (a bulk or TMA store's source).
-	copyRead := step{0, "// COPY", []emu.Access{acc(emu.AccessLoad, true, 16, 0, tile)}, nil}
+	copyRead := step{0, "// COPY", []emu.Access{asyncAcc(emu.AccessLoad, pc["// COPY"], tile)}, nil}
 	// A copy writing the tile and completing 16 bytes on bar (offset 0).
-	copyWrite := step{0, "// COPY", []emu.Access{acc(emu.AccessStore, true, 16, 0, tile)}, []emu.Event{
+	copyWrite := step{0, "// COPY", []emu.Access{asyncAcc(emu.AccessStore, pc["// COPY"], tile)}, []emu.Event{
 		{Kind: emu.EvMbarrierCompleteTx, Mask: 1, Async: true, CTA: 0, Addr: 0, PC: pc["// COPY"]},
 		{Kind: emu.EvMbarrierComplete, ID: 0, CTA: 0, Addr: 0, PC: pc["// COPY"]},
 	}}
@@ -425,7 +433,7 @@ func TestCheckerAsyncProxyOnCopies(t *testing.T) {
 	@%p1 bra DONE;
 	cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r2], 128;   // COPY
 	cp.async.bulk.commit_group;
-	cp.async.bulk.wait_group 0;            // WAIT
+	cp.async.bulk.wait_group 0;
 DONE:
 	ret;`)
 	}
@@ -472,11 +480,9 @@ SKIP:
 		for _, w := range ws {
 			if w.Kind == analysis.WarnProxyFence {
 				lines := [2]int{w.PrevLine, w.Line}
-				// The copy reads its source where it is performed: at the
-				// issuing thread's wait_group (docs/emulator.md).
-				want1, want2 := [2]int{lineOf(t, src, "// WRITE"), lineOf(t, src, "// WAIT")}, [2]int{lineOf(t, src, "// WAIT"), lineOf(t, src, "// WRITE")}
+				want1, want2 := [2]int{lineOf(t, src, "// WRITE"), lineOf(t, src, "// COPY")}, [2]int{lineOf(t, src, "// COPY"), lineOf(t, src, "// WRITE")}
 				if lines != want1 && lines != want2 {
-					t.Errorf("%s: %s between lines %v, want the store and the wait that performs the copy", sched, w.Kind, lines)
+					t.Errorf("%s: %s between lines %v, want the store and the copy", sched, w.Kind, lines)
 				}
 			}
 		}

@@ -176,7 +176,7 @@ func (w *Warp) landStores(mask uint32, keep int64) *Fault {
 		for _, p := range op.pieces {
 			src := sh[p.sh : p.sh+n]
 			// The copy reads its source through the asynchronous proxy.
-			done := w.m.asyncAccesses()
+			done := w.m.asyncAccesses(int(op.pc))
 			w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, p.sh, src)
 			done()
 			g, f := w.access(kind, isa.Global, l, p.g, int(n), 1)
@@ -240,7 +240,7 @@ func (w *Warp) landBulk(c *CTA, mbar uint64) *Fault {
 				addr, sp = uint64(c.Rank+1)<<ClusterRankShift|addr, isa.SharedCluster
 			}
 			// The copy's write is the asynchronous proxy's (Access.Async).
-			done := w.m.asyncAccesses()
+			done := w.m.asyncAccesses(int(op.pc))
 			w.noteAccess(AccessStore, sp, sp, int(op.lane), addr, b)
 			done()
 		}
@@ -1129,7 +1129,7 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 					return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
 				}
 				sb = c.shared[off : off+uint64(n)]
-				done := w.m.asyncAccesses()
+				done := w.m.asyncAccesses(w.m.curPC)
 				w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, off, sb)
 				done()
 			}

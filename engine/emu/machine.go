@@ -154,6 +154,7 @@ type Machine struct {
 	// asyncAccess: the accesses being noted are the asynchronous proxy's
 	// (Access.Async; asyncAccesses).
 	asyncAccess bool
+	asyncPC     int // the copy instruction of the async accesses (Access.AsyncPC)
 	// The tensor report of the current instruction (StepInfo.Tensor) and
 	// its rows' storage, reused.
 	tensor      TensorStep

@@ -332,6 +332,10 @@ type Access struct {
 	// not by the issuing thread's program order); everything else leaves
 	// it false.
 	Async bool
+	// AsyncPC is, for an Async access, the copy instruction that issued
+	// it (its bytes may move at a later instruction: an mbarrier wait, a
+	// bulk wait_group or an exit), so a checker can name the copy.
+	AsyncPC int
 }
 
 // GenericAddr returns the address lane l's instruction computed: the

@@ -549,7 +549,10 @@ func (m *Machine) newAccess(w *Warp, kind AccessKind, sp isa.Space, size int, ge
 	}
 	a := &in.Accesses[n]
 	a.Kind, a.Space, a.Size, a.Generic, a.CTA, a.Lanes = kind, sp, size, generic, w.cta.Linear, 0
-	a.Async = m.asyncAccess
+	a.Async, a.AsyncPC = m.asyncAccess, 0
+	if m.asyncAccess {
+		a.AsyncPC = m.asyncPC
+	}
 	return a
 }
 
@@ -565,7 +568,7 @@ func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, g
 	in := &m.info
 	for i := len(in.Accesses) - 1; i >= 0; i-- {
 		x := &in.Accesses[i]
-		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == w.cta.Linear && x.Async == m.asyncAccess {
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == w.cta.Linear && x.Async == m.asyncAccess && (!x.Async || x.AsyncPC == m.asyncPC) {
 			if x.Lanes&lanes == 0 {
 				return x
 			}
@@ -585,11 +588,13 @@ func (m *Machine) warpAccess(w *Warp, kind AccessKind, sp isa.Space, size int, g
 // copy (cp.async.bulk, TMA) notes its source reads and destination writes
 // (noteAccess, recordAccess, warpAccess) between the two calls:
 //
-//	done := w.m.asyncAccesses()
+//	done := w.m.asyncAccesses(pc)
 //	... w.noteAccess(...) for each lane's bytes ...
 //	done()
-func (m *Machine) asyncAccesses() (done func()) {
-	m.asyncAccess = true
+//
+// pc is the copy instruction (Access.AsyncPC).
+func (m *Machine) asyncAccesses(pc int) (done func()) {
+	m.asyncAccess, m.asyncPC = true, pc
 	return func() { m.asyncAccess = false }
 }
 
@@ -636,7 +641,7 @@ func (m *Machine) recordAccess(w *Warp, kind AccessKind, space, sp isa.Space, la
 	var a *Access
 	for i := len(in.Accesses) - 1; i >= 0; i-- {
 		x := &in.Accesses[i]
-		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == cta && x.Async == m.asyncAccess {
+		if x.Kind == kind && x.Space == sp && x.Size == size && x.Generic == generic && x.CTA == cta && x.Async == m.asyncAccess && (!x.Async || x.AsyncPC == m.asyncPC) {
 			if x.Lanes&(1<<lane) == 0 {
 				a = x
 			}

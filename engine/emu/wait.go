@@ -444,6 +444,11 @@ func (w *Warp) WaitText() string {
 	return s
 }
 
+// DescribeWait says in words what wait t of the warp (its own or one of
+// GroupWaits) waits for, as WaitText does for one wait, without naming
+// the lanes.
+func (w *Warp) DescribeWait(t Wait) string { return w.waitText(t) }
+
 func (w *Warp) waitText(t Wait) string {
 	if t.Kind == WaitMbarrier {
 		return w.mbarrierWaitText(t)

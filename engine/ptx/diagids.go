@@ -155,7 +155,7 @@ var IDs = []DiagInfo{
 	{DiagMbarrierPlain, "an ordinary load, store or atomic of an initialised mbarrier's bytes"},
 	{DiagMbarrierInitWaiting, "mbarrier.init of an mbarrier that threads are waiting on"},
 	{DiagProxyFence, "an asynchronous copy reads shared memory a thread wrote with no fence.proxy.async since the write"},
-	{DiagAsyncWriteRead, "a read of shared memory an asynchronous copy wrote, before a wait on the mbarrier phase the copy completed"},
+	{DiagAsyncWriteRead, "a read of shared memory an asynchronous copy wrote or has in flight, before a wait on the mbarrier phase the copy completes"},
 }
 
 var idIndex = func() map[DiagID]int {
