@@ -406,7 +406,9 @@ func bindTensorLoad(b *binder, ws []string, n int) {
 	op := b.op
 	dref.set(op)
 	name := "cp.async.bulk.tensor"
+	form := addTMAForm(b, tmaForm{kind: TMALoad, rank: n, mref: mref, coords: regs, sref: dref, bref: bref, mask: mask})
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		w.noteTMA(form, emask)
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
@@ -512,10 +514,13 @@ func bindTensorStore(b *binder, ws []string, n int, red isa.SubOp) {
 	op := b.op
 	sref.set(op)
 	name := "cp.async.bulk.tensor"
+	kind := TMAStore
 	if red != isa.SubNone {
-		name = "cp.reduce.async.bulk.tensor"
+		name, kind = "cp.reduce.async.bulk.tensor", TMAReduce
 	}
+	form := addTMAForm(b, tmaForm{kind: kind, red: red, rank: n, mref: mref, coords: regs, sref: sref, mask: -1})
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		w.noteTMA(form, emask)
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			tm, f := w.tensorMapAt(name, l, mref.space, refAddr(w, mref, l))
@@ -1031,7 +1036,7 @@ func bindPrefetchTensor(b *binder) {
 	if !b.Want(want, want) {
 		return
 	}
-	mref, _, ok := bindTensorOperand(b, 0, n)
+	mref, regs, ok := bindTensorOperand(b, 0, n)
 	if !ok {
 		return
 	}
@@ -1042,7 +1047,9 @@ func bindPrefetchTensor(b *binder) {
 		return
 	}
 	mref.set(b.op)
+	form := addTMAForm(b, tmaForm{kind: TMAPrefetch, rank: n, mref: mref, coords: regs, mask: -1})
 	b.op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		w.noteTMA(form, emask)
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			if _, f := w.tensorMapAt("prefetch.tensor", l, mref.space, refAddr(w, mref, l)); f != nil {
