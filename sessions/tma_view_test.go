@@ -88,7 +88,7 @@ func TestTMAViewOnTheWire(t *testing.T) {
 	if next == nil || last == nil || third == nil {
 		t.Fatalf("views seen: %+v", seen)
 	}
-	if next.Direction != "load" || next.Line != 20 || !strings.HasPrefix(next.Op, "cp.async.bulk.tensor.2d") || next.Warp != 0 || next.Lane != 0 ||
+	if next.Direction != "load" || next.Line != 20 || next.Op != "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes" || next.Warp != 0 || next.Lane != 0 ||
 		!reflect.DeepEqual(next.Coords, []int32{32, 0}) || next.Mbarrier == "" || next.Multicast != "" || next.Error != "" {
 		t.Fatalf("next: %+v", next)
 	}

@@ -126,7 +126,8 @@ export class TmaView implements ProgramScoped {
       h("div.tma-title",
         h("b", `line ${t.line}`), ` · CTA #${t.linear} warp ${t.warp} lane ${t.lane} · `,
         h("span.tma-src", { "data-source": t.source }, which)),
-      h("code.tma-op", t.op ?? ""),
+      // Breaks only between modifiers, not inside one.
+      h("code.tma-op", (t.op ?? "").split(".").flatMap((w, i) => (i ? [".", h("wbr"), w] : [w]))),
       h("div.tma-facts",
         h("span.tma-dir", { "data-dir": t.direction }, DIR_TEXT[t.direction ?? ""] ?? t.direction ?? ""),
         t.reduction ? h("span", `.${t.reduction}`) : null,
