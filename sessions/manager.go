@@ -478,8 +478,13 @@ func opcodeAt(source string, start, end int) string {
 		return ""
 	}
 	op := strings.TrimSuffix(words[0], ";")
-	return op[:min(len(op), 64)]
+	return op[:min(len(op), maxOpcode)]
 }
+
+// maxOpcode bounds an opcode as the wire carries it: long enough for the
+// longest PTX spelling (a multicast tensor copy with a cache hint is over
+// 100 characters), short enough that a malformed word stays small.
+const maxOpcode = 160
 
 // op returns the opcode of pc ("" if none).
 func (c *compiled) op(pc int) string {

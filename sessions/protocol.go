@@ -273,6 +273,9 @@ type stateMsg struct {
 	// Threads is the selected warp's scheduling (groups, last issue, why
 	// each lane waits): in full states, and in a delta when it changed.
 	Threads *threadsJSON `json:"threads,omitempty"`
+	// TMA is the selected CTA's TMA view (tma.go): in full states, and in
+	// a delta when it changed (source "none": there is none now).
+	TMA *tmaJSON `json:"tma,omitempty"`
 	// Printf updates the Console (the launch's printf output up to this
 	// step): in full states (keep 0: the whole output), and in a delta
 	// when the output changed.
@@ -793,6 +796,8 @@ type inspectMsg struct {
 	Divergence *divergenceJSON `json:"divergence,omitempty"`
 	// Threads: as in state, for the warp inspected.
 	Threads *threadsJSON `json:"threads,omitempty"`
+	// TMA: as in state, for the CTA and warp inspected.
+	TMA *tmaJSON `json:"tma,omitempty"`
 }
 
 // lineMemoryMsg continues the per-line memory update of the state just

@@ -1272,8 +1272,9 @@ func (s *Session) doInspect(msg *clientMsg) {
 	rj, _, _ := s.regsJSON(w, false, false)
 	s.view.selLin, s.view.selW = c.Linear, w.ID
 	out := inspectMsg{Type: "inspect", ID: msg.ID, CTA: ci, Linear: c.Linear, Warp: wi, Regs: rj, Divergence: s.divergenceJSON(ci, wi),
-		Threads: s.threadsJSON(ci, w)}
+		Threads: s.threadsJSON(ci, w), TMA: s.tmaView(ci, w)}
 	s.view.threads = encode(out.Threads)
+	s.view.tma = encode(out.TMA)
 	if mr := msg.Memory; mr != nil {
 		var mem []byte
 		j := memJSON{Space: mr.Space, Offset: uint64(mr.Offset)}

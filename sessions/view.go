@@ -27,6 +27,7 @@ type clientView struct {
 	regPage int     // the page of regs and preds
 	warns   warnSig // the warnings sent last
 	threads []byte  // the selected warp's scheduling as sent last (JSON)
+	tma     []byte  // the TMA view as sent last (JSON)
 	// The printf lines the client holds (the first printfN of the
 	// launch's trajectory) and the dropped count it was sent.
 	printfN       int
@@ -216,6 +217,18 @@ func (s *Session) buildState(o stateOpts) [][]byte {
 	} else {
 		v.selLin, v.selW = -1, -1
 		v.threads = nil
+	}
+	// The TMA view of the selected CTA, when it changed.
+	{
+		ci, w := -1, s.selected()
+		if w != nil {
+			ci = s.ctaIndex(w.CTA().Linear)
+		}
+		tj := s.tmaView(ci, w)
+		if b := encode(tj); full || !bytes.Equal(b, v.tma) {
+			msg.TMA = tj
+			v.tma = b
+		}
 	}
 
 	// Events, memory, the last instruction, the fault.

@@ -10,7 +10,7 @@ export type OpStatus = (typeof opStatusValues)[number];
 export const swizzlePatternValues = ["row", "column", "ldmatrix"] as const;
 export type SwizzlePattern = (typeof swizzlePatternValues)[number];
 
-export const lessonPanelValues = ["editor", "warps", "regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "console"] as const;
+export const lessonPanelValues = ["editor", "warps", "regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "tma", "console"] as const;
 export type LessonPanel = (typeof lessonPanelValues)[number];
 
 export interface IsaOpcode {

@@ -23,6 +23,7 @@ import { FragmentsView } from "./fragments";
 import { DivergenceView } from "./divergence";
 import type { MemBadges } from "./membadges";
 import { SwizzleView } from "./swizzle";
+import { TmaView } from "./tma";
 import { ChangeBanner, EventsView, FaultView, ProblemsView } from "./panels";
 import { ConsoleView } from "./console";
 import type { Action } from "./keys";
@@ -49,8 +50,8 @@ import { compareBudget, exampleOfLink, onDone, onLoaded, onOpen, onParked, onSta
  * link names it: its lesson is read with parseLesson. */
 export type ExampleData = Omit<api.ExampleData, "lesson"> & { lesson?: unknown };
 
-export type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "divergence" | "swizzle" | "console";
-export const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "console"];
+export type Tab = "regs" | "memory" | "launch" | "events" | "fragments" | "divergence" | "swizzle" | "tma" | "console";
+export const tabs: Tab[] = ["regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "tma", "console"];
 
 export function readJSON<T>(id: string): T | null {
   const el = document.getElementById(id);
@@ -91,6 +92,7 @@ export class App {
   fragments!: FragmentsView;
   divergence!: DivergenceView;
   swizzle!: SwizzleView;
+  tma!: TmaView;
   /** The unit "× N" last stepped by (null: not used since it was set). */
   countUnit: Granularity | null = null;
   example: ExampleData | null = null;
@@ -260,6 +262,7 @@ export class App {
       sched,
     });
     this.swizzle = new SwizzleView(byId("pg-tab-swizzle"), m, () => this.tab === "swizzle");
+    this.tma = new TmaView(byId("pg-tab-tma"), m, () => this.tab === "tma", (off) => { showTab(this, "memory"); this.mem.showBanks(off); });
     this.console = new ConsoleView(byId("pg-tab-console"), m, () => this.tab === "console", {
       seek: (k) => this.session.whenLive(() => this.session.seek(k)),
       goto: (l) => this.editor.goto(l, 1, false),

@@ -50,7 +50,7 @@ export function showTab(app: App, t: Tab): void {
     const p = document.getElementById(`pg-tab-${id}`);
     if (p) p.hidden = id !== t;
   }
-  const view = { regs: app.regs, memory: app.mem, events: app.events, fragments: app.fragments, divergence: app.divergence, swizzle: app.swizzle, console: app.console, launch: null }[t];
+  const view = { regs: app.regs, memory: app.mem, events: app.events, fragments: app.fragments, divergence: app.divergence, swizzle: app.swizzle, tma: app.tma, console: app.console, launch: null }[t];
   view?.shown();
   app.warps?.tabShown();
 }

@@ -373,6 +373,12 @@ export class MemoryView implements ProgramScoped {
     }
   }
 
+  /** Shows shared memory as its 32 banks at a byte offset (the TMA view's tile). */
+  showBanks(offset: number): void {
+    this.banks = true;
+    this.reveal("shared", undefined, offset);
+  }
+
   /** Shows a region's tab, on the page of a byte offset (e.g. from the fault panel). */
   reveal(space: "global" | "shared", buffer?: string, offset?: number): void {
     const key = space === "shared" ? "shared" : `global:${buffer}`;

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine,
+  Barrier, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine, TmaView,
 } from "./proto";
 import { hexBytes } from "./format";
 import { MemRegion, elemSize } from "./memregion";
@@ -92,6 +92,8 @@ export class Model {
   scheduling = "";
   /** The selected warp's scheduling (thread groups, last issue, lane waits) at the step shown. */
   threads: WarpThreads | null = null;
+  /** The selected CTA's TMA view (its next or last tensor copy) at the step shown. */
+  tma: TmaView | null = null;
   /** The last compare-scheduling reply for what runs, and whether one is under way. */
   compare: SchedulingCompare | null = null;
   comparing = false;
@@ -176,6 +178,7 @@ export class Model {
     this.fault = null;
     this.divergence = null;
     this.threads = null;
+    this.tma = null;
     this.scheduling = "";
     this.lineMemory = [];
     this.printf = [];
@@ -296,6 +299,10 @@ export class Model {
     if (m.threads || (m.full && this.threads)) {
       this.threads = m.threads ?? null;
       ch.add("threads");
+    }
+    if (m.tma || (m.full && this.tma)) {
+      this.tma = m.tma ?? null;
+      ch.add("tma");
     }
     if (m.divergence || this.divergence) ch.add("divergence");
     this.divergence = m.divergence ?? null;

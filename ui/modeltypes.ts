@@ -8,7 +8,7 @@ export interface Selection {
 
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
-  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare"
+  | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare" | "tma"
   /** Another program (or none): emitted once, with "loaded", after the model dropped one. */
   | "program"
   | "printf";

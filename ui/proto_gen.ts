@@ -426,6 +426,73 @@ export interface WarpThreads {
   lanes: LaneWait[];
 }
 
+export interface TmaView {
+  source: string;
+  cta: number;
+  linear: number;
+  warp: number;
+  lane: number;
+  pc: number;
+  line: number;
+  op?: string;
+  direction?: string;
+  reduction?: string;
+  multicast?: string;
+  coords: number[];
+  mapAddr?: string;
+  map?: TensorMapInfo;
+  shared?: string;
+  sharedRank: number;
+  sharedOffset: number;
+  mbarrier?: string;
+  error?: string;
+  box?: TmaBox;
+  tile?: TmaTile;
+}
+
+export interface TensorMapInfo {
+  globalAddress: string;
+  buffer?: string;
+  bufferOffset: number;
+  dataType: string;
+  rank: number;
+  globalDim: number[];
+  globalStrides: number[];
+  boxDim: number[];
+  elementStrides: number[];
+  interleave: string;
+  swizzle: string;
+  swizzleAtom?: string;
+  oobFill: string;
+}
+
+export interface TmaBox {
+  elems: number[];
+  elemBytes: number;
+  bytes: number;
+  elements: number;
+  oob: number;
+  x: number[];
+  rows: TmaRow[];
+  rowsOmitted: number;
+}
+
+export interface TmaRow {
+  coords: number[];
+  inLo: number;
+  inHi: number;
+}
+
+export interface TmaTile {
+  mode: string;
+  atom?: string;
+  rowBytes: number;
+  rows: number;
+  totalRows: number;
+  base: number;
+  bytes: number;
+}
+
 export interface WarpState {
   warp: number;
   pc: number;
@@ -654,6 +721,7 @@ export interface State {
   warnings?: Warnings;
   scheduling: string;
   threads?: WarpThreads;
+  tma?: TmaView;
   printf?: PrintfUpdate;
 }
 
@@ -685,6 +753,7 @@ export interface Inspect {
   memory?: MemChunk;
   divergence?: Divergence;
   threads?: WarpThreads;
+  tma?: TmaView;
 }
 
 export interface OmittedBuffer {

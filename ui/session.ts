@@ -294,6 +294,10 @@ export class SessionClient {
           model.threads = m.threads;
           model.emit(new Set<Change>(["threads"]));
         }
+        if (m.tma) {
+          model.tma = m.tma;
+          model.emit(new Set<Change>(["tma"]));
+        }
         if (m.divergence) {
           model.divergence = m.divergence;
           model.emit(new Set<Change>(["divergence"]));

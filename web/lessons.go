@@ -71,7 +71,7 @@ func (s *HintShows) check(text string) error {
 // LessonPanels are the parts of the playground a hint can point at: the
 // editor, the warps pane, and the inspector tabs by their ids (data-tab in
 // web/playground.templ).
-var LessonPanels = []string{"editor", "warps", "regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "console"}
+var LessonPanels = []string{"editor", "warps", "regs", "memory", "launch", "events", "fragments", "divergence", "swizzle", "tma", "console"}
 
 // LessonExpect is a lesson's stated result.
 type LessonExpect struct {

@@ -136,6 +136,11 @@ type asyncUnit struct {
 	// tensor stores and reductions), each in a bulk async-group of its
 	// issuing thread, in issue order (exec_tma_bulk.go).
 	stores []bulkStore
+	// lastTMA is the last tensor copy a thread of the CTA issued (hasTMA:
+	// there was one since the CTA started); the TMA view shows it
+	// (tma_view.go).
+	lastTMA TMACopy
+	hasTMA  bool
 }
 
 // warp returns the state of warp id, growing the unit to hold it.
@@ -197,7 +202,7 @@ func (u *asyncUnit) bulkCommitted(id int, lane int32) uint32 {
 }
 
 func (u *asyncUnit) clone() asyncUnit {
-	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk), stores: slices.Clone(u.stores)}
+	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk), stores: slices.Clone(u.stores), lastTMA: u.lastTMA, hasTMA: u.hasTMA}
 	for i := range c.warps {
 		c.warps[i].ops = slices.Clone(c.warps[i].ops)
 	}
@@ -217,6 +222,7 @@ func (u *asyncUnit) reset() {
 	u.bulk = u.bulk[:0]
 	clear(u.stores)
 	u.stores = u.stores[:0]
+	u.lastTMA, u.hasTMA = TMACopy{}, false
 }
 
 // size returns the bytes of the unit's fixed part (for snapshots; its
@@ -246,6 +252,9 @@ func (u *asyncUnit) bytes() int64 {
 func (u *asyncUnit) diff(v *asyncUnit) string {
 	if u.n != v.n {
 		return fmt.Sprintf("%d vs %d asynchronous operations in flight", u.n, v.n)
+	}
+	if u.hasTMA != v.hasTMA || u.lastTMA != v.lastTMA {
+		return fmt.Sprintf("the last tensor copy differs (pc %d vs %d)", u.lastTMA.PC, v.lastTMA.PC)
 	}
 	if len(u.bulk) != len(v.bulk) {
 		return fmt.Sprintf("%d vs %d bulk copies in flight", len(u.bulk), len(v.bulk))

@@ -675,7 +675,9 @@ func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 	op := b.op
 	dref.set(op)
 	name := "cp.async.bulk.tensor"
+	form := addTMAForm(b, tmaForm{kind: TMALoad, rank: n, ta: ta, sref: dref, bref: bref, mask: mask})
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		w.noteTMA(form, emask)
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			tm, f := ta.mapAt(w, name, l)
@@ -740,10 +742,13 @@ func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red 
 	op := b.op
 	sref.set(op)
 	name := "cp.async.bulk.tensor"
+	kind := TMAStore
 	if red != isa.SubNone {
-		name = "cp.reduce.async.bulk.tensor"
+		name, kind = "cp.reduce.async.bulk.tensor", TMAReduce
 	}
+	form := addTMAForm(b, tmaForm{kind: kind, red: red, rank: n, ta: ta, sref: sref, mask: -1})
 	op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		w.noteTMA(form, emask)
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			tm, f := ta.mapAt(w, name, l)
@@ -1210,7 +1215,9 @@ func bindPrefetchTensor(b *binder) {
 	}
 	ta.mref.set(b.op)
 	const name = "prefetch.tensor"
+	form := addTMAForm(b, tmaForm{kind: TMAPrefetch, rank: n, ta: ta, mask: -1})
 	b.op.Exec = func(w *Warp, op *Op, emask uint32) *Fault {
+		w.noteTMA(form, emask)
 		for mm := emask; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			tm, f := ta.mapAt(w, name, l)

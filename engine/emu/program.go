@@ -21,6 +21,9 @@ type Program struct {
 	Specials []SpecialReg // value slots holding special registers
 	Calls    []CallInfo   // call sites (Op.Aux of OpCall)
 	Tables   [][]int32    // branch target lists (Op.Aux of brx.idx)
+	// tma holds the bound operands of the tensor copy instructions
+	// (tma_view.go; Op.Aux is the index + 1).
+	tma []tmaForm
 	// MemOperands lists every memory (address) operand of every
 	// instruction, in pc order: whatever the instruction (ld, st, atom,
 	// cp.async, wmma.load, ldmatrix, prefetch, ...), its "[addr]"
