@@ -589,6 +589,11 @@ type warpJSON struct {
 	// first 64.
 	Groups        []groupJSON `json:"groups,omitempty"`
 	GroupsOmitted int         `json:"groupsOmitted,omitempty"`
+	// GroupWaits (independent scheduling) are the waits of thread groups
+	// of the warp, which block only their lanes while the warp's other
+	// groups run (emu.Warp.GroupWaits); each one's text says what it
+	// waits for, without the lanes (they are its lanes field).
+	GroupWaits []waitJSON `json:"groupWaits,omitempty"`
 	// Async is the warp's asynchronous work in flight (cp.async copies
 	// that have not landed); absent when there is none.
 	Async *asyncJSON `json:"async,omitempty"`

@@ -362,6 +362,13 @@ func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
 			j.Barrier = &b
 		}
 	}
+	if gw := w.GroupWaits(); len(gw) > 0 {
+		j.GroupWaits = make([]waitJSON, len(gw))
+		for i, t := range gw {
+			j.GroupWaits[i] = *s.waitJSON(w, t)
+			j.GroupWaits[i].Text = w.DescribeWait(t)
+		}
+	}
 	st := w.Stack()
 	if prev != nil && slices.EqualFunc(st, prev.Stack, func(e emu.StackEntry, p stackJSON) bool {
 		return e.PC == p.PC && e.RPC == p.RPC && hexMask(e.Mask) == p.Mask

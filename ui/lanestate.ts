@@ -4,7 +4,7 @@
 // a lane is (thread and CTA).
 
 import type { Model } from "./model";
-import type { CtaState, WarpState, Fault } from "./proto";
+import type { CtaState, WarpState, Fault, WaitInfo } from "./proto";
 import { mask32 } from "./format";
 import { clusterText } from "./clusters";
 
@@ -41,9 +41,12 @@ export function warpKind(w: WarpState): "ready" | "barrier" | "waiting" | "exite
  * mbarrier of the warp's CTA by its offset (hex), when known.
  */
 export function waitLabel(w: WarpState, mbarName?: (offset: string) => string | undefined): string {
-  const t = w.wait;
-  if (!t) return w.state;
-  if (t.kind === "barrier") return `at barrier ${t.barrier ?? w.barrier ?? ""}`.trimEnd();
+  return w.wait ? waitWords(w.wait, w.barrier, mbarName) : w.state;
+}
+
+/** waitLabel's words for one wait (a warp's, or one of its thread groups'). */
+export function waitWords(t: WaitInfo, barrier: number | undefined, mbarName?: (offset: string) => string | undefined): string {
+  if (t.kind === "barrier") return `at barrier ${t.barrier ?? barrier ?? ""}`.trimEnd();
   if (t.kind === "cluster-barrier") return t.expected ? `at cluster barrier · ${t.arrived ?? 0}/${t.expected}` : "at cluster barrier";
   if (t.kind === "mbarrier") {
     const name = t.addr !== undefined ? mbarName?.(t.addr) : undefined;

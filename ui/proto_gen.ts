@@ -507,6 +507,7 @@ export interface WarpState {
   depth: number;
   groups?: ThreadGroup[];
   groupsOmitted?: number;
+  groupWaits?: WaitInfo[];
   async?: AsyncWork;
 }
 

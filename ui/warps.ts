@@ -9,7 +9,7 @@ import { mask32, maskText, popc } from "./format";
 import { asyncGroupLines, asyncSummary } from "./pending";
 import { laneWhy, lanesText, modelName, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
 import { clusterBarText, clusterTitle, clustered, idxText } from "./clusters";
-import { faultLanesOf, laneState, laneTitle, waitLabel, warpKind } from "./lanestate";
+import { faultLanesOf, laneState, laneTitle, waitLabel, waitWords, warpKind } from "./lanestate";
 import { renderMbarriers } from "./mbarriers";
 
 export { faultLanesOf, laneLegend, laneState, laneTitle, nextWarpTitle, sameIdx, threadIdx, waitLabel, warpKind, type LaneState } from "./lanestate";
@@ -220,7 +220,10 @@ export class WarpsView {
     setText(row.where, exited || w.line <= 0 ? "" : `line ${w.line} · pc ${w.pc}`);
     const act = popc(mask32(w.active) & ~mask32(w.exited));
     const mbarName = (off: string) => c.mbarriers?.find((b) => parseInt(b.offset, 16) === parseInt(off, 16))?.name;
-    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` : kind === "barrier" || kind === "waiting" ? waitLabel(w, mbarName) : w.state;
+    // Thread groups that wait while the warp's other groups run (independent scheduling).
+    const gw = kind === "ready" ? (w.groupWaits ?? []) : [];
+    const label = kind === "ready" ? `${act}/${popc(mask32(w.valid))} active` + gw.map((t) => ` · ${lanesText(mask32(t.lanes))} ${waitWords(t, undefined, mbarName)}`).join("")
+      : kind === "barrier" || kind === "waiting" ? waitLabel(w, mbarName) : w.state;
     setText(row.state, label);
     const groups = w.groups?.length ?? 0;
     row.state.title = groups > 1 ? `${groups} thread groups (independent scheduling)` : "";
@@ -231,6 +234,7 @@ export class WarpsView {
     row.async.hidden = !inFlight;
     if (inFlight) row.el.classList.add("async");
     row.el.title = `CTA ${c.linear}${clustered(m) ? ` (rank ${c.rank} of its cluster)` : ""}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
+      gw.map((t) => `\n${lanesText(mask32(t.lanes))} wait for ${t.text} (line ${t.line})`).join("") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
       (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "");
   }
