@@ -426,3 +426,29 @@ func overlapHint(d WgmmaDescriptor, o WgmmaOperand) string {
 	}
 	return fmt.Sprintf("with the %s swizzle, MN-major, each %d-byte MN block of 8 K rows is %d bytes, the MN blocks are LBO (%d) apart and the 8-K-row groups SBO (%d) apart", d.Swizzle, w, 8*w, d.LBO, d.SBO)
 }
+
+// Span is the smallest and one past the largest physical byte address the
+// operand reads.
+func (l *WgmmaLayout) Span() (lo, hi uint64) {
+	lo = ^uint64(0)
+	for _, a := range l.Addr {
+		lo = min(lo, a)
+		hi = max(hi, a+1)
+	}
+	if l.Operand.ElemBits > 8 {
+		hi += uint64(l.Operand.ElemBits/8) - 1
+	}
+	return lo, hi
+}
+
+// CheckShared reports an operand that reads past the CTA's sharedBytes of
+// shared memory, naming the first element that does.
+func (l *WgmmaLayout) CheckShared(sharedBytes uint64) error {
+	size := uint64(max(1, l.Operand.ElemBits/8))
+	for i, a := range l.Addr {
+		if a+size > sharedBytes {
+			return fmt.Errorf("element (%d, %d) is read from shared byte %#x, outside the CTA's %d bytes of shared memory (%s)", i/l.Operand.K, i%l.Operand.K, a, sharedBytes, l.Desc)
+		}
+	}
+	return nil
+}

@@ -399,3 +399,26 @@ func TestWgmmaHandWrittenDescriptor(t *testing.T) {
 		t.Errorf("element (3, 0) at %#x", got)
 	}
 }
+
+func TestWgmmaLayoutSharedBounds(t *testing.T) {
+	d := WgmmaDescriptor{Start: 0x1000, SBO: 1024, Swizzle: WgmmaSwizzle128B}
+	l, err := WgmmaOperandLayout(d, WgmmaOperand{Major: WgmmaKMajor, ElemBits: 16, Rows: 64, K: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows 0..63 in 8 groups of 1024 bytes; each row reads 32 of its 128
+	// bytes, swizzled: the last row (63, row 7 of its group) reads chunks
+	// 0^7 and 1^7 = 7 and 6, ending at 0x1000 + 7*1024 + 7*128 + 128 with
+	// element (63, 7), the last of chunk 0, at 0x2ffe.
+	lo, hi := l.Span()
+	if lo != 0x1000 || hi != 0x1000+8*1024 {
+		t.Errorf("span %#x..%#x", lo, hi)
+	}
+	if err := l.CheckShared(0x1000 + 8*1024); err != nil {
+		t.Errorf("fits exactly: %v", err)
+	}
+	err = l.CheckShared(0x1000 + 8*1024 - 1)
+	if err == nil || !strings.Contains(err.Error(), "element (63, 7) is read from shared byte 0x2ffe") {
+		t.Errorf("one byte short: %v", err)
+	}
+}
