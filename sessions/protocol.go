@@ -350,6 +350,9 @@ type warningJSON struct {
 	Capped bool  `json:"capped"`
 	// Step: the warp-instruction of the first occurrence.
 	Step int64 `json:"step"`
+	// Text: what the warning found, in one sentence naming its lines
+	// (analysis.Warning.Message, as ptxplay prints it).
+	Text string `json:"text"`
 }
 
 type warpRef struct {

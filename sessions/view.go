@@ -798,7 +798,7 @@ func (s *Session) warningsJSON(msg *stateMsg, full bool) {
 		w := &ws[i]
 		wj := warningJSON{Kind: string(w.Kind), Space: w.Space.String(), PC: w.PC, Line: w.Line,
 			CTA: w.Thread.CTA, Thread: w.Thread.Tid, PrevPC: w.PrevPC, Offset: w.Offset,
-			Count: w.Count, Capped: w.Capped, Step: w.Step}
+			Count: w.Count, Capped: w.Capped, Step: w.Step, Text: w.Message()}
 		if w.HasPrev() {
 			wj.PrevLine, wj.PrevCTA, wj.PrevThread = w.PrevLine, w.PrevThread.CTA, w.PrevThread.Tid
 		}

@@ -36,7 +36,7 @@ func (c *client) freshWarnings(k int64) []warningJSON {
 	for _, w := range chk.Warnings() {
 		wj := warningJSON{Kind: string(w.Kind), Space: w.Space.String(), PC: w.PC, Line: w.Line,
 			CTA: w.Thread.CTA, Thread: w.Thread.Tid, PrevPC: w.PrevPC, Offset: w.Offset,
-			Count: min(w.Count, analysis.MaxOccurrenceSteps), Capped: w.Count >= analysis.MaxOccurrenceSteps, Step: w.Step}
+			Count: min(w.Count, analysis.MaxOccurrenceSteps), Capped: w.Count >= analysis.MaxOccurrenceSteps, Step: w.Step, Text: w.Message()}
 		if w.HasPrev() {
 			wj.PrevLine, wj.PrevCTA, wj.PrevThread = w.PrevLine, w.PrevThread.CTA, w.PrevThread.Tid
 		}
@@ -111,4 +111,38 @@ func TestWarningsFollowHistory(t *testing.T) {
 			t.Log(fmt.Sprint(len(have), " warnings at the end"))
 		})
 	}
+}
+
+// TestWarningText: the state message says what each warning found in the
+// words of its kind: the gallery's missing fence.proxy.async is a TMA
+// store reading generic-proxy writes, naming both lines.
+func TestWarningText(t *testing.T) {
+	for _, ex := range galleryExamples(t) {
+		if ex.name != "tma-missing-fence" {
+			continue
+		}
+		c := newClient(t, newManager(t, Limits{}))
+		st := c.load(ex.src, ex.spec)
+		var have []warningJSON
+		for i := 0; i < 200 && st.Status == "paused"; i++ {
+			if st.Warnings != nil {
+				have = st.Warnings.List
+			}
+			st = c.step("warp", 8)
+		}
+		if st.Warnings != nil {
+			have = st.Warnings.List
+		}
+		for _, w := range have {
+			if w.Kind == string(analysis.WarnProxyFence) {
+				want := fmt.Sprintf("the TMA store at line %d (thread 0 of CTA 0) reads shared memory that thread 0 of CTA 0 wrote at line %d through the generic proxy, with no fence.proxy.async between them", w.Line, w.PrevLine)
+				if w.Text != want {
+					t.Errorf("text %q, want %q", w.Text, want)
+				}
+				return
+			}
+		}
+		t.Fatalf("no %s warning: %+v", analysis.WarnProxyFence, have)
+	}
+	t.Fatal("no example tma-missing-fence")
 }

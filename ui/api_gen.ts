@@ -105,6 +105,7 @@ export interface SwizzleDoc {
 
 export interface HintShows {
   wavefronts: number;
+  ideal?: number;
   swizzle: string;
 }
 

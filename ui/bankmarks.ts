@@ -43,6 +43,13 @@ function maskLanes(hex: string): number[] {
 
 /** The verdict of one shared access as a line of text:
  * "ld.shared.f32 · 32 lanes · 32 wavefronts (ideal 1): 32-way bank conflict". */
+/** The conflict degree, wavefronts per ideal wavefront ("8" for 32
+ * wavefronts of a 16-byte load whose ideal is 4; "1.5" when uneven). */
+export function conflictWays(wavefronts: number, ideal: number): string {
+  const d = wavefronts / Math.max(1, ideal);
+  return Number.isInteger(d) ? String(d) : d.toFixed(1);
+}
+
 export function bankSummary(op: string, a: Access): string {
   const v = a.shared;
   const n = a.offsets.filter((o) => o !== null).length;
@@ -52,9 +59,7 @@ export function bankSummary(op: string, a: Access): string {
     const same = maskLanes(v.broadcast).length > 0;
     const sameWord = a.kind === "load" ? "broadcast" : a.kind === "store" ? "same-word writes" : "";
     if (v.wavefronts > v.ideal) {
-      const d = v.wavefronts / v.ideal;
-      const deg = Number.isInteger(d) ? String(d) : d.toFixed(1);
-      return `${deg}-way bank conflict` + (same && sameWord ? ` · ${sameWord}` : "");
+      return `${conflictWays(v.wavefronts, v.ideal)}-way bank conflict` + (same && sameWord ? ` · ${sameWord}` : "");
     }
     return same && sameWord ? sameWord : "conflict-free";
   })();

@@ -212,15 +212,6 @@ export class EventsView {
   }
 }
 
-const warnText: Record<string, string> = {
-  "read-after-write": "race: read after another thread's write, no barrier between",
-  "write-after-read": "race: write after another thread's read, no barrier between",
-  "write-after-write": "race: two threads write, no barrier between",
-  "cp-async-read-before-wait": "read before the cp.async copy landed (missing wait)",
-  "uninitialised-shared-read": "read of shared memory never written",
-  "uninitialised-global-read": "load of global memory the launch did not initialise",
-};
-
 function threadText(cta: number[], t: number[], multi: boolean): string {
   const d = (v: number[]) => (v[1] || v[2] ? `(${v.join(",")})` : `${v[0]}`);
   return `t${d(t)}${multi || cta[0] || cta[1] || cta[2] ? ` CTA ${d(cta)}` : ""}`;
@@ -234,7 +225,7 @@ export function warningRow(w: WarningInfo, multi: boolean, goto: (line: number) 
   const prev = w.prevPc >= 0;
   return h("li", { class: `warn warn-${w.kind}`, "data-line": String(w.line) },
     h("span.warn-kind", w.kind),
-    h("span.warn-what", warnText[w.kind] ?? ""),
+    h("span.warn-what", w.text),
     h("span.warn-lines",
       prev ? line(w.prevLine, `line ${w.prevLine}`) : null,
       prev ? h("span.muted", ` ${threadText(w.prevCta, w.prevThread, multi)} → `) : null,

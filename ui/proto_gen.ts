@@ -667,6 +667,7 @@ export interface WarningInfo {
   count: number;
   capped: boolean;
   step: number;
+  text: string;
 }
 
 export interface Warnings {

@@ -15,6 +15,7 @@
 //
 // The numbers' reading is in swizzleinfo.ts, the grids in swizzlegrids.ts.
 
+import { conflictWays } from "./bankmarks";
 import { h, setChildren, stored, toggle } from "./dom";
 import type { Model, ProgramScoped } from "./model";
 import type { LastInfo, LiveSwizzle } from "./proto";
@@ -355,7 +356,7 @@ export class SwizzleView implements ProgramScoped {
     const conflicts = a.lanes.filter((l) => l.conflict).length;
     const verdict = a.wavefronts <= a.ideal
       ? h("span.swz-ok", `${a.wavefronts} wavefront${a.wavefronts === 1 ? "" : "s"}: no conflict`)
-      : h("span.swz-bad", `${a.wavefronts} wavefronts (ideal ${a.ideal}): ${a.wavefronts}-way conflict, ${conflicts} lanes`);
+      : h("span.swz-bad", `${a.wavefronts} wavefronts (ideal ${a.ideal}): ${conflictWays(a.wavefronts, a.ideal)}-way conflict, ${conflicts} lanes`);
     const lanes = a.lanes.map((l) => h("span.swz-lane", {
       class: l.conflict ? "conflict" : "",
       "data-lane": l.lane,

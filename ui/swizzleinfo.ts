@@ -2,6 +2,7 @@
 // address lies in the tile, where a live access's lanes are, the colours of
 // banks and bank groups, and the live report in words.
 
+import { conflictWays } from "./bankmarks";
 import type { LiveSwizzle } from "./proto";
 import type { SwizzleDoc } from "./api_gen";
 
@@ -73,7 +74,7 @@ export interface LiveParts {
 export function liveParts(sw: LiveSwizzle): LiveParts {
   const n = sw.lanes.length;
   const what = `the ${sw.kind} of ${n} lane${n === 1 ? "" : "s"}`;
-  const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal}): a ${sw.wavefronts}-way bank conflict`;
+  const verdict = sw.wavefronts <= sw.ideal ? `${sw.wavefronts} wavefront${sw.wavefronts === 1 ? "" : "s"}, no conflict` : `${sw.wavefronts} wavefronts (ideal ${sw.ideal}): a ${conflictWays(sw.wavefronts, sw.ideal)}-way bank conflict`;
   const a = sw.affine;
   if (sw.mode !== "none") {
     return {

@@ -43,9 +43,13 @@ type LessonHint struct {
 
 // HintShows is the verdict of the line's first shared-memory access.
 type HintShows struct {
-	// Wavefronts is the bank model's count: 1 is "no conflict", n > 1
-	// an "n-way" conflict; the text says which.
+	// Wavefronts is the bank model's count and Ideal the least the access
+	// could take for its size (0 means 1: a warp's 4-byte access; a warp's
+	// 16-byte access is served 8 lanes at a time, ideally 4). Wavefronts
+	// equal to Ideal is "no conflict", n times Ideal an "n-way" conflict;
+	// the text says which.
 	Wavefronts int `json:"wavefronts"`
+	Ideal      int `json:"ideal,omitempty"`
 	// Swizzle is the pattern the Swizzle tab names ("Swizzle<5,2,5>"), or
 	// "none"; the text names a pattern it gives.
 	Swizzle string `json:"swizzle"`
@@ -53,13 +57,16 @@ type HintShows struct {
 
 // check reports a hint text that does not say what the views show.
 func (s *HintShows) check(text string) error {
+	ideal := s.IdealOrOne()
 	switch {
-	case s.Wavefronts < 1 || s.Wavefronts > 32:
-		return fmt.Errorf("shows: %d wavefronts (want 1 to 32)", s.Wavefronts)
-	case s.Wavefronts == 1 && !strings.Contains(text, "no conflict"):
-		return errors.New(`shows one wavefront, but the text does not say "no conflict"`)
-	case s.Wavefronts > 1 && !strings.Contains(text, fmt.Sprintf("%d-way", s.Wavefronts)):
-		return fmt.Errorf("shows %d wavefronts, but the text does not say \"%d-way\"", s.Wavefronts, s.Wavefronts)
+	case s.Ideal < 0 || s.Ideal > 32:
+		return fmt.Errorf("shows: ideal %d wavefronts (want 1 to 32)", s.Ideal)
+	case s.Wavefronts < ideal || s.Wavefronts > 32*ideal || s.Wavefronts%ideal != 0:
+		return fmt.Errorf("shows: %d wavefronts (want a multiple of the ideal %d, 1 to 32 times it)", s.Wavefronts, ideal)
+	case s.Wavefronts == ideal && !strings.Contains(text, "no conflict"):
+		return errors.New(`shows the ideal wavefronts, but the text does not say "no conflict"`)
+	case s.Wavefronts > ideal && !strings.Contains(text, fmt.Sprintf("%d-way", s.Wavefronts/ideal)):
+		return fmt.Errorf("shows %d wavefronts for an ideal %d, but the text does not say \"%d-way\"", s.Wavefronts, ideal, s.Wavefronts/ideal)
 	case s.Swizzle == "":
 		return errors.New(`shows: no swizzle (want a pattern's name or "none")`)
 	case s.Swizzle != "none" && !strings.Contains(text, s.Swizzle):
@@ -67,6 +74,9 @@ func (s *HintShows) check(text string) error {
 	}
 	return nil
 }
+
+// IdealOrOne is Ideal, with 0 read as 1.
+func (s *HintShows) IdealOrOne() int { return max(1, s.Ideal) }
 
 // LessonPanels are the parts of the playground a hint can point at: the
 // editor, the warps pane, and the inspector tabs by their ids (data-tab in

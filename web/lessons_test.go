@@ -568,3 +568,27 @@ func TestGalleryPageLessons(t *testing.T) {
 		}
 	}
 }
+
+// A hint's shows counts a conflict against the access's ideal: a warp's
+// 16-byte load takes 4 wavefronts at best, so 4 is "no conflict" and 32 is
+// an 8-way conflict, not a 32-way one.
+func TestHintShowsIdeal(t *testing.T) {
+	for _, c := range []struct {
+		s    HintShows
+		text string
+		ok   bool
+	}{
+		{HintShows{Wavefronts: 4, Ideal: 4, Swizzle: "none"}, "4 wavefronts, no conflict", true},
+		{HintShows{Wavefronts: 4, Ideal: 4, Swizzle: "none"}, "a 4-way conflict", false},
+		{HintShows{Wavefronts: 32, Ideal: 4, Swizzle: "none"}, "an 8-way conflict", true},
+		{HintShows{Wavefronts: 32, Ideal: 4, Swizzle: "none"}, "a 32-way conflict", false},
+		{HintShows{Wavefronts: 6, Ideal: 4, Swizzle: "none"}, "a 1-way conflict", false},
+		{HintShows{Wavefronts: 2, Ideal: 4, Swizzle: "none"}, "no conflict", false},
+		{HintShows{Wavefronts: 32, Swizzle: "none"}, "a 32-way conflict", true},
+		{HintShows{Wavefronts: 1, Swizzle: "none"}, "no conflict", true},
+	} {
+		if err := c.s.check(c.text); (err == nil) != c.ok {
+			t.Errorf("%+v with %q: %v, want ok %v", c.s, c.text, err, c.ok)
+		}
+	}
+}

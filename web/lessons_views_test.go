@@ -146,8 +146,8 @@ func TestLessonHintsShowWhatViewsShow(t *testing.T) {
 				t.Errorf("%s: the hint talks about banks or swizzles on a shared access but does not state what the views show (shows)", where)
 			}
 			if s := h.Shows; s != nil {
-				if bank.Wavefronts != s.Wavefronts {
-					t.Errorf("%s: the Banks view says %d wavefronts, the hint %d (%q)", where, bank.Wavefronts, s.Wavefronts, h.Text)
+				if bank.Wavefronts != s.Wavefronts || bank.Ideal != s.IdealOrOne() {
+					t.Errorf("%s: the Banks view says %d wavefronts (ideal %d), the hint %d (ideal %d) (%q)", where, bank.Wavefronts, bank.Ideal, s.Wavefronts, s.IdealOrOne(), h.Text)
 				}
 				if (s.Swizzle == "none") != (sw.Mode == "none") || s.Swizzle != "none" && sw.Name != s.Swizzle {
 					t.Errorf("%s: the Swizzle tab says %s (%s), the hint %s (%q)", where, sw.Name, sw.Mode, s.Swizzle, h.Text)

@@ -425,7 +425,7 @@ func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int6
 		case x.Kind.Race():
 			fmt.Fprintf(w, " at %s: thread %s (line %d) and thread %s (line %d)", where, threadName(x.PrevThread), x.PrevLine, threadName(x.Thread), x.Line)
 		case x.HasPrev():
-			fmt.Fprintf(w, " at %s: thread %s reads what thread %s's cp.async (line %d) has not written yet", where, threadName(x.Thread), threadName(x.PrevThread), x.PrevLine)
+			fmt.Fprintf(w, " at %s: %s", where, x.Message())
 		default:
 			fmt.Fprintf(w, " at %s by thread %s", where, threadName(x.Thread))
 		}
@@ -439,14 +439,5 @@ func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int6
 	}
 }
 
-// threadName writes a thread as "32 of CTA 0" (or with (x,y,z) indices
-// when a y or z index is not 0).
-func threadName(t analysis.Thread) string {
-	d := func(v [3]int) string {
-		if v[1] == 0 && v[2] == 0 {
-			return fmt.Sprint(v[0])
-		}
-		return fmt.Sprintf("(%d,%d,%d)", v[0], v[1], v[2])
-	}
-	return d(t.Tid) + " of CTA " + d(t.CTA)
-}
+// threadName writes a thread as "32 of CTA 0".
+func threadName(t analysis.Thread) string { return analysis.ThreadName(t) }

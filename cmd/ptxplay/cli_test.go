@@ -674,3 +674,18 @@ WAIT:
 	ret;
 }
 `
+
+// TestRunProxyFenceWarning: the missing fence.proxy.async is printed as
+// what it is, a TMA store reading generic-proxy writes, naming both lines
+// (not in the words of a cp.async read).
+func TestRunProxyFenceWarning(t *testing.T) {
+	spec := filepath.Join("..", "..", "web", "examples", "tma-missing-fence.json")
+	code, _, errOut := cli(t, "", "run", spec)
+	if code != 0 {
+		t.Fatalf("status %d\n%s", code, errOut)
+	}
+	want := "tma-missing-fence.ptx:49: warning: missing-proxy-fence at shared offset 0: the TMA store at line 49 (thread 0 of CTA 0) reads shared memory that thread 0 of CTA 0 wrote at line 44 through the generic proxy, with no fence.proxy.async between them"
+	if !strings.Contains(errOut, want) || strings.Contains(errOut, "cp.async (line") {
+		t.Errorf("standard error:\n%s\nwant %q", errOut, want)
+	}
+}

@@ -208,6 +208,9 @@ DONE:
 				if len(ws) != 1 || ws[0].Kind != analysis.WarnMbarrierPlain || ws[0].Line != lineOf(t, src, "// ACCESS") || ws[0].PrevLine != lineOf(t, src, "// INIT") {
 					t.Errorf("warnings %+v, want one %s at line %d naming the init at line %d", ws, analysis.WarnMbarrierPlain, lineOf(t, src, "// ACCESS"), lineOf(t, src, "// INIT"))
 				}
+				if want := fmt.Sprintf("at line %d is an ordinary access to the mbarrier that thread 0 of CTA 0 initialised at line %d", lineOf(t, src, "// ACCESS"), lineOf(t, src, "// INIT")); len(ws) == 1 && !strings.Contains(ws[0].Message(), want) {
+					t.Errorf("message %q, want it to say %q", ws[0].Message(), want)
+				}
 			})
 		}
 	}
@@ -265,6 +268,9 @@ DONE:
 					switch {
 					case w.Kind == analysis.WarnMbarrierInitWaiting && lines == [2]int{lineOf(t, src, "// WAIT"), lineOf(t, src, "// REINIT")} && w.PrevThread.Warp == 1:
 						found++
+						if want := fmt.Sprintf("mbarrier.init at line %d re-initialises an mbarrier that thread %s is waiting on at line %d", lineOf(t, src, "// REINIT"), analysis.ThreadName(w.PrevThread), lineOf(t, src, "// WAIT")); !strings.Contains(w.Message(), want) {
+							t.Errorf("message %q, want it to say %q", w.Message(), want)
+						}
 					case w.Kind.Race() && lines == [2]int{lineOf(t, src, "// WAIT"), lineOf(t, src, "// REINIT")}:
 					default:
 						found = -100
@@ -484,6 +490,9 @@ SKIP:
 				if lines != want1 && lines != want2 {
 					t.Errorf("%s: %s between lines %v, want the store and the copy", sched, w.Kind, lines)
 				}
+				if want := fmt.Sprintf("the bulk store at line %d (thread 0 of CTA 0) reads shared memory that thread %s wrote at line %d through the generic proxy, with no fence.proxy.async between them", lineOf(t, src, "// COPY"), analysis.ThreadName(w.PrevThread), lineOf(t, src, "// WRITE")); w.Message() != want {
+					t.Errorf("%s: message %q, want %q", sched, w.Message(), want)
+				}
 			}
 		}
 		if ws := checkMbar(t, store("fence.proxy.async.shared::cta;"), spec); count(ws, analysis.WarnProxyFence) != 0 {
@@ -493,6 +502,12 @@ SKIP:
 		// it reads what was there: the copy is in flight.
 		if ws := checkMbar(t, load(false), spec); count(ws, analysis.WarnAsyncWriteRead) == 0 {
 			t.Errorf("%s: read before the wait: no %s warning: %+v", sched, analysis.WarnAsyncWriteRead, ws)
+		} else if src := load(false); true {
+			for _, w := range ws {
+				if want := fmt.Sprintf("reads at line %d shared memory that the bulk copy at line %d (thread 0 of CTA 0) has not completed yet: no wait on the mbarrier phase it completes", lineOf(t, src, "// READ"), lineOf(t, src, "cp.async.bulk.shared")); w.Kind == analysis.WarnAsyncWriteRead && !strings.Contains(w.Message(), want) {
+					t.Errorf("%s: message %q, want it to say %q", sched, w.Message(), want)
+				}
+			}
 		}
 		if ws := checkMbar(t, load(true), spec); count(ws, analysis.WarnAsyncWriteRead) != 0 {
 			t.Errorf("%s: read after the wait: %+v", sched, ws)

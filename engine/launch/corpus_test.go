@@ -52,7 +52,7 @@ var tileExamples = map[string]struct {
 	"cp-async.json":              {why: "each CTA streams tiles of floats into shared memory with 16-byte cp.async", fault: "out-of-bounds", untyped: true},
 	"cp-async-missing-wait.json": {why: "the CTA copies a 256-float tile with 16-byte cp.async, 4 floats per thread", fault: "out-of-bounds", untyped: true},
 	"mini-gemm.json":             {why: "four warps load 32x32 tiles of halves as packed 32-bit words (ld.global.v2.b32)", fault: "out-of-bounds", untyped: true},
-	"tma-swizzle.json":           {why: "the four tensor maps get a near-square box from the 1 KiB each copy brings (boxDim [16 16], where the kernel copies [8 32] boxes), so its fixed shared-memory offsets read past the tiles", fault: "out-of-bounds"},
+	"tma-swizzle.json":           {why: "the four copies share one expect_tx of 11,264 bytes, so each tensor map gets a quarter of it (boxDim [32 22], 2,816 bytes, where the kernel copies 4, 1, 2 and 4 KiB boxes), and the last copy, at its fixed offset 10,240, runs past the tiles", fault: "out-of-bounds"},
 	"tma-missing-fence.json":     {why: "each of the 64 threads reads 4 floats with ld.global.v4.f32", fault: "out-of-bounds"},
 }
 

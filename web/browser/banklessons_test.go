@@ -53,7 +53,7 @@ func TestBankLessonViews(t *testing.T) {
 
 			// The verdict the hint's text gives, as each view words it.
 			swVerdict, bankVerdict := "no conflict", "conflict-free"
-			if n := h.Shows.Wavefronts; n > 1 {
+			if n := h.Shows.Wavefronts / h.Shows.IdealOrOne(); n > 1 {
 				swVerdict, bankVerdict = fmt.Sprintf("%d-way bank conflict", n), fmt.Sprintf("%d-way bank conflict", n)
 				if !strings.Contains(text, fmt.Sprintf("%d-way", n)) {
 					t.Errorf("%s: the hint %q does not say %d-way", what, text, n)
@@ -80,8 +80,13 @@ func TestBankLessonViews(t *testing.T) {
 				}
 				tb.waitJS(what+": the pattern drawn", fmt.Sprintf(`(document.querySelector("#pg-tab-swizzle .swz-info b") || {}).textContent === %q`, h.Shows.Swizzle))
 			}
-			// A 4-byte access is drawn in 4-byte words, every lane on both grids.
-			tb.waitJS(what+": word cells with the lanes", `[...document.querySelectorAll("#pg-tab-swizzle table.swz-grid")].every((g) => g.dataset.unit === "4" && g.querySelectorAll("td.swz-live").length === 32)`)
+			// A 4-byte access is drawn in 4-byte words, a 16-byte one in
+			// 16-byte chunks (4 wavefronts at best), every lane on both grids.
+			unit := 4
+			if h.Shows.IdealOrOne() == 4 {
+				unit = 16
+			}
+			tb.waitJS(what+": cells with the lanes", fmt.Sprintf(`[...document.querySelectorAll("#pg-tab-swizzle table.swz-grid")].every((g) => g.dataset.unit === "%d" && g.querySelectorAll("td.swz-live").length === 32)`, unit))
 			if name == "transpose-swizzled" {
 				// Warp 0's column 0: word 33·tx, the padded tile's column too.
 				if !strings.Contains(bar, "lane l is at byte 0 + 128·l") || !strings.Contains(bar, "affine too, lane l at byte 0 + 132·l") || !strings.Contains(bar, "33 words") {
