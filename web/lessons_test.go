@@ -39,6 +39,7 @@ var lessonTopics = map[string]string{
 	"a TMA + mbarrier pipeline":     "tma-pipeline",
 	"TMA swizzle modes":             "tma-swizzle",
 	"a missing proxy fence":         "tma-missing-fence",
+	"a real sm_90 module (TMA)":     "tma-dot",
 	"a compiler's kernel (Triton)":  "triton-matmul",
 }
 

@@ -54,6 +54,8 @@ var tileExamples = map[string]struct {
 	"mini-gemm.json":             {why: "four warps load 32x32 tiles of halves as packed 32-bit words (ld.global.v2.b32)", fault: "out-of-bounds", untyped: true},
 	"tma-swizzle.json":           {why: "the four copies share one expect_tx of 11,264 bytes, so each tensor map gets a quarter of it (boxDim [32 22], 2,816 bytes, where the kernel copies 4, 1, 2 and 4 KiB boxes), and the last copy, at its fixed offset 10,240, runs past the tiles", fault: "out-of-bounds"},
 	"tma-missing-fence.json":     {why: "each of the 64 threads reads 4 floats with ld.global.v4.f32", fault: "out-of-bounds"},
+	"tma-dot.json": {why: "Triton's TMA GEMM: each stage's mbarrier expects 8,192 bytes for three copies of two different maps (two 2 KiB boxes of A, issued by two warps, and one 4 KiB box of B), so no per-copy box follows from the count; the default boxes bring 6,144 bytes and the first wait never completes. The f16 tiles are read with ldmatrix .b16 and C is staged with st.shared.v2.b32, so the types are guessed (u32)",
+		fault: "barrier-deadlock", untyped: true},
 }
 
 func TestInferGallery(t *testing.T) {

@@ -5,14 +5,15 @@ import (
 	"testing"
 )
 
-// TestTMALessons: the TMA pipeline and missing-fence lessons open with
-// their strip, every hint brings its line and panel into view, and a run
-// to the end finishes; screenshots of each at 1440×900, 1024×768
-// presenter and 390×844, the pipeline's while its consumer waits on an
-// mbarrier (the mbarrier panel in the Warps pane).
+// TestTMALessons: the TMA pipeline, missing-fence and Triton TMA GEMM
+// lessons open with their strip, every hint brings its line and panel into
+// view, and a run to the end finishes; screenshots of each at 1440×900,
+// 1024×768 presenter and 390×844, the pipeline's while its consumer waits
+// on an mbarrier (the mbarrier panel in the Warps pane), the GEMM's paused
+// at its first k-step's wait with the TMA tab on the last copy.
 func TestTMALessons(t *testing.T) {
 	s := need(t)
-	for _, name := range []string{"tma-pipeline", "tma-missing-fence"} {
+	for _, name := range []string{"tma-pipeline", "tma-missing-fence", "tma-dot"} {
 		e := example(t, name)
 		tb := s.newTab(t, "/?example="+name)
 		tb.waitLoaded(name + ".ptx")
@@ -38,6 +39,23 @@ func TestTMALessons(t *testing.T) {
 				}
 				return ""
 			})
+		}
+		if name == "tma-dot" {
+			// Stop at k-step 0's try_wait on stage 0's mbarrier, then show
+			// the TMA tab (hint 4's panel) with the copies issued so far.
+			wait := e.Lesson.Hints[6]
+			tb.followHint(6)
+			x, y := tb.gutterLineCentre(wait.Line)
+			tb.clickAt(x, y)
+			tb.expectMarks(".cm-bp-gutter .bp-dot", "the breakpoint dot", wait.Line)
+			tb.button("run")
+			tb.waitStatus("the breakpoint", func(s status) string {
+				if s.StatusText != "paused · breakpoint" {
+					return s.StatusText
+				}
+				return ""
+			})
+			tb.followHint(4)
 		}
 		tb.atEverySize(fmt.Sprintf("the %s lesson", name), name)
 	}
