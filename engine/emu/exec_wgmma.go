@@ -30,7 +30,10 @@ import (
 // a register A: isa.WgmmaFragments), so its part of the product depends
 // only on its own registers, its part of A and the whole of B. An
 // mma_async computes the warp's part when the warp issues it: it reads
-// its registers (A, the accumulator when scale-d is true) and shared
+// its registers (A, and the accumulator when scale-d is true: the result
+// of the warp's latest mma_async in flight on the same register, if any,
+// so that a chain of mma_async on one accumulator accumulates in issue
+// order, as the ISA allows without a wait between them) and shared
 // memory through the descriptors then, and queues the result in the
 // CTA's asynchronous work (asyncUnit.wgmma, target targetWarpgroupGroup)
 // in the warp's open wgmma-group. commit_group closes the open group;
@@ -652,7 +655,21 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	// for the same value in every thread).
 	if scaleD {
 		for r, s := range dSlots {
+			// An accumulator register another mma_async of the warp still
+			// in flight writes is read as that result (the ISA's chain of
+			// mma_async on one accumulator, in issue order).
 			vals := w.r(s)
+			for i := range u.wgmma {
+				o := &u.wgmma[i]
+				if int(o.warp) != w.ID {
+					continue
+				}
+				for j, s2 := range o.regs {
+					if s2 == s {
+						vals = (*[32]uint64)(o.vals[j*32 : j*32+32])
+					}
+				}
+			}
 			for l := 0; l < 32; l++ {
 				for p := 0; p < x.dPer; p++ {
 					e := uint32(vals[l] >> (p * x.dBit))

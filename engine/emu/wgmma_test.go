@@ -25,6 +25,9 @@ type wgCase struct {
 	swA, swB   isa.WgmmaSwizzle
 	negA, negB bool
 	scaleD     bool
+	// chain: two mma_async on the accumulator in group 0, a third in
+	// group 1; wait_group 1 lands the first two, wait_group 0 the third.
+	chain bool
 }
 
 func (c wgCase) k() int {
@@ -195,18 +198,33 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	if c.negB {
 		sb = -1
 	}
-	want := make([]float64, 64*N)
-	for i := 0; i < 64; i++ {
-		for j := 0; j < N; j++ {
-			v := 0.0
-			if c.scaleD {
-				v = C[i*N+j]
-			}
-			for k := 0; k < K; k++ {
-				v += sa * toFloat(c.ab, A[i*K+k]) * sb * toFloat(c.ab, B[k*N+j])
-			}
-			want[i*N+j] = v
+	rnd := func(v float64) float64 {
+		if c.d == "f32" {
+			return float64(float32(v))
 		}
+		return toFloat("f16", uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0)))
+	}
+	step := func(prev []float64, scaleD bool) []float64 {
+		next := make([]float64, 64*N)
+		for i := 0; i < 64; i++ {
+			for j := 0; j < N; j++ {
+				v := 0.0
+				if scaleD {
+					v = prev[i*N+j]
+				}
+				for k := 0; k < K; k++ {
+					v += sa * toFloat(c.ab, A[i*K+k]) * sb * toFloat(c.ab, B[k*N+j])
+				}
+				next[i*N+j] = rnd(v)
+			}
+		}
+		return next
+	}
+	want := step(C, c.scaleD)
+	var mid []float64
+	if c.chain {
+		mid = step(want, true)
+		want = step(mid, true)
 	}
 	// The kernel: copy the shared image in, load the registers, fence,
 	// issue, commit, store the accumulator (still the old values), wait,
@@ -262,16 +280,26 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		}
 		trans += fmt.Sprintf(", %d", b2i(c.transB))
 	}
-	fmt.Fprintf(&sb2, "\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {%s}, %s, %%rd9, %%p2, %d, %d%s;\n\twgmma.commit_group.sync.aligned;\n",
+	mma := fmt.Sprintf("\twgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {%s}, %s, %%rd9, %%PRED, %d, %d%s;\n",
 		N, K, c.d, c.ab, c.ab, strings.Join(dl, ", "), aop, ia, ib, trans)
-	fmt.Fprintf(&sb2, "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.u64 %%rd7, %%rd3, %%rd6;\n", 8*dRegs)
-	for i := 0; i < dRegs; i++ {
-		fmt.Fprintf(&sb2, "\tst.global.b32 [%%rd7+%d], %%d%d;\n", 4*i, i)
+	sb2.WriteString("\twgmma.fence.sync.aligned;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
+	if c.chain {
+		sb2.WriteString("\tsetp.eq.u32 %p2, %r5, %r5;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
+	}
+	sb2.WriteString("\twgmma.commit_group.sync.aligned;\n")
+	fmt.Fprintf(&sb2, "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.u64 %%rd7, %%rd3, %%rd6;\n", 12*dRegs)
+	store := func(at int) {
+		for i := 0; i < dRegs; i++ {
+			fmt.Fprintf(&sb2, "\tst.global.b32 [%%rd7+%d], %%d%d;\n", 4*(at*dRegs+i), i)
+		}
+	}
+	store(0)
+	if c.chain {
+		sb2.WriteString(strings.ReplaceAll(mma, "%PRED", "%p2") + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n")
+		store(2)
 	}
 	fmt.Fprintf(&sb2, "\twgmma.wait_group.sync.aligned 0;\n")
-	for i := 0; i < dRegs; i++ {
-		fmt.Fprintf(&sb2, "\tst.global.b32 [%%rd7+%d], %%d%d;\n", 4*(dRegs+i), i)
-	}
+	store(1)
 	sb2.WriteString("\tret;\n}\n")
 	src := sb2.String()
 	in := make([]byte, 128*words*4)
@@ -293,7 +321,7 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		t.Fatal(err)
 	}
 	var allocs []*Alloc
-	for i, b := range [][]byte{sh, in, make([]byte, 128*dRegs*8)} {
+	for i, b := range [][]byte{sh, in, make([]byte, 128*dRegs*12)} {
 		a := m.Global.Alloc(fmt.Sprint("buf", i), len(b), 256)
 		copy(a.Data, b)
 		binary.LittleEndian.PutUint64(m.Params()[8*i:], a.Base)
@@ -306,24 +334,31 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	for th := 0; th < 128; th++ {
 		for i := 0; i < N/2; i++ {
 			reg := i / per
-			before := uint64(binary.LittleEndian.Uint32(out[(th*2*dRegs+reg)*4:])) >> (16 * (i % per))
-			after := uint64(binary.LittleEndian.Uint32(out[(th*2*dRegs+dRegs+reg)*4:])) >> (16 * (i % per))
-			if per == 2 {
-				before, after = before&0xffff, after&0xffff
+			at := func(stage int) uint64 {
+				x := uint64(binary.LittleEndian.Uint32(out[(th*3*dRegs+stage*dRegs+reg)*4:])) >> (16 * (i % per))
+				if per == 2 {
+					x &= 0xffff
+				}
+				return x
 			}
+			before, after := at(0), at(1)
 			if old := cbits[th][reg] >> (16 * (i % per)) & (1<<(32/per) - 1); before != old {
 				t.Fatalf("%s (%s): thread %d value %d before wait_group is %#x, want the old accumulator %#x", c, sched, th, i, before, old)
 			}
 			r, col := dPos(th, i)
-			v := want[r*N+col]
-			var w uint64
-			if c.d == "f32" {
-				w = uint64(math.Float32bits(float32(v)))
-			} else {
-				w = uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
+			enc := func(v float64) uint64 {
+				if c.d == "f32" {
+					return uint64(math.Float32bits(float32(v)))
+				}
+				return uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
 			}
-			if after != w {
-				t.Fatalf("%s (%s): D[%d][%d] (thread %d value %d) = %#x, want %#x (%g)", c, sched, r, col, th, i, after, w, v)
+			if w := enc(want[r*N+col]); after != w {
+				t.Fatalf("%s (%s): D[%d][%d] (thread %d value %d) = %#x, want %#x (%g)", c, sched, r, col, th, i, after, w, want[r*N+col])
+			}
+			if c.chain {
+				if w := enc(mid[r*N+col]); at(2) != w {
+					t.Fatalf("%s (%s): after wait_group 1, D[%d][%d] = %#x, want the first group's %#x", c, sched, r, col, at(2), w)
+				}
 			}
 		}
 	}
@@ -350,6 +385,9 @@ func TestWgmmaAgainstMatrixProduct(t *testing.T) {
 		wgCase{n: 32, d: "f32", ab: "f16", swA: isa.WgmmaSwizzle32B, swB: isa.WgmmaSwizzle64B, transB: true, scaleD: true},
 		wgCase{n: 128, d: "f32", ab: "bf16", swA: isa.WgmmaSwizzle64B, swB: isa.WgmmaSwizzle32B, transA: true, scaleD: true},
 		wgCase{n: 24, d: "f32", ab: "tf32", swA: isa.WgmmaSwizzle32B, swB: isa.WgmmaSwizzle64B},
+		// Chains on one accumulator across two groups.
+		wgCase{n: 64, d: "f32", ab: "f16", swA: isa.WgmmaSwizzle128B, swB: isa.WgmmaSwizzle128B, chain: true},
+		wgCase{n: 16, d: "f16", ab: "f16", regA: true, swB: isa.WgmmaSwizzleNone, transB: true, scaleD: true, chain: true},
 	)
 	for _, c := range cases {
 		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
