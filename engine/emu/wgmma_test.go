@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -393,5 +394,104 @@ func TestWgmmaAgainstMatrixProduct(t *testing.T) {
 		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
 			wgRun(t, c, s, rng)
 		}
+	}
+}
+
+const wgHdr = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out) {\n\t.shared .align 1024 .b8 smem[2048];\n\t.reg .b32 %d<4>, %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<3>;\n\tmov.u32 %r1, %tid.x;\n\tmov.b64 %rd1, 0x0000001000080000;\n\tmov.b64 %rd2, 0x0000001000080040;\n\tsetp.ne.u32 %p2, %r1, 1000;\n"
+
+const wgMma = "\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, %p2, 1, 1, 0, 0;\n"
+
+// The warpgroup rules: every thread of the 4 warps executes the same
+// wgmma instructions, an mma_async needs a fence first, descriptors are
+// the same in every thread; each broken rule is a fault naming it.
+func TestWgmmaCollectiveFaults(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		threads int
+		body    string
+		msg     string
+	}{
+		{"partial warpgroup", 96, "\twgmma.fence.sync.aligned;\n", "warp(s) 3 to 3 are missing"},
+		{"different instructions", 128, "\tsetp.lt.u32 %p1, %r1, 32;\n\t@%p1 bra SKIP;\n\twgmma.fence.sync.aligned;\nSKIP:\n\twgmma.commit_group.sync.aligned;\n", "every thread of a warpgroup executes the same wgmma instructions"},
+		{"warp exits", 128, "\tsetp.lt.u32 %p1, %r1, 32;\n\t@%p1 bra SKIP;\n\twgmma.fence.sync.aligned;\nSKIP:\n", "without executing"},
+		{"divergent lanes", 128, "\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 wgmma.fence.sync.aligned;\n", "lane(s) 16-31"},
+		{"no fence", 128, wgMma, "without a wgmma.fence"},
+		{"descriptor differs", 128, "\tcvt.u64.u32 %rd3, %r1;\n\tand.b64 %rd3, %rd3, 1;\n\tshl.b64 %rd3, %rd3, 4;\n\tadd.u64 %rd1, %rd1, %rd3;\n\twgmma.fence.sync.aligned;\n" + wgMma, "the A descriptor differs between the threads of warp 0"},
+		{"outside shared memory", 128, "\tmov.b64 %rd2, 0x0000001000080100;\n\twgmma.fence.sync.aligned;\n" + wgMma, "outside the CTA's 2048 bytes of shared memory"},
+	} {
+		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+			src := wgHdr + c.body + "\tret;\n}\n"
+			prog, diags := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+			if prog == nil {
+				t.Fatalf("%s: %s", c.name, ptx.FormatAll(ptx.NewSource("t.ptx", []byte(src)), diags))
+			}
+			m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{c.threads, 1, 1}, Scheduling: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := m.Run(context.Background())
+			if r != StopFault || !strings.Contains(m.Fault().Message, c.msg) {
+				t.Fatalf("%s (%s): %v %v, want a fault saying %q", c.name, s, r, m.Fault(), c.msg)
+			}
+		}
+	}
+	// The correct kernel runs.
+	src := wgHdr + "\twgmma.fence.sync.aligned;\n" + wgMma + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tret;\n}\n"
+	prog, _ := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+	m, _ := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{128, 1, 1}})
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatal(r, m.Fault())
+	}
+}
+
+// Snapshots hold the results in flight: a restored machine replays to the
+// same registers, and DiffState sees a difference in a result in flight.
+func TestWgmmaSnapshotInFlight(t *testing.T) {
+	src := wgHdr + "\tmov.b32 %d0, 0x3f800000;\n\tmov.u32 %r2, smem;\n\tshl.b32 %r3, %r1, 2;\n\tadd.u32 %r2, %r2, %r3;\n\tmov.b32 %r3, 0x3c003c00;\n\tst.shared.b32 [%r2], %r3;\n\tst.shared.b32 [%r2+1024], %r3;\n\tbar.sync 0;\n\twgmma.fence.sync.aligned;\n" + wgMma + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tld.param.u64 %rd3, [out];\n\tmul.wide.u32 %rd1, %r1, 4;\n\tadd.u64 %rd3, %rd3, %rd1;\n\tst.global.b32 [%rd3], %d0;\n\tret;\n}\n"
+	var out *Alloc
+	mk := func() *Machine {
+		m, a := ctlKernel(t, src, [3]int{128, 1, 1}, [3]int{1, 1, 1}, 128)
+		if out == nil {
+			out = a
+		}
+		return m
+	}
+	m := mk()
+	for i := 0; len(m.Warps()) < 4 || len(m.Warps()[3].PendingWgmma()) == 0; i++ {
+		if i > 10000 || m.Step(StepWarpInstruction) != StopStepped {
+			t.Fatal("no wgmma in flight")
+		}
+	}
+	snap := m.Snapshot(true)
+	g := m.Warps()[3].PendingWgmma()
+	if len(g) != 1 || !g[0].Committed && len(g[0].PCs) != 1 {
+		t.Fatalf("pending %+v", g)
+	}
+	o := mk()
+	o.Restore(snap)
+	if d := m.DiffState(o); d != "" {
+		t.Fatalf("restored machine differs: %s", d)
+	}
+	u := &o.CTAs()[0].async
+	if len(u.wgmma) == 0 {
+		t.Fatal("the restored machine has no result in flight")
+	}
+	u.wgmma[0].vals = slices.Clone(u.wgmma[0].vals)
+	u.wgmma[0].vals[0] ^= 1
+	if d := m.DiffState(o); !strings.Contains(d, "wgmma") {
+		t.Fatalf("DiffState %q: want the result in flight named", d)
+	}
+	o.Restore(snap)
+	for _, x := range []*Machine{m, o} {
+		if r := x.Run(context.Background()); r != StopDone {
+			t.Fatal(r, x.Fault())
+		}
+	}
+	if d := m.DiffState(o); d != "" {
+		t.Fatalf("replay differs: %s", d)
+	}
+	// 1 + the 16 products 1*1 (A and B all ones) = 17.
+	if v := math.Float32frombits(u32s(out)[0]); v != 17 {
+		t.Fatalf("D[0][0] = %v, want 17", v)
 	}
 }
