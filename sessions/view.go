@@ -48,7 +48,7 @@ func (s *Session) waitJSON(w *emu.Warp, t emu.Wait) *waitJSON {
 	case emu.WaitBarrier:
 		b, c := t.Barrier, t.Count
 		j.Barrier, j.Count = &b, &c
-	case emu.WaitAsyncGroup:
+	case emu.WaitAsyncGroup, emu.WaitWgmmaGroup:
 		g := t.Groups
 		j.Groups = &g
 	case emu.WaitWarpSync:

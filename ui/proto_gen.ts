@@ -29,10 +29,10 @@ export type PickReason = (typeof pickReasonValues)[number];
 export const warpRunStateValues = ["ready", "waiting", "exited", "faulted"] as const;
 export type WarpRunState = (typeof warpRunStateValues)[number];
 
-export const waitKindValues = ["barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier"] as const;
+export const waitKindValues = ["barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier", "wgmma-group"] as const;
 export type WaitKind = (typeof waitKindValues)[number];
 
-export const laneReasonValues = ["running", "turn", "reconvergence", "sync", "call", "suspended", "exited", "barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier"] as const;
+export const laneReasonValues = ["running", "turn", "reconvergence", "sync", "call", "suspended", "exited", "barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier", "wgmma-group"] as const;
 export type LaneReason = (typeof laneReasonValues)[number];
 
 export const compareOutcomeValues = ["done", "fault", "deadlock", "budget", "interrupted"] as const;

@@ -74,6 +74,7 @@ const waitWords: Record<string, string> = {
   "barrier": "waiting at the CTA barrier",
   "cluster-barrier": "waiting at the cluster barrier",
   "async-group": "waiting for its cp.async copies",
+  "wgmma-group": "waiting for its wgmma groups",
   "mbarrier": "waiting for an mbarrier phase",
   "warp-sync": "waiting for the lanes of its membermask",
 };
@@ -156,6 +157,8 @@ export function laneWhy(th: WarpThreads, lw: LaneWait): string {
       return `Lane ${lw.lane} has exited.`;
     case "async-group":
       return `Lane ${lw.lane} is waiting at ${at} for its cp.async copies to land.`;
+    case "wgmma-group":
+      return `Lane ${lw.lane} is waiting at ${at} for its warp's wgmma.mma_async results to land.`;
     case "mbarrier":
       return `Lane ${lw.lane} is waiting at ${at} for an mbarrier phase to complete.`;
     case "warp-sync":
@@ -172,7 +175,7 @@ function laneClass(reason: string): string {
     case "running": return "ln-active";
     case "turn": return "ln-turn";
     case "reconvergence": case "sync": case "call": case "suspended": return "ln-wait";
-    case "async-group": case "mbarrier": case "warp-sync": return "ln-wait";
+    case "async-group": case "wgmma-group": case "mbarrier": case "warp-sync": return "ln-wait";
     case "barrier": case "cluster-barrier": return "ln-barrier";
     case "exited": return "ln-exited";
   }

@@ -22,8 +22,8 @@ import (
 //     the CTA's shared memory (a TMA copy, cp.async.bulk): it completes as
 //     transaction bytes on the mbarrier, which warps other than the
 //     issuing one wait on;
-//   - targetWarpgroupGroup (reserved): a commit group of the issuing
-//     warpgroup (wgmma.commit_group and wait_group).
+//   - targetWarpgroupGroup: a wgmma-group of the issuing warpgroup
+//     (wgmma.commit_group and wait_group; exec_wgmma.go).
 //
 // Which operations a wait waits for, and which a completion lands, is one
 // predicate over that data (asyncUnit.due, given an asyncSel: a target
@@ -78,9 +78,11 @@ const (
 	// CTA's shared memory; the operation's bytes count against it when it
 	// completes, and any warp waiting on the mbarrier's phase sees them.
 	targetMbarrierTx
-	// targetWarpgroupGroup (reserved: what the wgmma issue adds): commit
-	// group asyncTarget.group of the issuing thread's warpgroup
-	// (Warp.Warpgroup), committed and waited for by its 4 warps together.
+	// targetWarpgroupGroup: a wgmma-group of the issuing warp's
+	// warpgroup, committed and waited for by its 4 warps together; each
+	// warp's part of a wgmma.mma_async (its accumulator rows) waits in
+	// asyncUnit.wgmma until its warp's covering wgmma.wait_group
+	// (exec_wgmma.go).
 	targetWarpgroupGroup
 )
 
@@ -116,6 +118,12 @@ type warpAsync struct {
 	// bulkCommitted: bulk async-groups closed (cp.async.bulk.commit_group),
 	// per lane; the copies of asyncUnit.stores belong to them.
 	bulkCommitted [32]uint32
+	// The warp's wgmma state (exec_wgmma.go): its wgmma-groups closed
+	// (wgmma.commit_group), the wgmma instructions it executed (the
+	// .aligned check) and whether it executed a wgmma.fence.
+	wgCommitted uint32
+	wgCount     uint32
+	wgFenced    bool
 }
 
 // asyncUnit is a CTA's asynchronous work in flight (CTA.async). Its
@@ -141,6 +149,12 @@ type asyncUnit struct {
 	// (tma_view.go).
 	lastTMA TMACopy
 	hasTMA  bool
+	// wgmma: the warps' parts of wgmma.mma_async in flight
+	// (targetWarpgroupGroup), in issue order; wgSeqs: each warpgroup's
+	// log of the wgmma instructions its leading warp executed ahead of
+	// the others (exec_wgmma.go).
+	wgmma  []wgmmaOp
+	wgSeqs []wgSeq
 }
 
 // warp returns the state of warp id, growing the unit to hold it.
@@ -202,9 +216,14 @@ func (u *asyncUnit) bulkCommitted(id int, lane int32) uint32 {
 }
 
 func (u *asyncUnit) clone() asyncUnit {
-	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk), stores: slices.Clone(u.stores), lastTMA: u.lastTMA, hasTMA: u.hasTMA}
+	c := asyncUnit{warps: slices.Clone(u.warps), n: u.n, bulk: slices.Clone(u.bulk), stores: slices.Clone(u.stores), lastTMA: u.lastTMA, hasTMA: u.hasTMA,
+		wgmma: slices.Clone(u.wgmma), wgSeqs: slices.Clone(u.wgSeqs)}
 	for i := range c.warps {
 		c.warps[i].ops = slices.Clone(c.warps[i].ops)
+	}
+	// An operation's values are never changed once issued; a log is.
+	for i := range c.wgSeqs {
+		c.wgSeqs[i].pcs = slices.Clone(c.wgSeqs[i].pcs)
 	}
 	return c
 }
@@ -223,6 +242,9 @@ func (u *asyncUnit) reset() {
 	clear(u.stores)
 	u.stores = u.stores[:0]
 	u.lastTMA, u.hasTMA = TMACopy{}, false
+	clear(u.wgmma)
+	u.wgmma = u.wgmma[:0]
+	u.wgSeqs = u.wgSeqs[:0]
 }
 
 // size returns the bytes of the unit's fixed part (for snapshots; its
@@ -242,6 +264,9 @@ func (u *asyncUnit) bytes() int64 {
 	}
 	for i := range u.stores {
 		n += u.stores[i].bytes()
+	}
+	for i := range u.wgmma {
+		n += u.wgmma[i].bytes()
 	}
 	return n
 }
@@ -273,6 +298,26 @@ func (u *asyncUnit) diff(v *asyncUnit) string {
 				u.stores[i].warp, u.stores[i].lane, u.stores[i].pc, u.stores[i].group, v.stores[i].warp, v.stores[i].lane, v.stores[i].pc, v.stores[i].group)
 		}
 	}
+	if len(u.wgmma) != len(v.wgmma) {
+		return fmt.Sprintf("%d vs %d wgmma.mma_async results in flight", len(u.wgmma), len(v.wgmma))
+	}
+	for i := range u.wgmma {
+		if !u.wgmma[i].same(&v.wgmma[i]) {
+			return fmt.Sprintf("wgmma.mma_async result %d in flight differs: %s vs %s", i, &u.wgmma[i], &v.wgmma[i])
+		}
+	}
+	for g := range max(len(u.wgSeqs), len(v.wgSeqs)) {
+		var a, b wgSeq
+		if g < len(u.wgSeqs) {
+			a = u.wgSeqs[g]
+		}
+		if g < len(v.wgSeqs) {
+			b = v.wgSeqs[g]
+		}
+		if a.base != b.base && (len(a.pcs) > 0 || len(b.pcs) > 0) || !slices.Equal(a.pcs, b.pcs) {
+			return fmt.Sprintf("warpgroup %d: wgmma instructions %d+%v vs %d+%v logged", g, a.base, a.pcs, b.base, b.pcs)
+		}
+	}
 	for id := range max(len(u.warps), len(v.warps)) {
 		var a, b []asyncOp
 		if id < len(u.warps) {
@@ -296,6 +341,16 @@ func (u *asyncUnit) diff(v *asyncUnit) string {
 			if a, b := u.bulkCommitted(id, l), v.bulkCommitted(id, l); a != b {
 				return fmt.Sprintf("warp %d lane %d: %d vs %d bulk async-groups committed", id, l, a, b)
 			}
+		}
+		var x, y warpAsync
+		if id < len(u.warps) {
+			x = u.warps[id]
+		}
+		if id < len(v.warps) {
+			y = v.warps[id]
+		}
+		if x.wgCommitted != y.wgCommitted || x.wgCount != y.wgCount || x.wgFenced != y.wgFenced {
+			return fmt.Sprintf("warp %d: wgmma state (%d groups committed, %d instructions, fenced %v) vs (%d, %d, %v)", id, x.wgCommitted, x.wgCount, x.wgFenced, y.wgCommitted, y.wgCount, y.wgFenced)
 		}
 	}
 	return ""

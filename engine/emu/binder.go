@@ -62,7 +62,7 @@ func (b *binder) decodeMods(mods []ptx.Mod) {
 			b.m.Flags = b.m.Flags.With(isa.Flag(d.Value))
 		case isa.ModVec:
 			b.m.Vec = int(d.Value)
-		case isa.ModShape, isa.ModLayout, isa.ModNum, isa.ModElem, isa.ModTensor:
+		case isa.ModShape, isa.ModLayout, isa.ModNum, isa.ModElem, isa.ModTensor, isa.ModWgmmaShape:
 			b.m.Tensor = append(b.m.Tensor, d)
 			b.m.TensorNames = append(b.m.TensorNames, m.Name)
 		case isa.ModHint:

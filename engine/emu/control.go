@@ -697,6 +697,9 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	if f := w.setmaxnregExit(emask); f != nil {
 		return f
 	}
+	if f := w.wgmmaExit(emask); f != nil {
+		return f
+	}
 	// Exiting threads land their asynchronous copies still in flight
 	// (cp.async, then bulk copies to global memory).
 	w.landCopies(emask, -1)

@@ -172,6 +172,13 @@ var opEffects = func() (t [isa.NumOpcodes]opEffect) {
 	set(opEffect{eff: EffWarp}, isa.OpActivemask, isa.OpShfl, isa.OpVote, isa.OpMatch, isa.OpRedux, isa.OpElect)
 	set(opEffect{eff: EffWarp | EffWarpSync}, isa.OpBarWarpSync)
 	set(opEffect{eff: EffWarp | EffAligned}, isa.OpMma, isa.OpWmmaMma, isa.OpMovmatrix)
+	// wgmma: warpgroup collectives (.aligned over the 4 warps, checked as
+	// they execute); mma_async reads shared memory through descriptors and
+	// queues its result, wait_group lands results (a wait that is over at
+	// once).
+	set(opEffect{eff: EffWarp | EffAligned | EffCrossWarp | EffAsync}, isa.OpWgmmaFence, isa.OpWgmmaCommitGroup)
+	set(opEffect{eff: EffWarp | EffAligned | EffCrossWarp | EffAsync | EffBlocks}, isa.OpWgmmaWaitGroup)
+	set(opEffect{eff: EffWarp | EffAligned | EffCrossWarp | EffAsync | EffReadShared}, isa.OpWgmmaMmaAsync)
 	set(opEffect{eff: EffWarp | EffAligned, mem: memRead}, isa.OpLdmatrix, isa.OpWmmaLoad)
 	set(opEffect{eff: EffWarp | EffAligned, mem: memWrite}, isa.OpStmatrix, isa.OpWmmaStore)
 	// tensormap.replace: its memory effects only (a 128-byte read-modify-write

@@ -873,17 +873,23 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 // in ascending k, accumulated in f64 (the products are exact).
 func mmaFloatSum(sc *mmaScratch, groups, m, n, k int) {
 	for g := 0; g < groups; g++ {
-		bg := sc.b[g*k*n : (g+1)*k*n]
-		for i := g * m; i < (g+1)*m; i++ {
-			ar := sc.a[i*k : i*k+k]
-			cr := sc.c[i*n : i*n+n]
-			for j := range cr {
-				v := cr[j]
-				for kk, x := range ar {
-					v += x * bg[kk*n+j]
-				}
-				cr[j] = v
+		floatSum(sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*n:(g+1)*k*n], sc.c[g*m*n:(g+1)*m*n], m, n, k)
+	}
+}
+
+// floatSum replaces c (m x n, row-major) by c + a·b, a (m x k) and b (k x
+// n) row-major: each element its C plus the products in ascending k,
+// accumulated in f64 (the products are exact). mma and wgmma share it.
+func floatSum(a, b, c []float64, m, n, k int) {
+	for i := 0; i < m; i++ {
+		ar := a[i*k : i*k+k]
+		cr := c[i*n : i*n+n]
+		for j := range cr {
+			v := cr[j]
+			for kk, x := range ar {
+				v += x * b[kk*n+j]
 			}
+			cr[j] = v
 		}
 	}
 }

@@ -39,9 +39,13 @@ const (
 	// WaitClusterBarrier: the cluster barrier (barrier.cluster.wait): it
 	// ends when the phase the lanes arrived in has completed.
 	WaitClusterBarrier
+	// WaitWgmmaGroup: wgmma.wait_group N (Groups = N): it ends when the
+	// warp's wgmma.mma_async results other than those of its newest N
+	// committed wgmma-groups have landed in its registers.
+	WaitWgmmaGroup
 )
 
-var waitKindNames = [...]string{"none", "barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier"}
+var waitKindNames = [...]string{"none", "barrier", "async-group", "warp-sync", "mbarrier", "cluster-barrier", "wgmma-group"}
 
 func (k WaitKind) String() string {
 	if int(k) < len(waitKindNames) {
@@ -69,8 +73,8 @@ type Wait struct {
 	Parity uint32
 	// WaitWarpSync: the member mask.
 	Members uint32
-	// WaitAsyncGroup: the newest committed groups the lanes may leave in
-	// flight (-1: none, wait_all).
+	// WaitAsyncGroup, WaitWgmmaGroup: the newest committed groups the
+	// lanes may leave in flight (-1: none, wait_all).
 	Groups int
 	// phase (WaitBarrier): the barrier's phase the warp arrived in.
 	phase uint32
@@ -103,6 +107,8 @@ func (t Wait) String() string {
 		return fmt.Sprintf("mbarrier @%#x, phase %d", t.Addr, t.Parity)
 	case WaitClusterBarrier:
 		return "the cluster barrier"
+	case WaitWgmmaGroup:
+		return fmt.Sprintf("wgmma groups (all but the newest %d)", t.Groups)
 	}
 	return fmt.Sprintf("an unknown wait (kind %d)", t.Kind)
 }
@@ -165,6 +171,8 @@ func (w *Warp) over(t *Wait) bool {
 		return t.Lanes&^w.cbDone == 0
 	case WaitMbarrier:
 		return w.mbarrierWaitOver(t)
+	case WaitWgmmaGroup:
+		return !w.wgmmaPending(int64(t.Groups))
 	}
 	return false
 }

@@ -1,5 +1,7 @@
 package isa
 
+import "fmt"
+
 // Rnd is a rounding modifier.
 type Rnd uint8
 
@@ -166,21 +168,45 @@ func (s Flags) With(f Flag) Flags { return s | 1<<f }
 type ModKind uint8
 
 const (
-	ModUnknown ModKind = iota
-	ModType            // a Type (value: Type)
-	ModSpace           // a Space (value: Space)
-	ModRnd             // a Rnd
-	ModCmp             // a Cmp
-	ModSub             // a SubOp
-	ModFlag            // a Flag
-	ModVec             // .v2 .v4 .v8 (value: the width)
-	ModHint            // a hint with no effect on results in the emulator: cache operators, eviction priorities, memory-order and scope qualifiers
-	ModShape           // a matrix shape (value: Shape): .m8n8, .m16n8k16, ...
-	ModLayout          // .row / .col (value: Layout)
-	ModNum             // .x1 .x2 .x4 (value: the number of matrices)
-	ModElem            // a narrow element type of tensor instructions (value: Elem): .s4 .u4 .b1 .e2m1 .e3m2 .e2m3 .ue8m0 .ue4m3
-	ModTensor          // other tensor-instruction words (value: TensorWord): .tile, .im2col, .1d ... .5d, .sp, .kind::..., .block_scale, .scale_vec::...
+	ModUnknown    ModKind = iota
+	ModType               // a Type (value: Type)
+	ModSpace              // a Space (value: Space)
+	ModRnd                // a Rnd
+	ModCmp                // a Cmp
+	ModSub                // a SubOp
+	ModFlag               // a Flag
+	ModVec                // .v2 .v4 .v8 (value: the width)
+	ModHint               // a hint with no effect on results in the emulator: cache operators, eviction priorities, memory-order and scope qualifiers
+	ModShape              // a matrix shape (value: Shape): .m8n8, .m16n8k16, ...
+	ModLayout             // .row / .col (value: Layout)
+	ModNum                // .x1 .x2 .x4 (value: the number of matrices)
+	ModElem               // a narrow element type of tensor instructions (value: Elem): .s4 .u4 .b1 .e2m1 .e3m2 .e2m3 .ue8m0 .ue4m3
+	ModTensor             // other tensor-instruction words (value: TensorWord): .tile, .im2col, .1d ... .5d, .sp, .kind::..., .block_scale, .scale_vec::...
+	ModWgmmaShape         // a wgmma shape .m64nNkK (value: WgmmaShapeValue(n, k))
 )
+
+// The wgmma shapes: M is 64, N a multiple of 8 from 8 to 256, K 8, 16, 32
+// or 256 (the element type decides which; the binder checks it). A shape
+// is a modifier of kind ModWgmmaShape whose value packs N/8-1 (5 bits) and
+// the index of K in wgmmaKs (2 bits).
+var wgmmaKs = [4]int{8, 16, 32, 256}
+
+// WgmmaShapeValue packs shape m64nNkK as a ModWgmmaShape value (ok false
+// for a shape that is not one).
+func WgmmaShapeValue(n, k int) (v uint8, ok bool) {
+	if n < 8 || n > 256 || n%8 != 0 {
+		return 0, false
+	}
+	for i, x := range wgmmaKs {
+		if x == k {
+			return uint8(i<<5 | (n/8 - 1)), true
+		}
+	}
+	return 0, false
+}
+
+// WgmmaShape unpacks a ModWgmmaShape value: N and K.
+func WgmmaShape(v uint8) (n, k int) { return int(v&31+1) * 8, wgmmaKs[v>>5&3] }
 
 // Shape is the matrix shape of a tensor-core instruction.
 type Shape uint8
@@ -355,6 +381,12 @@ var modTable = func() map[string]Mod {
 	}
 	for w := TensorWord(1); w < NumTensorWords; w++ {
 		m[w.String()] = Mod{ModTensor, uint8(w)}
+	}
+	for _, k := range wgmmaKs {
+		for n := 8; n <= 256; n += 8 {
+			v, _ := WgmmaShapeValue(n, k)
+			m[fmt.Sprintf("m64n%dk%d", n, k)] = Mod{ModWgmmaShape, v}
+		}
 	}
 	return m
 }()

@@ -1,0 +1,726 @@
+package emu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/ptxplayground/ptxplay/engine/fpx"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// Warpgroup matrix multiply-accumulate: wgmma.fence, wgmma.mma_async,
+// wgmma.commit_group and wgmma.wait_group (PTX ISA §9.7.15).
+//
+// All four are warpgroup-collective (.sync.aligned): every thread of the
+// 4 warps of a warpgroup executes the same sequence of them. The warps of
+// a warpgroup do not wait for each other (.sync synchronises the threads
+// of a warp); the emulator checks the rule as they go:
+//   - the whole warp executes each one (a missing lane faults, as for the
+//     warp-collective tensor instructions);
+//   - the warpgroup is complete: 4 warps of 32 threads;
+//   - the k-th wgmma instruction of every warp of the warpgroup is the
+//     same instruction (asyncUnit.wgSeq logs the pcs the leading warp
+//     executed until every warp has), and no warp exits before executing
+//     an instruction another warp of its warpgroup executed.
+//
+// The product. Warp w of the warpgroup owns rows 16w..16w+15 of D (and of
+// a register A: isa.WgmmaFragments), so its part of the product depends
+// only on its own registers, its part of A and the whole of B. An
+// mma_async computes the warp's part when the warp issues it: it reads
+// its registers (A, and the accumulator when scale-d is true: the result
+// of the warp's latest mma_async in flight on the same register, if any,
+// so that a chain of mma_async on one accumulator accumulates in issue
+// order, as the ISA allows without a wait between them) and shared
+// memory through the descriptors then, and queues the result in the
+// CTA's asynchronous work (asyncUnit.wgmma, target targetWarpgroupGroup)
+// in the warp's open wgmma-group. commit_group closes the open group;
+// wait_group N writes the results of every committed group but the
+// newest N into the accumulator registers, in issue order, and is a wait
+// of kind WaitWgmmaGroup that is over at once (the results it waits for
+// have landed). A thread that exits lands what its warp has in flight. So
+// the accumulator keeps its old value until the covering wait_group,
+// deterministically and the same in both scheduling models.
+//
+// Numerics: as mma (docs/emulator.md): the products are exact (imm-scale
+// ±1 negates an operand exactly), D = C + the K products accumulated in
+// f64 from C (0 when scale-d is false) in ascending k, rounded once to
+// nearest even to the accumulator type; a NaN result is the canonical NaN.
+
+func init() {
+	binders[isa.OpWgmmaFence] = bindWgmmaSync
+	binders[isa.OpWgmmaCommitGroup] = bindWgmmaSync
+	binders[isa.OpWgmmaWaitGroup] = bindWgmmaSync
+	binders[isa.OpWgmmaMmaAsync] = bindWgmmaMma
+}
+
+// WgmmaSeqLimit bounds how many wgmma instructions the leading warp of a
+// warpgroup may execute ahead of the last one (the log the .aligned check
+// keeps).
+const WgmmaSeqLimit = 4096
+
+// MaxWgmmaWaitGroup bounds wait_group's N.
+const MaxWgmmaWaitGroup = 1 << 20
+
+func bindWgmmaSync(b *binder) {
+	if !tensorSyncAligned(b) {
+		return
+	}
+	op := b.op
+	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
+	switch op.Code {
+	case isa.OpWgmmaWaitGroup:
+		if !b.Want(1, 1) {
+			return
+		}
+		if !b.IsImm(0) {
+			b.operr(0, "the group count N must be a constant")
+			return
+		}
+		v, ok := b.Imm(0)
+		if !ok {
+			return
+		}
+		if v.Int > MaxWgmmaWaitGroup {
+			b.operr(0, "group count %d: N is from 0 to %d", int64(v.Int), MaxWgmmaWaitGroup)
+			return
+		}
+		op.Imm = v.Int
+		op.Exec = execWgmmaWait
+	case isa.OpWgmmaCommitGroup:
+		if b.Want(0, 0) {
+			op.Exec = execWgmmaCommit
+		}
+	default:
+		if b.Want(0, 0) {
+			op.Exec = execWgmmaFence
+		}
+	}
+}
+
+// wgmmaImm bits of an mma_async's Op.Imm.
+const (
+	wgNegA   = 1 << iota // imm-scale-a is -1
+	wgNegB               // imm-scale-b is -1
+	wgTransA             // imm-trans-a is 1: A is M-major
+	wgTransB             // imm-trans-b is 1: B is N-major
+	wgRegA               // A is in registers (Regs after D)
+)
+
+// wgmmaExec is what the executor keeps of a form: its fragments, flattened
+// for warp 0 (every warp's are the same, rows offset by 16w).
+type wgmmaExec struct {
+	form isa.WgmmaForm
+	fi   *isa.FragInstr
+	// dPos[(r*32+lane)*per+part] and aPos likewise: the element's index in
+	// the warp's 16 x N (D) or 16 x K (A) tile, row-major.
+	dPos, aPos     []uint16
+	dRegs, aRegs   int
+	dPer, aPer     int
+	elemBits, dBit int
+}
+
+var wgmmaExecs struct {
+	sync.Mutex
+	list  []*wgmmaExec
+	index map[isa.WgmmaForm]int32
+}
+
+// wgmmaExecIndex returns the index of form f's executor (built once).
+func wgmmaExecIndex(f isa.WgmmaForm) int32 {
+	wgmmaExecs.Lock()
+	defer wgmmaExecs.Unlock()
+	if i, ok := wgmmaExecs.index[f]; ok {
+		return i
+	}
+	fi := isa.WgmmaFragments(f)
+	x := &wgmmaExec{form: f, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType)}
+	flat := func(o *isa.FragOperand, cols int) (pos []uint16, regs, per int) {
+		per = 32 / isa.FragTypeBits(o.Type)
+		pos = make([]uint16, o.Regs*32*per)
+		for _, e := range o.Elems {
+			if e.Lane >= 32 {
+				continue
+			}
+			pos[(int(e.Reg)*32+int(e.Lane))*per+int(e.Part)] = uint16(int(e.Row)*cols + int(e.Col))
+		}
+		return pos, o.Regs, per
+	}
+	x.dPos, x.dRegs, x.dPer = flat(fi.Operand("d"), f.N)
+	x.aPos, x.aRegs, x.aPer = flat(fi.Operand("a"), f.K)
+	if wgmmaExecs.index == nil {
+		wgmmaExecs.index = map[isa.WgmmaForm]int32{}
+	}
+	i := int32(len(wgmmaExecs.list))
+	wgmmaExecs.list = append(wgmmaExecs.list, x)
+	wgmmaExecs.index[f] = i
+	return i
+}
+
+func wgmmaExecAt(i int32) *wgmmaExec {
+	wgmmaExecs.Lock()
+	defer wgmmaExecs.Unlock()
+	return wgmmaExecs.list[i]
+}
+
+// bindWgmmaMma binds wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype
+//
+//	d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;
+//	d, a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;
+//
+// (.tf32: no imm-trans operands).
+func bindWgmmaMma(b *binder) {
+	if !tensorSyncAligned(b) {
+		return
+	}
+	shape, ok := uint8(0), false
+	for _, m := range b.Tensor() {
+		if m.Kind != isa.ModWgmmaShape || ok {
+			b.errorf("needs one shape .m64nNkK and no other matrix modifier")
+			return
+		}
+		shape, ok = m.Value, true
+	}
+	if !ok {
+		b.errorf("needs a shape .m64nNkK (N a multiple of 8 from 8 to 256)")
+		return
+	}
+	types := b.AllTypes()
+	if len(types) != 3 {
+		b.errorf("needs the three types .dtype.atype.btype")
+		return
+	}
+	if types[1] != types[2] {
+		b.errorf("A and B have the same type (.%s.%s)", types[1], types[2])
+		return
+	}
+	n, k := isa.WgmmaShape(shape)
+	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: types[1].String()}
+	switch types[1] {
+	case isa.E4M3, isa.E5M2, isa.S8, isa.U8:
+		tensorNotYet(b, "wgmma.mma_async with ."+types[1].String()+" operands")
+		return
+	}
+	if msg := isa.WgmmaFormOf(form); msg != "" {
+		b.errorf("not a form of wgmma.mma_async: %s", msg)
+		return
+	}
+	trans := form.AType != "tf32"
+	regA := b.opd(1) != nil && b.opd(1).Kind == ptx.OpdVec
+	want := 6
+	if trans {
+		want = 8
+		if regA {
+			want = 7
+		}
+	}
+	if !b.Want(want, want) {
+		return
+	}
+	op := b.op
+	x := wgmmaExecAt(wgmmaExecIndex(form))
+	d := b.VecRegs(0, x.dRegs, isa.B32, true)
+	if b.failed {
+		return
+	}
+	regs := d
+	op.Parts[0] = uint8(len(d))
+	if regA {
+		a := b.VecRegs(1, x.aRegs, isa.B32, false)
+		if b.failed {
+			return
+		}
+		regs = append(regs, a...)
+		op.Parts[1] = uint8(len(a))
+		op.Imm |= wgRegA
+	} else {
+		op.A = b.Src(1, isa.B64)
+	}
+	op.B = b.Src(2, isa.B64)
+	op.C = b.SrcPred(3, 2)
+	if b.failed {
+		return
+	}
+	imm := func(i int, what string, vals ...int64) (int64, bool) {
+		if !b.IsImm(i) {
+			b.operr(i, "%s must be a constant", what)
+			return 0, false
+		}
+		v, ok := b.Imm(i)
+		if !ok {
+			return 0, false
+		}
+		for _, x := range vals {
+			if int64(v.Int) == x {
+				return x, true
+			}
+		}
+		b.operr(i, "%s is %d: it must be %v", what, int64(v.Int), vals)
+		return 0, false
+	}
+	if v, ok := imm(4, "imm-scale-a", 1, -1); !ok {
+		return
+	} else if v < 0 {
+		op.Imm |= wgNegA
+	}
+	if v, ok := imm(5, "imm-scale-b", 1, -1); !ok {
+		return
+	} else if v < 0 {
+		op.Imm |= wgNegB
+	}
+	if trans {
+		i := 6
+		if !regA {
+			if v, ok := imm(i, "imm-trans-a", 0, 1); !ok {
+				return
+			} else if v == 1 {
+				op.Imm |= wgTransA
+			}
+			i++
+		}
+		if v, ok := imm(i, "imm-trans-b", 0, 1); !ok {
+			return
+		} else if v == 1 {
+			op.Imm |= wgTransB
+		}
+	}
+	op.Regs = regs
+	op.Type, op.Type2 = types[0], types[1]
+	op.Aux = wgmmaExecIndex(form)
+	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
+	op.Exec = execWgmmaMma
+}
+
+// ---- the warpgroup's sequence of wgmma instructions ----
+
+// wgSeq is the .aligned log of a warpgroup: pcs[i] is the pc of its
+// (base+i)-th wgmma instruction, kept until every warp has executed it.
+type wgSeq struct {
+	base uint32
+	pcs  []int32
+}
+
+// wgmmaCollective checks that the whole warpgroup executes op, the warp's
+// next wgmma instruction, and logs it.
+func (w *Warp) wgmmaCollective(op *Op, mask uint32) *Fault {
+	if mask != ^uint32(0) {
+		return tensorConverged(w, op, mask)
+	}
+	name := wgmmaName(op)
+	g := w.cta.Warpgroup(w.Warpgroup())
+	if len(g) < WarpgroupSize {
+		return w.faultAll(FaultIllegal, mask, "%s is warpgroup-collective (.sync.aligned): every thread of the 4 warps of a warpgroup executes it, but warp %d is in warpgroup %d, which has warp(s) %d to %d only (the CTA has %d warps): warp(s) %d to %d are missing",
+			name, w.ID, w.Warpgroup(), g[0].ID, g[len(g)-1].ID, len(w.cta.Warps), g[len(g)-1].ID+1, g[0].ID+WarpgroupSize-1)
+	}
+	u := &w.cta.async
+	me := u.warp(w.ID)
+	k := me.wgCount
+	for _, v := range g {
+		if v.valid != ^uint32(0) {
+			return w.faultAll(FaultIllegal, mask, "%s is warpgroup-collective (.sync.aligned): every thread of the 4 warps of warpgroup %d executes it, but lane(s) %s of warp %d do not exist (the CTA's thread count is not a multiple of 128)", name, w.Warpgroup(), warpLaneList(^v.valid), v.ID)
+		}
+	}
+	s := u.seq(w.Warpgroup())
+	pc := int32(w.m.curPC)
+	if i := int(k - s.base); i < len(s.pcs) {
+		if s.pcs[i] != pc {
+			for _, v := range g {
+				if u.warp(v.ID).wgCount > k {
+					return w.faultAll(FaultIllegal, mask, "%s at pc %d is warp %d's wgmma instruction #%d, but warp %d of its warpgroup executed the one at pc %d as #%d: every thread of a warpgroup executes the same wgmma instructions (.aligned)", name, pc, w.ID, k+1, v.ID, s.pcs[i], k+1)
+				}
+			}
+		}
+	} else {
+		for _, v := range g {
+			if v != w && v.valid&^v.exited != v.valid {
+				return w.faultAll(FaultIllegal, mask, "%s: lane(s) %s of warp %d of the same warpgroup exited without executing it: every thread of a warpgroup executes the same wgmma instructions (.aligned)", name, warpLaneList(v.exited), v.ID)
+			}
+		}
+		if len(s.pcs) >= WgmmaSeqLimit {
+			return w.faultAll(FaultIllegal, mask, "%s: warp %d is %d wgmma instructions ahead of another warp of its warpgroup (the limit the emulator checks .aligned over)", name, w.ID, len(s.pcs))
+		}
+		s.pcs = append(s.pcs, pc)
+	}
+	me.wgCount = k + 1
+	// Drop what every warp has executed.
+	lo := me.wgCount
+	for _, v := range g {
+		lo = min(lo, u.warp(v.ID).wgCount)
+	}
+	if d := int(lo - s.base); d > 0 {
+		s.pcs = append(s.pcs[:0], s.pcs[d:]...)
+		s.base = lo
+	}
+	return nil
+}
+
+// wgmmaExit faults when the warp's last lanes exit (emask) before it
+// executed a wgmma instruction another warp of its warpgroup executed,
+// and lands the results its warp has in flight.
+func (w *Warp) wgmmaExit(emask uint32) *Fault {
+	u := &w.cta.async
+	if w.ID >= len(u.warps) && len(u.wgSeqs) == 0 {
+		return nil
+	}
+	if (w.valid&^w.exited)&^emask == 0 {
+		mine := uint32(0)
+		if w.ID < len(u.warps) {
+			mine = u.warps[w.ID].wgCount
+		}
+		for _, v := range w.cta.Warpgroup(w.Warpgroup()) {
+			if v != w && v.ID < len(u.warps) && u.warps[v.ID].wgCount > mine {
+				s := u.seq(w.Warpgroup())
+				pc := int32(-1)
+				if i := int(mine - s.base); i >= 0 && i < len(s.pcs) {
+					pc = s.pcs[i]
+				}
+				return w.faultAll(FaultIllegal, emask, "warp %d exits without executing the wgmma instruction at pc %d that warp %d of its warpgroup executed (every thread of a warpgroup executes the same wgmma instructions)", w.ID, pc, v.ID)
+			}
+		}
+		w.landWgmma(-1)
+	}
+	return nil
+}
+
+func wgmmaName(op *Op) string {
+	switch op.Code {
+	case isa.OpWgmmaMmaAsync:
+		return "wgmma.mma_async"
+	case isa.OpWgmmaCommitGroup:
+		return "wgmma.commit_group"
+	case isa.OpWgmmaWaitGroup:
+		return "wgmma.wait_group"
+	}
+	return "wgmma.fence"
+}
+
+// ---- the asynchronous groups ----
+
+// wgmmaOp is one warp's part of an mma_async in flight: the values it
+// writes to the accumulator registers when it lands.
+type wgmmaOp struct {
+	warp  int32
+	pc    int32
+	group uint32  // the warp's wgmma-group it belongs to
+	regs  []int32 // the accumulator's slots (the Op's)
+	vals  []uint64
+}
+
+func (o *wgmmaOp) bytes() int64 { return int64(8*len(o.vals)) + 64 }
+
+func (o *wgmmaOp) same(p *wgmmaOp) bool {
+	if o.warp != p.warp || o.pc != p.pc || o.group != p.group || len(o.regs) != len(p.regs) || len(o.vals) != len(p.vals) {
+		return false
+	}
+	for i := range o.regs {
+		if o.regs[i] != p.regs[i] {
+			return false
+		}
+	}
+	for i := range o.vals {
+		if o.vals[i] != p.vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// seq returns warpgroup g's .aligned log, growing the unit to hold it.
+func (u *asyncUnit) seq(g int) *wgSeq {
+	if g >= len(u.wgSeqs) {
+		u.wgSeqs = append(u.wgSeqs, make([]wgSeq, g+1-len(u.wgSeqs))...)
+	}
+	return &u.wgSeqs[g]
+}
+
+// WgmmaGroup is a wgmma-group of a warp in flight, as the debugger lists
+// it: its number (counted from 0 per warp), whether it is committed, and
+// the mma_async instructions (pcs) in it.
+type WgmmaGroup struct {
+	Group     uint32
+	Committed bool
+	PCs       []int
+}
+
+// PendingWgmma returns the warp's wgmma-groups in flight, oldest first.
+func (w *Warp) PendingWgmma() []WgmmaGroup {
+	u := &w.cta.async
+	var out []WgmmaGroup
+	for i := range u.wgmma {
+		o := &u.wgmma[i]
+		if int(o.warp) != w.ID {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].Group != o.group {
+			out = append(out, WgmmaGroup{Group: o.group, Committed: o.group < u.warps[w.ID].wgCommitted})
+		}
+		out[len(out)-1].PCs = append(out[len(out)-1].PCs, int(o.pc))
+	}
+	return out
+}
+
+// wgmmaDue reports whether o, an operation of warp w, is one a wait for
+// all but the warp's newest keep committed groups (keep < 0: every
+// operation) waits for.
+func (u *asyncUnit) wgmmaDue(o *wgmmaOp, warp int32, keep int64) bool {
+	return o.warp == warp && (keep < 0 || int64(o.group)+keep < int64(u.warps[warp].wgCommitted))
+}
+
+// wgmmaPending reports whether the warp has an operation in flight that a
+// wait for all but its newest keep committed groups waits for.
+func (w *Warp) wgmmaPending(keep int64) bool {
+	u := &w.cta.async
+	for i := range u.wgmma {
+		if u.wgmmaDue(&u.wgmma[i], int32(w.ID), keep) {
+			return true
+		}
+	}
+	return false
+}
+
+// landWgmma writes the results of the warp's operations in flight that a
+// wait for all but its newest keep committed groups waits for (keep < 0:
+// all) into their registers, in issue order, and drops them.
+func (w *Warp) landWgmma(keep int64) {
+	u := &w.cta.async
+	if len(u.wgmma) == 0 {
+		return
+	}
+	out := u.wgmma[:0]
+	for _, o := range u.wgmma {
+		if !u.wgmmaDue(&o, int32(w.ID), keep) {
+			out = append(out, o)
+			continue
+		}
+		for r, s := range o.regs {
+			copy(w.r(s)[:], o.vals[r*32:r*32+32])
+		}
+		w.m.dyn -= o.bytes()
+	}
+	clear(u.wgmma[len(out):])
+	u.wgmma = out
+}
+
+func execWgmmaFence(w *Warp, op *Op, mask uint32) *Fault {
+	if f := w.wgmmaCollective(op, mask); f != nil {
+		return f
+	}
+	w.cta.async.warp(w.ID).wgFenced = true
+	return nil
+}
+
+func execWgmmaCommit(w *Warp, op *Op, mask uint32) *Fault {
+	if f := w.wgmmaCollective(op, mask); f != nil {
+		return f
+	}
+	w.cta.async.warp(w.ID).wgCommitted++
+	return nil
+}
+
+func execWgmmaWait(w *Warp, op *Op, mask uint32) *Fault {
+	if f := w.wgmmaCollective(op, mask); f != nil {
+		return f
+	}
+	w.landWgmma(int64(op.Imm))
+	w.await(Wait{Kind: WaitWgmmaGroup, Lanes: mask, Groups: int(op.Imm), op: op}, w.pc())
+	return nil
+}
+
+// ---- the product ----
+
+// wgmmaElem reads element bits of type t (16 or 32 bits) as a float64.
+func wgmmaElem(t string, x uint32) float64 {
+	switch t {
+	case "f16":
+		return f16ToF64(uint16(x))
+	case "bf16":
+		return float64(math.Float32frombits(x << 16))
+	case "tf32":
+		return float64(math.Float32frombits(x & 0xffffe000))
+	}
+	return float64(math.Float32frombits(x))
+}
+
+// wgmmaShared reads an operand (rows x K) from shared memory through
+// descriptor desc into dst (dst[r*K+k], rows lo..lo+len(dst)/K-1 of the
+// operand), negated when neg.
+func (w *Warp) wgmmaShared(op *Op, mask uint32, which string, desc uint64, o isa.WgmmaOperand, lo int, dst []float64, neg bool, t string) *Fault {
+	l, err := isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc), o)
+	if err == nil {
+		err = l.CheckShared(uint64(len(w.cta.shared)))
+	}
+	if err != nil {
+		return w.faultAll(FaultIllegal, mask, "wgmma.mma_async: the %s descriptor %#016x: %v", which, desc, err)
+	}
+	sh := w.cta.shared
+	size := o.ElemBits / 8
+	n := len(dst) / o.K
+	for r := 0; r < n; r++ {
+		for k := 0; k < o.K; k++ {
+			a := l.At(lo+r, k)
+			var x uint32
+			if size == 2 {
+				x = uint32(binary.LittleEndian.Uint16(sh[a:]))
+			} else {
+				x = binary.LittleEndian.Uint32(sh[a:])
+			}
+			v := wgmmaElem(t, x)
+			if neg {
+				v = -v
+			}
+			dst[r*o.K+k] = v
+		}
+	}
+	return nil
+}
+
+// uniformDesc returns the descriptor in slot s, faulting when the lanes
+// of the warp hold different ones.
+func (w *Warp) uniformDesc(mask uint32, s int32, which string) (uint64, *Fault) {
+	v := w.r(s)
+	for l := 1; l < 32; l++ {
+		if v[l] != v[0] {
+			return 0, w.faultAll(FaultIllegal, mask, "wgmma.mma_async: the %s descriptor differs between the threads of warp %d (lane 0 %#016x, lane %d %#016x): every thread of the warpgroup passes the same descriptor", which, w.ID, v[0], l, v[l])
+		}
+	}
+	return v[0], nil
+}
+
+func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
+	if f := w.wgmmaCollective(op, mask); f != nil {
+		return f
+	}
+	u := &w.cta.async
+	me := u.warp(w.ID)
+	if !me.wgFenced {
+		return w.faultAll(FaultIllegal, mask, "wgmma.mma_async without a wgmma.fence before it: the first wgmma.mma_async of a warpgroup (and any after a register write to its accumulator or A registers) needs a wgmma.fence first (undefined behaviour otherwise)")
+	}
+	x := wgmmaExecAt(op.Aux)
+	f := x.form
+	N, K := f.N, f.K
+	rank := w.WarpgroupRank()
+	a := make([]float64, 16*K)
+	bm := make([]float64, N*K) // B as the descriptor reads it: N x K (row n, column k)
+	c := make([]float64, 16*N)
+	if op.Imm&wgRegA != 0 {
+		slots := tensorOperand(op, 1)
+		for r, s := range slots {
+			vals := w.r(s)
+			for l := 0; l < 32; l++ {
+				for p := 0; p < x.aPer; p++ {
+					e := uint32(vals[l] >> (p * x.elemBits))
+					if x.elemBits == 16 {
+						e &= 0xffff
+					}
+					v := wgmmaElem(f.AType, e)
+					if op.Imm&wgNegA != 0 {
+						v = -v
+					}
+					a[x.aPos[(r*32+l)*x.aPer+p]] = v
+				}
+			}
+		}
+	} else {
+		desc, flt := w.uniformDesc(mask, op.A, "A")
+		if flt != nil {
+			return flt
+		}
+		major := isa.WgmmaKMajor
+		if op.Imm&wgTransA != 0 {
+			major = isa.WgmmaMNMajor
+		}
+		if flt := w.wgmmaShared(op, mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, f.AType); flt != nil {
+			return flt
+		}
+	}
+	desc, flt := w.uniformDesc(mask, op.B, "B")
+	if flt != nil {
+		return flt
+	}
+	major := isa.WgmmaKMajor
+	if op.Imm&wgTransB != 0 {
+		major = isa.WgmmaMNMajor
+	}
+	if flt := w.wgmmaShared(op, mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, f.AType); flt != nil {
+		return flt
+	}
+	dSlots := tensorOperand(op, 0)
+	scaleD := w.preds[op.C]&1 != 0
+	if op.Neg>>2&1 != 0 {
+		scaleD = !scaleD
+	}
+	// The accumulator is uniform: lane 0's scale-d decides (the ISA asks
+	// for the same value in every thread).
+	if scaleD {
+		for r, s := range dSlots {
+			// An accumulator register another mma_async of the warp still
+			// in flight writes is read as that result (the ISA's chain of
+			// mma_async on one accumulator, in issue order).
+			vals := w.r(s)
+			for i := range u.wgmma {
+				o := &u.wgmma[i]
+				if int(o.warp) != w.ID {
+					continue
+				}
+				for j, s2 := range o.regs {
+					if s2 == s {
+						vals = (*[32]uint64)(o.vals[j*32 : j*32+32])
+					}
+				}
+			}
+			for l := 0; l < 32; l++ {
+				for p := 0; p < x.dPer; p++ {
+					e := uint32(vals[l] >> (p * x.dBit))
+					if x.dBit == 16 {
+						e &= 0xffff
+					}
+					c[x.dPos[(r*32+l)*x.dPer+p]] = wgmmaElem(f.DType, e)
+				}
+			}
+		}
+	}
+	// D = C + A·B, each element its C plus the products in ascending k,
+	// accumulated in f64 (mma's rule: mmaFloatSum).
+	b := make([]float64, K*N)
+	for j := 0; j < N; j++ {
+		for k := 0; k < K; k++ {
+			b[k*N+j] = bm[j*K+k]
+		}
+	}
+	floatSum(a, b, c, 16, N, K)
+	n := int64(len(dSlots)*32*8) + 64
+	if w.m.overDynamic(n) {
+		return w.dynamicFault(n, mask, "wgmma.mma_async")
+	}
+	vals := make([]uint64, len(dSlots)*32)
+	for r := range dSlots {
+		for l := 0; l < 32; l++ {
+			var v uint64
+			for p := 0; p < x.dPer; p++ {
+				d := c[x.dPos[(r*32+l)*x.dPer+p]]
+				var bitsv uint64
+				if f.DType == "f32" {
+					bitsv = uint64(math.Float32bits(float32(d)))
+					if d != d {
+						bitsv = uint64(fpx.NaN32)
+					}
+				} else {
+					bitsv = uint64(fpx.F64ToF16(math.Float64bits(d), fpx.RN, 0))
+				}
+				v |= bitsv << (p * x.dBit)
+			}
+			vals[r*32+l] = v
+		}
+	}
+	o := wgmmaOp{warp: int32(w.ID), pc: int32(w.m.curPC), group: me.wgCommitted, regs: dSlots, vals: vals}
+	u.wgmma = append(u.wgmma, o)
+	w.m.dyn += o.bytes()
+	return nil
+}
+
+// String describes o for state differences.
+func (o *wgmmaOp) String() string {
+	return fmt.Sprintf("(warp %d pc %d group %d, %d registers)", o.warp, o.pc, o.group, len(o.regs))
+}

@@ -1,0 +1,497 @@
+package emu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/fpx"
+	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// wgCase is one wgmma.mma_async test: the form, where A comes from, the
+// majors and swizzles of the shared operands, the scales and scale-d.
+type wgCase struct {
+	n          int
+	d, ab      string // accumulator and A/B types
+	regA       bool
+	transA     bool
+	transB     bool
+	swA, swB   isa.WgmmaSwizzle
+	negA, negB bool
+	scaleD     bool
+	// chain: two mma_async on the accumulator in group 0, a third in
+	// group 1; wait_group 1 lands the first two, wait_group 0 the third.
+	chain bool
+}
+
+func (c wgCase) k() int {
+	if c.ab == "tf32" {
+		return 8
+	}
+	return 16
+}
+
+func (c wgCase) String() string {
+	return fmt.Sprintf("m64n%dk%d.%s.%s regA=%v transA=%v transB=%v swA=%s swB=%s neg=%v/%v scaleD=%v", c.n, c.k(), c.d, c.ab, c.regA, c.transA, c.transB, c.swA, c.swB, c.negA, c.negB, c.scaleD)
+}
+
+// wgPlace is the canonical byte offset of element (r, k) of an operand
+// (rows x K, size bytes per element) from its start address, written from
+// the ISA's canonical layouts (independently of engine/isa): core matrices
+// of 8 rows x 16 bytes; a swizzled mode makes rows of W bytes.
+func wgPlace(mn bool, sw isa.WgmmaSwizzle, r, k, size int, lbo, sbo int) int {
+	W := map[isa.WgmmaSwizzle]int{isa.WgmmaSwizzleNone: 16, isa.WgmmaSwizzle32B: 32, isa.WgmmaSwizzle64B: 64, isa.WgmmaSwizzle128B: 128}[sw]
+	if !mn {
+		kb := k * size
+		if sw == isa.WgmmaSwizzleNone {
+			return (r%8)*16 + (r/8)*sbo + (kb/16)*lbo + kb%16
+		}
+		return (r%8)*W + (r/8)*sbo + kb
+	}
+	per := 16 / size // elements of a row in 16 bytes
+	c, in := r/per, (r%per)*size
+	if sw == isa.WgmmaSwizzleNone {
+		return c*sbo + (k%8)*16 + (k/8)*lbo + in
+	}
+	w := W / 16
+	return (c%w)*16 + (c/w)*lbo + (k%8)*W + (k/8)*sbo + in
+}
+
+// wgSwz applies the shared-memory swizzle of mode sw to absolute address a.
+func wgSwz(sw isa.WgmmaSwizzle, a int) int {
+	mask := map[isa.WgmmaSwizzle]int{isa.WgmmaSwizzleNone: 0, isa.WgmmaSwizzle32B: 1, isa.WgmmaSwizzle64B: 3, isa.WgmmaSwizzle128B: 7}[sw]
+	return a ^ ((a>>7)&mask)<<4
+}
+
+// wgOffsets picks LBO and SBO for an operand of rows x K in mode sw.
+func wgOffsets(mn bool, sw isa.WgmmaSwizzle, rows, size int) (lbo, sbo, bytes int) {
+	W := map[isa.WgmmaSwizzle]int{isa.WgmmaSwizzleNone: 16, isa.WgmmaSwizzle32B: 32, isa.WgmmaSwizzle64B: 64, isa.WgmmaSwizzle128B: 128}[sw]
+	kb := 32 // one wgmma's K in bytes
+	if !mn {
+		if sw == isa.WgmmaSwizzleNone {
+			// 8-row groups of (kb/16) core matrices, LBO apart.
+			return 128, 128 * kb / 16, rows / 8 * 128 * kb / 16
+		}
+		return 0, 8 * W, rows / 8 * 8 * W
+	}
+	k := kb / size
+	blocks := rows * size / 16 // 16-byte pieces along MN
+	if sw == isa.WgmmaSwizzleNone {
+		// a core matrix: 8 K rows x 16 bytes; K halves LBO apart, MN pieces SBO apart.
+		return 128, 128 * (k / 8), blocks * 128 * (k / 8)
+	}
+	w := W / 16
+	nb := (blocks + w - 1) / w // W-wide MN blocks
+	// 8 K rows of W bytes per block; K groups of 8 SBO apart, MN blocks LBO apart.
+	sbo = 8 * W
+	lbo = sbo * (k / 8)
+	return lbo, sbo, nb * lbo
+}
+
+// wgRun builds, runs and checks one case in one scheduling model.
+func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
+	t.Helper()
+	N, K := c.n, c.k()
+	size := isa.FragTypeBits(c.ab) / 8
+	A := make([]uint64, 64*K) // element bits, row-major
+	B := make([]uint64, K*N)  // B[k][n]
+	for i := range A {
+		A[i] = randomElem(rng, c.ab, false)
+	}
+	for i := range B {
+		B[i] = randomElem(rng, c.ab, false)
+	}
+	// Shared image: A at 0, B after it (1024-aligned).
+	lboA, sboA, bytesA := wgOffsets(c.transA, c.swA, 64, size)
+	lboB, sboB, bytesB := wgOffsets(c.transB, c.swB, N, size)
+	startA, startB := 0, (bytesA+1023)&^1023
+	if c.regA {
+		startB, bytesA = 0, 0
+	}
+	S := (startB + bytesB + 511) &^ 511
+	sh := make([]byte, S)
+	put := func(a int, x uint64) {
+		if size == 2 {
+			binary.LittleEndian.PutUint16(sh[a:], uint16(x))
+		} else {
+			binary.LittleEndian.PutUint32(sh[a:], uint32(x))
+		}
+	}
+	if !c.regA {
+		for r := 0; r < 64; r++ {
+			for k := 0; k < K; k++ {
+				put(wgSwz(c.swA, startA+wgPlace(c.transA, c.swA, r, k, size, lboA, sboA)), A[r*K+k])
+			}
+		}
+	}
+	for n := 0; n < N; n++ {
+		for k := 0; k < K; k++ {
+			put(wgSwz(c.swB, startB+wgPlace(c.transB, c.swB, n, k, size, lboB, sboB)), B[k*N+n])
+		}
+	}
+	enc := func(start, lbo, sbo int, sw isa.WgmmaSwizzle) uint64 {
+		v, err := isa.WgmmaDescriptor{Start: uint32(start), LBO: uint32(lbo), SBO: uint32(sbo), Swizzle: sw}.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	descA, descB := enc(startA, lboA, sboA, c.swA), enc(startB, lboB, sboB, c.swB)
+	// Per thread: the accumulator (N/2 f32 values; f16 packs two per
+	// register) and A's registers. Thread t = 32w + lane, g = lane/4, q =
+	// lane%4: D value i is at row 16w + g + 8*((i/2)%2), column 8*(i/4) +
+	// 2q + i%2 (CUTLASS CLayout_64xN).
+	dRegs := N / 2
+	per := 1
+	if c.d == "f16" {
+		dRegs, per = N/4, 2
+	}
+	dPos := func(t, i int) (int, int) {
+		w, l := t/32, t%32
+		g, q := l/4, l%4
+		return 16*w + g + 8*((i/2)%2), 8*(i/4) + 2*q + i%2
+	}
+	// A registers: the m16n8k16 A fragment (f16/bf16: value i at row g +
+	// 8*((i/2)%2), column 2q + i%2 + 8*(i/4)); tf32 m16n8k8 (row g +
+	// 8*(i%2), column q + 4*(i/2)); rows offset by 16w.
+	aVals := 64 * K / 128
+	aPer := 4 / size
+	aPos := func(t, i int) (int, int) {
+		w, l := t/32, t%32
+		g, q := l/4, l%4
+		if c.ab == "tf32" {
+			return 16*w + g + 8*(i%2), q + 4*(i/2)
+		}
+		return 16*w + g + 8*((i/2)%2), 2*q + i%2 + 8*(i/4)
+	}
+	C := make([]float64, 64*N)
+	cbits := make([][]uint64, 128) // per thread, per register
+	for th := 0; th < 128; th++ {
+		cbits[th] = make([]uint64, dRegs)
+		for i := 0; i < N/2; i++ {
+			x := randomElem(rng, c.d, false)
+			r, col := dPos(th, i)
+			C[r*N+col] = toFloat(c.d, x)
+			cbits[th][i/per] |= x << (16 * (i % per))
+		}
+	}
+	aregs := make([][]uint64, 128)
+	for th := 0; th < 128 && c.regA; th++ {
+		aregs[th] = make([]uint64, aVals/aPer)
+		for i := 0; i < aVals; i++ {
+			r, col := aPos(th, i)
+			aregs[th][i/aPer] |= (A[r*K+col] & (1<<(8*size) - 1)) << (8 * size * (i % aPer))
+		}
+	}
+	// Expected: D = C (0 without scale-d) + sum over k in ascending order of
+	// the exact products, in f64, rounded once.
+	sa, sb := 1.0, 1.0
+	if c.negA {
+		sa = -1
+	}
+	if c.negB {
+		sb = -1
+	}
+	rnd := func(v float64) float64 {
+		if c.d == "f32" {
+			return float64(float32(v))
+		}
+		return toFloat("f16", uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0)))
+	}
+	step := func(prev []float64, scaleD bool) []float64 {
+		next := make([]float64, 64*N)
+		for i := 0; i < 64; i++ {
+			for j := 0; j < N; j++ {
+				v := 0.0
+				if scaleD {
+					v = prev[i*N+j]
+				}
+				for k := 0; k < K; k++ {
+					v += sa * toFloat(c.ab, A[i*K+k]) * sb * toFloat(c.ab, B[k*N+j])
+				}
+				next[i*N+j] = rnd(v)
+			}
+		}
+		return next
+	}
+	want := step(C, c.scaleD)
+	var mid []float64
+	if c.chain {
+		mid = step(want, true)
+		want = step(mid, true)
+	}
+	// The kernel: copy the shared image in, load the registers, fence,
+	// issue, commit, store the accumulator (still the old values), wait,
+	// store it again.
+	nA := 0
+	if c.regA {
+		nA = aVals / aPer
+	}
+	words := dRegs + nA
+	var sb2 strings.Builder
+	fmt.Fprintf(&sb2, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 psh, .param .u64 pin, .param .u64 pout) {\n")
+	fmt.Fprintf(&sb2, "\t.shared .align 1024 .b8 smem[%d];\n", S)
+	fmt.Fprintf(&sb2, "\t.reg .b32 %%d<%d>, %%a<8>, %%r<10>;\n\t.reg .b64 %%rd<10>;\n\t.reg .pred %%p<3>;\n", dRegs)
+	fmt.Fprintf(&sb2, "\tld.param.u64 %%rd1, [psh];\n\tld.param.u64 %%rd2, [pin];\n\tld.param.u64 %%rd3, [pout];\n")
+	fmt.Fprintf(&sb2, "\tmov.u32 %%r1, %%tid.x;\n\tshl.b32 %%r2, %%r1, 2;\n\tmov.u32 %%r9, smem;\n")
+	fmt.Fprintf(&sb2, "COPY:\n\tsetp.ge.u32 %%p1, %%r2, %d;\n\t@%%p1 bra DONE;\n\tcvt.u64.u32 %%rd4, %%r2;\n\tadd.u64 %%rd5, %%rd1, %%rd4;\n\tld.global.u32 %%r3, [%%rd5];\n\tadd.u32 %%r4, %%r9, %%r2;\n\tst.shared.u32 [%%r4], %%r3;\n\tadd.u32 %%r2, %%r2, 512;\n\tbra COPY;\nDONE:\n\tbar.sync 0;\n", S)
+	fmt.Fprintf(&sb2, "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.u64 %%rd7, %%rd2, %%rd6;\n", 4*words)
+	var dl, al []string
+	for i := 0; i < dRegs; i++ {
+		fmt.Fprintf(&sb2, "\tld.global.b32 %%d%d, [%%rd7+%d];\n", i, 4*i)
+		dl = append(dl, fmt.Sprintf("%%d%d", i))
+	}
+	for i := 0; i < nA; i++ {
+		fmt.Fprintf(&sb2, "\tld.global.b32 %%a%d, [%%rd7+%d];\n", i, 4*(dRegs+i))
+		al = append(al, fmt.Sprintf("%%a%d", i))
+	}
+	sd := 0
+	if c.scaleD {
+		sd = 1
+	}
+	fmt.Fprintf(&sb2, "\tmov.u32 %%r5, %d;\n\tsetp.ne.u32 %%p2, %%r5, 0;\n\tmov.b64 %%rd8, %d;\n\tmov.b64 %%rd9, %d;\n", sd, descA, descB)
+	ia, ib := 1, 1
+	if c.negA {
+		ia = -1
+	}
+	if c.negB {
+		ib = -1
+	}
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	aop := "%rd8"
+	if c.regA {
+		aop = "{" + strings.Join(al, ", ") + "}"
+	}
+	trans := ""
+	if c.ab != "tf32" {
+		if !c.regA {
+			trans += fmt.Sprintf(", %d", b2i(c.transA))
+		}
+		trans += fmt.Sprintf(", %d", b2i(c.transB))
+	}
+	mma := fmt.Sprintf("\twgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {%s}, %s, %%rd9, %%PRED, %d, %d%s;\n",
+		N, K, c.d, c.ab, c.ab, strings.Join(dl, ", "), aop, ia, ib, trans)
+	sb2.WriteString("\twgmma.fence.sync.aligned;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
+	if c.chain {
+		sb2.WriteString("\tsetp.eq.u32 %p2, %r5, %r5;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
+	}
+	sb2.WriteString("\twgmma.commit_group.sync.aligned;\n")
+	fmt.Fprintf(&sb2, "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.u64 %%rd7, %%rd3, %%rd6;\n", 12*dRegs)
+	store := func(at int) {
+		for i := 0; i < dRegs; i++ {
+			fmt.Fprintf(&sb2, "\tst.global.b32 [%%rd7+%d], %%d%d;\n", 4*(at*dRegs+i), i)
+		}
+	}
+	store(0)
+	if c.chain {
+		sb2.WriteString(strings.ReplaceAll(mma, "%PRED", "%p2") + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 1;\n")
+		store(2)
+	}
+	fmt.Fprintf(&sb2, "\twgmma.wait_group.sync.aligned 0;\n")
+	store(1)
+	sb2.WriteString("\tret;\n}\n")
+	src := sb2.String()
+	in := make([]byte, 128*words*4)
+	for th := 0; th < 128; th++ {
+		for i := 0; i < dRegs; i++ {
+			binary.LittleEndian.PutUint32(in[(th*words+i)*4:], uint32(cbits[th][i]))
+		}
+		for i := 0; i < nA; i++ {
+			binary.LittleEndian.PutUint32(in[(th*words+dRegs+i)*4:], uint32(aregs[th][i]))
+		}
+	}
+	s := ptx.NewSource("t.ptx", []byte(src))
+	prog, diags := CompileSource(s)
+	if prog == nil {
+		t.Fatalf("%s: compile:\n%s\n%s", c, ptx.FormatAll(s, diags), src)
+	}
+	m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{128, 1, 1}, Scheduling: sched})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allocs []*Alloc
+	for i, b := range [][]byte{sh, in, make([]byte, 128*dRegs*12)} {
+		a := m.Global.Alloc(fmt.Sprint("buf", i), len(b), 256)
+		copy(a.Data, b)
+		binary.LittleEndian.PutUint64(m.Params()[8*i:], a.Base)
+		allocs = append(allocs, a)
+	}
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatalf("%s (%s): %v: %v", c, sched, r, m.Fault())
+	}
+	out := allocs[2].Data
+	for th := 0; th < 128; th++ {
+		for i := 0; i < N/2; i++ {
+			reg := i / per
+			at := func(stage int) uint64 {
+				x := uint64(binary.LittleEndian.Uint32(out[(th*3*dRegs+stage*dRegs+reg)*4:])) >> (16 * (i % per))
+				if per == 2 {
+					x &= 0xffff
+				}
+				return x
+			}
+			before, after := at(0), at(1)
+			if old := cbits[th][reg] >> (16 * (i % per)) & (1<<(32/per) - 1); before != old {
+				t.Fatalf("%s (%s): thread %d value %d before wait_group is %#x, want the old accumulator %#x", c, sched, th, i, before, old)
+			}
+			r, col := dPos(th, i)
+			enc := func(v float64) uint64 {
+				if c.d == "f32" {
+					return uint64(math.Float32bits(float32(v)))
+				}
+				return uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
+			}
+			if w := enc(want[r*N+col]); after != w {
+				t.Fatalf("%s (%s): D[%d][%d] (thread %d value %d) = %#x, want %#x (%g)", c, sched, r, col, th, i, after, w, want[r*N+col])
+			}
+			if c.chain {
+				if w := enc(mid[r*N+col]); at(2) != w {
+					t.Fatalf("%s (%s): after wait_group 1, D[%d][%d] = %#x, want the first group's %#x", c, sched, r, col, at(2), w)
+				}
+			}
+		}
+	}
+}
+
+func TestWgmmaAgainstMatrixProduct(t *testing.T) {
+	rng := rand.New(rand.NewSource(24))
+	var cases []wgCase
+	for _, n := range []int{8, 16, 64, 256} {
+		for _, ty := range [][2]string{{"f32", "f16"}, {"f16", "f16"}, {"f32", "bf16"}, {"f32", "tf32"}} {
+			for _, sw := range []isa.WgmmaSwizzle{isa.WgmmaSwizzleNone, isa.WgmmaSwizzle128B} {
+				for _, tr := range []bool{false, true} {
+					if tr && ty[1] == "tf32" {
+						continue
+					}
+					cases = append(cases, wgCase{n: n, d: ty[0], ab: ty[1], transA: tr, transB: tr, swA: sw, swB: sw, scaleD: true})
+					cases = append(cases, wgCase{n: n, d: ty[0], ab: ty[1], regA: true, transB: !tr && ty[1] != "tf32", swB: sw, negA: tr, negB: !tr, scaleD: tr})
+				}
+			}
+		}
+	}
+	// Mixed swizzles of A and B, the 32B and 64B modes.
+	cases = append(cases,
+		wgCase{n: 32, d: "f32", ab: "f16", swA: isa.WgmmaSwizzle32B, swB: isa.WgmmaSwizzle64B, transB: true, scaleD: true},
+		wgCase{n: 128, d: "f32", ab: "bf16", swA: isa.WgmmaSwizzle64B, swB: isa.WgmmaSwizzle32B, transA: true, scaleD: true},
+		wgCase{n: 24, d: "f32", ab: "tf32", swA: isa.WgmmaSwizzle32B, swB: isa.WgmmaSwizzle64B},
+		// Chains on one accumulator across two groups.
+		wgCase{n: 64, d: "f32", ab: "f16", swA: isa.WgmmaSwizzle128B, swB: isa.WgmmaSwizzle128B, chain: true},
+		wgCase{n: 16, d: "f16", ab: "f16", regA: true, swB: isa.WgmmaSwizzleNone, transB: true, scaleD: true, chain: true},
+	)
+	for _, c := range cases {
+		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+			wgRun(t, c, s, rng)
+		}
+	}
+}
+
+const wgHdr = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out) {\n\t.shared .align 1024 .b8 smem[2048];\n\t.reg .b32 %d<4>, %r<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<3>;\n\tmov.u32 %r1, %tid.x;\n\tmov.b64 %rd1, 0x0000001000080000;\n\tmov.b64 %rd2, 0x0000001000080040;\n\tsetp.ne.u32 %p2, %r1, 1000;\n"
+
+const wgMma = "\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, %p2, 1, 1, 0, 0;\n"
+
+// The warpgroup rules: every thread of the 4 warps executes the same
+// wgmma instructions, an mma_async needs a fence first, descriptors are
+// the same in every thread; each broken rule is a fault naming it.
+func TestWgmmaCollectiveFaults(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		threads int
+		body    string
+		msg     string
+	}{
+		{"partial warpgroup", 96, "\twgmma.fence.sync.aligned;\n", "warp(s) 3 to 3 are missing"},
+		{"different instructions", 128, "\tsetp.lt.u32 %p1, %r1, 32;\n\t@%p1 bra SKIP;\n\twgmma.fence.sync.aligned;\nSKIP:\n\twgmma.commit_group.sync.aligned;\n", "every thread of a warpgroup executes the same wgmma instructions"},
+		{"warp exits", 128, "\tsetp.lt.u32 %p1, %r1, 32;\n\t@%p1 bra SKIP;\n\twgmma.fence.sync.aligned;\nSKIP:\n", "without executing"},
+		{"divergent lanes", 128, "\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 wgmma.fence.sync.aligned;\n", "lane(s) 16-31"},
+		{"no fence", 128, wgMma, "without a wgmma.fence"},
+		{"descriptor differs", 128, "\tcvt.u64.u32 %rd3, %r1;\n\tand.b64 %rd3, %rd3, 1;\n\tshl.b64 %rd3, %rd3, 4;\n\tadd.u64 %rd1, %rd1, %rd3;\n\twgmma.fence.sync.aligned;\n" + wgMma, "the A descriptor differs between the threads of warp 0"},
+		{"outside shared memory", 128, "\tmov.b64 %rd2, 0x0000001000080100;\n\twgmma.fence.sync.aligned;\n" + wgMma, "outside the CTA's 2048 bytes of shared memory"},
+	} {
+		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+			src := wgHdr + c.body + "\tret;\n}\n"
+			prog, diags := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+			if prog == nil {
+				t.Fatalf("%s: %s", c.name, ptx.FormatAll(ptx.NewSource("t.ptx", []byte(src)), diags))
+			}
+			m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{c.threads, 1, 1}, Scheduling: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := m.Run(context.Background())
+			if r != StopFault || !strings.Contains(m.Fault().Message, c.msg) {
+				t.Fatalf("%s (%s): %v %v, want a fault saying %q", c.name, s, r, m.Fault(), c.msg)
+			}
+		}
+	}
+	// The correct kernel runs.
+	src := wgHdr + "\twgmma.fence.sync.aligned;\n" + wgMma + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tret;\n}\n"
+	prog, _ := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+	m, _ := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{128, 1, 1}})
+	if r := m.Run(context.Background()); r != StopDone {
+		t.Fatal(r, m.Fault())
+	}
+}
+
+// Snapshots hold the results in flight: a restored machine replays to the
+// same registers, and DiffState sees a difference in a result in flight.
+func TestWgmmaSnapshotInFlight(t *testing.T) {
+	src := wgHdr + "\tmov.b32 %d0, 0x3f800000;\n\tmov.u32 %r2, smem;\n\tshl.b32 %r3, %r1, 2;\n\tadd.u32 %r2, %r2, %r3;\n\tmov.b32 %r3, 0x3c003c00;\n\tst.shared.b32 [%r2], %r3;\n\tst.shared.b32 [%r2+1024], %r3;\n\tbar.sync 0;\n\twgmma.fence.sync.aligned;\n" + wgMma + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tld.param.u64 %rd3, [out];\n\tmul.wide.u32 %rd1, %r1, 4;\n\tadd.u64 %rd3, %rd3, %rd1;\n\tst.global.b32 [%rd3], %d0;\n\tret;\n}\n"
+	var out *Alloc
+	mk := func() *Machine {
+		m, a := ctlKernel(t, src, [3]int{128, 1, 1}, [3]int{1, 1, 1}, 128)
+		if out == nil {
+			out = a
+		}
+		return m
+	}
+	m := mk()
+	for i := 0; len(m.Warps()) < 4 || len(m.Warps()[3].PendingWgmma()) == 0; i++ {
+		if i > 10000 || m.Step(StepWarpInstruction) != StopStepped {
+			t.Fatal("no wgmma in flight")
+		}
+	}
+	snap := m.Snapshot(true)
+	g := m.Warps()[3].PendingWgmma()
+	if len(g) != 1 || !g[0].Committed && len(g[0].PCs) != 1 {
+		t.Fatalf("pending %+v", g)
+	}
+	o := mk()
+	o.Restore(snap)
+	if d := m.DiffState(o); d != "" {
+		t.Fatalf("restored machine differs: %s", d)
+	}
+	u := &o.CTAs()[0].async
+	if len(u.wgmma) == 0 {
+		t.Fatal("the restored machine has no result in flight")
+	}
+	u.wgmma[0].vals = slices.Clone(u.wgmma[0].vals)
+	u.wgmma[0].vals[0] ^= 1
+	if d := m.DiffState(o); !strings.Contains(d, "wgmma") {
+		t.Fatalf("DiffState %q: want the result in flight named", d)
+	}
+	o.Restore(snap)
+	for _, x := range []*Machine{m, o} {
+		if r := x.Run(context.Background()); r != StopDone {
+			t.Fatal(r, x.Fault())
+		}
+	}
+	if d := m.DiffState(o); d != "" {
+		t.Fatalf("replay differs: %s", d)
+	}
+	// 1 + the 16 products 1*1 (A and B all ones) = 17.
+	if v := math.Float32frombits(u32s(out)[0]); v != 17 {
+		t.Fatalf("D[0][0] = %v, want 17", v)
+	}
+}

@@ -1,0 +1,139 @@
+package isa
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Register fragments of wgmma.mma_async (PTX ISA §9.7.15.5.1, "Register
+// Fragments"): the warpgroup's 128 threads hold the 64 x N accumulator D
+// and, when A comes from registers, the 64 x K matrix A. Warp w of the
+// warpgroup (its rank, 0-3) holds rows 16w..16w+15 of both; within a warp,
+//
+//   - D is the m16n8 accumulator pattern of mma (c0, c1 at row g, columns
+//     2q, 2q+1; c2, c3 at row g+8) repeated over the N/8 column blocks:
+//     f32 value i of a thread is at row 16w + g + 8*((i/2)%2), column
+//     8*(i/4) + 2q + i%2 (g = lane/4, q = lane%4), in register i (N/2
+//     registers); an f16 accumulator packs values 2j and 2j+1 into the
+//     low and high halves of register j (N/4 registers);
+//   - A is the A fragment of the mma of the same K per element type
+//     (m16n8k16 for f16/bf16, m16n8k8 for tf32, m16n8k32 for the 8-bit
+//     types), rows offset by 16w.
+//
+// This is CUTLASS's CLayout_64xN and ALayout_64x16 (mma_traits_sm90_gmma.hpp).
+// In these tables an element's Lane is the thread's index in the
+// warpgroup (0-127: warp rank*32 + lane), the one difference from the
+// warp-level tables. The emulator executes wgmma from them.
+
+// WgmmaForm is one form of wgmma.mma_async: shape m64nNkK, D's type and
+// A's and B's (the same).
+type WgmmaForm struct {
+	N, K  int
+	DType string // "f32", "f16"
+	AType string // "f16", "bf16", "tf32"
+}
+
+// Key is the form's name in the tables: "wgmma.m64n128k16.f32.f16.f16".
+func (f WgmmaForm) Key() string {
+	return fmt.Sprintf("wgmma.m64n%dk%d.%s.%s.%s", f.N, f.K, f.DType, f.AType, f.AType)
+}
+
+// wgmmaTypes lists the dense floating forms the emulator executes: the A/B
+// type, its K and the accumulator types it allows.
+var wgmmaTypes = []struct {
+	ab  string
+	k   int
+	acc []string
+	mma string // the mma.sync form whose A fragment a warp's part of A follows
+}{
+	{"f16", 16, []string{"f32", "f16"}, "mma.m16n8k16.row.col.f32.f16.f16.f32"},
+	{"bf16", 16, []string{"f32"}, "mma.m16n8k16.row.col.f32.bf16.bf16.f32"},
+	{"tf32", 8, []string{"f32"}, "mma.m16n8k8.row.col.f32.tf32.tf32.f32"},
+}
+
+// WgmmaFormOf checks a form: N a multiple of 8 from 8 to 256, K and the
+// accumulator type allowed for the A/B type. It returns what is wrong, or
+// "".
+func WgmmaFormOf(f WgmmaForm) string {
+	if f.N < 8 || f.N > 256 || f.N%8 != 0 {
+		return fmt.Sprintf("N = %d: wgmma's N is a multiple of 8 from 8 to 256", f.N)
+	}
+	for _, t := range wgmmaTypes {
+		if t.ab != f.AType {
+			continue
+		}
+		if f.K != t.k {
+			return fmt.Sprintf(".%s operands take K = %d (.m64n%dk%d)", f.AType, t.k, f.N, t.k)
+		}
+		for _, a := range t.acc {
+			if a == f.DType {
+				return ""
+			}
+		}
+		return fmt.Sprintf(".%s operands accumulate in .%s", f.AType, strings.Join(t.acc, " or ."))
+	}
+	return fmt.Sprintf("A/B type .%s is not executed by the emulator (it executes .f16, .bf16 and .tf32)", f.AType)
+}
+
+// WgmmaFormKeys lists the keys of every form the emulator executes.
+func WgmmaFormKeys() []string {
+	var out []string
+	for _, t := range wgmmaTypes {
+		for _, acc := range t.acc {
+			for n := 8; n <= 256; n += 8 {
+				out = append(out, WgmmaForm{n, t.k, acc, t.ab}.Key())
+			}
+		}
+	}
+	return out
+}
+
+var wgmmaFrags sync.Map // key -> *FragInstr
+
+// WgmmaFragments returns the register fragments of a form (built on first
+// use and shared: do not modify), or nil for a form WgmmaFormOf rejects.
+// Its operands are "d" (64 x N, the accumulator, also the input C) and
+// "a" (64 x K, when A comes from registers); B always comes from shared
+// memory through a descriptor.
+func WgmmaFragments(f WgmmaForm) *FragInstr {
+	if WgmmaFormOf(f) != "" {
+		return nil
+	}
+	key := f.Key()
+	if v, ok := wgmmaFrags.Load(key); ok {
+		return v.(*FragInstr)
+	}
+	var mmaKey string
+	for _, t := range wgmmaTypes {
+		if t.ab == f.AType {
+			mmaKey = t.mma
+		}
+	}
+	ma := LookupFragments(mmaKey).Operand("a")
+	a := FragOperand{Name: "a", Rows: 64, Cols: f.K, Type: f.AType, Regs: ma.Regs}
+	for w := 0; w < 4; w++ {
+		for _, e := range ma.Elems {
+			a.Elems = append(a.Elems, FragElem{Lane: e.Lane + uint8(32*w), Reg: e.Reg, Part: e.Part, Row: e.Row + uint8(16*w), Col: e.Col})
+		}
+	}
+	per := 32 / FragTypeBits(f.DType) // values per register
+	d := FragOperand{Name: "d", Rows: 64, Cols: f.N, Type: f.DType, Regs: f.N / 2 / per}
+	for t := 0; t < 128; t++ {
+		w, g, q := t/32, t%32/4, t%4
+		for i := 0; i < f.N/2; i++ {
+			row := 16*w + g + 8*(i/2%2)
+			col := 8*(i/4) + 2*q + i%2
+			d.Elems = append(d.Elems, FragElem{Lane: uint8(t), Reg: uint8(i / per), Part: uint8(i % per), Row: uint8(row), Col: uint8(col)})
+		}
+	}
+	fi := &FragInstr{
+		Key:      key,
+		Op:       "wgmma.mma_async",
+		Shape:    fmt.Sprintf("m64n%dk%d", f.N, f.K),
+		Operands: []FragOperand{d, a},
+		Notes:    "Lanes are the threads of the warpgroup (0-127): warp w of the warpgroup holds rows 16w to 16w+15 of D and of a register A. B (K x N) is read from shared memory through its descriptor, as is A when it is not in registers.",
+	}
+	v, _ := wgmmaFrags.LoadOrStore(key, fi)
+	return v.(*FragInstr)
+}
