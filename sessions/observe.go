@@ -123,6 +123,13 @@ func (r *recorder) Step(in *emu.StepInfo) {
 		if e.Releases() {
 			r.released = true
 		}
+		if e.Kind == emu.EvMbarrierCompleteTx || e.Kind == emu.EvMbarrierComplete {
+			// An asynchronous copy that lands completes its transaction
+			// bytes (and maybe the phase) on the mbarrier's 8 bytes with
+			// no access of the instruction that let it land: the event
+			// names the bytes.
+			r.dirty.add(isa.Shared, e.CTA, e.Addr, 8)
+		}
 		if r.replay {
 			continue
 		}
