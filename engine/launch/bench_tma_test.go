@@ -176,6 +176,7 @@ func benchPipeline(b *testing.B, p *pipelineLaunch) {
 		b.ReportMetric(float64(moved*launches)/cpu, "TMA-B/cpu-s")
 	}
 	b.ReportMetric(float64(moved), "TMA-B/launch")
+	b.ReportMetric(float64(thread)/float64(launches), "thread-inst/launch")
 }
 
 // runTimed prepares a launch of p (with the launch's race and memory
