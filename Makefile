@@ -79,6 +79,7 @@ fuzz:
 bench:
 	$(GO) test ./engine/emu -run '^$$' -bench . -benchtime 20x -count 1
 	$(GO) test ./engine/analysis -run '^$$' -bench Analysis -benchtime 20x -count 1
+	$(GO) test ./engine/launch -run '^$$' -bench TMAPipeline -benchtime 20x -count 1
 	$(GO) test ./web -run '^$$' -bench ShareSQLite -benchtime 2000x -count 1
 	$(GO) test ./web/loadtest -run '^$$' -bench . -count 1
 
