@@ -281,7 +281,7 @@ func (o WgmmaOperand) Validate() error {
 	case o.Rows < 8 || o.Rows > WgmmaMaxRows || o.Rows%8 != 0:
 		return fmt.Errorf("%d rows: an operand has a multiple of 8 rows from 8 to %d", o.Rows, WgmmaMaxRows)
 	case o.K*o.ElemBits != WgmmaKBytes*8:
-		return fmt.Errorf("K = %d: one wgmma reads %d bytes of K, %d elements of %d bits", o.K, WgmmaKBytes, WgmmaKBytes*8/o.ElemBits, o.ElemBits)
+		return fmt.Errorf("a K extent of %d elements: one wgmma reads %d bytes of K, %d elements of %d bits", o.K, WgmmaKBytes, WgmmaKBytes*8/o.ElemBits, o.ElemBits)
 	}
 	return nil
 }

@@ -392,7 +392,7 @@ func TestWgmmaHandWrittenDescriptor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := l.At(9, 9); got != 0x4000+1024+128+(1^1)*16+2 {
+	if got := l.At(9, 9); got != 0x4000+1024+128+0*16+2 { // chunk 1 XOR row 1 = chunk 0
 		t.Errorf("element (9, 9) at %#x", got)
 	}
 	if got := l.At(3, 0); got != 0x4000+3*128+3*16 {
