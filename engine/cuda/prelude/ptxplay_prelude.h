@@ -120,7 +120,31 @@ __device__ inline __cuda_builtin_gridDim_t::operator dim3() const { return dim3(
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
+// clang-19's __clang_cuda_intrinsics.h passes (mask, value) to the
+// __nvvm_redux_sync_* builtins, which take (value, mask): its
+// __reduce_*_sync are renamed out of the way and defined below.
+#define __reduce_add_sync __clang19_reduce_add_sync
+#define __reduce_min_sync __clang19_reduce_min_sync
+#define __reduce_max_sync __clang19_reduce_max_sync
+#define __reduce_or_sync __clang19_reduce_or_sync
+#define __reduce_and_sync __clang19_reduce_and_sync
+#define __reduce_xor_sync __clang19_reduce_xor_sync
 #include <__clang_cuda_intrinsics.h>
+#undef __reduce_add_sync
+#undef __reduce_min_sync
+#undef __reduce_max_sync
+#undef __reduce_or_sync
+#undef __reduce_and_sync
+#undef __reduce_xor_sync
+__device__ inline unsigned __reduce_add_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_add(v, mask); }
+__device__ inline int __reduce_add_sync(unsigned mask, int v) { return __nvvm_redux_sync_add(v, mask); }
+__device__ inline unsigned __reduce_min_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_umin(v, mask); }
+__device__ inline int __reduce_min_sync(unsigned mask, int v) { return __nvvm_redux_sync_min(v, mask); }
+__device__ inline unsigned __reduce_max_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_umax(v, mask); }
+__device__ inline int __reduce_max_sync(unsigned mask, int v) { return __nvvm_redux_sync_max(v, mask); }
+__device__ inline unsigned __reduce_or_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_or(v, mask); }
+__device__ inline unsigned __reduce_and_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_and(v, mask); }
+__device__ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_xor(v, mask); }
 
 // __syncthreads is a clang builtin; __syncwarp comes from __clang_cuda_intrinsics.h.
 
