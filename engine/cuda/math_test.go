@@ -84,7 +84,7 @@ func TestMathSweep(t *testing.T) {
 		xs = append(xs, -87+float32(i)*(87*2/1536.0)+float32(i%7)*0.013)
 	}
 	for i := 0; i < 256; i++ {
-		xs = append(xs, float32(math.Ldexp(1+float64(i)/256, i%60-30)))      // magnitudes 2^-30..2^29
+		xs = append(xs, float32(math.Ldexp(1+float64(i)/256, i%60-30)))        // magnitudes 2^-30..2^29
 		xs = append(xs, float32(-math.Ldexp(1+float64(i)/97, i%40-20)*1.0001)) // negative
 	}
 	xs = append(xs, 1, 0.5, 2, 10, 100, 1e-20, 3.14159265, 1.5707963, 12345.678, 0.999999, 1.000001)
