@@ -543,15 +543,19 @@ func (c *Compiler) run(ctx context.Context, text string, opt Options) (*Result, 
 		}
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
+			// The signal that ended clang: directly, or as bwrap reports
+			// it (exit status 128+signal).
+			sig := syscall.Signal(0)
 			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				switch ws.Signal() {
-				case syscall.SIGXCPU, syscall.SIGKILL:
-					if ws.Signal() == syscall.SIGXCPU || ee.ProcessState.SystemTime()+ee.ProcessState.UserTime() >= lim.CPUTime-100*time.Millisecond {
-						return nil, &LimitError{Limit: "cpu", Msg: fmt.Sprintf("the compile used more than %v of CPU time and was stopped (a template or constexpr bomb?)", lim.CPUTime)}
-					}
-				case syscall.SIGXFSZ:
-					return nil, &LimitError{Limit: "output", Msg: fmt.Sprintf("the PTX output grew past %d bytes and the compile was stopped", lim.Output)}
-				}
+				sig = ws.Signal()
+			} else if code := ee.ExitCode(); code > 128 && code < 128+65 {
+				sig = syscall.Signal(code - 128)
+			}
+			switch sig {
+			case syscall.SIGXCPU, syscall.SIGKILL:
+				return nil, &LimitError{Limit: "cpu", Msg: fmt.Sprintf("the compile used more than %v of CPU time and was stopped (a template or constexpr bomb?)", lim.CPUTime)}
+			case syscall.SIGXFSZ:
+				return nil, &LimitError{Limit: "output", Msg: fmt.Sprintf("the PTX output grew past %d bytes and the compile was stopped", lim.Output)}
 			}
 		}
 		if strings.Contains(log, "out of memory") || strings.Contains(log, "bad_alloc") || strings.Contains(log, "Cannot allocate memory") {
