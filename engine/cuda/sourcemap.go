@@ -156,3 +156,12 @@ func (m *SourceMap) PCLines(prog *emu.Program, src *ptx.Source) []int32 {
 func (m *SourceMap) size() int64 {
 	return int64(len(m.byPTX))*24 + int64(len(m.byCUDA))*48
 }
+
+// Lines returns the whole table: Lines()[i] is PTX line i+1's location
+// (Line 0 where it has none). It is a copy, for sending to a client.
+func (m *SourceMap) Lines() []Loc {
+	if m == nil {
+		return nil
+	}
+	return append([]Loc(nil), m.byPTX...)
+}
