@@ -64,7 +64,7 @@ func (o Options) Normalize() (Options, error) {
 
 // ptxVersion is the PTX ISA version asked of clang for a target (clang-19
 // knows up to PTX 8.4; sm_90a needs 8.0).
-func ptxVersion(arch string) string {
+func ptxVersion(string) string {
 	return "+ptx80"
 }
 
@@ -317,8 +317,6 @@ func (c *Compiler) setup() {
 				c.sandbox = SandboxBwrap
 			}
 		}
-		c.mu.Lock()
-		c.mu.Unlock()
 	})
 }
 
