@@ -118,7 +118,6 @@ type scanner struct {
 	src         string
 	i           int
 	atLineStart bool
-	started     bool
 }
 
 func (s *scanner) eof() bool { return s.i >= len(s.src) }
