@@ -1,7 +1,7 @@
 # The one command that runs every test: `make test`. It installs what the
 # tests need first (Node packages for the UI build check; Debian's chromium for
-# the browser tests and postgresql for the share store's tests, when missing
-# and running as root).
+# the browser tests, postgresql for the share store's tests and clang-19 for
+# the CUDA compiler's tests, when missing and running as root).
 GO ?= go
 TEMPL ?= github.com/a-h/templ/cmd/templ@v0.3.977
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -23,6 +23,11 @@ deps:
 			echo "installing postgresql"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 		else echo "postgresql is missing and cannot be installed here: the share store's PostgreSQL tests skip"; fi; fi
+	@if ! command -v clang-19 >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing clang-19 (and bubblewrap, its sandbox)"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-19 bubblewrap >/dev/null; \
+		else echo "clang-19 is missing and cannot be installed here: the CUDA tests skip"; fi; fi
 
 check-format:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*') | grep -v '_templ.go$$' || true); \

@@ -12,10 +12,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -74,6 +77,14 @@ Usage:
         inferred is noted on standard error). "ptx" is the path as given,
         so keep the spec in the current folder:
         ptxplay init k.ptx > k.json && ptxplay run k.json
+  ptxplay cc [-arch sm_80] [-O 2] [--fast-math] KERNEL.cu
+        Compile CUDA C++ device code to PTX on standard output with
+        clang-19 and the playground's prelude (no CUDA toolkit needed;
+        docs/cuda.md). Diagnostics go to standard error as
+        file:line:col: severity: message. Exit 0 on success, 1 if the
+        source has errors or a compile limit stopped it, 2 if clang-19 is
+        not installed or on a usage error. A launch spec may name
+        "cuda": "KERNEL.cu" instead of "ptx"; ptxplay run compiles it.
   ptxplay share export [--data DIR] [--store DSN] [FILE]
   ptxplay share import [--data DIR] [--store DSN] [FILE]
         Back up the server's share links as JSON lines (export, oldest
@@ -107,6 +118,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return cmdRun(ctx, rest, stdin, stdout, stderr)
 	case "init":
 		return cmdInit(rest, stdin, stdout, stderr)
+	case "cc":
+		return cmdCC(ctx, rest, stdin, stdout, stderr)
 	case "share":
 		return cmdShare(ctx, rest, stdin, stdout, stderr)
 	case "version":
@@ -291,7 +304,13 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if pos[0] != "-" {
 		baseDir = filepath.Dir(pos[0])
 	}
-	text, name, err := spec.Load(baseDir)
+	var text []byte
+	var name string
+	if spec.CUDA != "" {
+		text, name, err = compileSpecCUDA(ctx, spec, baseDir, stderr)
+	} else {
+		text, name, err = spec.Load(baseDir)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", specName, err)
 		return exitInvalid
@@ -441,3 +460,82 @@ func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int6
 
 // threadName writes a thread as "32 of CTA 0".
 func threadName(t analysis.Thread) string { return analysis.ThreadName(t) }
+
+// cudaOptions converts a spec's CUDA options.
+func cudaOptions(o *launchspec.CUDAOptions) cuda.Options {
+	if o == nil {
+		return cuda.Options{Opt: 2}
+	}
+	return cuda.Options{Arch: o.Arch, Opt: o.Opt, FastMath: o.FastMath}
+}
+
+// compileSpecCUDA compiles the spec's CUDA file and returns its PTX, named
+// after the CUDA file; diagnostics go to stderr.
+func compileSpecCUDA(ctx context.Context, spec *launch.Spec, baseDir string, stderr io.Writer) ([]byte, string, error) {
+	src, path, err := spec.LoadCUDA(baseDir)
+	if err != nil {
+		return nil, path, err
+	}
+	res, err := cuda.Default().Compile(ctx, string(src), cudaOptions(spec.CUDAOptions))
+	if err != nil {
+		return nil, path, err
+	}
+	printCUDADiagnostics(stderr, path, res.Diagnostics)
+	if !res.OK() {
+		return nil, path, fmt.Errorf("%s does not compile", path)
+	}
+	return []byte(res.PTX), path + ".ptx", nil
+}
+
+func printCUDADiagnostics(w io.Writer, path string, ds []cuda.Diagnostic) {
+	for _, d := range ds {
+		where := path
+		if d.InPrelude {
+			where = cuda.PreludeName
+		}
+		if d.Line > 0 {
+			where += fmt.Sprintf(":%d:%d", d.Line, d.Col)
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", where, d.Severity, d.Message)
+	}
+}
+
+func cmdCC(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("cc", "[-arch sm_80] [-O 2] [--fast-math] KERNEL.cu|-", stderr)
+	arch := fs.String("arch", cuda.DefaultArch, "target: "+strings.Join(cuda.Arches, ", "))
+	opt := fs.Int("O", 2, "optimisation level 0..3")
+	fast := fs.Bool("fast-math", false, "approximate transcendentals and flush denormals (-ffast-math)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "ptxplay cc: want exactly one CUDA file (or - for standard input)")
+		fs.Usage()
+		return exitInvalid
+	}
+	src, name, err := readInput(pos[0], stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return exitInvalid
+	}
+	o, err := cuda.Options{Arch: *arch, Opt: *opt, FastMath: *fast}.Normalize()
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay cc: %v\n", err)
+		return exitInvalid
+	}
+	res, err := cuda.Default().Compile(ctx, string(src), o)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxplay cc: %v\n", err)
+		if errors.Is(err, cuda.ErrNotInstalled) {
+			return exitInvalid
+		}
+		return exitFail
+	}
+	printCUDADiagnostics(stderr, name, res.Diagnostics)
+	if !res.OK() {
+		return exitFail
+	}
+	fmt.Fprint(stdout, res.PTX)
+	return exitOK
+}

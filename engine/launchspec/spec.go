@@ -44,6 +44,12 @@ type Spec struct {
 	PTX string `json:"ptx,omitempty"`
 	// Source is the PTX text itself (instead of PTX).
 	Source string `json:"source,omitempty"`
+	// CUDA is the path of a CUDA C++ file, relative to the spec file,
+	// instead of PTX or Source: the runner compiles it to PTX first (with
+	// CUDAOptions) and launches that.
+	CUDA string `json:"cuda,omitempty"`
+	// CUDAOptions are the compile options for CUDA (nil: the defaults).
+	CUDAOptions *CUDAOptions `json:"cudaOptions,omitempty"`
 	// Entry is the kernel to launch; it may be omitted when the module has
 	// exactly one kernel.
 	Entry string `json:"entry,omitempty"`
@@ -242,11 +248,21 @@ func (p *Param) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// CUDAOptions are the options of the CUDA compile: the target ("sm_80"
+// when empty), the optimisation level 0..3 and fast math.
+type CUDAOptions struct {
+	Arch     string `json:"arch,omitempty"`
+	Opt      int    `json:"opt,omitempty"`
+	FastMath bool   `json:"fastMath,omitempty"`
+}
+
 // rawSpec is the wire form of a spec (grid and block may be short).
 type rawSpec struct {
 	Version             int               `json:"version"`
 	PTX                 string            `json:"ptx"`
 	Source              string            `json:"source"`
+	CUDA                string            `json:"cuda"`
+	CUDAOptions         *CUDAOptions      `json:"cudaOptions"`
 	Entry               string            `json:"entry"`
 	Grid                []int             `json:"grid"`
 	Block               []int             `json:"block"`
@@ -288,7 +304,7 @@ func ParseSpecLimits(data []byte, lim Limits) (*Spec, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("unexpected data after the spec object")
 	}
-	s := &Spec{Version: r.Version, Comment: r.Comment, PTX: r.PTX, Source: r.Source, Entry: r.Entry,
+	s := &Spec{Version: r.Version, Comment: r.Comment, PTX: r.PTX, Source: r.Source, CUDA: r.CUDA, CUDAOptions: r.CUDAOptions, Entry: r.Entry,
 		DynamicSharedBytes: r.DynamicSharedBytes, MaxWarpInstructions: r.MaxWarpInstructions, Scheduling: r.Scheduling}
 	for i, raw := range r.Params {
 		var p Param
@@ -320,8 +336,8 @@ func ParseSpecLimits(data []byte, lim Limits) (*Spec, error) {
 		}
 		s.Buffers = append(s.Buffers, buf)
 	}
-	if s.PTX == "" && s.Source == "" {
-		return nil, errors.New("missing \"ptx\" (the PTX file, relative to the spec) or \"source\" (the PTX text)")
+	if s.PTX == "" && s.Source == "" && s.CUDA == "" {
+		return nil, errors.New("missing \"ptx\" (the PTX file, relative to the spec), \"source\" (the PTX text) or \"cuda\" (a CUDA file)")
 	}
 	if err := s.Validate(lim); err != nil {
 		return nil, err
@@ -431,8 +447,14 @@ func (s *Spec) Validate(lim Limits) error {
 	if s.Version != 0 && s.Version != SpecVersion {
 		return fmt.Errorf("unsupported spec version %d (this ptxplay reads version %d)", s.Version, SpecVersion)
 	}
-	if s.PTX != "" && s.Source != "" {
-		return errors.New("give either \"ptx\" (a file) or \"source\" (the text), not both")
+	if n := btoi(s.PTX != "") + btoi(s.Source != "") + btoi(s.CUDA != ""); n > 1 {
+		return errors.New("give one of \"ptx\" (a file), \"source\" (the text) or \"cuda\" (a CUDA file), not both")
+	}
+	if s.CUDAOptions != nil && s.CUDA == "" {
+		return errors.New("\"cudaOptions\" needs \"cuda\"")
+	}
+	if o := s.CUDAOptions; o != nil && (o.Opt < 0 || o.Opt > 3 || len(o.Arch) > 16) {
+		return errors.New("\"cudaOptions\": opt must be 0..3 and arch a target such as \"sm_80\"")
 	}
 	// (The upper bounds of grid, block and dynamicSharedBytes depend on
 	// the kernel: emu.CheckConfig checks them, without overflow.)
@@ -612,6 +634,9 @@ func (s *Spec) Load(baseDir string) (source []byte, name string, err error) {
 	if s.Source != "" {
 		return []byte(s.Source), "<source>", nil
 	}
+	if s.CUDA != "" {
+		return nil, "", errors.New("the spec names a CUDA file: compile it (LoadCUDA) and launch its PTX")
+	}
 	if s.PTX == "" {
 		return nil, "", errors.New("the spec names no PTX (\"ptx\" or \"source\")")
 	}
@@ -624,6 +649,30 @@ func (s *Spec) Load(baseDir string) (source []byte, name string, err error) {
 		return nil, path, fmt.Errorf("cannot read the PTX file: %v", err)
 	}
 	return data, path, nil
+}
+
+// LoadCUDA returns the text of the spec's CUDA file (resolved like PTX)
+// and its path.
+func (s *Spec) LoadCUDA(baseDir string) (source []byte, name string, err error) {
+	if s.CUDA == "" {
+		return nil, "", errors.New("the spec names no CUDA file (\"cuda\")")
+	}
+	path := s.CUDA
+	if !filepath.IsAbs(path) && baseDir != "" {
+		path = filepath.Join(baseDir, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, path, fmt.Errorf("cannot read the CUDA file: %v", err)
+	}
+	return data, path, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // MarshalIndent returns s as JSON laid out like the gallery's specs: one
@@ -677,6 +726,8 @@ func (s *Spec) MarshalIndent() ([]byte, error) {
 		{"comment", s.Comment, s.Comment != ""},
 		{"ptx", s.PTX, s.PTX != ""},
 		{"source", s.Source, s.Source != ""},
+		{"cuda", s.CUDA, s.CUDA != ""},
+		{"cudaOptions", s.CUDAOptions, s.CUDAOptions != nil},
 		{"entry", s.Entry, s.Entry != ""},
 		{"grid", Ones(s.Grid), true},
 		{"block", Ones(s.Block), true},

@@ -1,0 +1,71 @@
+package cuda_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/cuda"
+)
+
+// Every PTX instruction line of a kernel maps to a line of the user's file
+// (never a prelude line), lines of inlined prelude code (expf) are
+// inherited from the user's line before them, and the reverse map
+// holds the same pairs.
+func TestSourceMap(t *testing.T) {
+	needClang(t)
+	src := "#include <cuda_runtime.h>\n__global__ void k(float *a, int n) {\n  int i = threadIdx.x;\n  if (i < n)\n    a[i] = expf(a[i]);\n}\n"
+	r, err := cuda.Compile(context.Background(), src, cuda.Options{Opt: 2})
+	if err != nil || !r.OK() {
+		t.Fatal(err, r.Errors())
+	}
+	lines := strings.Split(r.PTX, "\n")
+	inherited := 0
+	mapped := 0
+	for i := range lines {
+		loc, ok := r.Map.CUDA(i + 1)
+		if !ok {
+			continue
+		}
+		mapped++
+		if loc.Line < 2 || loc.Line > 6 {
+			t.Errorf("PTX line %d (%s) maps to CUDA line %d, outside the kernel", i+1, lines[i], loc.Line)
+		}
+		if loc.Inherited {
+			inherited++
+		}
+		found := false
+		for _, p := range r.Map.PTXLines(loc.Line) {
+			found = found || p == i+1
+		}
+		if !found {
+			t.Errorf("PTX line %d not in PTXLines(%d)", i+1, loc.Line)
+		}
+	}
+	if mapped < 10 || inherited == 0 {
+		t.Errorf("%d PTX lines mapped, %d inherited", mapped, inherited)
+	}
+	if got := r.Map.CUDALines(); len(got) < 3 || got[0] < 2 {
+		t.Errorf("CUDA lines with PTX: %v", got)
+	}
+	for _, l := range []int{1, 7, 1000} {
+		if len(r.Map.PTXLines(l)) != 0 {
+			t.Errorf("line %d has PTX lines", l)
+		}
+	}
+	// expf's inlined ex2.approx (a prelude line) and the store belong to
+	// line 5.
+	n := 0
+	for i, l := range lines {
+		ins := strings.TrimSpace(l)
+		if strings.HasPrefix(ins, "ex2.approx") || strings.HasPrefix(ins, "st.global") {
+			n++
+			if loc, ok := r.Map.CUDA(i + 1); !ok || loc.Line != 5 {
+				t.Errorf("%s at PTX line %d maps to %+v, want line 5", ins, i+1, loc)
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("no ex2.approx or st.global in the PTX")
+	}
+}
