@@ -7,6 +7,7 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
@@ -142,6 +143,7 @@ var tsSpecTypes = []TSDecl{
 	{"SpecInit", launch.Init{}, ""},
 	{"SpecBuffer", launch.Buffer{}, ""},
 	{"SpecParam", launch.Param{}, ""},
+	{"SpecCudaOptions", launchspec.CUDAOptions{}, ""},
 	{"Spec", launch.Spec{}, ""},
 }
 

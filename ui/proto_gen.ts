@@ -906,11 +906,19 @@ export interface SpecBuffer {
 
 export type SpecParam = Record<string, unknown>;
 
+export interface SpecCudaOptions {
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
 export interface Spec {
   version?: number;
   comment?: string;
   ptx?: string;
   source?: string;
+  cuda?: string;
+  cudaOptions?: SpecCudaOptions;
   entry?: string;
   grid: number[];
   block: number[];
