@@ -7,6 +7,7 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
@@ -52,6 +53,11 @@ var tsTypes = []TSDecl{
 	{"AsyncCopy", asyncCopyJSON{}, ""},
 	{"AsyncGroup", asyncGroupJSON{}, ""},
 	{"AsyncWork", asyncJSON{}, ""},
+	{"WgmmaGroup", wgmmaGroupJSON{}, ""},
+	{"WgmmaWork", wgmmaAsyncJSON{}, ""},
+	{"WgmmaFields", wgmmaFieldsJSON{}, ""},
+	{"WgmmaDescView", wgmmaDescJSON{}, ""},
+	{"WgmmaView", wgmmaViewJSON{}, ""},
 	{"WaitInfo", waitJSON{}, ""},
 	{"ThreadGroup", groupJSON{}, ""},
 	{"IssueInfo", issueJSON{}, ""},
@@ -142,6 +148,7 @@ var tsSpecTypes = []TSDecl{
 	{"SpecInit", launch.Init{}, ""},
 	{"SpecBuffer", launch.Buffer{}, ""},
 	{"SpecParam", launch.Param{}, ""},
+	{"SpecCudaOptions", launchspec.CUDAOptions{}, ""},
 	{"Spec", launch.Spec{}, ""},
 }
 
