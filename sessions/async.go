@@ -84,3 +84,34 @@ func (s *Session) asyncOf(w *emu.Warp) *asyncJSON {
 	}
 	return a
 }
+
+// wgmmaOf summarises w's wgmma.mma_async results in flight, or nil when
+// there are none.
+func (s *Session) wgmmaOf(w *emu.Warp) *wgmmaAsyncJSON {
+	gs := w.PendingWgmma()
+	if len(gs) == 0 {
+		return nil
+	}
+	a := &wgmmaAsyncJSON{Groups: []wgmmaGroupJSON{}}
+	for _, g := range gs {
+		a.Ops += len(g.PCs)
+		if g.Committed {
+			a.Committed++
+		} else {
+			a.Open++
+		}
+		if len(a.Groups) == maxAsyncGroups {
+			a.GroupsMore++
+			continue
+		}
+		j := wgmmaGroupJSON{Group: int(g.Group), Committed: g.Committed, Ops: len(g.PCs), Lines: []int{}}
+		for _, pc := range g.PCs {
+			if l := s.prog.line(pc); !slices.Contains(j.Lines, l) {
+				j.Lines = append(j.Lines, l)
+			}
+		}
+		slices.Sort(j.Lines)
+		a.Groups = append(a.Groups, j)
+	}
+	return a
+}

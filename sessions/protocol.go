@@ -36,6 +36,9 @@ type clientMsg struct {
 	Memory              *memRequest     `json:"memory,omitempty"`
 	// RegPage (inspect): the page of the register file to send.
 	RegPage *int `json:"regPage,omitempty"`
+	// WgmmaPC (inspect): the wgmma.mma_async whose descriptor view to send
+	// (wgmma_view.go), for the warp inspected.
+	WgmmaPC *int `json:"wgmmaPC,omitempty"`
 	// Divergence (load): turn the divergence data on or off with it.
 	Divergence *bool `json:"divergence,omitempty"`
 	// Kernel (load): the kernel the spec was made for, as a `loaded`'s
@@ -600,6 +603,30 @@ type warpJSON struct {
 	// Async is the warp's asynchronous work in flight (cp.async copies
 	// that have not landed); absent when there is none.
 	Async *asyncJSON `json:"async,omitempty"`
+	// Wgmma is the warp's part of its warpgroup's wgmma.mma_async work in
+	// flight (emu.Warp.PendingWgmma); absent when there is none.
+	Wgmma *wgmmaAsyncJSON `json:"wgmma,omitempty"`
+}
+
+// wgmmaAsyncJSON is a warp's wgmma.mma_async results in flight, by
+// wgmma-group, oldest first: ops counts them; committed and open count the
+// groups closed by wgmma.commit_group (a wait_group can land them) and the
+// open one; groups lists at most 16 (groupsMore: the newer ones left out).
+type wgmmaAsyncJSON struct {
+	Ops        int              `json:"ops"`
+	Committed  int              `json:"committed"`
+	Open       int              `json:"open"`
+	Groups     []wgmmaGroupJSON `json:"groups"`
+	GroupsMore int              `json:"groupsMore,omitempty"`
+}
+
+// wgmmaGroupJSON is one wgmma-group of the warp (numbered per warp from
+// 0): its mma_async results in flight (ops) and their lines.
+type wgmmaGroupJSON struct {
+	Group     int   `json:"group"`
+	Committed bool  `json:"committed"`
+	Ops       int   `json:"ops"`
+	Lines     []int `json:"lines"`
 }
 
 // waitJSON is what a waiting warp waits for (emu.Wait): kind says which,
@@ -806,6 +833,8 @@ type inspectMsg struct {
 	Threads *threadsJSON `json:"threads,omitempty"`
 	// TMA: as in state, for the CTA and warp inspected.
 	TMA *tmaJSON `json:"tma,omitempty"`
+	// Wgmma: the descriptor view asked for with wgmmaPC.
+	Wgmma *wgmmaViewJSON `json:"wgmma,omitempty"`
 }
 
 // lineMemoryMsg continues the per-line memory update of the state just

@@ -345,6 +345,9 @@ func (s *Session) validate(c *clientMsg) *Error {
 		if c.RegPage != nil && *c.RegPage < 0 {
 			return bad("regPage must be >= 0")
 		}
+		if c.WgmmaPC != nil && *c.WgmmaPC < 0 {
+			return bad("wgmmaPC must be >= 0")
+		}
 		if mr := c.Memory; mr != nil {
 			switch mr.Space {
 			case "global":
@@ -1150,17 +1153,16 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 func (s *Session) tensorOps() []tensorOpJSON {
 	out := []tensorOpJSON{}
 	p := s.prog.prog
-	table := isa.FragmentTable()
 	for _, f := range p.Funcs {
 		if !s.m.Reachable(f) {
 			continue
 		}
 		for pc := f.Entry; pc < f.End && pc < len(p.Ops); pc++ {
 			op := &p.Ops[pc]
-			if !op.Eff.Has(emu.EffAligned) || op.Aux < 0 || int(op.Aux) >= len(table) || op.Exec == nil {
+			fi := op.TensorForm()
+			if fi == nil {
 				continue
 			}
-			fi := &table[op.Aux]
 			j := tensorOpJSON{PC: pc, Line: s.prog.line(pc), Key: fi.Key, Regs: map[string][]int{}}
 			for name, rs := range op.TensorSlots() {
 				j.Regs[name] = make([]int, len(rs))
@@ -1261,6 +1263,15 @@ func (s *Session) doInspect(msg *clientMsg) {
 	}
 	c := ctas[ci]
 	w := c.Warps[wi]
+	// The descriptor view is checked first: a bad request changes nothing.
+	var wv *wgmmaViewJSON
+	if msg.WgmmaPC != nil {
+		var err error
+		if wv, err = s.wgmmaView(*msg.WgmmaPC, c, w); err != nil {
+			s.sendErr(msg.ID, "bad-request", err.Error())
+			return
+		}
+	}
 	s.sel.cta, s.sel.warp = ci, wi
 	if msg.RegPage != nil {
 		if *msg.RegPage >= s.regPages() {
@@ -1275,6 +1286,7 @@ func (s *Session) doInspect(msg *clientMsg) {
 		Threads: s.threadsJSON(ci, w), TMA: s.tmaView(ci, w)}
 	s.view.threads = encode(out.Threads)
 	s.view.tma = encode(out.TMA)
+	out.Wgmma = wv
 	if mr := msg.Memory; mr != nil {
 		var mem []byte
 		j := memJSON{Space: mr.Space, Offset: uint64(mr.Offset)}

@@ -355,7 +355,7 @@ func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
 	pc := w.PC()
 	j := warpJSON{Warp: w.ID, PC: pc, Line: s.prog.line(pc), State: w.State.String(),
 		Active: hexMask(w.Active()), Valid: hexMask(w.Valid()), Exited: hexMask(w.Exited()), Depth: w.CallDepth(),
-		Async: s.asyncOf(w)}
+		Async: s.asyncOf(w), Wgmma: s.wgmmaOf(w)}
 	if t, ok := w.Waiting(); ok {
 		j.Wait = s.waitJSON(w, t)
 		if b := w.Barrier(); b >= 0 {

@@ -69,6 +69,7 @@ export interface FragInstr {
 
 export interface FragmentDoc {
   instructions: FragInstr[];
+  wgmma: string[];
 }
 
 export interface SwizzleLane {

@@ -359,6 +359,58 @@ export interface AsyncWork {
   groupsMore?: number;
 }
 
+export interface WgmmaGroup {
+  group: number;
+  committed: boolean;
+  ops: number;
+  lines: number[];
+}
+
+export interface WgmmaWork {
+  ops: number;
+  committed: number;
+  open: number;
+  groups: WgmmaGroup[];
+  groupsMore?: number;
+}
+
+export interface WgmmaFields {
+  start: number;
+  lbo: number;
+  sbo: number;
+  baseOffset: number;
+  swizzle: string;
+  reserved?: string;
+}
+
+export interface WgmmaDescView {
+  name: string;
+  reg: string;
+  value: string;
+  differs?: number;
+  desc: WgmmaFields;
+  major: string;
+  type: string;
+  elemBits: number;
+  rows: number;
+  k: number;
+  error?: string;
+  notes?: string[];
+  addr?: number[];
+  logical?: number[];
+  core?: number[];
+  coreCols?: number;
+  bits?: number[];
+}
+
+export interface WgmmaView {
+  pc: number;
+  line: number;
+  form: string;
+  sharedBytes: number;
+  operands: WgmmaDescView[];
+}
+
 export interface WaitInfo {
   kind: WaitKind;
   pc: number;
@@ -509,6 +561,7 @@ export interface WarpState {
   groupsOmitted?: number;
   groupWaits?: WaitInfo[];
   async?: AsyncWork;
+  wgmma?: WgmmaWork;
 }
 
 export type WarpDelta = KeyedDelta<WarpState, "warp">;
@@ -756,6 +809,7 @@ export interface Inspect {
   divergence?: Divergence;
   threads?: WarpThreads;
   tma?: TmaView;
+  wgmma?: WgmmaView;
 }
 
 export interface OmittedBuffer {
@@ -854,6 +908,7 @@ export interface ClientMsg {
   warp?: number;
   memory?: MemRequest;
   regPage?: number;
+  wgmmaPC?: number;
   divergence?: boolean;
   kernel?: string;
   inferLaunch?: boolean;

@@ -1,6 +1,12 @@
 package web
 
 import (
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
@@ -29,6 +35,63 @@ type isaSpecial struct {
 // for the fragment explorer.
 type fragmentDoc struct {
 	Instructions []isa.FragInstr `json:"instructions"`
+	// Wgmma names every wgmma.mma_async form the emulator executes
+	// (isa.WgmmaFormKeys); each form's layout (64 x N accumulator over
+	// the warpgroup's 128 threads: large) is served on its own at
+	// /api/fragments/wgmma/{key}.
+	Wgmma []string `json:"wgmma"`
+}
+
+// wgmmaDocs holds the /api/fragments/wgmma/{key} documents: one per form of
+// isa.WgmmaFormKeys, built on first request (a fixed, bounded set).
+type wgmmaDocs struct {
+	forms map[string]isa.WgmmaForm
+	docs  sync.Map // key -> *jsonDoc
+}
+
+func newWgmmaDocs() *wgmmaDocs {
+	d := &wgmmaDocs{forms: map[string]isa.WgmmaForm{}}
+	for n := 8; n <= 256; n += 8 {
+		for _, t := range []struct {
+			k    int
+			d, a string
+		}{{16, "f32", "f16"}, {16, "f16", "f16"}, {16, "f32", "bf16"}, {16, "f16", "bf16"}, {8, "f32", "tf32"}} {
+			if f := (isa.WgmmaForm{N: n, K: t.k, DType: t.d, AType: t.a}); isa.WgmmaFormOf(f) == "" {
+				d.forms[f.Key()] = f
+			}
+		}
+	}
+	for _, k := range isa.WgmmaFormKeys() {
+		if _, ok := d.forms[k]; !ok {
+			panic("web: no wgmma layout document for " + k)
+		}
+	}
+	return d
+}
+
+// serve answers /api/fragments/wgmma/{key}: the form's FragInstr, or a JSON
+// 404 naming the key.
+func (d *wgmmaDocs) serve(s *Server) http.HandlerFunc {
+	doc := s.serveDoc(func(r *http.Request) *jsonDoc {
+		key := chi.URLParam(r, "key")
+		if v, ok := d.docs.Load(key); ok {
+			return v.(*jsonDoc)
+		}
+		j, err := newJSONDoc(isa.WgmmaFragments(d.forms[key]))
+		if err != nil {
+			return nil
+		}
+		v, _ := d.docs.LoadOrStore(key, j)
+		return v.(*jsonDoc)
+	})
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := chi.URLParam(r, "key")
+		if _, ok := d.forms[key]; !ok {
+			writeJSONError(w, http.StatusNotFound, fmt.Sprintf("no wgmma form named %.80q: /api/fragments lists them (wgmma)", key))
+			return
+		}
+		doc(w, r)
+	}
 }
 
 // isaDoc is the /api/isa document: hover documentation for the editor.

@@ -70,6 +70,7 @@ type Server struct {
 	exampleDocs map[string]*jsonDoc
 	isaDoc      *jsonDoc
 	fragDoc     *jsonDoc
+	wgmmaDocs   *wgmmaDocs
 
 	mu       sync.Mutex
 	conns    map[*wsConn]struct{}
@@ -124,7 +125,8 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.fragDoc, err = newJSONDoc(fragmentDoc{Instructions: isa.FragmentTable()}); err != nil {
+	s.wgmmaDocs = newWgmmaDocs()
+	if s.fragDoc, err = newJSONDoc(fragmentDoc{Instructions: isa.FragmentTable(), Wgmma: isa.WgmmaFormKeys()}); err != nil {
 		return nil, err
 	}
 	if s.isaDoc, err = newJSONDoc(isaTable()); err != nil {
@@ -184,6 +186,7 @@ func (s *Server) routes() http.Handler {
 		r.Get("/api/examples/{name}", s.serveDoc(func(r *http.Request) *jsonDoc { return s.exampleDocs[chi.URLParam(r, "name")] }))
 		r.Get("/api/isa", s.serveDoc(func(*http.Request) *jsonDoc { return s.isaDoc }))
 		r.Get("/api/fragments", s.serveDoc(func(*http.Request) *jsonDoc { return s.fragDoc }))
+		r.Get("/api/fragments/wgmma/{key}", s.wgmmaDocs.serve(s))
 		r.Get("/api/swizzle", s.handleSwizzle)
 		r.Handle("/static/*", http.StripPrefix("/static", static.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r, "")

@@ -1378,17 +1378,22 @@ func execMovmatrix(w *Warp, op *Op, mask uint32) *Fault {
 }
 
 // TensorSlots returns, for a tensor-core instruction the emulator executes
-// (Eff has EffAligned; its form is isa.FragmentTable()[Aux]), the
-// register slots of each operand of its layout, by operand name: the
-// slots that the layout's element Reg indices select. nil for other
-// instructions.
+// (its form is TensorForm), the register slots of each operand of its
+// layout, by operand name: the slots that the layout's element Reg
+// indices select. nil for other instructions.
 func (op *Op) TensorSlots() map[string][]int32 {
-	table := isa.FragmentTable()
-	if !op.Eff.Has(EffAligned) || op.Aux < 0 || int(op.Aux) >= len(table) {
+	fi := op.TensorForm()
+	if fi == nil {
 		return nil
 	}
-	fi := &table[op.Aux]
 	out := map[string][]int32{}
+	if wg, ok := op.Wgmma(); ok {
+		out["d"] = wg.D
+		if wg.A != nil {
+			out["a"] = wg.A
+		}
+		return out
+	}
 	switch fi.Op {
 	case "mma", "wmma.mma":
 		off := 0
