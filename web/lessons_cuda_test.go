@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/launch"
@@ -192,4 +193,55 @@ func ptxInstruction(line string) string {
 		f = f[1:]
 	}
 	return strings.Join(f, " ")
+}
+
+// A CUDA twin's mistakes are caught when the gallery loads: hints must
+// name CUDA lines with code and the PTX instruction, the spec its CUDA
+// file.
+func TestCUDALessonLoadErrors(t *testing.T) {
+	kernel := ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\tret;\n}\n"
+	spec := `{"ptx": "k.ptx", "block": [32], "buffers": [{"name": "p", "type": "u32", "count": 32}], "params": [{"buffer": "p"}]}`
+	cspec := `{"cuda": "k.cu", "block": [32], "buffers": [{"name": "p", "type": "u32", "count": 32}], "params": [{"buffer": "p"}]}`
+	cu := "// k\n__global__ void k(unsigned *p) {\n  p[threadIdx.x] = 0;\n}\n"
+	good := `{"explanation": "Text. More.", "hints": [{"cudaLine": 3, "ptx": "st.global", "code": "p[threadIdx.x]", "panel": "memory", "text": "t"}], "expect": {"result": "r", "buffers": [{"buffer": "p", "fill": 0}]}}`
+	load := func(lesson, cspec string) (*Examples, error) {
+		idx := `[{"name": "k", "title": "K", "description": "d", "spec": "k.json", "cuda": {"spec": "k-cuda.json", "lesson": ` + lesson + `}}]`
+		return LoadExamples(fstest.MapFS{
+			"index.json":  {Data: []byte(idx)},
+			"k.json":      {Data: []byte(spec)},
+			"k.ptx":       {Data: []byte(kernel)},
+			"k-cuda.json": {Data: []byte(cspec)},
+			"k.cu":        {Data: []byte(cu)},
+		})
+	}
+	x, err := load(good, cspec)
+	if err != nil {
+		t.Fatalf("a good CUDA lesson: %v", err)
+	}
+	c := x.Get("k").CUDA
+	if c == nil || c.Source != cu || c.File != "k.cu" || c.Options.Opt != 2 || strings.Contains(string(c.Spec), `"cuda"`) {
+		t.Errorf("CUDA twin loaded as %+v", c)
+	}
+	for _, b := range []struct{ from, to, want string }{
+		{`"cudaLine": 3`, `"line": 3`, `names its line with "cudaLine"`},
+		{`"cudaLine": 3`, `"cudaLine": 3, "line": 6`, `names its line with "cudaLine"`},
+		{`"ptx": "st.global", `, ``, `no "ptx"`},
+		{`"cudaLine": 3`, `"cudaLine": 1`, "blank or only a comment"},
+		{`"cudaLine": 3`, `"cudaLine": 9`, "outside the source"},
+		{`"code": "p[threadIdx.x]"`, `"code": "q[0]"`, `does not contain "q[0]"`},
+		{`"panel": "memory"`, `"panel": "memory", "shows": {"wavefronts": 1, "swizzle": "none"}`, `"shows" is for PTX lessons`},
+		{`"buffer": "p"`, `"buffer": "x"`, `no buffer "x"`},
+	} {
+		if _, err := load(strings.Replace(good, b.from, b.to, 1), cspec); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s -> %s: error %v, want %q", b.from, b.to, err, b.want)
+		}
+	}
+	if _, err := load(good, strings.Replace(cspec, `"cuda": "k.cu"`, `"ptx": "k.ptx"`, 1)); err == nil || !strings.Contains(err.Error(), `must name its CUDA file`) {
+		t.Errorf("a CUDA twin whose spec names PTX: %v", err)
+	}
+	// A PTX lesson's hint may not name a CUDA line.
+	idx := `[{"name": "k", "title": "K", "description": "d", "spec": "k.json", "lesson": {"explanation": "A. B.", "hints": [{"line": 6, "cudaLine": 3, "code": "ret", "panel": "warps", "text": "t"}], "expect": {"result": "r", "buffers": [{"buffer": "p", "fill": 0}]}}}]`
+	if _, err := LoadExamples(fstest.MapFS{"index.json": {Data: []byte(idx)}, "k.json": {Data: []byte(spec)}, "k.ptx": {Data: []byte(kernel)}}); err == nil || !strings.Contains(err.Error(), `no "cudaLine" or "ptx"`) {
+		t.Errorf("a PTX hint with cudaLine: %v", err)
+	}
 }
