@@ -111,6 +111,8 @@ export interface HintShows {
 
 export interface LessonHint {
   line: number;
+  cudaLine?: number;
+  ptx?: string;
   code?: string;
   panel: LessonPanel;
   text: string;
@@ -142,6 +144,10 @@ export interface Lesson {
   expect: LessonExpect;
 }
 
+export interface CUDAInfo {
+  lesson: Lesson | null;
+}
+
 export interface ExampleInfo {
   name: string;
   title: string;
@@ -151,6 +157,20 @@ export interface ExampleInfo {
   block: number[];
   lesson?: Lesson;
   link?: string;
+  cuda?: CUDAInfo;
+}
+
+export interface CUDAOptions {
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
+export interface CUDAExample {
+  source: string;
+  spec: unknown;
+  options: CUDAOptions;
+  lesson: Lesson | null;
 }
 
 export interface ExampleData {
@@ -160,6 +180,7 @@ export interface ExampleData {
   source: string;
   spec: Spec;
   lesson?: Lesson;
+  cuda?: CUDAExample;
 }
 
 export interface ShareData {

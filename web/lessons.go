@@ -30,8 +30,9 @@ type Lesson struct {
 // lesson's hints have Line and neither CUDALine nor PTX.
 type LessonHint struct {
 	// Line is the 1-based line of the PTX source: an instruction, a label
-	// or a declaration, never a blank or comment-only line.
-	Line int `json:"line,omitempty"`
+	// or a declaration, never a blank or comment-only line. It is 0 in a
+	// CUDA lesson (index.json leaves it out there).
+	Line int `json:"line"`
 	// CUDALine is the 1-based line of the CUDA source (kernel.cu) of a
 	// CUDA lesson: a line with code, never a blank or comment-only line.
 	CUDALine int `json:"cudaLine,omitempty"`
