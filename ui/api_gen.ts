@@ -112,6 +112,8 @@ export interface HintShows {
 
 export interface LessonHint {
   line: number;
+  cudaLine?: number;
+  ptx?: string;
   code?: string;
   panel: LessonPanel;
   text: string;
@@ -143,6 +145,10 @@ export interface Lesson {
   expect: LessonExpect;
 }
 
+export interface CUDAInfo {
+  lesson: Lesson | null;
+}
+
 export interface ExampleInfo {
   name: string;
   title: string;
@@ -152,6 +158,20 @@ export interface ExampleInfo {
   block: number[];
   lesson?: Lesson;
   link?: string;
+  cuda?: CUDAInfo;
+}
+
+export interface CUDAOptions {
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
+export interface CUDAExample {
+  source: string;
+  spec: unknown;
+  options: CUDAOptions;
+  lesson: Lesson | null;
 }
 
 export interface ExampleData {
@@ -161,6 +181,7 @@ export interface ExampleData {
   source: string;
   spec: Spec;
   lesson?: Lesson;
+  cuda?: CUDAExample;
 }
 
 export interface ShareData {

@@ -23,12 +23,29 @@ type Lesson struct {
 
 // LessonHint points at one line of the kernel and the part of the
 // playground where its effect shows.
+//
+// A hint names a PTX line with Line (the lessons of PTX examples) or a
+// CUDA line with CUDALine (the lessons of CUDA twins, CUDAExample), never
+// both: a CUDA lesson's hints all have CUDALine and PTX, and no Line; a PTX
+// lesson's hints have Line and neither CUDALine nor PTX.
 type LessonHint struct {
 	// Line is the 1-based line of the PTX source: an instruction, a label
-	// or a declaration, never a blank or comment-only line.
+	// or a declaration, never a blank or comment-only line. It is 0 in a
+	// CUDA lesson (index.json leaves it out there).
 	Line int `json:"line"`
-	// Code is a piece of the line's text, so that a hint that no longer
-	// points where it meant to (the source was edited) is caught.
+	// CUDALine is the 1-based line of the CUDA source (kernel.cu) of a
+	// CUDA lesson: a line with code, never a blank or comment-only line.
+	CUDALine int `json:"cudaLine,omitempty"`
+	// PTX, in a CUDA lesson, is the start of the PTX instruction the hint
+	// is about ("bar.sync", "shfl.sync.down", "mma.sync"): the compiled
+	// CUDA line maps to at least one PTX instruction that begins with it
+	// (a predicated "@%p1 bra" counts as "bra"). The tests compile the
+	// lesson and check it through the source map; the UI may use it to
+	// light the PTX line up next to the CUDA one.
+	PTX string `json:"ptx,omitempty"`
+	// Code is a piece of the line's text (of the PTX line, or of the CUDA
+	// line for CUDALine), so that a hint that no longer points where it
+	// meant to (the source was edited) is caught.
 	Code string `json:"code,omitempty"`
 	// Panel is one of LessonPanels.
 	Panel string `json:"panel"`
@@ -114,8 +131,10 @@ type ExpectIota struct {
 	Step  float64 `json:"step"`
 }
 
-// check validates the lesson against its kernel's source and launch spec.
-func (l *Lesson) check(src string, spec *launchspec.Spec) error {
+// check validates the lesson against its kernel's source and launch spec:
+// a PTX lesson (cuda false) against the PTX text, a CUDA lesson (cuda
+// true) against the CUDA text.
+func (l *Lesson) check(src string, spec *launchspec.Spec, cuda bool) error {
 	if strings.TrimSpace(l.Explanation) == "" {
 		return errors.New("no explanation")
 	}
@@ -124,15 +143,28 @@ func (l *Lesson) check(src string, spec *launchspec.Spec) error {
 	}
 	lines := strings.Split(src, "\n")
 	for i, h := range l.Hints {
-		if h.Line < 1 || h.Line > len(lines) {
-			return fmt.Errorf("hints[%d]: line %d is outside the source (%d lines)", i, h.Line, len(lines))
+		line := h.Line
+		switch {
+		case cuda && (h.Line != 0 || h.CUDALine == 0):
+			return fmt.Errorf("hints[%d]: a CUDA lesson's hint names its line with \"cudaLine\", not \"line\"", i)
+		case cuda && strings.TrimSpace(h.PTX) == "":
+			return fmt.Errorf("hints[%d]: no \"ptx\" (the PTX instruction the CUDA line compiles to)", i)
+		case !cuda && (h.CUDALine != 0 || h.PTX != ""):
+			return fmt.Errorf("hints[%d]: a PTX lesson's hint has no \"cudaLine\" or \"ptx\"", i)
+		case cuda && h.Shows != nil:
+			return fmt.Errorf("hints[%d]: \"shows\" is for PTX lessons (it names a PTX line's access)", i)
+		case cuda:
+			line = h.CUDALine
 		}
-		text := strings.TrimSpace(lines[h.Line-1])
+		if line < 1 || line > len(lines) {
+			return fmt.Errorf("hints[%d]: line %d is outside the source (%d lines)", i, line, len(lines))
+		}
+		text := strings.TrimSpace(lines[line-1])
 		if text == "" || strings.HasPrefix(text, "//") {
-			return fmt.Errorf("hints[%d]: line %d is blank or only a comment", i, h.Line)
+			return fmt.Errorf("hints[%d]: line %d is blank or only a comment", i, line)
 		}
-		if h.Code != "" && !strings.Contains(lines[h.Line-1], h.Code) {
-			return fmt.Errorf("hints[%d]: line %d (%q) does not contain %q", i, h.Line, text, h.Code)
+		if h.Code != "" && !strings.Contains(lines[line-1], h.Code) {
+			return fmt.Errorf("hints[%d]: line %d (%q) does not contain %q", i, line, text, h.Code)
 		}
 		if !isLessonPanel(h.Panel) {
 			return fmt.Errorf("hints[%d]: unknown panel %q (want one of %s)", i, h.Panel, strings.Join(LessonPanels, ", "))

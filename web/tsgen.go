@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
 
@@ -32,7 +33,10 @@ var apiTypes = []tsgen.Decl{
 	{Name: "ExpectBuffer", V: ExpectBuffer{}},
 	{Name: "LessonExpect", V: LessonExpect{}},
 	{Name: "Lesson", V: Lesson{}},
+	{Name: "CUDAInfo", V: CUDAInfo{}},
 	{Name: "ExampleInfo", V: ExampleInfo{}},
+	{Name: "CUDAOptions", V: launchspec.CUDAOptions{}},
+	{Name: "CUDAExample", V: CUDAExample{}},
 	{Name: "ExampleData", V: Example{}},
 	{Name: "ShareData", V: sharePayload{}},
 	{Name: "ShareResponse", V: shareResponse{}},

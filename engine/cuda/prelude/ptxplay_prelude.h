@@ -146,6 +146,18 @@ __device__ inline unsigned __reduce_or_sync(unsigned mask, unsigned v) { return 
 __device__ inline unsigned __reduce_and_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_and(v, mask); }
 __device__ inline unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_xor(v, mask); }
 
+// Address-space conversions (CUDA's sm_20_intrinsics.h): a shared
+// address for ldmatrix, cp.async or mbarrier in inline asm is
+// (unsigned)__cvta_generic_to_shared(p).
+__device__ inline size_t __cvta_generic_to_global(const void *p) { return __nv_cvta_generic_to_global_impl(p); }
+__device__ inline size_t __cvta_generic_to_shared(const void *p) { return __nv_cvta_generic_to_shared_impl(p); }
+__device__ inline size_t __cvta_generic_to_constant(const void *p) { return __nv_cvta_generic_to_constant_impl(p); }
+__device__ inline size_t __cvta_generic_to_local(const void *p) { return __nv_cvta_generic_to_local_impl(p); }
+__device__ inline void *__cvta_global_to_generic(size_t a) { return __nv_cvta_global_to_generic_impl(a); }
+__device__ inline void *__cvta_shared_to_generic(size_t a) { return __nv_cvta_shared_to_generic_impl(a); }
+__device__ inline void *__cvta_constant_to_generic(size_t a) { return __nv_cvta_constant_to_generic_impl(a); }
+__device__ inline void *__cvta_local_to_generic(size_t a) { return __nv_cvta_local_to_generic_impl(a); }
+
 // __syncthreads is a clang builtin; __syncwarp comes from __clang_cuda_intrinsics.h.
 
 // __match_*_sync overloads (CUDA's sm_70_rt.hpp).
