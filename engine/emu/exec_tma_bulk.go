@@ -77,38 +77,35 @@ func init() {
 type bulkOp struct {
 	warp, lane, pc int32
 	mbar           uint64
-	dst            uint64   // offset in the CTA's shared memory
-	elem           int32    // bytes of each piece
-	offs           []uint32 // each piece's offset from dst (nil: data is one piece)
-	data           []byte   // the pieces, in order (shared between the CTAs of a multicast; never changed)
-	tx             int64    // transaction bytes it completes
+	dst            uint64    // offset in the CTA's shared memory
+	runs           []bulkRun // where the bytes of data go, in order (nil: data is one piece at dst)
+	data           []byte    // the bytes, in order (shared between the CTAs of a multicast; never changed)
+	tx             int64     // transaction bytes it completes
 	red            isa.SubOp
 	rtype          isa.Type
 }
 
+// bulkRun is n bytes of a copy's data landing at offset off from its
+// destination.
+type bulkRun struct{ off, n uint32 }
+
 func (op *bulkOp) bytes() int64 {
-	return int64(unsafe.Sizeof(bulkOp{})) + int64(len(op.data)) + 4*int64(len(op.offs))
+	return int64(unsafe.Sizeof(bulkOp{})) + int64(len(op.data)) + int64(unsafe.Sizeof(bulkRun{}))*int64(len(op.runs))
 }
 
 func (op *bulkOp) same(o *bulkOp) bool {
-	if op.warp != o.warp || op.lane != o.lane || op.pc != o.pc || op.mbar != o.mbar || op.dst != o.dst ||
-		op.elem != o.elem || op.tx != o.tx || op.red != o.red || op.rtype != o.rtype || len(op.offs) != len(o.offs) ||
-		string(op.data) != string(o.data) {
-		return false
-	}
-	for i := range op.offs {
-		if op.offs[i] != o.offs[i] {
-			return false
-		}
-	}
-	return true
+	return op.warp == o.warp && op.lane == o.lane && op.pc == o.pc && op.mbar == o.mbar && op.dst == o.dst &&
+		op.tx == o.tx && op.red == o.red && op.rtype == o.rtype && slices.Equal(op.runs, o.runs) &&
+		string(op.data) == string(o.data)
 }
 
 // bulkStore is a copy to global memory in flight (.bulk_group: a bulk or
 // tensor store or reduction), queued in bulk async-group group of its
-// issuing thread (asyncUnit.stores). Each piece is elem bytes from shared
-// offset sh (in the issuing CTA) to global address g; the addresses were
-// checked at issue.
+// issuing thread (asyncUnit.stores). Each piece is n bytes from shared
+// offset sh (in the issuing CTA) to global address g (a run of a tensor
+// store's elements, or a whole bulk copy); the addresses were checked at
+// issue. elem is the bytes of one element: observers see one access per
+// element (a bulk copy is one element).
 type bulkStore struct {
 	warp, lane, pc int32
 	group          uint32
@@ -118,7 +115,7 @@ type bulkStore struct {
 	pieces         []bulkPiece
 }
 
-type bulkPiece struct{ sh, g uint64 }
+type bulkPiece struct{ sh, g, n uint64 }
 
 func (op *bulkStore) bytes() int64 {
 	return int64(unsafe.Sizeof(bulkStore{})) + int64(len(op.pieces))*int64(unsafe.Sizeof(bulkPiece{}))
@@ -168,20 +165,28 @@ func (w *Warp) landStores(mask uint32, keep int64) *Fault {
 	for i := range due {
 		op := &due[i]
 		w.m.dyn -= op.bytes()
-		l, n := int(op.lane), uint64(op.elem)
+		l := int(op.lane)
 		kind := AccessStore
 		if op.red != isa.SubNone {
 			kind = AccessAtomic
 		}
 		for _, p := range op.pieces {
+			n := p.n
 			src := sh[p.sh : p.sh+n]
-			// The copy reads its source through the asynchronous proxy.
-			done := w.m.asyncAccesses(int(op.pc))
-			w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, p.sh, src)
-			done()
-			g, f := w.access(kind, isa.Global, l, p.g, int(n), 1)
+			g, _, f := w.spaceBytes(isa.Global, l, p.g, int(n), 1)
 			if f != nil {
 				return f
+			}
+			if w.m.obsAcc {
+				// Element by element: the copy reads its source through the
+				// asynchronous proxy and writes its destination.
+				es := uint64(op.elem)
+				for at := uint64(0); at < n; at += es {
+					done := w.m.asyncAccesses(int(op.pc))
+					w.noteAccess(AccessLoad, isa.Shared, isa.Shared, l, p.sh+at, src[at:at+es])
+					done()
+					w.noteAccess(kind, isa.Global, isa.Global, l, p.g+at, g[at:at+es])
+				}
 			}
 			if op.red == isa.SubNone {
 				copy(g, src)
@@ -199,13 +204,13 @@ func (w *Warp) landStores(mask uint32, keep int64) *Fault {
 // bulkSpan returns the first and one past the last byte offset (from
 // dst) op writes.
 func (op *bulkOp) span() (lo, hi uint64) {
-	if op.offs == nil {
+	if op.runs == nil {
 		return 0, uint64(len(op.data))
 	}
 	lo = math.MaxUint64
-	for _, o := range op.offs {
-		lo = min(lo, uint64(o))
-		hi = max(hi, uint64(o)+uint64(op.elem))
+	for _, r := range op.runs {
+		lo = min(lo, uint64(r.off))
+		hi = max(hi, uint64(r.off)+uint64(r.n))
 	}
 	return lo, hi
 }
@@ -244,7 +249,7 @@ func (w *Warp) landBulk(c *CTA, mbar uint64) *Fault {
 			w.noteAccess(AccessStore, sp, sp, int(op.lane), addr, b)
 			done()
 		}
-		if op.offs == nil {
+		if op.runs == nil {
 			d := c.shared[op.dst : op.dst+uint64(len(op.data))]
 			if op.red != isa.SubNone {
 				es := op.rtype.Size()
@@ -255,9 +260,10 @@ func (w *Warp) landBulk(c *CTA, mbar uint64) *Fault {
 				copy(d, op.data)
 			}
 		} else {
-			es := uint64(op.elem)
-			for k, o := range op.offs {
-				copy(c.shared[op.dst+uint64(o):op.dst+uint64(o)+es], op.data[uint64(k)*es:uint64(k+1)*es])
+			var at uint64
+			for _, r := range op.runs {
+				d := op.dst + uint64(r.off)
+				at += uint64(copy(c.shared[d:d+uint64(r.n)], op.data[at:at+uint64(r.n)]))
 			}
 		}
 		if f := w.mbarrierCompleteTx(&w.m.prog.Ops[op.pc], int(op.lane), c, op.mbar, op.tx); f != nil {
@@ -529,28 +535,50 @@ func (a *tensorArgs) mapAt(w *Warp, name string, l int) (isa.TensorMap, *Fault) 
 }
 
 // place places lane l's copy of the map tm to shared-memory offset dst
-// (the destination of a load, the source of a store); an error (a map of
-// the wrong mode, coordinates outside the bounding box) faults at addr.
-func (a *tensorArgs) place(w *Warp, name string, l int, tm isa.TensorMap, dst, addr uint64) (TMAPlacement, *Fault) {
-	coords := make([]int32, len(a.coords))
+// (the destination of a load, the source of a store) as runs, appended to
+// runs (TMARunsTile, TMARunsIm2col); with elements (runs == nil and
+// elements), as every element (TMAPlaceTile, TMAPlaceIm2col). An error (a
+// map of the wrong mode, coordinates outside the bounding box) faults at
+// addr.
+func (a *tensorArgs) place(w *Warp, name string, l int, tm isa.TensorMap, dst, addr uint64, runs []TMARun, elements bool) (TMAPlacement, []TMARun, *Fault) {
+	var cb [isa.TensorMaxRank]int32
+	coords := cb[:len(a.coords)]
 	for d, r := range a.coords {
 		coords[d] = int32(w.r(r)[l])
 	}
 	var p TMAPlacement
 	var err error
 	if a.mode == isa.TensorModeIm2col {
-		offs := make([]uint16, len(coords)-2)
+		var ob [isa.TensorMaxRank]uint16
+		offs := ob[:len(coords)-2]
 		for i, r := range a.offs {
 			offs[i] = uint16(w.r(r)[l])
 		}
-		p, err = TMAPlaceIm2col(tm, coords, offs, dst)
-	} else {
+		if elements {
+			p, err = TMAPlaceIm2col(tm, coords, offs, dst)
+		} else {
+			p, runs, err = TMARunsIm2col(tm, coords, offs, dst, runs)
+		}
+	} else if elements {
 		p, err = TMAPlaceTile(tm, coords, dst)
+	} else {
+		p, runs, err = TMARunsTile(tm, coords, dst, runs)
 	}
 	if err != nil {
-		return p, w.faultAddr(FaultIllegal, l, addr, "%s: %v", name, err)
+		return p, runs, w.faultAddr(FaultIllegal, l, addr, "%s: %v", name, err)
 	}
-	return p, nil
+	return p, runs, nil
+}
+
+// elementsOf returns the elements of run r of lane l's copy (placed as
+// place does): the slow path that a run which faults takes, so that the
+// fault is the one its first bad element raises.
+func (a *tensorArgs) elementsOf(w *Warp, name string, l int, tm isa.TensorMap, dst, addr uint64, r TMARun) ([]TMAElement, int, *Fault) {
+	p, _, f := a.place(w, name, l, tm, dst, addr, nil, true)
+	if f != nil {
+		return nil, 0, f
+	}
+	return p.Elements[r.First : r.First+r.N], p.ElemBytes, nil
 }
 
 // bulkOperands is the operand list of a bulk instruction: fixed operands,
@@ -689,32 +717,72 @@ func bindTensorLoad(b *binder, ws []string, n int, mode isa.TensorMapMode) {
 			if f != nil {
 				return f
 			}
-			p, f := ta.place(w, name, l, tm, off, daddr)
+			var rb [16]TMARun
+			p, runs, f := ta.place(w, name, l, tm, off, daddr, rb[:0], false)
 			if f != nil {
 				return f
 			}
-			// Every element lands inside the destination CTA's shared memory.
+			// Every element lands inside the destination CTA's shared
+			// memory. A run moves its elements with one access; a run that
+			// faults is done element by element, so the fault names the
+			// element that raises it.
 			es := uint64(p.ElemBytes)
-			offs := make([]uint32, len(p.Elements))
-			data := make([]byte, len(p.Elements)*p.ElemBytes)
-			for k, e := range p.Elements {
-				if off+e.Shared+es > uint64(len(c0.shared)) {
-					return w.faultAddr(FaultOutOfBounds, l, daddr, "%s: element %d of the box lands at offset 0x%x, outside the %d bytes of shared memory", name, k, off+e.Shared, len(c0.shared))
+			var total uint64
+			for _, r := range runs {
+				total += uint64(r.N)
+			}
+			data := make([]byte, total*es)
+			bruns := make([]bulkRun, 0, len(runs))
+			var at uint64
+			for _, r := range runs {
+				size := uint64(r.N) * es
+				piece := data[at : at+size]
+				at += size
+				if n := len(bruns); n > 0 && uint64(bruns[n-1].off)+uint64(bruns[n-1].n) == r.Shared {
+					bruns[n-1].n += uint32(size)
+				} else {
+					bruns = append(bruns, bulkRun{off: uint32(r.Shared), n: uint32(size)})
 				}
-				offs[k] = uint32(e.Shared)
-				piece := data[uint64(k)*es : uint64(k+1)*es]
-				if e.OOB {
-					copy(piece, p.Fill)
-					continue
+				if off+r.Shared+size <= uint64(len(c0.shared)) {
+					if r.OOB {
+						for k := uint64(0); k < size; k += es {
+							copy(piece[k:k+es], p.Fill)
+						}
+						continue
+					}
+					if g, _, f := w.spaceBytes(isa.Global, l, r.Global, int(size), 1); f == nil {
+						// Observers see one access per element.
+						if w.m.obsAcc {
+							for at := uint64(0); at < size; at += es {
+								w.noteAccess(AccessLoad, isa.Global, isa.Global, l, r.Global+at, g[at:at+es])
+							}
+						}
+						copy(piece, g)
+						continue
+					}
 				}
-				g, f := w.access(AccessLoad, isa.Global, l, e.Global, p.ElemBytes, 1)
+				els, _, f := ta.elementsOf(w, name, l, tm, off, daddr, r)
 				if f != nil {
-					f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
 					return f
 				}
-				copy(piece, g)
+				for i, e := range els {
+					if off+e.Shared+es > uint64(len(c0.shared)) {
+						return w.faultAddr(FaultOutOfBounds, l, daddr, "%s: element %d of the box lands at offset 0x%x, outside the %d bytes of shared memory", name, r.First+i, off+e.Shared, len(c0.shared))
+					}
+					piece := piece[uint64(i)*es : uint64(i+1)*es]
+					if e.OOB {
+						copy(piece, p.Fill)
+						continue
+					}
+					g, f := w.access(AccessLoad, isa.Global, l, e.Global, p.ElemBytes, 1)
+					if f != nil {
+						f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
+						return f
+					}
+					copy(piece, g)
+				}
 			}
-			bo := bulkOp{dst: off, elem: int32(es), offs: offs, data: data, tx: p.TxBytes}
+			bo := bulkOp{dst: off, runs: bruns, data: data, tx: p.TxBytes}
 			if f := w.queueBulkCopy(name, l, c0, bref, mask, bo); f != nil {
 				return f
 			}
@@ -767,24 +835,43 @@ func bindTensorStore(b *binder, ws []string, n int, mode isa.TensorMapMode, red 
 			if c != w.cta {
 				return w.faultAddr(FaultIllegal, l, saddr, "%s: the source must be in the executing CTA's shared memory (.shared::cta)", name)
 			}
-			p, f := ta.place(w, name, l, tm, off, saddr)
+			var rb [16]TMARun
+			p, runs, f := ta.place(w, name, l, tm, off, saddr, rb[:0], false)
 			if f != nil {
 				return f
 			}
+			// A run is one piece; a run that faults is checked element by
+			// element, so the fault names the element that raises it.
 			es := uint64(p.ElemBytes)
-			st := bulkStore{elem: int32(es), red: red, rtype: rt}
-			for _, e := range p.Elements {
-				if off+e.Shared+es > uint64(len(c.shared)) {
-					return w.faultAddr(FaultOutOfBounds, l, saddr, "%s: an element of the box is at offset 0x%x, outside the %d bytes of shared memory", name, off+e.Shared, len(c.shared))
+			st := bulkStore{elem: int32(es), red: red, rtype: rt, pieces: make([]bulkPiece, 0, len(runs))}
+			for _, r := range runs {
+				size := uint64(r.N) * es
+				if off+r.Shared+size <= uint64(len(c.shared)) {
+					if r.OOB {
+						continue // not written
+					}
+					if _, _, f := w.spaceBytes(isa.Global, l, r.Global, int(size), 1); f == nil {
+						st.pieces = append(st.pieces, bulkPiece{sh: off + r.Shared, g: r.Global, n: size})
+						continue
+					}
 				}
-				if e.OOB {
-					continue // not written
-				}
-				if _, _, f := w.spaceBytes(isa.Global, l, e.Global, p.ElemBytes, 1); f != nil {
-					f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
+				els, _, f := ta.elementsOf(w, name, l, tm, off, saddr, r)
+				if f != nil {
 					return f
 				}
-				st.pieces = append(st.pieces, bulkPiece{sh: off + e.Shared, g: e.Global})
+				for _, e := range els {
+					if off+e.Shared+es > uint64(len(c.shared)) {
+						return w.faultAddr(FaultOutOfBounds, l, saddr, "%s: an element of the box is at offset 0x%x, outside the %d bytes of shared memory", name, off+e.Shared, len(c.shared))
+					}
+					if e.OOB {
+						continue // not written
+					}
+					if _, _, f := w.spaceBytes(isa.Global, l, e.Global, p.ElemBytes, 1); f != nil {
+						f.Message = fmt.Sprintf("%s: element at tensor coordinate %v of the box: %s", name, e.Coord[:p.Rank], f.Message)
+						return f
+					}
+					st.pieces = append(st.pieces, bulkPiece{sh: off + e.Shared, g: e.Global, n: es})
+				}
 			}
 			if f := w.queueStore(name, l, st); f != nil {
 				return f
@@ -1111,7 +1198,7 @@ func bindBulkCopy(b *binder, ws []string, to string, red isa.SubOp, t isa.Type) 
 				if _, _, f := w.spaceBytes(isa.Global, l, daddr, int(n), 16); f != nil {
 					return f
 				}
-				st := bulkStore{elem: int32(n), red: red, rtype: t, pieces: []bulkPiece{{sh: off, g: daddr}}}
+				st := bulkStore{elem: int32(n), red: red, rtype: t, pieces: []bulkPiece{{sh: off, g: daddr, n: uint64(n)}}}
 				if f := w.queueStore(name, l, st); f != nil {
 					return f
 				}
@@ -1226,7 +1313,8 @@ func bindPrefetchTensor(b *binder) {
 			}
 			// The placement's checks (mode, coordinates, offsets); it
 			// moves nothing.
-			if _, f := ta.place(w, name, l, tm, 0, refAddr(w, ta.mref, l)); f != nil {
+			var rb [16]TMARun
+			if _, _, f := ta.place(w, name, l, tm, 0, refAddr(w, ta.mref, l), rb[:0], false); f != nil {
 				return f
 			}
 		}

@@ -72,6 +72,79 @@ type TMAPlacement struct {
 // dimension of the map) to shared-memory address dst. The map must be
 // valid (m.Validate); dst must be 128-byte aligned.
 func TMAPlaceTile(m isa.TensorMap, coords []int32, dst uint64) (TMAPlacement, error) {
+	s := tmaSink{keep: true}
+	p, err := tmaWalkTile(m, coords, dst, &s)
+	p.Elements = s.elems
+	return p, err
+}
+
+// TMARun is a run of consecutive elements of a placement (in traversal
+// order) that one access moves: their global addresses are contiguous,
+// their shared-memory offsets after the swizzle are contiguous, and they
+// are all in bounds or all out of bounds. Under a swizzle a run is at most
+// one 16-byte chunk; without one, a whole row of the box.
+type TMARun struct {
+	// First is the index of the run's first element in the placement's
+	// Elements; N the number of elements.
+	First, N int
+	// OOB: the elements are out of bounds; Global is then 0.
+	OOB bool
+	// Global is the byte address of the first element in global memory,
+	// Shared the byte offset from the destination at which it lands.
+	Global, Shared uint64
+}
+
+// TMARunsTile is TMAPlaceTile as runs: the placement (without Elements)
+// and its elements merged into maximal runs, appended to runs. It walks
+// the box exactly as TMAPlaceTile does (the same walk, tmaWalkTile) and
+// allocates nothing per element.
+func TMARunsTile(m isa.TensorMap, coords []int32, dst uint64, runs []TMARun) (TMAPlacement, []TMARun, error) {
+	s := tmaSink{runs: runs}
+	p, err := tmaWalkTile(m, coords, dst, &s)
+	return p, s.runs, err
+}
+
+// tmaSink receives the elements of a placement walk in traversal order:
+// it keeps them (keep) or merges them into runs.
+type tmaSink struct {
+	keep  bool
+	elems []TMAElement
+	runs  []TMARun
+	es    uint64
+}
+
+// start is called once the placement's element size and count are known.
+func (s *tmaSink) start(es uint64, n int) {
+	s.es = es
+	if s.keep {
+		s.elems = make([]TMAElement, 0, n)
+	}
+}
+
+// add takes element k: appended, or merged into the last run when it
+// continues it (the same out-of-bounds status, the next global address,
+// the next shared offset).
+func (s *tmaSink) add(k int, e *TMAElement) {
+	if s.keep {
+		s.elems = append(s.elems, *e)
+		return
+	}
+	if n := len(s.runs); n > 0 {
+		r := &s.runs[n-1]
+		if r.First+r.N == k && r.OOB == e.OOB {
+			next := uint64(r.N) * s.es
+			if (e.OOB || r.Global+next == e.Global) && r.Shared+next == e.Shared {
+				r.N++
+				return
+			}
+		}
+	}
+	s.runs = append(s.runs, TMARun{First: k, N: 1, OOB: e.OOB, Global: e.Global, Shared: e.Shared})
+}
+
+// tmaWalkTile is the placement of a tile-mode copy: it checks the copy
+// and gives every element of the box to s in traversal order.
+func tmaWalkTile(m isa.TensorMap, coords []int32, dst uint64, s *tmaSink) (TMAPlacement, error) {
 	p, err := tmaPlaceStart(m, isa.TensorModeTile, coords, dst)
 	if err != nil {
 		return p, err
@@ -81,9 +154,9 @@ func TMAPlaceTile(m isa.TensorMap, coords []int32, dst uint64) (TMAPlacement, er
 		p.Box[d] = m.BoxElems(d)
 		n *= p.Box[d]
 	}
-	p.Elements = make([]TMAElement, 0, n)
 	var idx [isa.TensorMaxRank]int
 	es := uint64(p.ElemBytes)
+	s.start(es, n)
 	for k := 0; k < n; k++ {
 		var e TMAElement
 		var addr uint64
@@ -108,7 +181,7 @@ func TMAPlaceTile(m isa.TensorMap, coords []int32, dst uint64) (TMAPlacement, er
 			e.Global = m.GlobalAddress + addr
 		}
 		e.Shared = p.Swizzle.Apply(dst+uint64(k)*es) - dst
-		p.Elements = append(p.Elements, e)
+		s.add(k, &e)
 		for d := 0; d < m.Rank; d++ {
 			idx[d]++
 			if idx[d] < p.Box[d] {
@@ -184,6 +257,22 @@ func tmaPlaceStart(m isa.TensorMap, mode isa.TensorMapMode, coords []int32, dst 
 // be 128-byte aligned. A tensor store's .im2col_no_offs mode passes zero
 // offsets.
 func TMAPlaceIm2col(m isa.TensorMap, coords []int32, offs []uint16, dst uint64) (TMAPlacement, error) {
+	s := tmaSink{keep: true}
+	p, err := tmaWalkIm2col(m, coords, offs, dst, &s)
+	p.Elements = s.elems
+	return p, err
+}
+
+// TMARunsIm2col is TMAPlaceIm2col as runs (see TMARunsTile).
+func TMARunsIm2col(m isa.TensorMap, coords []int32, offs []uint16, dst uint64, runs []TMARun) (TMAPlacement, []TMARun, error) {
+	s := tmaSink{runs: runs}
+	p, err := tmaWalkIm2col(m, coords, offs, dst, &s)
+	return p, s.runs, err
+}
+
+// tmaWalkIm2col is the placement of an im2col-mode copy: it checks the
+// copy and gives every element of the column to s in traversal order.
+func tmaWalkIm2col(m isa.TensorMap, coords []int32, offs []uint16, dst uint64, s *tmaSink) (TMAPlacement, error) {
 	p, err := tmaPlaceStart(m, isa.TensorModeIm2col, coords, dst)
 	if err != nil {
 		return p, err
@@ -208,8 +297,8 @@ func TMAPlaceIm2col(m isa.TensorMap, coords []int32, offs []uint16, dst uint64) 
 	}
 	cpp, ppc := int(m.ChannelsPerPixel), int(m.PixelsPerColumn)
 	p.Box[0], p.Box[1] = cpp, ppc
-	p.Elements = make([]TMAElement, 0, cpp*ppc)
 	es := uint64(p.ElemBytes)
+	s.start(es, cpp*ppc)
 	for k := range ppc {
 		// The pixel: its base position plus the offsets.
 		var at TMAElement
@@ -238,7 +327,7 @@ func TMAPlaceIm2col(m isa.TensorMap, coords []int32, offs []uint16, dst uint64) 
 			}
 			n := uint64(k*cpp + j)
 			e.Shared = p.Swizzle.Apply(dst+n*es) - dst
-			p.Elements = append(p.Elements, e)
+			s.add(int(n), &e)
 		}
 		// The next pixel's base position.
 		for d := 1; d < r; d++ {
