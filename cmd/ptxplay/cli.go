@@ -18,7 +18,6 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
-	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
@@ -462,13 +461,6 @@ func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int6
 func threadName(t analysis.Thread) string { return analysis.ThreadName(t) }
 
 // cudaOptions converts a spec's CUDA options.
-func cudaOptions(o *launchspec.CUDAOptions) cuda.Options {
-	if o == nil {
-		return cuda.Options{Opt: 2}
-	}
-	return cuda.Options{Arch: o.Arch, Opt: o.Opt, FastMath: o.FastMath}
-}
-
 // compileSpecCUDA compiles the spec's CUDA file and returns its PTX, named
 // after the CUDA file; diagnostics go to stderr.
 func compileSpecCUDA(ctx context.Context, spec *launch.Spec, baseDir string, stderr io.Writer) ([]byte, string, error) {
@@ -476,7 +468,7 @@ func compileSpecCUDA(ctx context.Context, spec *launch.Spec, baseDir string, std
 	if err != nil {
 		return nil, path, err
 	}
-	res, err := cuda.Default().Compile(ctx, string(src), cudaOptions(spec.CUDAOptions))
+	res, err := cuda.Default().Compile(ctx, string(src), cuda.SpecOptions(spec.CUDAOptions))
 	if err != nil {
 		return nil, path, err
 	}

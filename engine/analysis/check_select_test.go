@@ -77,10 +77,7 @@ func TestCheckerSelectiveSameWarnings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, file, err := s.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text, file := exampleSource(t, dir, name, s)
 		cases = append(cases, tc{name, file, text, s})
 	}
 	// The two sides of a branch race on s[t^16]; after reconvergence the

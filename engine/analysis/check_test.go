@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 )
@@ -59,10 +60,7 @@ func exampleWarnings(t *testing.T, name string) ([]analysis.Warning, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, file, err := s.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, file := exampleSource(t, dir, name, s)
 	prog, _, _ := launch.Compile(file, text)
 	l, err := launch.Prepare(prog, s)
 	if err != nil {
@@ -74,6 +72,32 @@ func exampleWarnings(t *testing.T, name string) ([]analysis.Warning, string) {
 		t.Fatalf("%s: %v %v", name, res.Status, err)
 	}
 	return chk.Warnings(), string(text)
+}
+
+// exampleSource returns the PTX of gallery spec s in dir, compiling its
+// CUDA file when it names one (skipping the test when clang is missing).
+func exampleSource(t *testing.T, dir, name string, s *launch.Spec) ([]byte, string) {
+	t.Helper()
+	if s.CUDA == "" {
+		text, file, err := s.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return text, file
+	}
+	src, path, err := s.LoadCUDA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cuda.Default()
+	if err := c.Available(); err != nil {
+		t.Skipf("%s: %v", name, err)
+	}
+	res, err := c.Compile(context.Background(), string(src), cuda.SpecOptions(s.CUDAOptions))
+	if err != nil || !res.OK() {
+		t.Fatalf("%s: %v %+v", name, err, res)
+	}
+	return []byte(res.PTX), path + ".ptx"
 }
 
 // TestCheckerGallery: the race and missing-wait examples are flagged at

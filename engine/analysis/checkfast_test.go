@@ -85,10 +85,7 @@ func TestCheckerFastPathGallery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, file, err := s.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text, file := exampleSource(t, dir, name, s)
 		f, x, df, de := runBoth(t, file, text, s, false)
 		sameWarnings(t, name, f, x, df, de, "")
 		n++
