@@ -55,10 +55,7 @@ func TestBatchedDispatchGallery(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := parseSpecT(t, string(data))
-		text, _, err := spec.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text, _ := gallerySource(t, dir, spec)
 		p := compileLaunchTest(t, string(text))
 		for _, sched := range []string{"independent", "simt-stack"} {
 			c := *spec

@@ -43,9 +43,10 @@ var tileExamples = map[string]struct {
 	// vectors only, so inference cannot tell the buffers' element types.
 	untyped bool
 }{
-	"mma-tile.json": {why: "one warp reads a 16x16 and a 16x8 tile of halves, 8 and 4 per lane", fault: "out-of-bounds"},
-	"mma-int8.json": {why: "one warp loads 16x32 and 32x8 tiles of bytes, four k per 32-bit fragment register", fault: "out-of-bounds", untyped: true},
-	"mma-tf32.json": {why: "one warp loads a 16x8 and an 8x8 tile of f32, 4 and 2 elements per lane", fault: "out-of-bounds"},
+	"mma-tile-cuda.json": {why: "the CUDA twin of mma-tile: clang copies each lane's halves as pairs of ld.global.u64 (a uint4), so inference types the tiles u64, one element per thread", fault: "out-of-bounds", untyped: true},
+	"mma-tile.json":      {why: "one warp reads a 16x16 and a 16x8 tile of halves, 8 and 4 per lane", fault: "out-of-bounds"},
+	"mma-int8.json":      {why: "one warp loads 16x32 and 32x8 tiles of bytes, four k per 32-bit fragment register", fault: "out-of-bounds", untyped: true},
+	"mma-tf32.json":      {why: "one warp loads a 16x8 and an 8x8 tile of f32, 4 and 2 elements per lane", fault: "out-of-bounds"},
 	"triton-matmul.json": {why: "a Triton GEMM: each CTA copies 128x32 and 32x64 tiles with 16-byte cp.async (the strides must keep rows 16-byte aligned) and stores packed halves with st.global.v4.b32",
 		fault: "misaligned", untyped: true},
 	"coalescing.json":            {why: "each of the 64 threads doubles 8 floats (n = 512 is a constant of the kernel)", fault: "out-of-bounds"},
@@ -76,10 +77,7 @@ func TestInferGallery(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec := parseSpecT(t, string(data))
-			text, name, err := spec.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			text, name := gallerySource(t, dir, spec)
 			p := compileLaunchTest(t, string(text))
 			if ms := Check(p, spec); len(ms) != 0 {
 				t.Errorf("%s: Check: %+v", name, ms)

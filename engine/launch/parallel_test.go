@@ -451,10 +451,7 @@ func TestParallelGallery(t *testing.T) {
 				t.Fatal(err)
 			}
 			spec := parseSpecT(t, string(data))
-			text, _, err := spec.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
+			text, _ := gallerySource(t, dir, spec)
 			prog := compileLaunchTest(t, string(text))
 			for _, opt := range []RunOptions{{Check: true}, {Analyze: true}} {
 				for _, rep := range sameParallel(t, prog, spec, opt, 2, 4) {

@@ -144,10 +144,7 @@ func TestSchedulingModelsGallery(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := parseSpecT(t, string(data))
-		text, _, err := spec.Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text, _ := gallerySource(t, dir, spec)
 		p := compileLaunchTest(t, string(text))
 		if want, ok := schedDependent[base]; ok {
 			seen[base] = true
@@ -203,10 +200,7 @@ func TestProducerConsumerBranchOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := parseSpecT(t, string(data))
-	text, _, err := spec.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, _ := gallerySource(t, dir, spec)
 	const branch = "@%p1 bra CONSUMER;"
 	if bytes.Count(text, []byte(branch)) != 1 || !bytes.Contains(text, []byte("\tbra.uni JOIN;\n\nCONSUMER:")) {
 		t.Fatalf("the example no longer has the branch %q before the producer's code", branch)
