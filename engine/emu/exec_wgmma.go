@@ -109,34 +109,66 @@ const (
 	wgRegA               // A is in registers (Regs after D)
 )
 
+// wgmmaExecKey names an executor: the form (its fragments) and B's type
+// (A's, or the other 8-bit type of the same kind).
+type wgmmaExecKey struct {
+	form  isa.WgmmaForm
+	bType string
+}
+
 // wgmmaExec is what the executor keeps of a form: its fragments, flattened
 // for warp 0 (every warp's are the same, rows offset by 16w).
 type wgmmaExec struct {
-	form isa.WgmmaForm
-	fi   *isa.FragInstr
+	form  isa.WgmmaForm
+	bType string
+	fi    *isa.FragInstr
 	// dPos[(r*32+lane)*per+part] and aPos likewise: the element's index in
 	// the warp's 16 x N (D) or 16 x K (A) tile, row-major.
 	dPos, aPos     []uint16
 	dRegs, aRegs   int
 	dPer, aPer     int
 	elemBits, dBit int
+	// aVal and bVal give the value of an element's bits (aBits, bBits
+	// wide) of A's and B's types: every element type of wgmma is exact in
+	// f64, the integers and b1 (0 or 1) included.
+	aVal, bVal func(uint32) float64
 }
 
 var wgmmaExecs struct {
 	sync.Mutex
 	list  []*wgmmaExec
-	index map[isa.WgmmaForm]int32
+	index map[wgmmaExecKey]int32
 }
 
-// wgmmaExecIndex returns the index of form f's executor (built once).
-func wgmmaExecIndex(f isa.WgmmaForm) int32 {
+// wgmmaElemFunc returns the value of the bits of an element of type t.
+func wgmmaElemFunc(t string) func(uint32) float64 {
+	switch t {
+	case "e4m3":
+		return func(x uint32) float64 { return e4m3Values[uint8(x)] }
+	case "e5m2":
+		return func(x uint32) float64 { return e5m2Values[uint8(x)] }
+	case "s8":
+		return func(x uint32) float64 { return float64(int8(x)) }
+	case "u8":
+		return func(x uint32) float64 { return float64(uint8(x)) }
+	case "b1":
+		return func(x uint32) float64 { return float64(x & 1) }
+	}
+	return func(x uint32) float64 { return wgmmaElem(t, x) }
+}
+
+// wgmmaExecIndex returns the index of the executor of form f with B of
+// type bt (built once).
+func wgmmaExecIndex(f isa.WgmmaForm, bt string) int32 {
 	wgmmaExecs.Lock()
 	defer wgmmaExecs.Unlock()
-	if i, ok := wgmmaExecs.index[f]; ok {
+	key := wgmmaExecKey{f, bt}
+	if i, ok := wgmmaExecs.index[key]; ok {
 		return i
 	}
 	fi := isa.WgmmaFragments(f)
-	x := &wgmmaExec{form: f, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType)}
+	x := &wgmmaExec{form: f, bType: bt, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType),
+		aVal: wgmmaElemFunc(f.AType), bVal: wgmmaElemFunc(bt)}
 	flat := func(o *isa.FragOperand, cols int) (pos []uint16, regs, per int) {
 		per = 32 / isa.FragTypeBits(o.Type)
 		pos = make([]uint16, o.Regs*32*per)
@@ -151,11 +183,11 @@ func wgmmaExecIndex(f isa.WgmmaForm) int32 {
 	x.dPos, x.dRegs, x.dPer = flat(fi.Operand("d"), f.N)
 	x.aPos, x.aRegs, x.aPer = flat(fi.Operand("a"), f.K)
 	if wgmmaExecs.index == nil {
-		wgmmaExecs.index = map[isa.WgmmaForm]int32{}
+		wgmmaExecs.index = map[wgmmaExecKey]int32{}
 	}
 	i := int32(len(wgmmaExecs.list))
 	wgmmaExecs.list = append(wgmmaExecs.list, x)
-	wgmmaExecs.index[f] = i
+	wgmmaExecs.index[key] = i
 	return i
 }
 
@@ -167,60 +199,97 @@ func wgmmaExecAt(i int32) *wgmmaExec {
 
 // bindWgmmaMma binds wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype
 //
-//	d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;
-//	d, a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;
-//
-// (.tf32: no imm-trans operands).
+//	f16, bf16:   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;
+//	             d, a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;
+//	tf32, e4m3, e5m2 (A and B mixing the two 8-bit types):
+//	             d, a-desc|a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b;
+//	s8, u8 (mixing; .s32, {.satfinite}), b1 (.s32, .and.popc):
+//	             d, a-desc|a-regs, b-desc, scale-d;
 func bindWgmmaMma(b *binder) {
 	if !tensorSyncAligned(b) {
 		return
 	}
 	shape, ok := uint8(0), false
+	var elems []isa.Elem // .b1 .b1 (a narrow element type is a matrix modifier)
 	for _, m := range b.Tensor() {
-		if m.Kind != isa.ModWgmmaShape || ok {
+		switch {
+		case m.Kind == isa.ModElem && isa.Elem(m.Value) == isa.ElemB1:
+			elems = append(elems, isa.ElemB1)
+		case m.Kind != isa.ModWgmmaShape || ok:
 			b.errorf("needs one shape .m64nNkK and no other matrix modifier")
 			return
+		default:
+			shape, ok = m.Value, true
 		}
-		shape, ok = m.Value, true
 	}
 	if !ok {
 		b.errorf("needs a shape .m64nNkK (N a multiple of 8 from 8 to 256)")
 		return
 	}
+	sat := b.Flag(isa.FSatfinite)
+	var subs []isa.SubOp
+	for s := b.Sub(); s != isa.SubNone; s = b.Sub() {
+		subs = append(subs, s)
+	}
 	types := b.AllTypes()
-	if len(types) != 3 {
+	if len(elems) == 2 && len(types) == 1 {
+		types = []isa.Type{types[0], isa.B32, isa.B32} // .b1.b1: named "b1" below
+	}
+	if len(types) != 3 || len(elems) != 0 && len(elems) != 2 {
 		b.errorf("needs the three types .dtype.atype.btype")
 		return
 	}
-	if types[1] != types[2] {
-		b.errorf("A and B have the same type (.%s.%s)", types[1], types[2])
+	at, bt := types[1], types[2]
+	aName, bName := at.String(), bt.String()
+	if len(elems) == 2 {
+		aName, bName = "b1", "b1"
+	}
+	mixes := func(x, y isa.Type) bool { return (x == isa.E4M3 || x == isa.E5M2) && (y == isa.E4M3 || y == isa.E5M2) || (x == isa.S8 || x == isa.U8) && (y == isa.S8 || y == isa.U8) }
+	if at != bt && !mixes(at, bt) {
+		b.errorf("A and B have the same type (.%s.%s), except that .e4m3 and .e5m2 mix, as do .s8 and .u8", at, bt)
 		return
 	}
 	n, k := isa.WgmmaShape(shape)
-	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: types[1].String()}
-	switch types[1] {
-	case isa.E4M3, isa.E5M2, isa.S8, isa.U8:
-		tensorNotYet(b, "wgmma.mma_async with ."+types[1].String()+" operands")
-		return
-	}
+	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: aName}
 	if msg := isa.WgmmaFormOf(form); msg != "" {
 		b.errorf("not a form of wgmma.mma_async: %s", msg)
 		return
 	}
-	trans := form.AType != "tf32"
+	integer := form.DType == "s32"
+	switch {
+	case form.AType == "b1":
+		if len(subs) != 2 || subs[0] != isa.SubAnd || subs[1] != isa.SubPopc {
+			b.errorf(".b1 forms need .and.popc")
+			return
+		}
+		if sat {
+			b.errorf(".satfinite is not valid for .b1 forms")
+			return
+		}
+	case len(subs) > 0:
+		b.errorf(".and.popc is for .b1 forms only")
+		return
+	case sat && !integer:
+		b.errorf(".satfinite is for the integer (.s8, .u8) forms only")
+		return
+	}
+	trans := form.AType == "f16" || form.AType == "bf16"
 	regA := b.opd(1) != nil && b.opd(1).Kind == ptx.OpdVec
 	want := 6
-	if trans {
+	switch {
+	case integer:
+		want = 4
+	case trans && regA:
+		want = 7
+	case trans:
 		want = 8
-		if regA {
-			want = 7
-		}
 	}
 	if !b.Want(want, want) {
 		return
 	}
 	op := b.op
-	x := wgmmaExecAt(wgmmaExecIndex(form))
+	idx := wgmmaExecIndex(form, bName)
+	x := wgmmaExecAt(idx)
 	d := b.VecRegs(0, x.dRegs, isa.B32, true)
 	if b.failed {
 		return
@@ -260,15 +329,17 @@ func bindWgmmaMma(b *binder) {
 		b.operr(i, "%s is %d: it must be %v", what, int64(v.Int), vals)
 		return 0, false
 	}
-	if v, ok := imm(4, "imm-scale-a", 1, -1); !ok {
-		return
-	} else if v < 0 {
-		op.Imm |= wgNegA
-	}
-	if v, ok := imm(5, "imm-scale-b", 1, -1); !ok {
-		return
-	} else if v < 0 {
-		op.Imm |= wgNegB
+	if !integer {
+		if v, ok := imm(4, "imm-scale-a", 1, -1); !ok {
+			return
+		} else if v < 0 {
+			op.Imm |= wgNegA
+		}
+		if v, ok := imm(5, "imm-scale-b", 1, -1); !ok {
+			return
+		} else if v < 0 {
+			op.Imm |= wgNegB
+		}
 	}
 	if trans {
 		i := 6
@@ -287,9 +358,12 @@ func bindWgmmaMma(b *binder) {
 		}
 	}
 	op.Regs = regs
-	op.Type, op.Type2 = types[0], types[1]
-	op.Aux = wgmmaExecIndex(form)
+	op.Type, op.Type2 = types[0], at
+	op.Aux = idx
 	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
+	if sat {
+		op.Flags = op.Flags.With(isa.FSatfinite)
+	}
 	op.Exec = execWgmmaMma
 }
 
@@ -545,8 +619,8 @@ func wgmmaElem(t string, x uint32) float64 {
 
 // wgmmaShared reads an operand (rows x K) from shared memory through
 // descriptor desc into dst (dst[r*K+k], rows lo..lo+len(dst)/K-1 of the
-// operand), negated when neg.
-func (w *Warp) wgmmaShared(op *Op, mask uint32, which string, desc uint64, o isa.WgmmaOperand, lo int, dst []float64, neg bool, t string) *Fault {
+// operand), each element's value by val, negated when neg.
+func (w *Warp) wgmmaShared(mask uint32, which string, desc uint64, o isa.WgmmaOperand, lo int, dst []float64, neg bool, val func(uint32) float64) *Fault {
 	l, err := isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc), o)
 	if err == nil {
 		err = l.CheckShared(uint64(len(w.cta.shared)))
@@ -555,18 +629,22 @@ func (w *Warp) wgmmaShared(op *Op, mask uint32, which string, desc uint64, o isa
 		return w.faultAll(FaultIllegal, mask, "wgmma.mma_async: the %s descriptor %#016x: %v", which, desc, err)
 	}
 	sh := w.cta.shared
-	size := o.ElemBits / 8
 	n := len(dst) / o.K
 	for r := 0; r < n; r++ {
 		for k := 0; k < o.K; k++ {
 			a := l.At(lo+r, k)
 			var x uint32
-			if size == 2 {
+			switch o.ElemBits {
+			case 1:
+				x = uint32(sh[a]>>(k%8)) & 1
+			case 8:
+				x = uint32(sh[a])
+			case 16:
 				x = uint32(binary.LittleEndian.Uint16(sh[a:]))
-			} else {
+			default:
 				x = binary.LittleEndian.Uint32(sh[a:])
 			}
-			v := wgmmaElem(t, x)
+			v := val(x)
 			if neg {
 				v = -v
 			}
@@ -606,15 +684,12 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	c := make([]float64, 16*N)
 	if op.Imm&wgRegA != 0 {
 		slots := tensorOperand(op, 1)
+		emask := uint32(1)<<x.elemBits - 1
 		for r, s := range slots {
 			vals := w.r(s)
 			for l := 0; l < 32; l++ {
 				for p := 0; p < x.aPer; p++ {
-					e := uint32(vals[l] >> (p * x.elemBits))
-					if x.elemBits == 16 {
-						e &= 0xffff
-					}
-					v := wgmmaElem(f.AType, e)
+					v := x.aVal(uint32(vals[l]>>(p*x.elemBits)) & emask)
 					if op.Imm&wgNegA != 0 {
 						v = -v
 					}
@@ -631,7 +706,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		if op.Imm&wgTransA != 0 {
 			major = isa.WgmmaMNMajor
 		}
-		if flt := w.wgmmaShared(op, mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, f.AType); flt != nil {
+		if flt := w.wgmmaShared(mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, x.aVal); flt != nil {
 			return flt
 		}
 	}
@@ -643,7 +718,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	if op.Imm&wgTransB != 0 {
 		major = isa.WgmmaMNMajor
 	}
-	if flt := w.wgmmaShared(op, mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, f.AType); flt != nil {
+	if flt := w.wgmmaShared(mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, x.bVal); flt != nil {
 		return flt
 	}
 	dSlots := tensorOperand(op, 0)
@@ -676,13 +751,22 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 					if x.dBit == 16 {
 						e &= 0xffff
 					}
-					c[x.dPos[(r*32+l)*x.dPer+p]] = wgmmaElem(f.DType, e)
+					var v float64
+					if f.DType == "s32" {
+						v = float64(int32(e))
+					} else {
+						v = wgmmaElem(f.DType, e)
+					}
+					c[x.dPos[(r*32+l)*x.dPer+p]] = v
 				}
 			}
 		}
 	}
 	// D = C + A·B, each element its C plus the products in ascending k,
-	// accumulated in f64 (mma's rule: mmaFloatSum).
+	// accumulated in f64 (mma's rule: mmaFloatSum). Integer and .b1 forms
+	// are exact: every partial sum is an integer below 2^53 (|C| <= 2^31,
+	// K products of at most 2^16), and and.popc is the sum of the products
+	// of bits.
 	b := make([]float64, K*N)
 	for j := 0; j < N; j++ {
 		for k := 0; k < K; k++ {
@@ -690,6 +774,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		}
 	}
 	floatSum(a, b, c, 16, N, K)
+	sat := op.Flags.Has(isa.FSatfinite)
 	n := int64(len(dSlots)*32*8) + 64
 	if w.m.overDynamic(n) {
 		return w.dynamicFault(n, mask, "wgmma.mma_async")
@@ -701,12 +786,19 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 			for p := 0; p < x.dPer; p++ {
 				d := c[x.dPos[(r*32+l)*x.dPer+p]]
 				var bitsv uint64
-				if f.DType == "f32" {
+				switch f.DType {
+				case "f32":
 					bitsv = uint64(math.Float32bits(float32(d)))
 					if d != d {
 						bitsv = uint64(fpx.NaN32)
 					}
-				} else {
+				case "s32":
+					s := int64(d)
+					if sat {
+						s = min(max(s, math.MinInt32), math.MaxInt32)
+					}
+					bitsv = uint64(uint32(s))
+				default:
 					bitsv = uint64(fpx.F64ToF16(math.Float64bits(d), fpx.RN, 0))
 				}
 				v |= bitsv << (p * x.dBit)
