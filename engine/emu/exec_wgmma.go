@@ -244,7 +244,9 @@ func bindWgmmaMma(b *binder) {
 	if len(elems) == 2 {
 		aName, bName = "b1", "b1"
 	}
-	mixes := func(x, y isa.Type) bool { return (x == isa.E4M3 || x == isa.E5M2) && (y == isa.E4M3 || y == isa.E5M2) || (x == isa.S8 || x == isa.U8) && (y == isa.S8 || y == isa.U8) }
+	mixes := func(x, y isa.Type) bool {
+		return (x == isa.E4M3 || x == isa.E5M2) && (y == isa.E4M3 || y == isa.E5M2) || (x == isa.S8 || x == isa.U8) && (y == isa.S8 || y == isa.U8)
+	}
 	if at != bt && !mixes(at, bt) {
 		b.errorf("A and B have the same type (.%s.%s), except that .e4m3 and .e5m2 mix, as do .s8 and .u8", at, bt)
 		return

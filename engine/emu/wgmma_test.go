@@ -125,7 +125,7 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	t.Helper()
 	N, K := c.n, c.k()
 	eb := isa.FragTypeBits(c.ab)
-	size := max(eb/8, 1) // bytes per element (b1: the byte of 8)
+	size := max(eb/8, 1)      // bytes per element (b1: the byte of 8)
 	A := make([]uint64, 64*K) // element bits, row-major
 	B := make([]uint64, K*N)  // B[k][n]
 	for i := range A {
