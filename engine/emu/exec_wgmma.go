@@ -565,6 +565,7 @@ func (w *Warp) landWgmma(keep int64) {
 		return
 	}
 	out := u.wgmma[:0]
+	var t *TensorStep
 	for _, o := range u.wgmma {
 		if !u.wgmmaDue(&o, int32(w.ID), keep) {
 			out = append(out, o)
@@ -574,6 +575,16 @@ func (w *Warp) landWgmma(keep int64) {
 			copy(w.r(s)[:], o.vals[r*32:r*32+32])
 		}
 		w.m.dyn -= o.bytes()
+		if w.m.obsDetails {
+			// The landing is a register write of the instruction that
+			// lands it (wait_group, or the warp's exit): reported as
+			// such, the accumulator of each mma_async landed ("d",
+			// written), the report's key the first one's form.
+			if t == nil {
+				t = w.m.tensorStep(wgmmaExecAt(w.m.prog.Ops[o.pc].Aux).fi.Key)
+			}
+			t.Operands = append(t.Operands, TensorOperand{Name: "d", Write: true, Regs: o.regs})
+		}
 	}
 	clear(u.wgmma[len(out):])
 	u.wgmma = out
@@ -727,6 +738,17 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	scaleD := w.preds[op.C]&1 != 0
 	if op.Neg>>2&1 != 0 {
 		scaleD = !scaleD
+	}
+	if w.m.obsDetails {
+		// What the issue reads: a register A, and the accumulator when
+		// scale-d (its write is reported when the result lands).
+		t := w.m.tensorStep(x.fi.Key)
+		if op.Imm&wgRegA != 0 {
+			t.Operands = append(t.Operands, TensorOperand{Name: "a", Regs: tensorOperand(op, 1)})
+		}
+		if scaleD {
+			t.Operands = append(t.Operands, TensorOperand{Name: "d", Regs: dSlots})
+		}
 	}
 	// The accumulator is uniform: lane 0's scale-d decides (the ISA asks
 	// for the same value in every thread).

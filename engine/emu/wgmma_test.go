@@ -622,3 +622,52 @@ func TestWgmmaFormRules(t *testing.T) {
 		}
 	}
 }
+
+// The results landing at wait_group are register writes of the
+// wait_group, reported to observers (the debugger's changed registers and
+// history rely on it); the mma_async reports what it reads.
+func TestWgmmaLandingReported(t *testing.T) {
+	src := wgHdr + "\twgmma.fence.sync.aligned;\n" + wgMma + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tret;\n}\n"
+	for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+		prog, diags := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+		if prog == nil {
+			t.Fatal(diags)
+		}
+		m, _ := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{128, 1, 1}, Scheduling: s})
+		var mmaOp *Op
+		for i := range prog.Ops {
+			if prog.Ops[i].Code == isa.OpWgmmaMmaAsync {
+				mmaOp = &prog.Ops[i]
+			}
+		}
+		dSlots := tensorOperand(mmaOp, 0)
+		landed := map[int]bool{}
+		issued := map[int]bool{}
+		m.SetObserver(observerFunc(func(in *StepInfo) {
+			code := prog.Ops[in.PC].Code
+			switch {
+			case code == isa.OpWgmmaWaitGroup:
+				if in.Tensor == nil || len(in.Tensor.Operands) != 1 || !in.Tensor.Operands[0].Write || !slices.Equal(in.Tensor.Operands[0].Regs, dSlots) {
+					t.Fatalf("%s: wait_group of warp %d reports %+v, want the accumulator %v written", s, in.Warp, in.Tensor, dSlots)
+				}
+				if in.Tensor.Key != "wgmma.m64n8k16.f32.f16.f16" {
+					t.Fatalf("key %q", in.Tensor.Key)
+				}
+				landed[in.Warp] = true
+			case code == isa.OpWgmmaMmaAsync:
+				if in.Tensor == nil || len(in.Tensor.Operands) != 1 || in.Tensor.Operands[0].Write || !slices.Equal(in.Tensor.Operands[0].Regs, dSlots) {
+					t.Fatalf("%s: mma_async reports %+v, want the accumulator read", s, in.Tensor)
+				}
+				issued[in.Warp] = true
+			case in.Tensor != nil:
+				t.Fatalf("%s: %s reports a tensor step %+v", s, code, in.Tensor)
+			}
+		}))
+		if r := m.Run(context.Background()); r != StopDone {
+			t.Fatal(r, m.Fault())
+		}
+		if len(landed) != 4 || len(issued) != 4 {
+			t.Fatalf("%s: landed %v issued %v, want every warp", s, landed, issued)
+		}
+	}
+}
