@@ -132,6 +132,8 @@ type wgmmaExec struct {
 	// wide) of A's and B's types: every element type of wgmma is exact in
 	// f64, the integers and b1 (0 or 1) included.
 	aVal, bVal func(uint32) float64
+	// aF16, bF16: the type is .f16 (read through f16Values).
+	aF16, bF16 bool
 }
 
 var wgmmaExecs struct {
@@ -166,8 +168,9 @@ func wgmmaExecIndex(f isa.WgmmaForm, bt string) int32 {
 	if i, ok := wgmmaExecs.index[key]; ok {
 		return i
 	}
+	tensorFormAt(0) // builds f16Values
 	fi := isa.WgmmaFragments(f)
-	x := &wgmmaExec{form: f, bType: bt, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType),
+	x := &wgmmaExec{aF16: f.AType == "f16", bF16: bt == "f16", form: f, bType: bt, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType),
 		aVal: wgmmaElemFunc(f.AType), bVal: wgmmaElemFunc(bt)}
 	flat := func(o *isa.FragOperand, cols int) (pos []uint16, regs, per int) {
 		per = 32 / isa.FragTypeBits(o.Type)
@@ -630,38 +633,104 @@ func wgmmaElem(t string, x uint32) float64 {
 	return float64(math.Float32frombits(x))
 }
 
+// wgmmaLayoutEntry is a cached operand layout: the layout of a
+// descriptor value for an operand shape, or the error decoding it, and
+// the end of the bytes it reads.
+type wgmmaLayoutEntry struct {
+	l   *isa.WgmmaLayout
+	err error
+	end uint64
+}
+
+type wgmmaLayoutKey struct {
+	desc uint64
+	o    isa.WgmmaOperand
+}
+
+// The layouts of the descriptors executed, shared by every machine (a
+// layout depends on the descriptor's value and the operand's shape only).
+// Bounded: the cache is emptied when it reaches wgmmaLayoutCacheMax.
+var wgmmaLayouts struct {
+	sync.Mutex
+	m map[wgmmaLayoutKey]*wgmmaLayoutEntry
+}
+
+const wgmmaLayoutCacheMax = 4096
+
+// wgmmaLayout is isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc),
+// o), cached (wgmmaLayoutSlow is the definition; a test compares them).
+func wgmmaLayout(desc uint64, o isa.WgmmaOperand) *wgmmaLayoutEntry {
+	k := wgmmaLayoutKey{desc, o}
+	wgmmaLayouts.Lock()
+	e, ok := wgmmaLayouts.m[k]
+	wgmmaLayouts.Unlock()
+	if ok {
+		return e
+	}
+	e = wgmmaLayoutSlow(desc, o)
+	wgmmaLayouts.Lock()
+	if wgmmaLayouts.m == nil || len(wgmmaLayouts.m) >= wgmmaLayoutCacheMax {
+		wgmmaLayouts.m = map[wgmmaLayoutKey]*wgmmaLayoutEntry{}
+	}
+	wgmmaLayouts.m[k] = e
+	wgmmaLayouts.Unlock()
+	return e
+}
+
+// wgmmaLayoutSlow computes a layout entry.
+func wgmmaLayoutSlow(desc uint64, o isa.WgmmaOperand) *wgmmaLayoutEntry {
+	l, err := isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc), o)
+	e := &wgmmaLayoutEntry{l: l, err: err}
+	if err == nil {
+		size := uint64(max(1, o.ElemBits/8))
+		for _, a := range l.Addr {
+			e.end = max(e.end, a+size)
+		}
+	}
+	return e
+}
+
 // wgmmaShared reads an operand (rows x K) from shared memory through
 // descriptor desc into dst (dst[r*K+k], rows lo..lo+len(dst)/K-1 of the
 // operand), each element's value by val, negated when neg.
 func (w *Warp) wgmmaShared(mask uint32, which string, desc uint64, o isa.WgmmaOperand, lo int, dst []float64, neg bool, val func(uint32) float64) *Fault {
-	l, err := isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc), o)
-	if err == nil {
-		err = l.CheckShared(uint64(len(w.cta.shared)))
+	e := wgmmaLayout(desc, o)
+	err := e.err
+	if err == nil && e.end > uint64(len(w.cta.shared)) {
+		err = e.l.CheckShared(uint64(len(w.cta.shared)))
 	}
 	if err != nil {
 		return w.faultAll(FaultIllegal, mask, "wgmma.mma_async: the %s descriptor %#016x: %v", which, desc, err)
 	}
 	sh := w.cta.shared
-	n := len(dst) / o.K
-	for r := 0; r < n; r++ {
-		for k := 0; k < o.K; k++ {
-			a := l.At(lo+r, k)
-			var x uint32
-			switch o.ElemBits {
-			case 1:
-				x = uint32(sh[a]>>(k%8)) & 1
-			case 8:
-				x = uint32(sh[a])
-			case 16:
-				x = uint32(binary.LittleEndian.Uint16(sh[a:]))
-			default:
-				x = binary.LittleEndian.Uint32(sh[a:])
-			}
-			v := val(x)
-			if neg {
-				v = -v
-			}
-			dst[r*o.K+k] = v
+	addr := e.l.Addr[lo*o.K : lo*o.K+len(dst)]
+	sign := 1.0
+	if neg {
+		sign = -1
+	}
+	switch {
+	case o.ElemBits == 16 && val == nil:
+		// f16, through the table of every f16 value.
+		tab := f16Values
+		for i, a := range addr {
+			dst[i] = sign * tab[binary.LittleEndian.Uint16(sh[a:])]
+		}
+		return nil
+	case o.ElemBits == 1:
+		for i, a := range addr {
+			dst[i] = sign * val(uint32(sh[a]>>(i%o.K%8))&1)
+		}
+	case o.ElemBits == 8:
+		for i, a := range addr {
+			dst[i] = sign * val(uint32(sh[a]))
+		}
+	case o.ElemBits == 16:
+		for i, a := range addr {
+			dst[i] = sign * val(uint32(binary.LittleEndian.Uint16(sh[a:])))
+		}
+	default:
+		for i, a := range addr {
+			dst[i] = sign * val(binary.LittleEndian.Uint32(sh[a:]))
 		}
 	}
 	return nil
@@ -692,9 +761,23 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	f := x.form
 	N, K := f.N, f.K
 	rank := w.WarpgroupRank()
-	a := make([]float64, 16*K)
-	bm := make([]float64, N*K) // B as the descriptor reads it: N x K (row n, column k)
-	c := make([]float64, 16*N)
+	// A (16 x K), B as the descriptor reads it (N x K: row n, column k)
+	// and C (16 x N), in a buffer reused across instructions.
+	buf := wgmmaBufs.Get().(*[]float64)
+	defer wgmmaBufs.Put(buf)
+	if need := 16*K + N*K + 16*N; cap(*buf) < need {
+		*buf = make([]float64, need)
+	}
+	a := (*buf)[:16*K]
+	bm := (*buf)[16*K : 16*K+N*K]
+	c := (*buf)[16*K+N*K : 16*K+N*K+16*N]
+	aVal, bVal := x.aVal, x.bVal
+	if x.aF16 {
+		aVal = nil
+	}
+	if x.bF16 {
+		bVal = nil
+	}
 	if op.Imm&wgRegA != 0 {
 		slots := tensorOperand(op, 1)
 		emask := uint32(1)<<x.elemBits - 1
@@ -719,7 +802,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		if op.Imm&wgTransA != 0 {
 			major = isa.WgmmaMNMajor
 		}
-		if flt := w.wgmmaShared(mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, x.aVal); flt != nil {
+		if flt := w.wgmmaShared(mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, aVal); flt != nil {
 			return flt
 		}
 	}
@@ -731,7 +814,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	if op.Imm&wgTransB != 0 {
 		major = isa.WgmmaMNMajor
 	}
-	if flt := w.wgmmaShared(mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, x.bVal); flt != nil {
+	if flt := w.wgmmaShared(mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, bVal); flt != nil {
 		return flt
 	}
 	dSlots := tensorOperand(op, 0)
@@ -752,7 +835,10 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	// The accumulator is uniform: lane 0's scale-d decides (the ISA asks
 	// for the same value in every thread).
-	if scaleD {
+	if !scaleD {
+		clear(c)
+	} else {
+		// Every element of c is set: the fragment covers the 16 x N tile.
 		for r, s := range dSlots {
 			// An accumulator register another mma_async of the warp still
 			// in flight writes is read as that result (the ISA's chain of
@@ -769,19 +855,20 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 					}
 				}
 			}
-			for l := 0; l < 32; l++ {
-				for p := 0; p < x.dPer; p++ {
-					e := uint32(vals[l] >> (p * x.dBit))
-					if x.dBit == 16 {
-						e &= 0xffff
-					}
-					var v float64
-					if f.DType == "s32" {
-						v = float64(int32(e))
-					} else {
-						v = wgmmaElem(f.DType, e)
-					}
-					c[x.dPos[(r*32+l)*x.dPer+p]] = v
+			pos := x.dPos[r*32*x.dPer : (r+1)*32*x.dPer]
+			switch f.DType {
+			case "f32":
+				for l, e := range vals {
+					c[pos[l]] = float64(math.Float32frombits(uint32(e)))
+				}
+			case "s32":
+				for l, e := range vals {
+					c[pos[l]] = float64(int32(e))
+				}
+			default: // f16
+				for l, e := range vals {
+					c[pos[2*l]] = f16Values[uint16(e)]
+					c[pos[2*l+1]] = f16Values[uint16(e>>16)]
 				}
 			}
 		}
@@ -791,49 +878,98 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	// are exact: every partial sum is an integer below 2^53 (|C| <= 2^31,
 	// K products of at most 2^16), and and.popc is the sum of the products
 	// of bits.
-	b := make([]float64, K*N)
-	for j := 0; j < N; j++ {
-		for k := 0; k < K; k++ {
-			b[k*N+j] = bm[j*K+k]
-		}
-	}
-	floatSum(a, b, c, 16, N, K)
+	wgmmaSum(a, bm, c, N, K)
 	sat := op.Flags.Has(isa.FSatfinite)
 	n := int64(len(dSlots)*32*8) + 64
 	if w.m.overDynamic(n) {
 		return w.dynamicFault(n, mask, "wgmma.mma_async")
 	}
 	vals := make([]uint64, len(dSlots)*32)
-	for r := range dSlots {
-		for l := 0; l < 32; l++ {
-			var v uint64
-			for p := 0; p < x.dPer; p++ {
-				d := c[x.dPos[(r*32+l)*x.dPer+p]]
-				var bitsv uint64
-				switch f.DType {
-				case "f32":
-					bitsv = uint64(math.Float32bits(float32(d)))
-					if d != d {
-						bitsv = uint64(fpx.NaN32)
-					}
-				case "s32":
-					s := int64(d)
-					if sat {
-						s = min(max(s, math.MinInt32), math.MaxInt32)
-					}
-					bitsv = uint64(uint32(s))
-				default:
-					bitsv = uint64(fpx.F64ToF16(math.Float64bits(d), fpx.RN, 0))
-				}
-				v |= bitsv << (p * x.dBit)
+	switch f.DType {
+	case "f32":
+		for i, p := range x.dPos {
+			d := c[p]
+			v := uint64(math.Float32bits(float32(d)))
+			if d != d {
+				v = uint64(fpx.NaN32)
 			}
-			vals[r*32+l] = v
+			vals[i] = v
+		}
+	case "s32":
+		for i, p := range x.dPos {
+			s := int64(c[p])
+			if sat {
+				s = min(max(s, math.MinInt32), math.MaxInt32)
+			}
+			vals[i] = uint64(uint32(s))
+		}
+	default: // f16: two per register
+		for i := range vals {
+			lo := fpx.F64ToF16(math.Float64bits(c[x.dPos[2*i]]), fpx.RN, 0)
+			hi := fpx.F64ToF16(math.Float64bits(c[x.dPos[2*i+1]]), fpx.RN, 0)
+			vals[i] = uint64(lo) | uint64(hi)<<16
 		}
 	}
 	o := wgmmaOp{warp: int32(w.ID), pc: int32(w.m.curPC), group: me.wgCommitted, regs: dSlots, vals: vals}
 	u.wgmma = append(u.wgmma, o)
 	w.m.dyn += o.bytes()
 	return nil
+}
+
+var wgmmaBufs = sync.Pool{New: func() any { return new([]float64) }}
+
+// wgmmaSum replaces c (16 x n, row-major) by c + a·bᵀ, a (16 x k) and b
+// (n x k) row-major: each element its C plus the products in ascending k,
+// accumulated in f64. It is wgmmaSumSlow (floatSum on b transposed), two
+// rows by four columns at a time (a test compares them).
+func wgmmaSum(a, b, c []float64, n, k int) {
+	for i := 0; i+1 < 16; i += 2 {
+		a0, a1 := a[i*k:i*k+k], a[(i+1)*k:(i+1)*k+k]
+		c0, c1 := c[i*n:i*n+n], c[(i+1)*n:(i+1)*n+n]
+		j := 0
+		for ; j+3 < n; j += 4 {
+			b0, b1, b2, b3 := b[j*k:j*k+k], b[(j+1)*k:(j+1)*k+k], b[(j+2)*k:(j+2)*k+k], b[(j+3)*k:(j+3)*k+k]
+			s00, s01, s02, s03 := c0[j], c0[j+1], c0[j+2], c0[j+3]
+			s10, s11, s12, s13 := c1[j], c1[j+1], c1[j+2], c1[j+3]
+			b1, b2, b3 = b1[:len(b0)], b2[:len(b0)], b3[:len(b0)]
+			x1s := a1[:len(a0)]
+			for kk, x0 := range a0 {
+				x1 := x1s[kk]
+				y0, y1, y2, y3 := b0[kk], b1[kk], b2[kk], b3[kk]
+				s00 += x0 * y0
+				s01 += x0 * y1
+				s02 += x0 * y2
+				s03 += x0 * y3
+				s10 += x1 * y0
+				s11 += x1 * y1
+				s12 += x1 * y2
+				s13 += x1 * y3
+			}
+			c0[j], c0[j+1], c0[j+2], c0[j+3] = s00, s01, s02, s03
+			c1[j], c1[j+1], c1[j+2], c1[j+3] = s10, s11, s12, s13
+		}
+		for ; j < n; j++ {
+			bj := b[j*k : j*k+k]
+			s0, s1 := c0[j], c1[j]
+			for kk, y := range bj {
+				s0 += a0[kk] * y
+				s1 += a1[kk] * y
+			}
+			c0[j], c1[j] = s0, s1
+		}
+	}
+}
+
+// wgmmaSumSlow is the definition of wgmmaSum: mma's floatSum on B
+// transposed to k x n.
+func wgmmaSumSlow(a, b, c []float64, n, k int) {
+	bt := make([]float64, k*n)
+	for j := 0; j < n; j++ {
+		for kk := 0; kk < k; kk++ {
+			bt[kk*n+j] = b[j*k+kk]
+		}
+	}
+	floatSum(a, bt, c, 16, n, k)
 }
 
 // String describes o for state differences.

@@ -671,3 +671,54 @@ func TestWgmmaLandingReported(t *testing.T) {
 		}
 	}
 }
+
+// The fast paths are what their definitions do: the cached layout is
+// the computed one (and the same error), wgmmaSum is wgmmaSumSlow, over
+// random descriptors, shapes and values (NaN, infinities, signed zeros).
+func TestWgmmaFastPathsAreTheSlowOnes(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for i := 0; i < 3000; i++ {
+		eb := []int{1, 8, 16, 32}[rng.Intn(4)]
+		o := isa.WgmmaOperand{Major: isa.WgmmaMajor(rng.Intn(2)), ElemBits: eb, Rows: 8 * (1 + rng.Intn(32)), K: 256 / eb}
+		if eb == 1 {
+			o.Major = isa.WgmmaKMajor
+		}
+		desc := rng.Uint64()
+		if rng.Intn(2) == 0 {
+			desc &^= 0x3fff_c000_c000_c000 // in range more often
+		}
+		for rep := 0; rep < 2; rep++ { // the second lookup is a cache hit
+			fast, slow := wgmmaLayout(desc, o), wgmmaLayoutSlow(desc, o)
+			if (fast.err == nil) != (slow.err == nil) || fast.err != nil && fast.err.Error() != slow.err.Error() || fast.end != slow.end {
+				t.Fatalf("%#x %+v: cached %v/%d, computed %v/%d", desc, o, fast.err, fast.end, slow.err, slow.end)
+			}
+			if fast.err == nil && (!slices.Equal(fast.l.Addr, slow.l.Addr) || !slices.Equal(fast.l.Logical, slow.l.Logical)) {
+				t.Fatalf("%#x %+v: cached layout differs", desc, o)
+			}
+		}
+	}
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 65504, 1e-7}
+	val := func() float64 {
+		if rng.Intn(20) == 0 {
+			return special[rng.Intn(len(special))]
+		}
+		return float64(float32(rng.NormFloat64() * math.Ldexp(1, rng.Intn(40)-20)))
+	}
+	for i := 0; i < 300; i++ {
+		n, k := 8*(1+rng.Intn(32)), []int{8, 16, 32, 256}[rng.Intn(4)]
+		a, b, c := make([]float64, 16*k), make([]float64, n*k), make([]float64, 16*n)
+		for _, s := range [][]float64{a, b, c} {
+			for j := range s {
+				s[j] = val()
+			}
+		}
+		c2 := slices.Clone(c)
+		wgmmaSum(a, b, c, n, k)
+		wgmmaSumSlow(a, b, c2, n, k)
+		for j := range c {
+			if math.Float64bits(c[j]) != math.Float64bits(c2[j]) && !(c[j] != c[j] && c2[j] != c2[j]) {
+				t.Fatalf("n=%d k=%d: element %d: %v, want %v", n, k, j, c[j], c2[j])
+			}
+		}
+	}
+}
