@@ -109,34 +109,69 @@ const (
 	wgRegA               // A is in registers (Regs after D)
 )
 
+// wgmmaExecKey names an executor: the form (its fragments) and B's type
+// (A's, or the other 8-bit type of the same kind).
+type wgmmaExecKey struct {
+	form  isa.WgmmaForm
+	bType string
+}
+
 // wgmmaExec is what the executor keeps of a form: its fragments, flattened
 // for warp 0 (every warp's are the same, rows offset by 16w).
 type wgmmaExec struct {
-	form isa.WgmmaForm
-	fi   *isa.FragInstr
+	form  isa.WgmmaForm
+	bType string
+	fi    *isa.FragInstr
 	// dPos[(r*32+lane)*per+part] and aPos likewise: the element's index in
 	// the warp's 16 x N (D) or 16 x K (A) tile, row-major.
 	dPos, aPos     []uint16
 	dRegs, aRegs   int
 	dPer, aPer     int
 	elemBits, dBit int
+	// aVal and bVal give the value of an element's bits (aBits, bBits
+	// wide) of A's and B's types: every element type of wgmma is exact in
+	// f64, the integers and b1 (0 or 1) included.
+	aVal, bVal func(uint32) float64
+	// aF16, bF16: the type is .f16 (read through f16Values).
+	aF16, bF16 bool
 }
 
 var wgmmaExecs struct {
 	sync.Mutex
 	list  []*wgmmaExec
-	index map[isa.WgmmaForm]int32
+	index map[wgmmaExecKey]int32
 }
 
-// wgmmaExecIndex returns the index of form f's executor (built once).
-func wgmmaExecIndex(f isa.WgmmaForm) int32 {
+// wgmmaElemFunc returns the value of the bits of an element of type t.
+func wgmmaElemFunc(t string) func(uint32) float64 {
+	switch t {
+	case "e4m3":
+		return func(x uint32) float64 { return e4m3Values[uint8(x)] }
+	case "e5m2":
+		return func(x uint32) float64 { return e5m2Values[uint8(x)] }
+	case "s8":
+		return func(x uint32) float64 { return float64(int8(x)) }
+	case "u8":
+		return func(x uint32) float64 { return float64(uint8(x)) }
+	case "b1":
+		return func(x uint32) float64 { return float64(x & 1) }
+	}
+	return func(x uint32) float64 { return wgmmaElem(t, x) }
+}
+
+// wgmmaExecIndex returns the index of the executor of form f with B of
+// type bt (built once).
+func wgmmaExecIndex(f isa.WgmmaForm, bt string) int32 {
 	wgmmaExecs.Lock()
 	defer wgmmaExecs.Unlock()
-	if i, ok := wgmmaExecs.index[f]; ok {
+	key := wgmmaExecKey{f, bt}
+	if i, ok := wgmmaExecs.index[key]; ok {
 		return i
 	}
+	tensorFormAt(0) // builds f16Values
 	fi := isa.WgmmaFragments(f)
-	x := &wgmmaExec{form: f, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType)}
+	x := &wgmmaExec{aF16: f.AType == "f16", bF16: bt == "f16", form: f, bType: bt, fi: fi, elemBits: isa.FragTypeBits(f.AType), dBit: isa.FragTypeBits(f.DType),
+		aVal: wgmmaElemFunc(f.AType), bVal: wgmmaElemFunc(bt)}
 	flat := func(o *isa.FragOperand, cols int) (pos []uint16, regs, per int) {
 		per = 32 / isa.FragTypeBits(o.Type)
 		pos = make([]uint16, o.Regs*32*per)
@@ -151,11 +186,11 @@ func wgmmaExecIndex(f isa.WgmmaForm) int32 {
 	x.dPos, x.dRegs, x.dPer = flat(fi.Operand("d"), f.N)
 	x.aPos, x.aRegs, x.aPer = flat(fi.Operand("a"), f.K)
 	if wgmmaExecs.index == nil {
-		wgmmaExecs.index = map[isa.WgmmaForm]int32{}
+		wgmmaExecs.index = map[wgmmaExecKey]int32{}
 	}
 	i := int32(len(wgmmaExecs.list))
 	wgmmaExecs.list = append(wgmmaExecs.list, x)
-	wgmmaExecs.index[f] = i
+	wgmmaExecs.index[key] = i
 	return i
 }
 
@@ -167,60 +202,99 @@ func wgmmaExecAt(i int32) *wgmmaExec {
 
 // bindWgmmaMma binds wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype
 //
-//	d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;
-//	d, a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;
-//
-// (.tf32: no imm-trans operands).
+//	f16, bf16:   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;
+//	             d, a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;
+//	tf32, e4m3, e5m2 (A and B mixing the two 8-bit types):
+//	             d, a-desc|a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b;
+//	s8, u8 (mixing; .s32, {.satfinite}), b1 (.s32, .and.popc):
+//	             d, a-desc|a-regs, b-desc, scale-d;
 func bindWgmmaMma(b *binder) {
 	if !tensorSyncAligned(b) {
 		return
 	}
 	shape, ok := uint8(0), false
+	var elems []isa.Elem // .b1 .b1 (a narrow element type is a matrix modifier)
 	for _, m := range b.Tensor() {
-		if m.Kind != isa.ModWgmmaShape || ok {
+		switch {
+		case m.Kind == isa.ModElem && isa.Elem(m.Value) == isa.ElemB1:
+			elems = append(elems, isa.ElemB1)
+		case m.Kind != isa.ModWgmmaShape || ok:
 			b.errorf("needs one shape .m64nNkK and no other matrix modifier")
 			return
+		default:
+			shape, ok = m.Value, true
 		}
-		shape, ok = m.Value, true
 	}
 	if !ok {
 		b.errorf("needs a shape .m64nNkK (N a multiple of 8 from 8 to 256)")
 		return
 	}
+	sat := b.Flag(isa.FSatfinite)
+	var subs []isa.SubOp
+	for s := b.Sub(); s != isa.SubNone; s = b.Sub() {
+		subs = append(subs, s)
+	}
 	types := b.AllTypes()
-	if len(types) != 3 {
+	if len(elems) == 2 && len(types) == 1 {
+		types = []isa.Type{types[0], isa.B32, isa.B32} // .b1.b1: named "b1" below
+	}
+	if len(types) != 3 || len(elems) != 0 && len(elems) != 2 {
 		b.errorf("needs the three types .dtype.atype.btype")
 		return
 	}
-	if types[1] != types[2] {
-		b.errorf("A and B have the same type (.%s.%s)", types[1], types[2])
+	at, bt := types[1], types[2]
+	aName, bName := at.String(), bt.String()
+	if len(elems) == 2 {
+		aName, bName = "b1", "b1"
+	}
+	mixes := func(x, y isa.Type) bool {
+		return (x == isa.E4M3 || x == isa.E5M2) && (y == isa.E4M3 || y == isa.E5M2) || (x == isa.S8 || x == isa.U8) && (y == isa.S8 || y == isa.U8)
+	}
+	if at != bt && !mixes(at, bt) {
+		b.errorf("A and B have the same type (.%s.%s), except that .e4m3 and .e5m2 mix, as do .s8 and .u8", at, bt)
 		return
 	}
 	n, k := isa.WgmmaShape(shape)
-	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: types[1].String()}
-	switch types[1] {
-	case isa.E4M3, isa.E5M2, isa.S8, isa.U8:
-		tensorNotYet(b, "wgmma.mma_async with ."+types[1].String()+" operands")
-		return
-	}
+	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: aName}
 	if msg := isa.WgmmaFormOf(form); msg != "" {
 		b.errorf("not a form of wgmma.mma_async: %s", msg)
 		return
 	}
-	trans := form.AType != "tf32"
+	integer := form.DType == "s32"
+	switch {
+	case form.AType == "b1":
+		if len(subs) != 2 || subs[0] != isa.SubAnd || subs[1] != isa.SubPopc {
+			b.errorf(".b1 forms need .and.popc")
+			return
+		}
+		if sat {
+			b.errorf(".satfinite is not valid for .b1 forms")
+			return
+		}
+	case len(subs) > 0:
+		b.errorf(".and.popc is for .b1 forms only")
+		return
+	case sat && !integer:
+		b.errorf(".satfinite is for the integer (.s8, .u8) forms only")
+		return
+	}
+	trans := form.AType == "f16" || form.AType == "bf16"
 	regA := b.opd(1) != nil && b.opd(1).Kind == ptx.OpdVec
 	want := 6
-	if trans {
+	switch {
+	case integer:
+		want = 4
+	case trans && regA:
+		want = 7
+	case trans:
 		want = 8
-		if regA {
-			want = 7
-		}
 	}
 	if !b.Want(want, want) {
 		return
 	}
 	op := b.op
-	x := wgmmaExecAt(wgmmaExecIndex(form))
+	idx := wgmmaExecIndex(form, bName)
+	x := wgmmaExecAt(idx)
 	d := b.VecRegs(0, x.dRegs, isa.B32, true)
 	if b.failed {
 		return
@@ -260,15 +334,17 @@ func bindWgmmaMma(b *binder) {
 		b.operr(i, "%s is %d: it must be %v", what, int64(v.Int), vals)
 		return 0, false
 	}
-	if v, ok := imm(4, "imm-scale-a", 1, -1); !ok {
-		return
-	} else if v < 0 {
-		op.Imm |= wgNegA
-	}
-	if v, ok := imm(5, "imm-scale-b", 1, -1); !ok {
-		return
-	} else if v < 0 {
-		op.Imm |= wgNegB
+	if !integer {
+		if v, ok := imm(4, "imm-scale-a", 1, -1); !ok {
+			return
+		} else if v < 0 {
+			op.Imm |= wgNegA
+		}
+		if v, ok := imm(5, "imm-scale-b", 1, -1); !ok {
+			return
+		} else if v < 0 {
+			op.Imm |= wgNegB
+		}
 	}
 	if trans {
 		i := 6
@@ -287,9 +363,12 @@ func bindWgmmaMma(b *binder) {
 		}
 	}
 	op.Regs = regs
-	op.Type, op.Type2 = types[0], types[1]
-	op.Aux = wgmmaExecIndex(form)
+	op.Type, op.Type2 = types[0], at
+	op.Aux = idx
 	op.Flags = op.Flags.With(isa.FSync).With(isa.FAligned)
+	if sat {
+		op.Flags = op.Flags.With(isa.FSatfinite)
+	}
 	op.Exec = execWgmmaMma
 }
 
@@ -489,6 +568,7 @@ func (w *Warp) landWgmma(keep int64) {
 		return
 	}
 	out := u.wgmma[:0]
+	var t *TensorStep
 	for _, o := range u.wgmma {
 		if !u.wgmmaDue(&o, int32(w.ID), keep) {
 			out = append(out, o)
@@ -498,6 +578,16 @@ func (w *Warp) landWgmma(keep int64) {
 			copy(w.r(s)[:], o.vals[r*32:r*32+32])
 		}
 		w.m.dyn -= o.bytes()
+		if w.m.obsDetails {
+			// The landing is a register write of the instruction that
+			// lands it (wait_group, or the warp's exit): reported as
+			// such, the accumulator of each mma_async landed ("d",
+			// written), the report's key the first one's form.
+			if t == nil {
+				t = w.m.tensorStep(wgmmaExecAt(w.m.prog.Ops[o.pc].Aux).fi.Key)
+			}
+			t.Operands = append(t.Operands, TensorOperand{Name: "d", Write: true, Regs: o.regs})
+		}
 	}
 	clear(u.wgmma[len(out):])
 	u.wgmma = out
@@ -543,34 +633,104 @@ func wgmmaElem(t string, x uint32) float64 {
 	return float64(math.Float32frombits(x))
 }
 
+// wgmmaLayoutEntry is a cached operand layout: the layout of a
+// descriptor value for an operand shape, or the error decoding it, and
+// the end of the bytes it reads.
+type wgmmaLayoutEntry struct {
+	l   *isa.WgmmaLayout
+	err error
+	end uint64
+}
+
+type wgmmaLayoutKey struct {
+	desc uint64
+	o    isa.WgmmaOperand
+}
+
+// The layouts of the descriptors executed, shared by every machine (a
+// layout depends on the descriptor's value and the operand's shape only).
+// Bounded: the cache is emptied when it reaches wgmmaLayoutCacheMax.
+var wgmmaLayouts struct {
+	sync.Mutex
+	m map[wgmmaLayoutKey]*wgmmaLayoutEntry
+}
+
+const wgmmaLayoutCacheMax = 4096
+
+// wgmmaLayout is isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc),
+// o), cached (wgmmaLayoutSlow is the definition; a test compares them).
+func wgmmaLayout(desc uint64, o isa.WgmmaOperand) *wgmmaLayoutEntry {
+	k := wgmmaLayoutKey{desc, o}
+	wgmmaLayouts.Lock()
+	e, ok := wgmmaLayouts.m[k]
+	wgmmaLayouts.Unlock()
+	if ok {
+		return e
+	}
+	e = wgmmaLayoutSlow(desc, o)
+	wgmmaLayouts.Lock()
+	if wgmmaLayouts.m == nil || len(wgmmaLayouts.m) >= wgmmaLayoutCacheMax {
+		wgmmaLayouts.m = map[wgmmaLayoutKey]*wgmmaLayoutEntry{}
+	}
+	wgmmaLayouts.m[k] = e
+	wgmmaLayouts.Unlock()
+	return e
+}
+
+// wgmmaLayoutSlow computes a layout entry.
+func wgmmaLayoutSlow(desc uint64, o isa.WgmmaOperand) *wgmmaLayoutEntry {
+	l, err := isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc), o)
+	e := &wgmmaLayoutEntry{l: l, err: err}
+	if err == nil {
+		size := uint64(max(1, o.ElemBits/8))
+		for _, a := range l.Addr {
+			e.end = max(e.end, a+size)
+		}
+	}
+	return e
+}
+
 // wgmmaShared reads an operand (rows x K) from shared memory through
 // descriptor desc into dst (dst[r*K+k], rows lo..lo+len(dst)/K-1 of the
-// operand), negated when neg.
-func (w *Warp) wgmmaShared(op *Op, mask uint32, which string, desc uint64, o isa.WgmmaOperand, lo int, dst []float64, neg bool, t string) *Fault {
-	l, err := isa.WgmmaOperandLayout(isa.DecodeWgmmaDescriptor(desc), o)
-	if err == nil {
-		err = l.CheckShared(uint64(len(w.cta.shared)))
+// operand), each element's value by val, negated when neg.
+func (w *Warp) wgmmaShared(mask uint32, which string, desc uint64, o isa.WgmmaOperand, lo int, dst []float64, neg bool, val func(uint32) float64) *Fault {
+	e := wgmmaLayout(desc, o)
+	err := e.err
+	if err == nil && e.end > uint64(len(w.cta.shared)) {
+		err = e.l.CheckShared(uint64(len(w.cta.shared)))
 	}
 	if err != nil {
 		return w.faultAll(FaultIllegal, mask, "wgmma.mma_async: the %s descriptor %#016x: %v", which, desc, err)
 	}
 	sh := w.cta.shared
-	size := o.ElemBits / 8
-	n := len(dst) / o.K
-	for r := 0; r < n; r++ {
-		for k := 0; k < o.K; k++ {
-			a := l.At(lo+r, k)
-			var x uint32
-			if size == 2 {
-				x = uint32(binary.LittleEndian.Uint16(sh[a:]))
-			} else {
-				x = binary.LittleEndian.Uint32(sh[a:])
-			}
-			v := wgmmaElem(t, x)
-			if neg {
-				v = -v
-			}
-			dst[r*o.K+k] = v
+	addr := e.l.Addr[lo*o.K : lo*o.K+len(dst)]
+	sign := 1.0
+	if neg {
+		sign = -1
+	}
+	switch {
+	case o.ElemBits == 16 && val == nil:
+		// f16, through the table of every f16 value.
+		tab := f16Values
+		for i, a := range addr {
+			dst[i] = sign * tab[binary.LittleEndian.Uint16(sh[a:])]
+		}
+		return nil
+	case o.ElemBits == 1:
+		for i, a := range addr {
+			dst[i] = sign * val(uint32(sh[a]>>(i%o.K%8))&1)
+		}
+	case o.ElemBits == 8:
+		for i, a := range addr {
+			dst[i] = sign * val(uint32(sh[a]))
+		}
+	case o.ElemBits == 16:
+		for i, a := range addr {
+			dst[i] = sign * val(uint32(binary.LittleEndian.Uint16(sh[a:])))
+		}
+	default:
+		for i, a := range addr {
+			dst[i] = sign * val(binary.LittleEndian.Uint32(sh[a:]))
 		}
 	}
 	return nil
@@ -601,20 +761,31 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	f := x.form
 	N, K := f.N, f.K
 	rank := w.WarpgroupRank()
-	a := make([]float64, 16*K)
-	bm := make([]float64, N*K) // B as the descriptor reads it: N x K (row n, column k)
-	c := make([]float64, 16*N)
+	// A (16 x K), B as the descriptor reads it (N x K: row n, column k)
+	// and C (16 x N), in a buffer reused across instructions.
+	buf := wgmmaBufs.Get().(*[]float64)
+	defer wgmmaBufs.Put(buf)
+	if need := 16*K + N*K + 16*N; cap(*buf) < need {
+		*buf = make([]float64, need)
+	}
+	a := (*buf)[:16*K]
+	bm := (*buf)[16*K : 16*K+N*K]
+	c := (*buf)[16*K+N*K : 16*K+N*K+16*N]
+	aVal, bVal := x.aVal, x.bVal
+	if x.aF16 {
+		aVal = nil
+	}
+	if x.bF16 {
+		bVal = nil
+	}
 	if op.Imm&wgRegA != 0 {
 		slots := tensorOperand(op, 1)
+		emask := uint32(1)<<x.elemBits - 1
 		for r, s := range slots {
 			vals := w.r(s)
 			for l := 0; l < 32; l++ {
 				for p := 0; p < x.aPer; p++ {
-					e := uint32(vals[l] >> (p * x.elemBits))
-					if x.elemBits == 16 {
-						e &= 0xffff
-					}
-					v := wgmmaElem(f.AType, e)
+					v := x.aVal(uint32(vals[l]>>(p*x.elemBits)) & emask)
 					if op.Imm&wgNegA != 0 {
 						v = -v
 					}
@@ -631,7 +802,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		if op.Imm&wgTransA != 0 {
 			major = isa.WgmmaMNMajor
 		}
-		if flt := w.wgmmaShared(op, mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, f.AType); flt != nil {
+		if flt := w.wgmmaShared(mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, aVal); flt != nil {
 			return flt
 		}
 	}
@@ -643,7 +814,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	if op.Imm&wgTransB != 0 {
 		major = isa.WgmmaMNMajor
 	}
-	if flt := w.wgmmaShared(op, mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, f.AType); flt != nil {
+	if flt := w.wgmmaShared(mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, bVal); flt != nil {
 		return flt
 	}
 	dSlots := tensorOperand(op, 0)
@@ -651,9 +822,23 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	if op.Neg>>2&1 != 0 {
 		scaleD = !scaleD
 	}
+	if w.m.obsDetails {
+		// What the issue reads: a register A, and the accumulator when
+		// scale-d (its write is reported when the result lands).
+		t := w.m.tensorStep(x.fi.Key)
+		if op.Imm&wgRegA != 0 {
+			t.Operands = append(t.Operands, TensorOperand{Name: "a", Regs: tensorOperand(op, 1)})
+		}
+		if scaleD {
+			t.Operands = append(t.Operands, TensorOperand{Name: "d", Regs: dSlots})
+		}
+	}
 	// The accumulator is uniform: lane 0's scale-d decides (the ISA asks
 	// for the same value in every thread).
-	if scaleD {
+	if !scaleD {
+		clear(c)
+	} else {
+		// Every element of c is set: the fragment covers the 16 x N tile.
 		for r, s := range dSlots {
 			// An accumulator register another mma_async of the warp still
 			// in flight writes is read as that result (the ISA's chain of
@@ -670,54 +855,121 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 					}
 				}
 			}
-			for l := 0; l < 32; l++ {
-				for p := 0; p < x.dPer; p++ {
-					e := uint32(vals[l] >> (p * x.dBit))
-					if x.dBit == 16 {
-						e &= 0xffff
-					}
-					c[x.dPos[(r*32+l)*x.dPer+p]] = wgmmaElem(f.DType, e)
+			pos := x.dPos[r*32*x.dPer : (r+1)*32*x.dPer]
+			switch f.DType {
+			case "f32":
+				for l, e := range vals {
+					c[pos[l]] = float64(math.Float32frombits(uint32(e)))
+				}
+			case "s32":
+				for l, e := range vals {
+					c[pos[l]] = float64(int32(e))
+				}
+			default: // f16
+				for l, e := range vals {
+					c[pos[2*l]] = f16Values[uint16(e)]
+					c[pos[2*l+1]] = f16Values[uint16(e>>16)]
 				}
 			}
 		}
 	}
 	// D = C + A·B, each element its C plus the products in ascending k,
-	// accumulated in f64 (mma's rule: mmaFloatSum).
-	b := make([]float64, K*N)
-	for j := 0; j < N; j++ {
-		for k := 0; k < K; k++ {
-			b[k*N+j] = bm[j*K+k]
-		}
-	}
-	floatSum(a, b, c, 16, N, K)
+	// accumulated in f64 (mma's rule: mmaFloatSum). Integer and .b1 forms
+	// are exact: every partial sum is an integer below 2^53 (|C| <= 2^31,
+	// K products of at most 2^16), and and.popc is the sum of the products
+	// of bits.
+	wgmmaSum(a, bm, c, N, K)
+	sat := op.Flags.Has(isa.FSatfinite)
 	n := int64(len(dSlots)*32*8) + 64
 	if w.m.overDynamic(n) {
 		return w.dynamicFault(n, mask, "wgmma.mma_async")
 	}
 	vals := make([]uint64, len(dSlots)*32)
-	for r := range dSlots {
-		for l := 0; l < 32; l++ {
-			var v uint64
-			for p := 0; p < x.dPer; p++ {
-				d := c[x.dPos[(r*32+l)*x.dPer+p]]
-				var bitsv uint64
-				if f.DType == "f32" {
-					bitsv = uint64(math.Float32bits(float32(d)))
-					if d != d {
-						bitsv = uint64(fpx.NaN32)
-					}
-				} else {
-					bitsv = uint64(fpx.F64ToF16(math.Float64bits(d), fpx.RN, 0))
-				}
-				v |= bitsv << (p * x.dBit)
+	switch f.DType {
+	case "f32":
+		for i, p := range x.dPos {
+			d := c[p]
+			v := uint64(math.Float32bits(float32(d)))
+			if d != d {
+				v = uint64(fpx.NaN32)
 			}
-			vals[r*32+l] = v
+			vals[i] = v
+		}
+	case "s32":
+		for i, p := range x.dPos {
+			s := int64(c[p])
+			if sat {
+				s = min(max(s, math.MinInt32), math.MaxInt32)
+			}
+			vals[i] = uint64(uint32(s))
+		}
+	default: // f16: two per register
+		for i := range vals {
+			lo := fpx.F64ToF16(math.Float64bits(c[x.dPos[2*i]]), fpx.RN, 0)
+			hi := fpx.F64ToF16(math.Float64bits(c[x.dPos[2*i+1]]), fpx.RN, 0)
+			vals[i] = uint64(lo) | uint64(hi)<<16
 		}
 	}
 	o := wgmmaOp{warp: int32(w.ID), pc: int32(w.m.curPC), group: me.wgCommitted, regs: dSlots, vals: vals}
 	u.wgmma = append(u.wgmma, o)
 	w.m.dyn += o.bytes()
 	return nil
+}
+
+var wgmmaBufs = sync.Pool{New: func() any { return new([]float64) }}
+
+// wgmmaSum replaces c (16 x n, row-major) by c + a·bᵀ, a (16 x k) and b
+// (n x k) row-major: each element its C plus the products in ascending k,
+// accumulated in f64. It is wgmmaSumSlow (floatSum on b transposed), two
+// rows by four columns at a time (a test compares them).
+func wgmmaSum(a, b, c []float64, n, k int) {
+	for i := 0; i+1 < 16; i += 2 {
+		a0, a1 := a[i*k:i*k+k], a[(i+1)*k:(i+1)*k+k]
+		c0, c1 := c[i*n:i*n+n], c[(i+1)*n:(i+1)*n+n]
+		j := 0
+		for ; j+3 < n; j += 4 {
+			b0, b1, b2, b3 := b[j*k:j*k+k], b[(j+1)*k:(j+1)*k+k], b[(j+2)*k:(j+2)*k+k], b[(j+3)*k:(j+3)*k+k]
+			s00, s01, s02, s03 := c0[j], c0[j+1], c0[j+2], c0[j+3]
+			s10, s11, s12, s13 := c1[j], c1[j+1], c1[j+2], c1[j+3]
+			b1, b2, b3 = b1[:len(b0)], b2[:len(b0)], b3[:len(b0)]
+			x1s := a1[:len(a0)]
+			for kk, x0 := range a0 {
+				x1 := x1s[kk]
+				y0, y1, y2, y3 := b0[kk], b1[kk], b2[kk], b3[kk]
+				s00 += x0 * y0
+				s01 += x0 * y1
+				s02 += x0 * y2
+				s03 += x0 * y3
+				s10 += x1 * y0
+				s11 += x1 * y1
+				s12 += x1 * y2
+				s13 += x1 * y3
+			}
+			c0[j], c0[j+1], c0[j+2], c0[j+3] = s00, s01, s02, s03
+			c1[j], c1[j+1], c1[j+2], c1[j+3] = s10, s11, s12, s13
+		}
+		for ; j < n; j++ {
+			bj := b[j*k : j*k+k]
+			s0, s1 := c0[j], c1[j]
+			for kk, y := range bj {
+				s0 += a0[kk] * y
+				s1 += a1[kk] * y
+			}
+			c0[j], c1[j] = s0, s1
+		}
+	}
+}
+
+// wgmmaSumSlow is the definition of wgmmaSum: mma's floatSum on B
+// transposed to k x n.
+func wgmmaSumSlow(a, b, c []float64, n, k int) {
+	bt := make([]float64, k*n)
+	for j := 0; j < n; j++ {
+		for kk := 0; kk < k; kk++ {
+			bt[kk*n+j] = b[j*k+kk]
+		}
+	}
+	floatSum(a, bt, c, 16, n, k)
 }
 
 // String describes o for state differences.

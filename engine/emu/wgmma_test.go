@@ -19,7 +19,9 @@ import (
 // majors and swizzles of the shared operands, the scales and scale-d.
 type wgCase struct {
 	n          int
-	d, ab      string // accumulator and A/B types
+	d, ab      string // accumulator and A types
+	bt         string // B's type ("": A's)
+	sat        bool   // .satfinite (integer forms)
 	regA       bool
 	transA     bool
 	transB     bool
@@ -32,14 +34,37 @@ type wgCase struct {
 }
 
 func (c wgCase) k() int {
-	if c.ab == "tf32" {
+	switch c.ab {
+	case "tf32":
 		return 8
+	case "f16", "bf16":
+		return 16
+	case "b1":
+		return 256
 	}
-	return 16
+	return 32
+}
+
+func (c wgCase) b() string {
+	if c.bt == "" {
+		return c.ab
+	}
+	return c.bt
+}
+
+// wgVal is the value of element bits x of type t.
+func wgVal(t string, x uint64) float64 {
+	switch t {
+	case "s8", "u8", "b1":
+		return float64(toInt(t, x))
+	case "s32":
+		return float64(int32(x))
+	}
+	return toFloat(t, x)
 }
 
 func (c wgCase) String() string {
-	return fmt.Sprintf("m64n%dk%d.%s.%s regA=%v transA=%v transB=%v swA=%s swB=%s neg=%v/%v scaleD=%v", c.n, c.k(), c.d, c.ab, c.regA, c.transA, c.transB, c.swA, c.swB, c.negA, c.negB, c.scaleD)
+	return fmt.Sprintf("m64n%dk%d.%s.%s.%s sat=%v regA=%v transA=%v transB=%v swA=%s swB=%s neg=%v/%v scaleD=%v", c.n, c.k(), c.d, c.ab, c.b(), c.sat, c.regA, c.transA, c.transB, c.swA, c.swB, c.negA, c.negB, c.scaleD)
 }
 
 // wgPlace is the canonical byte offset of element (r, k) of an operand
@@ -99,14 +124,15 @@ func wgOffsets(mn bool, sw isa.WgmmaSwizzle, rows, size int) (lbo, sbo, bytes in
 func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	t.Helper()
 	N, K := c.n, c.k()
-	size := isa.FragTypeBits(c.ab) / 8
+	eb := isa.FragTypeBits(c.ab)
+	size := max(eb/8, 1)      // bytes per element (b1: the byte of 8)
 	A := make([]uint64, 64*K) // element bits, row-major
 	B := make([]uint64, K*N)  // B[k][n]
 	for i := range A {
 		A[i] = randomElem(rng, c.ab, false)
 	}
 	for i := range B {
-		B[i] = randomElem(rng, c.ab, false)
+		B[i] = randomElem(rng, c.b(), false)
 	}
 	// Shared image: A at 0, B after it (1024-aligned).
 	lboA, sboA, bytesA := wgOffsets(c.transA, c.swA, 64, size)
@@ -117,23 +143,28 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	}
 	S := (startB + bytesB + 511) &^ 511
 	sh := make([]byte, S)
-	put := func(a int, x uint64) {
-		if size == 2 {
+	put := func(a int, x uint64, k int) {
+		switch {
+		case eb == 1:
+			sh[a] |= byte(x&1) << (k % 8)
+		case size == 1:
+			sh[a] = byte(x)
+		case size == 2:
 			binary.LittleEndian.PutUint16(sh[a:], uint16(x))
-		} else {
+		default:
 			binary.LittleEndian.PutUint32(sh[a:], uint32(x))
 		}
 	}
 	if !c.regA {
 		for r := 0; r < 64; r++ {
 			for k := 0; k < K; k++ {
-				put(wgSwz(c.swA, startA+wgPlace(c.transA, c.swA, r, k, size, lboA, sboA)), A[r*K+k])
+				put(wgSwz(c.swA, startA+wgPlace(c.transA, c.swA, r, k*eb/(8*size), size, lboA, sboA)), A[r*K+k], k)
 			}
 		}
 	}
 	for n := 0; n < N; n++ {
 		for k := 0; k < K; k++ {
-			put(wgSwz(c.swB, startB+wgPlace(c.transB, c.swB, n, k, size, lboB, sboB)), B[k*N+n])
+			put(wgSwz(c.swB, startB+wgPlace(c.transB, c.swB, n, k*eb/(8*size), size, lboB, sboB)), B[k*N+n], k)
 		}
 	}
 	enc := func(start, lbo, sbo int, sw isa.WgmmaSwizzle) uint64 {
@@ -161,15 +192,24 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	// A registers: the m16n8k16 A fragment (f16/bf16: value i at row g +
 	// 8*((i/2)%2), column 2q + i%2 + 8*(i/4)); tf32 m16n8k8 (row g +
 	// 8*(i%2), column q + 4*(i/2)); rows offset by 16w.
+	// 8-bit m16n8k32: value i at row g + 8*((i/4)%2), column 4q + i%4 +
+	// 16*(i/8); b1 m16n8k256: bit j of register i at row g + 8*(i%2),
+	// column 32q + j + 128*(i/2).
 	aVals := 64 * K / 128
-	aPer := 4 / size
+	aPer := 32 / eb
 	aPos := func(t, i int) (int, int) {
 		w, l := t/32, t%32
 		g, q := l/4, l%4
-		if c.ab == "tf32" {
+		switch c.ab {
+		case "tf32":
 			return 16*w + g + 8*(i%2), q + 4*(i/2)
+		case "b1":
+			r, j := i/32, i%32
+			return 16*w + g + 8*(r%2), 32*q + j + 128*(r/2)
+		case "f16", "bf16":
+			return 16*w + g + 8*((i/2)%2), 2*q + i%2 + 8*(i/4)
 		}
-		return 16*w + g + 8*((i/2)%2), 2*q + i%2 + 8*(i/4)
+		return 16*w + g + 8*((i/4)%2), 4*q + i%4 + 16*(i/8)
 	}
 	C := make([]float64, 64*N)
 	cbits := make([][]uint64, 128) // per thread, per register
@@ -177,8 +217,16 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		cbits[th] = make([]uint64, dRegs)
 		for i := 0; i < N/2; i++ {
 			x := randomElem(rng, c.d, false)
+			if c.d == "s32" {
+				// Near the ends of the range: sums overflow.
+				v := int64(math.MaxInt32) - int64(rng.Intn(1<<22))
+				if rng.Intn(2) == 0 {
+					v = -v
+				}
+				x = uint64(uint32(v))
+			}
 			r, col := dPos(th, i)
-			C[r*N+col] = toFloat(c.d, x)
+			C[r*N+col] = wgVal(c.d, x)
 			cbits[th][i/per] |= x << (16 * (i % per))
 		}
 	}
@@ -187,7 +235,7 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		aregs[th] = make([]uint64, aVals/aPer)
 		for i := 0; i < aVals; i++ {
 			r, col := aPos(th, i)
-			aregs[th][i/aPer] |= (A[r*K+col] & (1<<(8*size) - 1)) << (8 * size * (i % aPer))
+			aregs[th][i/aPer] |= (A[r*K+col] & (1<<eb - 1)) << (eb * (i % aPer))
 		}
 	}
 	// Expected: D = C (0 without scale-d) + sum over k in ascending order of
@@ -200,8 +248,14 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		sb = -1
 	}
 	rnd := func(v float64) float64 {
-		if c.d == "f32" {
+		switch c.d {
+		case "f32":
 			return float64(float32(v))
+		case "s32":
+			if c.sat {
+				return float64(min(max(int64(v), math.MinInt32), math.MaxInt32))
+			}
+			return float64(int32(int64(v)))
 		}
 		return toFloat("f16", uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0)))
 	}
@@ -214,7 +268,7 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 					v = prev[i*N+j]
 				}
 				for k := 0; k < K; k++ {
-					v += sa * toFloat(c.ab, A[i*K+k]) * sb * toFloat(c.ab, B[k*N+j])
+					v += sa * wgVal(c.ab, A[i*K+k]) * sb * wgVal(c.b(), B[k*N+j])
 				}
 				next[i*N+j] = rnd(v)
 			}
@@ -274,15 +328,28 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	if c.regA {
 		aop = "{" + strings.Join(al, ", ") + "}"
 	}
+	integer := c.d == "s32"
 	trans := ""
-	if c.ab != "tf32" {
+	if c.ab == "f16" || c.ab == "bf16" {
 		if !c.regA {
 			trans += fmt.Sprintf(", %d", b2i(c.transA))
 		}
 		trans += fmt.Sprintf(", %d", b2i(c.transB))
 	}
-	mma := fmt.Sprintf("\twgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {%s}, %s, %%rd9, %%PRED, %d, %d%s;\n",
-		N, K, c.d, c.ab, c.ab, strings.Join(dl, ", "), aop, ia, ib, trans)
+	scales := fmt.Sprintf(", %d, %d%s", ia, ib, trans)
+	mods := ""
+	if integer {
+		scales = ""
+	}
+	if c.sat {
+		mods = ".satfinite"
+	}
+	tail := ""
+	if c.ab == "b1" {
+		tail = ".and.popc"
+	}
+	mma := fmt.Sprintf("\twgmma.mma_async.sync.aligned.m64n%dk%d%s.%s.%s.%s%s {%s}, %s, %%rd9, %%PRED%s;\n",
+		N, K, mods, c.d, c.ab, c.b(), tail, strings.Join(dl, ", "), aop, scales)
 	sb2.WriteString("\twgmma.fence.sync.aligned;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
 	if c.chain {
 		sb2.WriteString("\tsetp.eq.u32 %p2, %r5, %r5;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
@@ -348,8 +415,11 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 			}
 			r, col := dPos(th, i)
 			enc := func(v float64) uint64 {
-				if c.d == "f32" {
+				switch c.d {
+				case "f32":
 					return uint64(math.Float32bits(float32(v)))
+				case "s32":
+					return uint64(uint32(int64(v)))
 				}
 				return uint64(fpx.F64ToF16(math.Float64bits(v), fpx.RN, 0))
 			}
@@ -379,6 +449,19 @@ func TestWgmmaAgainstMatrixProduct(t *testing.T) {
 					cases = append(cases, wgCase{n: n, d: ty[0], ab: ty[1], regA: true, transB: !tr && ty[1] != "tf32", swB: sw, negA: tr, negB: !tr, scaleD: tr})
 				}
 			}
+		}
+	}
+	// The 8-bit, integer and single-bit forms (K-major only), over a sweep
+	// of N that includes each type's smallest, largest and the integer
+	// types' steps (24, 48, 240).
+	for _, ty := range [][3]string{{"f32", "e4m3", "e4m3"}, {"f16", "e5m2", "e5m2"}, {"f32", "e4m3", "e5m2"}, {"f16", "e5m2", "e4m3"},
+		{"s32", "s8", "s8"}, {"s32", "u8", "s8"}, {"s32", "s8", "u8"}, {"s32", "u8", "u8"}, {"s32", "b1", "b1"}} {
+		for i, n := range []int{8, 24, 48, 240, 256} {
+			sw := []isa.WgmmaSwizzle{isa.WgmmaSwizzleNone, isa.WgmmaSwizzle32B, isa.WgmmaSwizzle64B, isa.WgmmaSwizzle128B}[i%4]
+			float := ty[0] != "s32"
+			cases = append(cases,
+				wgCase{n: n, d: ty[0], ab: ty[1], bt: ty[2], swA: sw, swB: sw, scaleD: true, negA: float && i%2 == 0, negB: float && i%3 == 0, sat: !float && ty[1] != "b1" && i%2 == 1},
+				wgCase{n: n, d: ty[0], ab: ty[1], bt: ty[2], regA: true, swB: sw, scaleD: i%2 == 0, negB: float && i%2 == 1, sat: !float && ty[1] != "b1" && i%2 == 0})
 		}
 	}
 	// Mixed swizzles of A and B, the 32B and 64B modes.
@@ -493,5 +576,149 @@ func TestWgmmaSnapshotInFlight(t *testing.T) {
 	// 1 + the 16 products 1*1 (A and B all ones) = 17.
 	if v := math.Float32frombits(u32s(out)[0]); v != 17 {
 		t.Fatalf("D[0][0] = %v, want 17", v)
+	}
+}
+
+// The forms' rules: N per type as the ISA's table of shapes gives it
+// (.s8/.u8/.b1: 8, 16, 24, multiples of 16 to 256, n240 and n256
+// included), the operands per type, .satfinite and .and.popc.
+func TestWgmmaFormRules(t *testing.T) {
+	hdr := ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() {\n\t.reg .b32 %d<130>, %a<4>;\n\t.reg .b64 %rd<3>;\n\t.reg .pred %p<2>;\n"
+	regs := func(n int) string {
+		var l []string
+		for i := 0; i < n; i++ {
+			l = append(l, fmt.Sprintf("%%d%d", i))
+		}
+		return "{" + strings.Join(l, ", ") + "}"
+	}
+	for _, c := range []struct {
+		ins string
+		msg string // "" when it compiles
+	}{
+		{"wgmma.mma_async.sync.aligned.m64n240k32.s32.s8.u8 " + regs(120) + ", %rd1, %rd2, %p1;", ""},
+		{"wgmma.mma_async.sync.aligned.m64n256k32.satfinite.s32.u8.u8 " + regs(128) + ", {%a0, %a1, %a2, %a3}, %rd2, %p1;", ""},
+		{"wgmma.mma_async.sync.aligned.m64n24k256.s32.b1.b1.and.popc " + regs(12) + ", %rd1, %rd2, %p1;", ""},
+		{"wgmma.mma_async.sync.aligned.m64n40k32.f32.e5m2.e4m3 " + regs(20) + ", %rd1, %rd2, %p1, -1, 1;", ""},
+		{"wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 " + regs(20) + ", %rd1, %rd2, %p1;", "multiple of 16"},
+		{"wgmma.mma_async.sync.aligned.m64n40k256.s32.b1.b1.and.popc " + regs(20) + ", %rd1, %rd2, %p1;", "multiple of 16"},
+		{"wgmma.mma_async.sync.aligned.m64n8k32.satfinite.f32.e4m3.e4m3 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", ".satfinite is for the integer"},
+		{"wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", "operand"},
+		{"wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1 " + regs(4) + ", %rd1, %rd2, %p1;", ".and.popc"},
+		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.s8 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", "same type"},
+		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.s8.s8 " + regs(4) + ", %rd1, %rd2, %p1;", "accumulate in .s32"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.e4m3.e4m3 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", "K = 32"},
+	} {
+		src := ptx.NewSource("t.ptx", []byte(hdr+"\t"+c.ins+"\n\tret;\n}\n"))
+		prog, diags := CompileSource(src)
+		got := ptx.FormatAll(src, diags)
+		if c.msg == "" {
+			if prog == nil || strings.Contains(got, "error") || strings.Contains(got, "not supported") {
+				t.Errorf("%s: %s", c.ins, got)
+			}
+			continue
+		}
+		if prog != nil || !strings.Contains(got, c.msg) {
+			t.Errorf("%s: %s, want an error saying %q", c.ins, got, c.msg)
+		}
+	}
+}
+
+// The results landing at wait_group are register writes of the
+// wait_group, reported to observers (the debugger's changed registers and
+// history rely on it); the mma_async reports what it reads.
+func TestWgmmaLandingReported(t *testing.T) {
+	src := wgHdr + "\twgmma.fence.sync.aligned;\n" + wgMma + "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tret;\n}\n"
+	for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+		prog, diags := CompileSource(ptx.NewSource("t.ptx", []byte(src)))
+		if prog == nil {
+			t.Fatal(diags)
+		}
+		m, _ := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{128, 1, 1}, Scheduling: s})
+		var mmaOp *Op
+		for i := range prog.Ops {
+			if prog.Ops[i].Code == isa.OpWgmmaMmaAsync {
+				mmaOp = &prog.Ops[i]
+			}
+		}
+		dSlots := tensorOperand(mmaOp, 0)
+		landed := map[int]bool{}
+		issued := map[int]bool{}
+		m.SetObserver(observerFunc(func(in *StepInfo) {
+			code := prog.Ops[in.PC].Code
+			switch {
+			case code == isa.OpWgmmaWaitGroup:
+				if in.Tensor == nil || len(in.Tensor.Operands) != 1 || !in.Tensor.Operands[0].Write || !slices.Equal(in.Tensor.Operands[0].Regs, dSlots) {
+					t.Fatalf("%s: wait_group of warp %d reports %+v, want the accumulator %v written", s, in.Warp, in.Tensor, dSlots)
+				}
+				if in.Tensor.Key != "wgmma.m64n8k16.f32.f16.f16" {
+					t.Fatalf("key %q", in.Tensor.Key)
+				}
+				landed[in.Warp] = true
+			case code == isa.OpWgmmaMmaAsync:
+				if in.Tensor == nil || len(in.Tensor.Operands) != 1 || in.Tensor.Operands[0].Write || !slices.Equal(in.Tensor.Operands[0].Regs, dSlots) {
+					t.Fatalf("%s: mma_async reports %+v, want the accumulator read", s, in.Tensor)
+				}
+				issued[in.Warp] = true
+			case in.Tensor != nil:
+				t.Fatalf("%s: %s reports a tensor step %+v", s, code, in.Tensor)
+			}
+		}))
+		if r := m.Run(context.Background()); r != StopDone {
+			t.Fatal(r, m.Fault())
+		}
+		if len(landed) != 4 || len(issued) != 4 {
+			t.Fatalf("%s: landed %v issued %v, want every warp", s, landed, issued)
+		}
+	}
+}
+
+// The fast paths are what their definitions do: the cached layout is
+// the computed one (and the same error), wgmmaSum is wgmmaSumSlow, over
+// random descriptors, shapes and values (NaN, infinities, signed zeros).
+func TestWgmmaFastPathsAreTheSlowOnes(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for i := 0; i < 3000; i++ {
+		eb := []int{1, 8, 16, 32}[rng.Intn(4)]
+		o := isa.WgmmaOperand{Major: isa.WgmmaMajor(rng.Intn(2)), ElemBits: eb, Rows: 8 * (1 + rng.Intn(32)), K: 256 / eb}
+		if eb == 1 {
+			o.Major = isa.WgmmaKMajor
+		}
+		desc := rng.Uint64()
+		if rng.Intn(2) == 0 {
+			desc &^= 0x3fff_c000_c000_c000 // in range more often
+		}
+		for rep := 0; rep < 2; rep++ { // the second lookup is a cache hit
+			fast, slow := wgmmaLayout(desc, o), wgmmaLayoutSlow(desc, o)
+			if (fast.err == nil) != (slow.err == nil) || fast.err != nil && fast.err.Error() != slow.err.Error() || fast.end != slow.end {
+				t.Fatalf("%#x %+v: cached %v/%d, computed %v/%d", desc, o, fast.err, fast.end, slow.err, slow.end)
+			}
+			if fast.err == nil && (!slices.Equal(fast.l.Addr, slow.l.Addr) || !slices.Equal(fast.l.Logical, slow.l.Logical)) {
+				t.Fatalf("%#x %+v: cached layout differs", desc, o)
+			}
+		}
+	}
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 65504, 1e-7}
+	val := func() float64 {
+		if rng.Intn(20) == 0 {
+			return special[rng.Intn(len(special))]
+		}
+		return float64(float32(rng.NormFloat64() * math.Ldexp(1, rng.Intn(40)-20)))
+	}
+	for i := 0; i < 300; i++ {
+		n, k := 8*(1+rng.Intn(32)), []int{8, 16, 32, 256}[rng.Intn(4)]
+		a, b, c := make([]float64, 16*k), make([]float64, n*k), make([]float64, 16*n)
+		for _, s := range [][]float64{a, b, c} {
+			for j := range s {
+				s[j] = val()
+			}
+		}
+		c2 := slices.Clone(c)
+		wgmmaSum(a, b, c, n, k)
+		wgmmaSumSlow(a, b, c2, n, k)
+		for j := range c {
+			if math.Float64bits(c[j]) != math.Float64bits(c2[j]) && !(c[j] != c[j] && c2[j] != c2[j]) {
+				t.Fatalf("n=%d k=%d: element %d: %v, want %v", n, k, j, c[j], c2[j])
+			}
+		}
 	}
 }

@@ -30,8 +30,8 @@ import (
 // A's and B's (the same).
 type WgmmaForm struct {
 	N, K  int
-	DType string // "f32", "f16"
-	AType string // "f16", "bf16", "tf32"
+	DType string // "f32", "f16", "s32"
+	AType string // "f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1"
 }
 
 // Key is the form's name in the tables: "wgmma.m64n128k16.f32.f16.f16".
@@ -39,17 +39,39 @@ func (f WgmmaForm) Key() string {
 	return fmt.Sprintf("wgmma.m64n%dk%d.%s.%s.%s", f.N, f.K, f.DType, f.AType, f.AType)
 }
 
-// wgmmaTypes lists the dense floating forms the emulator executes: the A/B
-// type, its K and the accumulator types it allows.
+// wgmmaTypes lists the dense forms the emulator executes: the A type, its
+// K, the accumulator types it allows and its N steps. (B's type is A's,
+// except that .e4m3 and .e5m2 mix, as do .s8 and .u8: the fragments
+// depend on A's type only.)
+//
+// N: the floating types take every multiple of 8 from 8 to 256; the
+// integer types (.s8, .u8, .b1) take 8, 16, 24 and the multiples of 16
+// from 32 to 256. This follows the ISA's table of matrix shapes
+// (§9.7.15.5.1, "Matrix shape"); its syntax list for .s8/.u8 stops at
+// .m64n224k32, the table goes on to n240 and n256 (docs/emulator.md).
 var wgmmaTypes = []struct {
-	ab  string
-	k   int
-	acc []string
-	mma string // the mma.sync form whose A fragment a warp's part of A follows
+	ab     string
+	k      int
+	acc    []string
+	mma    string // the mma.sync form whose A fragment a warp's part of A follows
+	coarse bool   // N steps of 16 above 32 (the integer types)
 }{
-	{"f16", 16, []string{"f32", "f16"}, "mma.m16n8k16.row.col.f32.f16.f16.f32"},
-	{"bf16", 16, []string{"f32"}, "mma.m16n8k16.row.col.f32.bf16.bf16.f32"},
-	{"tf32", 8, []string{"f32"}, "mma.m16n8k8.row.col.f32.tf32.tf32.f32"},
+	{"f16", 16, []string{"f32", "f16"}, "mma.m16n8k16.row.col.f32.f16.f16.f32", false},
+	{"bf16", 16, []string{"f32"}, "mma.m16n8k16.row.col.f32.bf16.bf16.f32", false},
+	{"tf32", 8, []string{"f32"}, "mma.m16n8k8.row.col.f32.tf32.tf32.f32", false},
+	{"e4m3", 32, []string{"f32", "f16"}, "mma.m16n8k32.row.col.f32.e4m3.e4m3.f32", false},
+	{"e5m2", 32, []string{"f32", "f16"}, "mma.m16n8k32.row.col.f32.e5m2.e5m2.f32", false},
+	{"s8", 32, []string{"s32"}, "mma.m16n8k32.row.col.s32.s8.s8.s32", true},
+	{"u8", 32, []string{"s32"}, "mma.m16n8k32.row.col.s32.u8.u8.s32", true},
+	{"b1", 256, []string{"s32"}, "mma.m16n8k256.row.col.s32.b1.b1.s32", true},
+}
+
+// wgmmaNOK reports whether N is one of the type's N (wgmmaTypes).
+func wgmmaNOK(n int, coarse bool) bool {
+	if n < 8 || n > 256 || n%8 != 0 {
+		return false
+	}
+	return !coarse || n <= 32 || n%16 == 0
 }
 
 // WgmmaFormOf checks a form: N a multiple of 8 from 8 to 256, K and the
@@ -66,6 +88,9 @@ func WgmmaFormOf(f WgmmaForm) string {
 		if f.K != t.k {
 			return fmt.Sprintf(".%s operands take K = %d (.m64n%dk%d)", f.AType, t.k, f.N, t.k)
 		}
+		if !wgmmaNOK(f.N, t.coarse) {
+			return fmt.Sprintf("N = %d: .%s operands take N = 8, 16, 24 or a multiple of 16 from 32 to 256 (the ISA's table of shapes)", f.N, f.AType)
+		}
 		for _, a := range t.acc {
 			if a == f.DType {
 				return ""
@@ -73,7 +98,7 @@ func WgmmaFormOf(f WgmmaForm) string {
 		}
 		return fmt.Sprintf(".%s operands accumulate in .%s", f.AType, strings.Join(t.acc, " or ."))
 	}
-	return fmt.Sprintf("A/B type .%s is not executed by the emulator (it executes .f16, .bf16 and .tf32)", f.AType)
+	return fmt.Sprintf("A/B type .%s is not one of wgmma's (.f16, .bf16, .tf32, .e4m3, .e5m2, .s8, .u8, .b1)", f.AType)
 }
 
 // WgmmaFormKeys lists the keys of every form the emulator executes.
@@ -82,7 +107,9 @@ func WgmmaFormKeys() []string {
 	for _, t := range wgmmaTypes {
 		for _, acc := range t.acc {
 			for n := 8; n <= 256; n += 8 {
-				out = append(out, WgmmaForm{n, t.k, acc, t.ab}.Key())
+				if wgmmaNOK(n, t.coarse) {
+					out = append(out, WgmmaForm{n, t.k, acc, t.ab}.Key())
+				}
 			}
 		}
 	}
