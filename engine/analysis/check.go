@@ -169,7 +169,7 @@ const (
 	// are waiting on (try_wait); Prev* names a waiting thread's try_wait.
 	WarnMbarrierInitWaiting WarningKind = "mbarrier-init-while-waiting"
 	// WarnProxyFence: an asynchronous-proxy read (an asynchronous copy's
-	// source) of shared bytes a generic-proxy write wrote, with no
+	// source, a wgmma.mma_async's shared-memory operand) of shared bytes a generic-proxy write wrote, with no
 	// fence.proxy.async in the writing thread since that write; Prev*
 	// names the write.
 	WarnProxyFence WarningKind = "missing-proxy-fence"

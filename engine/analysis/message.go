@@ -93,8 +93,8 @@ func asyncOpName(inst string) string {
 		return "bulk store"
 	case strings.HasPrefix(op, "cp.async.bulk"):
 		return "bulk copy"
-	case strings.HasPrefix(op, "wgmma"):
-		return "wgmma"
+	case strings.HasPrefix(op, "wgmma.mma_async"):
+		return "wgmma.mma_async"
 	}
 	return op
 }

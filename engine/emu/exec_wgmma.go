@@ -573,6 +573,7 @@ func (w *Warp) wgmmaShared(op *Op, mask uint32, which string, desc uint64, o isa
 			dst[r*o.K+k] = v
 		}
 	}
+	w.noteWgmmaRead(l, o, lo, n)
 	return nil
 }
 

@@ -154,7 +154,7 @@ var IDs = []DiagInfo{
 	{DiagUninitGlobal, "a load of global memory the launch did not initialise and the kernel did not write"},
 	{DiagMbarrierPlain, "an ordinary load, store or atomic of an initialised mbarrier's bytes"},
 	{DiagMbarrierInitWaiting, "mbarrier.init of an mbarrier that threads are waiting on"},
-	{DiagProxyFence, "an asynchronous copy reads shared memory a thread wrote with no fence.proxy.async since the write"},
+	{DiagProxyFence, "an asynchronous copy or a wgmma.mma_async operand reads shared memory a thread wrote with no fence.proxy.async since the write"},
 	{DiagAsyncWriteRead, "a read of shared memory an asynchronous copy wrote or has in flight, before a wait on the mbarrier phase the copy completes"},
 }
 

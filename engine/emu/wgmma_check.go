@@ -1,0 +1,67 @@
+package emu
+
+import (
+	"slices"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// What an mma_async reports to observers, for the race and memory
+// checker's rules of the asynchronous proxy (engine/analysis).
+//
+// An mma_async reads its shared-memory operands (A and B through their
+// descriptors) in the asynchronous proxy (PTX ISA §9.7.15: "the wgmma
+// operations ... are performed in the async proxy"), so its reads are
+// noted as asynchronous-proxy loads (Access.Async, AsyncPC the
+// mma_async): a generic-proxy write of those bytes needs a
+// fence.proxy.async in the writing thread before the mma_async reads
+// them (the checker's missing-proxy-fence), besides the synchronisation
+// that orders the write before the read.
+
+// noteWgmmaRead notes the warp's read of rows lo..lo+rows-1 of operand o
+// laid out as l: the bytes of those elements, as 16-byte pieces (a core
+// matrix row, aligned: a descriptor's start address is in 16-byte units)
+// where every byte of the piece is an element's, byte by byte otherwise.
+// The pieces are spread over the lanes (piece i as lane i%32) so that
+// each Access holds 32 of them; every lane of the warp executes an
+// mma_async, so any lane stands for the warp.
+func (w *Warp) noteWgmmaRead(l *isa.WgmmaLayout, o isa.WgmmaOperand, lo, rows int) {
+	if !w.m.obsAcc || !w.m.obsShared {
+		return
+	}
+	size := max(o.ElemBits/8, 1)
+	// used: per 16-byte piece, the bytes of it the elements cover.
+	used := map[uint64]uint16{}
+	for r := lo; r < lo+rows; r++ {
+		for k := 0; k < o.K; k++ {
+			a := l.At(r, k)
+			for b := uint64(0); b < uint64(size); b++ {
+				used[(a+b)&^15] |= 1 << ((a + b) & 15)
+			}
+		}
+	}
+	pieces := make([]uint64, 0, len(used))
+	for p := range used {
+		pieces = append(pieces, p)
+	}
+	slices.Sort(pieces)
+	sh := w.cta.shared
+	done := w.m.asyncAccesses(w.m.curPC)
+	defer done()
+	i := 0
+	note := func(a uint64, n int) {
+		w.noteAccess(AccessLoad, isa.Shared, isa.Shared, i%32, a, sh[a:a+uint64(n)])
+		i++
+	}
+	for _, p := range pieces {
+		if m := used[p]; m == 0xffff {
+			note(p, 16)
+		} else {
+			for b := uint64(0); b < 16; b++ {
+				if m>>b&1 != 0 {
+					note(p+b, 1)
+				}
+			}
+		}
+	}
+}
