@@ -300,6 +300,9 @@ func bindWgmmaMma(b *binder) {
 type wgSeq struct {
 	base uint32
 	pcs  []int32
+	// descs: the descriptors of the mma_async instructions not every
+	// warp has executed yet (wgmmaWarpDescs).
+	descs []wgDescs
 }
 
 // wgmmaCollective checks that the whole warpgroup executes op, the warp's
@@ -602,6 +605,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	f := x.form
 	N, K := f.N, f.K
 	rank := w.WarpgroupRank()
+	var aDesc uint64
 	a := make([]float64, 16*K)
 	bm := make([]float64, N*K) // B as the descriptor reads it: N x K (row n, column k)
 	c := make([]float64, 16*N)
@@ -628,6 +632,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		if flt != nil {
 			return flt
 		}
+		aDesc = desc
 		major := isa.WgmmaKMajor
 		if op.Imm&wgTransA != 0 {
 			major = isa.WgmmaMNMajor
@@ -645,6 +650,9 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		major = isa.WgmmaMNMajor
 	}
 	if flt := w.wgmmaShared(op, mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, f.AType); flt != nil {
+		return flt
+	}
+	if flt := w.wgmmaWarpDescs(mask, aDesc, desc); flt != nil {
 		return flt
 	}
 	dSlots := tensorOperand(op, 0)

@@ -65,3 +65,56 @@ func (w *Warp) noteWgmmaRead(l *isa.WgmmaLayout, o isa.WgmmaOperand, lo, rows in
 		}
 	}
 }
+
+// wgDescs is the descriptors of a warpgroup's k-th wgmma instruction (an
+// mma_async) as the first of its warps to execute it passed them (a: the
+// A descriptor, 0 for A in registers).
+type wgDescs struct {
+	k    uint32
+	a, b uint64
+}
+
+// wgmmaWarpDescs checks that the warp passes the descriptors a and b
+// that the warpgroup's other warps passed to the same mma_async (the
+// warp's wgmma instruction just counted: wgmmaCollective), faulting
+// when they differ, and logs them for the warps still to execute it
+// (wgSeq.descs, dropped once every warp has).
+//
+// A fault, not a warning: the ISA requires the same descriptors in every
+// thread of the warpgroup, and each warp's part of the product would be
+// read through its own descriptor, a product no GPU computes.
+func (w *Warp) wgmmaWarpDescs(mask uint32, a, b uint64) *Fault {
+	u := &w.cta.async
+	k := u.warp(w.ID).wgCount - 1
+	s := u.seq(w.Warpgroup())
+	var f *Fault
+	found := false
+	for _, d := range s.descs {
+		if d.k != k {
+			continue
+		}
+		found = true
+		for _, x := range [...]struct {
+			which     string
+			mine, its uint64
+		}{{"A", a, d.a}, {"B", b, d.b}} {
+			if x.mine != x.its {
+				f = w.faultAll(FaultIllegal, mask, "wgmma.mma_async: the %s descriptor differs between the warps of warpgroup %d (%#016x in warp %d, %#016x in a warp that executed it before): every thread of the warpgroup passes the same descriptor", x.which, w.Warpgroup(), x.mine, w.ID, x.its)
+				break
+			}
+		}
+		break
+	}
+	if !found {
+		s.descs = append(s.descs, wgDescs{k: k, a: a, b: b})
+	}
+	// Drop what every warp has executed.
+	out := s.descs[:0]
+	for _, d := range s.descs {
+		if d.k >= s.base {
+			out = append(out, d)
+		}
+	}
+	s.descs = out
+	return f
+}
