@@ -118,3 +118,25 @@ func (w *Warp) wgmmaWarpDescs(mask uint32, a, b uint64) *Fault {
 	s.descs = out
 	return f
 }
+
+// WgmmaRegs returns the register slots of the wgmma.mma_async at pc: its
+// accumulator and its A fragment (none when A comes from a descriptor);
+// ok is false for any other instruction. The race and memory checker
+// follows the ISA's register rules with them.
+func (p *Program) WgmmaRegs(pc int) (acc, a []int32, ok bool) {
+	if pc < 0 || pc >= len(p.Ops) {
+		return nil, nil, false
+	}
+	op := &p.Ops[pc]
+	if op.Code != isa.OpWgmmaMmaAsync || op.Exec == nil {
+		return nil, nil, false
+	}
+	d, n := int(op.Parts[0]), 0
+	if op.Imm&wgRegA != 0 {
+		n = int(op.Parts[1])
+	}
+	if d+n > len(op.Regs) {
+		return nil, nil, false
+	}
+	return op.Regs[:d:d], op.Regs[d : d+n : d+n], true
+}
