@@ -218,7 +218,7 @@ function threadText(cta: number[], t: number[], multi: boolean): string {
 }
 
 export function warningRow(w: WarningInfo, multi: boolean, goto: (line: number) => void): HTMLElement {
-  const where = w.space === "global" ? `0x${w.offset.toString(16)}` : `shared +${w.offset}`;
+  const where = w.space === "global" ? `0x${w.offset.toString(16)}` : w.space === "reg" ? "registers" : `shared +${w.offset}`;
   const count = w.count > 1 || w.capped ? `×${w.count}${w.capped ? "+" : ""}` : "";
   const line = (n: number, label: string) =>
     n ? h("button.linklike", { type: "button", onclick: () => goto(n), title: `Select line ${n} in the editor` }, label) : null;

@@ -436,8 +436,11 @@ func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int6
 		x := &ws[i]
 		fmt.Fprintf(w, "%s:%d: warning: %s", file, x.Line, x.Kind)
 		where := fmt.Sprintf("%s offset %d", x.Space, x.Offset)
-		if x.Space == isa.Global {
+		switch x.Space {
+		case isa.Global:
 			where = fmt.Sprintf("global address 0x%x", x.Offset)
+		case isa.Reg:
+			where = "register " + x.Register
 		}
 		switch {
 		case x.Kind.Race():

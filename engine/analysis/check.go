@@ -169,7 +169,7 @@ const (
 	// are waiting on (try_wait); Prev* names a waiting thread's try_wait.
 	WarnMbarrierInitWaiting WarningKind = "mbarrier-init-while-waiting"
 	// WarnProxyFence: an asynchronous-proxy read (an asynchronous copy's
-	// source) of shared bytes a generic-proxy write wrote, with no
+	// source, a wgmma.mma_async's shared-memory operand) of shared bytes a generic-proxy write wrote, with no
 	// fence.proxy.async in the writing thread since that write; Prev*
 	// names the write.
 	WarnProxyFence WarningKind = "missing-proxy-fence"
@@ -177,6 +177,15 @@ const (
 	// copy wrote, not ordered after the copy's completion (no wait on the
 	// mbarrier phase it completed); Prev* names the copy.
 	WarnAsyncWriteRead WarningKind = "async-write-read-before-wait"
+	// WarnWgmmaInFlight: an instruction reads or writes an accumulator or
+	// A register of a wgmma.mma_async before a wgmma.wait_group waited
+	// for it; Prev* names the mma_async, Register the register (see
+	// wgmma.go).
+	WarnWgmmaInFlight WarningKind = "wgmma-register-in-flight"
+	// WarnWgmmaFence: a wgmma.mma_async reads an accumulator or A
+	// register written since the warp's last wgmma.fence; Prev* names the
+	// write, Register the register.
+	WarnWgmmaFence WarningKind = "wgmma-missing-fence"
 )
 
 // Race reports whether k is a shared-memory hazard between two threads.
@@ -239,6 +248,9 @@ type Warning struct {
 	// Capped: Count is at least MaxOccurrenceSteps but only that many
 	// occurrences are remembered (set by WarningsAt only).
 	Capped bool
+	// Register names the register of the wgmma register rules' warnings
+	// (Space isa.Reg); "" for the others.
+	Register string
 }
 
 // HasPrev reports whether the warning names a second instruction.
@@ -291,6 +303,12 @@ type Checker struct {
 	index    map[warnKey]int
 	dropped  int64
 	dropStep int64 // the warp-instruction of the first dropped warning (0: none)
+
+	// wg: the program has a wgmma.mma_async, whose register rules the
+	// checker follows in every step (wgmma.go); wgw: each warp's state,
+	// by (linear CTA, warp).
+	wg  bool
+	wgw map[[2]int]*wgWarp
 }
 
 type warnKey struct {
@@ -496,6 +514,9 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 		}
 	}
 	sort.Slice(c.regions, func(i, j int) bool { return c.regions[i].base < c.regions[j].base })
+	if c.wg = hasWgmma(prog); c.wg {
+		c.wgw = map[[2]int]*wgWarp{}
+	}
 	return c
 }
 
@@ -505,9 +526,14 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 // called for every change of a warp's active lanes, and numbers
 // instructions by StepInfo.Step and WarpStep, so the instructions between
 // (register-only, same lanes) need no call. It does not use the old bytes,
-// tensor or shuffle reports.
+// tensor or shuffle reports. For a program with a wgmma.mma_async it asks
+// for every step, for the register rules of wgmma (wgmma.go).
 func (c *Checker) Observes() emu.ObserveFlags {
-	return emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveMaskChanges
+	f := emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveMaskChanges
+	if c.wg {
+		f |= emu.ObserveEveryStep
+	}
+	return f
 }
 
 // Steps returns the number of warp-instructions the checker has seen.
@@ -618,6 +644,9 @@ func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 	}
 	for i := range in.Events {
 		c.event(cs, w, in, &in.Events[i])
+	}
+	if c.wg && in.Fault == nil {
+		c.wgmmaStep(cs, w, in)
 	}
 }
 

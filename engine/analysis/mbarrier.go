@@ -31,7 +31,8 @@ import (
 // a generic read of the copy's bytes, by any thread and the issuing one
 // included, is ordered after the write only through a wait on the phase
 // the copy completed; otherwise it is WarnAsyncWriteRead. An asynchronous
-// read (an emu.Access.Async load: a copy's shared-memory source) must be
+// read (an emu.Access.Async load: a copy's shared-memory source, or a
+// wgmma.mma_async's A or B operand read through its descriptor) must be
 // ordered after the generic write of the bytes as any read is, and in
 // addition the writing thread must have executed fence.proxy.async after
 // its write (EvProxyFence; warpState.pfence); otherwise it is

@@ -12,6 +12,7 @@ var WarningKinds = []WarningKind{
 	WarnReadAfterWrite, WarnWriteAfterRead, WarnWriteAfterWrite,
 	WarnAsyncRead, WarnUninitShared, WarnUninitGlobal,
 	WarnMbarrierPlain, WarnMbarrierInitWaiting, WarnProxyFence, WarnAsyncWriteRead,
+	WarnWgmmaInFlight, WarnWgmmaFence,
 }
 
 // ThreadName writes a thread as "32 of CTA 0" (or with (x,y,z) indices
@@ -55,6 +56,13 @@ func (w *Warning) Message() string {
 		return fmt.Sprintf("%s's mbarrier.init at line %d re-initialises an mbarrier that %s is waiting on at line %d", me, w.Line, prev, w.PrevLine)
 	case WarnProxyFence:
 		return fmt.Sprintf("the %s at line %d (%s) reads %s that %s wrote at line %d through the generic proxy, with no fence.proxy.async between them", asyncOpName(w.Instruction), w.Line, me, mem, prev, w.PrevLine)
+	case WarnWgmmaInFlight:
+		if w.Instruction != "" && strings.HasPrefix(opcode(w.Instruction), "wgmma.mma_async") {
+			return fmt.Sprintf("%s's wgmma.mma_async at line %d uses register %s, which the wgmma.mma_async at line %d still uses in flight (not as the same accumulator): no wgmma.wait_group waits for it between them", me, w.Line, w.Register, w.PrevLine)
+		}
+		return fmt.Sprintf("%s's %s at line %d accesses register %s while the wgmma.mma_async at line %d still uses it: no wgmma.wait_group waits for that mma_async between them (undefined: the emulator gives the value from before the mma_async)", me, opcode(w.Instruction), w.Line, w.Register, w.PrevLine)
+	case WarnWgmmaFence:
+		return fmt.Sprintf("the wgmma.mma_async at line %d (%s) reads register %s, which %s wrote at line %d, with no wgmma.fence between them", w.Line, me, w.Register, prev, w.PrevLine)
 	case WarnAsyncWriteRead:
 		return fmt.Sprintf("%s reads at line %d %s that the %s at line %d (%s) has not completed yet: no wait on the mbarrier phase it completes", me, w.Line, mem, asyncOpName(w.PrevInstruction), w.PrevLine, prev)
 	}
@@ -93,8 +101,8 @@ func asyncOpName(inst string) string {
 		return "bulk store"
 	case strings.HasPrefix(op, "cp.async.bulk"):
 		return "bulk copy"
-	case strings.HasPrefix(op, "wgmma"):
-		return "wgmma"
+	case strings.HasPrefix(op, "wgmma.mma_async"):
+		return "wgmma.mma_async"
 	}
 	return op
 }

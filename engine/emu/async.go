@@ -224,6 +224,7 @@ func (u *asyncUnit) clone() asyncUnit {
 	// An operation's values are never changed once issued; a log is.
 	for i := range c.wgSeqs {
 		c.wgSeqs[i].pcs = slices.Clone(c.wgSeqs[i].pcs)
+		c.wgSeqs[i].descs = slices.Clone(c.wgSeqs[i].descs)
 	}
 	return c
 }
@@ -316,6 +317,9 @@ func (u *asyncUnit) diff(v *asyncUnit) string {
 		}
 		if a.base != b.base && (len(a.pcs) > 0 || len(b.pcs) > 0) || !slices.Equal(a.pcs, b.pcs) {
 			return fmt.Sprintf("warpgroup %d: wgmma instructions %d+%v vs %d+%v logged", g, a.base, a.pcs, b.base, b.pcs)
+		}
+		if !slices.Equal(a.descs, b.descs) {
+			return fmt.Sprintf("warpgroup %d: wgmma descriptors %v vs %v logged", g, a.descs, b.descs)
 		}
 	}
 	for id := range max(len(u.warps), len(v.warps)) {

@@ -379,6 +379,9 @@ func bindWgmmaMma(b *binder) {
 type wgSeq struct {
 	base uint32
 	pcs  []int32
+	// descs: the descriptors of the mma_async instructions not every
+	// warp has executed yet (wgmmaWarpDescs).
+	descs []wgDescs
 }
 
 // wgmmaCollective checks that the whole warpgroup executes op, the warp's
@@ -715,7 +718,6 @@ func (w *Warp) wgmmaShared(mask uint32, which string, desc uint64, o isa.WgmmaOp
 		for i, a := range addr {
 			dst[i] = sign * tab[binary.LittleEndian.Uint16(sh[a:])]
 		}
-		return nil
 	case o.ElemBits == 1:
 		for i, a := range addr {
 			dst[i] = sign * val(uint32(sh[a]>>(i%o.K%8))&1)
@@ -733,6 +735,7 @@ func (w *Warp) wgmmaShared(mask uint32, which string, desc uint64, o isa.WgmmaOp
 			dst[i] = sign * val(binary.LittleEndian.Uint32(sh[a:]))
 		}
 	}
+	w.noteWgmmaRead(e.l, o, lo, len(dst)/o.K)
 	return nil
 }
 
@@ -778,6 +781,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	if x.bF16 {
 		bVal = nil
 	}
+	var aDesc uint64
 	if op.Imm&wgRegA != 0 {
 		slots := tensorOperand(op, 1)
 		emask := uint32(1)<<x.elemBits - 1
@@ -798,6 +802,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		if flt != nil {
 			return flt
 		}
+		aDesc = desc
 		major := isa.WgmmaKMajor
 		if op.Imm&wgTransA != 0 {
 			major = isa.WgmmaMNMajor
@@ -815,6 +820,9 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		major = isa.WgmmaMNMajor
 	}
 	if flt := w.wgmmaShared(mask, "B", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: N, K: K}, 0, bm, op.Imm&wgNegB != 0, bVal); flt != nil {
+		return flt
+	}
+	if flt := w.wgmmaWarpDescs(mask, aDesc, desc); flt != nil {
 		return flt
 	}
 	dSlots := tensorOperand(op, 0)

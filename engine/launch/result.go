@@ -155,10 +155,14 @@ func appendWarningsJSON(j *jsonWriter, ws []analysis.Warning) {
 			j.str(w.PrevInstruction)
 			appendThreadJSON(j, "prev", w.PrevThread)
 		}
-		if w.Space == isa.Global {
+		switch w.Space {
+		case isa.Global:
 			j.key("address")
 			j.str("0x" + strconv.FormatUint(w.Offset, 16))
-		} else {
+		case isa.Reg:
+			j.key("register")
+			j.str(w.Register)
+		default:
 			j.key("offset")
 			j.b = strconv.AppendUint(j.b, w.Offset, 10)
 		}

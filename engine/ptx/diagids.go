@@ -83,6 +83,8 @@ const (
 	DiagMbarrierInitWaiting DiagID = "mbarrier-init-while-waiting"
 	DiagProxyFence          DiagID = "missing-proxy-fence"
 	DiagAsyncWriteRead      DiagID = "async-write-read-before-wait"
+	DiagWgmmaInFlight       DiagID = "wgmma-register-in-flight"
+	DiagWgmmaFence          DiagID = "wgmma-missing-fence"
 )
 
 // DiagInfo describes one diagnostic ID.
@@ -154,8 +156,10 @@ var IDs = []DiagInfo{
 	{DiagUninitGlobal, "a load of global memory the launch did not initialise and the kernel did not write"},
 	{DiagMbarrierPlain, "an ordinary load, store or atomic of an initialised mbarrier's bytes"},
 	{DiagMbarrierInitWaiting, "mbarrier.init of an mbarrier that threads are waiting on"},
-	{DiagProxyFence, "an asynchronous copy reads shared memory a thread wrote with no fence.proxy.async since the write"},
+	{DiagProxyFence, "an asynchronous copy or a wgmma.mma_async operand reads shared memory a thread wrote with no fence.proxy.async since the write"},
 	{DiagAsyncWriteRead, "a read of shared memory an asynchronous copy wrote or has in flight, before a wait on the mbarrier phase the copy completes"},
+	{DiagWgmmaInFlight, "an instruction reads or writes an accumulator or A register of a wgmma.mma_async before a wgmma.wait_group waits for it"},
+	{DiagWgmmaFence, "a wgmma.mma_async reads an accumulator or A register written since the last wgmma.fence"},
 }
 
 var idIndex = func() map[DiagID]int {
