@@ -51,20 +51,8 @@ type wgmmaDocs struct {
 
 func newWgmmaDocs() *wgmmaDocs {
 	d := &wgmmaDocs{forms: map[string]isa.WgmmaForm{}}
-	for n := 8; n <= 256; n += 8 {
-		for _, t := range []struct {
-			k    int
-			d, a string
-		}{{16, "f32", "f16"}, {16, "f16", "f16"}, {16, "f32", "bf16"}, {16, "f16", "bf16"}, {8, "f32", "tf32"}} {
-			if f := (isa.WgmmaForm{N: n, K: t.k, DType: t.d, AType: t.a}); isa.WgmmaFormOf(f) == "" {
-				d.forms[f.Key()] = f
-			}
-		}
-	}
-	for _, k := range isa.WgmmaFormKeys() {
-		if _, ok := d.forms[k]; !ok {
-			panic("web: no wgmma layout document for " + k)
-		}
+	for _, f := range isa.WgmmaForms() {
+		d.forms[f.Key()] = f
 	}
 	return d
 }

@@ -101,17 +101,27 @@ func WgmmaFormOf(f WgmmaForm) string {
 	return fmt.Sprintf("A/B type .%s is not one of wgmma's (.f16, .bf16, .tf32, .e4m3, .e5m2, .s8, .u8, .b1)", f.AType)
 }
 
-// WgmmaFormKeys lists the keys of every form the emulator executes.
-func WgmmaFormKeys() []string {
-	var out []string
+// WgmmaForms lists every form the emulator executes.
+func WgmmaForms() []WgmmaForm {
+	var out []WgmmaForm
 	for _, t := range wgmmaTypes {
 		for _, acc := range t.acc {
 			for n := 8; n <= 256; n += 8 {
 				if wgmmaNOK(n, t.coarse) {
-					out = append(out, WgmmaForm{n, t.k, acc, t.ab}.Key())
+					out = append(out, WgmmaForm{n, t.k, acc, t.ab})
 				}
 			}
 		}
+	}
+	return out
+}
+
+// WgmmaFormKeys lists the keys of every form the emulator executes.
+func WgmmaFormKeys() []string {
+	fs := WgmmaForms()
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Key()
 	}
 	return out
 }
