@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
@@ -36,7 +38,13 @@ var tsTypes = []TSDecl{
 	{"TensorOp", tensorOpJSON{}, ""},
 	{"CfgBlock", blockJSON{}, ""},
 	{"Cfg", cfgJSON{}, ""},
+	{"CudaOptions", cudaOptionsJSON{}, ""},
+	{"CudaLoaded", cudaLoadedJSON{}, ""},
 	{"Loaded", loadedMsg{}, "loaded"},
+	{"CudaSource", cudaJSON{}, ""},
+	{"CudaDiagnostic", cuda.Diagnostic{}, ""},
+	{"CompileError", compileErrorJSON{}, ""},
+	{"Compiled", compiledMsg{}, "compiled"},
 	{"Stats", emu.Stats{}, ""},
 	{"WarpRef", warpRef{}, ""},
 	{"TensorReport", tensorJSON{}, ""},
@@ -142,6 +150,7 @@ var tsSpecTypes = []TSDecl{
 	{"SpecInit", launch.Init{}, ""},
 	{"SpecBuffer", launch.Buffer{}, ""},
 	{"SpecParam", launch.Param{}, ""},
+	{"SpecCudaOptions", launchspec.CUDAOptions{}, ""},
 	{"Spec", launch.Spec{}, ""},
 }
 
@@ -165,6 +174,8 @@ func tsEnums() []TSEnum {
 		{Name: "LaneReason", Values: emu.LaneWaitReasons()},
 		{Name: "CompareOutcome", Values: strs(compareOutcomes), Of: compareOutcome("")},
 		{Name: "NoticeCode", Values: strs(noticeCodes), Of: noticeCode("")},
+		{Name: "CompileErrorCode", Values: strs(compileErrorCodes), Of: compileErrorCode("")},
+		{Name: "CudaSeverity", Values: strs([]cuda.Severity{cuda.SevError, cuda.SevWarning, cuda.SevNote}), Of: cuda.Severity("")},
 		{Name: "Scheduling", Values: strs([]emu.Scheduling{emu.SchedIndependent, emu.SchedSIMTStack}), Of: emu.Scheduling("")},
 	}
 }

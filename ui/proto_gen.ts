@@ -2,7 +2,7 @@
 // The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of
 // docs/launch-spec.md.
 
-export const protocolVersion = 5;
+export const protocolVersion = 6;
 
 /** A keyed delta of T (sessions/delta.go): the key K, and every other field
  * that changed: its new value, or null when it became absent. */
@@ -40,6 +40,12 @@ export type CompareOutcome = (typeof compareOutcomeValues)[number];
 
 export const noticeCodeValues = ["history-trimmed"] as const;
 export type NoticeCode = (typeof noticeCodeValues)[number];
+
+export const compileErrorCodeValues = ["not-installed", "busy", "limit", "cancelled", "bad-request"] as const;
+export type CompileErrorCode = (typeof compileErrorCodeValues)[number];
+
+export const cudaSeverityValues = ["error", "warning", "note"] as const;
+export type CudaSeverity = (typeof cudaSeverityValues)[number];
 
 export const schedulingValues = ["independent", "simt-stack"] as const;
 export type Scheduling = (typeof schedulingValues)[number];
@@ -188,6 +194,17 @@ export interface Cfg {
   maxBlocks: number;
 }
 
+export interface CudaOptions {
+  arch: string;
+  opt: number;
+  fastMath: boolean;
+}
+
+export interface CudaLoaded {
+  options: CudaOptions;
+  lines: LineInfo[];
+}
+
 export interface Loaded {
   type: "loaded";
   id?: number;
@@ -216,6 +233,42 @@ export interface Loaded {
   scheduling: string;
   defaultScheduling: string;
   targetSM: number;
+  cuda?: CudaLoaded;
+}
+
+export interface CudaSource {
+  source: string;
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
+export interface CudaDiagnostic {
+  severity: CudaSeverity;
+  line: number;
+  col: number;
+  message: string;
+  inPrelude?: boolean;
+}
+
+export interface CompileError {
+  code: CompileErrorCode;
+  limit?: string;
+  message: string;
+}
+
+export interface Compiled {
+  type: "compiled";
+  id?: number;
+  ok: boolean;
+  ptx: string;
+  diagnostics: CudaDiagnostic[];
+  options: CudaOptions;
+  ptxToCuda: number[];
+  cached: boolean;
+  refused?: boolean;
+  durationMs: number;
+  error?: CompileError;
 }
 
 export interface Stats {
@@ -286,6 +339,7 @@ export interface LastInfo {
   warp: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   mask: string;
   execMask: string;
   tensor?: TensorReport;
@@ -378,6 +432,7 @@ export interface WaitInfo {
 export interface ThreadGroup {
   pc: number;
   line: number;
+  cudaLine?: number;
   lanes: string;
   state: GroupState;
   reconv: number;
@@ -497,6 +552,7 @@ export interface WarpState {
   warp: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   state: WarpRunState;
   wait?: WaitInfo;
   barrier?: number;
@@ -533,6 +589,7 @@ export interface EventInfo {
   warp: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   mask: string;
   other?: string;
   reconv?: number;
@@ -608,6 +665,7 @@ export interface Fault {
   pc: number;
   line: number;
   col: number;
+  cudaLine?: number;
   cta: number[];
   thread: number[];
   warp: number;
@@ -660,6 +718,8 @@ export interface WarningInfo {
   cta: number[];
   thread: number[];
   prevPc: number;
+  cudaLine?: number;
+  prevCudaLine?: number;
   prevLine: number;
   prevCta: number[];
   prevThread: number[];
@@ -679,6 +739,7 @@ export interface PrintfLine {
   step: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   cta: number[];
   thread: number[];
   text: string;
@@ -743,6 +804,7 @@ export interface Breakpoints {
   type: "breakpoints";
   id?: number;
   lines: number[];
+  cudaLines: number[];
 }
 
 export interface Inspect {
@@ -857,6 +919,8 @@ export interface ClientMsg {
   divergence?: boolean;
   kernel?: string;
   inferLaunch?: boolean;
+  cuda?: CudaSource;
+  cudaLine?: number;
 }
 
 /** Every message the server sends. */
@@ -864,6 +928,7 @@ export type ServerMsg =
   | Hello
   | Diagnostics
   | Loaded
+  | Compiled
   | State
   | LineMemoryMsg
   | PrintfMsg
@@ -906,11 +971,19 @@ export interface SpecBuffer {
 
 export type SpecParam = Record<string, unknown>;
 
+export interface SpecCudaOptions {
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
 export interface Spec {
   version?: number;
   comment?: string;
   ptx?: string;
   source?: string;
+  cuda?: string;
+  cudaOptions?: SpecCudaOptions;
   entry?: string;
   grid: number[];
   block: number[];
