@@ -287,6 +287,7 @@ const stepSourceLine = 0xff
 // selLine is the CUDA line of the selected warp at the machine's position:
 // 0 when its pc has none, -1 when the warp has exited or there is none.
 func (s *Session) selLine() int {
+	s.m.NextWarp() // makes the first CTAs resident at the launch's start, as any view does
 	w := s.selected()
 	if w == nil || w.PC() < 0 {
 		return -1
@@ -329,16 +330,16 @@ func (s *Session) selLines(lo, hi int64) ([]int, error) {
 	return out, nil
 }
 
-// backSourceLine goes back n source lines: to where the selected warp
-// entered the CUDA line it was at before its current one (the position a
-// "source-line" step from there stops at is the current one). Lines are
-// read from replays of growing windows before the current position.
+// backSourceLine goes back n source lines: each time to the latest
+// position before the current one where the selected warp entered a CUDA
+// line (sourceLineStart), so that backs retrace "source-line" steps.
+// Lines are read from replays of growing windows before the position.
 func (s *Session) backSourceLine(n int) error {
 	h := s.h
 	for ; n > 0 && h.cur > h.first; n-- {
 		p := h.cur
 		target := int64(-1)
-		for w := int64(1024); target < 0; w *= 2 {
+		for w := sourceLineWindow; target < 0; w *= 2 {
 			lo := max(h.first, p-w)
 			v, err := s.selLines(lo, p)
 			if err != nil {
@@ -353,32 +354,38 @@ func (s *Session) backSourceLine(n int) error {
 	return nil
 }
 
+// sourceLineWindow is the first window backSourceLine replays.
+var sourceLineWindow = int64(1024)
+
 // sourceLineStart finds in v (the selected warp's line at positions lo..
-// lo+len(v)-1, the last being the current one) the start of the previous
-// source line: the latest position whose line is neither the current one
-// nor 0 lies in a run of that line (and 0s); its earliest position with
-// that line is the start. -1 when v does not reach back far enough to
-// tell (unless atFirst: lo is the first position of the history, which
-// is then the answer when nothing earlier is found).
+// lo+len(v)-1, the last being the current one) the latest position before
+// the current one where a source line starts: where the line becomes one
+// other than the last non-zero line before it (0s, instructions without a
+// line, do not count), or the first position of the history. A
+// "source-line" step from a start stops at the next start. -1 when v does
+// not reach back far enough to tell (atFirst: lo is the history's first
+// position).
 func sourceLineStart(v []int, lo int64, atFirst bool) int64 {
-	i := len(v) - 1
-	cur := v[i]
-	for i--; i >= 0 && (v[i] == 0 || v[i] == cur); i-- {
-	}
-	if i < 0 {
-		if atFirst {
+	for k := len(v) - 2; k >= 0; k-- {
+		if k == 0 && atFirst {
 			return lo
 		}
-		return -1
-	}
-	prev, start := v[i], i
-	for i--; i >= 0 && (v[i] == 0 || v[i] == prev); i-- {
-		if v[i] == prev {
-			start = i
+		if v[k] == 0 {
+			continue
+		}
+		j := k - 1
+		for j >= 0 && v[j] == 0 {
+			j--
+		}
+		if j < 0 {
+			if atFirst {
+				return lo + int64(k)
+			}
+			return -1
+		}
+		if v[j] != v[k] {
+			return lo + int64(k)
 		}
 	}
-	if i < 0 && !atFirst {
-		return -1
-	}
-	return lo + int64(start)
+	return -1
 }
