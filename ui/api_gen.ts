@@ -162,6 +162,13 @@ export interface ExampleData {
   lesson?: Lesson;
 }
 
+export interface ShareCuda {
+  source: string;
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
 export interface ShareData {
   id: string;
   title?: string;
@@ -171,6 +178,7 @@ export interface ShareData {
   view?: Record<string, unknown>;
   step?: number;
   example?: string;
+  cuda?: ShareCuda;
   lesson?: Lesson;
 }
 

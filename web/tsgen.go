@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
+	"github.com/ptxplayground/ptxplay/sessions/share"
 	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
 
@@ -34,6 +35,7 @@ var apiTypes = []tsgen.Decl{
 	{Name: "Lesson", V: Lesson{}},
 	{Name: "ExampleInfo", V: ExampleInfo{}},
 	{Name: "ExampleData", V: Example{}},
+	{Name: "ShareCuda", V: share.CUDA{}},
 	{Name: "ShareData", V: sharePayload{}},
 	{Name: "ShareResponse", V: shareResponse{}},
 	{Name: "ApiError", V: apiError{}},

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/launchspec"
 )
 
@@ -67,15 +66,17 @@ func (c *CUDA) normalize(l Limits) error {
 	if !utf8.ValidString(c.Source) {
 		return invalid("the CUDA source is not valid UTF-8")
 	}
-	o := cuda.Options{Arch: c.Arch, Opt: 2, FastMath: c.FastMath}
-	if c.Opt != nil {
-		o.Opt = *c.Opt
+	arch, opt := c.Arch, 2
+	if arch == "" {
+		arch = launchspec.CUDADefaultArch
 	}
-	o, err := o.Normalize()
-	if err != nil {
+	if c.Opt != nil {
+		opt = *c.Opt
+	}
+	if err := launchspec.CheckCUDAOptions(arch, opt); err != nil {
 		return invalid("CUDA options: %v", err)
 	}
-	c.Arch, c.Opt = o.Arch, &o.Opt
+	c.Arch, c.Opt = arch, &opt
 	return nil
 }
 
