@@ -27,6 +27,23 @@ func (m *Manager) SetCompiler(c *cuda.Compiler) { m.cc.Store(c) }
 // Compiler returns the CUDA compiler of the sessions (nil: none).
 func (m *Manager) Compiler() *cuda.Compiler { return m.cc.Load() }
 
+// helloCUDA tells the client whether CUDA compiles here.
+func (m *Manager) helloCUDA() helloCUDA {
+	h := helloCUDA{Arches: cuda.Arches, DefaultArch: cuda.DefaultArch}
+	cc := m.Compiler()
+	switch {
+	case cc == nil:
+		h.Message = "this server does not compile CUDA; PTX works"
+	default:
+		if err := cc.Available(); err != nil {
+			h.Message = err.Error()
+		} else {
+			h.Available = true
+		}
+	}
+	return h
+}
+
 // cudaJSON is the CUDA source of a compile or load and its options. Opt
 // is the optimisation level (0..3, default 2), Arch the target (default
 // sm_80).

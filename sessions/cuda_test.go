@@ -484,3 +484,27 @@ func TestCUDAFaultLine(t *testing.T) {
 		t.Fatalf("fault %+v", st.Fault)
 	}
 }
+
+// hello says whether CUDA compiles here, and why not.
+func TestHelloCUDA(t *testing.T) {
+	hello := func(m *Manager) helloMsg {
+		s, err := m.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &client{t: t, s: s}
+		var h helloMsg
+		json.Unmarshal(c.expect("hello"), &h)
+		return h
+	}
+	if h := hello(newManager(t, Limits{})).CUDA; h.Available || !strings.Contains(h.Message, "does not compile CUDA") || h.DefaultArch != "sm_80" || len(h.Arches) != len(cuda.Arches) {
+		t.Fatalf("no compiler: %+v", h)
+	}
+	if h := hello(cudaManager(t, Limits{}, cuda.Config{Clang: "/nonexistent/clang-19"})).CUDA; h.Available || !strings.Contains(h.Message, "apt-get install clang-19") {
+		t.Fatalf("clang missing: %+v", h)
+	}
+	needClang(t)
+	if h := hello(cudaManager(t, Limits{}, cuda.Config{})).CUDA; !h.Available || h.Message != "" {
+		t.Fatalf("clang: %+v", h)
+	}
+}

@@ -97,6 +97,18 @@ type helloMsg struct {
 	Type   string      `json:"type"`
 	V      int         `json:"v"`
 	Limits helloLimits `json:"limits"`
+	// CUDA says whether this server compiles CUDA (the CUDA mode's
+	// options, or why it cannot).
+	CUDA helloCUDA `json:"cuda"`
+}
+
+// helloCUDA: available, the targets a compile takes and the default one;
+// else message says why not and how to install clang.
+type helloCUDA struct {
+	Available   bool     `json:"available"`
+	Message     string   `json:"message,omitempty"`
+	Arches      []string `json:"arches"`
+	DefaultArch string   `json:"defaultArch"`
 }
 
 type helloLimits struct {

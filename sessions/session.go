@@ -418,7 +418,8 @@ func (s *Session) loop() {
 	s.send(encode(helloMsg{Type: "hello", V: ProtocolVersion, Limits: helloLimits{
 		MaxWarpInstructions: s.lim.MaxWarpInstructions, MaxSourceBytes: s.lim.MaxSourceBytes,
 		MaxBufferBytes: s.lim.MaxBufferBytes, IdleSeconds: int64(s.lim.IdleTimeout / time.Second),
-		MaxMessageBytes: s.lim.MaxMessageBytes, MaxStepCount: MaxStepCount, MaxInspectBytes: maxInspectBytes}}))
+		MaxMessageBytes: s.lim.MaxMessageBytes, MaxStepCount: MaxStepCount, MaxInspectBytes: maxInspectBytes},
+		CUDA: s.mgr.helloCUDA()}))
 	for {
 		if s.out.overflowed() {
 			s.endWhy.CompareAndSwap(int32(endNone), int32(endNotReading))

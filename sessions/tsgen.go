@@ -23,6 +23,7 @@ var tsTypes = []TSDecl{
 	{"Message", ptx.Message{}, ""},
 	{"DiagNote", ptx.NoteMessage{}, ""},
 	{"Limits", helloLimits{}, ""},
+	{"HelloCuda", helloCUDA{}, ""},
 	{"Hello", helloMsg{}, "hello"},
 	{"Diagnostics", diagnosticsMsg{}, "diagnostics"},
 	{"LineInfo", lineJSON{}, ""},

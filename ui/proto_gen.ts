@@ -81,10 +81,18 @@ export interface Limits {
   maxInspectBytes: number;
 }
 
+export interface HelloCuda {
+  available: boolean;
+  message?: string;
+  arches: string[];
+  defaultArch: string;
+}
+
 export interface Hello {
   type: "hello";
   v: number;
   limits: Limits;
+  cuda: HelloCuda;
 }
 
 export interface Diagnostics {
