@@ -15,7 +15,8 @@ type job struct {
 	kind      int
 	id        *int64
 	gran      emu.Granularity
-	count     int   // units (warp-instructions, rounds, barrier releases) left
+	count     int   // units (warp-instructions, rounds, barrier releases, source lines) left
+	srcLine   int   // source-line steps: the selected warp's CUDA line the unit started at
 	cap       int64 // warp-instructions this command may execute
 	inHist    bool  // moving through the recorded past (below the head)
 	startWI   int64
@@ -59,6 +60,9 @@ func (s *Session) startJob(j *job) {
 	if j.kind == jobStep && j.gran == emu.StepToBarrier && !barrierAhead(m) {
 		s.send(s.buildState(stateOpts{id: j.id, reason: "no-barrier", message: noBarrierMessage})...)
 		return
+	}
+	if j.kind == jobStep && j.gran == stepSourceLine {
+		j.srcLine = s.selLine()
 	}
 	switch {
 	case s.h.cur == s.h.head:
@@ -163,6 +167,10 @@ func (s *Session) slice() {
 			case emu.StepToBarrier:
 				unit = s.rec.released
 				s.rec.released = false
+			case stepSourceLine:
+				if l := s.selLine(); l != j.srcLine && l != 0 {
+					unit, j.srcLine = true, l
+				}
 			}
 			if unit && j.gran != emu.StepWarpInstruction {
 				j.count--

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/launch"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -29,6 +30,7 @@ type Manager struct {
 	cache *progCache
 	sched *cpuSched
 	now   func() time.Time
+	cc    atomic.Pointer[cuda.Compiler] // CUDA compiles (cuda.go)
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}

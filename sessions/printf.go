@@ -49,6 +49,6 @@ func (s *Session) printfUpdate(msg *stateMsg, full bool) [][]printfLineJSON {
 }
 
 func (s *Session) printfLineJSON(l *emu.PrintfLine) printfLineJSON {
-	return printfLineJSON{Step: l.Step, PC: l.PC, Line: s.prog.line(l.PC), CTA: l.CTA, Thread: l.Thread,
+	return printfLineJSON{Step: l.Step, PC: l.PC, Line: s.prog.line(l.PC), CUDALine: s.cline(l.PC), CTA: l.CTA, Thread: l.Thread,
 		Text: strings.ToValidUTF8(l.Text, "\uFFFD"), Cut: l.Cut, Note: l.Note}
 }

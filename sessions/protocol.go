@@ -15,7 +15,7 @@ import (
 // lowercase hex strings without leading zeros or "0x".
 
 // ProtocolVersion is the `v` of the hello message.
-const ProtocolVersion = 5
+const ProtocolVersion = 6
 
 // ---- client → server ----
 
@@ -49,6 +49,11 @@ type clientMsg struct {
 	// InferLaunch (load): ignore the spec but for its entry and run the
 	// launch inferred from the kernel (what `ptxplay init` writes).
 	InferLaunch *bool `json:"inferLaunch,omitempty"`
+	// CUDA (compile; load instead of source): CUDA C++ and its options.
+	CUDA *cudaJSON `json:"cuda,omitempty"`
+	// CUDALine (breakpoint instead of line): a CUDA line of the loaded
+	// program's CUDA source.
+	CUDALine *int `json:"cudaLine,omitempty"`
 }
 
 type memRequest struct {
@@ -95,6 +100,18 @@ type helloMsg struct {
 	Type   string      `json:"type"`
 	V      int         `json:"v"`
 	Limits helloLimits `json:"limits"`
+	// CUDA says whether this server compiles CUDA (the CUDA mode's
+	// options, or why it cannot).
+	CUDA helloCUDA `json:"cuda"`
+}
+
+// helloCUDA: available, the targets a compile takes and the default one;
+// else message says why not and how to install clang.
+type helloCUDA struct {
+	Available   bool     `json:"available"`
+	Message     string   `json:"message,omitempty"`
+	Arches      []string `json:"arches"`
+	DefaultArch string   `json:"defaultArch"`
 }
 
 type helloLimits struct {
@@ -170,6 +187,8 @@ type loadedMsg struct {
 	Scheduling        string `json:"scheduling"`
 	DefaultScheduling string `json:"defaultScheduling"`
 	TargetSM          int    `json:"targetSM"`
+	// CUDA: the program was compiled from CUDA (a load with "cuda").
+	CUDA *cudaLoadedJSON `json:"cuda,omitempty"`
 }
 
 type tensorOpJSON struct {
@@ -305,14 +324,16 @@ type printfJSON struct {
 // thread, the text; cut when the text was cut at 4,096 bytes, note when
 // CUDA's printf does not support part of the format.
 type printfLineJSON struct {
-	Step   int64  `json:"step"`
-	PC     int    `json:"pc"`
-	Line   int    `json:"line"`
-	CTA    [3]int `json:"cta"`
-	Thread [3]int `json:"thread"`
-	Text   string `json:"text"`
-	Cut    bool   `json:"cut,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Step int64 `json:"step"`
+	PC   int   `json:"pc"`
+	Line int   `json:"line"`
+	// CUDALine: the CUDA line of the printf (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	CTA      [3]int `json:"cta"`
+	Thread   [3]int `json:"thread"`
+	Text     string `json:"text"`
+	Cut      bool   `json:"cut,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // printfMsg continues the printf update of the state just sent: more
@@ -342,6 +363,10 @@ type warningJSON struct {
 	CTA    [3]int `json:"cta"`
 	Thread [3]int `json:"thread"`
 	PrevPC int    `json:"prevPc"`
+	// CUDALine and PrevCUDALine: the CUDA lines of pc and prevPc (CUDA
+	// programs; absent: none).
+	CUDALine     int `json:"cudaLine,omitempty"`
+	PrevCUDALine int `json:"prevCudaLine,omitempty"`
 	// The other access's line and thread (when prevPc >= 0).
 	PrevLine   int    `json:"prevLine"`
 	PrevCTA    [3]int `json:"prevCta"`
@@ -369,6 +394,7 @@ type lastJSON struct {
 	Warp     int    `json:"warp"`
 	PC       int    `json:"pc"`
 	Line     int    `json:"line"`
+	CUDALine int    `json:"cudaLine,omitempty"`
 	Mask     string `json:"mask"`
 	ExecMask string `json:"execMask"`
 	// Tensor: the instruction was a tensor-core instruction (ldmatrix,
@@ -579,17 +605,19 @@ type barrierJSON struct {
 // groups (independent scheduling only) is [] once the warp has no thread
 // group left.
 type warpJSON struct {
-	Warp    int         `json:"warp" delta:"key"`
-	PC      int         `json:"pc"`
-	Line    int         `json:"line"`
-	State   string      `json:"state"`
-	Wait    *waitJSON   `json:"wait,omitempty"`
-	Barrier *int        `json:"barrier,omitempty"`
-	Active  hexMask     `json:"active"`
-	Valid   hexMask     `json:"valid"`
-	Exited  hexMask     `json:"exited"`
-	Stack   []stackJSON `json:"stack"`
-	Depth   int         `json:"depth"`
+	Warp int `json:"warp" delta:"key"`
+	PC   int `json:"pc"`
+	Line int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int         `json:"cudaLine,omitempty"`
+	State    string      `json:"state"`
+	Wait     *waitJSON   `json:"wait,omitempty"`
+	Barrier  *int        `json:"barrier,omitempty"`
+	Active   hexMask     `json:"active"`
+	Valid    hexMask     `json:"valid"`
+	Exited   hexMask     `json:"exited"`
+	Stack    []stackJSON `json:"stack"`
+	Depth    int         `json:"depth"`
 	// Groups (independent scheduling): the warp's thread groups, in stack
 	// order (see threadsJSON). GroupsOmitted counts the groups past the
 	// first 64.
@@ -737,15 +765,17 @@ type eventJSON struct {
 	Kind string `json:"kind"`
 	// Step is the position right after the instruction that caused it
 	// (its number in the launch): a seek there shows the event's state.
-	Step   int64  `json:"step"`
-	CTA    int    `json:"cta"` // linear CTA index
-	Warp   int    `json:"warp"`
-	PC     int    `json:"pc"`
-	Line   int    `json:"line"`
-	Mask   string `json:"mask"`
-	Other  string `json:"other,omitempty"`
-	Reconv *int   `json:"reconv,omitempty"` // diverge: the pc where the paths rejoin (-1: at exit)
-	Target *int   `json:"target,omitempty"` // call: the callee's first pc
+	Step int64 `json:"step"`
+	CTA  int   `json:"cta"` // linear CTA index
+	Warp int   `json:"warp"`
+	PC   int   `json:"pc"`
+	Line int   `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	Mask     string `json:"mask"`
+	Other    string `json:"other,omitempty"`
+	Reconv   *int   `json:"reconv,omitempty"` // diverge: the pc where the paths rejoin (-1: at exit)
+	Target   *int   `json:"target,omitempty"` // call: the callee's first pc
 	// ID: the CTA barrier's id (barrier-*), or the cluster barrier's phase
 	// (cluster-*).
 	ID       *int `json:"id,omitempty"`
@@ -791,11 +821,13 @@ type faultJSON struct {
 	PC      int    `json:"pc"`
 	Line    int    `json:"line"`
 	Col     int    `json:"col"`
-	CTA     [3]int `json:"cta"`
-	Thread  [3]int `json:"thread"`
-	Warp    int    `json:"warp"`
-	Lane    int    `json:"lane"`
-	Address string `json:"address,omitempty"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	CTA      [3]int `json:"cta"`
+	Thread   [3]int `json:"thread"`
+	Warp     int    `json:"warp"`
+	Lane     int    `json:"lane"`
+	Address  string `json:"address,omitempty"`
 	// Lanes: every faulting lane of the warp (hex mask).
 	Lanes string `json:"lanes"`
 	// Waiting (barrier deadlock): every warp stuck at a barrier.
@@ -817,6 +849,9 @@ type breakpointsMsg struct {
 	Type  string `json:"type"`
 	ID    *int64 `json:"id,omitempty"`
 	Lines []int  `json:"lines"`
+	// CUDALines: the CUDA lines with a breakpoint (each stops at any of
+	// its instructions).
+	CUDALines []int `json:"cudaLines"`
 }
 
 type inspectMsg struct {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -100,6 +101,13 @@ type Session struct {
 	// holding: the session holds a CPU token, since tokenAt.
 	holding bool
 	tokenAt time.Time
+	// cu: the loaded program was compiled from CUDA (cuda.go); bpCUDA
+	// the CUDA lines with a breakpoint. ccCancel cancels the compile in
+	// flight; cuLoad is a load waiting for its compile.
+	cu       *cudaInfo
+	bpCUDA   map[int]bool
+	ccCancel context.CancelFunc
+	cuLoad   *cudaLoad
 }
 
 // endReason says why a session ended on its own.
@@ -123,7 +131,7 @@ type command struct {
 
 func newSession(m *Manager, id uint64) *Session {
 	s := &Session{id: id, mgr: m, lim: m.lim, in: make(chan command, inboundQueue), out: newOutbox(m.lim.MaxOutboundBytes),
-		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, sliceN: 1024,
+		quit: make(chan struct{}), done: make(chan struct{}), bpLines: map[int]bool{}, bpCUDA: map[int]bool{}, sliceN: 1024,
 		cpu: newCPUMeter(m.lim.CPUWindow), ch: m.acct.newCharge()}
 	s.out.ch = s.ch
 	s.touch()
@@ -301,7 +309,23 @@ func (s *Session) parse(raw []byte) command {
 func (s *Session) validate(c *clientMsg) *Error {
 	bad := func(format string, args ...any) *Error { return errf("bad-request", fmt.Sprintf(format, args...)) }
 	switch c.Type {
+	case "compile":
+		if c.CUDA == nil {
+			return bad("compile needs \"cuda\": {\"source\", \"arch\", \"opt\", \"fastMath\"}")
+		}
+		if len(c.CUDA.Source) > s.lim.MaxSourceBytes {
+			return errf("too-large", fmt.Sprintf("CUDA source of %d bytes exceeds the limit of %d", len(c.CUDA.Source), s.lim.MaxSourceBytes))
+		}
 	case "load", "check":
+		if c.Type == "load" && c.CUDA != nil {
+			if c.Source != nil {
+				return bad("load takes \"source\" (PTX) or \"cuda\", not both")
+			}
+			if len(c.CUDA.Source) > s.lim.MaxSourceBytes {
+				return errf("too-large", fmt.Sprintf("CUDA source of %d bytes exceeds the limit of %d", len(c.CUDA.Source), s.lim.MaxSourceBytes))
+			}
+			break
+		}
 		if c.Source == nil {
 			return bad("%s needs \"source\" (the PTX text)", c.Type)
 		}
@@ -310,9 +334,9 @@ func (s *Session) validate(c *clientMsg) *Error {
 		}
 	case "step", "back":
 		switch c.Granularity {
-		case "", "warp", "round", "barrier":
+		case "", "warp", "round", "barrier", "source-line":
 		default:
-			return bad("unknown granularity %q (want \"warp\", \"round\" or \"barrier\")", c.Granularity)
+			return bad("unknown granularity %q (want \"warp\", \"round\", \"barrier\" or \"source-line\")", c.Granularity)
 		}
 		if c.Count != nil && (*c.Count < 1 || *c.Count > MaxStepCount) {
 			return bad("count must be between 1 and %d", MaxStepCount)
@@ -335,8 +359,8 @@ func (s *Session) validate(c *clientMsg) *Error {
 			return bad("divergence needs \"on\" (true or false)")
 		}
 	case "breakpoint":
-		if c.Line == nil || *c.Line < 1 {
-			return bad("breakpoint needs \"line\" (>= 1)")
+		if (c.Line == nil) == (c.CUDALine == nil) || c.Line != nil && *c.Line < 1 || c.CUDALine != nil && *c.CUDALine < 1 {
+			return bad("breakpoint needs \"line\" (a PTX line >= 1) or \"cudaLine\" (a CUDA line >= 1)")
 		}
 	case "inspect":
 		if (c.CTA != nil && *c.CTA < 0) || (c.Warp != nil && *c.Warp < 0) {
@@ -386,6 +410,7 @@ func (s *Session) loop() {
 			s.mgr.sessionPanicked(s, s.cmd, p, debug.Stack())
 			s.out.replaceAll(s.capped(errReply(nil, errf("internal", fmt.Sprintf("the session failed: %v", p))), false))
 		}
+		s.stopCompile()
 		s.drop()
 		s.account(true)
 		s.dropInbound()
@@ -396,7 +421,8 @@ func (s *Session) loop() {
 	s.send(encode(helloMsg{Type: "hello", V: ProtocolVersion, Limits: helloLimits{
 		MaxWarpInstructions: s.lim.MaxWarpInstructions, MaxSourceBytes: s.lim.MaxSourceBytes,
 		MaxBufferBytes: s.lim.MaxBufferBytes, IdleSeconds: int64(s.lim.IdleTimeout / time.Second),
-		MaxMessageBytes: s.lim.MaxMessageBytes, MaxStepCount: MaxStepCount, MaxInspectBytes: maxInspectBytes}}))
+		MaxMessageBytes: s.lim.MaxMessageBytes, MaxStepCount: MaxStepCount, MaxInspectBytes: maxInspectBytes},
+		CUDA: s.mgr.helloCUDA()}))
 	for {
 		if s.out.overflowed() {
 			s.endWhy.CompareAndSwap(int32(endNone), int32(endNotReading))
@@ -410,6 +436,23 @@ func (s *Session) loop() {
 				return
 			}
 			s.account(true)
+			continue
+		}
+		if cl := s.cuLoad; cl != nil {
+			// A load waits for its compile (which holds no CPU token):
+			// the messages after it wait in the inbound queue.
+			select {
+			case <-s.quit:
+				s.ended()
+				return
+			case o := <-cl.done:
+				s.cuLoad = nil
+				if !s.handleScheduled(command{fn: func() { s.finishCUDALoad(cl, o) }}) {
+					s.ended()
+					return
+				}
+				s.account(true)
+			}
 			continue
 		}
 		if s.job != nil || s.cmp != nil {
@@ -763,6 +806,9 @@ func (s *Session) handle(c command) {
 	case "check":
 		s.doCheck(msg)
 		return
+	case "compile":
+		s.doCompile(msg)
+		return
 	case "compare-scheduling":
 		if s.m == nil {
 			s.sendErr(msg.ID, "no-program", "load a program first")
@@ -775,7 +821,11 @@ func (s *Session) handle(c command) {
 		s.finishJob(nil, "paused", noTail, "")
 	}
 	if msg.Type == "load" {
-		s.doLoad(msg)
+		if msg.CUDA != nil {
+			s.startCUDALoad(msg)
+			return
+		}
+		s.doLoadCUDA(msg, nil)
 		return
 	}
 	if msg.Type == "divergence" && s.m == nil {
@@ -818,6 +868,8 @@ func (s *Session) handle(c command) {
 
 func granularity(g string) emu.Granularity {
 	switch g {
+	case "source-line":
+		return stepSourceLine
 	case "round":
 		return emu.StepRound
 	case "barrier":
@@ -835,11 +887,13 @@ func count(msg *clientMsg) int {
 
 // ---- load and reset ----
 
-func (s *Session) doLoad(msg *clientMsg) {
+// doLoadCUDA loads a PTX source; cu (nil for PTX) is the CUDA it was
+// compiled from.
+func (s *Session) doLoadCUDA(msg *clientMsg, cu *cudaInfo) {
 	c := s.mgr.cache.get(*msg.Source)
 	if s.m != nil && c.prog != nil && s.prog != c && sameTokens(s.prog.prog.Src.Text, c.prog.Src.Text) {
 		if spec, err := s.parseSpec(msg.Spec); err == nil && specKey(spec) == s.specKey {
-			s.remap(msg.ID, c)
+			s.remap(msg.ID, c, cu)
 			return
 		}
 	}
@@ -847,6 +901,13 @@ func (s *Session) doLoad(msg *clientMsg) {
 	s.drop()
 	s.account(true)
 	s.bpLines = map[int]bool{}
+	s.bpCUDA = map[int]bool{}
+	if cu != nil && c.prog != nil {
+		cu.bind(c)
+	} else {
+		cu = nil
+	}
+	s.cu = cu
 	s.send(encode(diagnosticsMsg{Type: "diagnostics", ID: msg.ID, Items: c.diags}))
 	if c.prog == nil {
 		return
@@ -915,12 +976,18 @@ func (s *Session) doCheck(msg *clientMsg) {
 // comments and white space: the machine, its history and the breakpoints'
 // instructions stay; lines are renumbered. The client gets the new
 // diagnostics, a `loaded` with remapped set, and a full state.
-func (s *Session) remap(id *int64, c *compiled) {
+func (s *Session) remap(id *int64, c *compiled, cu *cudaInfo) {
 	if s.job != nil {
 		s.finishJob(nil, "paused", noTail, "")
 	}
 	old := s.prog
 	s.prog = c
+	if cu != nil {
+		cu.bind(c)
+	} else {
+		s.bpCUDA = map[int]bool{}
+	}
+	s.cu = cu
 	bps := map[int]bool{}
 	for line := range s.bpLines {
 		for _, pc := range old.linePCs[line] {
@@ -1077,6 +1144,11 @@ func (s *Session) prepare(reason string) *Error {
 			delete(s.bpLines, line)
 		}
 	}
+	for line := range s.bpCUDA {
+		if s.cu == nil || len(s.cu.linePCs[line]) == 0 {
+			delete(s.bpCUDA, line)
+		}
+	}
 	return nil
 }
 
@@ -1144,6 +1216,9 @@ func (s *Session) loadedMsg(id *int64, remapped bool, fix *launchFixJSON) []byte
 	msg.Symbols = symbolsJSON(s.prog)
 	msg.TensorOps = s.tensorOps()
 	msg.CFG = s.cfgOf()
+	if s.cu != nil {
+		msg.CUDA = &cudaLoadedJSON{Options: optionsJSON(s.cu.opt), Lines: s.cudaLinesJSON()}
+	}
 	return encode(&msg)
 }
 
@@ -1209,36 +1284,80 @@ func (s *Session) doBreakpoint(msg *clientMsg) {
 		s.sendErr(msg.ID, "no-program", "load a program first")
 		return
 	}
-	line := *msg.Line
-	pcs := s.prog.linePCs[line]
-	if len(pcs) == 0 {
-		s.sendErr(msg.ID, "bad-request", fmt.Sprintf("line %d has no instruction", line))
-		return
-	}
 	on := msg.On == nil || *msg.On
-	if on {
-		s.bpLines[line] = true
+	var pcs []int
+	if msg.CUDALine != nil {
+		// A CUDA line's breakpoint is one on each of its instructions.
+		line := *msg.CUDALine
+		if s.cu == nil {
+			s.sendErr(msg.ID, "bad-request", "the program was not compiled from CUDA")
+			return
+		}
+		if pcs = s.cu.linePCs[line]; len(pcs) == 0 {
+			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("CUDA line %d has no instruction", line))
+			return
+		}
+		if on {
+			s.bpCUDA[line] = true
+		} else {
+			delete(s.bpCUDA, line)
+		}
 	} else {
-		delete(s.bpLines, line)
+		line := *msg.Line
+		if pcs = s.prog.linePCs[line]; len(pcs) == 0 {
+			s.sendErr(msg.ID, "bad-request", fmt.Sprintf("line %d has no instruction", line))
+			return
+		}
+		if on {
+			s.bpLines[line] = true
+		} else {
+			delete(s.bpLines, line)
+		}
+	}
+	if !on {
+		// An instruction another breakpoint covers keeps its breakpoint.
+		set := s.breakpointPCs()
+		pcs = slices.DeleteFunc(slices.Clone(pcs), func(pc int) bool { return set[pc] })
 	}
 	if s.job != nil && s.job.kind == jobRun && s.job.bpsSet {
 		for _, pc := range pcs {
 			s.m.SetBreakpoint(pc, on)
 		}
 	}
-	lines := make([]int, 0, len(s.bpLines))
-	for l := range s.bpLines {
-		lines = append(lines, l)
+	s.send(encode(breakpointsMsg{Type: "breakpoints", ID: msg.ID, Lines: sortedKeys(s.bpLines), CUDALines: sortedKeys(s.bpCUDA)}))
+}
+
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for l := range m {
+		out = append(out, l)
 	}
-	sort.Ints(lines)
-	s.send(encode(breakpointsMsg{Type: "breakpoints", ID: msg.ID, Lines: lines}))
+	sort.Ints(out)
+	return out
+}
+
+// breakpointPCs is the one place breakpoints become instructions: those
+// of the PTX lines and of the CUDA lines with a breakpoint.
+func (s *Session) breakpointPCs() map[int]bool {
+	set := map[int]bool{}
+	for line := range s.bpLines {
+		for _, pc := range s.prog.linePCs[line] {
+			set[pc] = true
+		}
+	}
+	if s.cu != nil {
+		for line := range s.bpCUDA {
+			for _, pc := range s.cu.linePCs[line] {
+				set[pc] = true
+			}
+		}
+	}
+	return set
 }
 
 func (s *Session) setMachineBreakpoints() {
-	for line := range s.bpLines {
-		for _, pc := range s.prog.linePCs[line] {
-			s.m.SetBreakpoint(pc, true)
-		}
+	for pc := range s.breakpointPCs() {
+		s.m.SetBreakpoint(pc, true)
 	}
 }
 
@@ -1357,6 +1476,9 @@ func (s *Session) doRead(msg *clientMsg) {
 // back moves n units of g back from the current position (to firstStep at
 // most); it runs as a walk (walkCmd).
 func (s *Session) back(g emu.Granularity, n int) error {
+	if g == stepSourceLine {
+		return s.backSourceLine(n)
+	}
 	h := s.h
 	k := max(h.first, h.cur-int64(n))
 	if g != emu.StepWarpInstruction {

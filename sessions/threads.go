@@ -21,6 +21,8 @@ const maxGroups = 64
 type groupJSON struct {
 	PC   int `json:"pc"`   // where its lanes continue (-1: returning from the kernel)
 	Line int `json:"line"` // its source line (0: none)
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int `json:"cudaLine,omitempty"`
 	// Lanes: the group's lanes (hex mask).
 	Lanes string `json:"lanes"`
 	// State: "runnable", "waiting" (at its reconvergence point), "sync-wait"
@@ -125,7 +127,7 @@ func (s *Session) groupsOf(gs []emu.ThreadGroup) ([]groupJSON, int) {
 		if i == maxGroups {
 			return out, len(gs) - maxGroups
 		}
-		j := groupJSON{PC: g.PC, Line: s.prog.line(g.PC), Lanes: hex32(g.Mask), State: g.State.String(),
+		j := groupJSON{PC: g.PC, Line: s.prog.line(g.PC), CUDALine: s.cline(g.PC), Lanes: hex32(g.Mask), State: g.State.String(),
 			Reconv: g.Reconv, ReconvLine: s.prog.line(g.Reconv), Picked: g.Picked, Depth: g.Depth}
 		if g.State == emu.GroupWaiting {
 			j.WaitLeft = g.WaitLeft

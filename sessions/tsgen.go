@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launch"
@@ -22,6 +23,7 @@ var tsTypes = []TSDecl{
 	{"Message", ptx.Message{}, ""},
 	{"DiagNote", ptx.NoteMessage{}, ""},
 	{"Limits", helloLimits{}, ""},
+	{"HelloCuda", helloCUDA{}, ""},
 	{"Hello", helloMsg{}, "hello"},
 	{"Diagnostics", diagnosticsMsg{}, "diagnostics"},
 	{"LineInfo", lineJSON{}, ""},
@@ -37,7 +39,13 @@ var tsTypes = []TSDecl{
 	{"TensorOp", tensorOpJSON{}, ""},
 	{"CfgBlock", blockJSON{}, ""},
 	{"Cfg", cfgJSON{}, ""},
+	{"CudaOptions", cudaOptionsJSON{}, ""},
+	{"CudaLoaded", cudaLoadedJSON{}, ""},
 	{"Loaded", loadedMsg{}, "loaded"},
+	{"CudaSource", cudaJSON{}, ""},
+	{"CudaDiagnostic", cuda.Diagnostic{}, ""},
+	{"CompileError", compileErrorJSON{}, ""},
+	{"Compiled", compiledMsg{}, "compiled"},
 	{"Stats", emu.Stats{}, ""},
 	{"WarpRef", warpRef{}, ""},
 	{"TensorReport", tensorJSON{}, ""},
@@ -120,7 +128,7 @@ var tsFields = map[string]string{
 	"LaunchFix.spec":    "Record<string, unknown>",
 	"Access.kind":       "AccessKind",
 	"LiveSwizzle.kind":  "AccessKind",
-	"WarningInfo.space": "MemSpace",
+	"WarningInfo.space": "WarningSpace",
 	"ThreadGroup.state": "GroupState",
 	"IssueInfo.reason":  "PickReason",
 	"LaneWait.reason":   "LaneReason",
@@ -163,6 +171,8 @@ func tsEnums() []TSEnum {
 	return []TSEnum{
 		{Name: "Severity", Values: severities},
 		{Name: "MemSpace", Values: []string{isa.Global.String(), isa.Shared.String()}},
+		// A warning is about memory, or (the wgmma register rules) registers.
+		{Name: "WarningSpace", Values: []string{isa.Global.String(), isa.Shared.String(), isa.Reg.String()}},
 		{Name: "AccessKind", Values: accessKinds[:]},
 		{Name: "ParamRole", Values: strs([]launch.ParamRole{launch.RolePointer, launch.RoleScalar, launch.RoleUnused}), Of: launch.ParamRole("")},
 		{Name: "GroupState", Values: emu.GroupStates()},
@@ -172,6 +182,8 @@ func tsEnums() []TSEnum {
 		{Name: "LaneReason", Values: emu.LaneWaitReasons()},
 		{Name: "CompareOutcome", Values: strs(compareOutcomes), Of: compareOutcome("")},
 		{Name: "NoticeCode", Values: strs(noticeCodes), Of: noticeCode("")},
+		{Name: "CompileErrorCode", Values: strs(compileErrorCodes), Of: compileErrorCode("")},
+		{Name: "CudaSeverity", Values: strs([]cuda.Severity{cuda.SevError, cuda.SevWarning, cuda.SevNote}), Of: cuda.Severity("")},
 		{Name: "Scheduling", Values: strs([]emu.Scheduling{emu.SchedIndependent, emu.SchedSIMTStack}), Of: emu.Scheduling("")},
 	}
 }

@@ -353,7 +353,7 @@ func barriersJSON(bs []emu.BarrierState) []barrierJSON {
 // if not nil, is what was sent: an unchanged stack reuses its slice.
 func (s *Session) warpJSON(w *emu.Warp, prev *warpJSON) warpJSON {
 	pc := w.PC()
-	j := warpJSON{Warp: w.ID, PC: pc, Line: s.prog.line(pc), State: w.State.String(),
+	j := warpJSON{Warp: w.ID, PC: pc, Line: s.prog.line(pc), CUDALine: s.cline(pc), State: w.State.String(),
 		Active: hexMask(w.Active()), Valid: hexMask(w.Valid()), Exited: hexMask(w.Exited()), Depth: w.CallDepth(),
 		Async: s.asyncOf(w), Wgmma: s.wgmmaOf(w)}
 	if t, ok := w.Waiting(); ok {
@@ -468,7 +468,7 @@ func (s *Session) regsJSON(w *emu.Warp, delta, compare bool) (rj *regsJSON, chan
 }
 
 func (s *Session) eventJSON(e evRec) eventJSON {
-	j := eventJSON{Kind: e.ev.Kind.String(), Step: e.step, CTA: e.ctaLin, Warp: e.warp, PC: e.ev.PC, Line: s.prog.line(e.ev.PC),
+	j := eventJSON{Kind: e.ev.Kind.String(), Step: e.step, CTA: e.ctaLin, Warp: e.warp, PC: e.ev.PC, Line: s.prog.line(e.ev.PC), CUDALine: s.cline(e.ev.PC),
 		Mask: hex32(e.ev.Mask)}
 	switch e.ev.Kind {
 	case emu.EvDiverge:
@@ -662,7 +662,7 @@ func (s *Session) lastJSON(lr *lastRec) *lastJSON {
 	if !lr.valid {
 		return nil
 	}
-	j := &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc),
+	j := &lastJSON{CTA: s.ctaIndex(lr.ctaLin), Linear: lr.ctaLin, Warp: lr.warp, PC: lr.pc, Line: s.prog.line(lr.pc), CUDALine: s.cline(lr.pc),
 		Mask: hex32(lr.mask), ExecMask: hex32(lr.execMask), Tensor: lr.tensor, Op: s.prog.op(lr.pc), AccessesOmitted: lr.omitted, Swizzle: lr.swizzle}
 	for i := range lr.accesses {
 		j.Accesses = s.accessJSON(j.Accesses, &lr.accesses[i])
@@ -763,7 +763,7 @@ func tensorReport(t *emu.TensorStep) *tensorJSON {
 var accessKinds = [...]string{emu.AccessLoad: "load", emu.AccessStore: "store", emu.AccessAtomic: "atomic"}
 
 func (s *Session) faultJSON(f *emu.Fault) *faultJSON {
-	j := &faultJSON{Kind: string(f.Kind), Message: f.Message, PC: f.PC, CTA: f.CTA, Thread: f.Thread, Warp: f.Warp, Lane: f.Lane}
+	j := &faultJSON{Kind: string(f.Kind), Message: f.Message, PC: f.PC, CUDALine: s.cline(f.PC), CTA: f.CTA, Thread: f.Thread, Warp: f.Warp, Lane: f.Lane}
 	if f.PC >= 0 && f.PC < len(s.prog.pcLine) {
 		j.Line, j.Col = int(s.prog.pcLine[f.PC]), int(s.prog.pcCol[f.PC])
 	}
@@ -796,11 +796,12 @@ func (s *Session) warningsJSON(msg *stateMsg, full bool) {
 	out := &warningsJSON{List: make([]warningJSON, 0, len(ws)), Dropped: dropped}
 	for i := range ws {
 		w := &ws[i]
-		wj := warningJSON{Kind: string(w.Kind), Space: w.Space.String(), PC: w.PC, Line: w.Line,
+		wj := warningJSON{Kind: string(w.Kind), Space: w.Space.String(), PC: w.PC, Line: w.Line, CUDALine: s.cline(w.PC),
 			CTA: w.Thread.CTA, Thread: w.Thread.Tid, PrevPC: w.PrevPC, Offset: w.Offset,
 			Count: w.Count, Capped: w.Capped, Step: w.Step, Text: w.Message()}
 		if w.HasPrev() {
 			wj.PrevLine, wj.PrevCTA, wj.PrevThread = w.PrevLine, w.PrevThread.CTA, w.PrevThread.Tid
+			wj.PrevCUDALine = s.cline(w.PrevPC)
 		}
 		out.List = append(out.List, wj)
 	}

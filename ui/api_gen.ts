@@ -184,6 +184,13 @@ export interface ExampleData {
   cuda?: CUDAExample;
 }
 
+export interface ShareCuda {
+  source: string;
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
 export interface ShareData {
   id: string;
   title?: string;
@@ -193,6 +200,7 @@ export interface ShareData {
   view?: Record<string, unknown>;
   step?: number;
   example?: string;
+  cuda?: ShareCuda;
   lesson?: Lesson;
 }
 

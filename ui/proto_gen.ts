@@ -2,7 +2,7 @@
 // The websocket protocol of docs/protocol.md, as sent on the wire, and the launch spec of
 // docs/launch-spec.md.
 
-export const protocolVersion = 5;
+export const protocolVersion = 6;
 
 /** A keyed delta of T (sessions/delta.go): the key K, and every other field
  * that changed: its new value, or null when it became absent. */
@@ -13,6 +13,9 @@ export type Severity = (typeof severityValues)[number];
 
 export const memSpaceValues = ["global", "shared"] as const;
 export type MemSpace = (typeof memSpaceValues)[number];
+
+export const warningSpaceValues = ["global", "shared", "reg"] as const;
+export type WarningSpace = (typeof warningSpaceValues)[number];
 
 export const accessKindValues = ["load", "store", "atomic"] as const;
 export type AccessKind = (typeof accessKindValues)[number];
@@ -40,6 +43,12 @@ export type CompareOutcome = (typeof compareOutcomeValues)[number];
 
 export const noticeCodeValues = ["history-trimmed"] as const;
 export type NoticeCode = (typeof noticeCodeValues)[number];
+
+export const compileErrorCodeValues = ["not-installed", "busy", "limit", "cancelled", "bad-request"] as const;
+export type CompileErrorCode = (typeof compileErrorCodeValues)[number];
+
+export const cudaSeverityValues = ["error", "warning", "note"] as const;
+export type CudaSeverity = (typeof cudaSeverityValues)[number];
 
 export const schedulingValues = ["independent", "simt-stack"] as const;
 export type Scheduling = (typeof schedulingValues)[number];
@@ -75,10 +84,18 @@ export interface Limits {
   maxInspectBytes: number;
 }
 
+export interface HelloCuda {
+  available: boolean;
+  message?: string;
+  arches: string[];
+  defaultArch: string;
+}
+
 export interface Hello {
   type: "hello";
   v: number;
   limits: Limits;
+  cuda: HelloCuda;
 }
 
 export interface Diagnostics {
@@ -188,6 +205,17 @@ export interface Cfg {
   maxBlocks: number;
 }
 
+export interface CudaOptions {
+  arch: string;
+  opt: number;
+  fastMath: boolean;
+}
+
+export interface CudaLoaded {
+  options: CudaOptions;
+  lines: LineInfo[];
+}
+
 export interface Loaded {
   type: "loaded";
   id?: number;
@@ -216,6 +244,42 @@ export interface Loaded {
   scheduling: string;
   defaultScheduling: string;
   targetSM: number;
+  cuda?: CudaLoaded;
+}
+
+export interface CudaSource {
+  source: string;
+  arch?: string;
+  opt?: number;
+  fastMath?: boolean;
+}
+
+export interface CudaDiagnostic {
+  severity: CudaSeverity;
+  line: number;
+  col: number;
+  message: string;
+  inPrelude?: boolean;
+}
+
+export interface CompileError {
+  code: CompileErrorCode;
+  limit?: string;
+  message: string;
+}
+
+export interface Compiled {
+  type: "compiled";
+  id?: number;
+  ok: boolean;
+  ptx: string;
+  diagnostics: CudaDiagnostic[];
+  options: CudaOptions;
+  ptxToCuda: number[];
+  cached: boolean;
+  refused?: boolean;
+  durationMs: number;
+  error?: CompileError;
 }
 
 export interface Stats {
@@ -286,6 +350,7 @@ export interface LastInfo {
   warp: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   mask: string;
   execMask: string;
   tensor?: TensorReport;
@@ -430,6 +495,7 @@ export interface WaitInfo {
 export interface ThreadGroup {
   pc: number;
   line: number;
+  cudaLine?: number;
   lanes: string;
   state: GroupState;
   reconv: number;
@@ -549,6 +615,7 @@ export interface WarpState {
   warp: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   state: WarpRunState;
   wait?: WaitInfo;
   barrier?: number;
@@ -586,6 +653,7 @@ export interface EventInfo {
   warp: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   mask: string;
   other?: string;
   reconv?: number;
@@ -661,6 +729,7 @@ export interface Fault {
   pc: number;
   line: number;
   col: number;
+  cudaLine?: number;
   cta: number[];
   thread: number[];
   warp: number;
@@ -707,12 +776,14 @@ export interface LineMemory {
 
 export interface WarningInfo {
   kind: string;
-  space: MemSpace;
+  space: WarningSpace;
   pc: number;
   line: number;
   cta: number[];
   thread: number[];
   prevPc: number;
+  cudaLine?: number;
+  prevCudaLine?: number;
   prevLine: number;
   prevCta: number[];
   prevThread: number[];
@@ -732,6 +803,7 @@ export interface PrintfLine {
   step: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   cta: number[];
   thread: number[];
   text: string;
@@ -796,6 +868,7 @@ export interface Breakpoints {
   type: "breakpoints";
   id?: number;
   lines: number[];
+  cudaLines: number[];
 }
 
 export interface Inspect {
@@ -912,6 +985,8 @@ export interface ClientMsg {
   divergence?: boolean;
   kernel?: string;
   inferLaunch?: boolean;
+  cuda?: CudaSource;
+  cudaLine?: number;
 }
 
 /** Every message the server sends. */
@@ -919,6 +994,7 @@ export type ServerMsg =
   | Hello
   | Diagnostics
   | Loaded
+  | Compiled
   | State
   | LineMemoryMsg
   | PrintfMsg

@@ -79,7 +79,7 @@ func (s *Server) handleShareCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	limit := s.share.Limits.MaxEncodedBytes()
 	if r.ContentLength > limit {
-		writeJSONError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The snapshot is %d bytes; a share link holds at most %d (the PTX source at most %d).", r.ContentLength, limit, s.share.Limits.MaxSourceBytes))
+		writeJSONError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The snapshot is %d bytes; a share link holds at most %d (the PTX and the CUDA source at most %d each).", r.ContentLength, limit, s.share.Limits.MaxSourceBytes))
 		return
 	}
 	snap, err := share.Decode(http.MaxBytesReader(w, r.Body, limit), s.share.Limits)
@@ -87,7 +87,7 @@ func (s *Server) handleShareCreate(w http.ResponseWriter, r *http.Request) {
 		var mb *http.MaxBytesError
 		switch {
 		case errors.As(err, &mb):
-			writeJSONError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The snapshot is larger than %d bytes, the most a share link holds (the PTX source at most %d).", limit, s.share.Limits.MaxSourceBytes))
+			writeJSONError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The snapshot is larger than %d bytes, the most a share link holds (the PTX and the CUDA source at most %d each).", limit, s.share.Limits.MaxSourceBytes))
 		case share.IsInvalid(err):
 			writeJSONError(w, http.StatusBadRequest, err.Error())
 		default:
@@ -197,9 +197,9 @@ func shareTitle(sn *share.Snapshot) string {
 		return t
 	}
 	if e := specEntry(sn); e != "" {
-		return "PTX kernel " + e
+		return shareLang(sn) + " kernel " + e
 	}
-	return "Shared PTX kernel"
+	return "Shared " + shareLang(sn) + " kernel"
 }
 
 // shareDescription is the one line a link preview shows.
@@ -223,33 +223,49 @@ func shareDescription(sn *share.Snapshot) string {
 		}
 		return strings.Join(parts, "×")
 	}
-	lines := strings.Count(sn.Source, "\n") + 1
-	d := fmt.Sprintf("A PTX kernel (%d lines) launched on grid %s · block %s", lines, dims(sp.Grid), dims(sp.Block))
+	text := sn.Source
+	if sn.CUDA != nil {
+		text = sn.CUDA.Source
+	}
+	lines := strings.Count(text, "\n") + 1
+	d := fmt.Sprintf("A %s kernel (%d lines) launched on grid %s · block %s", shareLang(sn), lines, dims(sp.Grid), dims(sp.Block))
 	if sn.Step > 0 {
 		d += fmt.Sprintf(", opened at warp-instruction %d", sn.Step)
 	}
 	return d + ": step through it warp by warp in PTX Playground."
 }
 
+// shareLang names the language a shared kernel is written in.
+func shareLang(sn *share.Snapshot) string {
+	if sn.CUDA != nil {
+		return "CUDA"
+	}
+	return "PTX"
+}
+
 // shareFile is the name of the file a shared kernel shows under, as the
 // UI names it (ui/app.ts baseName): the file it was imported as (the
 // view's "file"), else the gallery example it came from when this gallery
-// has it, else its entry kernel.
+// has it, else its entry kernel; ".cu" for a CUDA kernel, else ".ptx".
 func shareFile(sn *share.Snapshot, examples []ExampleInfo) string {
+	ext := ".ptx"
+	if sn.CUDA != nil {
+		ext = ".cu"
+	}
 	var v struct {
 		File string `json:"file"`
 	}
 	_ = json.Unmarshal(sn.View, &v)
 	if f := cleanFileName(v.File); f != "" {
-		return fileExt.ReplaceAllString(f, "") + ".ptx"
+		return fileExt.ReplaceAllString(f, "") + ext
 	}
 	if e := shareExample(sn, examples); e != "" {
-		return e + ".ptx"
+		return e + ext
 	}
 	if e := specEntry(sn); e != "" {
-		return e + ".ptx"
+		return e + ext
 	}
-	return "shared.ptx"
+	return "shared" + ext
 }
 
 // shareExample is the gallery example a shared kernel came from, when this

@@ -316,3 +316,50 @@ func TestShareFileAndExample(t *testing.T) {
 		}
 	}
 }
+
+// A share link carries the CUDA source and its options: the API returns
+// them, the page names the file .cu; a PTX link is as it was.
+func TestShareCUDARoundTrip(t *testing.T) {
+	st, _ := openTestStore(t, false)
+	ts := newShareServer(t, ShareOptions{Store: st, Burst: 100, PerMinute: 100})
+	ptxSrc := ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry scale(.param .u64 out) { ret; }\n"
+	cu := "extern \"C\" __global__ void scale(float *out) {\n  out[threadIdx.x] *= 2;\n}\n"
+	body := fmt.Sprintf(`{"source":%q,"spec":{"entry":"scale","grid":[2],"block":[64]},"cuda":{"source":%q,"arch":"sm_90","opt":3,"fastMath":true}}`, ptxSrc, cu)
+	resp, v := postShare(t, ts.URL, "application/json", body)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d %v", resp.StatusCode, v)
+	}
+	id := v["id"].(string)
+	r, got := get(t, ts.URL+"/api/share/"+id)
+	var snap struct {
+		Source string `json:"source"`
+		CUDA   struct {
+			Source   string `json:"source"`
+			Arch     string `json:"arch"`
+			Opt      int    `json:"opt"`
+			FastMath bool   `json:"fastMath"`
+		} `json:"cuda"`
+	}
+	if err := json.Unmarshal([]byte(got), &snap); err != nil || r.StatusCode != 200 {
+		t.Fatalf("GET /api/share: %d %s", r.StatusCode, got)
+	}
+	if snap.Source != ptxSrc || snap.CUDA.Source != cu || snap.CUDA.Arch != "sm_90" || snap.CUDA.Opt != 3 || !snap.CUDA.FastMath {
+		t.Fatalf("round trip: %+v", snap)
+	}
+	r, page := get(t, ts.URL+"/s/"+id)
+	if r.StatusCode != 200 || !strings.Contains(page, `id="pg-file">scale.cu<`) || !strings.Contains(page, "CUDA kernel scale") {
+		i := strings.Index(page, `id="pg-file"`)
+		t.Fatalf("page: %d, file %.40q", r.StatusCode, page[max(i, 0):])
+	}
+	// Bad options are refused with the reason.
+	bad := strings.Replace(body, `"opt":3`, `"opt":9`, 1)
+	if resp, v := postShare(t, ts.URL, "application/json", bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(fmt.Sprint(v), "optimisation level 9") {
+		t.Fatalf("bad options: %d %v", resp.StatusCode, v)
+	}
+	// A PTX link stays a PTX link.
+	resp, v = postShare(t, ts.URL, "application/json", shareBody("Scale", 0))
+	r, page = get(t, ts.URL+"/s/"+v["id"].(string))
+	if !strings.Contains(page, `id="pg-file">scale.ptx<`) {
+		t.Fatalf("PTX link file: %d", r.StatusCode)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 	"github.com/ptxplayground/ptxplay/engine/launchspec"
+	"github.com/ptxplayground/ptxplay/sessions/share"
 	"github.com/ptxplayground/ptxplay/sessions/tsgen"
 )
 
@@ -38,6 +39,7 @@ var apiTypes = []tsgen.Decl{
 	{Name: "CUDAOptions", V: launchspec.CUDAOptions{}},
 	{Name: "CUDAExample", V: CUDAExample{}},
 	{Name: "ExampleData", V: Example{}},
+	{Name: "ShareCuda", V: share.CUDA{}},
 	{Name: "ShareData", V: sharePayload{}},
 	{Name: "ShareResponse", V: shareResponse{}},
 	{Name: "ApiError", V: apiError{}},

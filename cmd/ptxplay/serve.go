@@ -21,6 +21,7 @@ import (
 
 	vm "github.com/VictoriaMetrics/metrics"
 
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"github.com/ptxplayground/ptxplay/sessions"
 	"github.com/ptxplayground/ptxplay/sessions/share"
 	"github.com/ptxplayground/ptxplay/web"
@@ -44,7 +45,12 @@ type serveConfig struct {
 	shareRate       int
 	memoryLimit     int64
 	ws              web.WSOptions
+	cuda            cuda.Config
 }
+
+// defaultCUDAConcurrency leaves most cores to the sessions' steps: clang
+// runs on half of them, at least one.
+func defaultCUDAConcurrency() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // defaultMemoryLimit is the process memory limit when neither the flag nor
 // GOMEMLIMIT sets one.
@@ -89,6 +95,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, ready f
 	metrics.SetAccountedMemory(mgr.AccountedBytes)
 	log.Info("memory", "limit", cfg.memoryLimit, "accounted_limit", mgr.Limits().MaxAccountedBytes)
 	mgr.SetLogger(log)
+	// One CUDA compiler for every session: its concurrency and queue bound
+	// the clang processes whatever the number of sessions.
+	cc := cuda.NewCompiler(cfg.cuda)
+	mgr.SetCompiler(cc)
+	if err := cc.Available(); err != nil {
+		log.Info("CUDA: off", "why", err.Error())
+	} else {
+		log.Info("CUDA: on", "sandbox", string(cc.Sandbox()), "concurrency", cfg.cuda.Concurrency, "queue", cfg.cuda.MaxQueue)
+	}
 	lim := mgr.Limits()
 	if cfg.maxMessageBytes <= 0 {
 		cfg.maxMessageBytes = int64(lim.MaxMessageBytes)
@@ -282,6 +297,15 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	fs.Int64Var(&cfg.ws.InboundBytesPerSecond, "ws-inbound-rate", env.int64("PTXPLAY_WS_INBOUND_RATE", web.DefaultInboundBytesPerSecond), "bytes per second of client messages the server reads from one client address; past it it stops reading until the rate allows (env PTXPLAY_WS_INBOUND_RATE)")
 	fs.Int64Var(&cfg.ws.InboundBurstBytes, "ws-inbound-burst", env.int64("PTXPLAY_WS_INBOUND_BURST", web.DefaultInboundBurstBytes), "bytes of client messages one client address may send at once (env PTXPLAY_WS_INBOUND_BURST)")
 	fs.StringVar(&cfg.ws.TrustedProxyHeader, "trusted-proxy-header", env.str("PTXPLAY_TRUSTED_PROXY_HEADER", ""), "header of a trusted reverse proxy with the client address, e.g. X-Forwarded-For (its last address) or X-Real-IP; empty: the peer address (env PTXPLAY_TRUSTED_PROXY_HEADER)")
+	fs.StringVar(&cfg.cuda.Clang, "clang", env.str("PTXPLAY_CLANG", ""), "the clang that compiles CUDA (empty: clang-19 on PATH, then /usr/lib/llvm-19/bin/clang); without one, CUDA mode says how to install it and PTX works (env PTXPLAY_CLANG)")
+	fs.IntVar(&cfg.cuda.Concurrency, "cuda-concurrency", env.int("PTXPLAY_CUDA_CONCURRENCY", defaultCUDAConcurrency()), "CUDA compiles (clang processes) running at once; the others wait in the queue (env PTXPLAY_CUDA_CONCURRENCY)")
+	fs.IntVar(&cfg.cuda.MaxQueue, "cuda-queue", env.int("PTXPLAY_CUDA_QUEUE", 64), "CUDA compiles that may wait; more are answered busy (env PTXPLAY_CUDA_QUEUE)")
+	fs.DurationVar(&cfg.cuda.Limits.CPUTime, "cuda-cpu", env.dur("PTXPLAY_CUDA_CPU", cuda.DefaultLimits.CPUTime), "CPU time of one CUDA compile (env PTXPLAY_CUDA_CPU)")
+	fs.DurationVar(&cfg.cuda.Limits.Wall, "cuda-wall", env.dur("PTXPLAY_CUDA_WALL", cuda.DefaultLimits.Wall), "wall-clock time of one CUDA compile (env PTXPLAY_CUDA_WALL)")
+	fs.Int64Var(&cfg.cuda.Limits.Memory, "cuda-memory", env.int64("PTXPLAY_CUDA_MEMORY", cuda.DefaultLimits.Memory), "address space of one clang process in bytes (env PTXPLAY_CUDA_MEMORY)")
+	fs.Int64Var(&cfg.cuda.Limits.Output, "cuda-output", env.int64("PTXPLAY_CUDA_OUTPUT", cuda.DefaultLimits.Output), "largest file (the PTX) one clang process may write, in bytes (env PTXPLAY_CUDA_OUTPUT)")
+	fs.Int64Var(&cfg.cuda.CacheBytes, "cuda-cache-bytes", env.int64("PTXPLAY_CUDA_CACHE_BYTES", 64<<20), "compile results kept (PTX and diagnostics), in bytes (env PTXPLAY_CUDA_CACHE_BYTES)")
+	cudaSandbox := fs.String("cuda-sandbox", env.str("PTXPLAY_CUDA_SANDBOX", "auto"), "how clang is confined: auto (bwrap where it works, else limits only), bwrap, or limits-only (env PTXPLAY_CUDA_SANDBOX)")
 	fs.Int64Var(&cfg.maxMessageBytes, "max-message-bytes", env.int64("PTXPLAY_MAX_MESSAGE_BYTES", 0), "size of a websocket message (0: the source limit plus 1 MiB) (env PTXPLAY_MAX_MESSAGE_BYTES)")
 	if env.err != nil {
 		fmt.Fprintf(stderr, "ptxplay serve: %v\n", env.err)
@@ -293,6 +317,19 @@ func parseServeFlags(args []string, stderr io.Writer) (cfg serveConfig, code int
 	}
 	if cfg.memoryLimit <= 0 {
 		fmt.Fprintf(stderr, "ptxplay serve: -memory-limit must be > 0 (bytes)\n")
+		return cfg, exitInvalid, false
+	}
+	switch *cudaSandbox {
+	case "auto":
+		cfg.cuda.Sandbox = cuda.SandboxAuto
+	case string(cuda.SandboxBwrap), string(cuda.SandboxLimits):
+		cfg.cuda.Sandbox = cuda.Sandbox(*cudaSandbox)
+	default:
+		fmt.Fprintf(stderr, "ptxplay serve: -cuda-sandbox must be auto, bwrap or limits-only\n")
+		return cfg, exitInvalid, false
+	}
+	if cfg.cuda.Concurrency < 1 || cfg.cuda.MaxQueue < 1 || cfg.cuda.Limits.CPUTime <= 0 || cfg.cuda.Limits.Wall <= 0 || cfg.cuda.Limits.Memory <= 0 || cfg.cuda.Limits.Output <= 0 || cfg.cuda.CacheBytes <= 0 {
+		fmt.Fprintf(stderr, "ptxplay serve: the -cuda-* limits must be > 0\n")
 		return cfg, exitInvalid, false
 	}
 	if len(pos) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"io"
 	"net/http"
 	"os"
@@ -303,5 +304,27 @@ func TestServePrintfFlag(t *testing.T) {
 	}
 	if _, code, ok := parseServeFlags([]string{"--max-printf-bytes", "0"}, &stderr); ok || code != exitInvalid {
 		t.Fatalf("--max-printf-bytes 0 was accepted")
+	}
+}
+
+// The --cuda-* flags and --clang configure the compiler the sessions share.
+func TestServeCUDAFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg, _, ok := parseServeFlags(nil, &stderr)
+	if !ok || cfg.cuda.Concurrency < 1 || cfg.cuda.MaxQueue != 64 || cfg.cuda.Limits.CPUTime != 10*time.Second || cfg.cuda.Sandbox != cuda.SandboxAuto {
+		t.Fatalf("defaults: %+v %s", cfg.cuda, stderr.String())
+	}
+	t.Setenv("PTXPLAY_CUDA_QUEUE", "5")
+	cfg, _, ok = parseServeFlags([]string{"--clang", "/opt/clang", "--cuda-concurrency", "3", "--cuda-cpu", "2s", "--cuda-wall", "4s",
+		"--cuda-memory", "1000000000", "--cuda-output", "1048576", "--cuda-cache-bytes", "4096", "--cuda-sandbox", "limits-only"}, &stderr)
+	want := cuda.Config{Clang: "/opt/clang", Concurrency: 3, MaxQueue: 5, CacheBytes: 4096, Sandbox: cuda.SandboxLimits,
+		Limits: cuda.Limits{CPUTime: 2 * time.Second, Wall: 4 * time.Second, Memory: 1e9, Output: 1 << 20}}
+	if !ok || cfg.cuda != want {
+		t.Fatalf("flags: %+v %s", cfg.cuda, stderr.String())
+	}
+	for _, bad := range [][]string{{"--cuda-concurrency", "0"}, {"--cuda-queue", "-1"}, {"--cuda-wall", "0s"}, {"--cuda-sandbox", "docker"}} {
+		if _, code, ok := parseServeFlags(bad, &stderr); ok || code != exitInvalid {
+			t.Fatalf("%v was accepted", bad)
+		}
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ptxplayground/ptxplay/engine/launchspec"
 )
 
 // KernelFile is the name the user's source has in diagnostics and in the
@@ -32,10 +34,10 @@ const KernelFile = "kernel.cu"
 const SourceDir = "/ptxplay"
 
 // Arches are the targets Options.Arch accepts.
-var Arches = []string{"sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}
+var Arches = launchspec.CUDAArches
 
 // DefaultArch is the target when Options.Arch is empty.
-const DefaultArch = "sm_80"
+const DefaultArch = launchspec.CUDADefaultArch
 
 // Options are what a compile depends on besides the source.
 type Options struct {
@@ -49,17 +51,7 @@ func (o Options) Normalize() (Options, error) {
 	if o.Arch == "" {
 		o.Arch = DefaultArch
 	}
-	ok := false
-	for _, a := range Arches {
-		ok = ok || a == o.Arch
-	}
-	if !ok {
-		return o, fmt.Errorf("unknown target %q (one of %s)", o.Arch, strings.Join(Arches, ", "))
-	}
-	if o.Opt < 0 || o.Opt > 3 {
-		return o, fmt.Errorf("optimisation level %d out of range 0..3", o.Opt)
-	}
-	return o, nil
+	return o, launchspec.CheckCUDAOptions(o.Arch, o.Opt)
 }
 
 // ptxVersion is the PTX ISA version asked of clang for a target (clang-19

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -245,6 +246,25 @@ func (p *Param) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("%s: %v", k, cleanErr(err))
 	}
 	p.Values = []Value{v}
+	return nil
+}
+
+// CUDAArches are the targets a CUDA compile accepts (engine/cuda.Arches).
+var CUDAArches = []string{"sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"}
+
+// CUDADefaultArch is the target when none is named.
+const CUDADefaultArch = "sm_80"
+
+// CheckCUDAOptions checks a CUDA compile's target (one of CUDAArches) and
+// optimisation level (0..3): the one check of engine/cuda and of share
+// links.
+func CheckCUDAOptions(arch string, opt int) error {
+	if !slices.Contains(CUDAArches, arch) {
+		return fmt.Errorf("unknown target %q (one of %s)", arch, strings.Join(CUDAArches, ", "))
+	}
+	if opt < 0 || opt > 3 {
+		return fmt.Errorf("optimisation level %d out of range 0..3", opt)
+	}
 	return nil
 }
 

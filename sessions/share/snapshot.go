@@ -40,6 +40,44 @@ type Snapshot struct {
 	Step int64 `json:"step,omitempty"`
 	// Example is the gallery example the kernel came from, if any.
 	Example string `json:"example,omitempty"`
+	// CUDA is the CUDA C++ the PTX (Source) was compiled from, with its
+	// compile options; absent for a PTX kernel. The link keeps the PTX
+	// too, so that it opens where clang is not installed.
+	CUDA *CUDA `json:"cuda,omitempty"`
+}
+
+// CUDA is a snapshot's CUDA source and compile options (normalized: the
+// target and optimisation level always set).
+type CUDA struct {
+	Source   string `json:"source"`
+	Arch     string `json:"arch,omitempty"`
+	Opt      *int   `json:"opt,omitempty"` // 0..3; absent: 2
+	FastMath bool   `json:"fastMath,omitempty"`
+}
+
+// normalize checks c and fills the defaults.
+func (c *CUDA) normalize(l Limits) error {
+	if c.Source == "" {
+		return invalid("the CUDA source is empty")
+	}
+	if len(c.Source) > l.MaxSourceBytes {
+		return invalid("the CUDA source is %d bytes; the limit is %d", len(c.Source), l.MaxSourceBytes)
+	}
+	if !utf8.ValidString(c.Source) {
+		return invalid("the CUDA source is not valid UTF-8")
+	}
+	arch, opt := c.Arch, 2
+	if arch == "" {
+		arch = launchspec.CUDADefaultArch
+	}
+	if c.Opt != nil {
+		opt = *c.Opt
+	}
+	if err := launchspec.CheckCUDAOptions(arch, opt); err != nil {
+		return invalid("CUDA options: %v", err)
+	}
+	c.Arch, c.Opt = arch, &opt
+	return nil
 }
 
 // Limits bound a snapshot.
@@ -62,9 +100,10 @@ var DefaultLimits = Limits{
 }
 
 // MaxEncodedBytes is the largest request body that can hold a snapshot
-// within l (the parts, JSON escaping of the source, and the labels).
+// within l (the parts, JSON escaping of the PTX and CUDA sources, and the
+// labels).
 func (l Limits) MaxEncodedBytes() int64 {
-	return int64(l.MaxSourceBytes)*2 + int64(l.MaxSpecBytes) + int64(l.MaxViewBytes) + 64<<10
+	return int64(l.MaxSourceBytes)*4 + int64(l.MaxSpecBytes) + int64(l.MaxViewBytes) + 64<<10
 }
 
 const (
@@ -169,6 +208,11 @@ func (s *Snapshot) Normalize(l Limits) error {
 	}
 	if s.Example, err = label("example", s.Example, maxExample); err != nil {
 		return err
+	}
+	if s.CUDA != nil {
+		if err := s.CUDA.normalize(l); err != nil {
+			return err
+		}
 	}
 	if s.Step < 0 || s.Step > l.MaxStep {
 		return invalid("step %d is out of range (0 to %d)", s.Step, l.MaxStep)

@@ -241,6 +241,11 @@ func TestDecodeRefuses(t *testing.T) {
 		{"version", `{"v":9,"source":` + src + `,"spec":` + spec + `}`, "version 9"},
 		{"trailing", `{"source":` + src + `,"spec":` + spec + `} {}`, "unexpected data"},
 		{"big source", `{"source":"` + strings.Repeat("a", DefaultLimits.MaxSourceBytes+1) + `","spec":` + spec + `}`, "the limit is"},
+		{"empty CUDA", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":""}}`, "CUDA source is empty"},
+		{"big CUDA", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"` + strings.Repeat("a", DefaultLimits.MaxSourceBytes+1) + `"}}`, "CUDA source is"},
+		{"CUDA arch", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x","arch":"sm_99"}}`, "CUDA options: unknown target"},
+		{"CUDA opt", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x","opt":7}}`, "CUDA options: optimisation level 7"},
+		{"CUDA field", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x","flags":"-I/"}}`, "unknown field"},
 	}
 	for _, c := range cases {
 		_, err := Decode(strings.NewReader(c.js), DefaultLimits)
@@ -384,5 +389,48 @@ func TestImportKeepsBidiLabels(t *testing.T) {
 	got, _, err := dst.GetRaw(context.Background(), id)
 	if err != nil || !bytes.Equal(got, body) {
 		t.Fatalf("GetRaw after import: %v, body equal %v", err, bytes.Equal(got, body))
+	}
+}
+
+// A link with CUDA keeps its source and options (normalized: the default
+// target and level written out); one without CUDA encodes as it always
+// did, so old links keep their IDs.
+func TestCUDASnapshot(t *testing.T) {
+	src := fmt.Sprintf("%q", testPTX)
+	spec := `{"grid":[1],"block":[32]}`
+	plain, err := Decode(strings.NewReader(`{"source":`+src+`,"spec":`+spec+`}`), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := plain.Encode()
+	if strings.Contains(string(body), "cuda") {
+		t.Fatalf("a PTX link encodes %s", body)
+	}
+	a, err := Decode(strings.NewReader(`{"source":`+src+`,"spec":`+spec+`,"cuda":{"source":"__global__ void k() {}\n"}}`), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.CUDA == nil || a.CUDA.Arch != "sm_80" || a.CUDA.Opt == nil || *a.CUDA.Opt != 2 || a.CUDA.Source != "__global__ void k() {}\n" {
+		t.Fatalf("cuda %+v", a.CUDA)
+	}
+	b, err := Decode(strings.NewReader(`{"source":`+src+`,"spec":`+spec+`,"cuda":{"source":"__global__ void k() {}\n","arch":"sm_80","opt":2}}`), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ida, bodyA := a.Encode()
+	idb, _ := b.Encode()
+	if ida != idb {
+		t.Fatal("equivalent CUDA snapshots have different IDs")
+	}
+	back, err := Parse(bodyA)
+	if err != nil || back.CUDA == nil || *back.CUDA.Opt != 2 || back.CUDA.Source != a.CUDA.Source {
+		t.Fatalf("parsed %+v %v", back, err)
+	}
+	c, err := Decode(strings.NewReader(`{"source":`+src+`,"spec":`+spec+`,"cuda":{"source":"__global__ void k() {}\n","arch":"sm_90a","opt":0,"fastMath":true}}`), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idc, _ := c.Encode(); idc == ida || *c.CUDA.Opt != 0 || !c.CUDA.FastMath {
+		t.Fatalf("options not kept: %+v", c.CUDA)
 	}
 }
