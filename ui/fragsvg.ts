@@ -4,7 +4,7 @@
 // as one grid per group.
 
 import type { FragOperand, FragInstr } from "./api_gen";
-import { bitWords, elemValue, laneColour, laneRanges, regLabel, typeBits } from "./fragdata";
+import { bitWords, elemValue, laneColour, laneRanges, regLabel, typeBits, warpColour } from "./fragdata";
 import type { LiveValues, OperandOpts } from "./fragdata";
 
 export const SVG = "http://www.w3.org/2000/svg";
@@ -40,19 +40,26 @@ export function operandSVG(op: FragOperand, live?: LiveValues, opts: OperandOpts
     root.append(svg("text", { x: left + HEAD - 4, y: HEAD + r * CELL_H + CELL_H / 2 + 4, "text-anchor": "end", class: "frag-axis" }, String(r)));
   }
   const slots = live?.slots[op.name];
+  // A warpgroup's operand (wgmma): threads 0-127, coloured by warp; the
+  // live registers are one warp's (laneBase is its thread 0).
+  const group = op.elems.some((e) => e[0] >= 32);
+  const colour = group ? warpColour : laneColour;
   for (const [lane, reg, part, row, col] of op.elems) {
     if (row < base || row >= base + op.rows) continue;
     const x = left + HEAD + col * CELL_W;
     const y = HEAD + (row - base) * CELL_H;
-    const slot = slots?.[reg];
-    const value = live && slot !== undefined ? elemValue(live.regs.get(slot)?.[lane], op.type, part) : "";
+    const wl = lane - (live?.laneBase ?? 0);
+    const slot = wl >= 0 && wl < 32 ? slots?.[reg] : undefined;
+    const value = live && slot !== undefined ? elemValue(live.regs.get(slot)?.[wl], op.type, part) : "";
     const label = regLabel(op, reg, part);
     const top = value !== "" ? `T${lane}:${label}` : `T${lane}`;
+    const who = group ? `thread ${lane} (warp ${lane >> 5} of the warpgroup, lane ${lane & 31})` : `lane ${lane}`;
     const g = svg("g", { class: "frag-cell", "data-lane": lane, "data-reg": reg, "data-part": part, "data-row": row, "data-col": col },
-      svg("rect", { x: x + 0.5, y: y + 0.5, width: CELL_W - 1, height: CELL_H - 1, rx: 2, fill: laneColour(lane) }),
+      svg("rect", { x: x + 0.5, y: y + 0.5, width: CELL_W - 1, height: CELL_H - 1, rx: 2, fill: colour(lane) }),
       svg("text", { x: x + CELL_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane", ...fit(top, CELL_W - 4) }, top),
       svg("text", { x: x + CELL_W / 2, y: y + 25, "text-anchor": "middle", class: value !== "" ? "frag-val" : "frag-reg", ...fit(value !== "" ? value : label, CELL_W - 4) }, value !== "" ? value : label),
-      svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: lane ${lane}, register ${label} (${op.type})${value !== "" ? ` = ${value}` : ""}`));
+      svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: ${who}, register ${label} (${op.type})${value !== "" ? ` = ${value}` : ""}`));
+    if (value !== "") g.dataset.value = value;
     if (slot !== undefined) g.dataset.slot = String(slot);
     root.append(g);
   }
