@@ -138,6 +138,9 @@ export interface RowNote {
 export interface OperandOpts {
   /** The first row drawn (a group of a stacked operand): cells carry row + rowBase, axes count from 0. */
   rowBase?: number;
+  /** A wide operand drawn a page of columns at a time: the first column and how many. */
+  colBase?: number;
+  colCount?: number;
   /** ldmatrix/stmatrix live: one note per row, drawn beside the grid. */
   rows?: RowNote[];
 }

@@ -16,7 +16,7 @@ import type { MatrixRows, TensorOp, TensorReport } from "./proto";
 import { fragmentTable, sparseCaption, typeBits, wgmmaForm, wgmmaKeys } from "./fragdata";
 import { descPicture, descView } from "./wgmmadesc";
 import type { LiveValues, RowNote } from "./fragdata";
-import { operandParts, svg, SVG } from "./fragsvg";
+import { colPager, operandParts, PAGE_COLS, svg, SVG } from "./fragsvg";
 
 /** The /api/fragments types (generated from engine/isa's FragInstr). FragElem: [lane, reg, part, row, col]. */
 export type { FragElem, FragOperand, SparseInfo, FragInstr } from "./api_gen";
@@ -42,6 +42,8 @@ export class FragmentsView implements ProgramScoped {
   /** The kernel's instruction shown live (pc), or -1. */
   private livePC = -1;
   private lane: number | null = null;
+  /** The page of columns drawn of an operand wider than PAGE_COLS. */
+  private colPage = 0;
   private pick: HTMLSelectElement;
   private kernelPick: HTMLSelectElement;
   private body: HTMLElement;
@@ -55,6 +57,7 @@ export class FragmentsView implements ProgramScoped {
       this.livePC = -1;
       stored("ptxplay.frag", this.key);
       this.lane = null;
+      this.colPage = 0;
       this.render();
     });
     this.kernelPick = h("select", { "aria-label": "Instruction of the kernel", title: "A tensor-core instruction of the loaded kernel: its fragments with the selected warp's values" });
@@ -264,11 +267,13 @@ export class FragmentsView implements ProgramScoped {
     const wgWho = `CTA ${this.model.sel.cta} warp ${this.model.sel.warp}`;
     setChildren(this.body, caption, sparse, regs, this.shownOperands(f).map((o) => {
       const m = this.matrixOf(o, rep);
-      const parts = operandParts(f, o, live, m ? { rows: this.rowNotes(m) } : {});
+      const page = o.cols > PAGE_COLS ? Math.min(this.colPage, Math.ceil(o.cols / PAGE_COLS) - 1) : 0;
+      const parts = operandParts(f, o, live, { ...(m ? { rows: this.rowNotes(m) } : {}), ...(o.cols > PAGE_COLS ? { colBase: page * PAGE_COLS, colCount: Math.min(PAGE_COLS, o.cols - page * PAGE_COLS) } : {}) });
       return h("figure.frag-op", { "data-operand": o.name },
         h("figcaption", h("b", o.name.toUpperCase()), ` ${o.rows}×${o.cols} .${o.type} · ${o.regs} register${o.regs === 1 ? "" : "s"} per lane`,
           typeBits(o.type) === 1 ? h("span.muted", " · one cell per 32-bit register word (hover for its bits)") : null,
           parts.length > 1 ? h("span.muted", ` · ${parts.length} independent products, one per quad pair`) : null,
+          colPager(o.cols, page, (p) => { this.colPage = p; this.render(); }),
           o.addrLanes && !m ? h("span.muted", ` · row r from the address in lane ${o.addrLanes[0]}+r`) : null,
           f.op === "wgmma.mma_async" && o.name === "a" ? h("span.muted", " · when A is in registers (else from shared memory, by its descriptor)") : null,
           m ? h("span.frag-dest", { "data-reg": this.regName(m.reg) }, m.write ? " · loaded into " : " · stored from ", h("code", this.regName(m.reg)), ` (register ${m.index} of the vector)`) : null),

@@ -30,6 +30,8 @@ export function chunkColour(c: number): string {
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
+/** A descriptor's 64 bits as 16 hex digits. */
+const bits64 = (v: string) => `0x${v.padStart(16, "0")}`;
 
 /** Where each element of a descriptor operand is drawn: its core matrix's
  * place (strided, contiguous), its row in the core matrix (the 16-byte
@@ -120,7 +122,7 @@ export function fieldsText(o: WgmmaDescView): string {
 /** The heading of an operand: what it is and where it comes from. */
 export function operandTitle(o: WgmmaDescView): string {
   const what = o.name === "b" ? `B (${o.k}×${o.rows}; drawn by n, element (n, k) is B[k][n])` : `A (${o.rows}×${o.k})`;
-  return `${what} .${o.type} ${o.major} from shared memory, descriptor ${o.reg} = 0x${o.value}`;
+  return `${what} .${o.type} ${o.major} from shared memory, descriptor ${o.reg} = ${bits64(o.value)}`;
 }
 
 /** One operand: the descriptor's fields beside its tile, or why it cannot be drawn. */
@@ -129,7 +131,7 @@ function operandFigure(o: WgmmaDescView): HTMLElement {
   const row = (k: string, v: string, tip: string) => h("tr", h("th", { title: tip }, k), h("td.mono", v));
   const fields = h("table.wg-fields", { "aria-label": `${o.name.toUpperCase()}'s descriptor` },
     h("tbody",
-      row("register", `${o.reg} = 0x${o.value}`, "The descriptor's register (lane 0's value)"),
+      row("register", `${o.reg} = ${bits64(o.value)}`, "The descriptor's register (lane 0's value)"),
       row("start address", `${hex(d.start)} (${d.start})`, "Bits 0-13, ×16: the tile's first byte in shared memory"),
       row("leading byte offset", String(d.lbo), "Bits 16-29, ×16: between core matrices along the leading dimension"),
       row("stride byte offset", String(d.sbo), "Bits 32-45, ×16: between 8-row groups of core matrices"),
