@@ -254,8 +254,8 @@ export class FragmentsView implements ProgramScoped {
     const op = this.liveOp();
     const rep = op && op.key === f.key ? this.report() : undefined;
     const last = this.model.last;
-    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op ? " · its row addresses and registers show right after it executes" : "";
-    const wgLive = live?.laneBase !== undefined ? ` (threads ${live.laneBase}–${live.laneBase + 31} of its warpgroup: select another of its warps for their rows)` : "";
+    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op && !op.key.startsWith("wgmma.") ? " · its row addresses and registers show right after it executes" : "";
+    const wgLive = live?.laneBase !== undefined ? ` (threads ${live.laneBase}–${live.laneBase + 31} of its warpgroup: select another of its warps for their rows${this.model.selectedWarp()?.wgmma ? "; D keeps its old values until the wgmma.wait_group lands the results in flight" : ""})` : "";
     const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now${wgLive} (click a cell for its register)` : " · select a warp to see its values", who) : null;
     const regs = rep?.operands?.length
       ? h("p.frag-regs", rep.operands.map((o) => h("span.frag-regop", { "data-operand": o.name, "data-write": o.write ? "1" : "0" },

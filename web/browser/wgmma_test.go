@@ -141,7 +141,7 @@ func TestWgmmaExplorer(t *testing.T) {
 	if facts.Values != 128 || facts.RegA != 0 || facts.ACells != 1024 || facts.BCells != 128 {
 		t.Errorf("live D values %d (want warp 0's 128), register-A grids %d (want 0: A comes from shared memory), A cells %d (1024), B cells %d (128)", facts.Values, facts.RegA, facts.ACells, facts.BCells)
 	}
-	for _, want := range []string{"%rd1 = 0x0000001000080000", "%rd2 = 0x0000001000080080", "0x800 (2048)", "K-major · f16 (16-bit)", "threads 0–31 of its warpgroup"} {
+	for _, want := range []string{"%rd1 = 0x0000001000080000", "%rd2 = 0x0000001000080080", "0x800 (2048)", "K-major · f16 (16-bit)", "threads 0–31 of its warpgroup", "D keeps its old values until the wgmma.wait_group"} {
 		if !strings.Contains(facts.Text, want) {
 			t.Errorf("the Fragments tab does not say %q", want)
 		}
