@@ -254,6 +254,7 @@ export class App {
         if (name) this.regs.watch(name);
         this.regs.revealLane(lane);
       },
+      wgmma: (pc) => this.session.inspectWgmma(pc),
     });
     this.divergence = new DivergenceView(byId("pg-tab-divergence"), m, () => this.tab === "divergence", {
       want: () => this.session.wantDivergence(),

@@ -12,21 +12,50 @@ export function sparseCaption(sp: SparseInfo, rows: number, aCols: number): stri
     `E shows which lane and bits hold the index of each stored element${sp.span > 1 ? ` pair` : ""} for ${sel}.`;
 }
 
-let table: Promise<FragInstr[]> | null = null;
+let doc: Promise<{ instructions?: FragInstr[]; wgmma?: string[] }> | null = null;
+
+function fragDoc(): Promise<{ instructions?: FragInstr[]; wgmma?: string[] }> {
+  doc ??= fetch("/api/fragments", { headers: { Accept: "application/json" } })
+    .then((r) => (r.ok ? r.json() : {}))
+    .catch(() => ({}));
+  return doc;
+}
 
 /** The layout table (fetched once). */
 export function fragmentTable(): Promise<FragInstr[]> {
-  table ??= fetch("/api/fragments", { headers: { Accept: "application/json" } })
-    .then((r) => (r.ok ? r.json() : { instructions: [] }))
-    .then((d: { instructions?: FragInstr[] }) => d.instructions ?? [])
-    .catch(() => []);
-  return table;
+  return fragDoc().then((d) => d.instructions ?? []);
+}
+
+/** The keys of the wgmma.mma_async forms (each form's layout is served on its own). */
+export function wgmmaKeys(): Promise<string[]> {
+  return fragDoc().then((d) => d.wgmma ?? []);
+}
+
+const wgmmaForms = new Map<string, Promise<FragInstr | null>>();
+
+/** One wgmma.mma_async form's layout (/api/fragments/wgmma/{key}, fetched once). */
+export function wgmmaForm(key: string): Promise<FragInstr | null> {
+  let p = wgmmaForms.get(key);
+  if (!p) {
+    p = fetch(`/api/fragments/wgmma/${encodeURIComponent(key)}`, { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? (r.json() as Promise<FragInstr>) : null))
+      .catch(() => null);
+    wgmmaForms.set(key, p);
+  }
+  return p;
 }
 
 /** The colour of a lane: 32 hues, alternating lightness so neighbours differ. */
 export function laneColour(lane: number): string {
   const hue = Math.round((lane * 360) / 32 + (lane % 2) * 180) % 360;
   return `hsl(${hue}, 62%, ${lane % 2 ? 34 : 42}%)`;
+}
+
+/** The colour of a warpgroup's thread (0-127): one hue family per warp
+ * (blue, orange, green, purple), its lanes told apart by shade. */
+export function warpColour(t: number): string {
+  const hue = [212, 24, 140, 282][(t >> 5) & 3] + ((t % 8) - 4) * 4;
+  return `hsl(${hue}, ${52 + (t % 4) * 6}%, ${(t >> 2) % 2 ? 33 : 41}%)`;
 }
 
 /** How a cell names its register: operand letter, register, and the part of a 16- or 8-bit element. */
@@ -94,6 +123,9 @@ export function fp8Value(x: number, type: string): number {
 export interface LiveValues {
   slots: Record<string, number[]>;
   regs: Map<number, string[]>;
+  /** Warpgroup forms: the thread of the warpgroup that is lane 0 of the warp
+   * whose registers these are (elements of other warps have no value). */
+  laneBase?: number;
 }
 
 /** A note beside row r of a matrix: the lane whose address gave the row, and the address. */
@@ -106,6 +138,9 @@ export interface RowNote {
 export interface OperandOpts {
   /** The first row drawn (a group of a stacked operand): cells carry row + rowBase, axes count from 0. */
   rowBase?: number;
+  /** A wide operand drawn a page of columns at a time: the first column and how many. */
+  colBase?: number;
+  colCount?: number;
   /** ldmatrix/stmatrix live: one note per row, drawn beside the grid. */
   rows?: RowNote[];
 }

@@ -13,9 +13,10 @@
 import { h, setChildren, download, stored } from "./dom";
 import type { Change, Model, ProgramScoped } from "./model";
 import type { MatrixRows, TensorOp, TensorReport } from "./proto";
-import { fragmentTable, sparseCaption, typeBits } from "./fragdata";
+import { fragmentTable, sparseCaption, typeBits, wgmmaForm, wgmmaKeys } from "./fragdata";
+import { descPicture, descView } from "./wgmmadesc";
 import type { LiveValues, RowNote } from "./fragdata";
-import { operandParts, svg, SVG } from "./fragsvg";
+import { colPager, operandParts, PAGE_COLS, svg, SVG } from "./fragsvg";
 
 /** The /api/fragments types (generated from engine/isa's FragInstr). FragElem: [lane, reg, part, row, col]. */
 export type { FragElem, FragOperand, SparseInfo, FragInstr } from "./api_gen";
@@ -24,6 +25,8 @@ import type { FragOperand, FragInstr } from "./api_gen";
 export interface FragmentsHooks {
   /** Show a register's lane in the registers view (a click on a live cell). */
   gotoRegister(slot: number, lane: number): void;
+  /** Ask for the descriptor view of the wgmma.mma_async at pc (the model's `wgmma`). */
+  wgmma(pc: number): void;
 }
 
 /** The explorer's view (a tab of the inspectors). Static: any form of the
@@ -31,10 +34,16 @@ export interface FragmentsHooks {
  * warp's register values; it follows the last tensor instruction executed. */
 export class FragmentsView implements ProgramScoped {
   private table: FragInstr[] = [];
+  /** The wgmma.mma_async forms fetched so far (each is served on its own). */
+  private wgForms = new Map<string, FragInstr>();
+  /** The last descriptor view asked for: pc, step and warp. */
+  private wgAsked = "";
   private key = stored("ptxplay.frag") ?? "";
   /** The kernel's instruction shown live (pc), or -1. */
   private livePC = -1;
   private lane: number | null = null;
+  /** The page of columns drawn of an operand wider than PAGE_COLS. */
+  private colPage = 0;
   private pick: HTMLSelectElement;
   private kernelPick: HTMLSelectElement;
   private body: HTMLElement;
@@ -48,6 +57,7 @@ export class FragmentsView implements ProgramScoped {
       this.livePC = -1;
       stored("ptxplay.frag", this.key);
       this.lane = null;
+      this.colPage = 0;
       this.render();
     });
     this.kernelPick = h("select", { "aria-label": "Instruction of the kernel", title: "A tensor-core instruction of the loaded kernel: its fragments with the selected warp's values" });
@@ -102,7 +112,7 @@ export class FragmentsView implements ProgramScoped {
       return;
     }
     // The values, and the last execution's report (rows, registers), follow the position.
-    if (this.visible() && this.livePC >= 0 && (c.has("regs") || c.has("selection") || c.has("loaded") || c.has("status"))) this.render();
+    if (this.visible() && this.livePC >= 0 && (c.has("regs") || c.has("selection") || c.has("loaded") || c.has("status") || c.has("wgmma"))) this.render();
   }
 
   private fillKernel(): void {
@@ -142,7 +152,7 @@ export class FragmentsView implements ProgramScoped {
       if (this.ready) this.pick.value = v.fragment;
       this.kernelPick.value = "-1";
     }
-    if (v.lane !== undefined && v.lane >= 0 && v.lane < 32) this.lane = v.lane;
+    if (v.lane !== undefined && v.lane >= 0 && v.lane < 128) this.lane = v.lane;
     if (this.ready && this.visible()) this.render();
   }
 
@@ -157,7 +167,7 @@ export class FragmentsView implements ProgramScoped {
       return;
     }
     this.ready = true;
-    void fragmentTable().then((t) => {
+    void Promise.all([fragmentTable(), wgmmaKeys()]).then(([t, wg]) => {
       this.table = t;
       const groups = new Map<string, FragInstr[]>();
       for (const f of t) {
@@ -165,22 +175,46 @@ export class FragmentsView implements ProgramScoped {
         g.push(f);
         groups.set(f.op, g);
       }
-      setChildren(this.pick, [...groups].map(([op, fs]) => h("optgroup", { label: op }, fs.map((f) => h("option", { value: f.key }, f.key)))));
-      if (!t.some((f) => f.key === this.key)) this.key = t[0]?.key ?? "";
+      setChildren(this.pick, [...groups].map(([op, fs]) => h("optgroup", { label: op }, fs.map((f) => h("option", { value: f.key }, f.key)))),
+        wg.length ? h("optgroup", { label: "wgmma.mma_async (warpgroup)" }, wg.map((k) => h("option", { value: k }, k))) : null);
+      if (!t.some((f) => f.key === this.key) && !wg.includes(this.key)) this.key = t[0]?.key ?? "";
       this.pick.value = this.key;
       this.render();
     });
   }
 
   private current(): FragInstr | undefined {
-    return this.table.find((f) => f.key === this.key);
+    const key = this.key;
+    const f = this.table.find((x) => x.key === key) ?? this.wgForms.get(key);
+    if (!f && key.startsWith("wgmma.")) {
+      void wgmmaForm(key).then((w) => {
+        if (!w || this.wgForms.has(key)) return;
+        this.wgForms.set(key, w);
+        if (this.key === key) this.render();
+      });
+    }
+    return f;
+  }
+
+  /** The descriptor view of the wgmma shown live: asked for once per
+   * position and warp; undefined until it arrives. */
+  private wgView() {
+    const op = this.liveOp();
+    const m = this.model;
+    if (!op?.key.startsWith("wgmma.")) return undefined;
+    const ask = `${op.pc}:${m.step}:${m.sel.cta}:${m.sel.warp}`;
+    if (ask !== this.wgAsked && m.loaded) {
+      this.wgAsked = ask;
+      this.hooks.wgmma(op.pc);
+    }
+    return m.wgmma?.pc === op.pc ? m.wgmma : undefined;
   }
 
   private live(): LiveValues | undefined {
     const op = this.liveOp();
     const m = this.model;
     if (!op || !m.regsOf || m.regsOf.cta !== m.sel.cta || m.regsOf.warp !== m.sel.warp) return undefined;
-    return { slots: op.regs, regs: m.regs };
+    return { slots: op.regs, regs: m.regs, laneBase: op.key.startsWith("wgmma.") ? 32 * (m.sel.warp % 4) : undefined };
   }
 
   /** The last execution's report, when it is of the instruction shown live. */
@@ -220,26 +254,38 @@ export class FragmentsView implements ProgramScoped {
     const op = this.liveOp();
     const rep = op && op.key === f.key ? this.report() : undefined;
     const last = this.model.last;
-    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op ? " · its row addresses and registers show right after it executes" : "";
-    const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now (click a cell for its register)` : " · select a warp to see its values", who) : null;
+    const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op && !op.key.startsWith("wgmma.") ? " · its row addresses and registers show right after it executes" : "";
+    const wgLive = live?.laneBase !== undefined ? ` (threads ${live.laneBase}–${live.laneBase + 31} of its warpgroup: select another of its warps for their rows${this.model.selectedWarp()?.wgmma ? "; D keeps its old values until the wgmma.wait_group lands the results in flight" : ""})` : "";
+    const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now${wgLive} (click a cell for its register)` : " · select a warp to see its values", who) : null;
     const regs = rep?.operands?.length
       ? h("p.frag-regs", rep.operands.map((o) => h("span.frag-regop", { "data-operand": o.name, "data-write": o.write ? "1" : "0" },
         h("b", `${o.write ? "wrote" : "read"} ${o.name.toUpperCase()}`), " ", h("code", o.regs.map((r) => this.regName(r)).join(" ")))))
       : null;
     const a = f.operands.find((o) => o.name === "a");
     const sparse = f.sparse && a ? h("p.frag-live", sparseCaption(f.sparse, a.rows, a.cols)) : null;
-    setChildren(this.body, caption, sparse, regs, f.operands.map((o) => {
+    const wg = op && op.key === f.key ? this.wgView() : undefined;
+    const wgWho = `CTA ${this.model.sel.cta} warp ${this.model.sel.warp}`;
+    setChildren(this.body, caption, sparse, regs, this.shownOperands(f).map((o) => {
       const m = this.matrixOf(o, rep);
-      const parts = operandParts(f, o, live, m ? { rows: this.rowNotes(m) } : {});
+      const page = o.cols > PAGE_COLS ? Math.min(this.colPage, Math.ceil(o.cols / PAGE_COLS) - 1) : 0;
+      const parts = operandParts(f, o, live, { ...(m ? { rows: this.rowNotes(m) } : {}), ...(o.cols > PAGE_COLS ? { colBase: page * PAGE_COLS, colCount: Math.min(PAGE_COLS, o.cols - page * PAGE_COLS) } : {}) });
       return h("figure.frag-op", { "data-operand": o.name },
         h("figcaption", h("b", o.name.toUpperCase()), ` ${o.rows}×${o.cols} .${o.type} · ${o.regs} register${o.regs === 1 ? "" : "s"} per lane`,
           typeBits(o.type) === 1 ? h("span.muted", " · one cell per 32-bit register word (hover for its bits)") : null,
           parts.length > 1 ? h("span.muted", ` · ${parts.length} independent products, one per quad pair`) : null,
+          colPager(o.cols, page, (p) => { this.colPage = p; this.render(); }),
           o.addrLanes && !m ? h("span.muted", ` · row r from the address in lane ${o.addrLanes[0]}+r`) : null,
+          f.op === "wgmma.mma_async" && o.name === "a" ? h("span.muted", " · when A is in registers (else from shared memory, by its descriptor)") : null,
           m ? h("span.frag-dest", { "data-reg": this.regName(m.reg) }, m.write ? " · loaded into " : " · stored from ", h("code", this.regName(m.reg)), ` (register ${m.index} of the vector)`) : null),
         parts.length === 1 ? parts[0].svg : h("div.frag-groups", parts.map((p) => h("figure.frag-group", h("figcaption", p.title ?? ""), p.svg))));
-    }));
+    }), wg ? descView(wg, wgWho) : op?.key.startsWith("wgmma.") && op.key === f.key ? h("p.muted.wg-wait", "Reading the descriptors…") : null);
     this.highlight(this.lane, null);
+  }
+
+  /** The operands drawn: a wgmma shown live whose A comes from shared memory draws no register A. */
+  private shownOperands(f: FragInstr): FragOperand[] {
+    const op = this.liveOp();
+    return op?.key === f.key && f.op === "wgmma.mma_async" && !op.regs.a ? f.operands.filter((o) => o.name !== "a") : f.operands;
   }
 
   private highlight(lane: number | null, cell: SVGGElement | null): void {
@@ -273,7 +319,7 @@ export class FragmentsView implements ProgramScoped {
     out.append(svg("text", { x: 0, y: 30, class: "cap" }, f.key));
     y = 40;
     const rep = this.liveOp()?.key === f.key ? this.report() : undefined;
-    for (const op of f.operands) {
+    for (const op of this.shownOperands(f)) {
       out.append(svg("text", { x: 0, y: y + 14, class: "cap" }, `${op.name.toUpperCase()} ${op.rows}×${op.cols} .${op.type}`));
       y += 20;
       const m = this.matrixOf(op, rep);
@@ -290,6 +336,12 @@ export class FragmentsView implements ProgramScoped {
         width = Math.max(width, Number(s.getAttribute("width")));
       }
       y += 6;
+    }
+    const wg = this.liveOp()?.key === f.key ? this.wgView() : undefined;
+    if (wg) {
+      const r = descPicture(wg, out, y);
+      y = r.y;
+      width = Math.max(width, r.width);
     }
     width = Math.max(width, Math.ceil(caption.length * 6.2));
     out.setAttribute("width", String(width));

@@ -4,8 +4,9 @@
 // as one grid per group.
 
 import type { FragOperand, FragInstr } from "./api_gen";
-import { bitWords, elemValue, laneColour, laneRanges, regLabel, typeBits } from "./fragdata";
+import { bitWords, elemValue, laneColour, laneRanges, regLabel, typeBits, warpColour } from "./fragdata";
 import type { LiveValues, OperandOpts } from "./fragdata";
+import { h } from "./dom";
 
 export const SVG = "http://www.w3.org/2000/svg";
 
@@ -27,32 +28,41 @@ const NOTE_W = 132;
 export function operandSVG(op: FragOperand, live?: LiveValues, opts: OperandOpts = {}): SVGSVGElement {
   if (typeBits(op.type) === 1) return wordSVG(op, live);
   const base = opts.rowBase ?? 0;
+  const c0 = opts.colBase ?? 0;
+  const ncols = opts.colCount ?? op.cols;
   const notes = opts.rows ?? [];
   // The row notes come first (left), so a narrow screen sees them with the first columns.
   const left = notes.length ? NOTE_W : 0;
-  const w = left + HEAD + op.cols * CELL_W + 1;
+  const w = left + HEAD + ncols * CELL_W + 1;
   const hgt = HEAD + op.rows * CELL_H + 1;
   const root = svg("svg", { xmlns: SVG, width: w, height: hgt, viewBox: `0 0 ${w} ${hgt}`, class: "frag-svg", role: "img", "aria-label": `${op.name.toUpperCase()}: ${op.rows}×${op.cols} ${op.type}` });
-  for (let c = 0; c < op.cols; c++) {
-    root.append(svg("text", { x: left + HEAD + c * CELL_W + CELL_W / 2, y: 12, "text-anchor": "middle", class: "frag-axis" }, String(c)));
+  for (let c = 0; c < ncols; c++) {
+    root.append(svg("text", { x: left + HEAD + c * CELL_W + CELL_W / 2, y: 12, "text-anchor": "middle", class: "frag-axis" }, String(c0 + c)));
   }
   for (let r = 0; r < op.rows; r++) {
     root.append(svg("text", { x: left + HEAD - 4, y: HEAD + r * CELL_H + CELL_H / 2 + 4, "text-anchor": "end", class: "frag-axis" }, String(r)));
   }
   const slots = live?.slots[op.name];
+  // A warpgroup's operand (wgmma): threads 0-127, coloured by warp; the
+  // live registers are one warp's (laneBase is its thread 0).
+  const group = op.elems.some((e) => e[0] >= 32);
+  const colour = group ? warpColour : laneColour;
   for (const [lane, reg, part, row, col] of op.elems) {
-    if (row < base || row >= base + op.rows) continue;
-    const x = left + HEAD + col * CELL_W;
+    if (row < base || row >= base + op.rows || col < c0 || col >= c0 + ncols) continue;
+    const x = left + HEAD + (col - c0) * CELL_W;
     const y = HEAD + (row - base) * CELL_H;
-    const slot = slots?.[reg];
-    const value = live && slot !== undefined ? elemValue(live.regs.get(slot)?.[lane], op.type, part) : "";
+    const wl = lane - (live?.laneBase ?? 0);
+    const slot = wl >= 0 && wl < 32 ? slots?.[reg] : undefined;
+    const value = live && slot !== undefined ? elemValue(live.regs.get(slot)?.[wl], op.type, part) : "";
     const label = regLabel(op, reg, part);
     const top = value !== "" ? `T${lane}:${label}` : `T${lane}`;
+    const who = group ? `thread ${lane} (warp ${lane >> 5} of the warpgroup, lane ${lane & 31})` : `lane ${lane}`;
     const g = svg("g", { class: "frag-cell", "data-lane": lane, "data-reg": reg, "data-part": part, "data-row": row, "data-col": col },
-      svg("rect", { x: x + 0.5, y: y + 0.5, width: CELL_W - 1, height: CELL_H - 1, rx: 2, fill: laneColour(lane) }),
+      svg("rect", { x: x + 0.5, y: y + 0.5, width: CELL_W - 1, height: CELL_H - 1, rx: 2, fill: colour(lane) }),
       svg("text", { x: x + CELL_W / 2, y: y + 12, "text-anchor": "middle", class: "frag-lane", ...fit(top, CELL_W - 4) }, top),
       svg("text", { x: x + CELL_W / 2, y: y + 25, "text-anchor": "middle", class: value !== "" ? "frag-val" : "frag-reg", ...fit(value !== "" ? value : label, CELL_W - 4) }, value !== "" ? value : label),
-      svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: lane ${lane}, register ${label} (${op.type})${value !== "" ? ` = ${value}` : ""}`));
+      svg("title", {}, `${op.name.toUpperCase()}[${row}][${col}]: ${who}, register ${label} (${op.type})${value !== "" ? ` = ${value}` : ""}`));
+    if (value !== "") g.dataset.value = value;
     if (slot !== undefined) g.dataset.slot = String(slot);
     root.append(g);
   }
@@ -123,6 +133,21 @@ function wordSVG(op: FragOperand, live?: LiveValues): SVGSVGElement {
     root.append(g);
   }
   return root;
+}
+
+/** The most columns of an operand drawn at once: wider ones (a wgmma's
+ * accumulator, up to 256) are drawn a page of columns at a time, so a
+ * redraw stays quick. */
+export const PAGE_COLS = 32;
+
+/** The pager of a wide operand: "columns 0–63 ▾" (onPage gets the page picked). */
+export function colPager(cols: number, page: number, onPage: (p: number) => void): HTMLElement | null {
+  if (cols <= PAGE_COLS) return null;
+  const sel = h("select.frag-colpage", { "aria-label": "Columns drawn", title: `The operand is ${cols} columns wide: ${PAGE_COLS} are drawn at a time` },
+    Array.from({ length: Math.ceil(cols / PAGE_COLS) }, (_, p) => h("option", { value: String(p) }, `columns ${p * PAGE_COLS}–${Math.min(cols, (p + 1) * PAGE_COLS) - 1}`)));
+  sel.value = String(page);
+  sel.addEventListener("change", () => onPage(Number(sel.value)));
+  return h("span.muted", " · ", sel);
 }
 
 /** One drawing of an operand: the whole operand, or one group of a stacked one. */

@@ -7,6 +7,7 @@ import type { Model } from "./model";
 import type { CtaState, WarpState, Fault, WaitInfo } from "./proto";
 import { mask32 } from "./format";
 import { clusterText } from "./clusters";
+import { wgmmaInFlight } from "./pending";
 
 export type LaneState = "active" | "inactive" | "turn" | "wait" | "barrier" | "exited" | "fault" | "none";
 
@@ -41,6 +42,7 @@ export function warpKind(w: WarpState): "ready" | "barrier" | "waiting" | "exite
  * mbarrier of the warp's CTA by its offset (hex), when known.
  */
 export function waitLabel(w: WarpState, mbarName?: (offset: string) => string | undefined): string {
+  if (w.wait?.kind === "wgmma-group") return `${waitWords(w.wait, w.barrier)} · ${wgmmaInFlight(w.wgmma)}`;
   return w.wait ? waitWords(w.wait, w.barrier, mbarName) : w.state;
 }
 
@@ -48,6 +50,7 @@ export function waitLabel(w: WarpState, mbarName?: (offset: string) => string | 
 export function waitWords(t: WaitInfo, barrier: number | undefined, mbarName?: (offset: string) => string | undefined): string {
   if (t.kind === "barrier") return `at barrier ${t.barrier ?? barrier ?? ""}`.trimEnd();
   if (t.kind === "cluster-barrier") return t.expected ? `at cluster barrier · ${t.arrived ?? 0}/${t.expected}` : "at cluster barrier";
+  if (t.kind === "wgmma-group") return `at wgmma.wait_group ${t.groups ?? ""}`.trimEnd();
   if (t.kind === "mbarrier") {
     const name = t.addr !== undefined ? mbarName?.(t.addr) : undefined;
     return `at mbarrier ${name ?? (t.addr !== undefined ? `@0x${t.addr}` : "")}${t.parity !== undefined ? ` · phase ${t.parity}` : ""}`;

@@ -2,7 +2,7 @@
 // every `state` (deltas merge, `full` replaces) and `inspect` reply.
 
 import type {
-  Barrier, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine, TmaView,
+  Barrier, Divergence, LineMemory, Message, CtaState, EventInfo, Fault, LastInfo, Loaded, MemChunk, PredInfo, RegInfo, RegValues, SchedulingCompare, State, Access, WarningInfo, WarpRef, WarpState, WarpThreads, PrintfLine, TmaView, WgmmaView,
 } from "./proto";
 import { hexBytes } from "./format";
 import { MemRegion, elemSize } from "./memregion";
@@ -94,6 +94,8 @@ export class Model {
   threads: WarpThreads | null = null;
   /** The selected CTA's TMA view (its next or last tensor copy) at the step shown. */
   tma: TmaView | null = null;
+  /** The last wgmma descriptor view asked for (inspect with wgmmaPC), for the warp and step it names. */
+  wgmma: WgmmaView | null = null;
   /** The last compare-scheduling reply for what runs, and whether one is under way. */
   compare: SchedulingCompare | null = null;
   comparing = false;
@@ -179,6 +181,7 @@ export class Model {
     this.divergence = null;
     this.threads = null;
     this.tma = null;
+    this.wgmma = null;
     this.scheduling = "";
     this.lineMemory = [];
     this.printf = [];

@@ -9,6 +9,8 @@ export interface Selection {
 export type Change =
   | "loaded" | "warps" | "regs" | "memory" | "status" | "fault" | "events" | "selection" | "breakpoints"
   | "diagnostics" | "source" | "conn" | "divergence" | "lineMemory" | "regPage" | "threads" | "compare" | "tma"
+  /** The descriptor view of a wgmma.mma_async (an inspect reply's). */
+  | "wgmma"
   /** Another program (or none): emitted once, with "loaded", after the model dropped one. */
   | "program"
   | "printf";

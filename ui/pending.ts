@@ -3,7 +3,7 @@
 // "async" report), summarised in words and as the shared-memory bytes they
 // will write.
 
-import type { AsyncWork } from "./proto";
+import type { AsyncWork, WgmmaWork } from "./proto";
 import type { Model } from "./model";
 
 /** "1 KiB" / "48 B". */
@@ -27,6 +27,30 @@ export function asyncGroupLines(a: AsyncWork | undefined): string[] {
   if (!a) return [];
   return a.groups.map((g) => `group ${g.group} · ${g.committed ? "committed: a wait_group can land it" : "open: not committed yet"} · ` +
     `${g.copies} cop${g.copies === 1 ? "y" : "ies"}, ${byteText(g.bytes)} · lanes ${g.lanes} · line${g.lines.length > 1 ? "s" : ""} ${g.lines.join(", ")}`);
+}
+
+const groupsText = (n: number) => `${n} group${n === 1 ? "" : "s"}`;
+
+/** A warp's wgmma.mma_async results in flight: "wgmma: 1 group in flight (1 mma_async)",
+ * "wgmma: 1 open group, not committed (2 mma_async)"; "" when none. */
+export function wgmmaSummary(g: WgmmaWork | null | undefined): string {
+  if (!g || !g.ops) return "";
+  const ops = `(${g.ops} mma_async)`;
+  if (!g.committed) return `wgmma: ${g.open} open group${g.open === 1 ? "" : "s"}, not committed ${ops}`;
+  return `wgmma: ${groupsText(g.committed)} in flight${g.open ? `, ${g.open} open` : ""} ${ops}`;
+}
+
+/** The groups a wgmma.wait_group waits on, for a waiting warp's label: "1 group in flight". */
+export function wgmmaInFlight(g: WgmmaWork | null | undefined): string {
+  const n = (g?.committed ?? 0) + (g?.open ?? 0);
+  return `${groupsText(n)} in flight`;
+}
+
+/** One line per wgmma-group: "group 0 · committed: a wait_group can land it · 1 mma_async · line 36". */
+export function wgmmaGroupLines(g: WgmmaWork | null | undefined): string[] {
+  if (!g) return [];
+  return g.groups.map((x) => `group ${x.group} · ${x.committed ? "committed: a wgmma.wait_group can land it" : "open: not committed yet"} · ` +
+    `${x.ops} mma_async · line${x.lines.length > 1 ? "s" : ""} ${x.lines.join(", ")}`).concat(g.groupsMore ? [`${g.groupsMore} newer groups not listed`] : []);
 }
 
 /** A shared-memory range a copy in flight will write. */

@@ -201,6 +201,11 @@ export class SessionClient {
     if (this.model.loaded) this.conn.send({ type: "inspect", cta, warp });
   }
 
+  /** Asks for the selected warp's descriptor view of the wgmma.mma_async at pc. */
+  inspectWgmma(pc: number): void {
+    if (this.model.loaded && this.conn.isOpen) this.conn.send({ type: "inspect", cta: this.model.sel.cta, warp: this.model.sel.warp, wgmmaPC: pc });
+  }
+
   /** Asks for page p of a paged register file (later states carry it). */
   selectRegPage(p: number): void {
     if (this.model.loaded && this.conn.isOpen) this.conn.send({ type: "inspect", cta: this.model.sel.cta, warp: this.model.sel.warp, regPage: p });
@@ -297,6 +302,10 @@ export class SessionClient {
         if (m.tma) {
           model.tma = m.tma;
           model.emit(new Set<Change>(["tma"]));
+        }
+        if (m.wgmma) {
+          model.wgmma = m.wgmma;
+          model.emit(new Set<Change>(["wgmma"]));
         }
         if (m.divergence) {
           model.divergence = m.divergence;

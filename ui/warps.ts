@@ -6,7 +6,7 @@ import type { Change, Model } from "./model";
 import type { CtaState, WarpState } from "./proto";
 import { h, setChildren, setClass, setText } from "./dom";
 import { mask32, maskText, popc } from "./format";
-import { asyncGroupLines, asyncSummary } from "./pending";
+import { asyncGroupLines, asyncSummary, wgmmaGroupLines, wgmmaSummary } from "./pending";
 import { laneWhy, lanesText, modelName, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
 import { clusterBarText, clusterTitle, clustered, idxText } from "./clusters";
 import { faultLanesOf, laneState, laneTitle, waitLabel, waitWords, warpKind } from "./lanestate";
@@ -230,13 +230,16 @@ export class WarpsView {
     row.el.dataset.groups = String(groups);
     // Copies in flight: the warp's asynchronous state.
     const inFlight = asyncSummary(w.async);
-    setText(row.async, inFlight);
-    row.async.hidden = !inFlight;
-    if (inFlight) row.el.classList.add("async");
+    const wgFlight = wgmmaSummary(w.wgmma);
+    setText(row.async, [inFlight, wgFlight].filter(Boolean).join(" · "));
+    row.async.hidden = !inFlight && !wgFlight;
+    row.async.dataset.wgmma = wgFlight ? "1" : "0";
+    if (inFlight || wgFlight) row.el.classList.add("async");
     row.el.title = `CTA ${c.linear}${clustered(m) ? ` (rank ${c.rank} of its cluster)` : ""}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
       gw.map((t) => `\n${lanesText(mask32(t.lanes))} wait for ${t.text} (line ${t.line})`).join("") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
-      (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "");
+      (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "") +
+      (wgFlight ? `\n${wgFlight}\n` + wgmmaGroupLines(w.wgmma).join("\n") : "");
   }
 
   /** The inspector's tab changed: the scheduling details move between this panel and the Divergence tab. */
@@ -319,18 +322,31 @@ export class WarpsView {
             h("td.mono", src && dst ? `${src} → ${dst}` : ""));
         }))),
       a.more ? h("p.muted", `${a.more} more copies not listed`) : null) : null;
+    const g = w.wgmma;
+    const wgBox = g?.ops ? h("div.warp-async-detail.warp-wgmma-detail", { "aria-label": "wgmma results in flight" },
+      h("div.stack-head", h("span.stack-title", wgmmaSummary(g)),
+        h("span.muted", " the accumulators land at the warpgroup's covering wgmma.wait_group; until then they must not be read or written")),
+      h("table.stack-table.async-table",
+        h("thead", h("tr", h("th", "group"), h("th", "state"), h("th", "mma_async"), h("th", "issued by"))),
+        h("tbody", g.groups.map((x) => h("tr", { "data-group": x.group, "data-committed": x.committed ? "1" : "0" },
+          h("td.num", String(x.group)),
+          h("td", x.committed ? "committed" : "open"),
+          h("td.num", String(x.ops)),
+          h("td", x.lines.map((l, i) => [i ? ", " : "", h("button.linklike", { type: "button", onclick: () => this.gotoLine(l) }, `line ${l}`)])))))),
+      g.groupsMore ? h("p.muted", `${g.groupsMore} newer groups not listed`) : null) : null;
     if (brief) {
-      setChildren(this.stack, bar, asyncBox);
+      setChildren(this.stack, bar, asyncBox, wgBox);
       return;
     }
     const th = m.threads;
     if (m.scheduling === "independent" && th && th.cta === m.sel.cta && th.warp === m.sel.warp) {
-      setChildren(this.stack, bar, asyncBox, threadsView(th, who, (l) => this.gotoLine(l), false));
+      setChildren(this.stack, bar, asyncBox, wgBox, threadsView(th, who, (l) => this.gotoLine(l), false));
       return;
     }
     setChildren(this.stack,
       bar,
       asyncBox,
+      wgBox,
       h("div.stack-head",
         h("span.stack-title", `Reconvergence stack · ${who}`),
         h("span.muted", stack.length ? " top entry executes" : " (empty)")),
