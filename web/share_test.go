@@ -358,6 +358,9 @@ func TestShareCUDARoundTrip(t *testing.T) {
 	}
 	// A PTX link stays a PTX link.
 	resp, v = postShare(t, ts.URL, "application/json", shareBody("Scale", 0))
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("PTX share: %d %v", resp.StatusCode, v)
+	}
 	r, page = get(t, ts.URL+"/s/"+v["id"].(string))
 	if !strings.Contains(page, `id="pg-file">scale.ptx<`) {
 		t.Fatalf("PTX link file: %d", r.StatusCode)
