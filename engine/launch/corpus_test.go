@@ -57,6 +57,8 @@ var tileExamples = map[string]struct {
 	"tma-missing-fence.json":     {why: "each of the 64 threads reads 4 floats with ld.global.v4.f32", fault: "out-of-bounds"},
 	"tma-dot.json": {why: "Triton's TMA GEMM: each stage's mbarrier expects 8,192 bytes for three copies of two different maps (two 2 KiB boxes of A, issued by two warps, and one 4 KiB box of B), so no per-copy box follows from the count; the default boxes bring 6,144 bytes and the first wait never completes. The f16 tiles are read with ldmatrix .b16 and C is staged with st.shared.v2.b32, so the types are guessed (u32)",
 		fault: "barrier-deadlock", untyped: true},
+	"wgmma-layouts.json": {why: "eight 8 KiB TMA copies of one tile and B fill 66,568 bytes of dynamic shared memory, more than the 48 KiB an inferred launch gives, so thread 0's mbarrier.init at offset 66,560 is out of bounds",
+		fault: "out-of-bounds"},
 }
 
 func TestInferGallery(t *testing.T) {
