@@ -293,6 +293,9 @@ export class App {
       show: (line, panel) => {
         this.editor.showHintLine(line);
         if ((tabs as readonly string[]).includes(panel)) showTab(this, panel as Tab);
+        // A Fragments hint on a tensor instruction shows that instruction live.
+        const op = panel === "fragments" ? this.model.loaded?.tensorOps?.find((o) => o.line === line) : undefined;
+        if (op) this.fragments.showLive(op.pc);
         else if (panel === "warps") document.getElementById("pg-warps")?.scrollIntoView({ block: "nearest" });
       },
     });

@@ -47,6 +47,14 @@ func TestWgmmaLessons(t *testing.T) {
 			t.Fatalf("%s hint %d is on panel %s, want fragments", c.name, c.fragments, h.Panel)
 		}
 		tb.followHint(c.fragments)
+		// The explorer shows the hint's own wgmma, live, not the last
+		// tensor instruction executed or a default form.
+		hint := e.Lesson.Hints[c.fragments]
+		tb.waitJS("the Fragments tab on the hint's wgmma", fmt.Sprintf(`(() => {
+			const s = document.querySelector('select[aria-label="Instruction of the kernel"]');
+			const o = s && s.selectedOptions[0];
+			return !!o && o.textContent.startsWith("line %d · wgmma.");
+		})()`, hint.Line))
 		tb.atEverySize(fmt.Sprintf("the %s lesson", c.name), c.name)
 	}
 }
