@@ -14,6 +14,8 @@ import { SessionClient } from "./session";
 import { Model } from "./model";
 import type { Change, Granularity } from "./model";
 import { Editor } from "./editor";
+import { ptxEditorHooks } from "./editorhooks";
+import { CudaMode } from "./cudamode";
 import { LaunchPanel, parseSpec, wireSpec, canonical } from "./launch";
 import { WarpsView } from "./warps";
 import { RegsView } from "./regs";
@@ -27,7 +29,7 @@ import { TmaView } from "./tma";
 import { ChangeBanner, EventsView, FaultView, ProblemsView } from "./panels";
 import { ConsoleView } from "./console";
 import type { Action } from "./keys";
-import { h, byId, setChildren, grouped, stored, typingTarget } from "./dom";
+import { byId, setChildren, grouped, stored, typingTarget } from "./dom";
 import type { Spec } from "./proto";
 import { isaDocs } from "./isa";
 import { debounce, readDraft } from "./draft";
@@ -39,7 +41,7 @@ import type { Draft } from "./draft";
 import { initPresenter } from "./presenter";
 
 import type * as api from "./api_gen";
-import { bindControls, onKey, select, selectFault, toggleBreakpoint } from "./commands";
+import { bindControls, onKey, select, selectFault } from "./commands";
 import { compile, fixLaunch, inferLaunch, isDirty, keepDraft, liveEdit, loadExample, onChecked, onEdit, onSpecEdit, revert } from "./editing";
 import { SHOW_MBARRIER, type ShowMbarrier } from "./mbarriers";
 import { baseName, bindSplitter, bindTabs, render, renderLegend, showTab, toast, updateBadges, updateFileName, updateLaunchSummary } from "./layout";
@@ -64,7 +66,7 @@ export function readJSON<T>(id: string): T | null {
 }
 
 /** The actions that need a session: on a page without one they connect first. */
-export const wakers = new Set<Action>(["compile", "stepWarp", "stepRound", "stepBarrier", "back", "run", "reset", "earlier", "later", "first", "last"]);
+export const wakers = new Set<Action>(["compile", "stepWarp", "stepRound", "stepBarrier", "stepLine", "back", "run", "reset", "earlier", "later", "first", "last"]);
 
 /** s with a capital first letter and a closing full stop. */
 export function sentence(s: string): string {
@@ -83,6 +85,7 @@ export class App {
   readonly model = new Model();
   readonly session: SessionClient;
   editor!: Editor;
+  cuda!: CudaMode;
   launch!: LaunchPanel;
   warps!: WarpsView;
   regs!: RegsView;
@@ -143,6 +146,8 @@ export class App {
       state: (m, ch) => onState(this, m, ch),
       done: (r) => onDone(this, r),
       checked: (_items, same, other) => onChecked(this, same, other),
+      compiled: (m) => this.cuda?.onCompiled(m),
+      cuda: (c) => this.cuda?.setSupport(c),
     });
   }
 
@@ -192,26 +197,8 @@ export class App {
 
     const host = byId("pg-editor");
     setChildren(host);
-    this.editor = new Editor(host, source, {
-      toggleBreakpoint: (line, on) => toggleBreakpoint(this, line, on),
-      changed: () => onEdit(this),
-      compile: () => compile(this),
-      registerHover: (name) => this.regs.hover(name),
-      instructionHover: (line) => {
-        const op = this.model.edit === "clean" ? this.model.loaded?.tensorOps?.find((o) => o.line === line) : undefined;
-        const badge = this.badges.get(line);
-        const mem = badge ? h("div.hover-mem", badge.title.split("\n\n").map((p) => h("p.mem-tip-p", p))) : null;
-        const frag = op ? h("button.btn-small.hover-action", {
-          type: "button", title: "Open the Fragments tab on this instruction, with the selected warp's values",
-          onclick: () => {
-            showTab(this, "fragments");
-            this.fragments.showLive(op.pc);
-          },
-        }, "Show fragments") : null;
-        if (!mem && !frag) return null;
-        return h("div", mem, frag);
-      },
-    }, this.isDark());
+    this.editor = new Editor(host, source, ptxEditorHooks(this), this.isDark(), { hoverLine: (l) => this.cuda?.view.hoverPtx(l) });
+    this.cuda = new CudaMode(this);
 
     this.launch = new LaunchPanel(byId("pg-tab-launch"), {
       changed: () => onSpecEdit(this),
@@ -389,6 +376,11 @@ export class App {
   showBadges = true;
   /** The memory badges shown, by line. */
   badges: MemBadges = new Map();
+
+  /** The CUDA (or its options) changed, or the mode did. */
+  cudaChanged(): void {
+    onEdit(this);
+  }
 
   /** Shows a message in the toast. */
   notify(msg: string, kind: "error" | "info" = "info"): void {

@@ -43,6 +43,7 @@ export function onLoaded(app: App, m: Loaded): void {
   app.launchFor = m.kernelSig ?? "";
   app.editor.setCodeLines(app.model.codeLines);
   resendBreakpoints(app);
+  app.cuda.onLoaded(m);
   app.launch.setKernels((m.kernels ?? []).map((k) => k.name));
   app.launch.setSchedulingDefault(m.defaultScheduling, m.targetSM);
   const fit = m.launch;
