@@ -37,16 +37,16 @@ export class CudaMode {
   /** The compile shown (its PTX and line map). */
   shown: Compiled | null = null;
   readonly view: CudaView;
-  readonly host = h("div.pg-cuda#pg-cuda");
+  readonly host = h("div#pg-cuda.pg-cuda");
   private dual = h("div.pg-dual");
-  private status = h("span.cuda-status#pg-cuda-status", { role: "status", "aria-live": "polite" });
-  private note = h("div.cuda-note#pg-cuda-note", { hidden: true });
+  private status = h("span#pg-cuda-status.cuda-status", { role: "status", "aria-live": "polite" });
+  private note = h("div#pg-cuda-note.cuda-note", { hidden: true });
   private archSel = h("select#pg-cuda-arch", { title: "Target GPU architecture (clang's --cuda-gpu-arch)", "aria-label": "Target" },
     arches.map((a) => h("option", { value: a }, a))) as HTMLSelectElement;
   private optSel = h("select#pg-cuda-opt", { title: "Optimisation level", "aria-label": "Optimisation level" },
     [0, 1, 2, 3].map((o) => h("option", { value: String(o) }, `-O${o}`))) as HTMLSelectElement;
   private fast = h("input#pg-cuda-fast", { type: "checkbox" }) as HTMLInputElement;
-  private lineBtn = h("button.btn#pg-step-line", {
+  private lineBtn = h("button#pg-step-line.btn", {
     type: "button", "data-action": "step-line", "aria-pressed": "false", disabled: true,
     title: "Forward until the selected warp's CUDA source line changes (l); Back then steps by source lines (Shift+L)",
   }, h("span.icon-glyph", { "aria-hidden": "true" }, "↧"), h("span.label", "Line"));
@@ -56,7 +56,7 @@ export class CudaMode {
     window.clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.compile(), 300);
   }
-  private toggleBtn = h("button.btn-small.cuda-toggle#pg-cuda-toggle", { type: "button", title: "Write the kernel in CUDA C++ (compiled to PTX by clang on the server)" }, "CUDA");
+  private toggleBtn = h("button#pg-cuda-toggle.btn-small.cuda-toggle", { type: "button", title: "Write the kernel in CUDA C++ (compiled to PTX by clang on the server)" }, "CUDA");
 
   constructor(private readonly app: App) {
     this.view = new CudaView(app, this);
@@ -113,7 +113,7 @@ export class CudaMode {
     const ptxCol = h("div.pg-ptx-col", h("div.cuda-bar", h("span.cuda-file", "kernel.ptx"), h("span.cuda-sub", "clang's output, read-only")));
     dual.append(this.host, ptxCol);
     ptxCol.append(ptx);
-    const edHost = h("div.pg-editor.pg-cuda-editor#pg-cuda-editor");
+    const edHost = h("div#pg-cuda-editor.pg-editor.pg-cuda-editor");
     this.host.replaceChildren(
       h("div.cuda-bar", h("span.cuda-file", "kernel.cu"), this.archSel, this.optSel,
         h("label.check", { title: "--use_fast_math: approximate division, sqrt and transcendental functions" }, this.fast, "fast-math"), this.status),
@@ -149,6 +149,9 @@ export class CudaMode {
   /** The hello's CUDA support. */
   setSupport(s: HelloCuda | undefined): void {
     this.support = s ?? null;
+    if (s?.arches?.length) this.archSel.replaceChildren(...s.arches.map((x) => h("option", { value: x }, x)));
+    if (s?.arches?.length && !s.arches.includes(this.arch)) this.arch = s.defaultArch;
+    this.archSel.value = this.arch;
     if (s?.defaultArch && !this.on) {
       this.arch = s.defaultArch;
       this.archSel.value = s.defaultArch;

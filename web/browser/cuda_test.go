@@ -1,0 +1,108 @@
+package browser
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+func needClangBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("clang-19"); err != nil {
+		t.Skip("clang-19 is not installed")
+	}
+}
+
+// cudaLineRect clicks the breakpoint gutter of kernel.cu's line n.
+func (tb *tab) clickCudaGutter(n int) {
+	tb.t.Helper()
+	var xy []float64
+	tb.eval(fmt.Sprintf(`(() => { const ls = [...document.querySelectorAll("#pg-cuda .cm-bp-gutter .cm-gutterElement")].filter((e) => e.offsetHeight > 0);
+		const nums = [...document.querySelectorAll("#pg-cuda .cm-lineNumbers .cm-gutterElement")].filter((e) => e.textContent === "%d");
+		const r = nums[0].getBoundingClientRect(); const g = ls[0].getBoundingClientRect();
+		return [g.left + g.width / 2, r.top + r.height / 2]; })()`, n), &xy)
+	tb.clickAt(xy[0], xy[1])
+}
+
+// TestCUDAMode: a kernel written in CUDA compiles as it is typed, its PTX
+// shows beside it with colour-matched lines (hovering a CUDA line lights
+// its PTX lines), a breakpoint on a CUDA line stops a run there with the
+// warp marked on that CUDA line, a source-line step moves the warp to
+// another CUDA line and Back (Shift+L) returns. Reports the time from a
+// keystroke to the first runnable state. Screenshots at the three sizes.
+func TestCUDAMode(t *testing.T) {
+	needClangBrowser(t)
+	s := need(t)
+	tb := s.newTab(t, "/")
+	tb.viewport(1440, 900)
+	tb.waitJS("connected", `document.getElementById("pg-conn").dataset.state === "open"`)
+	tb.click("#pg-cuda-toggle")
+	tb.waitJS("the CUDA editor and its first PTX", `document.querySelector("#pg-cuda .cm-content") && document.getElementById("pg-cuda-status").textContent.startsWith("PTX in")`)
+	tb.waitJS("the CUDA program loaded", `!document.getElementById("pg-step-line").hidden`)
+
+	// A keystroke: the time until the edited kernel is runnable (its PTX
+	// shown and loaded, the step buttons enabled).
+	tb.eval(`(() => { const v = document.querySelector("#pg-cuda .cm-content"); v.focus(); return true; })()`, new(bool))
+	tb.key("End")
+	start := time.Now()
+	tb.insertText(" ")
+	tb.insertText("// edited")
+	tb.waitJS("the edit compiled and loaded", `document.getElementById("pg-dirty").textContent === "" && !document.querySelector('[data-action="step-line"]').disabled && document.querySelector("#pg-editor .cm-content").textContent.includes(".entry")`)
+	ms := time.Since(start).Milliseconds()
+	t.Logf("keystroke to runnable (300 ms compile debounce, 650 ms live-load debounce included): %d ms", ms)
+	_ = os.WriteFile(filepath.Join(s.artifacts, "cuda-keystroke-ms.txt"), []byte(fmt.Sprintf("%d\n", ms)), 0o644)
+
+	// Colour-matched lines on both sides, and the hover link.
+	var n struct{ Cuda, Ptx int }
+	tb.eval(`({cuda: document.querySelectorAll("#pg-cuda .cm-link[data-link]").length, ptx: document.querySelectorAll("#pg-editor .cm-link[data-link]").length})`, &n)
+	if n.Cuda < 2 || n.Ptx < n.Cuda {
+		var dbg string
+		tb.eval(`document.querySelector("#pg-cuda .cm-content").innerHTML.slice(0, 1500)`, &dbg)
+		t.Fatalf("colour-matched lines: %d CUDA, %d PTX\n%s", n.Cuda, n.Ptx, dbg)
+	}
+	var xy []float64
+	tb.eval(`(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")].find((e) => e.textContent.includes("c[i] = a[i] + b[i]")); const r = l.getBoundingClientRect(); return [r.left + 40, r.top + r.height / 2]; })()`, &xy)
+	tb.do("hover a CUDA line", chromedp.MouseEvent(chromedp.MouseMoved, xy[0], xy[1]))
+	tb.waitJS("its PTX lines lit", `document.querySelectorAll("#pg-editor .cm-link-hot").length >= 2 && document.querySelectorAll("#pg-cuda .cm-link-hot").length === 1`)
+
+	// A breakpoint on CUDA line 5 (c[i] = a[i] + b[i];), run.
+	tb.clickCudaGutter(5)
+	tb.waitJS("the breakpoint", `document.querySelectorAll("#pg-cuda .cm-bp-gutter .bp-dot").length === 1`)
+	tb.button("run")
+	tb.waitJS("stopped at the breakpoint, the warp on CUDA line 5", `(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")][4]; return document.getElementById("pg-status").textContent.includes("breakpoint") && l && l.classList.contains("cm-warp-line"); })()`)
+	tb.atEverySize("CUDA mode at a breakpoint", "cuda-breakpoint")
+
+	cur, _ := tb.stepOf()
+	tb.button("step-line")
+	tb.waitFor("a source-line step", func() string {
+		c, _ := tb.stepOf()
+		if c <= cur {
+			return fmt.Sprintf("at step %d", c)
+		}
+		return ""
+	})
+	var line int
+	tb.eval(`[...document.querySelectorAll("#pg-cuda .cm-line")].findIndex((l) => l.classList.contains("cm-warp-line-sel")) + 1`, &line)
+	if line == 5 {
+		t.Fatalf("after a source-line step the selected warp is still on CUDA line 5")
+	}
+	tb.blurFocus()
+	tb.key("L")
+	tb.waitFor("back by a source line", func() string {
+		c, _ := tb.stepOf()
+		if c != cur {
+			return fmt.Sprintf("at step %d, want %d", c, cur)
+		}
+		return ""
+	})
+	tb.screenshot("cuda-back")
+	if p := tb.problems(); len(p) > 0 {
+		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
