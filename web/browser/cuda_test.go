@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 func needClangBrowser(t *testing.T) {
@@ -45,15 +46,16 @@ func TestCUDAMode(t *testing.T) {
 	tb.click("#pg-cuda-toggle")
 	tb.waitJS("the CUDA editor and its first PTX", `document.querySelector("#pg-cuda .cm-content") && document.getElementById("pg-cuda-status").textContent.startsWith("PTX in")`)
 	tb.waitJS("the CUDA program loaded", `!document.getElementById("pg-step-line").hidden`)
+	tb.waitJS("colour-matched CUDA lines", `document.querySelectorAll("#pg-cuda .cm-link[data-link]").length >= 2`)
 
 	// A keystroke: the time until the edited kernel is runnable (its PTX
 	// shown and loaded, the step buttons enabled).
 	tb.eval(`(() => { const v = document.querySelector("#pg-cuda .cm-content"); v.focus(); return true; })()`, new(bool))
-	tb.key("End")
+	tb.key(kb.End, chromedp.ModifierCtrl)
 	start := time.Now()
 	tb.insertText(" ")
 	tb.insertText("// edited")
-	tb.waitJS("the edit compiled and loaded", `document.getElementById("pg-dirty").textContent === "" && !document.querySelector('[data-action="step-line"]').disabled && document.querySelector("#pg-editor .cm-content").textContent.includes(".entry")`)
+	tb.waitJS("the edit compiled and loaded", `document.querySelector("#pg-cuda .cm-content").textContent.includes("// edited") && document.getElementById("pg-cuda-status").dataset.kind === "ok" && document.getElementById("pg-dirty").textContent === "" && !document.querySelector('[data-action="step-line"]').disabled && document.querySelector("#pg-editor .cm-content").textContent.includes(".entry")`)
 	ms := time.Since(start).Milliseconds()
 	t.Logf("keystroke to runnable (300 ms compile debounce, 650 ms live-load debounce included): %d ms", ms)
 	_ = os.WriteFile(filepath.Join(s.artifacts, "cuda-keystroke-ms.txt"), []byte(fmt.Sprintf("%d\n", ms)), 0o644)
