@@ -31,6 +31,43 @@ func (tb *tab) clickCudaGutter(n int) {
 	tb.clickAt(xy[0], xy[1])
 }
 
+// cudaDots: the CUDA lines whose breakpoint gutter shows a dot (the
+// gutter's zero-height spacer, which holds a dot to size the gutter, is
+// not a line).
+func (tb *tab) cudaDots() []int {
+	tb.t.Helper()
+	var lines []int
+	tb.eval(`(() => { const nums = [...document.querySelectorAll("#pg-cuda .cm-lineNumbers .cm-gutterElement")].filter((e) => e.offsetHeight > 0);
+		return [...document.querySelectorAll("#pg-cuda .cm-bp-gutter .cm-gutterElement")].filter((e) => e.offsetHeight > 0 && e.querySelector(".bp-dot"))
+			.map((e) => { const t = e.getBoundingClientRect().top; const n = nums.find((x) => Math.abs(x.getBoundingClientRect().top - t) < 2); return n ? Number(n.textContent) : 0; }); })()`, &lines)
+	return lines
+}
+
+// selectedCudaLine: the CUDA line the selected warp's marker is on (0: none).
+func (tb *tab) selectedCudaLine() int {
+	tb.t.Helper()
+	var line int
+	tb.eval(`[...document.querySelectorAll("#pg-cuda .cm-line")].findIndex((l) => l.classList.contains("cm-warp-line-sel")) + 1`, &line)
+	return line
+}
+
+// cudaLineStep presses the Line button at step from and waits for the
+// step it reaches; it returns that step and the selected warp's CUDA line.
+func (tb *tab) cudaLineStep(from int) (int, int) {
+	tb.t.Helper()
+	tb.button("step-line")
+	var at int
+	tb.waitFor("a source-line step", func() string {
+		c, _ := tb.stepOf()
+		if c <= from {
+			return fmt.Sprintf("at step %d", c)
+		}
+		at = c
+		return ""
+	})
+	return at, tb.selectedCudaLine()
+}
+
 // TestCUDAMode: a kernel written in CUDA compiles as it is typed, its PTX
 // shows beside it with colour-matched lines (hovering a CUDA line lights
 // its PTX lines), a breakpoint on a CUDA line stops a run there with the
@@ -75,31 +112,33 @@ func TestCUDAMode(t *testing.T) {
 
 	// A breakpoint on CUDA line 5 (c[i] = a[i] + b[i];), run.
 	tb.clickCudaGutter(5)
-	tb.waitJS("the breakpoint", `document.querySelectorAll("#pg-cuda .cm-bp-gutter .bp-dot").length === 1`)
+	tb.waitFor("the breakpoint on CUDA line 5, set on the server", func() string {
+		if got := tb.cudaDots(); len(got) != 1 || got[0] != 5 {
+			return fmt.Sprintf("dots on CUDA lines %v", got)
+		}
+		return ""
+	})
 	tb.button("run")
 	tb.waitJS("stopped at the breakpoint, the warp on CUDA line 5", `(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")][4]; return document.getElementById("pg-status").textContent.includes("breakpoint") && l && l.classList.contains("cm-warp-line"); })()`)
 	tb.atEverySize("CUDA mode at a breakpoint", "cuda-breakpoint")
 
-	cur, _ := tb.stepOf()
-	tb.button("step-line")
-	tb.waitFor("a source-line step", func() string {
-		c, _ := tb.stepOf()
-		if c <= cur {
-			return fmt.Sprintf("at step %d", c)
-		}
-		return ""
-	})
-	var line int
-	tb.eval(`[...document.querySelectorAll("#pg-cuda .cm-line")].findIndex((l) => l.classList.contains("cm-warp-line-sel")) + 1`, &line)
-	if line == 5 {
-		t.Fatalf("after a source-line step the selected warp is still on CUDA line 5")
+	// Two source-line steps: each ends where the selected warp enters
+	// another CUDA line; Back (Shift+L) retraces the second exactly.
+	at5, _ := tb.stepOf()
+	s1, l1 := tb.cudaLineStep(at5)
+	if l1 == 5 || l1 == 0 {
+		t.Fatalf("after a source-line step from CUDA line 5 the selected warp is on CUDA line %d", l1)
+	}
+	s2, l2 := tb.cudaLineStep(s1)
+	if l2 == l1 {
+		t.Fatalf("a second source-line step left the selected warp on CUDA line %d", l2)
 	}
 	tb.blurFocus()
 	tb.key("L")
 	tb.waitFor("back by a source line", func() string {
 		c, _ := tb.stepOf()
-		if c != cur {
-			return fmt.Sprintf("at step %d, want %d", c, cur)
+		if l := tb.selectedCudaLine(); c != s1 || l != l1 {
+			return fmt.Sprintf("at step %d on CUDA line %d, want step %d on line %d (from step %d)", c, l, s1, l1, s2)
 		}
 		return ""
 	})
