@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,75 @@ func TestCUDAMode(t *testing.T) {
 		return ""
 	})
 	tb.screenshot("cuda-back")
+	if p := tb.problems(); len(p) > 0 {
+		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
+
+// enterCuda switches to CUDA mode with src in kernel.cu and waits until
+// that source is compiled and loaded.
+func (tb *tab) enterCuda(src string) {
+	tb.t.Helper()
+	tb.waitJS("connected", `document.getElementById("pg-conn").dataset.state === "open"`)
+	tb.click("#pg-cuda-toggle")
+	tb.waitJS("the CUDA editor", `!!document.querySelector("#pg-cuda .cm-content")`)
+	tb.eval(`(() => { document.querySelector("#pg-cuda .cm-content").focus(); return true; })()`, new(bool))
+	tb.key("a", chromedp.ModifierCtrl)
+	tb.insertText(src)
+	first := strings.SplitN(src, "\n", 2)[0]
+	tb.waitJS("the CUDA compiled and loaded", fmt.Sprintf(`document.querySelector("#pg-cuda .cm-content").textContent.startsWith(%q) && document.getElementById("pg-cuda-status").dataset.kind === "ok" && document.getElementById("pg-dirty").textContent === "" && !document.getElementById("pg-step-line").hidden && !document.querySelector('[data-action="step-line"]').disabled`, first))
+}
+
+const cudaPlaces = `// places: a race, a barrier, printf and a fault, each on its own CUDA line
+__global__ void places(int *out) {
+    __shared__ int s[64];
+    s[threadIdx.x] = threadIdx.x;
+    int v = s[(threadIdx.x + 33) % 64];
+    __syncthreads();
+    printf("t%d got %d\n", (int)threadIdx.x, v);
+    out[threadIdx.x * 4096] = v;
+}
+`
+
+// TestCUDANamesLines: with a CUDA program loaded, the fault, the race
+// checker's warning, the barrier's event, the printf output and the warp
+// rows name the kernel.cu line (and the PTX line after it).
+func TestCUDANamesLines(t *testing.T) {
+	needClangBrowser(t)
+	s := need(t)
+	tb := s.newTab(t, "/")
+	tb.viewport(1440, 900)
+	tb.enterCuda(cudaPlaces)
+	tb.waitJS("the warp rows name kernel.cu", `document.getElementById("pg-warps").textContent.includes("kernel.cu:")`)
+	tb.button("run")
+	tb.waitJS("the fault", `!document.getElementById("pg-fault").hidden`)
+	var fault string
+	tb.eval(`document.getElementById("pg-fault").textContent`, &fault)
+	if !regexp.MustCompile(`kernel\.cu:8 \(PTX line \d+`).MatchString(fault) {
+		t.Fatalf("the fault does not name kernel.cu:8: %q", fault)
+	}
+	tb.showTab("events")
+	var events string
+	tb.waitJS("the events and warnings", `document.getElementById("pg-tab-events").textContent.includes("kernel.cu:")`)
+	tb.eval(`document.getElementById("pg-tab-events").textContent`, &events)
+	for _, want := range []*regexp.Regexp{regexp.MustCompile(`kernel\.cu:6 \(PTX line \d+\)`), regexp.MustCompile(`kernel\.cu:[45] \(PTX line \d+\)`)} {
+		if !want.MatchString(events) {
+			t.Fatalf("the events tab does not match %s: %q", want, events)
+		}
+	}
+	var warn string
+	tb.eval(`[...document.querySelectorAll("#pg-tab-events .warn-lines")].map((e) => e.textContent).join("\n")`, &warn)
+	if !strings.Contains(warn, "kernel.cu:4 (PTX line") || !strings.Contains(warn, "kernel.cu:5 (PTX line") {
+		t.Fatalf("the race warning does not name kernel.cu lines 4 and 5: %q", warn)
+	}
+	tb.showTab("console")
+	tb.waitJS("the printf output", `document.querySelectorAll("#pg-tab-console .console-line").length > 0`)
+	var loc string
+	tb.eval(`document.querySelector("#pg-tab-console .console-loc").textContent`, &loc)
+	if loc != "kernel.cu:7" {
+		t.Fatalf("the printf line names %q, want kernel.cu:7", loc)
+	}
+	tb.atEverySize("CUDA lines named in the fault and the console", "cuda-places")
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
 	}
