@@ -35,6 +35,7 @@ import { isaDocs } from "./isa";
 import { debounce, readDraft } from "./draft";
 import { ShareDialog, parseShare } from "./share";
 import { LessonView } from "./lesson";
+import { lessonTwin } from "./cudalesson";
 import type { ShareData, ShareView } from "./share";
 import { restoreView } from "./viewstate";
 import type { Draft } from "./draft";
@@ -277,11 +278,13 @@ export class App {
     updateForkButton(this);
     if (this.compact) this.editor.setReadOnly(true);
     this.lesson = new LessonView(byId("pg-lesson"), {
-      show: (line, panel) => {
-        this.editor.showHintLine(line);
+      show: (line, panel, cuda) => {
+        if (cuda) this.cuda.view.showCudaLine(line);
+        else this.editor.showHintLine(line);
         if ((tabs as readonly string[]).includes(panel)) showTab(this, panel as Tab);
         else if (panel === "warps") document.getElementById("pg-warps")?.scrollIntoView({ block: "nearest" });
       },
+      twin: () => lessonTwin(this),
     });
 
     bindControls(this);

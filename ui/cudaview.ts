@@ -75,6 +75,15 @@ export class CudaView {
     this.app.session.conn.send({ type: "breakpoint", cudaLine: line, on });
   }
 
+  /** A lesson hint's kernel.cu line: marked there, its first PTX line too. */
+  showCudaLine(l: number): void {
+    if (!this.ed) return;
+    this.ed.showHintLine(l);
+    const p = this.back.get(l);
+    if (p?.length) this.app.editor.showHintLine(p[0]);
+    this.hoverCuda(l);
+  }
+
   /** The pointer is on CUDA line l (0: off the editor). */
   hoverCuda(l: number): void {
     if (!this.ed) return;

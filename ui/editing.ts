@@ -199,6 +199,7 @@ export async function loadExample(app: App, name: string, push: boolean): Promis
     updateForkButton(app);
     if (!push && location.pathname !== "/") history.replaceState(null, "", `/?example=${encodeURIComponent(ex.name)}`);
   }
+  app.cuda?.forkPTX(); // an example opens in PTX (its lesson strip offers a CUDA version)
   app.editor.setText(ex.source);
   app.launch.set(specOf(ex.spec));
   app.model.breakpoints.clear();

@@ -217,3 +217,37 @@ func TestCUDANamesLines(t *testing.T) {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
 	}
 }
+
+// TestCUDALesson: a gallery lesson with a CUDA twin opens its CUDA
+// version from the lesson strip; the strip's hints name kernel.cu lines,
+// and following one marks that CUDA line and lights its PTX; "PTX
+// version" goes back. Screenshots at the three sizes.
+func TestCUDALesson(t *testing.T) {
+	needClangBrowser(t)
+	s := need(t)
+	tb := s.newTab(t, "/?example=vector-add")
+	tb.viewport(1440, 900)
+	tb.waitJS("the PTX lesson", `document.querySelector("#pg-lesson .lesson-hint") && document.getElementById("pg-lesson-twin")?.textContent === "CUDA version"`)
+	tb.click("#pg-lesson-twin")
+	tb.waitJS("the CUDA lesson loaded", `document.getElementById("pg-lesson-twin")?.textContent === "PTX version" && document.querySelector('#pg-lesson .lesson-hint[data-cuda="1"]') && !document.getElementById("pg-step-line").hidden && document.getElementById("pg-dirty").textContent === ""`)
+	var hint struct {
+		Line  string `json:"line"`
+		Label string `json:"label"`
+		Code  string `json:"code"`
+	}
+	tb.eval(`(() => { const b = document.querySelector('#pg-lesson .lesson-hint[data-hint="2"]'); return {line: b.dataset.line, label: b.querySelector(".lesson-line").textContent, code: b.parentElement.querySelector(".lesson-code")?.textContent ?? ""}; })()`, &hint)
+	if hint.Label != "kernel.cu:"+hint.Line || hint.Code == "" {
+		t.Fatalf("the CUDA hint: %+v", hint)
+	}
+	tb.click(`#pg-lesson .lesson-hint[data-hint="2"]`)
+	tb.waitJS("the hint's CUDA line marked and its PTX lit", fmt.Sprintf(`(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")][%s - 1]; return l && l.classList.contains("cm-hint-line") && l.textContent.includes(%q) && document.querySelectorAll("#pg-editor .cm-hint-line").length === 1 && document.querySelectorAll("#pg-editor .cm-link-hot").length >= 1; })()`, hint.Line, hint.Code))
+	tb.waitJS("the hint's panel", `!document.getElementById("pg-tab-memory").hidden`)
+	tb.atEverySize("a CUDA lesson's hint", "cuda-lesson")
+	tb.button("run")
+	tb.waitJS("the run done", `document.getElementById("pg-status").dataset.status === "done"`)
+	tb.click("#pg-lesson-twin")
+	tb.waitJS("back to the PTX lesson", `document.getElementById("pg-lesson-twin")?.textContent === "CUDA version" && !document.querySelector("#pg-cuda .cm-content")?.isConnected && document.getElementById("pg-step-line").hidden && document.querySelector('#pg-lesson .lesson-hint:not([data-cuda])')`)
+	if p := tb.problems(); len(p) > 0 {
+		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
