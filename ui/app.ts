@@ -178,7 +178,7 @@ export class App {
       this.restoreIsLink = !mine;
       this.restore = mine ? draft : {
         v: 1, source: shared.source, spec: shared.spec, breakpoints: shared.view?.breakpoints ?? [],
-        step: shared.step ?? 0, saved: 0, share: shared.id,
+        step: shared.step ?? 0, saved: 0, share: shared.id, cuda: shared.cuda,
       };
       source = this.restore.source;
       // A reload of edits made on the link keeps their breakpoints.
@@ -187,7 +187,7 @@ export class App {
     } else if (draft && (asked === null || asked === draft.example)) {
       const ex = initial && draft.example === initial.name ? initial : null;
       const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
-      if (!same || draft.step > 0 || draft.breakpoints.length) {
+      if (!same || draft.step > 0 || draft.breakpoints.length || draft.cuda) {
         this.restore = draft;
         this.launchFor = draft.kernel ?? "";
         source = draft.source;
@@ -218,6 +218,8 @@ export class App {
       this.launch.set(canonical(this.restore.spec));
       this.editor.setBreakpoints(this.restore.breakpoints);
     } else if (initial) this.launch.set(specOf(initial.spec));
+    // A link or a draft made in CUDA mode opens in CUDA mode.
+    if (this.restore?.cuda) this.cuda.enter(this.restore.cuda.source, this.restore.cuda);
 
     const m = this.model;
     // First: the views show the hint this sets.

@@ -167,7 +167,7 @@ export function keepDraft(app: App): void {
   writeDraft({
     source: app.editor.text, spec: wireSpec(app.launch.spec), example: app.example?.name,
     fileName: app.fileName, breakpoints: app.editor.breakpointLines(), step: app.model.compiled ? app.model.step : 0,
-    share: app.shared?.id, kernel: app.launchFor || undefined,
+    share: app.shared?.id, kernel: app.launchFor || undefined, cuda: app.cuda?.on ? app.cuda.source() : undefined,
   });
 }
 

@@ -119,6 +119,7 @@ export function snapshot(app: App): ShareData {
     step: m.compiled && m.step > 0 ? m.step : undefined,
     example: app.example && followsExample(app) ? app.example.name : app.shared?.example,
     view: captureView(viewHost(app), app.pendingView),
+    cuda: app.cuda?.on ? app.cuda.source() : undefined,
   };
 }
 

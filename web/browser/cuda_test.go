@@ -251,3 +251,54 @@ func TestCUDALesson(t *testing.T) {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
 	}
 }
+
+// expectCudaOpen waits until the page shows kernel.cu holding src, -O opt,
+// and (once connected by the run) the program loaded from it.
+func (tb *tab) expectCudaOpen(what, src string, opt int) {
+	tb.t.Helper()
+	first := strings.SplitN(src, "\n", 2)[0]
+	tb.waitJS(what+": kernel.cu", fmt.Sprintf(`document.querySelector("#pg-cuda .cm-content")?.textContent.startsWith(%q) && document.getElementById("pg-cuda-opt").value === "%d"`, first, opt))
+	tb.button("run")
+	tb.waitJS(what+": the CUDA program ran", `document.getElementById("pg-status").dataset.status === "done" && !document.getElementById("pg-step-line").hidden && document.querySelectorAll("#pg-cuda .cm-link[data-link]").length >= 2`)
+}
+
+// TestCUDAShareAndDraft: a share link (stored, and link-only) made in
+// CUDA mode carries kernel.cu and its options and opens in CUDA mode; a
+// reload brings the CUDA draft back.
+func TestCUDAShareAndDraft(t *testing.T) {
+	needClangBrowser(t)
+	s := need(t)
+	tb := s.newTab(t, "/")
+	tb.viewport(1440, 900)
+	src := strings.Replace(defaultCudaForTest, "// kernel.cu", "// shared.cu", 1)
+	tb.enterCuda(src)
+	tb.eval(`(() => { const o = document.getElementById("pg-cuda-opt"); o.value = "1"; o.dispatchEvent(new Event("change")); return true; })()`, new(bool))
+	tb.waitJS("the -O1 compile loaded", `document.getElementById("pg-cuda-status").dataset.kind === "ok" && document.getElementById("pg-dirty").textContent === ""`)
+
+	stored := tb.shareVia("CUDA link", false, false)
+	other := s.newTab(t, strings.TrimPrefix(stored, s.base))
+	other.viewport(1440, 900)
+	other.expectCudaOpen("the stored link", src, 1)
+
+	linkOnly := tb.shareVia("CUDA link only", false, true)
+	third := s.newTab(t, strings.TrimPrefix(linkOnly, s.base))
+	third.viewport(1440, 900)
+	third.expectCudaOpen("the link-only link", src, 1)
+
+	tb.navigate("/")
+	tb.expectCudaOpen("the draft after a reload", src, 1)
+	for _, x := range []*tab{tb, other, third} {
+		if p := x.problems(); len(p) > 0 {
+			t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+		}
+	}
+}
+
+const defaultCudaForTest = `// kernel.cu: each thread adds one pair of elements.
+__global__ void add(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        c[i] = a[i] + b[i];
+    }
+}
+`
