@@ -33,7 +33,9 @@ const linkField = StateField.define<LinkMarks>({
   },
 });
 
-const linkDecos = EditorView.decorations.compute([linkField], (state): DecorationSet => {
+// Recomputed on every document change too: the colours are kept by line
+// number, and decorations computed for another document are out of range.
+const linkDecos = EditorView.decorations.compute(["doc", linkField], (state): DecorationSet => {
   const m = state.field(linkField);
   const b = new RangeSetBuilder<Decoration>();
   if (!m.colours.size && !m.hot.size) return b.finish();

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -302,3 +303,80 @@ __global__ void add(const float *a, const float *b, float *c, int n) {
     }
 }
 `
+
+// TestCUDAKeystrokeLatency measures, in the browser, the time from a
+// keystroke in kernel.cu to the first runnable state (the edit's PTX
+// compiled, loaded and shown, the step buttons enabled): the p50 and the
+// maximum over several edits that compile cold (a source not compiled
+// before) and several that hit the compile cache (an undo back to a
+// source compiled before). Both include the UI's debounces (300 ms to the
+// compile, 650 ms to the live load). Written to
+// artifacts/browser/cuda-keystroke.txt (docs/benchmarks.md).
+func TestCUDAKeystrokeLatency(t *testing.T) {
+	needClangBrowser(t)
+	s := need(t)
+	tb := s.newTab(t, "/")
+	tb.viewport(1440, 900)
+	tb.enterCuda(defaultCudaForTest)
+	runnable := func(what string, has string, hasIt bool) time.Duration {
+		start := time.Now()
+		not := "!"
+		if hasIt {
+			not = ""
+		}
+		tb.waitJS(what, fmt.Sprintf(`%sdocument.querySelector("#pg-cuda .cm-content").textContent.includes(%q) && document.getElementById("pg-cuda-status").dataset.kind === "ok" && document.getElementById("pg-dirty").textContent === "" && !document.querySelector('[data-action="step-line"]').disabled && document.querySelector("#pg-editor .cm-content").textContent.includes(".entry")`, not, has))
+		return time.Since(start)
+	}
+	const n = 7
+	var cold, cached []time.Duration
+	for i := 0; i < n; i++ {
+		tb.eval(`(() => { document.querySelector("#pg-cuda .cm-content").focus(); return true; })()`, new(bool))
+		tb.key(kb.End, chromedp.ModifierCtrl)
+		mark := fmt.Sprintf("// edit %d", i)
+		start := time.Now()
+		tb.insertText(mark)
+		runnable("a cold edit runnable", mark, true)
+		cold = append(cold, time.Since(start))
+		start = time.Now()
+		tb.key("z", chromedp.ModifierCtrl)
+		runnable("an undo (cached) runnable", mark, false)
+		cached = append(cached, time.Since(start))
+		tb.key("y", chromedp.ModifierCtrl) // redo: the next edit goes on from it
+		runnable("a redo runnable", mark, true)
+	}
+	p50 := func(d []time.Duration) (time.Duration, time.Duration) {
+		c := append([]time.Duration(nil), d...)
+		sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+		return c[len(c)/2], c[len(c)-1]
+	}
+	cp, cm := p50(cold)
+	hp, hm := p50(cached)
+	line := fmt.Sprintf("keystroke to runnable over %d edits each: cold compile p50 %d ms (max %d ms); cached p50 %d ms (max %d ms)\n", n, cp.Milliseconds(), cm.Milliseconds(), hp.Milliseconds(), hm.Milliseconds())
+	t.Log(line)
+	_ = os.WriteFile(filepath.Join(s.artifacts, "cuda-keystroke.txt"), []byte(line), 0o644)
+	if p := tb.problems(); len(p) > 0 {
+		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
+
+// TestCUDAEditAfterColours: the colour-matched lines follow edits that
+// change the document's length (here: everything deleted, then typed
+// again) without a decoration left out of range.
+func TestCUDAEditAfterColours(t *testing.T) {
+	needClangBrowser(t)
+	s := need(t)
+	tb := s.newTab(t, "/")
+	tb.viewport(1440, 900)
+	tb.enterCuda(defaultCudaForTest)
+	tb.waitJS("colour-matched CUDA lines", `document.querySelectorAll("#pg-cuda .cm-link[data-link]").length >= 2`)
+	tb.eval(`(() => { document.querySelector("#pg-cuda .cm-content").focus(); return true; })()`, new(bool))
+	tb.key("a", chromedp.ModifierCtrl)
+	tb.key(kb.Backspace)
+	tb.insertText("//")
+	tb.waitJS("the short source compiled", `document.querySelector("#pg-cuda .cm-content").textContent === "//" && document.getElementById("pg-cuda-status").dataset.kind !== "busy"`)
+	tb.insertText(" x")
+	time.Sleep(500 * time.Millisecond)
+	if p := tb.problems(); len(p) > 0 {
+		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
