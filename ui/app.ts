@@ -14,6 +14,8 @@ import { SessionClient } from "./session";
 import { Model } from "./model";
 import type { Change, Granularity } from "./model";
 import { Editor } from "./editor";
+import { ptxEditorHooks } from "./editorhooks";
+import { CudaMode } from "./cudamode";
 import { LaunchPanel, parseSpec, wireSpec, canonical } from "./launch";
 import { WarpsView } from "./warps";
 import { RegsView } from "./regs";
@@ -27,19 +29,20 @@ import { TmaView } from "./tma";
 import { ChangeBanner, EventsView, FaultView, ProblemsView } from "./panels";
 import { ConsoleView } from "./console";
 import type { Action } from "./keys";
-import { h, byId, setChildren, grouped, stored, typingTarget } from "./dom";
+import { byId, setChildren, grouped, stored, typingTarget } from "./dom";
 import type { Spec } from "./proto";
 import { isaDocs } from "./isa";
 import { debounce, readDraft } from "./draft";
 import { ShareDialog, parseShare } from "./share";
 import { LessonView } from "./lesson";
+import { lessonTwin } from "./cudalesson";
 import type { ShareData, ShareView } from "./share";
 import { restoreView } from "./viewstate";
 import type { Draft } from "./draft";
 import { initPresenter } from "./presenter";
 
 import type * as api from "./api_gen";
-import { bindControls, onKey, select, selectFault, toggleBreakpoint } from "./commands";
+import { bindControls, onKey, select, selectFault } from "./commands";
 import { compile, fixLaunch, inferLaunch, isDirty, keepDraft, liveEdit, loadExample, onChecked, onEdit, onSpecEdit, revert } from "./editing";
 import { SHOW_MBARRIER, type ShowMbarrier } from "./mbarriers";
 import { baseName, bindSplitter, bindTabs, render, renderLegend, showTab, toast, updateBadges, updateFileName, updateLaunchSummary } from "./layout";
@@ -64,7 +67,7 @@ export function readJSON<T>(id: string): T | null {
 }
 
 /** The actions that need a session: on a page without one they connect first. */
-export const wakers = new Set<Action>(["compile", "stepWarp", "stepRound", "stepBarrier", "back", "run", "reset", "earlier", "later", "first", "last"]);
+export const wakers = new Set<Action>(["compile", "stepWarp", "stepRound", "stepBarrier", "stepLine", "back", "run", "reset", "earlier", "later", "first", "last"]);
 
 /** s with a capital first letter and a closing full stop. */
 export function sentence(s: string): string {
@@ -83,6 +86,7 @@ export class App {
   readonly model = new Model();
   readonly session: SessionClient;
   editor!: Editor;
+  cuda!: CudaMode;
   launch!: LaunchPanel;
   warps!: WarpsView;
   regs!: RegsView;
@@ -143,6 +147,8 @@ export class App {
       state: (m, ch) => onState(this, m, ch),
       done: (r) => onDone(this, r),
       checked: (_items, same, other) => onChecked(this, same, other),
+      compiled: (m) => this.cuda?.onCompiled(m),
+      cuda: (c) => this.cuda?.setSupport(c),
     });
   }
 
@@ -172,7 +178,7 @@ export class App {
       this.restoreIsLink = !mine;
       this.restore = mine ? draft : {
         v: 1, source: shared.source, spec: shared.spec, breakpoints: shared.view?.breakpoints ?? [],
-        step: shared.step ?? 0, saved: 0, share: shared.id,
+        step: shared.step ?? 0, saved: 0, share: shared.id, cuda: shared.cuda,
       };
       source = this.restore.source;
       // A reload of edits made on the link keeps their breakpoints.
@@ -181,7 +187,7 @@ export class App {
     } else if (draft && (asked === null || asked === draft.example)) {
       const ex = initial && draft.example === initial.name ? initial : null;
       const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
-      if (!same || draft.step > 0 || draft.breakpoints.length) {
+      if (!same || draft.step > 0 || draft.breakpoints.length || draft.cuda) {
         this.restore = draft;
         this.launchFor = draft.kernel ?? "";
         source = draft.source;
@@ -192,26 +198,8 @@ export class App {
 
     const host = byId("pg-editor");
     setChildren(host);
-    this.editor = new Editor(host, source, {
-      toggleBreakpoint: (line, on) => toggleBreakpoint(this, line, on),
-      changed: () => onEdit(this),
-      compile: () => compile(this),
-      registerHover: (name) => this.regs.hover(name),
-      instructionHover: (line) => {
-        const op = this.model.edit === "clean" ? this.model.loaded?.tensorOps?.find((o) => o.line === line) : undefined;
-        const badge = this.badges.get(line);
-        const mem = badge ? h("div.hover-mem", badge.title.split("\n\n").map((p) => h("p.mem-tip-p", p))) : null;
-        const frag = op ? h("button.btn-small.hover-action", {
-          type: "button", title: "Open the Fragments tab on this instruction, with the selected warp's values",
-          onclick: () => {
-            showTab(this, "fragments");
-            this.fragments.showLive(op.pc);
-          },
-        }, "Show fragments") : null;
-        if (!mem && !frag) return null;
-        return h("div", mem, frag);
-      },
-    }, this.isDark());
+    this.editor = new Editor(host, source, ptxEditorHooks(this), this.isDark(), { hoverLine: (l) => this.cuda?.view.hoverPtx(l) });
+    this.cuda = new CudaMode(this);
 
     this.launch = new LaunchPanel(byId("pg-tab-launch"), {
       changed: () => onSpecEdit(this),
@@ -230,6 +218,8 @@ export class App {
       this.launch.set(canonical(this.restore.spec));
       this.editor.setBreakpoints(this.restore.breakpoints);
     } else if (initial) this.launch.set(specOf(initial.spec));
+    // A link or a draft made in CUDA mode opens in CUDA mode.
+    if (this.restore?.cuda) this.cuda.enter(this.restore.cuda.source, this.restore.cuda);
 
     const m = this.model;
     // First: the views show the hint this sets.
@@ -290,14 +280,16 @@ export class App {
     updateForkButton(this);
     if (this.compact) this.editor.setReadOnly(true);
     this.lesson = new LessonView(byId("pg-lesson"), {
-      show: (line, panel) => {
-        this.editor.showHintLine(line);
+      show: (line, panel, cuda) => {
+        if (cuda) this.cuda.view.showCudaLine(line);
+        else this.editor.showHintLine(line);
         if ((tabs as readonly string[]).includes(panel)) showTab(this, panel as Tab);
         // A Fragments hint on a tensor instruction shows that instruction live.
         const op = panel === "fragments" ? this.model.loaded?.tensorOps?.find((o) => o.line === line) : undefined;
         if (op) this.fragments.showLive(op.pc);
         else if (panel === "warps") document.getElementById("pg-warps")?.scrollIntoView({ block: "nearest" });
       },
+      twin: () => lessonTwin(this),
     });
 
     bindControls(this);
@@ -392,6 +384,11 @@ export class App {
   showBadges = true;
   /** The memory badges shown, by line. */
   badges: MemBadges = new Map();
+
+  /** The CUDA (or its options) changed, or the mode did. */
+  cudaChanged(): void {
+    onEdit(this);
+  }
 
   /** Shows a message in the toast. */
   notify(msg: string, kind: "error" | "info" = "info"): void {

@@ -131,7 +131,7 @@ export function bindControls(app: App): void {
     if (!b || (b as HTMLButtonElement).disabled) return;
     const a = b.dataset.action;
     const map: Record<string, Action> = {
-      compile: "compile", "step-warp": "stepWarp", "step-round": "stepRound", "step-barrier": "stepBarrier",
+      compile: "compile", "step-warp": "stepWarp", "step-round": "stepRound", "step-barrier": "stepBarrier", "step-line": "stepLine",
       back: "back", run: "run", reset: "reset", help: "help", presenter: "presenter",
     };
     if (a === "theme") {
@@ -181,6 +181,8 @@ export function perform(app: App, a: Action): void {
     case "back": back(app); break;
     case "backRound": setGran(app, "round"); back(app); break;
     case "backBarrier": setGran(app, "barrier"); back(app); break;
+    case "stepLine": if (app.model.loaded?.cuda) step(app, "source-line"); else toast(app, "Source-line steps need a kernel written in CUDA (the CUDA button above the editor).", "info"); break;
+    case "backLine": if (app.model.loaded?.cuda) { setGran(app, "source-line"); back(app); } break;
     case "run": runOrPause(app); break;
     case "pause": app.session.pause(); break;
     case "reset": reset(app); break;

@@ -6,6 +6,7 @@
 import type { Model } from "./model";
 import type { PrintfLine } from "./proto";
 import { h, setChildren, setText } from "./dom";
+import { lineShort, lineTitle } from "./srcline";
 
 /** Rows rendered at most: the newest ones (the model holds them all). */
 const maxRows = 2000;
@@ -91,7 +92,7 @@ export class ConsoleView {
         onclick: () => this.hooks.seek(l.step),
       }, `#${l.step}`),
       h("span.console-who", who),
-      h("button.console-loc.linklike", { type: "button", title: `Select line ${l.line} in the editor`, onclick: () => this.hooks.goto(l.line) }, `L${l.line}`),
+      h("button.console-loc.linklike", { type: "button", title: lineTitle(l.line, l.cudaLine), onclick: () => this.hooks.goto(l.line) }, lineShort(l.line, l.cudaLine)),
       h("span.console-text", text || "\u00a0"),
       l.cut ? h("span.console-flag", { title: "The call's output passed 4,096 bytes and was cut" }, "cut") : null,
       l.note ? h("span.console-flag", { title: l.note }, "note") : null);

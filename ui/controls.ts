@@ -22,7 +22,7 @@ export interface ControlsHooks {
   wake(): void;
 }
 
-const unitName: Record<Granularity, string> = { warp: "warp-instruction", round: "round", barrier: "barrier" };
+const unitName: Record<Granularity, string> = { warp: "warp-instruction", round: "round", barrier: "barrier", "source-line": "source line" };
 
 export class ControlsView {
   private status = byId("pg-status");
@@ -51,7 +51,7 @@ export class ControlsView {
     const canStep = m.canStep() || (asleep && (!ready || (m.status !== "done" && m.status !== "fault" && m.status !== "limit")));
     for (const b of document.querySelectorAll<HTMLButtonElement>("[data-action]")) {
       const a = b.dataset.action;
-      if (a === "step-warp" || a === "step-round" || a === "step-barrier") {
+      if (a === "step-warp" || a === "step-round" || a === "step-barrier" || a === "step-line") {
         b.disabled = !canStep;
         b.setAttribute("aria-pressed", a === `step-${m.gran}` ? "true" : "false");
       } else if (a === "back") b.disabled = !ready || m.running || m.step <= m.firstStep;

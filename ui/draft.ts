@@ -2,7 +2,20 @@
 // breakpoints, position), saved in the browser as it changes, so that a
 // reload, a closed tab or a server restart loses nothing.
 
-import type { Spec } from "./proto";
+import type { CudaSource, Spec } from "./proto";
+
+/** The CUDA of a draft or a link, read from untrusted JSON (null: none or malformed). */
+export function parseCuda(v: unknown): CudaSource | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.source !== "string") return null;
+  return {
+    source: o.source,
+    arch: typeof o.arch === "string" && /^sm_\d{2,3}a?$/.test(o.arch) ? o.arch : undefined,
+    opt: Number.isInteger(o.opt) && (o.opt as number) >= 0 && (o.opt as number) <= 3 ? (o.opt as number) : undefined,
+    fastMath: o.fastMath === true ? true : undefined,
+  };
+}
 
 export interface Draft {
   v: 1;
@@ -16,6 +29,8 @@ export interface Draft {
   /** The kernel (a loaded kernelSig) the spec was made for. */
   kernel?: string;
   breakpoints: number[];
+  /** The CUDA the PTX was compiled from (CUDA mode), if any. */
+  cuda?: CudaSource;
   /** The position (warp-instructions) the user was at. */
   step: number;
   saved: number;
@@ -36,6 +51,7 @@ export function readDraft(): Draft | null {
       fileName: typeof d.fileName === "string" ? d.fileName : null,
       kernel: typeof d.kernel === "string" && d.kernel.length <= 4096 ? d.kernel : undefined,
       breakpoints: Array.isArray(d.breakpoints) ? d.breakpoints.filter((x) => Number.isInteger(x) && x > 0) : [],
+      cuda: parseCuda(d.cuda) ?? undefined,
       step: Number.isSafeInteger(d.step) && (d.step as number) > 0 ? (d.step as number) : 0,
       saved: Number(d.saved) || 0,
     };

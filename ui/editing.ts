@@ -5,7 +5,7 @@
 
 import type { Change } from "./model";
 import { wireSpec, canonical } from "./launch";
-import type { Spec } from "./proto";
+import type { CudaSource, Spec } from "./proto";
 import { writeDraft } from "./draft";
 
 import type { App, ExampleData } from "./app";
@@ -13,9 +13,18 @@ import { specOf } from "./app";
 import { toast, updateFileName, updateLaunchSummary, updateMarks } from "./layout";
 import { updateForkButton } from "./lifecycle";
 
+/** What the editor holds, as the session's sentSource records it: the
+ * PTX, or in CUDA mode the CUDA with its options. */
+export function editorSource(app: App): string {
+  return app.cuda?.on ? `cuda:${JSON.stringify(app.cuda.source())}` : app.editor.text;
+}
+
 /** Loads what the editor and the launch panel hold, saying which kernel the launch was made for. */
 export function loadEditor(app: App, at = 0, why: "edit" | "reconnect" | "restore" | "share" = "edit", infer = false): boolean {
-  return app.session.load(app.editor.text, wireSpec(app.launch.spec), at, why, { kernel: app.launchFor || undefined, infer });
+  const cuda = app.cuda?.on ? app.cuda.source() : undefined;
+  const id = app.session.load(editorSource(app), wireSpec(app.launch.spec), at, why, { kernel: app.launchFor || undefined, infer }, cuda);
+  if (id && cuda) app.cuda.loading(id);
+  return id > 0;
 }
 
 /** The Launch tab's "Infer launch": the launch inferred from the kernel the editor holds (what `ptxplay init` writes). */
@@ -36,7 +45,7 @@ export function fixLaunch(app: App, spec: Spec): void {
 
 export function isDirty(app: App): boolean {
   const s = app.session;
-  return s.sentSource !== null && (s.sentSource !== app.editor.text || s.sentSpec !== JSON.stringify(wireSpec(app.launch.spec)));
+  return s.sentSource !== null && (s.sentSource !== editorSource(app) || s.sentSpec !== JSON.stringify(wireSpec(app.launch.spec)));
 }
 
 /** Whether a load would throw away a run the user has made. */
@@ -63,7 +72,7 @@ export function updateDirty(app: App): void {
   const dirty = isDirty(app);
   const edit = !dirty ? "clean" : m.edit === "changed" ? "changed" : "pending";
   const s = app.session;
-  const what = !dirty ? "" : s.sentSource !== app.editor.text
+  const what = !dirty ? "" : s.sentSource !== editorSource(app)
     ? (s.sentSpec !== JSON.stringify(wireSpec(app.launch.spec)) ? "both" : "source") : "launch";
   if (!dirty || what === "launch") m.otherKernel = false;
   if (what !== m.editWhat) {
@@ -91,7 +100,7 @@ export function liveEdit(app: App): void {
     loadEditor(app);
     return;
   }
-  if (app.session.sentSource !== app.editor.text) {
+  if (app.session.sentSource !== editorSource(app) && !app.cuda?.on) {
     app.session.check(app.editor.text); // onChecked decides
     return;
   }
@@ -128,6 +137,12 @@ export function compile(app: App, replay = hasRun(app)): void {
 export function revert(app: App): void {
   const s = app.session;
   if (s.sentSource === null) return;
+  if (s.sentSource.startsWith("cuda:")) {
+    const c = JSON.parse(s.sentSource.slice(5)) as CudaSource;
+    app.cuda.enter(c.source, c);
+    updateDirty(app);
+    return;
+  }
   const bps = app.editor.breakpointLines();
   app.editor.setText(s.sentSource);
   app.editor.setBreakpoints(bps.filter((l) => app.model.codeLines.has(l)));
@@ -152,7 +167,7 @@ export function keepDraft(app: App): void {
   writeDraft({
     source: app.editor.text, spec: wireSpec(app.launch.spec), example: app.example?.name,
     fileName: app.fileName, breakpoints: app.editor.breakpointLines(), step: app.model.compiled ? app.model.step : 0,
-    share: app.shared?.id, kernel: app.launchFor || undefined,
+    share: app.shared?.id, kernel: app.launchFor || undefined, cuda: app.cuda?.on ? app.cuda.source() : undefined,
   });
 }
 
@@ -184,6 +199,7 @@ export async function loadExample(app: App, name: string, push: boolean): Promis
     updateForkButton(app);
     if (!push && location.pathname !== "/") history.replaceState(null, "", `/?example=${encodeURIComponent(ex.name)}`);
   }
+  app.cuda?.forkPTX(); // an example opens in PTX (its lesson strip offers a CUDA version)
   app.editor.setText(ex.source);
   app.launch.set(specOf(ex.spec));
   app.model.breakpoints.clear();

@@ -29,6 +29,9 @@ import {
 import type { LaneShading, WarpMarks } from "./editormarks";
 import { completeSource, hoverSource } from "./editorhelp";
 import { theme } from "./editortheme";
+import { cudaLang } from "./cudalang";
+import { cudaHover } from "./cudahover";
+import { linkMarks, setLinkColoursEffect, setLinkHotEffect } from "./linkmarks";
 
 export type { LaneShading, WarpMarks } from "./editormarks";
 export { shadeLevel } from "./editormarks";
@@ -46,13 +49,20 @@ export interface EditorHooks {
   instructionHover?(line: number): HTMLElement | null;
 }
 
+/** What kind of editor: the PTX one (the default) or kernel.cu's. */
+export interface EditorKind {
+  cuda?: boolean;
+  /** The line under the pointer (0: none), for the CUDA ↔ PTX link. */
+  hoverLine?(line: number): void;
+}
+
 export class Editor {
   readonly view: EditorView;
   private dark = new Compartment();
   private readOnly = new Compartment();
   private suppressChange = false;
 
-  constructor(parent: HTMLElement, doc: string, hooks: EditorHooks, darkTheme: boolean) {
+  constructor(parent: HTMLElement, doc: string, hooks: EditorHooks, darkTheme: boolean, kind: EditorKind = {}) {
     const toggleAt = (view: EditorView, lineFrom: number) => {
       const line = view.state.doc.lineAt(lineFrom);
       const on = !hasBreakpoint(view.state, line.from);
@@ -134,14 +144,15 @@ export class Editor {
       indentOnInput(),
       bracketMatching(),
       closeBrackets(),
-      autocompletion({ override: [completeSource], activateOnTyping: true, icons: false }),
+      kind.cuda ? [] : autocompletion({ override: [completeSource], activateOnTyping: true, icons: false }),
       rectangularSelection(),
       highlightActiveLine(),
       highlightSelectionMatches(),
-      hoverTooltip(hoverSource(hooks), { hoverTime: 350, hideOnChange: true }),
-      ptx(),
-      EditorState.tabSize.of(8),
-      indentUnit.of("\t"),
+      hoverTooltip(kind.cuda ? cudaHover : hoverSource(hooks), { hoverTime: 350, hideOnChange: true }),
+      kind.cuda ? cudaLang() : ptx(),
+      linkMarks(kind.hoverLine),
+      EditorState.tabSize.of(kind.cuda ? 4 : 8),
+      indentUnit.of(kind.cuda ? "    " : "\t"),
       theme,
       this.dark.of(EditorView.darkTheme.of(darkTheme)),
       this.readOnly.of([]),
@@ -159,7 +170,7 @@ export class Editor {
         if (u.docChanged && !this.suppressChange) hooks.changed();
         if (u.geometryChanged) this.layoutChanged();
       }),
-      EditorView.contentAttributes.of({ "aria-label": "PTX source", spellcheck: "false", autocorrect: "off", autocapitalize: "off" }),
+      EditorView.contentAttributes.of({ "aria-label": kind.cuda ? "CUDA source" : "PTX source", spellcheck: "false", autocorrect: "off", autocapitalize: "off" }),
     ];
     this.view = new EditorView({ state: EditorState.create({ doc, extensions: exts }), parent });
     // The line in focus stays in view when the editor's size or type
@@ -268,6 +279,15 @@ export class Editor {
       out.push(doc.lineAt(from).number);
     });
     return out;
+  }
+
+  /** The CUDA ↔ PTX link: each line's colour, and the lines a hover lights up. */
+  setLinkColours(m: Map<number, number>): void {
+    this.view.dispatch({ effects: setLinkColoursEffect.of(m) });
+  }
+
+  setLinkHot(lines: Set<number>): void {
+    this.view.dispatch({ effects: setLinkHotEffect.of(lines) });
   }
 
   setCodeLines(lines: Set<number>): void {

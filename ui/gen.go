@@ -5,4 +5,5 @@ package ui
 // static/app.js and static/app.css (needs `npm ci` at the repository root
 // first).
 //go:generate go run ../cmd/protogen -o proto_gen.ts -api api_gen.ts
+//go:generate go run ../cmd/cudadocs -in ../docs/cuda.md -o cudadocs_gen.ts
 //go:generate go run ../cmd/uibuild

@@ -6,7 +6,7 @@
 import { h, typingTarget } from "./dom";
 
 export type Action =
-  | "compile" | "stepWarp" | "stepRound" | "stepBarrier" | "back" | "backRound" | "backBarrier" | "run" | "pause" | "reset"
+  | "compile" | "stepWarp" | "stepRound" | "stepBarrier" | "stepLine" | "back" | "backRound" | "backBarrier" | "backLine" | "run" | "pause" | "reset"
   | "first" | "last" | "earlier" | "later" | "nextWarp" | "prevWarp" | "gotoWarp"
   | `tab${number}` | "help" | "focusEditor" | "presenter";
 
@@ -38,6 +38,8 @@ export function shortcuts(): { group: string; items: Shortcut[] }[] {
         { keys: ["Shift+F10", "p"], action: "back", desc: "Back one unit of the last step (warp-instruction, round or barrier)" },
         { keys: ["Shift+F11", "u"], action: "backRound", desc: "Back one round" },
         { keys: ["Shift+B"], action: "backBarrier", desc: "Back one barrier" },
+        { keys: ["l"], action: "stepLine", desc: "CUDA: forward until the selected warp's CUDA source line changes" },
+        { keys: ["Shift+L"], action: "backLine", desc: "CUDA: back to where the selected warp entered its previous source line" },
         { keys: ["F5", "c"], action: "run", desc: "Run / continue to a breakpoint, a fault or the end" },
         { keys: ["Esc", "Space"], action: "pause", desc: "Pause a run" },
         { keys: ["Shift+R"], action: "reset", desc: "Reset the launch (clears the history)" },

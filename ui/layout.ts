@@ -12,6 +12,7 @@ import { setTabNames } from "./keys";
 import { h, byId, setChildren, setText, toggle, stored } from "./dom";
 import { mask32 } from "./format";
 import { parseLesson } from "./lesson";
+import { cudaLesson } from "./cudalesson";
 import { presenterOn } from "./presenter";
 
 import type { App, Tab } from "./app";
@@ -226,6 +227,12 @@ export function updateFileName(app: App): void {
   setText(app.ui.file, `${baseName(app)}.ptx`);
   app.ui.file.title = app.fileName ? "Imported file" : follows ? `The gallery example "${app.example!.title}"${edited ? ", edited" : ""}` : "Your kernel";
   toggle(app.ui.file, "edited", !!edited);
+  if (app.cuda?.on) {
+    // The PTX shown is clang's of kernel.cu, not the example's file.
+    setText(app.ui.file, "kernel.ptx");
+    app.ui.file.title = "The PTX clang compiled kernel.cu to";
+    toggle(app.ui.file, "edited", false);
+  }
   const sel = app.ui.exampleSelect;
   if (!sel) return;
   let mine = sel.querySelector<HTMLOptionElement>('option[value=""]');
@@ -252,6 +259,10 @@ export function updateLesson(app: App, follows: boolean): void {
     return;
   }
   const ex = app.example;
+  if (app.cuda?.on) {
+    app.lesson.set(cudaLesson(app), ex?.title ?? "");
+    return;
+  }
   const lesson = ex && follows && app.editor.text === ex.source ? parseLesson(ex.lesson) : null;
   app.lesson.set(lesson, ex?.title ?? "");
 }

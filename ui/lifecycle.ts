@@ -43,6 +43,7 @@ export function onLoaded(app: App, m: Loaded): void {
   app.launchFor = m.kernelSig ?? "";
   app.editor.setCodeLines(app.model.codeLines);
   resendBreakpoints(app);
+  app.cuda.onLoaded(m);
   app.launch.setKernels((m.kernels ?? []).map((k) => k.name));
   app.launch.setSchedulingDefault(m.defaultScheduling, m.targetSM);
   const fit = m.launch;
@@ -118,6 +119,7 @@ export function snapshot(app: App): ShareData {
     step: m.compiled && m.step > 0 ? m.step : undefined,
     example: app.example && followsExample(app) ? app.example.name : app.shared?.example,
     view: captureView(viewHost(app), app.pendingView),
+    cuda: app.cuda?.on ? app.cuda.source() : undefined,
   };
 }
 

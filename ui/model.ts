@@ -84,6 +84,8 @@ export class Model {
   /** Bumped when the memory the client holds is thrown away (views ask again). */
   memEpoch = 0;
   breakpoints = new Set<number>();
+  /** The CUDA lines with a breakpoint (a CUDA program). */
+  cudaBreakpoints = new Set<number>();
   /** What the views say while there is no program (set by the app). */
   hint = "Starting a session…";
   /** The divergence data of the position shown (while asked for). */

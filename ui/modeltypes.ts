@@ -15,7 +15,7 @@ export type Change =
   | "program"
   | "printf";
 
-export type Granularity = "warp" | "round" | "barrier";
+export type Granularity = "warp" | "round" | "barrier" | "source-line";
 
 /** How the editor's text and launch relate to the loaded program. */
 export type EditState =

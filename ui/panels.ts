@@ -8,6 +8,7 @@ import { h, setChildren, setText, toggle } from "./dom";
 import { mask32, maskText, popc } from "./format";
 import { sameIdx } from "./warps";
 import { diagIdTag, diagNotesList } from "./diagview";
+import { lineName, lineTitle } from "./srcline";
 
 // ---- problems ----
 
@@ -114,7 +115,8 @@ export class FaultView {
       h("div.fault-head", h("span.fault-icon", { "aria-hidden": "true" }, "!"), h("span.fault-kind", f.kind || "fault"),
         h("span.fault-msg", f.message)),
       h("div.fault-grid",
-        row("line", f.line ? h("button.linklike", { type: "button", onclick: () => this.hooks.goto(f.line, f.col || 1) }, `${f.line}${f.col ? `:${f.col}` : ""}`) : null),
+        row(f.cudaLine ? "where" : "line", f.line ? h("button.linklike", { type: "button", onclick: () => this.hooks.goto(f.line, f.col || 1), title: lineTitle(f.line, f.cudaLine) },
+          f.cudaLine ? lineName(f.line, f.cudaLine, f.col) : `${f.line}${f.col ? `:${f.col}` : ""}`) : null),
         row("CTA", f.cta ? `${dims(f.cta, loaded?.grid)}${cta ? ` · #${cta.linear}` : ""}` : null),
         row("thread", thread),
         row("warp / lane", h("button.linklike", { type: "button", onclick: () => this.hooks.selectFault(f), title: "Select the faulting warp" }, `warp ${f.warp}, lane ${f.lane}`)),
@@ -220,16 +222,16 @@ function threadText(cta: number[], t: number[], multi: boolean): string {
 export function warningRow(w: WarningInfo, multi: boolean, goto: (line: number) => void): HTMLElement {
   const where = w.space === "global" ? `0x${w.offset.toString(16)}` : w.space === "reg" ? "registers" : `shared +${w.offset}`;
   const count = w.count > 1 || w.capped ? `×${w.count}${w.capped ? "+" : ""}` : "";
-  const line = (n: number, label: string) =>
-    n ? h("button.linklike", { type: "button", onclick: () => goto(n), title: `Select line ${n} in the editor` }, label) : null;
+  const line = (n: number, cuda: number | undefined) =>
+    n ? h("button.linklike", { type: "button", onclick: () => goto(n), title: lineTitle(n, cuda) }, lineName(n, cuda)) : null;
   const prev = w.prevPc >= 0;
   return h("li", { class: `warn warn-${w.kind}`, "data-line": String(w.line) },
     h("span.warn-kind", w.kind),
     h("span.warn-what", w.text),
     h("span.warn-lines",
-      prev ? line(w.prevLine, `line ${w.prevLine}`) : null,
+      prev ? line(w.prevLine, w.prevCudaLine) : null,
       prev ? h("span.muted", ` ${threadText(w.prevCta, w.prevThread, multi)} → `) : null,
-      line(w.line, `line ${w.line}`),
+      line(w.line, w.cudaLine),
       h("span.muted", ` ${threadText(w.cta, w.thread, multi)}`)),
     h("span.warn-where", where),
     count ? h("span.warn-count", { title: "occurrences (lane accesses) up to this step" }, count) : null);
@@ -256,7 +258,7 @@ export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => v
     h("span.ev-kind", e.kind),
     h("span.ev-who", who),
     h("span.ev-what", eventText[e.kind] ?? ""),
-    e.line ? h("button.linklike", { type: "button", onclick: () => goto(e.line) }, `line ${e.line}`) : null,
+    e.line ? h("button.linklike", { type: "button", onclick: () => goto(e.line), title: lineTitle(e.line, e.cudaLine) }, lineName(e.line, e.cudaLine)) : null,
     mask !== null && (mask !== 0 || (e.kind !== "barrier-release" && e.kind !== "cluster-release")) ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
     e.warps?.length ? h("span.ev-mask", { title: e.warps.map((w) => `w${w.warp}: ${maskText(mask32(w.lanes))}`).join("\n") }, `${e.warps.length} warp${e.warps.length === 1 ? "" : "s"} released`) : null,
     other !== null ? h("span.ev-mask", { title: maskText(other) }, `/ ${popc(other)} other`) : null,

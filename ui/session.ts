@@ -4,7 +4,7 @@
 
 import { Conn } from "./conn";
 import type { Change, Granularity, Model } from "./model";
-import type { Limits, ServerMsg, Spec, State } from "./proto";
+import type { CudaSource, Limits, ServerMsg, Spec, State } from "./proto";
 import { replayText, type LaunchFor, type Replay, type SessionHooks } from "./sessionhooks";
 
 export type { LaunchFor, SessionHooks } from "./sessionhooks";
@@ -100,13 +100,14 @@ export class SessionClient {
 
   // ---- commands ----
 
-  /** Compiles and loads source with spec; with at > 0 the session replays to that position. */
-  load(source: string, spec: Spec, at = 0, why: Replay["why"] = "edit", launch: LaunchFor = {}): boolean {
+  /** Compiles and loads source (or, with cuda, the CUDA) with spec; with
+   * at > 0 the session replays to that position. The load's id (0: not sent). */
+  load(source: string, spec: Spec, at = 0, why: Replay["why"] = "edit", launch: LaunchFor = {}, cuda?: CudaSource): number {
     if (this.limits.maxSourceBytes && new Blob([source]).size > this.limits.maxSourceBytes) {
       this.hooks.toast(`The source is larger than the server's limit of ${this.limits.maxSourceBytes.toLocaleString("en-US")} bytes.`, "error");
-      return false;
+      return 0;
     }
-    const msg: Record<string, unknown> = { type: "load", source, spec };
+    const msg: Record<string, unknown> = cuda ? { type: "load", cuda, spec } : { type: "load", source, spec };
     if (launch.kernel) msg.kernel = launch.kernel;
     if (launch.infer) msg.inferLaunch = true;
     // Another kernel starts at step 0 with its own launch (the server does not replay it).
@@ -114,7 +115,7 @@ export class SessionClient {
     if (at > 0) msg.at = at;
     if (this.divergence) msg.divergence = true;
     const id = this.conn.send(msg);
-    if (!id) return false;
+    if (!id) return 0;
     this.loadId = id;
     this.checkId = 0;
     this.replay = at > 0 ? { id, at, why, sawLoaded: false } : null;
@@ -126,7 +127,7 @@ export class SessionClient {
     this.model.compare = null;
     this.model.comparing = false;
     this.model.emit(new Set<Change>(had ? ["source", "compare"] : ["source"]));
-    return true;
+    return id;
   }
 
   private compareId = 0;
@@ -232,6 +233,10 @@ export class SessionClient {
     switch (m.type) {
       case "hello":
         this.limits = m.limits ?? {};
+        this.hooks.cuda?.(m.cuda);
+        break;
+      case "compiled":
+        this.hooks.compiled?.(m);
         break;
       case "diagnostics":
         if (m.check) {
@@ -285,6 +290,7 @@ export class SessionClient {
         break;
       case "breakpoints":
         model.breakpoints = new Set(m.lines ?? []);
+        model.cudaBreakpoints = new Set(m.cudaLines ?? []);
         model.emit(new Set<Change>(["breakpoints"]));
         break;
       case "scheduling-compare":

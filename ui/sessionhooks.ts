@@ -3,7 +3,7 @@
 // position with what the user is told when it gets there.
 
 import type { Change } from "./model";
-import type { Loaded, Message, State } from "./proto";
+import type { Compiled, HelloCuda, Loaded, Message, State } from "./proto";
 
 export interface SessionHooks {
   /** A short message for the user. */
@@ -20,6 +20,10 @@ export interface SessionHooks {
   done(result: Record<string, unknown>): void;
   /** The diagnostics of a `check`: sameProgram tells a comment-only edit. */
   checked(items: Message[], sameProgram: boolean, otherKernel: boolean): void;
+  /** A CUDA compile's result (of a `compile` or a CUDA `load`). */
+  compiled?(m: Compiled): void;
+  /** The server's CUDA support (the hello's). */
+  cuda?(c: HelloCuda | undefined): void;
 }
 
 /** Which kernel a load's spec was made for (a `loaded`'s kernelSig; none:

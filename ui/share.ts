@@ -8,6 +8,7 @@ import { h, setChildren } from "./dom";
 import type * as api from "./api_gen";
 import type { Spec } from "./proto";
 import { parseView } from "./viewstate";
+import { parseCuda } from "./draft";
 import type { ShareView } from "./viewstate";
 
 export type { ShareView } from "./viewstate";
@@ -47,6 +48,7 @@ export function parseShare(v: unknown): ShareData | null {
     example: typeof o.example === "string" ? o.example : undefined,
     lesson: o.lesson,
     view: parseView(o.view),
+    cuda: parseCuda(o.cuda) ?? undefined,
   };
 }
 
@@ -68,7 +70,7 @@ function unb64url(s: string): Uint8Array<ArrayBuffer> {
 }
 
 /** The fields a link-only URL carries: what encodeLinkOnly writes, and all decodeLinkOnly reads (never an id or a lesson: those come from the server). */
-const LINK_FIELDS = ["title", "description", "source", "spec", "view", "step", "example"] as const;
+const LINK_FIELDS = ["title", "description", "source", "spec", "view", "step", "example", "cuda"] as const;
 
 function linkFields(snap: ShareData): Partial<ShareData> {
   const out: Record<string, unknown> = {};

@@ -11,6 +11,7 @@ import { laneWhy, lanesText, modelName, schedBar, stackLaneNotes, threadsView, t
 import { clusterBarText, clusterTitle, clustered, idxText } from "./clusters";
 import { faultLanesOf, laneState, laneTitle, waitLabel, waitWords, warpKind } from "./lanestate";
 import { renderMbarriers } from "./mbarriers";
+import { lineName, lineShort } from "./srcline";
 
 export { faultLanesOf, laneLegend, laneState, laneTitle, nextWarpTitle, sameIdx, threadIdx, waitLabel, warpKind, type LaneState } from "./lanestate";
 
@@ -217,7 +218,7 @@ export class WarpsView {
     setClass(row.el, "warp-row" + (sel ? " sel" : "") + (next ? " next" : "") + ` wk-${kind}`);
     row.el.setAttribute("aria-selected", sel ? "true" : "false");
     const exited = kind === "exited";
-    setText(row.where, exited || w.line <= 0 ? "" : `line ${w.line} · pc ${w.pc}`);
+    setText(row.where, exited || w.line <= 0 ? "" : w.cudaLine ? lineShort(w.line, w.cudaLine) : `line ${w.line} · pc ${w.pc}`);
     const act = popc(mask32(w.active) & ~mask32(w.exited));
     const mbarName = (off: string) => c.mbarriers?.find((b) => parseInt(b.offset, 16) === parseInt(off, 16))?.name;
     // Thread groups that wait while the warp's other groups run (independent scheduling).
@@ -235,7 +236,7 @@ export class WarpsView {
     row.async.hidden = !inFlight && !wgFlight;
     row.async.dataset.wgmma = wgFlight ? "1" : "0";
     if (inFlight || wgFlight) row.el.classList.add("async");
-    row.el.title = `CTA ${c.linear}${clustered(m) ? ` (rank ${c.rank} of its cluster)` : ""}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, line ${w.line}` : "") +
+    row.el.title = `CTA ${c.linear}${clustered(m) ? ` (rank ${c.rank} of its cluster)` : ""}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, ${lineName(w.line, w.cudaLine)}` : "") +
       gw.map((t) => `\n${lanesText(mask32(t.lanes))} wait for ${t.text} (line ${t.line})`).join("") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
       (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "") +

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ptxplayground/ptxplay/engine/cuda"
 	"log/slog"
 	"net"
 	"net/http"
@@ -171,6 +172,8 @@ func (s *suite) startServer() error {
 func (s *suite) serve(addr string, limits sessions.Limits) (base string, stop func(), err error) {
 	metrics := web.NewMetrics()
 	mgr := sessions.NewManager(limits, metrics)
+	// CUDA compiles where clang-19 is installed (hello.cuda says so where not).
+	mgr.SetCompiler(cuda.NewCompiler(cuda.Config{Concurrency: 2}))
 	lim := mgr.Limits()
 	log := slog.New(s.srvLog)
 	dir, err := os.MkdirTemp("", "ptxplay-shares-")
