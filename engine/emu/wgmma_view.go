@@ -56,12 +56,12 @@ type WgmmaOperandInfo struct {
 // of D (and of A when A is in registers), and its descriptor operands (B,
 // and A when A is not in registers; A first).
 type WgmmaInfo struct {
-	Form  isa.WgmmaForm
-	D, A  []int32
+	Form isa.WgmmaForm
+	D, A []int32
 	// E: the metadata register of a sparse form (wgmma.mma_async.sp), -1
 	// otherwise; Sel its sparsity selector.
-	E   int32
-	Sel int
+	E     int32
+	Sel   int
 	Descs []WgmmaOperandInfo
 	// NegA, NegB: imm-scale-a/b are -1.
 	NegA, NegB bool
