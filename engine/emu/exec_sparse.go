@@ -84,10 +84,13 @@ func selectorRule(sp *isa.SparseInfo) string {
 // sparseColumns decodes the metadata into kcol: for each element of the
 // compressed A (row-major, k2 columns), its logical column.
 func sparseColumns(w *Warp, op *Op, f *tensorForm, kcol []uint16) *Fault {
-	s := f.sp
-	e := w.r(op.E)
-	sel := int(op.Imm & 3)
-	ordered := op.Imm&mmaOrdered != 0
+	return decodeSparseMeta(w, f.sp, f.k2, w.r(op.E), int(op.Imm&3), op.Imm&mmaOrdered != 0, kcol)
+}
+
+// decodeSparseMeta decodes metadata e (a warp's register) read with selector sel
+// into kcol, for a compressed A of k2 columns (the rows s describes):
+// sparseColumns, and a warp's part of wgmma.mma_async.sp.
+func decodeSparseMeta(w *Warp, s *sparseMeta, k2 int, e *[32]uint64, sel int, ordered bool, kcol []uint16) *Fault {
 	mask := uint64(1)<<s.ibits - 1
 	prev := 0
 	for i, fd := range s.fields {
@@ -105,7 +108,7 @@ func sparseColumns(w *Warp, op *Op, f *tensorForm, kcol []uint16) *Fault {
 				int(fd.bit)-int(s.ibits), int(fd.bit)+int(s.ibits)-1, lane, uint32(e[lane%32]), prev, idx, fd.row, int(fd.col)-s.span, int(fd.col)+s.span-1)
 		}
 		prev = idx
-		at := int(fd.row)*f.k2 + int(fd.col)
+		at := int(fd.row)*k2 + int(fd.col)
 		for j := 0; j < s.span; j++ {
 			kcol[at+j] = fd.base + uint16(idx*s.span+j)
 		}

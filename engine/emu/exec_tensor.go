@@ -1392,6 +1392,9 @@ func (op *Op) TensorSlots() map[string][]int32 {
 		if wg.A != nil {
 			out["a"] = wg.A
 		}
+		if wg.E >= 0 {
+			out["e"] = []int32{wg.E}
+		}
 		return out
 	}
 	switch fi.Op {

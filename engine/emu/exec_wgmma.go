@@ -107,6 +107,9 @@ const (
 	wgTransA             // imm-trans-a is 1: A is M-major
 	wgTransB             // imm-trans-b is 1: B is N-major
 	wgRegA               // A is in registers (Regs after D)
+	// wgSelShift: the sparsity selector of wgmma.mma_async.sp is
+	// Op.Imm>>wgSelShift&3 (its metadata register is Op.E).
+	wgSelShift = 8
 )
 
 // wgmmaExecKey names an executor: the form (its fragments) and B's type
@@ -134,6 +137,9 @@ type wgmmaExec struct {
 	aVal, bVal func(uint32) float64
 	// aF16, bF16: the type is .f16 (read through f16Values).
 	aF16, bF16 bool
+	// sp: a sparse form's metadata layout for one warp (rows 0-15; warp
+	// w's describes rows 16w..16w+15 the same way), shared with mma.sp.
+	sp *sparseMeta
 }
 
 var wgmmaExecs struct {
@@ -184,7 +190,18 @@ func wgmmaExecIndex(f isa.WgmmaForm, bt string) int32 {
 		return pos, o.Regs, per
 	}
 	x.dPos, x.dRegs, x.dPer = flat(fi.Operand("d"), f.N)
-	x.aPos, x.aRegs, x.aPer = flat(fi.Operand("a"), f.K)
+	x.aPos, x.aRegs, x.aPer = flat(fi.Operand("a"), f.AK())
+	if f.Sparse {
+		// Warp 0's metadata fields: the mma.sp form's layout.
+		e := *fi.Operand("e")
+		e.Rows, e.Elems = 16, nil
+		for _, el := range fi.Operand("e").Elems {
+			if el.Lane < 32 {
+				e.Elems = append(e.Elems, el)
+			}
+		}
+		x.sp = newSparseMeta(&isa.FragInstr{Sparse: fi.Sparse, Operands: []isa.FragOperand{e}})
+	}
 	if wgmmaExecs.index == nil {
 		wgmmaExecs.index = map[wgmmaExecKey]int32{}
 	}
@@ -208,16 +225,23 @@ func wgmmaExecAt(i int32) *wgmmaExec {
 //	             d, a-desc|a-regs, b-desc, scale-d, imm-scale-a, imm-scale-b;
 //	s8, u8 (mixing; .s32, {.satfinite}), b1 (.s32, .and.popc):
 //	             d, a-desc|a-regs, b-desc, scale-d;
+//
+// and wgmma.mma_async.sp (every type but .b1, twice the K) with the
+// metadata register sp-meta and the sparsity selector sp-sel (a constant)
+// after b-desc: d, a-desc|a-regs, b-desc, sp-meta, sp-sel, scale-d, ....
 func bindWgmmaMma(b *binder) {
 	if !tensorSyncAligned(b) {
 		return
 	}
 	shape, ok := uint8(0), false
+	sparse := false
 	var elems []isa.Elem // .b1 .b1 (a narrow element type is a matrix modifier)
 	for _, m := range b.Tensor() {
 		switch {
 		case m.Kind == isa.ModElem && isa.Elem(m.Value) == isa.ElemB1:
 			elems = append(elems, isa.ElemB1)
+		case m.Kind == isa.ModTensor && isa.TensorWord(m.Value) == isa.TensorSp && !sparse:
+			sparse = true
 		case m.Kind != isa.ModWgmmaShape || ok:
 			b.errorf("needs one shape .m64nNkK and no other matrix modifier")
 			return
@@ -255,9 +279,13 @@ func bindWgmmaMma(b *binder) {
 		return
 	}
 	n, k := isa.WgmmaShape(shape)
-	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: aName}
+	form := isa.WgmmaForm{N: n, K: k, DType: types[0].String(), AType: aName, Sparse: sparse}
 	if msg := isa.WgmmaFormOf(form); msg != "" {
-		b.errorf("not a form of wgmma.mma_async: %s", msg)
+		name := "wgmma.mma_async"
+		if sparse {
+			name = "wgmma.mma_async.sp"
+		}
+		b.errorf("not a form of %s: %s", name, msg)
 		return
 	}
 	integer := form.DType == "s32"
@@ -289,7 +317,11 @@ func bindWgmmaMma(b *binder) {
 	case trans:
 		want = 8
 	}
-	if !b.Want(want, want) {
+	sp := 0 // sp-meta and sp-sel come after b-desc
+	if sparse {
+		sp = 2
+	}
+	if !b.Want(want+sp, want+sp) {
 		return
 	}
 	op := b.op
@@ -313,7 +345,28 @@ func bindWgmmaMma(b *binder) {
 		op.A = b.Src(1, isa.B64)
 	}
 	op.B = b.Src(2, isa.B64)
-	op.C = b.SrcPred(3, 2)
+	if sparse {
+		info := x.fi.Sparse
+		if !b.IsImm(4) {
+			b.operr(4, "the sparsity selector sp-sel must be a constant 0..%d", info.Selectors-1)
+			return
+		}
+		v, ok := b.Imm(4)
+		if !ok {
+			return
+		}
+		if v.Kind == ptx.ValFloat {
+			b.operr(4, "the sparsity selector sp-sel must be an integer constant 0..%d", info.Selectors-1)
+			return
+		}
+		if v.Int >= uint64(info.Selectors) {
+			b.operr(4, "sparsity selector %s is out of range for .%s: %s", v, form.AType, selectorRule(info))
+			return
+		}
+		op.E = b.Src(3, isa.B32)
+		op.Imm |= v.Int << wgSelShift
+	}
+	op.C = b.SrcPred(3+sp, 2)
 	if b.failed {
 		return
 	}
@@ -335,19 +388,19 @@ func bindWgmmaMma(b *binder) {
 		return 0, false
 	}
 	if !integer {
-		if v, ok := imm(4, "imm-scale-a", 1, -1); !ok {
+		if v, ok := imm(4+sp, "imm-scale-a", 1, -1); !ok {
 			return
 		} else if v < 0 {
 			op.Imm |= wgNegA
 		}
-		if v, ok := imm(5, "imm-scale-b", 1, -1); !ok {
+		if v, ok := imm(5+sp, "imm-scale-b", 1, -1); !ok {
 			return
 		} else if v < 0 {
 			op.Imm |= wgNegB
 		}
 	}
 	if trans {
-		i := 6
+		i := 6 + sp
 		if !regA {
 			if v, ok := imm(i, "imm-trans-a", 0, 1); !ok {
 				return
@@ -762,18 +815,27 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	x := wgmmaExecAt(op.Aux)
 	f := x.form
-	N, K := f.N, f.K
+	N, K, AK := f.N, f.K, f.AK()
 	rank := w.WarpgroupRank()
-	// A (16 x K), B as the descriptor reads it (N x K: row n, column k)
-	// and C (16 x N), in a buffer reused across instructions.
+	// A (16 x AK: K, or K/2 for the compressed A of a sparse form), B as
+	// the descriptor reads it (N x K: row n, column k) and C (16 x N), in
+	// a buffer reused across instructions.
 	buf := wgmmaBufs.Get().(*[]float64)
 	defer wgmmaBufs.Put(buf)
-	if need := 16*K + N*K + 16*N; cap(*buf) < need {
+	if need := 16*AK + N*K + 16*N; cap(*buf) < need {
 		*buf = make([]float64, need)
 	}
-	a := (*buf)[:16*K]
-	bm := (*buf)[16*K : 16*K+N*K]
-	c := (*buf)[16*K+N*K : 16*K+N*K+16*N]
+	a := (*buf)[:16*AK]
+	bm := (*buf)[16*AK : 16*AK+N*K]
+	c := (*buf)[16*AK+N*K : 16*AK+N*K+16*N]
+	// kcol: a sparse form's logical column of each element of the warp's
+	// compressed A (the metadata decoded as for mma.sp).
+	var kcol [16 * 64]uint16
+	if x.sp != nil {
+		if flt := decodeSparseMeta(w, x.sp, AK, w.r(op.E), int(op.Imm>>wgSelShift&3), false, kcol[:]); flt != nil {
+			return flt
+		}
+	}
 	aVal, bVal := x.aVal, x.bVal
 	if x.aF16 {
 		aVal = nil
@@ -807,7 +869,7 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		if op.Imm&wgTransA != 0 {
 			major = isa.WgmmaMNMajor
 		}
-		if flt := w.wgmmaShared(mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: K}, 16*rank, a, op.Imm&wgNegA != 0, aVal); flt != nil {
+		if flt := w.wgmmaShared(mask, "A", desc, isa.WgmmaOperand{Major: major, ElemBits: x.elemBits, Rows: 64, K: AK}, 16*rank, a, op.Imm&wgNegA != 0, aVal); flt != nil {
 			return flt
 		}
 	}
@@ -836,6 +898,9 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 		t := w.m.tensorStep(x.fi.Key)
 		if op.Imm&wgRegA != 0 {
 			t.Operands = append(t.Operands, TensorOperand{Name: "a", Regs: tensorOperand(op, 1)})
+		}
+		if x.sp != nil {
+			t.Operands = append(t.Operands, TensorOperand{Name: "e", Regs: []int32{op.E}})
 		}
 		if scaleD {
 			t.Operands = append(t.Operands, TensorOperand{Name: "d", Regs: dSlots})
@@ -886,7 +951,11 @@ func execWgmmaMma(w *Warp, op *Op, mask uint32) *Fault {
 	// are exact: every partial sum is an integer below 2^53 (|C| <= 2^31,
 	// K products of at most 2^16), and and.popc is the sum of the products
 	// of bits.
-	wgmmaSum(a, bm, c, N, K)
+	if x.sp != nil {
+		wgmmaSparseSum(a, kcol[:16*AK], bm, c, N, K)
+	} else {
+		wgmmaSum(a, bm, c, N, K)
+	}
 	sat := op.Flags.Has(isa.FSatfinite)
 	n := int64(len(dSlots)*32*8) + 64
 	if w.m.overDynamic(n) {
@@ -964,6 +1033,29 @@ func wgmmaSum(a, b, c []float64, n, k int) {
 				s1 += a1[kk] * y
 			}
 			c0[j], c1[j] = s0, s1
+		}
+	}
+}
+
+// wgmmaSparseSum replaces c (16 x n, row-major) by c + A·bᵀ for the
+// sparse A whose stored elements are a (16 x k2, row-major, k2 =
+// len(a)/16), element t of row i in logical column kcol[i*k2+t]; b is n x
+// k (row n, column k). Each element of D is its C plus the products of the
+// stored elements of its row with the B elements of their columns, in the
+// order they are stored, accumulated in f64 (mma.sp's rule: the zeros of
+// the logical A are not multiplied).
+func wgmmaSparseSum(a []float64, kcol []uint16, b, c []float64, n, k int) {
+	k2 := len(a) / 16
+	for i := 0; i < 16; i++ {
+		ar, kr := a[i*k2:i*k2+k2], kcol[i*k2:i*k2+k2]
+		cr := c[i*n : i*n+n]
+		for j := range cr {
+			bj := b[j*k : j*k+k]
+			s := cr[j]
+			for t, x := range ar {
+				s += x * bj[int(kr[t])%k]
+			}
+			cr[j] = s
 		}
 	}
 }

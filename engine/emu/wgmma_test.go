@@ -31,6 +31,11 @@ type wgCase struct {
 	// chain: two mma_async on the accumulator in group 0, a third in
 	// group 1; wait_group 1 lands the first two, wait_group 0 the third.
 	chain bool
+	// sp: wgmma.mma_async.sp with sparsity selector sel: A (registers or
+	// shared memory) is the compressed 64 x k() matrix of a logical
+	// 64 x 2k() A, B has 2k() rows.
+	sp  bool
+	sel int
 }
 
 func (c wgCase) k() int {
@@ -43,6 +48,14 @@ func (c wgCase) k() int {
 		return 256
 	}
 	return 32
+}
+
+// kb is the K of the product (B's rows): k(), twice it for a sparse form.
+func (c wgCase) kb() int {
+	if c.sp {
+		return 2 * c.k()
+	}
+	return c.k()
 }
 
 func (c wgCase) b() string {
@@ -64,7 +77,11 @@ func wgVal(t string, x uint64) float64 {
 }
 
 func (c wgCase) String() string {
-	return fmt.Sprintf("m64n%dk%d.%s.%s.%s sat=%v regA=%v transA=%v transB=%v swA=%s swB=%s neg=%v/%v scaleD=%v", c.n, c.k(), c.d, c.ab, c.b(), c.sat, c.regA, c.transA, c.transB, c.swA, c.swB, c.negA, c.negB, c.scaleD)
+	sp := ""
+	if c.sp {
+		sp = fmt.Sprintf("sp(sel %d).", c.sel)
+	}
+	return fmt.Sprintf("%sm64n%dk%d.%s.%s.%s sat=%v regA=%v transA=%v transB=%v swA=%s swB=%s neg=%v/%v scaleD=%v", sp, c.n, c.kb(), c.d, c.ab, c.b(), c.sat, c.regA, c.transA, c.transB, c.swA, c.swB, c.negA, c.negB, c.scaleD)
 }
 
 // wgPlace is the canonical byte offset of element (r, k) of an operand
@@ -78,7 +95,7 @@ func wgPlace(mn bool, sw isa.WgmmaSwizzle, r, k, size int, lbo, sbo int) int {
 		if sw == isa.WgmmaSwizzleNone {
 			return (r%8)*16 + (r/8)*sbo + (kb/16)*lbo + kb%16
 		}
-		return (r%8)*W + (r/8)*sbo + kb
+		return (r%8)*W + (r/8)*sbo + (kb/W)*lbo + kb%W // K past a swizzle row: LBO on (sparse B)
 	}
 	per := 16 / size // elements of a row in 16 bytes
 	c, in := r/per, (r%per)*size
@@ -95,14 +112,20 @@ func wgSwz(sw isa.WgmmaSwizzle, a int) int {
 	return a ^ ((a>>7)&mask)<<4
 }
 
-// wgOffsets picks LBO and SBO for an operand of rows x K in mode sw.
-func wgOffsets(mn bool, sw isa.WgmmaSwizzle, rows, size int) (lbo, sbo, bytes int) {
+// wgOffsets picks LBO and SBO for an operand of rows x K (kb bytes: one
+// wgmma's 32, B of a sparse one 64) in mode sw.
+func wgOffsets(mn bool, sw isa.WgmmaSwizzle, rows, size, kb int) (lbo, sbo, bytes int) {
 	W := map[isa.WgmmaSwizzle]int{isa.WgmmaSwizzleNone: 16, isa.WgmmaSwizzle32B: 32, isa.WgmmaSwizzle64B: 64, isa.WgmmaSwizzle128B: 128}[sw]
-	kb := 32 // one wgmma's K in bytes
 	if !mn {
 		if sw == isa.WgmmaSwizzleNone {
 			// 8-row groups of (kb/16) core matrices, LBO apart.
 			return 128, 128 * kb / 16, rows / 8 * 128 * kb / 16
+		}
+		if kb > W {
+			// K past one swizzle row: the second K group of rows
+			// LBO on, after all the 8-row groups of the first.
+			g := rows / 8 * 8 * W
+			return g, 8 * W, 2 * g
 		}
 		return 0, 8 * W, rows / 8 * 8 * W
 	}
@@ -123,20 +146,70 @@ func wgOffsets(mn bool, sw isa.WgmmaSwizzle, rows, size int) (lbo, sbo, bytes in
 // wgRun builds, runs and checks one case in one scheduling model.
 func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	t.Helper()
-	N, K := c.n, c.k()
+	N, K, KB := c.n, c.k(), c.kb() // K: A's columns; KB: B's rows
 	eb := isa.FragTypeBits(c.ab)
 	size := max(eb/8, 1)      // bytes per element (b1: the byte of 8)
 	A := make([]uint64, 64*K) // element bits, row-major
-	B := make([]uint64, K*N)  // B[k][n]
+	B := make([]uint64, KB*N) // B[k][n]
 	for i := range A {
 		A[i] = randomElem(rng, c.ab, false)
 	}
 	for i := range B {
 		B[i] = randomElem(rng, c.b(), false)
 	}
+	// Alog: the logical A (64 x KB) the product uses: A, or for a sparse
+	// form A decompressed by random metadata (below).
+	Alog := make([]float64, 64*KB)
+	meta := make([]uint32, 128) // per thread: its sp-meta register
+	if !c.sp {
+		for i, x := range A {
+			Alog[i] = wgVal(c.ab, x)
+		}
+	} else {
+		// Random 2:4 patterns (tf32: 1:2). Sparse storage (PTX ISA
+		// 9.7.15.6.1): a chunk of 4 (tf32 2) logical elements keeps 2
+		// (1), stored in order; a 4-bit nibble per chunk holds their
+		// 2-bit indices, the first in the low bits (tf32: 0b0100 for
+		// index 0, 0b1110 for 1). Warp w's metadata covers rows
+		// 16w..16w+15 as mma.sp's (the ISA's sparse wgmma metadata
+		// figures are mma.sp.m16n8k32 .f16, m16n8k16 .tf32 and m16n8k64
+		// .u8/.s8): chunk j of row r is bits 4(j%4) + 16(r/8) of lane
+		// 4(r%8) + sel*threads + j/4, threads = chunks per row / 4.
+		// Every other lane holds garbage the selector must skip.
+		for i := range meta {
+			meta[i] = rng.Uint32()
+		}
+		chunk := 4
+		if c.ab == "tf32" {
+			chunk = 2
+		}
+		kept := chunk / 2
+		nch := KB / chunk
+		threads := nch / 4
+		for r := 0; r < 64; r++ {
+			for j := 0; j < nch; j++ {
+				var idx []int
+				var nib uint32
+				if chunk == 2 {
+					i := rng.Intn(2)
+					idx, nib = []int{i}, []uint32{0b0100, 0b1110}[i]
+				} else {
+					p := rng.Perm(4)[:2]
+					slices.Sort(p)
+					idx, nib = p, uint32(p[0]|p[1]<<2)
+				}
+				for s, i := range idx {
+					Alog[r*KB+j*chunk+i] = wgVal(c.ab, A[r*K+j*kept+s])
+				}
+				th := 32*(r/16) + 4*(r%8) + c.sel*threads + j/4
+				bit := 4*(j%4) + 16*(r%16/8)
+				meta[th] = meta[th]&^(15<<bit) | nib<<bit
+			}
+		}
+	}
 	// Shared image: A at 0, B after it (1024-aligned).
-	lboA, sboA, bytesA := wgOffsets(c.transA, c.swA, 64, size)
-	lboB, sboB, bytesB := wgOffsets(c.transB, c.swB, N, size)
+	lboA, sboA, bytesA := wgOffsets(c.transA, c.swA, 64, size, 32)
+	lboB, sboB, bytesB := wgOffsets(c.transB, c.swB, N, size, 32*KB/K)
 	startA, startB := 0, (bytesA+1023)&^1023
 	if c.regA {
 		startB, bytesA = 0, 0
@@ -163,7 +236,7 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		}
 	}
 	for n := 0; n < N; n++ {
-		for k := 0; k < K; k++ {
+		for k := 0; k < KB; k++ {
 			put(wgSwz(c.swB, startB+wgPlace(c.transB, c.swB, n, k*eb/(8*size), size, lboB, sboB)), B[k*N+n], k)
 		}
 	}
@@ -267,8 +340,8 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 				if scaleD {
 					v = prev[i*N+j]
 				}
-				for k := 0; k < K; k++ {
-					v += sa * wgVal(c.ab, A[i*K+k]) * sb * wgVal(c.b(), B[k*N+j])
+				for k := 0; k < KB; k++ {
+					v += sa * Alog[i*KB+k] * sb * wgVal(c.b(), B[k*N+j])
 				}
 				next[i*N+j] = rnd(v)
 			}
@@ -288,7 +361,11 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	if c.regA {
 		nA = aVals / aPer
 	}
-	words := dRegs + nA
+	nE := 0 // the sp-meta register
+	if c.sp {
+		nE = 1
+	}
+	words := dRegs + nA + nE
 	var sb2 strings.Builder
 	fmt.Fprintf(&sb2, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 psh, .param .u64 pin, .param .u64 pout) {\n")
 	fmt.Fprintf(&sb2, "\t.shared .align 1024 .b8 smem[%d];\n", S)
@@ -305,6 +382,9 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	for i := 0; i < nA; i++ {
 		fmt.Fprintf(&sb2, "\tld.global.b32 %%a%d, [%%rd7+%d];\n", i, 4*(dRegs+i))
 		al = append(al, fmt.Sprintf("%%a%d", i))
+	}
+	if c.sp {
+		fmt.Fprintf(&sb2, "\tld.global.b32 %%r8, [%%rd7+%d];\n", 4*(dRegs+nA))
 	}
 	sd := 0
 	if c.scaleD {
@@ -348,8 +428,12 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 	if c.ab == "b1" {
 		tail = ".and.popc"
 	}
-	mma := fmt.Sprintf("\twgmma.mma_async.sync.aligned.m64n%dk%d%s.%s.%s.%s%s {%s}, %s, %%rd9, %%PRED%s;\n",
-		N, K, mods, c.d, c.ab, c.b(), tail, strings.Join(dl, ", "), aop, scales)
+	sp, spOps := "", ""
+	if c.sp {
+		sp, spOps = ".sp", fmt.Sprintf(", %%r8, %d", c.sel)
+	}
+	mma := fmt.Sprintf("\twgmma.mma_async%s.sync.aligned.m64n%dk%d%s.%s.%s.%s%s {%s}, %s, %%rd9%s, %%PRED%s;\n",
+		sp, N, KB, mods, c.d, c.ab, c.b(), tail, strings.Join(dl, ", "), aop, spOps, scales)
 	sb2.WriteString("\twgmma.fence.sync.aligned;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
 	if c.chain {
 		sb2.WriteString("\tsetp.eq.u32 %p2, %r5, %r5;\n" + strings.ReplaceAll(mma, "%PRED", "%p2"))
@@ -377,6 +461,9 @@ func wgRun(t *testing.T, c wgCase, sched Scheduling, rng *rand.Rand) {
 		}
 		for i := 0; i < nA; i++ {
 			binary.LittleEndian.PutUint32(in[(th*words+dRegs+i)*4:], uint32(aregs[th][i]))
+		}
+		if c.sp {
+			binary.LittleEndian.PutUint32(in[(th*words+dRegs+nA)*4:], meta[th])
 		}
 	}
 	s := ptx.NewSource("t.ptx", []byte(src))
@@ -473,6 +560,42 @@ func TestWgmmaAgainstMatrixProduct(t *testing.T) {
 		wgCase{n: 64, d: "f32", ab: "f16", swA: isa.WgmmaSwizzle128B, swB: isa.WgmmaSwizzle128B, chain: true},
 		wgCase{n: 16, d: "f16", ab: "f16", regA: true, swB: isa.WgmmaSwizzleNone, transB: true, scaleD: true, chain: true},
 	)
+	for _, c := range cases {
+		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
+			wgRun(t, c, s, rng)
+		}
+	}
+}
+
+// wgmma.mma_async.sp: every type (f16, bf16, tf32, e4m3/e5m2 mixed, s8/u8
+// mixed with and without .satfinite), A from registers and from a
+// descriptor, both selectors where two exist, several N, K-major and
+// MN-major, the four swizzles, against the dense product of the
+// decompressed A in both scheduling models.
+func TestWgmmaSparseAgainstMatrixProduct(t *testing.T) {
+	rng := rand.New(rand.NewSource(90))
+	var cases []wgCase
+	sws := []isa.WgmmaSwizzle{isa.WgmmaSwizzleNone, isa.WgmmaSwizzle32B, isa.WgmmaSwizzle64B, isa.WgmmaSwizzle128B}
+	for i, ty := range [][3]string{{"f32", "f16", "f16"}, {"f16", "f16", "f16"}, {"f32", "bf16", "bf16"}, {"f32", "tf32", "tf32"},
+		{"f32", "e4m3", "e5m2"}, {"f16", "e5m2", "e5m2"}, {"s32", "s8", "u8"}, {"s32", "u8", "u8"}} {
+		float := ty[0] != "s32"
+		trans := ty[1] == "f16" || ty[1] == "bf16"
+		sels := 2
+		if isa.FragTypeBits(ty[1]) == 8 {
+			sels = 1
+		}
+		for j, n := range []int{8, 48, 256} {
+			sw := sws[(i+j)%4]
+			sel := (i + j) % sels
+			cases = append(cases,
+				wgCase{sp: true, sel: sel, n: n, d: ty[0], ab: ty[1], bt: ty[2], swA: sw, swB: sws[(i+j+1)%4], transA: trans && j%2 == 0, transB: trans && j != 1,
+					scaleD: true, negA: float && j == 1, negB: float && j == 2, sat: !float && j%2 == 0},
+				wgCase{sp: true, sel: sels - 1 - sel, n: n, d: ty[0], ab: ty[1], bt: ty[2], regA: true, swB: sw, transB: trans && j == 1,
+					scaleD: j != 0, negB: float && j == 0, sat: !float && j == 1})
+		}
+	}
+	// A chain of sparse mma_async on one accumulator across two groups.
+	cases = append(cases, wgCase{sp: true, sel: 1, n: 16, d: "f32", ab: "f16", swA: isa.WgmmaSwizzle128B, swB: isa.WgmmaSwizzle128B, chain: true})
 	for _, c := range cases {
 		for _, s := range []Scheduling{SchedSIMTStack, SchedIndependent} {
 			wgRun(t, c, s, rng)
@@ -607,6 +730,25 @@ func TestWgmmaFormRules(t *testing.T) {
 		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.s8 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", "same type"},
 		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.s8.s8 " + regs(4) + ", %rd1, %rd2, %p1;", "accumulate in .s32"},
 		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.e4m3.e4m3 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", "K = 32"},
+		// wgmma.mma_async.sp: sp-meta and sp-sel after b-desc, twice the K.
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + regs(4) + ", %rd1, %rd2, %a0, 1, %p1, 1, -1, 0, 1;", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n256k32.f32.bf16.bf16 " + regs(128) + ", {%a0, %a1, %a2, %a3}, %rd2, %a0, 0, %p1, 1, 1, 0;", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n24k16.f32.tf32.tf32 " + regs(12) + ", %rd1, %rd2, %a1, 1, %p1, -1, 1;", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n56k64.f16.e5m2.e4m3 " + regs(14) + ", {%a0, %a1, %a2, %a3}, %rd2, %a1, 0, %p1, 1, 1;", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n240k64.satfinite.s32.s8.u8 " + regs(120) + ", %rd1, %rd2, %a1, 0, %p1;", ""},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16 " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1, 1, 1, 0, 0;", "K = 32 in wgmma.mma_async.sp"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.s32.s8.s8 " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1;", "K = 64 in wgmma.mma_async.sp"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.tf32.tf32 " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1, 1, 1;", "K = 16 in wgmma.mma_async.sp"},
+		{"wgmma.mma_async.sync.aligned.m64n8k64.f32.e4m3.e4m3 " + regs(4) + ", %rd1, %rd2, %p1, 1, 1;", "K = 32 (.m64n8k32)"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k512.s32.b1.b1.and.popc " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1;", "m64n8k512"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k256.s32.b1.b1.and.popc " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1;", "no .b1 form"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n40k64.s32.u8.u8 " + regs(20) + ", %rd1, %rd2, %a0, 0, %p1;", "multiple of 16"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 " + regs(4) + ", %rd1, %rd2, %a0, 1, %p1, 1, 1;", "out of range for .e4m3: 0 (all four"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + regs(4) + ", %rd1, %rd2, %a0, 2, %p1, 1, 1, 0, 0;", "out of range for .f16: 0 (threads T0, T1"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + regs(4) + ", %rd1, %rd2, %a0, %a1, %p1, 1, 1, 0, 0;", "sp-sel must be a constant"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + regs(4) + ", %rd1, %rd2, %a0, %p1, 1, 1, 0, 0;", "operand"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k64.satfinite.f32.e4m3.e4m3 " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1, 1, 1;", ".satfinite is for the integer"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 " + regs(4) + ", %rd1, %rd2, %a0, 0, %p1, 1, 1, 0, 0;", "operand"},
 	} {
 		src := ptx.NewSource("t.ptx", []byte(hdr+"\t"+c.ins+"\n\tret;\n}\n"))
 		prog, diags := CompileSource(src)

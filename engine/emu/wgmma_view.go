@@ -56,8 +56,12 @@ type WgmmaOperandInfo struct {
 // of D (and of A when A is in registers), and its descriptor operands (B,
 // and A when A is not in registers; A first).
 type WgmmaInfo struct {
-	Form  isa.WgmmaForm
-	D, A  []int32
+	Form isa.WgmmaForm
+	D, A []int32
+	// E: the metadata register of a sparse form (wgmma.mma_async.sp), -1
+	// otherwise; Sel its sparsity selector.
+	E     int32
+	Sel   int
 	Descs []WgmmaOperandInfo
 	// NegA, NegB: imm-scale-a/b are -1.
 	NegA, NegB bool
@@ -79,12 +83,15 @@ func (op *Op) Wgmma() (*WgmmaInfo, bool) {
 		}
 		return isa.WgmmaKMajor
 	}
-	in := &WgmmaInfo{Form: f, D: tensorOperand(op, 0), NegA: op.Imm&wgNegA != 0, NegB: op.Imm&wgNegB != 0}
+	in := &WgmmaInfo{Form: f, D: tensorOperand(op, 0), E: -1, NegA: op.Imm&wgNegA != 0, NegB: op.Imm&wgNegB != 0}
+	if f.Sparse {
+		in.E, in.Sel = op.E, int(op.Imm>>wgSelShift&3)
+	}
 	if op.Imm&wgRegA != 0 {
 		in.A = tensorOperand(op, 1)
 	} else {
 		in.Descs = append(in.Descs, WgmmaOperandInfo{Name: "a", Slot: op.A,
-			Operand: isa.WgmmaOperand{Major: major(wgTransA), ElemBits: x.elemBits, Rows: 64, K: f.K}})
+			Operand: isa.WgmmaOperand{Major: major(wgTransA), ElemBits: x.elemBits, Rows: 64, K: f.AK()}})
 	}
 	in.Descs = append(in.Descs, WgmmaOperandInfo{Name: "b", Slot: op.B,
 		Operand: isa.WgmmaOperand{Major: major(wgTransB), ElemBits: x.elemBits, Rows: f.N, K: f.K}})

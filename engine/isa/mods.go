@@ -185,11 +185,12 @@ const (
 	ModWgmmaShape         // a wgmma shape .m64nNkK (value: WgmmaShapeValue(n, k))
 )
 
-// The wgmma shapes: M is 64, N a multiple of 8 from 8 to 256, K 8, 16, 32
-// or 256 (the element type decides which; the binder checks it). A shape
-// is a modifier of kind ModWgmmaShape whose value packs N/8-1 (5 bits) and
-// the index of K in wgmmaKs (2 bits).
-var wgmmaKs = [4]int{8, 16, 32, 256}
+// The wgmma shapes: M is 64, N a multiple of 8 from 8 to 256, K 8, 16, 32,
+// 256 or 64 (the 8-bit types of wgmma.mma_async.sp; the element type
+// decides which, the binder checks it). A shape is a modifier of kind
+// ModWgmmaShape whose value packs N/8-1 (5 bits) and the index of K in
+// wgmmaKs (3 bits; the unused entries are 0).
+var wgmmaKs = [8]int{8, 16, 32, 256, 64}
 
 // WgmmaShapeValue packs shape m64nNkK as a ModWgmmaShape value (ok false
 // for a shape that is not one).
@@ -198,7 +199,7 @@ func WgmmaShapeValue(n, k int) (v uint8, ok bool) {
 		return 0, false
 	}
 	for i, x := range wgmmaKs {
-		if x == k {
+		if x == k && k > 0 {
 			return uint8(i<<5 | (n/8 - 1)), true
 		}
 	}
@@ -206,7 +207,7 @@ func WgmmaShapeValue(n, k int) (v uint8, ok bool) {
 }
 
 // WgmmaShape unpacks a ModWgmmaShape value: N and K.
-func WgmmaShape(v uint8) (n, k int) { return int(v&31+1) * 8, wgmmaKs[v>>5&3] }
+func WgmmaShape(v uint8) (n, k int) { return int(v&31+1) * 8, wgmmaKs[v>>5&7] }
 
 // Shape is the matrix shape of a tensor-core instruction.
 type Shape uint8
@@ -383,7 +384,7 @@ var modTable = func() map[string]Mod {
 		m[w.String()] = Mod{ModTensor, uint8(w)}
 	}
 	for _, k := range wgmmaKs {
-		for n := 8; n <= 256; n += 8 {
+		for n := 8; n <= 256 && k > 0; n += 8 {
 			v, _ := WgmmaShapeValue(n, k)
 			m[fmt.Sprintf("m64n%dk%d", n, k)] = Mod{ModWgmmaShape, v}
 		}

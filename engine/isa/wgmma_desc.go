@@ -260,7 +260,8 @@ type WgmmaOperand struct {
 // Limits of an operand shape (wgmma's N reaches 256).
 const (
 	WgmmaMaxRows = 256
-	// WgmmaKBytes is the K extent of one wgmma in bytes, for every type.
+	// WgmmaKBytes is the K extent of one wgmma in bytes, for every type;
+	// B of a sparse wgmma (wgmma.mma_async.sp) has twice it.
 	WgmmaKBytes = 32
 )
 
@@ -280,8 +281,8 @@ func (o WgmmaOperand) Validate() error {
 		return fmt.Errorf("unknown major-ness %d", o.Major)
 	case o.Rows < 8 || o.Rows > WgmmaMaxRows || o.Rows%8 != 0:
 		return fmt.Errorf("%d rows: an operand has a multiple of 8 rows from 8 to %d", o.Rows, WgmmaMaxRows)
-	case o.K*o.ElemBits != WgmmaKBytes*8:
-		return fmt.Errorf("a K extent of %d elements: one wgmma reads %d bytes of K, %d elements of %d bits", o.K, WgmmaKBytes, WgmmaKBytes*8/o.ElemBits, o.ElemBits)
+	case o.K*o.ElemBits != WgmmaKBytes*8 && (o.K*o.ElemBits != 2*WgmmaKBytes*8 || o.ElemBits == 1):
+		return fmt.Errorf("a K extent of %d elements: one wgmma reads %d bytes of K, %d elements of %d bits (B of wgmma.mma_async.sp twice that)", o.K, WgmmaKBytes, WgmmaKBytes*8/o.ElemBits, o.ElemBits)
 	}
 	return nil
 }
@@ -334,7 +335,10 @@ func wgmmaOffset(d WgmmaDescriptor, o WgmmaOperand, r, k int) uint64 {
 		if d.Swizzle == WgmmaSwizzleNone {
 			return row + kb/16*lbo + kb%16
 		}
-		return row + kb
+		// The K of one swizzle row (w bytes); only the 64 bytes of K of
+		// a sparse B under the 32-byte swizzle go past it, to a second
+		// group of rows LBO on (docs/emulator.md).
+		return row + kb/w*lbo + kb%w
 	}
 	mb := uint64(r * o.ElemBits / 8) // byte along MN
 	c, in := mb/16, mb%16
@@ -376,7 +380,7 @@ func WgmmaOperandLayout(d WgmmaDescriptor, o WgmmaOperand) (*WgmmaLayout, error)
 			used bool
 		}{
 			{"stride byte offset", d.SBO, o.Major == WgmmaKMajor && o.Rows > 8 || o.Major == WgmmaMNMajor && o.K > 8},
-			{"leading byte offset", d.LBO, o.Major == WgmmaMNMajor && o.Rows*o.ElemBits > d.Swizzle.Bytes()*8},
+			{"leading byte offset", d.LBO, o.Major == WgmmaMNMajor && o.Rows*o.ElemBits > d.Swizzle.Bytes()*8 || o.Major == WgmmaKMajor && o.K*o.ElemBits > d.Swizzle.Bytes()*8},
 		} {
 			if f.used && int(f.v)%pb != 0 {
 				l.Notes = append(l.Notes, fmt.Sprintf("the %s %d is not a multiple of the %d-byte pattern, so the blocks it separates are swizzled with different rows of the pattern", f.name, f.v, pb))
