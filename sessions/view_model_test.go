@@ -723,8 +723,14 @@ func runModelSequenceOpts(t *testing.T, ex example, seed int64, commands int, li
 				desc = fmt.Sprintf("view %s+%d:%d", b.Name, off, n)
 			} else if l.SharedBytes > 0 && len(mc.model.ctas) > 0 {
 				sc := rnd.Intn(len(mc.model.ctas))
-				req["memory"] = map[string]any{"space": "shared", "cta": sc, "offset": 0, "bytes": l.SharedBytes}
-				desc = fmt.Sprintf("view shared %d", sc)
+				// At most maxInspectBytes at a time (a Hopper kernel may use
+				// more shared memory than that).
+				off, n := 0, min(l.SharedBytes, maxInspectBytes)
+				if l.SharedBytes > n {
+					off = rnd.Intn(l.SharedBytes - n + 1)
+				}
+				req["memory"] = map[string]any{"space": "shared", "cta": sc, "offset": off, "bytes": n}
+				desc = fmt.Sprintf("view shared %d+%d:%d", sc, off, n)
 			} else {
 				continue
 			}
