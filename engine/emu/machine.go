@@ -149,8 +149,18 @@ type Machine struct {
 	// then.
 	obsShared bool
 	// obsUnordered: every observer collects accesses as a set
-	// (ObserveUnordered), so Run may batch.
+	// (ObserveUnordered).
 	obsUnordered bool
+	// obsTurns: an observer asked for events or mask changes, which
+	// register-only instructions can report (a branch that diverges, a
+	// path that reconverges, a change of the active lanes): a batched
+	// Run's leads then run only converged warps with unchanged lanes and
+	// stop before a branch that diverges (batch.go).
+	obsTurns bool
+	// obsLast: the number (StepInfo.Step) of the last step reported to
+	// the observers; obsMuteTo: steps up to this number are not reported
+	// (they were, before a batched Run replayed them: runBatched).
+	obsLast, obsMuteTo int64
 	// asyncAccess: the accesses being noted are the asynchronous proxy's
 	// (Access.Async; asyncAccesses).
 	asyncAccess bool
