@@ -177,9 +177,10 @@ type Machine struct {
 	cur   *Warp // the warp executing, for internal-error faults
 	curPC int
 
-	indep      bool    // independent thread scheduling (sched.go)
-	syncGroup  uint32  // lanes executing the current warp-synchronous instruction together (independent scheduling)
-	pendReconv []Event // reconvergences found while scheduling, reported with the next step
+	indep      bool          // independent thread scheduling (sched.go)
+	syncGroup  uint32        // lanes executing the current warp-synchronous instruction together (independent scheduling)
+	pendReconv []Event       // reconvergences found while scheduling, reported with the next step
+	bwBlock    []BarrierWarp // the block barrierWarps hands out pieces of
 
 	// Batched dispatch (batch.go): the work ahead of the schedule.
 	ahead    int64 // instructions executed ahead, over all warps
