@@ -360,6 +360,11 @@ type warpState struct {
 	step uint32
 	mask uint32          // lanes active in the current run of steps
 	tog  *[32][32]uint32 // last step two lanes ran together, before the current run
+	// all: the last step, before the current run, at which every lane of
+	// the warp (init) ran: it stands for tog[a][b] of every pair where it
+	// is larger (together), so a run of the whole warp ends without
+	// writing the table.
+	all uint32
 	// pfence: per lane, the warp step of its last fence.proxy.async (nil:
 	// none yet).
 	pfence *[32]uint32
@@ -724,6 +729,7 @@ func (cl *clusterState) reset() {
 		if ws.tog != nil {
 			*ws.tog = [32][32]uint32{}
 		}
+		ws.all = 0
 		clear(ws.vc)
 		ws.vc[w] = 1
 		ws.live = ws.init
@@ -845,7 +851,10 @@ func (ws *warpState) advanceTo(step, mask uint32) {
 	if mask == ws.mask {
 		return
 	}
-	if old := ws.mask; old&(old-1) != 0 {
+	if old := ws.mask; old&ws.init == ws.init && ws.init&(ws.init-1) != 0 {
+		// Every lane of the warp ran: every pair together.
+		ws.all = ws.step - 1
+	} else if old&(old-1) != 0 {
 		if ws.tog == nil {
 			ws.tog = new([32][32]uint32)
 		}
@@ -867,9 +876,9 @@ func (ws *warpState) together(a, b int) uint32 {
 		return ws.step
 	}
 	if ws.tog == nil {
-		return 0
+		return ws.all
 	}
-	return ws.tog[a][b]
+	return max(ws.tog[a][b], ws.all)
 }
 
 // unordered returns a lane of r whose access does not happen before lane's

@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,91 @@ B2:
 	}
 	if flagged == 0 {
 		t.Fatal("no case has warnings")
+	}
+}
+
+// checkDispatch runs a launch with the checker twice, with batched
+// dispatch (the default: the checker asks for no call per instruction,
+// so register-only instructions run ahead) and one instruction at a time,
+// and returns both warning lists as text.
+func checkDispatch(t *testing.T, file string, src []byte, s *launch.Spec) (batched, plain string, n int) {
+	t.Helper()
+	prog, _, _ := launch.Compile(file, src)
+	if prog == nil {
+		t.Fatal("compile failed")
+	}
+	var out [2]string
+	for i := range out {
+		l, err := launch.Prepare(prog, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Machine().SetBatchedDispatch(i == 0)
+		chk := l.NewChecker()
+		l.Machine().AddObserver(chk)
+		res, err := l.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := chk.Warnings()
+		n = len(ws)
+		out[i] = fmt.Sprintf("%s %+v dropped %d steps %d", res.Status, ws, chk.Dropped(), chk.Steps())
+	}
+	return out[0], out[1], n
+}
+
+// The checker's verdicts are the same with batched dispatch as one
+// instruction at a time (same warnings, steps, threads, counts): on every
+// gallery example and on random kernels.
+func TestCheckerBatchedSameWarnings(t *testing.T) {
+	dir := filepath.Join("..", "..", "web", "examples")
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	n := 0
+	for _, e := range entries {
+		name := strings.TrimSuffix(filepath.Base(e), ".json")
+		if name == "index" {
+			continue
+		}
+		sb, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := launch.ParseSpec(sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, file := exampleSource(t, dir, name, s)
+		b, p, _ := checkDispatch(t, file, text, s)
+		if b != p {
+			t.Errorf("%s: batched and one-at-a-time checks differ\nbatched: %s\nplain:   %s", name, b, p)
+		}
+		n++
+	}
+	if n < 5 {
+		t.Fatalf("only %d gallery examples", n)
+	}
+	rng := rand.New(rand.NewSource(26))
+	iters := 200
+	if testing.Short() {
+		iters = 40
+	}
+	found := 0
+	for i := 0; i < iters; i++ {
+		src := randomKernel(rng)
+		block := []int{32, 64, 96, 128}[rng.Intn(4)]
+		s, err := launch.ParseSpec([]byte(fmt.Sprintf(`{"source": "(below)", "block": [%d], "grid": [2], "buffers": [{"name": "p", "type": "u32", "count": 256, "init": {"fill": 1}}], "params": [{"buffer": "p"}]}`, block)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, p, k := checkDispatch(t, fmt.Sprintf("random%d.ptx", i), []byte(src), s)
+		if b != p {
+			t.Fatalf("random kernel %d: batched and one-at-a-time checks differ\nbatched: %s\nplain:   %s\n%s", i, b, p, src)
+		}
+		if k > 0 {
+			found++
+		}
+	}
+	if found < iters/4 {
+		t.Errorf("only %d of %d random kernels had warnings", found, iters)
 	}
 }

@@ -144,6 +144,29 @@ func execBar(w *Warp, op *Op, emask uint32) *Fault {
 	return nil
 }
 
+// barrierWarpsBlock is how many BarrierWarp entries barrierWarps takes
+// from one allocation.
+const barrierWarpsBlock = 512
+
+// barrierWarps returns an empty slice with room for n entries for an
+// event's Warps: a piece of a block shared by several events, each piece
+// its own (capped at n, so that an append past it copies), which the
+// event's receivers may keep. One allocation serves many barrier
+// releases (the entries hold no pointers, so the garbage collector does
+// not scan them).
+func (m *Machine) barrierWarps(n int) []BarrierWarp {
+	if n > barrierWarpsBlock/4 {
+		return make([]BarrierWarp, 0, n)
+	}
+	b := m.bwBlock
+	if cap(b)-len(b) < n {
+		b = make([]BarrierWarp, 0, barrierWarpsBlock)
+	}
+	k := len(b)
+	m.bwBlock = b[:k+n]
+	return b[k : k : k+n]
+}
+
 // checkBarrier releases barrier id of c once enough threads arrived.
 func (m *Machine) checkBarrier(c *CTA, id int) {
 	bar := &c.bars[id]
@@ -158,6 +181,7 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 	var ev Event
 	if m.obsEvents {
 		ev = Event{Kind: EvBarrierRelease, PC: m.curPC, ID: id, Count: bar.arrived, Expected: exp}
+		ev.Warps = m.barrierWarps(len(bar.waiting))
 		for _, w := range bar.waiting {
 			lanes := w.valid &^ w.exited
 			ev.Warps = append(ev.Warps, BarrierWarp{CTA: c.Idx, Warp: w.ID, Barrier: id, PC: w.wait.PC, Lanes: lanes})

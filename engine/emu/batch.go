@@ -9,12 +9,24 @@ import (
 //
 // The scheduler issues one warp-instruction per turn, warps taking turns
 // in round-robin order (issueNext). When nothing observes the schedule (no
-// observer, or only observers that collect accesses as a set
-// (ObserveUnordered), no breakpoint, no %clock or %globaltimer read, no brkpt, a
-// budget far away), Run lets a warp run ahead: after the instruction of
-// its turn it executes the register-only instructions that follow (a
-// *lead*), up to leadMax of them, and its next turns are consumed without
-// dispatch, one executed instruction each (Warp.ahead counts them).
+// observer that asks for every step (ObserveEveryStep), no breakpoint, no
+// %clock or %globaltimer read, no brkpt, a budget far away), Run lets a
+// warp run ahead: after the instruction of its turn it executes the
+// register-only instructions that follow (a *lead*), up to leadMax of
+// them, and its next turns are consumed without dispatch, one executed
+// instruction each (Warp.ahead counts them).
+//
+// Observers that ask for less than every step are shown exactly what the
+// one-at-a-time run shows them: instructions executed ahead report nothing
+// they asked for (a lead runs no shared-memory load when one watches
+// shared memory, no warp-level instruction when one wants its details;
+// when one asks for events or changes of active lanes, a lead runs only a
+// converged warp with the lanes of its instruction before and stops
+// before a branch that diverges), everything else is executed and
+// reported at its turn, numbered as in the one-at-a-time run
+// (StepInfo.Step: endStep leaves out the instructions other warps
+// executed ahead), and a fault replay (below) does not show the observers
+// the steps they were shown before it.
 //
 // A register-only instruction (pure) reads and writes only the warp's own
 // registers, predicates, carry flag and reconvergence stack: integer,
@@ -127,7 +139,7 @@ func (m *Machine) SetBatchedDispatch(on bool) { m.fast.noBatch = !on }
 
 // batchable reports whether Run may batch from here.
 func (m *Machine) batchable() bool {
-	if m.fast.noBatch || !m.fast.batchProg || m.obs != nil && !m.obsUnordered || m.bpResume || len(m.pendReconv) > 0 {
+	if m.fast.noBatch || !m.fast.batchProg || m.obs != nil && m.obsEvery || m.bpResume || len(m.pendReconv) > 0 {
 		return false
 	}
 	for _, b := range m.bp {
@@ -211,10 +223,16 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 			return r
 		}
 		// Warps are ahead of the one-at-a-time trajectory: replay it
-		// from the start of the run.
+		// from the start of the run. The observers saw the steps up to
+		// the last one reported, in the one-at-a-time order and
+		// numbering (endStep): the replay does not show them again.
+		last := m.obsLast
 		m.Restore(start)
 		m.ahead, m.picked, m.consumed = 0, 0, 0
 		m.fast.replays++
+		if m.obs != nil {
+			m.obsMuteTo = last
+		}
 		return m.runPlain(ctx)
 	}
 }
@@ -310,6 +328,13 @@ func (m *Machine) lead(w *Warp) {
 	m.cur = w
 	var n int32
 	for n < leadMax {
+		if m.obsTurns && (len(w.stack) != 1 || w.stack[0].Mask != w.lastMask) {
+			// An observer follows events or active lanes: a lead runs
+			// only a converged warp's instructions with the lanes of the
+			// instruction before (no mask change, no reconvergence to
+			// report), and leadRun stops before a branch that diverges.
+			break
+		}
 		if m.indep && len(w.stack) > 1 {
 			// Several groups: each instruction is issued from the group
 			// its turn would pick.
@@ -630,8 +655,8 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 				}
 				// The instruction and the bra after it.
 				op = &ops[pc]
+				last = pc
 				if e := guarded(w, op, mask); e != 0 && !m.execOp(w, op, e) {
-					last = pc
 					k++
 					goto out
 				}
@@ -642,9 +667,18 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 				fallthrough
 			case leadBra:
 				op = &ops[pc]
+				e := guarded(w, op, mask)
+				if m.obsTurns && e != 0 && e != mask {
+					// It diverges: at its turn, where its events and the
+					// lanes after it are reported.
+					if kd == leadPair {
+						pairs--
+					}
+					more = false
+					goto out
+				}
 				last = pc
 				k++
-				e := guarded(w, op, mask)
 				switch {
 				case e == 0:
 					top.PC = pc + 1
@@ -665,6 +699,11 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 			}
 		}
 		op = &ops[pc]
+		if op.Ctrl && m.obsTurns {
+			// At its turn (see leadBra).
+			more = false
+			goto out
+		}
 		last = pc
 		k++
 		if op.Ctrl {

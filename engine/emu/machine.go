@@ -149,8 +149,18 @@ type Machine struct {
 	// then.
 	obsShared bool
 	// obsUnordered: every observer collects accesses as a set
-	// (ObserveUnordered), so Run may batch.
+	// (ObserveUnordered).
 	obsUnordered bool
+	// obsTurns: an observer asked for events or mask changes, which
+	// register-only instructions can report (a branch that diverges, a
+	// path that reconverges, a change of the active lanes): a batched
+	// Run's leads then run only converged warps with unchanged lanes and
+	// stop before a branch that diverges (batch.go).
+	obsTurns bool
+	// obsLast: the number (StepInfo.Step) of the last step reported to
+	// the observers; obsMuteTo: steps up to this number are not reported
+	// (they were, before a batched Run replayed them: runBatched).
+	obsLast, obsMuteTo int64
 	// asyncAccess: the accesses being noted are the asynchronous proxy's
 	// (Access.Async; asyncAccesses).
 	asyncAccess bool
@@ -167,9 +177,10 @@ type Machine struct {
 	cur   *Warp // the warp executing, for internal-error faults
 	curPC int
 
-	indep      bool    // independent thread scheduling (sched.go)
-	syncGroup  uint32  // lanes executing the current warp-synchronous instruction together (independent scheduling)
-	pendReconv []Event // reconvergences found while scheduling, reported with the next step
+	indep      bool          // independent thread scheduling (sched.go)
+	syncGroup  uint32        // lanes executing the current warp-synchronous instruction together (independent scheduling)
+	pendReconv []Event       // reconvergences found while scheduling, reported with the next step
+	bwBlock    []BarrierWarp // the block barrierWarps hands out pieces of
 
 	// Batched dispatch (batch.go): the work ahead of the schedule.
 	ahead    int64 // instructions executed ahead, over all warps

@@ -50,12 +50,8 @@ const (
 	// ObserveUnordered: the observer collects accesses as a set. It does
 	// not use the numbering of steps (StepInfo.Step, WarpStep) or the order
 	// of instructions of different warps other than the order of their
-	// accesses, and it tolerates being shown an instruction's accesses
-	// again (a batched Run that faults replays from where it started).
-	// When every installed observer says so and together they ask for no
-	// more than accesses and old bytes, Run keeps batched dispatch
-	// (batch.go): register-only instructions report nothing such an
-	// observer asked for, and accesses happen in the one-at-a-time order.
+	// accesses. (Run batches for every observer that does not ask for
+	// ObserveEveryStep, whether or not it says this: see batch.go.)
 	ObserveUnordered
 
 	// ObserveAll is everything: what an Observer that does not implement
@@ -179,6 +175,7 @@ func (m *Machine) setObservers() {
 	m.obsEvery = f&ObserveEveryStep != 0
 	m.obsMasks = f&ObserveMaskChanges != 0
 	m.obsUnordered = f&ObserveUnordered != 0
+	m.obsTurns = f&(ObserveEvents|ObserveMaskChanges) != 0
 }
 
 // SetObserver installs o in the machine's primary observer slot (nil
@@ -520,11 +517,23 @@ func (m *Machine) LastIssued() (in StepInfo, ok bool) {
 
 func (m *Machine) endStep(w *Warp) {
 	m.stepOpen = false
-	m.info.Step, m.info.WarpStep = m.stats.WarpInstructions, w.issued
+	// The instruction's number in the one-at-a-time run: in a batched Run
+	// the instructions other warps executed ahead of their turns are not
+	// its predecessors yet (m.ahead is 0 otherwise). w itself is at its
+	// turn, so w.issued is exact.
+	step := m.stats.WarpInstructions - m.ahead
+	m.info.Step, m.info.WarpStep = step, w.issued
 	m.info.NextPC = -1
 	if w.State == WarpReady && len(w.stack) > 0 {
 		m.info.NextPC = w.pc()
 	}
+	if step <= m.obsMuteTo {
+		// Reported before the batched Run that replays it restored its
+		// start (runBatched).
+		return
+	}
+	m.obsMuteTo = 0
+	m.obsLast = step
 	m.obs.Step(&m.info)
 }
 

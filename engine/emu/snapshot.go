@@ -65,6 +65,7 @@ func (m *Machine) Restore(s *Snapshot) {
 	m.cursor, m.nextCTA, m.finished, m.stats = s.cursor, s.nextCTA, s.finished, s.stats
 	m.sleptNS, m.fault, m.done, m.bpResume = s.sleptNS, s.fault, s.done, s.bpResume
 	m.dyn = s.dyn
+	m.obsMuteTo = 0
 	// The lines are shared with the snapshot: cap them so that the next
 	// line is appended to a copy.
 	m.printf = s.printf
