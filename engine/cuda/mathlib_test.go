@@ -145,3 +145,117 @@ func TestMathLibrarySingle(t *testing.T) {
 		check(len(floatUnary)+k, f.name, f.ulp, func(i int) float64 { return f.ref(float64(xs[i]), float64(ys[i])) })
 	}
 }
+
+var doubleUnary = []struct {
+	name string
+	ref  func(x float64) float64
+	ulp  float64
+}{
+	{"exp", math.Exp, 1}, {"exp2", math.Exp2, 1}, {"log", math.Log, 1}, {"log2", math.Log2, 1}, {"log10", math.Log10, 1},
+	{"sin", math.Sin, 2}, {"cos", math.Cos, 2}, {"tan", math.Tan, 2}, {"atan", math.Atan, 2},
+	{"sinh", math.Sinh, 2}, {"cosh", math.Cosh, 1}, {"tanh", math.Tanh, 1}, {"erf", math.Erf, 2}, {"cbrt", math.Cbrt, 1},
+}
+
+var doubleBinary = []struct {
+	name string
+	ref  func(x, y float64) float64
+	ulp  float64
+}{
+	{"pow", math.Pow, 2}, {"atan2", math.Atan2, 2}, {"hypot", math.Hypot, 2}, {"fmod", math.Mod, 0}, {"remainder", math.Remainder, 0},
+}
+
+// ulpErr64 is |got-want| in units of the last place of want (float64).
+func ulpErr64(got, want float64) float64 {
+	if math.IsNaN(want) || math.IsNaN(got) {
+		if math.IsNaN(want) && math.IsNaN(got) {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	if got == want {
+		return 0
+	}
+	if math.IsInf(want, 0) || math.IsInf(got, 0) {
+		return math.Inf(1)
+	}
+	a := math.Abs(want)
+	ulp := math.Nextafter(a, math.Inf(1)) - a
+	if math.IsInf(ulp, 0) {
+		ulp = a - math.Nextafter(a, 0)
+	}
+	return math.Abs(got-want) / ulp
+}
+
+// The double-precision functions over the same sweep (the float inputs
+// widened, plus doubles of their own: huge, tiny and subnormal ones, the
+// hardest case known for reduction by pi/2), against a 400-bit math/big
+// reference (bigref_test.go) for finite results and Go's math for the
+// special values.
+func TestMathLibraryDouble(t *testing.T) {
+	xf, yf := mathInputs()
+	xs := make([]float64, len(xf))
+	ys := make([]float64, len(yf))
+	for i := range xf {
+		xs[i], ys[i] = float64(xf[i]), float64(yf[i])
+		if i%11 == 3 { // bits below float precision
+			xs[i] *= 1 + 0x1p-40*float64(i%97)
+		}
+	}
+	extra := []float64{1e300, -1e300, math.MaxFloat64, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-310, 709.78, -745.1, 1023.9, -1074.5, 0x1p1000, 6381956970095103 * 0x1p797, 5.319372648326541e255, 1.0000000000000002, 0.9999999999999999, 22.5, 0.175, 0.35, 2.9999, 3.0001, 710.4}
+	copy(xs[len(xs)-64:], extra) // over the filler at the end
+	n := len(xs)
+	var un, bn []string
+	for _, f := range doubleUnary {
+		un = append(un, f.name)
+	}
+	for _, f := range doubleBinary {
+		bn = append(bn, f.name)
+	}
+	src := mathKernelSrc("double", un, bn)
+	enc := func(v []float64) string {
+		raw := make([]byte, 8*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(x))
+		}
+		return hex.EncodeToString(raw)
+	}
+	nf := len(doubleUnary) + len(doubleBinary)
+	spec := fmt.Sprintf(`"entry": "_Z1mPKdS0_Pdi", "grid": [%d,1,1], "block": [64,1,1],
+		"buffers": [{"name": "x", "type": "f64", "count": %d, "init": {"bytes": %q}}, {"name": "y", "type": "f64", "count": %d, "init": {"bytes": %q}}, {"name": "out", "type": "f64", "count": %d}],
+		"params": [{"buffer": "x"}, {"buffer": "y"}, {"buffer": "out"}, {"u32": %d}]}`, n/64, n, enc(xs), n, enc(ys), n*nf, n)
+	res, _, _, _ := compileRun(t, src, cuda.Options{Opt: 2}, spec)
+	raw := u64s(t, res, "out")
+	check := func(k int, name string, bound float64, goRef func(i int) float64) {
+		worst, wi := 0.0, 0
+		for i := range xs {
+			got := math.Float64frombits(raw[k*n+i])
+			var e float64
+			if ref, ok := bigRef(name, xs[i], ys[i]); ok {
+				e = ulpErrBig(got, ref)
+			} else {
+				e = ulpErr64(got, goRef(i)) // special values: as Go's math
+			}
+			if e > worst {
+				worst, wi = e, i
+			}
+		}
+		got := math.Float64frombits(raw[k*n+wi])
+		want := goRef(wi)
+		if ref, ok := bigRef(name, xs[wi], ys[wi]); ok {
+			want, _ = ref.Float64()
+		}
+		t.Logf("%-10s max error %.3f ulp (at x=%g y=%g: %g, want %g), documented %g", name, worst, xs[wi], ys[wi], got, want, bound)
+		if bound == 0 {
+			bound = 0.5
+		}
+		if worst > bound {
+			t.Errorf("%s(%g, %g) = %g, want %g: %.2f ulp > %g", name, xs[wi], ys[wi], got, want, worst, bound)
+		}
+	}
+	for k, f := range doubleUnary {
+		check(k, f.name, f.ulp, func(i int) float64 { return f.ref(xs[i]) })
+	}
+	for k, f := range doubleBinary {
+		check(len(doubleUnary)+k, f.name, f.ulp, func(i int) float64 { return f.ref(xs[i], ys[i]) })
+	}
+}

@@ -4,10 +4,16 @@
 // with an exact Payne-Hanek reduction by pi/2 for large arguments and a
 // double-double logarithm for pow. The single-precision functions that are
 // not written on their own evaluate these in double and round once.
-// Accuracy per function is in docs/cuda.md.
+// Accuracy per function is in docs/cuda.md. A product whose rounded value
+// an error-free sum or product relies on is written __PTXPLAY_MUL
+// (mul.rn.f64, which is never fused): CUDA compiles with
+// -ffp-contract=fast, which would fuse it into the following add.
 #pragma once
 #ifndef __PTXPLAY_FN
 #define __PTXPLAY_FN __device__ __forceinline__
+#endif
+#ifndef __PTXPLAY_MUL
+#define __PTXPLAY_MUL(a, b) __nvvm_mul_rn_d((a), (b))
 #endif
 
 __PTXPLAY_FN double __ptxplay_bits2d(unsigned long long b) { return __builtin_bit_cast(double, b); }
@@ -53,7 +59,7 @@ __PTXPLAY_FN double __ptxplay_exp2(double x) {
   if (x >= 1024.0) return __builtin_inf();
   if (x < -1080.0) return 0.0;
   double k = __builtin_rint(x), f = x - k;
-  double h = f * 6.93147180559945286227e-01;
+  double h = __PTXPLAY_MUL(f, 6.93147180559945286227e-01);
   double l = __builtin_fma(f, 6.93147180559945286227e-01, -h) + f * 2.31904681384629955842e-17;
   return __ptxplay_exp_kernel(h, -l, (int)k);
 }
@@ -124,7 +130,7 @@ __PTXPLAY_FN void __ptxplay_log_dd(double x, double *rh, double *rl) {
   double dh = 2.0 + f, dl = f - (dh - 2.0);
   double sh = f / dh;
   double sl = (__builtin_fma(-sh, dh, f) - sh * dl) / dh;
-  double zh = sh * sh, zl = __builtin_fma(sh, sh, -zh) + 2.0 * sh * sl;
+  double zh = __PTXPLAY_MUL(sh, sh), zl = __builtin_fma(sh, sh, -zh) + 2.0 * sh * sl;
   double z = zh;
   double q = 1.0 / 27;
   q = 1.0 / 25 + z * q; q = 1.0 / 23 + z * q; q = 1.0 / 21 + z * q; q = 1.0 / 19 + z * q;
@@ -132,12 +138,12 @@ __PTXPLAY_FN void __ptxplay_log_dd(double x, double *rh, double *rl) {
   q = 1.0 / 9 + z * q; q = 1.0 / 7 + z * q; q = 0.2 + z * q;
   double tail = 2.0 * sh * z * z * q;
   // s^3 * 2/3 in double-double.
-  double ch = sh * zh, cl = __builtin_fma(sh, zh, -ch) + sh * zl + sl * zh;
+  double ch = __PTXPLAY_MUL(sh, zh), cl = __builtin_fma(sh, zh, -ch) + sh * zl + sl * zh;
   const double t3h = 6.66666666666666629659e-01, t3l = 3.70074341541718826264e-17;
-  double th = ch * t3h, tl = __builtin_fma(ch, t3h, -th) + ch * t3l + cl * t3h;
+  double th = __PTXPLAY_MUL(ch, t3h), tl = __builtin_fma(ch, t3h, -th) + ch * t3l + cl * t3h;
   // k*ln2 in double-double.
   const double ln2h = 6.93147180559945286227e-01, ln2l = 2.31904681384629955842e-17;
-  double kh = k * ln2h, kl = __builtin_fma((double)k, ln2h, -kh) + k * ln2l;
+  double kh = __PTXPLAY_MUL((double)k, ln2h), kl = __builtin_fma((double)k, ln2h, -kh) + k * ln2l;
   // Sum kh + 2sh + th + (kl + 2sl + tl + tail) with error-free additions.
   double a = kh, b = 2.0 * sh;
   double u = a + b, bb = u - a, e = (a - (u - bb)) + (b - bb);
@@ -175,7 +181,7 @@ __PTXPLAY_FN double __ptxplay_pow(double x, double y) {
   }
   double lh, ll;
   __ptxplay_log_dd(ax, &lh, &ll);
-  double eh = y * lh, el = __builtin_fma(y, lh, -eh) + y * ll;
+  double eh = __PTXPLAY_MUL(y, lh), el = __builtin_fma(y, lh, -eh) + y * ll;
   double e = eh + el;
   el = el - (e - eh);
   return sign * __ptxplay_exp_dd(e, el);
@@ -254,7 +260,7 @@ __PTXPLAY_FN int __ptxplay_rem_pio2(double x, double *y) {
   fl = __ptxplay_scalbn(fl, -64 - shift);
   // times pi/2.
   const double ph = 1.57079632679489655800e+00, pl = 6.12323399573676603587e-17;
-  double rh = fh * ph, rl = __builtin_fma(fh, ph, -rh) + (fh * pl + fl * ph);
+  double rh = __PTXPLAY_MUL(fh, ph), rl = __builtin_fma(fh, ph, -rh) + (fh * pl + fl * ph);
   double r = rh + rl;
   rl = rl - (r - rh);
   if (neg) { r = -r; rl = -rl; }
@@ -430,7 +436,7 @@ __PTXPLAY_FN void __ptxplay_exp_dd2(double x, double *eh, double *el) {
   *eh = __ptxplay_scalbn(h, (int)k);
 }
 __PTXPLAY_FN void __ptxplay_expm1_small_dd(double r, double *h, double *l) {
-  double q = r * r, ql = __builtin_fma(r, r, -q);
+  double q = __PTXPLAY_MUL(r, r), ql = __builtin_fma(r, r, -q);
   double tail = q * r * __ptxplay_expm1_p(r);
   double s, e;
   __ptxplay_two_sum(r, 0.5 * q, &s, &e);
@@ -515,8 +521,8 @@ __PTXPLAY_FN double __ptxplay_cbrt(double x) {
   double t = __ptxplay_bits2d(b / 3 + 0x2a9f7893782da1ceull); // rough cube root
   for (int i = 0; i < 4; i++) t = t - (t * t * t - ax) / (3.0 * t * t);
   // One more step with the residual t^3 - ax computed exactly.
-  double t2 = t * t, t2l = __builtin_fma(t, t, -t2);
-  double t3 = t2 * t, t3l = __builtin_fma(t2, t, -t3) + t2l * t;
+  double t2 = __PTXPLAY_MUL(t, t), t2l = __builtin_fma(t, t, -t2);
+  double t3 = __PTXPLAY_MUL(t2, t), t3l = __builtin_fma(t2, t, -t3) + t2l * t;
   double res = (t3 - ax) + t3l;
   t = t - res / (3.0 * t2);
   return __builtin_copysign(__ptxplay_scalbn(t, k), x);
@@ -533,12 +539,12 @@ __PTXPLAY_FN double __ptxplay_hypot(double x, double y) {
   int e = (int)(__ptxplay_d2bits(ax) >> 52) - 1023;
   if (e < -1000) e = -1000;
   double sx = __ptxplay_scalbn(ax, -e), sy = __ptxplay_scalbn(ay, -e);
-  double h = sx * sx, hl = __builtin_fma(sx, sx, -h);
-  double l = sy * sy, ll = __builtin_fma(sy, sy, -l);
+  double h = __PTXPLAY_MUL(sx, sx), hl = __builtin_fma(sx, sx, -h);
+  double l = __PTXPLAY_MUL(sy, sy), ll = __builtin_fma(sy, sy, -l);
   double s = h + l, sl = (h - s) + l + hl + ll;
   double r = __builtin_sqrt(s + sl);
   // One Newton correction: r += (s + sl - r^2) / (2r).
-  double r2 = r * r, r2l = __builtin_fma(r, r, -r2);
+  double r2 = __PTXPLAY_MUL(r, r), r2l = __builtin_fma(r, r, -r2);
   r = r + (((s - r2) + sl) - r2l) / (2.0 * r);
   return __ptxplay_scalbn(r, e);
 }
@@ -585,18 +591,18 @@ __PTXPLAY_FN double __ptxplay_fmod(double x, double y, int nearest) {
 // erf(x) = 2/sqrt(pi) e^(-x^2) sum (2x^2)^n x / (2n+1)!! below 3, and
 // 1 - erfc(x) above, with erfc(x) from its continued fraction (Lentz).
 __PTXPLAY_FN double __ptxplay_exp_negsq(double x) { // exp(-x^2), x^2 in double-double
-  double h = x * x, l = __builtin_fma(x, x, -h);
+  double h = __PTXPLAY_MUL(x, x), l = __builtin_fma(x, x, -h);
   return __ptxplay_exp_dd(-h, -l);
 }
 // erf(x) for 0 <= x < 3 as a double-double: the Taylor series
 // 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1)) summed in double-double
 // (its terms reach 120 times the sum near 3).
 __PTXPLAY_FN void __ptxplay_erf_dd(double x, double *rh, double *rl) {
-  double x2h = x * x, x2l = __builtin_fma(x, x, -x2h);
+  double x2h = __PTXPLAY_MUL(x, x), x2l = __builtin_fma(x, x, -x2h);
   double th = x, tl = 0.0, sh = x, sl = 0.0;
   for (int n = 1; n < 80; n++) {
     // t *= -x^2 / n
-    double ph = th * x2h, pl = __builtin_fma(th, x2h, -ph) + th * x2l + tl * x2h;
+    double ph = __PTXPLAY_MUL(th, x2h), pl = __builtin_fma(th, x2h, -ph) + th * x2l + tl * x2h;
     double q = ph / n, ql = (__builtin_fma(-q, (double)n, ph) + pl) / n;
     th = -q; tl = -ql;
     double u = th / (2 * n + 1), ul = (__builtin_fma(-u, (double)(2 * n + 1), th) + tl) / (2 * n + 1);
@@ -607,7 +613,7 @@ __PTXPLAY_FN void __ptxplay_erf_dd(double x, double *rh, double *rl) {
     if (__builtin_fabs(u) < 0x1p-110 * sh) break;
   }
   const double ch = 1.12837916709551255857e+00, cl = 1.53294217873840306e-17; // 2/sqrt(pi)
-  double h = sh * ch, l = __builtin_fma(sh, ch, -h) + sh * cl + sl * ch;
+  double h = __PTXPLAY_MUL(sh, ch), l = __builtin_fma(sh, ch, -h) + sh * cl + sl * ch;
   *rh = h + l;
   *rl = l - (*rh - h);
 }
