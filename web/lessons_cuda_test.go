@@ -178,6 +178,25 @@ func TestCUDALessonMapping(t *testing.T) {
 					t.Errorf("hint %d: CUDA line %d (%s) maps to no %q; its PTX: %q", i, h.CUDALine, h.Code, h.PTX, got)
 				}
 			}
+			// Inlined header code lands on the line that wrote it: each
+			// shuffle on a line calling __shfl*, each special-register read
+			// on a line naming its built-in variable.
+			src := strings.Split(e.CUDA.Source, "\n")
+			for pl, l := range ptxLines {
+				in := ptxInstruction(l)
+				if in == "" || strings.HasPrefix(in, ".") {
+					continue
+				}
+				for _, w := range []struct{ ptx, cuda string }{{"shfl.sync", "__shfl"}, {"%ctaid.", "blockIdx"}, {"%ntid.", "blockDim"}, {"%tid.", "threadIdx"}} {
+					if !strings.Contains(in, w.ptx) {
+						continue
+					}
+					loc, ok := r.Map.CUDA(pl + 1)
+					if !ok || loc.Line > len(src) || !strings.Contains(src[loc.Line-1], w.cuda) {
+						t.Errorf("%q (PTX line %d) maps to %+v, a line without %s", in, pl+1, loc, w.cuda)
+					}
+				}
+			}
 		})
 	}
 }

@@ -563,7 +563,7 @@ func (c *Compiler) run(ctx context.Context, text string, opt Options) (*Result, 
 			return nil, fmt.Errorf("clang produced no PTX: %v", err)
 		}
 		res.PTX = string(b)
-		res.Map = MapPTX(res.PTX)
+		res.Map = MapPTXSource(res.PTX, KernelFile, text)
 		res.Diagnostics = append(res.Diagnostics, unresolved(res.PTX, res.Map)...)
 	} else if !hasError(res.Diagnostics) {
 		// clang failed without a parsable diagnostic (a crash): say so

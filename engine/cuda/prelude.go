@@ -11,7 +11,7 @@ import (
 // itself (passed to clang with -include), the __nv_* math library it
 // includes, and the one toolkit header clang's intrinsics header includes.
 //
-//go:embed prelude/ptxplay_prelude.h prelude/ptxplay_libdevice.h prelude/crt/sm_70_rt.hpp
+//go:embed prelude/ptxplay_prelude.h prelude/ptxplay_libdevice.h prelude/ptxplay_libm.h prelude/crt/sm_70_rt.hpp
 var preludeFS embed.FS
 
 // PreludeName is the prelude's file name, as diagnostics in it name it.

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"path"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,10 +12,10 @@ import (
 )
 
 // Loc is a place in the user's CUDA file (1-based line and column).
-// Inherited marks a PTX line whose .loc is in the prelude (an inlined
-// prelude function such as expf) or has no line (line 0): it is
-// attributed to the user's line that was current before it in the same
-// function.
+// Inherited marks a PTX line whose .loc is in the prelude or clang's CUDA
+// headers (an inlined function such as expf or __shfl_down_sync, or a
+// built-in variable such as threadIdx) or has no line (line 0): it is
+// attributed to a user line next to it (see MapPTXSource).
 type Loc struct {
 	Line      int  `json:"line"`
 	Col       int  `json:"col"`
@@ -29,15 +30,96 @@ type SourceMap struct {
 	byCUDA map[int][]int // CUDA line -> PTX lines, ascending
 }
 
-// MapPTX builds the map of PTX text compiled from KernelFile.
-func MapPTX(ptxText string) *SourceMap { return MapPTXFile(ptxText, KernelFile) }
+// MapPTX builds the map of PTX text compiled from KernelFile, without its
+// source (inlined header code goes to the user line before it).
+func MapPTX(ptxText string) *SourceMap { return MapPTXSource(ptxText, KernelFile, "") }
 
 // MapPTXFile builds the map for the user file named file (matched by its
-// base name against the .file directives).
-func MapPTXFile(ptxText, file string) *SourceMap {
+// base name against the .file directives), without its source.
+func MapPTXFile(ptxText, file string) *SourceMap { return MapPTXSource(ptxText, file, "") }
+
+// specialRegVar names the CUDA built-in variable a special register is
+// read for (clang-19 inlines its accessors from __clang_cuda_builtin_vars.h).
+var specialRegVar = []struct{ reg, name string }{
+	{"%nctaid.", "gridDim"}, {"%ctaid.", "blockIdx"}, {"%ntid.", "blockDim"}, {"%tid.", "threadIdx"}, {"WARP_SZ", "warpSize"},
+}
+
+func isSpecialRead(ins string) bool {
+	for _, sr := range specialRegVar {
+		if strings.Contains(ins, sr.reg) {
+			return true
+		}
+	}
+	return false
+}
+
+// preludeFuncAt maps a line of ptxplay_libdevice.h to the name the user
+// writes for the __nv_* function defined there ("expf" for __nv_expf; ""
+// for helpers and lines outside a function).
+var preludeFuncAt = func() []string {
+	b, _ := preludeFS.ReadFile("prelude/ptxplay_libdevice.h")
+	var out []string
+	name := ""
+	def := regexp.MustCompile(`^(?:__PTXPLAY_NV|__device__)\b[^(]*?\b([A-Za-z_][A-Za-z0-9_]*)\(`)
+	for _, l := range strings.Split(string(b), "\n") {
+		if d := def.FindStringSubmatch(l); d != nil {
+			name = ""
+			if strings.HasPrefix(d[1], "__nv_") {
+				name = strings.TrimPrefix(strings.TrimPrefix(d[1], "__nv_"), "fast_")
+			}
+		} else if !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "}") {
+			name = ""
+		}
+		out = append(out, name)
+	}
+	return out
+}()
+
+// callRE finds a call (or a function-style cast) on a source line.
+var callRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+
+var notCalls = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "return": true, "sizeof": true, "alignof": true, "__attribute__": true, "__launch_bounds__": true, "asm": true, "volatile": true}
+
+var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// firstCol is the 1-based column of a line's first non-blank character.
+func firstCol(text string) int {
+	return len(text) - len(strings.TrimLeft(text, " \t")) + 1
+}
+
+// lineCalls reports whether a source line calls a function.
+func lineCalls(text string) bool {
+	for _, m := range callRE.FindAllStringSubmatch(text, -1) {
+		if !notCalls[m[1]] {
+			return true
+		}
+	}
+	return false
+}
+
+// MapPTXSource builds the map for the user file named file, given its
+// source text src ("" when unknown). clang-19 emits no .loc inlined_at,
+// so the instructions of an inlined header function (a run of .loc lines
+// in the prelude or clang's headers) carry no user line. Such a run is
+// attributed to a user line next to it: the line after it when that line
+// is what uses it and the line before does not (the line after reads the
+// built-in variable the run reads, or calls a function, and the line
+// before does not), else the line before. A run at the start of a
+// function (before any user line but the function's opening one) goes to
+// the line after it. Without src the line before is used wherever there
+// is one. Instructions at .loc line 0 keep the line before them.
+func MapPTXSource(ptxText, file, src string) *SourceMap {
 	lines := strings.Split(ptxText, "\n")
+	srcLines := strings.Split(src, "\n")
+	srcLine := func(n int) string {
+		if src == "" || n < 1 || n > len(srcLines) {
+			return ""
+		}
+		return srcLines[n-1]
+	}
 	m := &SourceMap{byPTX: make([]Loc, len(lines)), byCUDA: map[int][]int{}}
 	user := map[int]bool{}
+	libdevice := map[int]bool{}
 	for _, l := range lines {
 		f := strings.Fields(l)
 		if len(f) >= 3 && f[0] == ".file" {
@@ -46,10 +128,116 @@ func MapPTXFile(ptxText, file string) *SourceMap {
 			if err == nil && path.Base(name) == path.Base(file) {
 				user[n] = true
 			}
+			if err == nil && path.Base(name) == "ptxplay_libdevice.h" {
+				libdevice[n] = true
+			}
 		}
 	}
+	// Each instruction of a function body, in order, with what its .loc says.
+	type ins struct {
+		line   int  // PTX line index
+		loc    Loc  // the user loc in force (Line 0: none)
+		header bool // .loc in a header: resolved as a run
+		zero   bool // .loc line 0: keeps the line before
+		open   bool // loc is the function's opening line
+		text   string
+		name   string // the user's name of the prelude function it is in
+	}
+	var fn []ins
+	flush := func() {
+		// Resolve each run of header instructions.
+		for a := 0; a < len(fn); {
+			if !fn[a].header {
+				a++
+				continue
+			}
+			// A special-register read is a run of its own (clang emits the
+			// reads of several built-in variables together).
+			b := a + 1
+			for !isSpecialRead(fn[a].text) && b < len(fn) && fn[b].header && !isSpecialRead(fn[b].text) {
+				b++
+			}
+			prev := fn[a].loc
+			prevOpen := fn[a].open
+			var next Loc
+			c := b
+			for c < len(fn) && fn[c].header {
+				c++
+			}
+			if c < len(fn) && fn[c].loc.Line > 0 && !fn[c].open {
+				next = fn[c].loc
+			}
+			// The names the user wrote for what the run computes.
+			names := map[string]bool{}
+			for _, x := range fn[a:b] {
+				for _, sr := range specialRegVar {
+					if strings.Contains(x.text, sr.reg) {
+						names[sr.name] = true
+					}
+				}
+				if x.name != "" {
+					names[x.name] = true
+				}
+			}
+			uses := func(n int) bool {
+				t := srcLine(n)
+				if c := strings.Index(t, "//"); c >= 0 {
+					t = t[:c]
+				}
+				if len(names) > 0 {
+					for _, w := range identRE.FindAllString(t, -1) {
+						if names[w] {
+							return true
+						}
+					}
+					return false
+				}
+				return lineCalls(t)
+			}
+			pick := prev
+			switch {
+			case next.Line == 0:
+			case prev.Line == 0:
+				pick = next
+			case !prevOpen && uses(prev.Line):
+			default:
+				// The first line after prev, up to next, that uses it.
+				lo := prev.Line + 1
+				if lo > next.Line {
+					lo = next.Line
+				}
+				if prevOpen {
+					pick = next
+				}
+				for n := lo; n <= next.Line; n++ {
+					if uses(n) {
+						pick = Loc{Line: n, Col: firstCol(srcLine(n))}
+						if n == next.Line {
+							pick = next
+						}
+						break
+					}
+				}
+			}
+			for i := a; i < b; i++ {
+				fn[i].loc = pick
+			}
+			a = b
+		}
+		for _, x := range fn {
+			if x.loc.Line == 0 {
+				continue
+			}
+			loc := x.loc
+			loc.Inherited = x.header || x.zero
+			m.byPTX[x.line] = loc
+			m.byCUDA[loc.Line] = append(m.byCUDA[loc.Line], x.line+1)
+		}
+		fn = fn[:0]
+	}
 	var cur Loc
-	inherit := false
+	header, lineZero, open, seenLoc := false, false, false, false
+	name := ""
 	depth := 0
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -62,18 +250,28 @@ func MapPTXFile(ptxText, file string) *SourceMap {
 		if strings.HasPrefix(t, ".loc") {
 			f := strings.Fields(strings.ReplaceAll(t, ",", " "))
 			if len(f) >= 3 {
-				fn, _ := strconv.Atoi(f[1])
+				fnum, _ := strconv.Atoi(f[1])
 				ln, _ := strconv.Atoi(f[2])
 				col := 0
 				if len(f) >= 4 {
 					col, _ = strconv.Atoi(f[3])
 				}
-				if user[fn] && ln > 0 {
+				switch {
+				case user[fnum] && ln > 0:
 					cur = Loc{Line: ln, Col: col}
-					inherit = false
-				} else {
-					inherit = true
+					header, lineZero = false, false
+					// The first .loc of a function is its opening line.
+					open = !seenLoc && depth > 0
+				case user[fnum]:
+					lineZero, header = true, false
+				default:
+					header, lineZero = true, false
+					name = ""
+					if libdevice[fnum] && ln >= 1 && ln <= len(preludeFuncAt) {
+						name = preludeFuncAt[ln-1]
+					}
 				}
+				seenLoc = true
 			}
 			continue
 		}
@@ -81,7 +279,7 @@ func MapPTXFile(ptxText, file string) *SourceMap {
 		if depth == 0 && opens == 0 {
 			// Outside a function body: directives and declarations.
 			if strings.HasPrefix(t, ".entry") || strings.HasPrefix(t, ".visible") || strings.HasPrefix(t, ".func") || strings.HasPrefix(t, ".weak") {
-				cur, inherit = Loc{}, false
+				cur, header, lineZero, open, seenLoc = Loc{}, false, false, false, false
 			}
 			continue
 		}
@@ -90,20 +288,16 @@ func MapPTXFile(ptxText, file string) *SourceMap {
 			depth = 0
 		}
 		if depth == 0 {
-			cur, inherit = Loc{}, false
+			flush()
+			cur, header, lineZero, open, seenLoc = Loc{}, false, false, false, false
 			continue
 		}
 		if t[0] == '.' || t[0] == '{' || t[0] == '}' || t[0] == ')' || t[0] == '(' || strings.HasSuffix(t, ":") {
 			continue
 		}
-		if cur.Line == 0 {
-			continue
-		}
-		loc := cur
-		loc.Inherited = inherit
-		m.byPTX[i] = loc
-		m.byCUDA[loc.Line] = append(m.byCUDA[loc.Line], i+1)
+		fn = append(fn, ins{line: i, loc: cur, header: header, zero: lineZero, open: open, text: t, name: name})
 	}
+	flush()
 	return m
 }
 

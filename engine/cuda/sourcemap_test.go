@@ -69,3 +69,48 @@ func TestSourceMap(t *testing.T) {
 		t.Errorf("no ex2.approx or st.global in the PTX")
 	}
 }
+
+// Inlined header code goes to the user line that uses it: the shuffle of
+// __shfl_down_sync to the line that calls it (not the load before it), the
+// reads of blockIdx/blockDim/threadIdx to the line that reads them (not
+// the function's opening line), while expf stays on its own line when the
+// line after it calls nothing.
+func TestSourceMapInlinedAttribution(t *testing.T) {
+	needClang(t)
+	src := `extern "C" __global__ void warp_sum(const float *in, float *warp_sums, float *e) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = in[i];
+  for (int delta = 16; delta > 0; delta /= 2)
+    v += __shfl_down_sync(0xffffffff, v, delta);
+  float x = expf(v);
+  e[i] = 2.0f;
+  if (threadIdx.x % 32 == 0)
+    warp_sums[i / 32] = x;
+}
+`
+	r, err := cuda.Compile(context.Background(), src, cuda.Options{Opt: 2})
+	if err != nil || !r.OK() {
+		t.Fatal(err, r.Errors())
+	}
+	want := map[string]int{"shfl.sync.down": 5, "%ctaid.x": 2, "%ntid.x": 2, "%tid.x": 2, "ex2.approx": 6}
+	seen := map[string]int{}
+	for i, l := range strings.Split(r.PTX, "\n") {
+		ins := strings.TrimSpace(l)
+		if strings.HasPrefix(ins, ".") || strings.HasPrefix(ins, "//") {
+			continue
+		}
+		for k, line := range want {
+			if strings.Contains(ins, k) {
+				seen[k]++
+				if loc, ok := r.Map.CUDA(i + 1); !ok || loc.Line != line || !loc.Inherited {
+					t.Errorf("%q (PTX line %d) maps to %+v, want line %d (inherited)", ins, i+1, loc, line)
+				}
+			}
+		}
+	}
+	for k := range want {
+		if seen[k] == 0 {
+			t.Errorf("no %s in the PTX:\n%s", k, r.PTX)
+		}
+	}
+}

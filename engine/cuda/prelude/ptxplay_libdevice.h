@@ -220,53 +220,69 @@ __PTXPLAY_NV float __nv_log10f(float x) {
   return k * 7.9034151668e-07f + (lo + hi) * -3.1689971365e-05f + lo * 4.3432617188e-01f + hi * 4.3432617188e-01f + k * 3.0102920532e-01f;
 }
 
-// sinf, cosf, tanf (CUDA: 2, 2, 4 ulp): reduction by pi/2 in double with a
-// three-part pi/2 (exact for |x| < 2^19*pi), then fdlibm's float kernels
-// evaluated in double.
-__device__ __forceinline__ double __ptxplay_sindf(double x) {
-  double z = x * x, w = z * z, r = -0x1a00f9e2cae774.0p-65 + z * 0x16cd878c3b46a7.0p-71, s = z * x;
-  return (x + s * (-0x15555554cbac77.0p-55 + z * 0x111110896efbb2.0p-59)) + s * w * r;
-}
-__device__ __forceinline__ double __ptxplay_cosdf(double x) {
-  double z = x * x, w = z * z, r = -0x16c087e80f1e27.0p-62 + z * 0x199342e0ee5069.0p-68;
-  return ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57) + (w * z) * r;
-}
-__device__ __forceinline__ int __ptxplay_rem_pio2f(float x, double *y) {
-  double dx = x;
-  double j = __builtin_rint(dx * 6.36619772367581382433e-01);
-  double r = dx - j * 1.57079632673412561417e+00;
-  r = r - j * 6.07710050650619224932e-11;
-  *y = r;
-  return (int)(long long)j;
-}
-__PTXPLAY_NV float __nv_sinf(float x) {
-  if (!(__builtin_fabsf(x) < __builtin_inff())) return x - x;
-  if (__builtin_fabsf(x) < 0x1p-12f) return x;
-  double y;
-  int n = __ptxplay_rem_pio2f(x, &y);
-  switch (n & 3) {
-  case 0: return (float)__ptxplay_sindf(y);
-  case 1: return (float)__ptxplay_cosdf(y);
-  case 2: return (float)-__ptxplay_sindf(y);
-  default: return (float)-__ptxplay_cosdf(y);
-  }
-}
-__PTXPLAY_NV float __nv_cosf(float x) {
-  if (!(__builtin_fabsf(x) < __builtin_inff())) return x - x;
-  double y;
-  int n = __ptxplay_rem_pio2f(x, &y);
-  switch (n & 3) {
-  case 0: return (float)__ptxplay_cosdf(y);
-  case 1: return (float)-__ptxplay_sindf(y);
-  case 2: return (float)-__ptxplay_cosdf(y);
-  default: return (float)__ptxplay_sindf(y);
-  }
-}
+// The double-precision core (exp, log, sin, pow, atan, erf, ...).
+#define __PTXPLAY_FN __device__ __forceinline__
+#include "ptxplay_libm.h"
+
+// sinf, cosf, tanf (CUDA: 2, 2, 4 ulp): the double sin/cos/tan (exact
+// reduction by pi/2 over the whole range, Payne-Hanek above 2^20*pi/2),
+// rounded once.
+__PTXPLAY_NV float __nv_sinf(float x) { return (float)__ptxplay_sincos(x, 0); }
+__PTXPLAY_NV float __nv_cosf(float x) { return (float)__ptxplay_sincos(x, 1); }
 __PTXPLAY_NV void __nv_sincosf(float x, float *s, float *c) { *s = __nv_sinf(x); *c = __nv_cosf(x); }
-__PTXPLAY_NV float __nv_tanf(float x) {
-  if (!(__builtin_fabsf(x) < __builtin_inff())) return x - x;
-  double y;
-  int n = __ptxplay_rem_pio2f(x, &y);
-  double s = __ptxplay_sindf(y), c = __ptxplay_cosdf(y);
-  return (float)((n & 1) ? -c / s : s / c);
+__PTXPLAY_NV float __nv_tanf(float x) { return (float)__ptxplay_tan(x); }
+
+// Single precision through the double core, rounded once (bounds CUDA
+// documents: powf 4, sinhf 3, coshf 2, tanhf 2, asinf 2, acosf 2, atanf 2,
+// atan2f 3, erff 2, erfcf 4, cbrtf 1, hypotf 3 ulp; fmodf, remainderf 0).
+__PTXPLAY_NV float __nv_powf(float x, float y) { return (float)__ptxplay_pow(x, y); }
+__PTXPLAY_NV float __nv_sinhf(float x) { return (float)__ptxplay_sinh(x); }
+__PTXPLAY_NV float __nv_coshf(float x) { return (float)__ptxplay_cosh(x); }
+__PTXPLAY_NV float __nv_tanhf(float x) { return (float)__ptxplay_tanh(x); }
+__PTXPLAY_NV float __nv_atanf(float x) { return (float)__ptxplay_atan(x); }
+__PTXPLAY_NV float __nv_atan2f(float y, float x) { return (float)__ptxplay_atan2(y, x); }
+// asin x = atan2(x, sqrt((1-x)(1+x))): for a float x, (1-x)(1+x) is exact in double.
+__PTXPLAY_NV float __nv_asinf(float x) {
+  double d = x;
+  if (!(__builtin_fabs(d) <= 1.0)) return __builtin_nanf("");
+  return (float)__ptxplay_atan2(d, __builtin_sqrt((1.0 - d) * (1.0 + d)));
 }
+__PTXPLAY_NV float __nv_acosf(float x) {
+  double d = x;
+  if (!(__builtin_fabs(d) <= 1.0)) return __builtin_nanf("");
+  return (float)__ptxplay_atan2(__builtin_sqrt((1.0 - d) * (1.0 + d)), d);
+}
+__PTXPLAY_NV float __nv_erff(float x) { return (float)__ptxplay_erf(x); }
+__PTXPLAY_NV float __nv_erfcf(float x) { return (float)__ptxplay_erfc(x); }
+__PTXPLAY_NV float __nv_cbrtf(float x) { return (float)__ptxplay_cbrt(x); }
+__PTXPLAY_NV float __nv_hypotf(float x, float y) {
+  double a = x, b = y;
+  if (__builtin_fabs(a) == __builtin_inf() || __builtin_fabs(b) == __builtin_inf()) return __builtin_inff();
+  return (float)__builtin_sqrt(a * a + b * b); // a*a, b*b exact; one rounding each for the sum and sqrt
+}
+__PTXPLAY_NV float __nv_fmodf(float x, float y) { return (float)__ptxplay_fmod(x, y, 0); }
+__PTXPLAY_NV float __nv_remainderf(float x, float y) { return (float)__ptxplay_fmod(x, y, 1); }
+
+// Double precision (bounds CUDA documents: exp, exp2, log, log2, log10,
+// cosh, tanh, cbrt 1 ulp; sin, cos, tan, pow, atan, atan2, sinh, erf,
+// hypot 2 ulp; fmod, remainder 0).
+__PTXPLAY_NV double __nv_exp(double x) { return __ptxplay_exp(x); }
+__PTXPLAY_NV double __nv_exp2(double x) { return __ptxplay_exp2(x); }
+__PTXPLAY_NV double __nv_log(double x) { return __ptxplay_log(x); }
+__PTXPLAY_NV double __nv_log2(double x) { return __ptxplay_log2_10(x, 0); }
+__PTXPLAY_NV double __nv_log10(double x) { return __ptxplay_log2_10(x, 1); }
+__PTXPLAY_NV double __nv_sin(double x) { return __ptxplay_sincos(x, 0); }
+__PTXPLAY_NV double __nv_cos(double x) { return __ptxplay_sincos(x, 1); }
+__PTXPLAY_NV void __nv_sincos(double x, double *s, double *c) { *s = __ptxplay_sincos(x, 0); *c = __ptxplay_sincos(x, 1); }
+__PTXPLAY_NV double __nv_tan(double x) { return __ptxplay_tan(x); }
+__PTXPLAY_NV double __nv_pow(double x, double y) { return __ptxplay_pow(x, y); }
+__PTXPLAY_NV double __nv_atan(double x) { return __ptxplay_atan(x); }
+__PTXPLAY_NV double __nv_atan2(double y, double x) { return __ptxplay_atan2(y, x); }
+__PTXPLAY_NV double __nv_sinh(double x) { return __ptxplay_sinh(x); }
+__PTXPLAY_NV double __nv_cosh(double x) { return __ptxplay_cosh(x); }
+__PTXPLAY_NV double __nv_tanh(double x) { return __ptxplay_tanh(x); }
+__PTXPLAY_NV double __nv_erf(double x) { return __ptxplay_erf(x); }
+__PTXPLAY_NV double __nv_cbrt(double x) { return __ptxplay_cbrt(x); }
+__PTXPLAY_NV double __nv_hypot(double x, double y) { return __ptxplay_hypot(x, y); }
+__PTXPLAY_NV double __nv_fmod(double x, double y) { return __ptxplay_fmod(x, y, 0); }
+__PTXPLAY_NV double __nv_remainder(double x, double y) { return __ptxplay_fmod(x, y, 1); }
