@@ -527,15 +527,29 @@ func abs64(v int64) int64 {
 	return v
 }
 
-func execMbarrierInit(w *Warp, op *Op, mask uint32) *Fault {
-	base, cnt := memBase(w, op), w.r(op.B)
+// eachMbarrier runs fn, lane by lane in ascending order, for every lane of
+// mask with the mbarrier its address operand names (mbarAt: checked, and
+// reported to observers as kind; own: it must be the CTA's own); the
+// first fault stops it.
+func (w *Warp) eachMbarrier(op *Op, mask uint32, kind AccessKind, own bool, fn func(l int, addr uint64, r mbarRef) *Fault) *Fault {
+	base := memBase(w, op)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		addr := memAt(base, op, l)
-		r, f := w.mbarAt(op, AccessStore, l, addr, true)
+		r, f := w.mbarAt(op, kind, l, addr, own)
 		if f != nil {
 			return f
 		}
+		if f := fn(l, addr, r); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func execMbarrierInit(w *Warp, op *Op, mask uint32) *Fault {
+	cnt := w.r(op.B)
+	return w.eachMbarrier(op, mask, AccessStore, true, func(l int, addr uint64, r mbarRef) *Fault {
 		n := int64(uint32(cnt[l]))
 		if n < 1 || n > MbarrierMax {
 			return w.faultAddr(FaultIllegal, l, addr, "mbarrier.init: the expected arrival count %d of %s is outside the ISA's range 1 .. %s", n, r.where(w), commas(MbarrierMax))
@@ -543,27 +557,20 @@ func execMbarrierInit(w *Warp, op *Op, mask uint32) *Fault {
 		w.mbarInitEvent(r, l)
 		putLE(r.b, Mbarrier{Valid: true, Pending: n, Expected: n}.Encode())
 		r.c.mbarLive(r.off)
-	}
-	return nil
+		return nil
+	})
 }
 
 func execMbarrierInval(w *Warp, op *Op, mask uint32) *Fault {
-	base := memBase(w, op)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := memAt(base, op, l)
-		r, f := w.mbarAt(op, AccessStore, l, addr, true)
-		if f != nil {
-			return f
-		}
+	return w.eachMbarrier(op, mask, AccessStore, true, func(l int, addr uint64, r mbarRef) *Fault {
 		if _, f := w.mbarLoad(op, l, addr, r); f != nil {
 			return f
 		}
 		w.mbarEvent(EvMbarrierInval, r, l, false)
 		putLE(r.b, 0)
 		r.c.mbarDead(r.off)
-	}
-	return nil
+		return nil
+	})
 }
 
 // mbarArrive performs one arrive-on operation of count arrivals (drop:
@@ -607,20 +614,13 @@ func (w *Warp) mbarArrive(op *Op, lane int, addr uint64, r mbarRef, count, tx in
 }
 
 func execMbarrierArrive(w *Warp, op *Op, mask uint32) *Fault {
-	base := memBase(w, op)
 	var src *[32]uint64
 	if op.B >= 0 {
 		src = w.r(op.B)
 	}
 	d := w.r(op.D)
 	drop := op.Code == isa.OpMbarrierArriveDrop
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := memAt(base, op, l)
-		r, f := w.mbarAt(op, AccessAtomic, l, addr, false)
-		if f != nil {
-			return f
-		}
+	return w.eachMbarrier(op, mask, AccessAtomic, false, func(l int, addr uint64, r mbarRef) *Fault {
 		count, tx := int64(1), int64(0)
 		switch {
 		case op.Aux&mbarExpectTx != 0:
@@ -633,37 +633,25 @@ func execMbarrierArrive(w *Warp, op *Op, mask uint32) *Fault {
 			return f
 		}
 		d[l] = st
-	}
-	return nil
+		return nil
+	})
 }
 
 func execMbarrierTx(w *Warp, op *Op, mask uint32) *Fault {
-	base, src := memBase(w, op), w.r(op.B)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := memAt(base, op, l)
-		r, f := w.mbarAt(op, AccessAtomic, l, addr, false)
-		if f != nil {
-			return f
-		}
+	src := w.r(op.B)
+	return w.eachMbarrier(op, mask, AccessAtomic, false, func(l int, addr uint64, r mbarRef) *Fault {
 		n := int64(uint32(src[l]))
 		if op.Code == isa.OpMbarrierCompleteTx {
 			// The one way transaction bytes complete (asynchronous
 			// copies complete through it too).
-			if f := w.mbarrierCompleteTx(op, l, r.c, r.off, n); f != nil {
-				return f
-			}
-			continue
+			return w.mbarrierCompleteTx(op, l, r.c, r.off, n)
 		}
 		s, f := w.mbarLoad(op, l, addr, r)
 		if f != nil {
 			return f
 		}
-		if f := w.mbarTx(op, l, addr, r, s, n); f != nil {
-			return f
-		}
-	}
-	return nil
+		return w.mbarTx(op, l, addr, r, s, n)
+	})
 }
 
 // mbarWaitParity returns the parity of the phase lane's test_wait or
@@ -779,21 +767,12 @@ func execMbarrierPendingCount(w *Warp, op *Op, mask uint32) *Fault {
 }
 
 func execCpAsyncMbarrierArrive(w *Warp, op *Op, mask uint32) *Fault {
-	base := memBase(w, op)
 	// Each thread's prior copies complete, then its arrive is triggered.
 	w.landCopies(mask, -1)
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		addr := memAt(base, op, l)
-		r, f := w.mbarAt(op, AccessAtomic, l, addr, true)
-		if f != nil {
-			return f
-		}
+	return w.eachMbarrier(op, mask, AccessAtomic, true, func(l int, addr uint64, r mbarRef) *Fault {
 		if op.Aux&mbarNoinc != 0 {
-			if _, f := w.mbarArrive(op, l, addr, r, 1, 0, false, false); f != nil {
-				return f
-			}
-			continue
+			_, f := w.mbarArrive(op, l, addr, r, 1, 0, false, false)
+			return f
 		}
 		// The pending count is incremented, then the arrive lowers it:
 		// no net change (but the object must be initialised).
@@ -801,8 +780,8 @@ func execCpAsyncMbarrierArrive(w *Warp, op *Op, mask uint32) *Fault {
 			return f
 		}
 		w.mbarEvent(EvMbarrierArrive, r, l, false)
-	}
-	return nil
+		return nil
+	})
 }
 
 // mbarrierWaitText says what a warp waiting on an mbarrier (t) waits for,
