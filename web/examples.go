@@ -270,7 +270,8 @@ func loadCUDAExample(fsys fs.FS, specFile string, lesson *Lesson) (*CUDAExample,
 	if spec.CUDAOptions != nil {
 		c.Options = *spec.CUDAOptions
 	} else {
-		c.Options = launchspec.CUDAOptions{Opt: 2}
+		two := 2
+		c.Options = launchspec.CUDAOptions{Opt: &two}
 	}
 	return c, nil
 }

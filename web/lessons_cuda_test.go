@@ -93,7 +93,7 @@ func needClang(t *testing.T) {
 func compileCUDALesson(t *testing.T, e *Example) *cuda.Result {
 	t.Helper()
 	o := e.CUDA.Options
-	r, err := cuda.Compile(context.Background(), e.CUDA.Source, cuda.Options{Arch: o.Arch, Opt: o.Opt, FastMath: o.FastMath})
+	r, err := cuda.Compile(context.Background(), e.CUDA.Source, cuda.SpecOptions(&o))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestCUDALessonLoadErrors(t *testing.T) {
 		t.Fatalf("a good CUDA lesson: %v", err)
 	}
 	c := x.Get("k").CUDA
-	if c == nil || c.Source != cu || c.File != "k.cu" || c.Options.Opt != 2 || strings.Contains(string(c.Spec), `"cuda"`) {
+	if c == nil || c.Source != cu || c.File != "k.cu" || c.Options.Level() != 2 || strings.Contains(string(c.Spec), `"cuda"`) {
 		t.Errorf("CUDA twin loaded as %+v", c)
 	}
 	for _, b := range []struct{ from, to, want string }{

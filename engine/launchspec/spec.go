@@ -269,11 +269,20 @@ func CheckCUDAOptions(arch string, opt int) error {
 }
 
 // CUDAOptions are the options of the CUDA compile: the target ("sm_80"
-// when empty), the optimisation level 0..3 and fast math.
+// when empty), the optimisation level 0..3 (absent: 2, as without
+// cudaOptions) and fast math.
 type CUDAOptions struct {
 	Arch     string `json:"arch,omitempty"`
-	Opt      int    `json:"opt,omitempty"`
+	Opt      *int   `json:"opt,omitempty"`
 	FastMath bool   `json:"fastMath,omitempty"`
+}
+
+// Level returns the optimisation level (2 when absent).
+func (o *CUDAOptions) Level() int {
+	if o == nil || o.Opt == nil {
+		return 2
+	}
+	return *o.Opt
 }
 
 // rawSpec is the wire form of a spec (grid and block may be short).
@@ -473,7 +482,7 @@ func (s *Spec) Validate(lim Limits) error {
 	if s.CUDAOptions != nil && s.CUDA == "" {
 		return errors.New("\"cudaOptions\" needs \"cuda\"")
 	}
-	if o := s.CUDAOptions; o != nil && (o.Opt < 0 || o.Opt > 3 || len(o.Arch) > 16) {
+	if o := s.CUDAOptions; o != nil && (o.Level() < 0 || o.Level() > 3 || len(o.Arch) > 16) {
 		return errors.New("\"cudaOptions\": opt must be 0..3 and arch a target such as \"sm_80\"")
 	}
 	// (The upper bounds of grid, block and dynamicSharedBytes depend on
