@@ -64,6 +64,12 @@ func (g *Aggregator) Step(in *emu.StepInfo) {
 		// access: the bank and coalescing models do not apply to it.
 		return
 	}
+	if allAsync(in.Accesses) {
+		// The asynchronous proxy's reads and writes (a wgmma's operands
+		// through its descriptors, a copy's bytes) are not a warp's lanes
+		// accessing banks or sectors either.
+		return
+	}
 	if !oneGroupEach(in.Accesses) {
 		g.stepMerged(in)
 		return
@@ -82,6 +88,16 @@ func (g *Aggregator) Step(in *emu.StepInfo) {
 	if counted {
 		s.Executions++
 	}
+}
+
+// allAsync reports whether every access is the asynchronous proxy's.
+func allAsync(as []emu.Access) bool {
+	for i := range as {
+		if !as[i].Async {
+			return false
+		}
+	}
+	return true
 }
 
 // count adds one warp access to s: size bytes of space (isa.Shared or
