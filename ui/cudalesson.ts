@@ -56,7 +56,7 @@ export function cudaLesson(app: App): LessonData | null {
 
 /** The lesson strip's switch to the other language's version. */
 export function lessonTwin(app: App): LessonTwin | null {
-  if (!app.example?.cuda) return null;
+  if (!app.example?.cuda || app.compact) return null;
   return app.cuda?.on
     ? { label: "PTX version", title: "The same lesson written in PTX", open: () => openPtxTwin(app) }
     : { label: "CUDA version", title: "The same lesson written in CUDA C++ (compiled to PTX on the server), its hints on kernel.cu lines", open: () => openCudaTwin(app) };

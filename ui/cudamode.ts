@@ -61,7 +61,8 @@ export class CudaMode {
   constructor(private readonly app: App) {
     this.view = new CudaView(app, this);
     this.toggleBtn.addEventListener("click", () => (this.on ? this.forkPTX() : this.enter(stored("ptxplay.cuda") ?? defaultCuda)));
-    document.querySelector(".pg-left > .pane-head .pane-title")?.before(this.toggleBtn);
+    // An embed shows the kernel it was made with: no switch to CUDA mode.
+    if (!app.compact) document.querySelector(".pg-left > .pane-head .pane-title")?.before(this.toggleBtn);
     // The source-line step, beside the Barrier button; shown while a CUDA program is loaded.
     this.lineBtn.hidden = true;
     document.querySelector('[data-action="step-barrier"]')?.after(" ", this.lineBtn);
