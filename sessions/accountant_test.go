@@ -129,7 +129,7 @@ func TestCompareCharged(t *testing.T) {
 	if cmpBytes < 2*state*9/10 {
 		t.Fatalf("a comparison of two machines charged %d bytes; the session's own machine and history %d", cmpBytes, state)
 	}
-	m.lim.MaxAccountedBytes = m.AccountedBytes() - 1 // only the manager's copy is read
+	m.maxAccounted.Store(m.AccountedBytes() - 1) // only the manager's copy is read
 	h := c.expectError("busy")
 	if h.ID == nil || *h.ID != 5 || !strings.Contains(h.Message, "comparison") {
 		t.Fatalf("stopped comparison: %+v", h)

@@ -31,6 +31,10 @@ type Manager struct {
 	sched *cpuSched
 	now   func() time.Time
 	cc    atomic.Pointer[cuda.Compiler] // CUDA compiles (cuda.go)
+	// maxAccounted is lim.MaxAccountedBytes, read by every session's
+	// goroutine (admission and history trimming); atomic so that it can
+	// be changed while they run.
+	maxAccounted atomic.Int64
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -62,6 +66,7 @@ func newManagerClock(lim Limits, met Metrics, now func() time.Time) *Manager {
 	}
 	m := &Manager{lim: lim.withDefaults(), met: met, now: now,
 		sessions: map[*Session]struct{}{}, quit: make(chan struct{})}
+	m.maxAccounted.Store(m.lim.MaxAccountedBytes)
 	m.cache = newProgCache(m.lim.ProgramCache, m.lim.ProgramCacheBytes)
 	m.sched = newCPUSched(m.lim.MaxRunningJobs)
 	m.wg.Add(1)
@@ -120,7 +125,7 @@ const (
 // to a common level, water-filling their chargeState). relax: the memory
 // is low again and budgets may return to normal.
 func (m *Manager) historyShare(s *Session) (shed int64, relax bool) {
-	total, limit := m.AccountedBytes(), m.lim.MaxAccountedBytes
+	total, limit := m.AccountedBytes(), m.maxAccounted.Load()
 	switch {
 	case total > limit/8*trimAt:
 		m.trimming.Store(true)
@@ -158,7 +163,7 @@ func (m *Manager) historyShare(s *Session) (shed int64, relax bool) {
 // accounted memory is high (the janitor's tick; sessions that run do it
 // themselves after each slice).
 func (m *Manager) relieveAll() {
-	if m.AccountedBytes() <= m.lim.MaxAccountedBytes/8*trimGoal {
+	if m.AccountedBytes() <= m.maxAccounted.Load()/8*trimGoal {
 		m.trimming.Store(false)
 		return
 	}
@@ -178,7 +183,7 @@ func (m *Manager) relieveAll() {
 // memoryHigh reports whether AccountedBytes plus extra is above
 // MaxAccountedBytes.
 func (m *Manager) memoryHigh(extra int64) bool {
-	return m.AccountedBytes()+extra > m.lim.MaxAccountedBytes
+	return m.AccountedBytes()+extra > m.maxAccounted.Load()
 }
 
 // NewSession starts a session for a client without an address (tests,

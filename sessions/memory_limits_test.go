@@ -83,7 +83,7 @@ func TestAccountedMemoryBusy(t *testing.T) {
 		t.Fatalf("accounted %d bytes, the cache alone %d", held, m.cache.size())
 	}
 	b := newClient(t, m)
-	m.lim.MaxAccountedBytes = held - 1 // only the manager's copy is read
+	m.maxAccounted.Store(held - 1) // only the manager's copy is read
 	if _, err := m.NewSession(); err != ErrMemoryBusy {
 		t.Fatalf("new session over the memory limit: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestAccountedMemoryBusy(t *testing.T) {
 	if got := m.AccountedBytes(); got != m.cache.size() {
 		t.Fatalf("after close %d bytes accounted, the cache holds %d", got, m.cache.size())
 	}
-	m.lim.MaxAccountedBytes = held + 1<<20
+	m.maxAccounted.Store(held + 1<<20)
 	b.load(divergentPTX, divergentSpec)
 	if _, err := m.NewSession(); err != nil {
 		t.Fatalf("after release: %v", err)

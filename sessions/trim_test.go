@@ -105,11 +105,11 @@ func TestHistoriesTrimmedUnderPressure(t *testing.T) {
 		t.Fatalf("history of %d bytes: too small for the test", big)
 	}
 	// The limit such that the total is just above trimAt eighths of it.
-	m.lim.MaxAccountedBytes = before * 8 / trimAt * 95 / 100
+	m.maxAccounted.Store(before * 8 / trimAt * 95 / 100)
 	deadline := time.Now().Add(10 * time.Second)
-	for m.AccountedBytes() > m.lim.MaxAccountedBytes/8*trimGoal {
+	for m.AccountedBytes() > m.maxAccounted.Load()/8*trimGoal {
 		if time.Now().After(deadline) {
-			t.Fatalf("accounted %d bytes, over %d eighths of %d", m.AccountedBytes(), trimGoal, m.lim.MaxAccountedBytes)
+			t.Fatalf("accounted %d bytes, over %d eighths of %d", m.AccountedBytes(), trimGoal, m.maxAccounted.Load())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
