@@ -9,49 +9,7 @@ import (
 // wgmmaPTX: 128 threads write A (64x16 f16, K-major, no swizzle: LBO 128,
 // SBO 256) and B (8x16) to shared memory, element i of shared memory (in
 // halves) holding the value i, then one wgmma.mma_async m64n8k16.
-const wgmmaPTX = `.version 8.0
-.target sm_90a
-.address_size 64
-
-.visible .entry wg(.param .u64 out) {
-	.shared .align 1024 .b8 smem[2304];
-	.reg .b32 %r<8>;
-	.reg .f32 %f<8>;
-	.reg .b16 %h<2>;
-	.reg .b64 %rd<6>;
-	.reg .pred %p<3>;
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r2, smem;
-	mov.u32 %r3, %r1;
-FILL:
-	cvt.rn.f32.u32 %f5, %r3;
-	cvt.rn.f16.f32 %h1, %f5;
-	shl.b32 %r4, %r3, 1;
-	add.u32 %r4, %r4, %r2;
-	st.shared.b16 [%r4], %h1;
-	add.u32 %r3, %r3, 128;
-	setp.lt.u32 %p1, %r3, 1152;
-	@%p1 bra FILL;
-	fence.proxy.async.shared::cta;
-	bar.sync 0;
-	mov.b64 %rd1, 0x0000001000080000;
-	mov.b64 %rd2, 0x0000001000080080;
-	mov.f32 %f0, 0f00000000;
-	mov.f32 %f1, 0f00000000;
-	mov.f32 %f2, 0f00000000;
-	mov.f32 %f3, 0f00000000;
-	setp.ne.u32 %p2, %r1, 1000;
-	wgmma.fence.sync.aligned;
-	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, %p2, 1, 1, 0, 0;
-	wgmma.commit_group.sync.aligned;
-	wgmma.wait_group.sync.aligned 0;
-	ld.param.u64 %rd3, [out];
-	mul.wide.u32 %rd4, %r1, 16;
-	add.u64 %rd3, %rd3, %rd4;
-	st.global.v4.f32 [%rd3], {%f0, %f1, %f2, %f3};
-	ret;
-}
-`
+var wgmmaPTX = testKernel("wgmma_view.ptx")
 
 const wgmmaSpec = `{"grid":[1],"block":[128],"buffers":[{"name":"out","type":"f32","count":512}],"params":[{"buffer":"out"}]}`
 
