@@ -463,15 +463,10 @@ func printWarnings(w io.Writer, file string, ws []analysis.Warning, dropped int6
 // threadName writes a thread as "32 of CTA 0".
 func threadName(t analysis.Thread) string { return analysis.ThreadName(t) }
 
-// cudaOptions converts a spec's CUDA options.
 // compileSpecCUDA compiles the spec's CUDA file and returns its PTX, named
 // after the CUDA file; diagnostics go to stderr.
 func compileSpecCUDA(ctx context.Context, spec *launch.Spec, baseDir string, stderr io.Writer) ([]byte, string, error) {
-	src, path, err := spec.LoadCUDA(baseDir)
-	if err != nil {
-		return nil, path, err
-	}
-	res, err := cuda.Default().Compile(ctx, string(src), cuda.SpecOptions(spec.CUDAOptions))
+	res, path, err := cuda.Default().CompileSpec(ctx, spec, baseDir)
 	if err != nil {
 		return nil, path, err
 	}

@@ -85,17 +85,13 @@ func exampleSource(t *testing.T, dir, name string, s *launch.Spec) ([]byte, stri
 		}
 		return text, file
 	}
-	src, path, err := s.LoadCUDA(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := cuda.Default()
 	if err := c.Available(); err != nil {
 		t.Skipf("%s: %v", name, err)
 	}
-	res, err := c.Compile(context.Background(), string(src), cuda.SpecOptions(s.CUDAOptions))
+	res, path, err := c.CompileSpec(context.Background(), s, dir)
 	if err != nil || !res.OK() {
-		t.Fatalf("%s: %v %+v", name, err, res)
+		t.Fatalf("%s: %v %+v", path, err, res)
 	}
 	return []byte(res.PTX), path + ".ptx"
 }

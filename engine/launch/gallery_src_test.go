@@ -19,15 +19,11 @@ func gallerySource(t *testing.T, dir string, s *Spec) ([]byte, string) {
 		}
 		return text, name
 	}
-	src, path, err := s.LoadCUDA(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := cuda.Default()
 	if err := c.Available(); err != nil {
-		t.Skipf("%s: %v", path, err)
+		t.Skipf("%s: %v", dir, err)
 	}
-	res, err := c.Compile(context.Background(), string(src), cuda.SpecOptions(s.CUDAOptions))
+	res, path, err := c.CompileSpec(context.Background(), s, dir)
 	if err != nil || !res.OK() {
 		t.Fatalf("%s: %v %+v", path, err, res)
 	}
