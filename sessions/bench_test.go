@@ -111,8 +111,8 @@ func BenchmarkRun(b *testing.B) {
 }
 
 // BenchmarkRunHistoryALU: `run` of the ALU-loop kernel (engine/emu's
-// testdata/aluloop.ptx, the kernel of emu.BenchmarkALULoop: 256 threads ×
-// 2,000 iterations) through a session, from the command to the final
+// testdata/aluloop.ptx, the kernel of emu.BenchmarkALULoop: 16 CTAs of 256
+// threads × 2,000 iterations, 6.8 × 10⁷ thread-instructions) through a session, from the command to the final
 // state: every observer a session installs (history with its undo log and
 // snapshots, the memory analysis, the checker, the last-instruction
 // record), frames included. Reports thread- and warp-instructions per
@@ -125,7 +125,7 @@ func BenchmarkRunHistoryALU(b *testing.B) {
 	m := NewManager(Limits{}, nil)
 	defer m.Close()
 	c := newClient(b, m)
-	const spec = `{"grid":[1],"block":[256],"buffers":[{"name":"out","type":"u32","count":256}],"params":[{"buffer":"out"}]}`
+	const spec = `{"grid":[16],"block":[256],"buffers":[{"name":"out","type":"u32","count":4096}],"params":[{"buffer":"out"}]}`
 	var wis, tis int64
 	var run time.Duration
 	for b.Loop() {

@@ -318,6 +318,9 @@ func (m *Machine) skipRounds() {
 // most leadMax instructions per warp.
 func (m *Machine) leadRoom() bool {
 	b := m.cfg.MaxWarpInstructions
+	if e := m.fast.issueEnd; e > 0 && (b <= 0 || e < b) {
+		b = e // a batched IssueN's end (issuen.go)
+	}
 	return b <= 0 || m.stats.WarpInstructions+2*int64(leadMax+1)*int64(len(m.warps)+1) < b
 }
 

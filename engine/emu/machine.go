@@ -200,6 +200,7 @@ type fastPaths struct {
 	// the kernel (batchProg).
 	noBatch, batchProg     bool
 	noReplay               bool  // a fault in a batched run is not replayed (SetFaultReplay)
+	issueEnd               int64 // the warp-instruction count a batched IssueN ends at (0: none)
 	replays                int   // batched runs replayed to a stop one instruction at a time
 	pairs                  int64 // instruction-and-bra pairs leads ran fused (batch.go)
 	lineRuns, lineInsts    int64 // leadLine's runs and the instructions they executed (batch.go)
