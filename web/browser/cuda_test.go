@@ -122,6 +122,16 @@ func TestCUDAMode(t *testing.T) {
 	})
 	tb.button("run")
 	tb.waitJS("stopped at the breakpoint, the warp on CUDA line 5", `(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")][4]; return document.getElementById("pg-status").textContent.includes("breakpoint") && l && l.classList.contains("cm-warp-line"); })()`)
+	// The thread groups of the selected warp name the CUDA line as the
+	// warp rows do: the group's pc, the last issue and each lane's reason.
+	tb.waitJS("the thread groups name kernel.cu:5", `(() => {
+		const b = document.querySelector("#pg-warps .tg-box");
+		const pc = b && b.querySelector(".tg-table .tg-row td button.linklike");
+		const lane = document.querySelector("#pg-warps .warp-row.sel .lanes .ln");
+		return !!pc && pc.textContent === "kernel.cu:5" && /kernel\.cu line 5/.test(pc.title) &&
+			/^Last issue: .* at kernel\.cu:\d+ \(PTX line \d+\)/.test(b.querySelector(".tg-last").textContent) &&
+			!!lane && /kernel\.cu:5 \(PTX line \d+\)/.test(lane.title);
+	})()`)
 	tb.atEverySize("CUDA mode at a breakpoint", "cuda-breakpoint")
 
 	// Two source-line steps: each ends where the selected warp enters
