@@ -228,6 +228,16 @@ func TestCUDANamesLines(t *testing.T) {
 	if loc != "kernel.cu:7" {
 		t.Fatalf("the printf line names %q, want kernel.cu:7", loc)
 	}
+	// With the Events and Console tabs carrying their counts, the nine
+	// inspector tabs keep one row in presenter mode at 1024x768.
+	tb.viewport(1024, 768)
+	tb.blurFocus()
+	tb.key("z")
+	tb.waitJS("presenter mode", `document.documentElement.classList.contains("presenter")`)
+	tb.expectTabsOneRow("1024x768 presenter")
+	tb.key("z")
+	tb.waitJS("presenter mode off", `!document.documentElement.classList.contains("presenter")`)
+	tb.viewport(1440, 900)
 	tb.atEverySize("CUDA lines named in the fault and the console", "cuda-places")
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
@@ -416,5 +426,28 @@ func TestCUDAEditAfterColours(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
+
+// expectTabsOneRow checks that the inspector's tabs, counts included,
+// stand on one row, each showing all of its label.
+func (tb *tab) expectTabsOneRow(what string) {
+	tb.t.Helper()
+	tb.waitJS(what+": the Events and Console counts", `!!document.querySelector('[data-tab="events"] .tab-count') && !!document.querySelector('[data-tab="console"] .tab-count')`)
+	var rows struct {
+		Tops  []float64
+		Clips []string
+	}
+	tb.eval(`(() => { const ts = [...document.querySelectorAll(".tabbar .tab")];
+		return {tops: ts.map((t) => Math.round(t.getBoundingClientRect().top)), clips: ts.filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent)}; })()`, &rows)
+	for _, y := range rows.Tops {
+		if y != rows.Tops[0] {
+			var dbg string
+			tb.eval(`(() => { const b = document.querySelector(".tabbar"); return b.clientWidth + " wide; tabs " + [...b.querySelectorAll(".tab")].map((t) => t.textContent + "=" + Math.round(t.getBoundingClientRect().width)).join(" "); })()`, &dbg)
+			tb.t.Fatalf("%s: the inspector tabs wrap (their tops: %v; %s)", what, rows.Tops, dbg)
+		}
+	}
+	if len(rows.Clips) > 0 {
+		tb.t.Fatalf("%s: tabs cut short: %q", what, rows.Clips)
 	}
 }
