@@ -218,10 +218,9 @@ export class App {
       this.launch.set(canonical(this.restore.spec));
       this.editor.setBreakpoints(this.restore.breakpoints);
     } else if (initial) this.launch.set(specOf(initial.spec));
-    // A link or a draft made in CUDA mode opens in CUDA mode.
+    // A link or a draft made in CUDA mode opens in CUDA mode, its kernel.cu breakpoints sent with the load (cudaview.ts).
     if (this.restore?.cuda) {
       this.cuda.enter(this.restore.cuda.source, this.restore.cuda);
-      // They reach the server with the CUDA program's load (cudaview.ts loaded).
       this.cuda.editor?.setBreakpoints(this.restore.cudaBreakpoints ?? []);
     }
 
