@@ -667,9 +667,11 @@ type wgmmaGroupJSON struct {
 // lanes: the waiting lanes (hex); text: the engine's words for it (with
 // the arrivals of a cluster barrier).
 type waitJSON struct {
-	Kind     string `json:"kind"`
-	PC       int    `json:"pc"`
-	Line     int    `json:"line"`
+	Kind string `json:"kind"`
+	PC   int    `json:"pc"`
+	Line int    `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
 	Lanes    string `json:"lanes"`
 	Text     string `json:"text"`
 	Barrier  *int   `json:"barrier,omitempty"`

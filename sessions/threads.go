@@ -36,6 +36,9 @@ type groupJSON struct {
 	// or return).
 	Reconv     int `json:"reconv"`
 	ReconvLine int `json:"reconvLine"`
+	// ReconvCUDALine: the CUDA line of reconv (CUDA programs; absent:
+	// none).
+	ReconvCUDALine int `json:"reconvCudaLine,omitempty"`
 	// WaitLeft (waiting): the warp's instructions left before the lanes go
 	// on alone.
 	WaitLeft int `json:"waitLeft,omitempty"`
@@ -71,10 +74,12 @@ type threadsJSON struct {
 // groups take turns: the one whose lowest lane comes next after the
 // previous group's), "stack" (SIMT stack: the top entry).
 type issueJSON struct {
-	PC     int    `json:"pc"`
-	Line   int    `json:"line"`
-	Lanes  string `json:"lanes"`
-	Reason string `json:"reason"`
+	PC   int `json:"pc"`
+	Line int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	Lanes    string `json:"lanes"`
+	Reason   string `json:"reason"`
 	// After (round-robin): the lane the round robin followed, the lowest
 	// lane of the group the scheduler picked before; the issued group's
 	// lowest lane is the first of a runnable group after it (wrapping
@@ -87,9 +92,11 @@ type issueJSON struct {
 
 // prevIssueJSON is the issue before a warp's last one: pc, line, lanes.
 type prevIssueJSON struct {
-	PC    int    `json:"pc"`
-	Line  int    `json:"line"`
-	Lanes string `json:"lanes"`
+	PC   int `json:"pc"`
+	Line int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	Lanes    string `json:"lanes"`
 }
 
 // laneWaitJSON says why a lane is not issuing: "running" (in the group
@@ -99,10 +106,12 @@ type prevIssueJSON struct {
 // instruction, for the lanes of awaits), "barrier", "call" (its group is
 // in a call), "suspended" (SIMT stack) or "exited"; pc and line: where.
 type laneWaitJSON struct {
-	Lane     int    `json:"lane"`
-	Reason   string `json:"reason"`
-	PC       int    `json:"pc"`
-	Line     int    `json:"line"`
+	Lane   int    `json:"lane"`
+	Reason string `json:"reason"`
+	PC     int    `json:"pc"`
+	Line   int    `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
 	WaitLeft int    `json:"waitLeft,omitempty"`
 	Awaits   string `json:"awaits,omitempty"`
 	// Group: the index in groups of the innermost group holding the lane
@@ -117,6 +126,9 @@ type laneWaitJSON struct {
 	Above      string `json:"above,omitempty"`
 	Reconv     *int   `json:"reconv,omitempty"`
 	ReconvLine int    `json:"reconvLine,omitempty"`
+	// ReconvCUDALine: the CUDA line of reconv (CUDA programs; absent:
+	// none).
+	ReconvCUDALine int `json:"reconvCudaLine,omitempty"`
 }
 
 // groupsOf renders a warp's thread groups (at most maxGroups) and how many
@@ -128,7 +140,7 @@ func (s *Session) groupsOf(gs []emu.ThreadGroup) ([]groupJSON, int) {
 			return out, len(gs) - maxGroups
 		}
 		j := groupJSON{PC: g.PC, Line: s.prog.line(g.PC), CUDALine: s.cline(g.PC), Lanes: hex32(g.Mask), State: g.State.String(),
-			Reconv: g.Reconv, ReconvLine: s.prog.line(g.Reconv), Picked: g.Picked, Depth: g.Depth}
+			Reconv: g.Reconv, ReconvLine: s.prog.line(g.Reconv), ReconvCUDALine: s.cline(g.Reconv), Picked: g.Picked, Depth: g.Depth}
 		if g.State == emu.GroupWaiting {
 			j.WaitLeft = g.WaitLeft
 		}
@@ -146,21 +158,21 @@ func (s *Session) threadsJSON(ci int, w *emu.Warp) *threadsJSON {
 	groups, omitted := s.groupsOf(gs)
 	out := &threadsJSON{CTA: ci, Warp: w.ID, Groups: groups, GroupsOmitted: omitted, Lanes: []laneWaitJSON{}}
 	if pc, mask, why := w.LastIssue(); mask != 0 {
-		out.Last = &issueJSON{PC: pc, Line: s.prog.line(pc), Lanes: hex32(mask), Reason: why.String()}
+		out.Last = &issueJSON{PC: pc, Line: s.prog.line(pc), CUDALine: s.cline(pc), Lanes: hex32(mask), Reason: why.String()}
 		if why == emu.PickRoundRobin {
 			ppc, pmask, after := w.PrevIssue()
 			if after >= 0 {
 				out.Last.After = &after
 			}
 			if pmask != 0 {
-				out.Last.Prev = &prevIssueJSON{PC: ppc, Line: s.prog.line(ppc), Lanes: hex32(pmask)}
+				out.Last.Prev = &prevIssueJSON{PC: ppc, Line: s.prog.line(ppc), CUDALine: s.cline(ppc), Lanes: hex32(pmask)}
 			}
 		}
 	}
 	// Why each lane waits is the engine's (emu.Warp.LaneWaits); this only
 	// renders it.
 	for _, lw := range w.LaneWaits() {
-		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), Group: lw.Group, WaitLeft: lw.WaitLeft}
+		j := laneWaitJSON{Lane: lw.Lane, Reason: lw.Reason, PC: lw.PC, Line: s.prog.line(lw.PC), CUDALine: s.cline(lw.PC), Group: lw.Group, WaitLeft: lw.WaitLeft}
 		if lw.Awaits != 0 {
 			j.Awaits = hex32(lw.Awaits)
 		}
@@ -169,7 +181,7 @@ func (s *Session) threadsJSON(ci int, w *emu.Warp) *threadsJSON {
 		}
 		if lw.Reason == "suspended" && lw.Above != 0 {
 			r := lw.Reconv
-			j.Above, j.Reconv, j.ReconvLine = hex32(lw.Above), &r, s.prog.line(r)
+			j.Above, j.Reconv, j.ReconvLine, j.ReconvCUDALine = hex32(lw.Above), &r, s.prog.line(r), s.cline(r)
 		}
 		if j.Group >= len(groups) {
 			j.Group = -1

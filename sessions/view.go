@@ -43,7 +43,7 @@ type warnSig struct {
 
 // waitJSON renders what the waiting warp w waits for (t).
 func (s *Session) waitJSON(w *emu.Warp, t emu.Wait) *waitJSON {
-	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), Lanes: hex32(t.Lanes), Text: w.WaitText()}
+	j := &waitJSON{Kind: t.Kind.String(), PC: t.PC, Line: s.prog.line(t.PC), CUDALine: s.cline(t.PC), Lanes: hex32(t.Lanes), Text: w.WaitText()}
 	switch t.Kind {
 	case emu.WaitBarrier:
 		b, c := t.Barrier, t.Count

@@ -177,17 +177,17 @@ export class App {
       const mine = draft && shared.id && draft.share === shared.id;
       this.restoreIsLink = !mine;
       this.restore = mine ? draft : {
-        v: 1, source: shared.source, spec: shared.spec, breakpoints: shared.view?.breakpoints ?? [],
+        v: 1, source: shared.source, spec: shared.spec, breakpoints: shared.view?.breakpoints ?? [], cudaBreakpoints: shared.view?.cudaBreakpoints,
         step: shared.step ?? 0, saved: 0, share: shared.id, cuda: shared.cuda,
       };
       source = this.restore.source;
       // A reload of edits made on the link keeps their breakpoints.
-      startView = mine ? { ...shared.view, breakpoints: undefined } : shared.view ?? null;
+      startView = mine ? { ...shared.view, breakpoints: undefined, cudaBreakpoints: undefined } : shared.view ?? null;
       this.example = exampleOfLink(this, shared);
     } else if (draft && (asked === null || asked === draft.example)) {
       const ex = initial && draft.example === initial.name ? initial : null;
       const same = ex && draft.source === ex.source && JSON.stringify(wireSpec(draft.spec)) === JSON.stringify(wireSpec(specOf(ex.spec)));
-      if (!same || draft.step > 0 || draft.breakpoints.length || draft.cuda) {
+      if (!same || draft.step > 0 || draft.breakpoints.length || draft.cudaBreakpoints?.length || draft.cuda) {
         this.restore = draft;
         this.launchFor = draft.kernel ?? "";
         source = draft.source;
@@ -218,8 +218,11 @@ export class App {
       this.launch.set(canonical(this.restore.spec));
       this.editor.setBreakpoints(this.restore.breakpoints);
     } else if (initial) this.launch.set(specOf(initial.spec));
-    // A link or a draft made in CUDA mode opens in CUDA mode.
-    if (this.restore?.cuda) this.cuda.enter(this.restore.cuda.source, this.restore.cuda);
+    // A link or a draft made in CUDA mode opens in CUDA mode, its kernel.cu breakpoints sent with the load (cudaview.ts).
+    if (this.restore?.cuda) {
+      this.cuda.enter(this.restore.cuda.source, this.restore.cuda);
+      this.cuda.editor?.setBreakpoints(this.restore.cudaBreakpoints ?? []);
+    }
 
     const m = this.model;
     // First: the views show the hint this sets.

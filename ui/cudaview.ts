@@ -73,6 +73,7 @@ export class CudaView {
       return;
     }
     this.app.session.conn.send({ type: "breakpoint", cudaLine: line, on });
+    this.app.saveDraft();
   }
 
   /** A lesson hint's kernel.cu line: marked there, its first PTX line too. */

@@ -4,6 +4,14 @@
 
 import type { CudaSource, Spec } from "./proto";
 
+/** The most breakpoints a link or a draft keeps, per editor (the server's share.MaxBreakpoints). */
+export const MAX_BREAKPOINTS = 1000;
+
+/** Breakpoint lines from untrusted JSON: positive integers, at most MAX_BREAKPOINTS (undefined: not a list). */
+export function parseLines(x: unknown): number[] | undefined {
+  return Array.isArray(x) ? x.filter((l): l is number => Number.isSafeInteger(l) && l > 0).slice(0, MAX_BREAKPOINTS) : undefined;
+}
+
 /** The CUDA of a draft or a link, read from untrusted JSON (null: none or malformed). */
 export function parseCuda(v: unknown): CudaSource | null {
   if (!v || typeof v !== "object") return null;
@@ -29,6 +37,8 @@ export interface Draft {
   /** The kernel (a loaded kernelSig) the spec was made for. */
   kernel?: string;
   breakpoints: number[];
+  /** The breakpoints on kernel.cu lines (CUDA mode). */
+  cudaBreakpoints?: number[];
   /** The CUDA the PTX was compiled from (CUDA mode), if any. */
   cuda?: CudaSource;
   /** The position (warp-instructions) the user was at. */
@@ -50,7 +60,8 @@ export function readDraft(): Draft | null {
       share: typeof d.share === "string" ? d.share : undefined,
       fileName: typeof d.fileName === "string" ? d.fileName : null,
       kernel: typeof d.kernel === "string" && d.kernel.length <= 4096 ? d.kernel : undefined,
-      breakpoints: Array.isArray(d.breakpoints) ? d.breakpoints.filter((x) => Number.isInteger(x) && x > 0) : [],
+      breakpoints: parseLines(d.breakpoints) ?? [],
+      cudaBreakpoints: parseLines(d.cudaBreakpoints),
       cuda: parseCuda(d.cuda) ?? undefined,
       step: Number.isSafeInteger(d.step) && (d.step as number) > 0 ? (d.step as number) : 0,
       saved: Number(d.saved) || 0,

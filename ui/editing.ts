@@ -168,6 +168,7 @@ export function keepDraft(app: App): void {
     source: app.editor.text, spec: wireSpec(app.launch.spec), example: app.example?.name,
     fileName: app.fileName, breakpoints: app.editor.breakpointLines(), step: app.model.compiled ? app.model.step : 0,
     share: app.shared?.id, kernel: app.launchFor || undefined, cuda: app.cuda?.on ? app.cuda.source() : undefined,
+    cudaBreakpoints: app.cuda?.on ? app.cuda.editor?.breakpointLines() : undefined,
   });
 }
 

@@ -85,6 +85,10 @@ export function viewHost(app: App): ViewHost {
     },
     breakpoints: () => app.editor.breakpointLines(),
     setBreakpoints: (lines) => app.editor.setBreakpoints(lines),
+    cudaBreakpoints: () => (app.cuda?.on ? app.cuda.editor?.breakpointLines() ?? [] : []),
+    setCudaBreakpoints: (lines) => {
+      if (app.cuda?.on) app.cuda.editor?.setBreakpoints(lines);
+    },
     setGran: (g) => setGran(app, g),
     select: (cta, warp) => {
       if (app.model.ctas.get(cta)?.warps.some((w) => w.warp === warp)) select(app, cta, warp);

@@ -480,6 +480,7 @@ export interface WaitInfo {
   kind: WaitKind;
   pc: number;
   line: number;
+  cudaLine?: number;
   lanes: string;
   text: string;
   barrier?: number;
@@ -500,6 +501,7 @@ export interface ThreadGroup {
   state: GroupState;
   reconv: number;
   reconvLine: number;
+  reconvCudaLine?: number;
   waitLeft?: number;
   picked?: boolean;
   depth?: number;
@@ -509,6 +511,7 @@ export interface ThreadGroup {
 export interface IssueInfo {
   pc: number;
   line: number;
+  cudaLine?: number;
   lanes: string;
   reason: PickReason;
   after?: number;
@@ -518,6 +521,7 @@ export interface IssueInfo {
 export interface PrevIssue {
   pc: number;
   line: number;
+  cudaLine?: number;
   lanes: string;
 }
 
@@ -526,6 +530,7 @@ export interface LaneWait {
   reason: LaneReason;
   pc: number;
   line: number;
+  cudaLine?: number;
   waitLeft?: number;
   awaits?: string;
   group: number;
@@ -533,6 +538,7 @@ export interface LaneWait {
   above?: string;
   reconv?: number;
   reconvLine?: number;
+  reconvCudaLine?: number;
 }
 
 export interface WarpThreads {

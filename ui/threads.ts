@@ -8,6 +8,7 @@
 
 import { h } from "./dom";
 import { mask32, popc } from "./format";
+import { lineName, lineShort, lineTitle } from "./srcline";
 import type { Model } from "./model";
 import type { CompareRun, LaneWait, SchedulingCompare, ThreadGroup, WarpThreads } from "./proto";
 
@@ -55,9 +56,10 @@ function lowest(mask: number): number {
   return -1;
 }
 
-function lineText(line: number, pc: number): string {
+/** A place in words: "kernel.cu:7 (PTX line 31)" for a CUDA program (srcline.ts), "line 31", or the pc. */
+function lineText(line: number, pc: number, cudaLine?: number | null): string {
   if (pc < 0) return "the kernel's exit";
-  return line > 0 ? `line ${line}` : `pc ${pc}`;
+  return line > 0 ? lineName(line, cudaLine) : `pc ${pc}`;
 }
 
 const stateWords: Record<string, string> = {
@@ -95,7 +97,7 @@ export function pickText(th: WarpThreads): string {
   const last = th.last;
   if (!last) return "The warp has not issued an instruction yet.";
   const lanes = mask32(last.lanes);
-  const who = `${lanesText(lanes)} at ${lineText(last.line, last.pc)}`;
+  const who = `${lanesText(lanes)} at ${lineText(last.line, last.pc, last.cudaLine)}`;
   switch (last.reason) {
     case "only":
       return `Last issue: ${who} — the only runnable group of the warp.`;
@@ -117,7 +119,7 @@ export function pickText(th: WarpThreads): string {
       let why = `round-robin: the runnable groups take turns by lowest lane`;
       if (last.after !== undefined && last.after !== lo) {
         why += `; lane ${lo}'s group follows lane ${last.after}'s`;
-        if (last.prev) why += ` (which issued before it at ${lineText(last.prev.line, last.prev.pc)})`;
+        if (last.prev) why += ` (which issued before it at ${lineText(last.prev.line, last.prev.pc, last.prev.cudaLine)})`;
       }
       if (next !== undefined) why += `, and lane ${next}'s group goes next`;
       return `Last issue: ${who} — ${why}.`;
@@ -129,7 +131,7 @@ export function pickText(th: WarpThreads): string {
 /** Why a lane of the warp is or is not issuing, in words. */
 export function laneWhy(th: WarpThreads, lw: LaneWait): string {
   const g = lw.group >= 0 ? th.groups[lw.group] : undefined;
-  const at = lineText(lw.line, lw.pc);
+  const at = lineText(lw.line, lw.pc, lw.cudaLine);
   const mates = g ? popc(mask32(g.lanes)) : 0;
   const withWhom = g && mates > 1 ? ` with ${lanesText(mask32(g.lanes) & ~(1 << lw.lane))}` : "";
   switch (lw.reason) {
@@ -222,8 +224,9 @@ export function laneStrip(notes: LaneNote[]): HTMLElement[] {
 
 /** The selected warp's thread groups: a table, the last issue in words and a lane strip whose lanes explain themselves. */
 export function threadsView(th: WarpThreads, who: string, goto: (line: number) => void, withStrip = true): HTMLElement {
-  const link = (line: number, pc: number) =>
-    pc < 0 ? h("span.muted", "exit") : line > 0 ? h("button.linklike", { type: "button", onclick: () => goto(line), title: `pc ${pc}` }, `line ${line}`) : h("span", `pc ${pc}`);
+  const link = (line: number, pc: number, cudaLine?: number) =>
+    pc < 0 ? h("span.muted", "exit") : line > 0 ? h("button.linklike", { type: "button", onclick: () => goto(line), title: `${lineTitle(line, cudaLine)} (pc ${pc})` },
+      cudaLine ? lineShort(line, cudaLine) : `line ${line}`) : h("span", `pc ${pc}`);
   // Before the warp's first instruction no group has been picked yet.
   const issued = !!th.last;
   const rows = th.groups.map((g, i) => {
@@ -239,11 +242,11 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
     if (g.state === "sync-wait" && g.awaits) state += ` for ${lanesText(mask32(g.awaits))}`;
     return h("tr", { class: `tg-row tg-${g.state}${picked ? " picked" : ""}`, "data-group": i, "data-lanes": g.lanes, "data-state": g.state },
       h("td.tg-pick", picked ? h("span.tg-picked", { title: "the group the warp issued its last instruction from" }, "▶ picked") : ""),
-      h("td", link(g.line, g.pc)),
+      h("td", link(g.line, g.pc, g.cudaLine)),
       h("td.tg-cells", cells),
       h("td.num", String(popc(mk))),
       h("td.tg-state", state),
-      h("td", g.reconv >= 0 ? link(g.reconvLine, g.reconv) : h("span.muted", "exit")));
+      h("td", g.reconv >= 0 ? link(g.reconvLine, g.reconv, g.reconvCudaLine) : h("span.muted", "exit")));
   });
   return h("div.tg-box", { "data-scheduling": "independent" },
     h("div.stack-head", h("span.stack-title", `Thread groups of ${who}`),
@@ -266,7 +269,7 @@ export function threadsView(th: WarpThreads, who: string, goto: (line: number) =
 export function stackLaneNotes(th: WarpThreads): LaneNote[] {
   return th.lanes.map((lw): LaneNote => {
     const l = lw.lane;
-    const at = lineText(lw.line, lw.pc);
+    const at = lineText(lw.line, lw.pc, lw.cudaLine);
     const mates = mask32(lw.with);
     const withWhom = mates ? ` with ${lanesText(mates)}` : "";
     switch (lw.reason) {
@@ -282,7 +285,7 @@ export function stackLaneNotes(th: WarpThreads): LaneNote[] {
       case "suspended": {
         const rpc = lw.reconv ?? -1;
         return { lane: l, reason: "suspended", cls: "ln-inactive",
-          text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at} once ${lanesText(mask32(lw.above))} above it ${rpc >= 0 ? `reach ${lineText(lw.reconvLine ?? 0, rpc)}` : "exit"}.` };
+          text: `Lane ${l} is suspended below the top of the SIMT stack: its path${withWhom} continues at ${at} once ${lanesText(mask32(lw.above))} above it ${rpc >= 0 ? `reach ${lineText(lw.reconvLine ?? 0, rpc, lw.reconvCudaLine)}` : "exit"}.` };
       }
     }
     return { lane: l, reason: lw.reason, text: laneWhy(th, lw) };

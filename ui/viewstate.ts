@@ -17,6 +17,7 @@ import type { MemoryViewState } from "./memory";
 import type { RegsViewState } from "./regs";
 import { parseMemoryView } from "./memory";
 import { parseRegsView } from "./regs";
+import { parseLines } from "./draft";
 
 /** The view state a link restores. Every field is optional. */
 export interface ShareView {
@@ -24,6 +25,8 @@ export interface ShareView {
   file?: string;
   tab?: string;
   breakpoints?: number[];
+  /** The breakpoints on kernel.cu lines (a CUDA program). */
+  cudaBreakpoints?: number[];
   gran?: string;
   cta?: number;
   warp?: number;
@@ -50,6 +53,10 @@ export interface ViewHost {
   showTab(t: string): void;
   breakpoints(): number[];
   setBreakpoints(lines: number[]): void;
+  /** The kernel.cu lines with a breakpoint (none outside CUDA mode). */
+  cudaBreakpoints(): number[];
+  /** Puts breakpoints on kernel.cu lines (CUDA mode; they reach the server with the CUDA program's load). */
+  setCudaBreakpoints(lines: number[]): void;
   setGran(g: Granularity): void;
   /** Selects a warp when the launch has it. */
   select(cta: number, warp: number): void;
@@ -112,12 +119,21 @@ export const VIEW_FIELDS: Fields = {
   },
   breakpoints: {
     when: "start",
-    parse: (x) => (Array.isArray(x) ? x.filter((l) => Number.isSafeInteger(l) && l > 0).slice(0, 1000) : undefined),
+    parse: parseLines,
     capture: (h) => {
       const b = h.breakpoints();
       return b.length ? b : undefined;
     },
     restore: (h, v) => h.setBreakpoints(v),
+  },
+  cudaBreakpoints: {
+    when: "start",
+    parse: parseLines,
+    capture: (h) => {
+      const b = h.cudaBreakpoints();
+      return b.length ? b : undefined;
+    },
+    restore: (h, v) => h.setCudaBreakpoints(v),
   },
   gran: {
     when: "program",

@@ -237,7 +237,7 @@ export class WarpsView {
     row.async.dataset.wgmma = wgFlight ? "1" : "0";
     if (inFlight || wgFlight) row.el.classList.add("async");
     row.el.title = `CTA ${c.linear}${clustered(m) ? ` (rank ${c.rank} of its cluster)` : ""}, warp ${w.warp}: ${w.wait ? `waiting for ${w.wait.text}` : w.state}` + (w.line > 0 ? `, ${lineName(w.line, w.cudaLine)}` : "") +
-      gw.map((t) => `\n${lanesText(mask32(t.lanes))} wait for ${t.text} (line ${t.line})`).join("") +
+      gw.map((t) => `\n${lanesText(mask32(t.lanes))} wait for ${t.text} (${lineName(t.line, t.cudaLine)})`).join("") +
       `\nactive ${maskText(mask32(w.active))}, exited ${maskText(mask32(w.exited))}` +
       (inFlight ? `\ncp.async: ${inFlight}\n` + asyncGroupLines(w.async).join("\n") : "") +
       (wgFlight ? `\n${wgFlight}\n` + wgmmaGroupLines(w.wgmma).join("\n") : "");

@@ -351,6 +351,20 @@ func TestShareCUDARoundTrip(t *testing.T) {
 		i := strings.Index(page, `id="pg-file"`)
 		t.Fatalf("page: %d, file %.40q", r.StatusCode, page[max(i, 0):])
 	}
+	// Breakpoints on kernel.cu lines come back as sent (sorted); one past
+	// the source's last line is refused with the reason.
+	withBps := strings.Replace(body, `"cuda":`, `"view":{"breakpoints":[4],"cudaBreakpoints":[3,2]},"cuda":`, 1)
+	resp, v = postShare(t, ts.URL, "application/json", withBps)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create with breakpoints: %d %v", resp.StatusCode, v)
+	}
+	if r, got := get(t, ts.URL+"/api/share/"+v["id"].(string)); r.StatusCode != 200 || !strings.Contains(got, `"view":{"breakpoints":[4],"cudaBreakpoints":[2,3]}`) {
+		t.Fatalf("GET with breakpoints: %d %s", r.StatusCode, got)
+	}
+	pastEnd := strings.Replace(withBps, `[3,2]`, `[3,9]`, 1)
+	if resp, v := postShare(t, ts.URL, "application/json", pastEnd); resp.StatusCode != http.StatusBadRequest || !strings.Contains(fmt.Sprint(v), "cudaBreakpoints: line 9 is not a line of kernel.cu (1 to 4)") {
+		t.Fatalf("a breakpoint past kernel.cu: %d %v", resp.StatusCode, v)
+	}
 	// Bad options are refused with the reason.
 	bad := strings.Replace(body, `"opt":3`, `"opt":9`, 1)
 	if resp, v := postShare(t, ts.URL, "application/json", bad); resp.StatusCode != http.StatusBadRequest || !strings.Contains(fmt.Sprint(v), "optimisation level 9") {

@@ -249,7 +249,7 @@ func (s *Snapshot) Normalize(l Limits) error {
 		if s.View, err = canonicalObject(s.View); err != nil {
 			return invalid("view: %v", err)
 		}
-		if s.View, err = normalizeView(s.View); err != nil {
+		if s.View, err = normalizeView(s.View, s.CUDA); err != nil {
 			return invalid("view: %v", err)
 		}
 		if string(s.View) == "{}" {

@@ -246,6 +246,13 @@ func TestDecodeRefuses(t *testing.T) {
 		{"CUDA arch", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x","arch":"sm_99"}}`, "CUDA options: unknown target"},
 		{"CUDA opt", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x","opt":7}}`, "CUDA options: optimisation level 7"},
 		{"CUDA field", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x","flags":"-I/"}}`, "unknown field"},
+		{"CUDA breakpoints without CUDA", `{"source":` + src + `,"spec":` + spec + `,"view":{"cudaBreakpoints":[1]}}`, "cudaBreakpoints: the snapshot has no CUDA source"},
+		{"CUDA breakpoint past the source", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"a\nb\n"},"view":{"cudaBreakpoints":[2,4]}}`, "line 4 is not a line of kernel.cu (1 to 3)"},
+		{"CUDA breakpoint zero", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x"},"view":{"cudaBreakpoints":[0]}}`, "line 0 is not a line"},
+		{"CUDA breakpoint fraction", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x"},"view":{"cudaBreakpoints":[1.5]}}`, "want a list of kernel.cu line numbers"},
+		{"CUDA breakpoint huge", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x"},"view":{"cudaBreakpoints":[99999999999999999999]}}`, "want a list of kernel.cu line numbers"},
+		{"CUDA breakpoints not a list", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x"},"view":{"cudaBreakpoints":"5"}}`, "want a list"},
+		{"too many CUDA breakpoints", `{"source":` + src + `,"spec":` + spec + `,"cuda":{"source":"x"},"view":{"cudaBreakpoints":[` + strings.Repeat("1,", MaxBreakpoints) + `1]}}`, "1001 breakpoints; the limit is 1000"},
 	}
 	for _, c := range cases {
 		_, err := Decode(strings.NewReader(c.js), DefaultLimits)
@@ -432,5 +439,46 @@ func TestCUDASnapshot(t *testing.T) {
 	}
 	if idc, _ := c.Encode(); idc == ida || *c.CUDA.Opt != 0 || !c.CUDA.FastMath {
 		t.Fatalf("options not kept: %+v", c.CUDA)
+	}
+}
+
+// A CUDA link keeps its breakpoints on kernel.cu lines next to the PTX
+// ones, written ascending without repeats (equal views share one ID); an
+// empty list is no list, and a link without them (every link made before
+// them) encodes as it did.
+func TestCUDABreakpointsSnapshot(t *testing.T) {
+	src := fmt.Sprintf("%q", testPTX)
+	spec := `{"grid":[1],"block":[32]}`
+	cu := `"cuda":{"source":"// k\n__global__ void k() {\n  int x = 1;\n}\n"}`
+	decode := func(view string) *Snapshot {
+		t.Helper()
+		s, err := Decode(strings.NewReader(`{"source":`+src+`,"spec":`+spec+`,`+cu+`,"view":`+view+`}`), DefaultLimits)
+		if err != nil {
+			t.Fatalf("%s: %v", view, err)
+		}
+		return s
+	}
+	a := decode(`{"breakpoints":[12,7],"cudaBreakpoints":[3,2,3],"tab":"regs"}`)
+	if string(a.View) != `{"breakpoints":[12,7],"cudaBreakpoints":[2,3],"tab":"regs"}` {
+		t.Fatalf("view %s", a.View)
+	}
+	b := decode(`{"tab":"regs","cudaBreakpoints":[2,3],"breakpoints":[12,7]}`)
+	ida, body := a.Encode()
+	if idb, _ := b.Encode(); ida != idb {
+		t.Fatal("equal views have different IDs")
+	}
+	back, err := Parse(body)
+	if err != nil || string(back.View) != string(a.View) {
+		t.Fatalf("parsed %s %v", back.View, err)
+	}
+	if e := decode(`{"cudaBreakpoints":[],"tab":"regs"}`); string(e.View) != `{"tab":"regs"}` {
+		t.Fatalf("an empty list: %s", e.View)
+	}
+	if e := decode(`{"cudaBreakpoints":null}`); e.View != nil {
+		t.Fatalf("null: %s", e.View)
+	}
+	old := decode(`{"breakpoints":[5]}`)
+	if string(old.View) != `{"breakpoints":[5]}` {
+		t.Fatalf("a view without CUDA breakpoints: %s", old.View)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
@@ -124,20 +126,71 @@ func normalizeSwizzleView(raw json.RawMessage) (json.RawMessage, error) {
 	return b, err
 }
 
+// MaxBreakpoints is the most breakpoints a view keeps per editor (the
+// PTX's "breakpoints", kernel.cu's "cudaBreakpoints"; ui/draft.ts
+// MAX_BREAKPOINTS).
+const MaxBreakpoints = 1000
+
+// normalizeCUDABreakpoints checks a view's "cudaBreakpoints": the
+// kernel.cu lines with a breakpoint, each a line of cudaSource, at most
+// MaxBreakpoints. Written ascending without repeats, so that equal views
+// share one ID.
+func normalizeCUDABreakpoints(raw json.RawMessage, cudaSource string) (json.RawMessage, error) {
+	if len(raw) > MaxBreakpoints*16 {
+		return nil, fmt.Errorf("more than %d breakpoints", MaxBreakpoints)
+	}
+	var lines []int64
+	if err := json.Unmarshal(raw, &lines); err != nil {
+		return nil, fmt.Errorf("want a list of kernel.cu line numbers")
+	}
+	if len(lines) > MaxBreakpoints {
+		return nil, fmt.Errorf("%d breakpoints; the limit is %d", len(lines), MaxBreakpoints)
+	}
+	n := int64(strings.Count(cudaSource, "\n") + 1)
+	for _, l := range lines {
+		if l < 1 || l > n {
+			return nil, fmt.Errorf("line %d is not a line of kernel.cu (1 to %d)", l, n)
+		}
+	}
+	slices.Sort(lines)
+	return json.Marshal(slices.Compact(lines))
+}
+
 // normalizeView canonicalises the parts of a view the server knows (the
-// swizzle explorer's); the rest is kept as it is.
-func normalizeView(view json.RawMessage) (json.RawMessage, error) {
+// swizzle explorer's, the breakpoints on kernel.cu lines, which need
+// cuda: the snapshot's CUDA, nil for a PTX kernel); the rest is kept as it
+// is.
+func normalizeView(view json.RawMessage, cuda *CUDA) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(view, &fields); err != nil {
 		return nil, err
 	}
-	sw, ok := fields["swizzle"]
-	if !ok {
+	_, hasSwizzle := fields["swizzle"]
+	bps, hasBps := fields["cudaBreakpoints"]
+	if !hasSwizzle && !hasBps {
 		return view, nil
 	}
-	if string(sw) == "null" {
+	if hasBps {
+		switch {
+		case string(bps) == "null":
+			delete(fields, "cudaBreakpoints")
+		case cuda == nil:
+			return nil, fmt.Errorf("cudaBreakpoints: the snapshot has no CUDA source")
+		default:
+			n, err := normalizeCUDABreakpoints(bps, cuda.Source)
+			if err != nil {
+				return nil, fmt.Errorf("cudaBreakpoints: %v", err)
+			}
+			if string(n) == "[]" {
+				delete(fields, "cudaBreakpoints")
+			} else {
+				fields["cudaBreakpoints"] = n
+			}
+		}
+	}
+	if sw := fields["swizzle"]; hasSwizzle && string(sw) == "null" {
 		delete(fields, "swizzle")
-	} else {
+	} else if hasSwizzle {
 		n, err := normalizeSwizzleView(sw)
 		if err != nil {
 			return nil, fmt.Errorf("swizzle: %v", err)

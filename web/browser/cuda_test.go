@@ -36,11 +36,16 @@ func (tb *tab) clickCudaGutter(n int) {
 // cudaDots: the CUDA lines whose breakpoint gutter shows a dot (the
 // gutter's zero-height spacer, which holds a dot to size the gutter, is
 // not a line).
-func (tb *tab) cudaDots() []int {
+func (tb *tab) cudaDots() []int { return tb.dotsIn("#pg-cuda") }
+
+// ptxDots: the PTX lines whose breakpoint gutter shows a dot (in view).
+func (tb *tab) ptxDots() []int { return tb.dotsIn("#pg-editor") }
+
+func (tb *tab) dotsIn(root string) []int {
 	tb.t.Helper()
 	var lines []int
-	tb.eval(`(() => { const nums = [...document.querySelectorAll("#pg-cuda .cm-lineNumbers .cm-gutterElement")].filter((e) => e.offsetHeight > 0);
-		return [...document.querySelectorAll("#pg-cuda .cm-bp-gutter .cm-gutterElement")].filter((e) => e.offsetHeight > 0 && e.querySelector(".bp-dot"))
+	tb.eval(`(() => { const nums = [...document.querySelectorAll("`+root+` .cm-lineNumbers .cm-gutterElement")].filter((e) => e.offsetHeight > 0);
+		return [...document.querySelectorAll("`+root+` .cm-bp-gutter .cm-gutterElement")].filter((e) => e.offsetHeight > 0 && e.querySelector(".bp-dot"))
 			.map((e) => { const t = e.getBoundingClientRect().top; const n = nums.find((x) => Math.abs(x.getBoundingClientRect().top - t) < 2); return n ? Number(n.textContent) : 0; }); })()`, &lines)
 	return lines
 }
@@ -122,6 +127,16 @@ func TestCUDAMode(t *testing.T) {
 	})
 	tb.button("run")
 	tb.waitJS("stopped at the breakpoint, the warp on CUDA line 5", `(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")][4]; return document.getElementById("pg-status").textContent.includes("breakpoint") && l && l.classList.contains("cm-warp-line"); })()`)
+	// The thread groups of the selected warp name the CUDA line as the
+	// warp rows do: the group's pc, the last issue and each lane's reason.
+	tb.waitJS("the thread groups name kernel.cu:5", `(() => {
+		const b = document.querySelector("#pg-warps .tg-box");
+		const pc = b && b.querySelector(".tg-table .tg-row td button.linklike");
+		const lane = document.querySelector("#pg-warps .warp-row.sel .lanes .ln");
+		return !!pc && pc.textContent === "kernel.cu:5" && /kernel\.cu line 5/.test(pc.title) &&
+			/^Last issue: .* at kernel\.cu:\d+ \(PTX line \d+\)/.test(b.querySelector(".tg-last").textContent) &&
+			!!lane && /kernel\.cu:5 \(PTX line \d+\)/.test(lane.title);
+	})()`)
 	tb.atEverySize("CUDA mode at a breakpoint", "cuda-breakpoint")
 
 	// Two source-line steps: each ends where the selected warp enters
@@ -213,6 +228,16 @@ func TestCUDANamesLines(t *testing.T) {
 	if loc != "kernel.cu:7" {
 		t.Fatalf("the printf line names %q, want kernel.cu:7", loc)
 	}
+	// With the Events and Console tabs carrying their counts, the nine
+	// inspector tabs keep one row in presenter mode at 1024x768.
+	tb.viewport(1024, 768)
+	tb.blurFocus()
+	tb.key("z")
+	tb.waitJS("presenter mode", `document.documentElement.classList.contains("presenter")`)
+	tb.expectTabsOneRow("1024x768 presenter")
+	tb.key("z")
+	tb.waitJS("presenter mode off", `!document.documentElement.classList.contains("presenter")`)
+	tb.viewport(1440, 900)
 	tb.atEverySize("CUDA lines named in the fault and the console", "cuda-places")
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
@@ -253,14 +278,22 @@ func TestCUDALesson(t *testing.T) {
 	}
 }
 
-// expectCudaOpen waits until the page shows kernel.cu holding src, -O opt,
-// and (once connected by the run) the program loaded from it.
-func (tb *tab) expectCudaOpen(what, src string, opt int) {
+// expectCudaBreakpoints waits until the page shows kernel.cu holding src,
+// -O opt, and breakpoints on cuda and the PTX on ptx (as dots), then runs: the run stops at kernel.cu's
+// first breakpoint line, so the server holds it too.
+func (tb *tab) expectCudaBreakpoints(what, src string, opt int, cuda, ptx []int) {
 	tb.t.Helper()
 	first := strings.SplitN(src, "\n", 2)[0]
 	tb.waitJS(what+": kernel.cu", fmt.Sprintf(`document.querySelector("#pg-cuda .cm-content")?.textContent.startsWith(%q) && document.getElementById("pg-cuda-opt").value === "%d"`, first, opt))
+	tb.waitFor(what+": the breakpoints", func() string {
+		tb.eval(`(() => { const s = document.querySelector("#pg-editor .cm-scroller"); s.scrollTop = s.scrollHeight; return true; })()`, new(bool))
+		if c, p := tb.cudaDots(), tb.ptxDots(); fmt.Sprint(c) != fmt.Sprint(cuda) || fmt.Sprint(p) != fmt.Sprint(ptx) {
+			return fmt.Sprintf("dots on CUDA lines %v and PTX lines %v", c, p)
+		}
+		return ""
+	})
 	tb.button("run")
-	tb.waitJS(what+": the CUDA program ran", `document.getElementById("pg-status").dataset.status === "done" && !document.getElementById("pg-step-line").hidden && document.querySelectorAll("#pg-cuda .cm-link[data-link]").length >= 2`)
+	tb.waitJS(what+": stopped at the breakpoint on kernel.cu line "+fmt.Sprint(cuda[0]), fmt.Sprintf(`(() => { const l = [...document.querySelectorAll("#pg-cuda .cm-line")][%d]; return document.getElementById("pg-status").textContent.includes("breakpoint") && l && l.classList.contains("cm-warp-line"); })()`, cuda[0]-1))
 }
 
 // TestCUDAShareAndDraft: a share link (stored, and link-only) made in
@@ -275,19 +308,34 @@ func TestCUDAShareAndDraft(t *testing.T) {
 	tb.enterCuda(src)
 	tb.eval(`(() => { const o = document.getElementById("pg-cuda-opt"); o.value = "1"; o.dispatchEvent(new Event("change")); return true; })()`, new(bool))
 	tb.waitJS("the -O1 compile loaded", `document.getElementById("pg-cuda-status").dataset.kind === "ok" && document.getElementById("pg-dirty").textContent === ""`)
+	// A breakpoint on kernel.cu line 5 and one on the PTX's ret.
+	tb.clickCudaGutter(5)
+	var ret int
+	tb.eval(`(() => { const ls = [...document.querySelectorAll("#pg-editor .cm-line")]; const i = ls.findIndex((l) => l.textContent.trim() === "ret;"); ls[i].scrollIntoView({block: "center"}); return i + 1; })()`, &ret)
+	var xy []float64
+	tb.eval(fmt.Sprintf(`(() => { const g = [...document.querySelectorAll("#pg-editor .cm-bp-gutter .cm-gutterElement")].filter((e) => e.offsetHeight > 0)[0].getBoundingClientRect();
+		const n = [...document.querySelectorAll("#pg-editor .cm-lineNumbers .cm-gutterElement")].find((e) => e.textContent === "%d").getBoundingClientRect();
+		return [g.left + g.width / 2, n.top + n.height / 2]; })()`, ret), &xy)
+	tb.clickAt(xy[0], xy[1])
+	tb.waitFor("the breakpoints set", func() string {
+		if c, p := tb.cudaDots(), tb.ptxDots(); fmt.Sprint(c) != "[5]" || fmt.Sprint(p) != fmt.Sprint([]int{ret}) {
+			return fmt.Sprintf("dots on CUDA lines %v and PTX lines %v", c, p)
+		}
+		return ""
+	})
 
 	stored := tb.shareVia("CUDA link", false, false)
 	other := s.newTab(t, strings.TrimPrefix(stored, s.base))
 	other.viewport(1440, 900)
-	other.expectCudaOpen("the stored link", src, 1)
+	other.expectCudaBreakpoints("the stored link", src, 1, []int{5}, []int{ret})
 
 	linkOnly := tb.shareVia("CUDA link only", false, true)
 	third := s.newTab(t, strings.TrimPrefix(linkOnly, s.base))
 	third.viewport(1440, 900)
-	third.expectCudaOpen("the link-only link", src, 1)
+	third.expectCudaBreakpoints("the link-only link", src, 1, []int{5}, []int{ret})
 
 	tb.navigate("/")
-	tb.expectCudaOpen("the draft after a reload", src, 1)
+	tb.expectCudaBreakpoints("the draft after a reload", src, 1, []int{5}, []int{ret})
 	for _, x := range []*tab{tb, other, third} {
 		if p := x.problems(); len(p) > 0 {
 			t.Fatalf("console problems: %s", strings.Join(p, "\n"))
@@ -378,5 +426,28 @@ func TestCUDAEditAfterColours(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
+	}
+}
+
+// expectTabsOneRow checks that the inspector's tabs, counts included,
+// stand on one row, each showing all of its label.
+func (tb *tab) expectTabsOneRow(what string) {
+	tb.t.Helper()
+	tb.waitJS(what+": the Events and Console counts", `!!document.querySelector('[data-tab="events"] .tab-count') && !!document.querySelector('[data-tab="console"] .tab-count')`)
+	var rows struct {
+		Tops  []float64
+		Clips []string
+	}
+	tb.eval(`(() => { const ts = [...document.querySelectorAll(".tabbar .tab")];
+		return {tops: ts.map((t) => Math.round(t.getBoundingClientRect().top)), clips: ts.filter((t) => t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent)}; })()`, &rows)
+	for _, y := range rows.Tops {
+		if y != rows.Tops[0] {
+			var dbg string
+			tb.eval(`(() => { const b = document.querySelector(".tabbar"); return b.clientWidth + " wide; tabs " + [...b.querySelectorAll(".tab")].map((t) => t.textContent + "=" + Math.round(t.getBoundingClientRect().width)).join(" "); })()`, &dbg)
+			tb.t.Fatalf("%s: the inspector tabs wrap (their tops: %v; %s)", what, rows.Tops, dbg)
+		}
+	}
+	if len(rows.Clips) > 0 {
+		tb.t.Fatalf("%s: tabs cut short: %q", what, rows.Clips)
 	}
 }
