@@ -291,6 +291,10 @@ type Checker struct {
 	spareCl  []*clusterState       // retired clusters' states, for reuse
 	regions  []globalRegion
 	lastReg  int // the region the last global access fell in (a hint)
+	// lanePath turns off the warp-access path of shared (sharedWarp):
+	// every access goes lane by lane, the reference the tests compare the
+	// warp-access path with.
+	lanePath bool
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -471,6 +475,10 @@ type ctaState struct {
 	// reps remembers, per offset, the outcome of the current load's lane
 	// accesses (see shared).
 	reps [64]repEntry
+	// wtab and wgrp: the words of the current access and their lanes
+	// (sharedWarp).
+	wtab [64]wordSlot
+	wgrp [32]wordGroup
 }
 
 // repEntry is the outcome of one lane's load of off..off+size in the
@@ -1102,7 +1110,11 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 	cs.acc++
 	if cs.acc == 0 {
 		cs.reps = [64]repEntry{}
+		cs.wtab = [64]wordSlot{}
 		cs.acc = 1
+	}
+	if size == 4 && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) && cs.sharedWarp(w, in.PC, a) {
+		return
 	}
 	// Lanes of a load that read the same bytes as an earlier lane of it
 	// whose outcome did not depend on the lane get the same outcome.
