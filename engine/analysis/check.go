@@ -1095,6 +1095,12 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 	if size == 0 {
 		return
 	}
+	if size == 4 && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) {
+		cs.nextAcc()
+		if cs.sharedWarp(w, in.PC, a) {
+			return
+		}
+	}
 	ws := &cs.warps[w]
 	var hi uint64
 	for m := a.Lanes; m != 0; m &= m - 1 {
@@ -1107,15 +1113,7 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 		return
 	}
 	cs.grow(int(hi))
-	cs.acc++
-	if cs.acc == 0 {
-		cs.reps = [64]repEntry{}
-		cs.wtab = [64]wordSlot{}
-		cs.acc = 1
-	}
-	if size == 4 && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) && cs.sharedWarp(w, in.PC, a) {
-		return
-	}
+	cs.nextAcc()
 	// Lanes of a load that read the same bytes as an earlier lane of it
 	// whose outcome did not depend on the lane get the same outcome.
 	replay := a.Kind == emu.AccessLoad && !c.byteExact && size <= 16
@@ -1178,6 +1176,17 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 		} else if e.acc == cs.acc && e.off == off {
 			e.acc = 0
 		}
+	}
+}
+
+// nextAcc numbers a new access (ctaState.acc), clearing the tables keyed
+// by it when the number wraps.
+func (cs *ctaState) nextAcc() {
+	cs.acc++
+	if cs.acc == 0 {
+		cs.reps = [64]repEntry{}
+		cs.wtab = [64]wordSlot{}
+		cs.acc = 1
 	}
 }
 

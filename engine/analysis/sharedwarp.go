@@ -65,37 +65,51 @@ func (cs *ctaState) laneFree(r *rec, w int, ws *warpState) bool {
 // sharedWarp checks and records the 4-byte load or store a of cluster warp
 // w at pc, a word at a time, and reports true; it reports false, having
 // changed no shadow state, when the access must go lane by lane (see
-// above). The shadow covers the access (shared grew it).
+// above); the shadow grows to cover the access.
 func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) bool {
 	ws := &cs.warps[w]
-	n, last := 0, -1
-	var lastK uint64
+	grp, tab, acc := &cs.wgrp, &cs.wtab, cs.acc
+	// Group the lanes by word: a run of lanes on one word is gathered in
+	// lanes before it joins its group.
+	n, cur := 0, 0
+	curK := ^uint64(0)
+	var lanes uint32
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		off := a.Addr[l]
+		off := a.Addr[l&31]
 		if off&3 != 0 || off > MaxSharedShadow-4 {
 			return false
 		}
 		k := off >> 2
-		if last < 0 || k != lastK {
-			s := &cs.wtab[k&63]
-			switch {
-			case s.acc != cs.acc:
-				if cs.uni[k>>6]>>(k&63)&1 == 0 {
-					return false // split into bytes
-				}
-				s.acc, s.k, s.g = cs.acc, k, uint8(n)
-				cs.wgrp[n] = wordGroup{k: k}
-				last = n
-				n++
-			case s.k == k:
-				last = int(s.g)
-			default:
-				return false // two words of the access share a slot
-			}
-			lastK = k
+		if k == curK {
+			lanes |= 1 << l
+			continue
 		}
-		cs.wgrp[last].lanes |= 1 << l
+		if lanes != 0 {
+			grp[cur].lanes |= lanes
+		}
+		if k >= uint64(len(cs.words)) {
+			cs.grow(int(off + 4))
+		}
+		s := &tab[k&63]
+		switch {
+		case s.acc != acc:
+			if cs.uni[k>>6]>>(k&63)&1 == 0 {
+				return false // split into bytes
+			}
+			s.acc, s.k, s.g = acc, k, uint8(n)
+			grp[n&31] = wordGroup{k: k}
+			cur = n & 31
+			n++
+		case s.k == k:
+			cur = int(s.g & 31)
+		default:
+			return false // two words of the access share a slot
+		}
+		curK, lanes = k, 1<<l
+	}
+	if lanes != 0 {
+		grp[cur].lanes |= lanes
 	}
 	load := a.Kind == emu.AccessLoad
 	gen := cs.cl.gen
