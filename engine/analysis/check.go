@@ -140,6 +140,9 @@ import (
 //     reads is ordered before it and none would be pruned.
 //   - A same-warp record whose lanes all run the current instruction is
 //     ordered before it at once (they were converged since).
+//   - A 4-byte load or store whose every word is uniform and decides
+//     every lane alike without a report is checked a word at a time, the
+//     lanes of a word as one lane vector (sharedWarp, sharedwarp.go).
 //
 // The checker follows every step (it counts the launch's
 // warp-instructions for Warning.Step, and each warp's instructions and
