@@ -140,6 +140,9 @@ import (
 //     reads is ordered before it and none would be pruned.
 //   - A same-warp record whose lanes all run the current instruction is
 //     ordered before it at once (they were converged since).
+//   - A 4-byte load or store whose every word is uniform and decides
+//     every lane alike without a report is checked a word at a time, the
+//     lanes of a word as one lane vector (sharedWarp, sharedwarp.go).
 //
 // The checker follows every step (it counts the launch's
 // warp-instructions for Warning.Step, and each warp's instructions and
@@ -291,6 +294,10 @@ type Checker struct {
 	spareCl  []*clusterState       // retired clusters' states, for reuse
 	regions  []globalRegion
 	lastReg  int // the region the last global access fell in (a hint)
+	// lanePath turns off the warp-access path of shared (sharedWarp):
+	// every access goes lane by lane, the reference the tests compare the
+	// warp-access path with.
+	lanePath bool
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -471,6 +478,10 @@ type ctaState struct {
 	// reps remembers, per offset, the outcome of the current load's lane
 	// accesses (see shared).
 	reps [64]repEntry
+	// wtab and wgrp: the words of the current access and their lanes
+	// (sharedWarp).
+	wtab [64]wordSlot
+	wgrp [32]wordGroup
 }
 
 // repEntry is the outcome of one lane's load of off..off+size in the
@@ -1087,6 +1098,12 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 	if size == 0 {
 		return
 	}
+	if size == 4 && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) {
+		cs.nextAcc()
+		if cs.sharedWarp(w, in.PC, a) {
+			return
+		}
+	}
 	ws := &cs.warps[w]
 	var hi uint64
 	for m := a.Lanes; m != 0; m &= m - 1 {
@@ -1099,11 +1116,7 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 		return
 	}
 	cs.grow(int(hi))
-	cs.acc++
-	if cs.acc == 0 {
-		cs.reps = [64]repEntry{}
-		cs.acc = 1
-	}
+	cs.nextAcc()
 	// Lanes of a load that read the same bytes as an earlier lane of it
 	// whose outcome did not depend on the lane get the same outcome.
 	replay := a.Kind == emu.AccessLoad && !c.byteExact && size <= 16
@@ -1166,6 +1179,17 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 		} else if e.acc == cs.acc && e.off == off {
 			e.acc = 0
 		}
+	}
+}
+
+// nextAcc numbers a new access (ctaState.acc), clearing the tables keyed
+// by it when the number wraps.
+func (cs *ctaState) nextAcc() {
+	cs.acc++
+	if cs.acc == 0 {
+		cs.reps = [64]repEntry{}
+		cs.wtab = [64]wordSlot{}
+		cs.acc = 1
 	}
 }
 

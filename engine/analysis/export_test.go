@@ -58,3 +58,8 @@ func ShadowDiff(a, b *Checker, n int) string {
 	}
 	return ""
 }
+
+// LanePath turns off c's warp-access path (sharedWarp): every shared
+// access is checked lane by lane, the reference the warp-access path must
+// agree with.
+func LanePath(c *Checker) { c.lanePath = true }
