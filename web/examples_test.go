@@ -76,7 +76,7 @@ func TestExamplesGallery(t *testing.T) {
 	// Lesson order: from thread indexing to a compiler's GEMM.
 	want := []string{"vector-add", "coalescing", "divergence", "reconvergence", "branch-uniformity", "shared-reduction", "race", "warp-shuffle", "syncwarp",
 		"transpose", "transpose-padded", "transpose-swizzled", "histogram", "spin-lock", "producer-consumer", "mma-tile", "mma-tf32", "mma-int8",
-		"cp-async", "cp-async-missing-wait", "dsmem-exchange", "dsmem-exchange-race", "tma-pipeline", "tma-swizzle", "tma-missing-fence", "wgmma-layouts", "hopper-gemm-tile", "mini-gemm", "tma-dot", "triton-matmul"}
+		"cp-async", "cp-async-missing-wait", "dsmem-exchange", "dsmem-exchange-race", "tma-pipeline", "tma-swizzle", "tma-missing-fence", "wgmma-layouts", "hopper-gemm-tile", "mini-gemm", "tma-dot", "fastcu-tma-wgmma", "fastcu-cpasync-wgmma", "triton-matmul"}
 	if len(x.List()) != len(want) {
 		t.Fatalf("%d examples, want %d", len(x.List()), len(want))
 	}

@@ -40,6 +40,8 @@ var lessonTopics = map[string]string{
 	"TMA swizzle modes":             "tma-swizzle",
 	"a missing proxy fence":         "tma-missing-fence",
 	"a real sm_90 module (TMA)":     "tma-dot",
+	"a real wgmma GEMM (TMA)":       "fastcu-tma-wgmma",
+	"a real wgmma GEMM (cp.async)":  "fastcu-cpasync-wgmma",
 	"a compiler's kernel (Triton)":  "triton-matmul",
 }
 
