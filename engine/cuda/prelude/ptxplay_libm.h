@@ -767,7 +767,7 @@ __PTXPLAY_FN double __ptxplay_acos(double x) {
 // double-double arguments.
 __PTXPLAY_FN double __ptxplay_asinh(double x) {
   double ax = __builtin_fabs(x);
-  if (!(ax < __builtin_inf()) || ax < 0x1p-28) return x + 0.0 * x;
+  if (!(ax < __builtin_inf()) || ax < 0x1p-28) return x;
   double r;
   if (ax > 0x1p28) {
     r = __ptxplay_log(ax) + 6.93147180559945286227e-01;
@@ -963,6 +963,17 @@ __PTXPLAY_FN void __ptxplay_lgamma_stirling(double x, double *rh, double *rl) {
 // -2.2637] (larger inside, near the negative zeros). The series above on
 // [1.5, 2.5), recurrences to it below 12, Stirling above, and the
 // reflection formula below -2.
+__PTXPLAY_FN double __ptxplay_lgamma_pos(double x) { // x >= 12 or in [0.5, 12)
+  if (x > 0x1p1000) return x * (__ptxplay_log(x) - 1.0);
+  if (x >= 12.0) { double h, l; __ptxplay_lgamma_stirling(x, &h, &l); return h + l; }
+  if (x >= 1.5) {
+    double p = 1.0, y = x;
+    while (y >= 2.5) { y -= 1.0; p *= y; }
+    double g = __ptxplay_lgamma2(y - 2.0);
+    return p == 1.0 ? g : g + __ptxplay_log(p);
+  }
+  return __ptxplay_lgamma2(x - 1.0) - __ptxplay_log1p(x - 1.0);
+}
 __PTXPLAY_FN double __ptxplay_lgamma(double x) {
   if (x != x) return x;
   double ax = __builtin_fabs(x);
@@ -985,7 +996,7 @@ __PTXPLAY_FN double __ptxplay_lgamma(double x) {
   }
   // Reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x).
   double s = __builtin_fabs(__ptxplay_sincospi(x, 0));
-  return 1.14472988584940017414e+00 - __ptxplay_log(s) - __ptxplay_lgamma(1.0 - x);
+  return 1.14472988584940017414e+00 - __ptxplay_log(s) - __ptxplay_lgamma_pos(1.0 - x);
 }
 // tgamma: CUDA documents 10 ulp (tgammaf 5 ulp). exp of Stirling's series
 // in double-double above 12; below, exp of the series on [1.5, 2.5) times
@@ -1072,7 +1083,8 @@ __PTXPLAY_FN double __ptxplay_erfcinv(double z) {
   if (z == 0.0) return __builtin_inf();
   if (z == 2.0) return -__builtin_inf();
   if (z == 1.0) return 0.0;
-  if (z > 1.0) return -__ptxplay_erfcinv(2.0 - z); // 2 - z exact
+  double sg = 1.0;
+  if (z > 1.0) { z = 2.0 - z; sg = -1.0; } // 2 - z exact
   double x;
   if (z < 1e-30) {
     double lz = __ptxplay_log(z);
@@ -1083,7 +1095,7 @@ __PTXPLAY_FN double __ptxplay_erfcinv(double z) {
       double g = ((-h - lz) - __ptxplay_log(1.77245385090551602730e+00 * F)) - l;
       x = x + g / (2.0 * F);
     }
-    return x;
+    return sg * x;
   }
   double y = 1.0 - z; // exact for z >= 1/2; erf(x) = y
   x = __ptxplay_erfinv_guess(y, -__ptxplay_log(z * (2.0 - z)));
@@ -1092,7 +1104,7 @@ __PTXPLAY_FN double __ptxplay_erfcinv(double z) {
     double d = -1.12837916709551255857e+00 * __ptxplay_exp_negsq(x);
     x = x - f / (d + x * f);
   }
-  return x;
+  return sg * x;
 }
 __PTXPLAY_FN double __ptxplay_erfinv(double y) {
   double ay = __builtin_fabs(y);
