@@ -286,3 +286,258 @@ __PTXPLAY_NV double __nv_cbrt(double x) { return __ptxplay_cbrt(x); }
 __PTXPLAY_NV double __nv_hypot(double x, double y) { return __ptxplay_hypot(x, y); }
 __PTXPLAY_NV double __nv_fmod(double x, double y) { return __ptxplay_fmod(x, y, 0); }
 __PTXPLAY_NV double __nv_remainder(double x, double y) { return __ptxplay_fmod(x, y, 1); }
+
+// Double precision, continued (bounds CUDA documents: asin, acos, asinh,
+// acosh, atanh, sinpi, cospi, norm3d, norm4d, norm 2 ulp; exp10, expm1,
+// log1p, rsqrt, rcbrt, rhypot, rnorm3d, rnorm4d, rnorm 1 ulp; erfc 5,
+// erfcx 4, erfinv 5, erfcinv 6, normcdf 5, normcdfinv 8, lgamma 4 (outside
+// [-11.0001, -2.2637]), tgamma 10 ulp).
+__PTXPLAY_NV double __nv_asin(double x) { return __ptxplay_asin(x); }
+__PTXPLAY_NV double __nv_acos(double x) { return __ptxplay_acos(x); }
+__PTXPLAY_NV double __nv_asinh(double x) { return __ptxplay_asinh(x); }
+__PTXPLAY_NV double __nv_acosh(double x) { return __ptxplay_acosh(x); }
+__PTXPLAY_NV double __nv_atanh(double x) { return __ptxplay_atanh(x); }
+__PTXPLAY_NV double __nv_exp10(double x) { return __ptxplay_exp10(x); }
+__PTXPLAY_NV double __nv_expm1(double x) { return __ptxplay_expm1_acc(x); }
+__PTXPLAY_NV double __nv_log1p(double x) { return __ptxplay_log1p(x); }
+__PTXPLAY_NV double __nv_erfc(double x) { return __ptxplay_erfc(x); }
+__PTXPLAY_NV double __nv_erfcx(double x) { return __ptxplay_erfcx(x); }
+__PTXPLAY_NV double __nv_erfinv(double x) { return __ptxplay_erfinv(x); }
+__PTXPLAY_NV double __nv_erfcinv(double x) { return __ptxplay_erfcinv(x); }
+__PTXPLAY_NV double __nv_normcdf(double x) { return __ptxplay_normcdf(x); }
+__PTXPLAY_NV double __nv_normcdfinv(double x) { return __ptxplay_normcdfinv(x); }
+__PTXPLAY_NV double __nv_lgamma(double x) { return __ptxplay_lgamma(x); }
+__PTXPLAY_NV double __nv_tgamma(double x) { return __ptxplay_tgamma(x); }
+__PTXPLAY_NV double __nv_sinpi(double x) { return __ptxplay_sincospi(x, 0); }
+__PTXPLAY_NV double __nv_cospi(double x) { return __ptxplay_sincospi(x, 1); }
+__PTXPLAY_NV void __nv_sincospi(double x, double *s, double *c) { *s = __ptxplay_sincospi(x, 0); *c = __ptxplay_sincospi(x, 1); }
+__PTXPLAY_NV double __nv_rsqrt(double x) { return __ptxplay_rsqrt(x); }
+__PTXPLAY_NV double __nv_rcbrt(double x) { return __ptxplay_rcbrt(x); }
+__PTXPLAY_NV double __nv_rhypot(double x, double y) { double a[2] = {x, y}; return __ptxplay_normn(2, a, 1); }
+__PTXPLAY_NV double __nv_norm3d(double a, double b, double c) { double v[3] = {a, b, c}; return __ptxplay_normn(3, v, 0); }
+__PTXPLAY_NV double __nv_rnorm3d(double a, double b, double c) { double v[3] = {a, b, c}; return __ptxplay_normn(3, v, 1); }
+__PTXPLAY_NV double __nv_norm4d(double a, double b, double c, double d) { double v[4] = {a, b, c, d}; return __ptxplay_normn(4, v, 0); }
+__PTXPLAY_NV double __nv_rnorm4d(double a, double b, double c, double d) { double v[4] = {a, b, c, d}; return __ptxplay_normn(4, v, 1); }
+__PTXPLAY_NV double __nv_norm(int n, const double *a) { return __ptxplay_normn(n, a, 0); }
+__PTXPLAY_NV double __nv_rnorm(int n, const double *a) { return __ptxplay_normn(n, a, 1); }
+
+// Single precision through the double core, rounded once (bounds CUDA
+// documents: expm1f, log1pf, sinpif, cospif, rcbrtf 1 ulp; erfinvf,
+// rhypotf, norm3df, rnorm3df, norm4df, rnorm4df, normf, rnormf 2;
+// asinhf, atanhf 3; acoshf, erfcinvf, erfcxf 4; tgammaf, normcdff,
+// normcdfinvf 5; lgammaf 6 outside [-10.001, -2.264]).
+__PTXPLAY_NV float __nv_expm1f(float x) { return (float)__ptxplay_expm1_acc(x); }
+__PTXPLAY_NV float __nv_log1pf(float x) { return (float)__ptxplay_log1p(x); }
+__PTXPLAY_NV float __nv_asinhf(float x) { return (float)__ptxplay_asinh(x); }
+__PTXPLAY_NV float __nv_acoshf(float x) { return (float)__ptxplay_acosh(x); }
+__PTXPLAY_NV float __nv_atanhf(float x) { return (float)__ptxplay_atanh(x); }
+__PTXPLAY_NV float __nv_sinpif(float x) { return (float)__ptxplay_sincospi(x, 0); }
+__PTXPLAY_NV float __nv_cospif(float x) { return (float)__ptxplay_sincospi(x, 1); }
+__PTXPLAY_NV void __nv_sincospif(float x, float *s, float *c) { *s = __nv_sinpif(x); *c = __nv_cospif(x); }
+__PTXPLAY_NV float __nv_erfcxf(float x) { return (float)__ptxplay_erfcx(x); }
+__PTXPLAY_NV float __nv_erfinvf(float x) { return (float)__ptxplay_erfinv(x); }
+__PTXPLAY_NV float __nv_erfcinvf(float x) { return (float)__ptxplay_erfcinv(x); }
+__PTXPLAY_NV float __nv_normcdff(float x) { return (float)__ptxplay_normcdf(x); }
+__PTXPLAY_NV float __nv_normcdfinvf(float x) { return (float)__ptxplay_normcdfinv(x); }
+__PTXPLAY_NV float __nv_lgammaf(float x) { return (float)__ptxplay_lgamma(x); }
+__PTXPLAY_NV float __nv_tgammaf(float x) { return (float)__ptxplay_tgamma(x); }
+__PTXPLAY_NV float __nv_rcbrtf(float x) { return (float)__ptxplay_rcbrt(x); }
+__PTXPLAY_NV float __nv_rhypotf(float x, float y) { double a[2] = {x, y}; return (float)__ptxplay_normn(2, a, 1); }
+__PTXPLAY_NV float __nv_norm3df(float a, float b, float c) { double v[3] = {a, b, c}; return (float)__ptxplay_normn(3, v, 0); }
+__PTXPLAY_NV float __nv_rnorm3df(float a, float b, float c) { double v[3] = {a, b, c}; return (float)__ptxplay_normn(3, v, 1); }
+__PTXPLAY_NV float __nv_norm4df(float a, float b, float c, float d) { double v[4] = {a, b, c, d}; return (float)__ptxplay_normn(4, v, 0); }
+__PTXPLAY_NV float __nv_rnorm4df(float a, float b, float c, float d) { double v[4] = {a, b, c, d}; return (float)__ptxplay_normn(4, v, 1); }
+__PTXPLAY_NV float __nv_normf(int n, const float *a) {
+  double r = 0.0;
+  for (int i = 0; i < n; i++) { double v[2] = {r, a[i]}; r = __ptxplay_normn(2, v, 0); } // hypot chain, exact-ish in double
+  return (float)r;
+}
+__PTXPLAY_NV float __nv_rnormf(int n, const float *a) { float r = __nv_normf(n, a); return r == 0.0f ? __builtin_inff() : (float)(1.0 / (double)__nv_normf(n, a)); }
+
+// Exact functions (0 ulp): decomposition, scaling, stepping, rounding.
+__PTXPLAY_NV float __nv_frexpf(float x, int *e) {
+  if (x == 0.0f || !(__builtin_fabsf(x) < __builtin_inff())) { *e = 0; return x + x; }
+  int k = 0;
+  if (__builtin_fabsf(x) < 0x1p-126f) { x *= 0x1p25f; k = -25; }
+  unsigned b = __builtin_bit_cast(unsigned, x);
+  *e = k + (int)((b >> 23) & 0xff) - 126;
+  return __builtin_bit_cast(float, (b & 0x807fffffu) | 0x3f000000u);
+}
+__PTXPLAY_NV double __nv_frexp(double x, int *e) {
+  if (x == 0.0 || !(__builtin_fabs(x) < __builtin_inf())) { *e = 0; return x + x; }
+  int k = 0;
+  if (__builtin_fabs(x) < 0x1p-1022) { x *= 0x1p54; k = -54; }
+  unsigned long long b = __builtin_bit_cast(unsigned long long, x);
+  *e = k + (int)((b >> 52) & 0x7ff) - 1022;
+  return __builtin_bit_cast(double, (b & 0x800fffffffffffffull) | 0x3fe0000000000000ull);
+}
+__PTXPLAY_NV double __nv_ldexp(double x, int n) { return __ptxplay_scalbn(x, n < -2200 ? -2200 : n > 2200 ? 2200 : n); }
+__PTXPLAY_NV double __nv_scalbn(double x, int n) { return __nv_ldexp(x, n); }
+__PTXPLAY_NV float __nv_ldexpf(float x, int n) { return (float)__ptxplay_scalbn(x, n < -400 ? -400 : n > 400 ? 400 : n); } // exact in double, one rounding
+__PTXPLAY_NV float __nv_scalbnf(float x, int n) { return __nv_ldexpf(x, n); }
+__PTXPLAY_NV int __nv_ilogb(double x) {
+  if (x != x) return -2147483647 - 1;
+  if (x == 0.0) return -2147483647 - 1;
+  if (__builtin_fabs(x) == __builtin_inf()) return 2147483647;
+  int e; __nv_frexp(x, &e); return e - 1;
+}
+__PTXPLAY_NV int __nv_ilogbf(float x) {
+  if (x != x) return -2147483647 - 1;
+  if (x == 0.0f) return -2147483647 - 1;
+  if (__builtin_fabsf(x) == __builtin_inff()) return 2147483647;
+  int e; __nv_frexpf(x, &e); return e - 1;
+}
+__PTXPLAY_NV double __nv_logb(double x) {
+  if (x != x) return x;
+  if (x == 0.0) return -__builtin_inf();
+  if (__builtin_fabs(x) == __builtin_inf()) return __builtin_inf();
+  return (double)__nv_ilogb(x);
+}
+__PTXPLAY_NV float __nv_logbf(float x) {
+  if (x != x) return x;
+  if (x == 0.0f) return -__builtin_inff();
+  if (__builtin_fabsf(x) == __builtin_inff()) return __builtin_inff();
+  return (float)__nv_ilogbf(x);
+}
+__PTXPLAY_NV double __nv_modf(double x, double *ip) {
+  double t = __builtin_trunc(x);
+  *ip = t;
+  return __builtin_fabs(x) == __builtin_inf() ? __builtin_copysign(0.0, x) : __builtin_copysign(x - t, x);
+}
+__PTXPLAY_NV float __nv_modff(float x, float *ip) {
+  float t = __builtin_truncf(x);
+  *ip = t;
+  return __builtin_fabsf(x) == __builtin_inff() ? __builtin_copysignf(0.0f, x) : __builtin_copysignf(x - t, x);
+}
+__PTXPLAY_NV double __nv_nextafter(double x, double y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  if (x == 0.0) return __builtin_copysign(__builtin_bit_cast(double, 1ull), y);
+  unsigned long long b = __builtin_bit_cast(unsigned long long, x);
+  b += ((x < y) == (x > 0.0)) ? 1 : -1ull;
+  return __builtin_bit_cast(double, b);
+}
+__PTXPLAY_NV float __nv_nextafterf(float x, float y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  if (x == 0.0f) return __builtin_copysignf(__builtin_bit_cast(float, 1u), y);
+  unsigned b = __builtin_bit_cast(unsigned, x);
+  b += ((x < y) == (x > 0.0f)) ? 1u : -1u;
+  return __builtin_bit_cast(float, b);
+}
+__PTXPLAY_NV double __nv_fdim(double a, double b) { return a > b ? a - b : (a != a || b != b ? a + b : 0.0); }
+// remquo: the remainder (exact) and the low bits of the quotient's magnitude with its sign.
+__PTXPLAY_NV double __nv_remquo(double x, double y, int *q) {
+  double r = __ptxplay_fmod(x, y, 1);
+  *q = 0;
+  if (r == r) {
+    // (x - r) / y is an integer; its low 3 bits from the exact remainder of x mod 8y.
+    double m = __ptxplay_fmod(x, 8.0 * y, 0);
+    if (!(__builtin_fabs(8.0 * y) < __builtin_inf())) m = x;
+    int n = (int)__builtin_rint(__builtin_fabs((m - r) / y)) & 7;
+    *q = ((x < 0) != (y < 0)) ? -n : n;
+  }
+  return r;
+}
+__PTXPLAY_NV float __nv_remquof(float x, float y, int *q) { return (float)__nv_remquo(x, y, q); }
+__PTXPLAY_NV long long __nv_llrint(double x) { return __nvvm_d2ll_rn(x); }
+__PTXPLAY_NV long long __nv_llrintf(float x) { return __nvvm_f2ll_rn(x); }
+__PTXPLAY_NV long long __nv_llround(double x) { return __nvvm_d2ll_rz(__nv_round(x)); }
+__PTXPLAY_NV long long __nv_llroundf(float x) { return __nvvm_f2ll_rz(__nv_roundf(x)); }
+__PTXPLAY_NV float __nv_powif(float x, int n) { return (float)__ptxplay_pow(x, (double)n); }
+__PTXPLAY_NV double __nv_powi(double x, int n) { return __ptxplay_pow(x, (double)n); }
+
+// Directed-rounding arithmetic and conversions (0 ulp): one PTX instruction each.
+__PTXPLAY_NV float __nv_fadd_rd(float a, float b) { return __nvvm_add_rm_f(a, b); }
+__PTXPLAY_NV float __nv_fadd_ru(float a, float b) { return __nvvm_add_rp_f(a, b); }
+__PTXPLAY_NV float __nv_fsub_rz(float a, float b) { return __nvvm_add_rz_f(a, -b); }
+__PTXPLAY_NV float __nv_fsub_rd(float a, float b) { return __nvvm_add_rm_f(a, -b); }
+__PTXPLAY_NV float __nv_fsub_ru(float a, float b) { return __nvvm_add_rp_f(a, -b); }
+__PTXPLAY_NV float __nv_fmul_rd(float a, float b) { return __nvvm_mul_rm_f(a, b); }
+__PTXPLAY_NV float __nv_fmul_ru(float a, float b) { return __nvvm_mul_rp_f(a, b); }
+__PTXPLAY_NV float __nv_fdiv_rd(float a, float b) { return __nvvm_div_rm_f(a, b); }
+__PTXPLAY_NV float __nv_fdiv_ru(float a, float b) { return __nvvm_div_rp_f(a, b); }
+__PTXPLAY_NV float __nv_frcp_rz(float a) { return __nvvm_rcp_rz_f(a); }
+__PTXPLAY_NV float __nv_frcp_rd(float a) { return __nvvm_rcp_rm_f(a); }
+__PTXPLAY_NV float __nv_frcp_ru(float a) { return __nvvm_rcp_rp_f(a); }
+__PTXPLAY_NV float __nv_fsqrt_rz(float a) { return __nvvm_sqrt_rz_f(a); }
+__PTXPLAY_NV float __nv_fsqrt_rd(float a) { return __nvvm_sqrt_rm_f(a); }
+__PTXPLAY_NV float __nv_fsqrt_ru(float a) { return __nvvm_sqrt_rp_f(a); }
+__PTXPLAY_NV float __nv_fmaf_ieee_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+__PTXPLAY_NV float __nv_fmaf_ieee_rz(float a, float b, float c) { return __nvvm_fma_rz_f(a, b, c); }
+__PTXPLAY_NV float __nv_fmaf_ieee_rd(float a, float b, float c) { return __nvvm_fma_rm_f(a, b, c); }
+__PTXPLAY_NV float __nv_fmaf_ieee_ru(float a, float b, float c) { return __nvvm_fma_rp_f(a, b, c); }
+__PTXPLAY_NV double __nv_dadd_rz(double a, double b) { return __nvvm_add_rz_d(a, b); }
+__PTXPLAY_NV double __nv_dadd_rd(double a, double b) { return __nvvm_add_rm_d(a, b); }
+__PTXPLAY_NV double __nv_dadd_ru(double a, double b) { return __nvvm_add_rp_d(a, b); }
+__PTXPLAY_NV double __nv_dsub_rn(double a, double b) { return __nvvm_add_rn_d(a, -b); }
+__PTXPLAY_NV double __nv_dsub_rz(double a, double b) { return __nvvm_add_rz_d(a, -b); }
+__PTXPLAY_NV double __nv_dsub_rd(double a, double b) { return __nvvm_add_rm_d(a, -b); }
+__PTXPLAY_NV double __nv_dsub_ru(double a, double b) { return __nvvm_add_rp_d(a, -b); }
+__PTXPLAY_NV double __nv_dmul_rz(double a, double b) { return __nvvm_mul_rz_d(a, b); }
+__PTXPLAY_NV double __nv_dmul_rd(double a, double b) { return __nvvm_mul_rm_d(a, b); }
+__PTXPLAY_NV double __nv_dmul_ru(double a, double b) { return __nvvm_mul_rp_d(a, b); }
+__PTXPLAY_NV double __nv_ddiv_rz(double a, double b) { return __nvvm_div_rz_d(a, b); }
+__PTXPLAY_NV double __nv_ddiv_rd(double a, double b) { return __nvvm_div_rm_d(a, b); }
+__PTXPLAY_NV double __nv_ddiv_ru(double a, double b) { return __nvvm_div_rp_d(a, b); }
+__PTXPLAY_NV double __nv_drcp_rz(double a) { return __nvvm_rcp_rz_d(a); }
+__PTXPLAY_NV double __nv_drcp_rd(double a) { return __nvvm_rcp_rm_d(a); }
+__PTXPLAY_NV double __nv_drcp_ru(double a) { return __nvvm_rcp_rp_d(a); }
+__PTXPLAY_NV double __nv_dsqrt_rz(double a) { return __nvvm_sqrt_rz_d(a); }
+__PTXPLAY_NV double __nv_dsqrt_rd(double a) { return __nvvm_sqrt_rm_d(a); }
+__PTXPLAY_NV double __nv_dsqrt_ru(double a) { return __nvvm_sqrt_rp_d(a); }
+__PTXPLAY_NV double __nv_fma_rz(double a, double b, double c) { return __nvvm_fma_rz_d(a, b, c); }
+__PTXPLAY_NV double __nv_fma_rd(double a, double b, double c) { return __nvvm_fma_rm_d(a, b, c); }
+__PTXPLAY_NV double __nv_fma_ru(double a, double b, double c) { return __nvvm_fma_rp_d(a, b, c); }
+__PTXPLAY_NV float __nv_double2float_rz(double x) { return __nvvm_d2f_rz(x); }
+__PTXPLAY_NV float __nv_double2float_rd(double x) { return __nvvm_d2f_rm(x); }
+__PTXPLAY_NV float __nv_double2float_ru(double x) { return __nvvm_d2f_rp(x); }
+__PTXPLAY_NV int __nv_double2int_rn(double x) { return __nvvm_d2i_rn(x); }
+__PTXPLAY_NV int __nv_double2int_rz(double x) { return __nvvm_d2i_rz(x); }
+__PTXPLAY_NV int __nv_double2int_rd(double x) { return __nvvm_d2i_rm(x); }
+__PTXPLAY_NV int __nv_double2int_ru(double x) { return __nvvm_d2i_rp(x); }
+__PTXPLAY_NV unsigned int __nv_double2uint_rn(double x) { return __nvvm_d2ui_rn(x); }
+__PTXPLAY_NV unsigned int __nv_double2uint_rz(double x) { return __nvvm_d2ui_rz(x); }
+__PTXPLAY_NV unsigned int __nv_double2uint_rd(double x) { return __nvvm_d2ui_rm(x); }
+__PTXPLAY_NV unsigned int __nv_double2uint_ru(double x) { return __nvvm_d2ui_rp(x); }
+__PTXPLAY_NV long long __nv_double2ll_rn(double x) { return __nvvm_d2ll_rn(x); }
+__PTXPLAY_NV long long __nv_double2ll_rz(double x) { return __nvvm_d2ll_rz(x); }
+__PTXPLAY_NV long long __nv_double2ll_rd(double x) { return __nvvm_d2ll_rm(x); }
+__PTXPLAY_NV long long __nv_double2ll_ru(double x) { return __nvvm_d2ll_rp(x); }
+__PTXPLAY_NV unsigned long long __nv_double2ull_rn(double x) { return __nvvm_d2ull_rn(x); }
+__PTXPLAY_NV unsigned long long __nv_double2ull_rz(double x) { return __nvvm_d2ull_rz(x); }
+__PTXPLAY_NV unsigned long long __nv_double2ull_rd(double x) { return __nvvm_d2ull_rm(x); }
+__PTXPLAY_NV unsigned long long __nv_double2ull_ru(double x) { return __nvvm_d2ull_rp(x); }
+__PTXPLAY_NV unsigned int __nv_float2uint_rd(float x) { return __nvvm_f2ui_rm(x); }
+__PTXPLAY_NV unsigned int __nv_float2uint_ru(float x) { return __nvvm_f2ui_rp(x); }
+__PTXPLAY_NV long long __nv_float2ll_rn(float x) { return __nvvm_f2ll_rn(x); }
+__PTXPLAY_NV long long __nv_float2ll_rz(float x) { return __nvvm_f2ll_rz(x); }
+__PTXPLAY_NV long long __nv_float2ll_rd(float x) { return __nvvm_f2ll_rm(x); }
+__PTXPLAY_NV long long __nv_float2ll_ru(float x) { return __nvvm_f2ll_rp(x); }
+__PTXPLAY_NV unsigned long long __nv_float2ull_rn(float x) { return __nvvm_f2ull_rn(x); }
+__PTXPLAY_NV unsigned long long __nv_float2ull_rz(float x) { return __nvvm_f2ull_rz(x); }
+__PTXPLAY_NV unsigned long long __nv_float2ull_rd(float x) { return __nvvm_f2ull_rm(x); }
+__PTXPLAY_NV unsigned long long __nv_float2ull_ru(float x) { return __nvvm_f2ull_rp(x); }
+__PTXPLAY_NV float __nv_int2float_rz(int x) { return __nvvm_i2f_rz(x); }
+__PTXPLAY_NV float __nv_int2float_rd(int x) { return __nvvm_i2f_rm(x); }
+__PTXPLAY_NV float __nv_int2float_ru(int x) { return __nvvm_i2f_rp(x); }
+__PTXPLAY_NV float __nv_uint2float_rz(unsigned int x) { return __nvvm_ui2f_rz(x); }
+__PTXPLAY_NV float __nv_uint2float_rd(unsigned int x) { return __nvvm_ui2f_rm(x); }
+__PTXPLAY_NV float __nv_uint2float_ru(unsigned int x) { return __nvvm_ui2f_rp(x); }
+__PTXPLAY_NV double __nv_uint2double_rn(unsigned int x) { return (double)x; }
+__PTXPLAY_NV float __nv_ll2float_rn(long long x) { return __nvvm_ll2f_rn(x); }
+__PTXPLAY_NV float __nv_ll2float_rz(long long x) { return __nvvm_ll2f_rz(x); }
+__PTXPLAY_NV float __nv_ll2float_rd(long long x) { return __nvvm_ll2f_rm(x); }
+__PTXPLAY_NV float __nv_ll2float_ru(long long x) { return __nvvm_ll2f_rp(x); }
+__PTXPLAY_NV float __nv_ull2float_rn(unsigned long long x) { return __nvvm_ull2f_rn(x); }
+__PTXPLAY_NV float __nv_ull2float_rz(unsigned long long x) { return __nvvm_ull2f_rz(x); }
+__PTXPLAY_NV float __nv_ull2float_rd(unsigned long long x) { return __nvvm_ull2f_rm(x); }
+__PTXPLAY_NV float __nv_ull2float_ru(unsigned long long x) { return __nvvm_ull2f_rp(x); }
+__PTXPLAY_NV double __nv_ll2double_rn(long long x) { return __nvvm_ll2d_rn(x); }
+__PTXPLAY_NV double __nv_ll2double_rz(long long x) { return __nvvm_ll2d_rz(x); }
+__PTXPLAY_NV double __nv_ll2double_rd(long long x) { return __nvvm_ll2d_rm(x); }
+__PTXPLAY_NV double __nv_ll2double_ru(long long x) { return __nvvm_ll2d_rp(x); }
+__PTXPLAY_NV double __nv_ull2double_rn(unsigned long long x) { return __nvvm_ull2d_rn(x); }
+__PTXPLAY_NV double __nv_ull2double_rz(unsigned long long x) { return __nvvm_ull2d_rz(x); }
+__PTXPLAY_NV double __nv_ull2double_rd(unsigned long long x) { return __nvvm_ull2d_rm(x); }
+__PTXPLAY_NV double __nv_ull2double_ru(unsigned long long x) { return __nvvm_ull2d_rp(x); }

@@ -649,3 +649,480 @@ __PTXPLAY_FN double __ptxplay_erfc(double x) {
   if (x > 27.3) return 0.0;
   return __ptxplay_erfc_cf(x);
 }
+
+// ---- Functions built on the double-double parts above. ----
+
+// log(vh + vl) for vh > 0 (|vl| <= ulp(vh)) as a double-double.
+__PTXPLAY_FN void __ptxplay_log_of_dd(double vh, double vl, double *rh, double *rl) {
+  double h, l;
+  __ptxplay_log_dd(vh, &h, &l);
+  l += vl / vh;
+  *rh = h + l;
+  *rl = l - (*rh - h);
+}
+// log1p(xh + xl), xh > -1: log(u) + c/u with u + c = 1 + xh + xl exactly.
+__PTXPLAY_FN double __ptxplay_log1p_dd(double xh, double xl) {
+  double u, c;
+  __ptxplay_two_sum(1.0, xh, &u, &c);
+  c += xl;
+  double h, l;
+  __ptxplay_log_dd(u, &h, &l);
+  return h + (l + c / u);
+}
+// log1p: CUDA documents 1 ulp.
+__PTXPLAY_FN double __ptxplay_log1p(double x) {
+  if (x != x || x == __builtin_inf()) return x;
+  if (x < -1.0) return __builtin_nan("");
+  if (x == -1.0) return -__builtin_inf();
+  if (__builtin_fabs(x) < 0x1p-54) return x;
+  if (x > 0x1p60) return __ptxplay_log(x);
+  return __ptxplay_log1p_dd(x, 0.0);
+}
+// expm1: CUDA documents 1 ulp. e^x as a double-double minus 1 (the Taylor
+// series of e^r - 1 in double-double near 0).
+__PTXPLAY_FN double __ptxplay_expm1_acc(double x) {
+  if (x != x) return x;
+  if (__builtin_fabs(x) < 0x1p-54) return x;
+  if (x > 709.0) return __ptxplay_exp(x);
+  if (x < -40.0) return -1.0;
+  double h, l;
+  if (__builtin_fabs(x) < 0.35) { __ptxplay_expm1_small_dd(x, &h, &l); return h + l; }
+  __ptxplay_exp_dd2(x, &h, &l);
+  double s, e;
+  __ptxplay_two_sum(h, -1.0, &s, &e);
+  return s + (e + l);
+}
+// exp10: CUDA documents 1 ulp. exp(x ln10) with x ln10 in double-double.
+__PTXPLAY_FN double __ptxplay_exp10(double x) {
+  if (x != x) return x;
+  if (x > 308.3) return __builtin_inf();
+  if (x < -323.7) return 0.0;
+  if (__builtin_fabs(x) < 0x1p-56) return 1.0 + x;
+  const double l10h = 2.30258509299404590109e+00, l10l = -2.17075622338224935e-16;
+  double h = __PTXPLAY_MUL(x, l10h), l = __builtin_fma(x, l10h, -h) + x * l10l;
+  double s = h + l;
+  return __ptxplay_exp_dd(s, l - (s - h));
+}
+// sqrt(ah + al) as a double-double (ah > 0).
+__PTXPLAY_FN void __ptxplay_sqrt_dd(double ah, double al, double *sh, double *sl) {
+  double s = __builtin_sqrt(ah);
+  *sh = s;
+  *sl = (__builtin_fma(-s, s, ah) + al) / (2.0 * s);
+}
+// atan(qh + ql) for a double-double argument.
+__PTXPLAY_FN double __ptxplay_atan_dd(double qh, double ql) {
+  return __ptxplay_atan(qh) + ql / (1.0 + qh * qh);
+}
+// 1 - x^2 as a double-double for |x| <= 1.
+__PTXPLAY_FN void __ptxplay_one_minus_sq(double x, double *h, double *l) {
+  double ax = __builtin_fabs(x);
+  if (ax >= 0.5) { // (1 - ax)(1 + ax), 1 - ax exact
+    double a = 1.0 - ax, ph, pl;
+    __ptxplay_two_sum(1.0, ax, &ph, &pl);
+    double m = __PTXPLAY_MUL(a, ph);
+    double ml = __builtin_fma(a, ph, -m) + a * pl;
+    *h = m + ml;
+    *l = ml - (*h - m);
+  } else {
+    double q = __PTXPLAY_MUL(ax, ax), ql = __builtin_fma(ax, ax, -q);
+    double s, e;
+    __ptxplay_two_sum(1.0, -q, &s, &e);
+    e -= ql;
+    *h = s + e;
+    *l = e - (*h - s);
+  }
+}
+// asin, acos: CUDA documents 2 ulp. asin x = atan(x / sqrt(1-x^2)),
+// acos x = atan(sqrt(1-x^2) / x) (pi minus that for x < 0), quotients and
+// the square root in double-double.
+__PTXPLAY_FN double __ptxplay_asin(double x) {
+  double ax = __builtin_fabs(x);
+  if (!(ax <= 1.0)) return __builtin_nan("");
+  if (ax < 0x1p-28) return x;
+  if (ax == 1.0) return __builtin_copysign(1.57079632679489655800e+00, x);
+  double dh, dl, sh, sl;
+  __ptxplay_one_minus_sq(ax, &dh, &dl);
+  __ptxplay_sqrt_dd(dh, dl, &sh, &sl);
+  double qh = ax / sh, ql = (__builtin_fma(-qh, sh, ax) - qh * sl) / sh;
+  return __builtin_copysign(__ptxplay_atan_dd(qh, ql), x);
+}
+__PTXPLAY_FN double __ptxplay_acos(double x) {
+  double ax = __builtin_fabs(x);
+  if (!(ax <= 1.0)) return __builtin_nan("");
+  const double pio2h = 1.57079632679489655800e+00, pio2l = 6.12323399573676603587e-17;
+  if (ax < 0x1p-60) return pio2h + (pio2l - x);
+  if (x == 1.0) return 0.0;
+  if (x == -1.0) return 2.0 * pio2h + 2.0 * pio2l;
+  double dh, dl, sh, sl;
+  __ptxplay_one_minus_sq(ax, &dh, &dl);
+  __ptxplay_sqrt_dd(dh, dl, &sh, &sl);
+  double qh = sh / ax, ql = (__builtin_fma(-qh, ax, sh) + sl) / ax;
+  double a = __ptxplay_atan(qh), al = ql / (1.0 + qh * qh);
+  if (x > 0) return a + al;
+  double s, e;
+  __ptxplay_two_sum(2.0 * pio2h, -a, &s, &e);
+  return s + (e + 2.0 * pio2l - al);
+}
+// asinh, acosh, atanh: CUDA documents 2 ulp (each). Logarithms of
+// double-double arguments.
+__PTXPLAY_FN double __ptxplay_asinh(double x) {
+  double ax = __builtin_fabs(x);
+  if (!(ax < __builtin_inf()) || ax < 0x1p-28) return x;
+  double r;
+  if (ax > 0x1p28) {
+    r = __ptxplay_log(ax) + 6.93147180559945286227e-01;
+  } else {
+    // sqrt(ax^2 + 1) in double-double
+    double q = __PTXPLAY_MUL(ax, ax), ql = __builtin_fma(ax, ax, -q);
+    double s, e, sh, sl;
+    __ptxplay_two_sum(q, 1.0, &s, &e);
+    e += ql;
+    double h = s + e;
+    __ptxplay_sqrt_dd(h, e - (h - s), &sh, &sl);
+    if (ax >= 2.0) { // log(ax + sqrt(ax^2 + 1))
+      double vh, vl, rh, rl;
+      __ptxplay_two_sum(ax, sh, &vh, &vl);
+      vl += sl;
+      __ptxplay_log_of_dd(vh, vl, &rh, &rl);
+      r = rh + rl;
+    } else { // log1p(ax + ax^2 / (1 + sqrt(ax^2 + 1)))
+      double dh, dl;
+      __ptxplay_two_sum(1.0, sh, &dh, &dl);
+      double t = __ptxplay_div_dd(q, ql, dh, dl + sl);
+      double wh, wl;
+      __ptxplay_two_sum(ax, t, &wh, &wl);
+      r = __ptxplay_log1p_dd(wh, wl);
+    }
+  }
+  return __builtin_copysign(r, x);
+}
+__PTXPLAY_FN double __ptxplay_acosh(double x) {
+  if (x != x) return x;
+  if (x < 1.0) return __builtin_nan("");
+  if (x == __builtin_inf()) return x;
+  if (x > 0x1p28) return __ptxplay_log(x) + 6.93147180559945286227e-01;
+  double dh, dl, sh, sl;
+  if (x < 2.0) { // log1p(t + sqrt(t (t + 2))), t = x - 1 exact
+    double t = x - 1.0;
+    double p = __PTXPLAY_MUL(t, t + 2.0), pl = __builtin_fma(t, t + 2.0, -p); // t + 2 exact
+    if (p == 0.0) return 0.0;
+    double h = p + pl;
+    __ptxplay_sqrt_dd(h, pl - (h - p), &sh, &sl);
+    double wh, wl;
+    __ptxplay_two_sum(t, sh, &wh, &wl);
+    return __ptxplay_log1p_dd(wh, wl + sl);
+  }
+  // log(x + sqrt(x^2 - 1))
+  double q = __PTXPLAY_MUL(x, x), ql = __builtin_fma(x, x, -q);
+  double s, e;
+  __ptxplay_two_sum(q, -1.0, &s, &e);
+  e += ql;
+  dh = s + e; dl = e - (dh - s);
+  __ptxplay_sqrt_dd(dh, dl, &sh, &sl);
+  double vh, vl, rh, rl;
+  __ptxplay_two_sum(x, sh, &vh, &vl);
+  __ptxplay_log_of_dd(vh, vl + sl, &rh, &rl);
+  return rh + rl;
+}
+__PTXPLAY_FN double __ptxplay_atanh(double x) {
+  double ax = __builtin_fabs(x);
+  if (!(ax <= 1.0)) return __builtin_nan("");
+  if (ax == 1.0) return __builtin_copysign(__builtin_inf(), x);
+  if (ax < 0x1p-28) return x;
+  // atanh = log1p(2ax / (1 - ax)) / 2, the quotient in double-double
+  double dh, dl;
+  __ptxplay_two_sum(1.0, -ax, &dh, &dl);
+  double qh = 2.0 * ax / dh;
+  double ql = (__builtin_fma(-qh, dh, 2.0 * ax) - qh * dl) / dh;
+  double s = qh + ql;
+  return __builtin_copysign(0.5 * __ptxplay_log1p_dd(s, ql - (s - qh)), x);
+}
+
+// sinpi, cospi: CUDA documents 2 ulp (1 for the float versions). x = n/2 + f
+// exactly, |f| <= 1/4, then the sin/cos kernels on pi*f in double-double.
+__PTXPLAY_FN double __ptxplay_sincospi(double x, int cosine) {
+  if (!(__builtin_fabs(x) < __builtin_inf())) return x - x;
+  double n = __builtin_fabs(x) >= 0x1p52 ? 2.0 * x : __builtin_rint(2.0 * x);
+  double f = __builtin_fabs(x) >= 0x1p52 ? 0.0 : x - 0.5 * n;
+  int q = (__builtin_fabs(n) >= 0x1p53 ? 0 : (int)((long long)n & 3)) + cosine;
+  const double pih = 3.14159265358979311600e+00, pil = 1.22464679914735317723e-16;
+  double h = __PTXPLAY_MUL(f, pih), l = __builtin_fma(f, pih, -h) + f * pil;
+  double s = h + l;
+  l = l - (s - h);
+  double r;
+  switch (q & 3) {
+  case 0: r = __ptxplay_ksin(s, l); break;
+  case 1: r = __ptxplay_kcos(s, l); break;
+  case 2: r = -__ptxplay_ksin(s, l); break;
+  default: r = -__ptxplay_kcos(s, l); break;
+  }
+  if (r == 0.0) r = cosine ? 0.0 : __builtin_copysign(0.0, x); // sinpi(±n) = ±0, cospi(n + 1/2) = +0
+  return r;
+}
+
+// Vector norms: sqrt(sum a_i^2) and its reciprocal (CUDA documents 2 ulp
+// for norm3d/norm4d/norm, 1 for rnorm3d/rnorm4d, rhypot). Scaled by the
+// largest exponent, the squares summed in double-double, one Newton
+// correction of sqrt (or 1/sqrt) against that sum.
+__PTXPLAY_FN double __ptxplay_normn(int n, const double *a, int recip) {
+  double m = 0.0;
+  bool nan = false;
+  for (int i = 0; i < n; i++) {
+    double v = __builtin_fabs(a[i]);
+    if (v == __builtin_inf()) return recip ? 0.0 : __builtin_inf();
+    if (v != v) nan = true;
+    else if (v > m) m = v;
+  }
+  if (nan) return __builtin_nan("");
+  if (m == 0.0) return recip ? __builtin_inf() : 0.0;
+  int e = (int)(__ptxplay_d2bits(m) >> 52) - 1023;
+  if (e < -1000) e = -1000;
+  double sh = 0.0, sl = 0.0;
+  for (int i = 0; i < n; i++) {
+    double v = __ptxplay_scalbn(a[i], -e);
+    double p = __PTXPLAY_MUL(v, v), pl = __builtin_fma(v, v, -p);
+    double s, t;
+    __ptxplay_two_sum(sh, p, &s, &t);
+    sl += t + pl;
+    sh = s;
+  }
+  double h = sh + sl;
+  sl = sl - (h - sh);
+  sh = h;
+  if (recip) {
+    double y = 1.0 / __builtin_sqrt(sh);
+    // y += y (1 - S y^2) / 2
+    double y2 = __PTXPLAY_MUL(y, y), y2l = __builtin_fma(y, y, -y2);
+    double p = __PTXPLAY_MUL(sh, y2), pl = __builtin_fma(sh, y2, -p) + sh * y2l + sl * y2;
+    double r = (1.0 - p) - pl;
+    y = y + 0.5 * y * r;
+    return __ptxplay_scalbn(y, -e);
+  }
+  double r = __builtin_sqrt(sh);
+  double r2 = __PTXPLAY_MUL(r, r), r2l = __builtin_fma(r, r, -r2);
+  r = r + (((sh - r2) + sl) - r2l) / (2.0 * r);
+  return __ptxplay_scalbn(r, e);
+}
+// rsqrt: CUDA documents 1 ulp.
+__PTXPLAY_FN double __ptxplay_rsqrt(double x) {
+  if (x != x || x < 0.0) return __builtin_nan("");
+  if (x == 0.0) return __builtin_copysign(__builtin_inf(), x);
+  if (x == __builtin_inf()) return 0.0;
+  int k = 0;
+  if (x < 0x1p-1000) { x *= 0x1p1000; k = 500; }
+  else if (x > 0x1p1000) { x *= 0x1p-1000; k = -500; }
+  double y = 1.0 / __builtin_sqrt(x);
+  double y2 = __PTXPLAY_MUL(y, y), y2l = __builtin_fma(y, y, -y2);
+  double p = __PTXPLAY_MUL(x, y2), pl = __builtin_fma(x, y2, -p) + x * y2l;
+  y = y + 0.5 * y * ((1.0 - p) - pl);
+  return __ptxplay_scalbn(y, k);
+}
+// rcbrt: CUDA documents 1 ulp. 1/cbrt(x) and one Newton correction
+// against x y^3 in double-double.
+__PTXPLAY_FN double __ptxplay_rcbrt(double x) {
+  double ax = __builtin_fabs(x);
+  if (ax != ax) return x;
+  if (ax == 0.0) return __builtin_copysign(__builtin_inf(), x);
+  if (ax == __builtin_inf()) return __builtin_copysign(0.0, x);
+  int k = 0;
+  if (ax < 0x1p-900) { ax *= 0x1p999; k = 333; }
+  else if (ax > 0x1p900) { ax *= 0x1p-999; k = -333; }
+  double y = 1.0 / __ptxplay_cbrt(ax);
+  double a = __PTXPLAY_MUL(y, y), al = __builtin_fma(y, y, -a);
+  double b = __PTXPLAY_MUL(a, y), bl = __builtin_fma(a, y, -b) + al * y;
+  double c = __PTXPLAY_MUL(ax, b), cl = __builtin_fma(ax, b, -c) + ax * bl;
+  y = y + y * (((1.0 - c) - cl) * (1.0 / 3.0));
+  return __builtin_copysign(__ptxplay_scalbn(y, k), x);
+}
+
+// lgamma(2 + z) for |z| <= 1/2: (1 - gamma) z + sum_k (-1)^k (zeta(k) - 1)/k z^k.
+__PTXPLAY_FN double __ptxplay_lgamma2(double z) {
+  const double c[39] = {3.22467033424113203e-01, -6.73523010531981020e-02, 2.05808084277845464e-02, -7.38555102867398568e-03, 2.89051033074152336e-03, -1.19275391170326102e-03, 5.09669524743042450e-04, -2.23154758453579386e-04, 9.94575127818085310e-05, -4.49262367381331420e-05, 2.05072127756706911e-05, -9.43948827526839672e-06, 4.37486678990748817e-06, -2.03921575380136619e-06, 9.55141213040741935e-07, -4.49246919876456619e-07, 2.12071848055546646e-07, -1.00432248239680991e-07, 4.76981016936398040e-08, -2.27110946089431635e-08, 1.08386592148969546e-08, -5.18347504197004664e-09, 2.48367454380247848e-09, -1.19214014058609115e-09, 5.73136724167886225e-10, -2.75952288512423336e-10, 1.33047643742444888e-10, -6.42296456383809960e-11, 3.10442477473222756e-11, -1.50213840807541417e-11, 7.27597448023907917e-12, -3.52774247657591507e-12, 1.71199179055961798e-12, -8.31538584142028498e-13, 4.04220052528944019e-13, -1.96647563109661653e-13, 9.57363038783855557e-14, -4.66407602642837444e-14, 2.27373696006597242e-14};
+  double p = c[38];
+  for (int k = 37; k >= 0; k--) p = c[k] + z * p;
+  return z * (4.22784335098467139393e-01 + z * p);
+}
+// Stirling's series for x >= 12 as a double-double:
+// (x - 1/2) log x - x + log(2 pi)/2 + 1/(12x) - 1/(360x^3) + ...
+__PTXPLAY_FN void __ptxplay_lgamma_stirling(double x, double *rh, double *rl) {
+  double lh, ll;
+  __ptxplay_log_dd(x, &lh, &ll);
+  double t = x - 0.5;
+  double ph = __PTXPLAY_MUL(t, lh), pl = __builtin_fma(t, lh, -ph) + t * ll;
+  double s, e;
+  __ptxplay_two_sum(ph, -x, &s, &e);
+  double w = 1.0 / x, w2 = w * w;
+  double ser = w * (1.0 / 12 + w2 * (-1.0 / 360 + w2 * (1.0 / 1260 + w2 * (-1.0 / 1680 + w2 * (1.0 / 1188 + w2 * (-691.0 / 360360 + w2 * (1.0 / 156)))))));
+  double s2, e2;
+  __ptxplay_two_sum(s, 9.18938533204672669541e-01, &s2, &e2); // log(2 pi)/2
+  e = e + e2 + pl + ser + 2.28201013685773855e-17;
+  *rh = s2 + e;
+  *rl = e - (*rh - s2);
+}
+// lgamma: CUDA documents 4 ulp (lgammaf 6 ulp) outside [-11.0001,
+// -2.2637] (larger inside, near the negative zeros). The series above on
+// [1.5, 2.5), recurrences to it below 12, Stirling above, and the
+// reflection formula below -2.
+__PTXPLAY_FN double __ptxplay_lgamma_pos(double x) { // x >= 12 or in [0.5, 12)
+  if (x > 0x1p1000) return x * (__ptxplay_log(x) - 1.0);
+  if (x >= 12.0) { double h, l; __ptxplay_lgamma_stirling(x, &h, &l); return h + l; }
+  if (x >= 1.5) {
+    double p = 1.0, y = x;
+    while (y >= 2.5) { y -= 1.0; p *= y; }
+    double g = __ptxplay_lgamma2(y - 2.0);
+    return p == 1.0 ? g : g + __ptxplay_log(p);
+  }
+  return __ptxplay_lgamma2(x - 1.0) - __ptxplay_log1p(x - 1.0);
+}
+__PTXPLAY_FN double __ptxplay_lgamma(double x) {
+  if (x != x) return x;
+  double ax = __builtin_fabs(x);
+  if (ax == __builtin_inf()) return __builtin_inf();
+  if (x <= 0.0 && __builtin_trunc(x) == x) return __builtin_inf();
+  if (ax < 0x1p-60) return -__ptxplay_log(ax);
+  if (x > 0x1p1000) return x * (__ptxplay_log(x) - 1.0);
+  if (x >= 12.0) { double h, l; __ptxplay_lgamma_stirling(x, &h, &l); return h + l; }
+  if (x >= 1.5) { // down to [1.5, 2.5)
+    double p = 1.0, y = x;
+    while (y >= 2.5) { y -= 1.0; p *= y; }
+    double g = __ptxplay_lgamma2(y - 2.0);
+    return p == 1.0 ? g : g + __ptxplay_log(p);
+  }
+  if (x >= 0.5) return __ptxplay_lgamma2(x - 1.0) - __ptxplay_log1p(x - 1.0); // lgamma(x+1) - log x
+  if (x > -2.5) { // up to [0.5, 1.5): lgamma(x) = lgamma(x + n) - log|x (x+1) ... (x+n-1)|
+    double p = 1.0, y = x;
+    while (y < 0.5) { p *= y; y += 1.0; }
+    return __ptxplay_lgamma2(y - 1.0) - __ptxplay_log1p(y - 1.0) - __ptxplay_log(__builtin_fabs(p));
+  }
+  // Reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x).
+  double s = __builtin_fabs(__ptxplay_sincospi(x, 0));
+  return 1.14472988584940017414e+00 - __ptxplay_log(s) - __ptxplay_lgamma_pos(1.0 - x);
+}
+// tgamma: CUDA documents 10 ulp (tgammaf 5 ulp). exp of Stirling's series
+// in double-double above 12; below, exp of the series on [1.5, 2.5) times
+// or divided by the product of the recurrence, kept in double-double
+// (and scaled, below -170).
+__PTXPLAY_FN double __ptxplay_tgamma(double x) {
+  if (x != x) return x;
+  if (x == 0.0) return __builtin_copysign(__builtin_inf(), x);
+  if (x == __builtin_inf()) return x;
+  if (x < 0.0 && __builtin_trunc(x) == x) return __builtin_nan("");
+  if (x > 171.7) return __builtin_inf();
+  if (x < -190.0) return __builtin_copysign(0.0, __ptxplay_sincospi(x, 0));
+  if (x >= 12.0) { double h, l; __ptxplay_lgamma_stirling(x, &h, &l); return __ptxplay_exp_dd(h, l); }
+  double ph = 1.0, pl = 0.0, y = x;
+  int pe = 0;
+  bool up = y < 1.5;
+  while (y >= 2.5) { y -= 1.0; double h = __PTXPLAY_MUL(ph, y); pl = __builtin_fma(ph, y, -h) + pl * y; ph = h; }
+  while (y < 1.5) {
+    double h = __PTXPLAY_MUL(ph, y); pl = __builtin_fma(ph, y, -h) + pl * y; ph = h;
+    if (__builtin_fabs(ph) > 0x1p600) { ph *= 0x1p-600; pl *= 0x1p-600; pe += 600; }
+    y += 1.0;
+  }
+  double g = __ptxplay_exp(__ptxplay_lgamma2(y - 2.0));
+  if (!up) return g * ph + g * pl;
+  double q = g / ph, ql = (__builtin_fma(-q, ph, g) - q * pl) / ph;
+  return __ptxplay_scalbn(q + ql, -pe);
+}
+
+// The continued fraction F(x) = x + (1/2)/(x + 1/(x + (3/2)/(x + ...))) for
+// x >= 3, with erfc(x) = exp(-x^2) / (sqrt(pi) F(x)) (Lentz).
+__PTXPLAY_FN double __ptxplay_erfc_F(double x) {
+  double f = x, C = x, D = 0.0;
+  for (int n = 1; n < 500; n++) {
+    double a = 0.5 * n;
+    D = x + a * D; C = x + a / C;
+    D = 1.0 / D;
+    double delta = C * D;
+    f *= delta;
+    if (__builtin_fabs(delta - 1.0) < 0x1p-60) break;
+  }
+  return f;
+}
+// erfcx(x) = exp(x^2) erfc(x): CUDA documents 4 ulp. 1/(sqrt(pi) F(x))
+// above 3, exp(x^2) (x^2 in double-double) times erfc below.
+__PTXPLAY_FN double __ptxplay_erfcx(double x) {
+  if (x != x) return x;
+  if (x >= 3.0) return x == __builtin_inf() ? 0.0 : 5.64189583547756286948e-01 / __ptxplay_erfc_F(x);
+  if (x < -26.7) return __builtin_inf();
+  double h = __PTXPLAY_MUL(x, x), l = __builtin_fma(x, x, -h);
+  return __ptxplay_exp_dd(h, l) * __ptxplay_erfc(x);
+}
+// erfc(xh + xl) = erfc(xh) - xl 2/sqrt(pi) exp(-xh^2).
+__PTXPLAY_FN double __ptxplay_erfc_dd(double xh, double xl) {
+  return __ptxplay_erfc(xh) - xl * 1.12837916709551255857e+00 * __ptxplay_exp_negsq(xh);
+}
+// normcdf(x) = erfc(-x/sqrt 2)/2: CUDA documents 5 ulp. The quotient in
+// double-double (erfc is steep: its relative slope is 2x there).
+__PTXPLAY_FN double __ptxplay_normcdf(double x) {
+  if (x != x) return x;
+  if (x > 8.3) return 1.0;
+  if (x < -38.5) return 0.0;
+  const double rh = 7.07106781186547572737e-01, rl = -4.83364665672645672553e-17; // 1/sqrt 2
+  double h = __PTXPLAY_MUL(-x, rh), l = __builtin_fma(-x, rh, -h) - x * rl;
+  return 0.5 * __ptxplay_erfc_dd(h, l);
+}
+// erfcinv: CUDA documents 6 ulp (erfcinvf 4 ulp); erfinv 5 ulp (erfinvf 2).
+// Giles' approximation, then Halley steps on erfc (or, for tiny arguments,
+// Newton on log erfc(x) = -x^2 - log(sqrt(pi) F(x)), which never underflows).
+__PTXPLAY_FN double __ptxplay_erfinv_guess(double y, double w) { // w = -log((1-y)(1+y))
+  double p;
+  if (w < 5.0) {
+    w = w - 2.5;
+    p = 2.81022636e-08; p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w; p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w; p = -0.00125372503 + p * w; p = -0.00417768164 + p * w; p = 0.246640727 + p * w; p = 1.50140941 + p * w;
+  } else {
+    w = __builtin_sqrt(w) - 3.0;
+    p = -0.000200214257; p = 0.000100950558 + p * w; p = 0.00134934322 + p * w; p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w; p = -0.0076224613 + p * w; p = 0.00943887047 + p * w; p = 1.00167406 + p * w; p = 2.83297682 + p * w;
+  }
+  return p * y;
+}
+__PTXPLAY_FN double __ptxplay_erfcinv(double z) {
+  if (z != z || z < 0.0 || z > 2.0) return __builtin_nan("");
+  if (z == 0.0) return __builtin_inf();
+  if (z == 2.0) return -__builtin_inf();
+  if (z == 1.0) return 0.0;
+  double sg = 1.0;
+  if (z > 1.0) { z = 2.0 - z; sg = -1.0; } // 2 - z exact
+  double x;
+  if (z < 1e-30) {
+    double lz = __ptxplay_log(z);
+    x = __builtin_sqrt(-lz);
+    for (int i = 0; i < 6; i++) { // log erfc(x) - log z = 0
+      double F = __ptxplay_erfc_F(x);
+      double h = __PTXPLAY_MUL(x, x), l = __builtin_fma(x, x, -h);
+      double g = ((-h - lz) - __ptxplay_log(1.77245385090551602730e+00 * F)) - l;
+      x = x + g / (2.0 * F);
+    }
+    return sg * x;
+  }
+  double y = 1.0 - z; // exact for z >= 1/2; erf(x) = y
+  x = __ptxplay_erfinv_guess(y, -__ptxplay_log(z * (2.0 - z)));
+  for (int i = 0; i < 3; i++) {
+    double f = __ptxplay_erfc(x) - z;
+    double d = -1.12837916709551255857e+00 * __ptxplay_exp_negsq(x);
+    x = x - f / (d + x * f);
+  }
+  return sg * x;
+}
+__PTXPLAY_FN double __ptxplay_erfinv(double y) {
+  double ay = __builtin_fabs(y);
+  if (!(ay <= 1.0)) return __builtin_nan("");
+  if (ay == 1.0) return __builtin_copysign(__builtin_inf(), y);
+  if (ay >= 0.5) return __builtin_copysign(__ptxplay_erfcinv(1.0 - ay), y); // 1 - ay exact
+  if (ay < 0x1p-60) return y * 8.86226925452758013649e-01; // sqrt(pi)/2
+  double x = __ptxplay_erfinv_guess(ay, -__ptxplay_log1p(-ay * ay));
+  for (int i = 0; i < 3; i++) {
+    double eh, el;
+    __ptxplay_erf_dd(x, &eh, &el);
+    double f = (eh - ay) + el;
+    double d = 1.12837916709551255857e+00 * __ptxplay_exp_negsq(x);
+    x = x - f / (d + x * f);
+  }
+  return __builtin_copysign(x, y);
+}
+// normcdfinv(p) = -sqrt(2) erfcinv(2p): CUDA documents 8 ulp (5 for the float version).
+__PTXPLAY_FN double __ptxplay_normcdfinv(double p) {
+  return -1.41421356237309514547e+00 * __ptxplay_erfcinv(2.0 * p);
+}
