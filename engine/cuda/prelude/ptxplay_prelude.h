@@ -120,6 +120,12 @@ __device__ inline __cuda_builtin_gridDim_t::operator dim3() const { return dim3(
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
+// clang's intrinsics header calls __isShared and __cvta_generic_to_shared
+// in its sm_90 functions (__isCtaShared, __cluster_map_shared_rank, ...)
+// before its own __nv_cvta_*_impl that they are made of (defined below):
+// declared here, every target compiles.
+__device__ inline unsigned __isShared(const void *p);
+__device__ inline size_t __cvta_generic_to_shared(const void *p);
 // clang-19's __clang_cuda_intrinsics.h passes (mask, value) to the
 // __nvvm_redux_sync_* builtins, which take (value, mask): its
 // __reduce_*_sync are renamed out of the way and defined below.
@@ -157,10 +163,17 @@ __device__ inline void *__cvta_global_to_generic(size_t a) { return __nv_cvta_gl
 __device__ inline void *__cvta_shared_to_generic(size_t a) { return __nv_cvta_shared_to_generic_impl(a); }
 __device__ inline void *__cvta_constant_to_generic(size_t a) { return __nv_cvta_constant_to_generic_impl(a); }
 __device__ inline void *__cvta_local_to_generic(size_t a) { return __nv_cvta_local_to_generic_impl(a); }
+// The address-space tests (CUDA's sm_20_intrinsics.h).
+__device__ inline unsigned __isGlobal(const void *p) { return __nvvm_isspacep_global(p); }
+__device__ inline unsigned __isShared(const void *p) { return __nvvm_isspacep_shared(p); }
+__device__ inline unsigned __isConstant(const void *p) { return __nvvm_isspacep_const(p); }
+__device__ inline unsigned __isLocal(const void *p) { return __nvvm_isspacep_local(p); }
 
 // __syncthreads is a clang builtin; __syncwarp comes from __clang_cuda_intrinsics.h.
 
-// __match_*_sync overloads (CUDA's sm_70_rt.hpp).
+// __match_*_sync overloads (CUDA's sm_70_rt.hpp): sm_70 and later, as
+// clang's __match32/64_*_sync they call.
+#if __CUDA_ARCH__ >= 700
 __device__ inline unsigned int __match_any_sync(unsigned int m, unsigned int v) { return __match32_any_sync(m, v); }
 __device__ inline unsigned int __match_any_sync(unsigned int m, int v) { return __match32_any_sync(m, (unsigned)v); }
 __device__ inline unsigned int __match_any_sync(unsigned int m, float v) { return __match32_any_sync(m, __float_as_uint(v)); }
@@ -171,6 +184,7 @@ __device__ inline unsigned int __match_all_sync(unsigned int m, int v, int *p) {
 __device__ inline unsigned int __match_all_sync(unsigned int m, float v, int *p) { return __match32_all_sync(m, __float_as_uint(v), p); }
 __device__ inline unsigned int __match_all_sync(unsigned int m, unsigned long long v, int *p) { return __match64_all_sync(m, v, p); }
 __device__ inline unsigned int __match_all_sync(unsigned int m, long long v, int *p) { return __match64_all_sync(m, (unsigned long long)v, p); }
+#endif
 
 // Atomic functions (CUDA's device_atomic_functions.h overloads).
 __device__ inline int atomicAdd(int *p, int v) { return __iAtomicAdd(p, v); }
