@@ -13,9 +13,8 @@
 import { h, setChildren, download, stored } from "./dom";
 import type { Change, Model, ProgramScoped } from "./model";
 import type { MatrixRows, TensorOp, TensorReport } from "./proto";
-import { fragmentTable, sparseCaption, typeBits, wgmmaForm, wgmmaKeys } from "./fragdata";
+import { fragmentTable, sparseCaption, typeBits, wgmmaForm, wgmmaKeys, type LiveValues, type RowNote } from "./fragdata";
 import { descPicture, descView } from "./wgmmadesc";
-import type { LiveValues, RowNote } from "./fragdata";
 import { colPager, operandParts, PAGE_COLS, svg, SVG } from "./fragsvg";
 
 /** The /api/fragments types (generated from engine/isa's FragInstr). FragElem: [lane, reg, part, row, col]. */
