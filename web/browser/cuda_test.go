@@ -254,6 +254,10 @@ func TestCUDANamesLines(t *testing.T) {
 	tb.waitJS("presenter mode off", `!document.documentElement.classList.contains("presenter")`)
 	tb.viewport(1440, 900)
 	tb.atEverySize("CUDA lines named in the fault and the console", "cuda-places")
+	tb.click("#pg-cuda-toggle")
+	tb.waitJS("PTX mode", `!document.querySelector(".pg-left.cuda-on")`)
+	tb.expectTabsOneRow("1440x900 PTX")
+	tb.screenshot("cuda-places-ptx-mode-1440")
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
 	}
