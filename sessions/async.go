@@ -47,9 +47,12 @@ func (s *Session) asyncOf(w *emu.Warp) *asyncJSON {
 		g.lanes |= 1 << c.Lane
 		if !slices.Contains(g.Lines, line) {
 			g.Lines = append(g.Lines, line)
+			if s.cu != nil {
+				g.CUDALines = append(g.CUDALines, s.cline(c.PC))
+			}
 		}
 		if len(a.Items) < maxAsyncItems {
-			a.Items = append(a.Items, asyncCopyJSON{Lane: c.Lane, PC: c.PC, Line: line, Group: int(c.Group), Committed: c.Committed,
+			a.Items = append(a.Items, asyncCopyJSON{Lane: c.Lane, PC: c.PC, Line: line, CUDALine: s.cline(c.PC), Group: int(c.Group), Committed: c.Committed,
 				Src: hex64(c.Src), Dst: c.Dst, Size: c.Size})
 		} else {
 			a.More++
@@ -71,7 +74,7 @@ func (s *Session) asyncOf(w *emu.Warp) *asyncJSON {
 	for i := range a.Groups {
 		g := &a.Groups[i]
 		g.Lanes = hex32(g.lanes)
-		slices.Sort(g.Lines)
+		sortLinePairs(g.Lines, g.CUDALines)
 		if g.Committed {
 			a.Committed++
 		} else {
@@ -114,4 +117,22 @@ func (s *Session) wgmmaOf(w *emu.Warp) *wgmmaAsyncJSON {
 		a.Groups = append(a.Groups, j)
 	}
 	return a
+}
+
+// sortLinePairs sorts PTX lines ascending, keeping cuda (nil, or one CUDA
+// line per PTX line) beside them.
+func sortLinePairs(lines, cuda []int) {
+	if len(cuda) != len(lines) {
+		slices.Sort(lines)
+		return
+	}
+	idx := make([]int, len(lines))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return lines[a] - lines[b] })
+	l, c := slices.Clone(lines), slices.Clone(cuda)
+	for i, k := range idx {
+		lines[i], cuda[i] = l[k], c[k]
+	}
 }

@@ -53,10 +53,14 @@ type blockJSON struct {
 	Last      int    `json:"last"`
 	FirstLine int    `json:"firstLine"`
 	LastLine  int    `json:"lastLine"`
-	Succ      []int  `json:"succ"`
-	Branch    *int   `json:"branch,omitempty"`
-	Divergent bool   `json:"divergent,omitempty"`
-	Reconv    *int   `json:"reconv,omitempty"`
+	// FirstCUDALine and LastCUDALine: the CUDA lines of first and last
+	// (CUDA programs; absent: none).
+	FirstCUDALine int   `json:"firstCudaLine,omitempty"`
+	LastCUDALine  int   `json:"lastCudaLine,omitempty"`
+	Succ          []int `json:"succ"`
+	Branch        *int  `json:"branch,omitempty"`
+	Divergent     bool  `json:"divergent,omitempty"`
+	Reconv        *int  `json:"reconv,omitempty"`
 }
 
 // divergenceJSON is the divergence data of a state or inspect reply.
@@ -112,7 +116,8 @@ func (s *Session) cfgOf() *cfgJSON {
 				return out
 			}
 			j := blockJSON{Func: f.Name, First: b.Start, Last: b.End - 1,
-				FirstLine: s.prog.line(b.Start), LastLine: s.prog.line(b.End - 1), Succ: []int{}}
+				FirstLine: s.prog.line(b.Start), LastLine: s.prog.line(b.End - 1),
+				FirstCUDALine: s.cline(b.Start), LastCUDALine: s.cline(b.End - 1), Succ: []int{}}
 			for _, x := range b.Succ {
 				if x >= 0 {
 					x += base

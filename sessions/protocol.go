@@ -192,10 +192,12 @@ type loadedMsg struct {
 }
 
 type tensorOpJSON struct {
-	PC   int              `json:"pc"`
-	Line int              `json:"line"`
-	Key  string           `json:"key"`
-	Regs map[string][]int `json:"regs"`
+	PC   int `json:"pc"`
+	Line int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int              `json:"cudaLine,omitempty"`
+	Key      string           `json:"key"`
+	Regs     map[string][]int `json:"regs"`
 }
 
 // launchFixJSON says how the load's spec fits the kernel. With applied, a
@@ -585,6 +587,8 @@ type mbarrierWaitJSON struct {
 	Parity int    `json:"parity"`
 	PC     int    `json:"pc"`
 	Line   int    `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int `json:"cudaLine,omitempty"`
 }
 
 type barrierJSON struct {
@@ -741,15 +745,20 @@ type asyncGroupJSON struct {
 	Bytes     int    `json:"bytes"`
 	Lanes     string `json:"lanes"` // the issuing lanes (hex mask)
 	Lines     []int  `json:"lines"` // the cp.async lines that issued them
+	// CUDALines: the CUDA line of each of lines (CUDA programs, 0 where
+	// it has none; absent for PTX programs).
+	CUDALines []int `json:"cudaLines,omitempty"`
 	lanes     uint32
 }
 
 // asyncCopyJSON is one lane's copy in flight: from global address src to
 // shared offset dst (in its CTA's shared memory), size bytes.
 type asyncCopyJSON struct {
-	Lane      int    `json:"lane"`
-	PC        int    `json:"pc"`
-	Line      int    `json:"line"`
+	Lane int `json:"lane"`
+	PC   int `json:"pc"`
+	Line int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine  int    `json:"cudaLine,omitempty"`
 	Group     int    `json:"group"`
 	Committed bool   `json:"committed"`
 	Src       string `json:"src"`
@@ -839,12 +848,14 @@ type faultJSON struct {
 // barrierWarpJSON is a warp at a barrier: stuck in a deadlock, or
 // released by a barrier-release event.
 type barrierWarpJSON struct {
-	CTA     int    `json:"cta"` // index among resident CTAs
-	Warp    int    `json:"warp"`
-	Barrier int    `json:"barrier"`
-	PC      int    `json:"pc"`
-	Line    int    `json:"line"`
-	Lanes   string `json:"lanes"`
+	CTA     int `json:"cta"` // index among resident CTAs
+	Warp    int `json:"warp"`
+	Barrier int `json:"barrier"`
+	PC      int `json:"pc"`
+	Line    int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	Lanes    string `json:"lanes"`
 }
 
 type breakpointsMsg struct {

@@ -1238,7 +1238,7 @@ func (s *Session) tensorOps() []tensorOpJSON {
 			if fi == nil {
 				continue
 			}
-			j := tensorOpJSON{PC: pc, Line: s.prog.line(pc), Key: fi.Key, Regs: map[string][]int{}}
+			j := tensorOpJSON{PC: pc, Line: s.prog.line(pc), CUDALine: s.cline(pc), Key: fi.Key, Regs: map[string][]int{}}
 			for name, rs := range op.TensorSlots() {
 				j.Regs[name] = make([]int, len(rs))
 				for k, r := range rs {

@@ -27,13 +27,15 @@ type tmaJSON struct {
 	Source string `json:"source"`
 	// CTA (resident slot) and linear index of the CTA; the warp, lane,
 	// pc and line of the instruction; op its opcode with modifiers.
-	CTA    int    `json:"cta"`
-	Linear int    `json:"linear"`
-	Warp   int    `json:"warp"`
-	Lane   int    `json:"lane"`
-	PC     int    `json:"pc"`
-	Line   int    `json:"line"`
-	Op     string `json:"op,omitempty"`
+	CTA    int `json:"cta"`
+	Linear int `json:"linear"`
+	Warp   int `json:"warp"`
+	Lane   int `json:"lane"`
+	PC     int `json:"pc"`
+	Line   int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	Op       string `json:"op,omitempty"`
 	// Direction: "load" (global to shared), "store" (shared to global),
 	// "reduce" (shared reduced into global; reduction names the
 	// operation) or "prefetch" (no shared memory).
@@ -153,7 +155,7 @@ func (s *Session) tmaView(ci int, w *emu.Warp) *tmaJSON {
 	if !ok {
 		return &tmaJSON{Source: "none"}
 	}
-	j := &tmaJSON{Source: src, CTA: ci, Linear: c.Linear, Warp: t.Warp, Lane: t.Lane, PC: t.PC, Line: s.prog.line(t.PC), Op: s.prog.op(t.PC),
+	j := &tmaJSON{Source: src, CTA: ci, Linear: c.Linear, Warp: t.Warp, Lane: t.Lane, PC: t.PC, Line: s.prog.line(t.PC), CUDALine: s.cline(t.PC), Op: s.prog.op(t.PC),
 		Direction: t.Kind.String(), Coords: append([]int32{}, t.Coords[:t.Rank]...), MapAddr: strconv.FormatUint(t.MapAddr, 16)}
 	if t.Kind == emu.TMAReduce {
 		j.Reduction = t.Red.String()

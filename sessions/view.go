@@ -329,7 +329,7 @@ func (s *Session) mbarriersJSON(c *emu.CTA) mbarView {
 		j := mbarrierJSON{Offset: strconv.FormatUint(b.Off, 16), Name: b.Name, Valid: st.Valid, Phase: int(st.Phase),
 			Pending: st.Pending, Expected: st.Expected, Tx: st.Tx, Missing: st.Missing(), Waiting: []mbarrierWaitJSON{}}
 		for _, w := range b.Waiting {
-			j.Waiting = append(j.Waiting, mbarrierWaitJSON{Warp: w.Warp, Lanes: hex32(w.Lanes), Parity: int(w.Parity), PC: w.PC, Line: s.prog.line(w.PC)})
+			j.Waiting = append(j.Waiting, mbarrierWaitJSON{Warp: w.Warp, Lanes: hex32(w.Lanes), Parity: int(w.Parity), PC: w.PC, Line: s.prog.line(w.PC), CUDALine: s.cline(w.PC)})
 		}
 		out = append(out, j)
 	}
@@ -506,7 +506,7 @@ func (s *Session) barrierWarpJSON(bw emu.BarrierWarp) barrierWarpJSON {
 			ci = i
 		}
 	}
-	return barrierWarpJSON{CTA: ci, Warp: bw.Warp, Barrier: bw.Barrier, PC: bw.PC, Line: s.prog.line(bw.PC), Lanes: hex32(bw.Lanes)}
+	return barrierWarpJSON{CTA: ci, Warp: bw.Warp, Barrier: bw.Barrier, PC: bw.PC, Line: s.prog.line(bw.PC), CUDALine: s.cline(bw.PC), Lanes: hex32(bw.Lanes)}
 }
 
 // memoryJSON adds the memory written since the previous state, and the

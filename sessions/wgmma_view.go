@@ -30,9 +30,11 @@ type wgmmaFieldsJSON struct {
 
 // wgmmaViewJSON is the descriptor view of the wgmma.mma_async at pc.
 type wgmmaViewJSON struct {
-	PC   int    `json:"pc"`
-	Line int    `json:"line"`
-	Form string `json:"form"`
+	PC   int `json:"pc"`
+	Line int `json:"line"`
+	// CUDALine: the CUDA line of pc (CUDA programs; absent: none).
+	CUDALine int    `json:"cudaLine,omitempty"`
+	Form     string `json:"form"`
 	// SharedBytes is the size of the CTA's shared memory.
 	SharedBytes int `json:"sharedBytes"`
 	// Operands: A (when it comes from shared memory), then B.
@@ -82,7 +84,7 @@ func (s *Session) wgmmaView(pc int, c *emu.CTA, w *emu.Warp) (*wgmmaViewJSON, er
 		return nil, fmt.Errorf("wgmmaPC %d (line %d) is not a wgmma.mma_async", pc, s.prog.line(pc))
 	}
 	sh := c.Shared()
-	v := &wgmmaViewJSON{PC: pc, Line: s.prog.line(pc), Form: info.Form.Key(), SharedBytes: len(sh), Operands: []wgmmaDescJSON{}}
+	v := &wgmmaViewJSON{PC: pc, Line: s.prog.line(pc), CUDALine: s.cline(pc), Form: info.Form.Key(), SharedBytes: len(sh), Operands: []wgmmaDescJSON{}}
 	for _, d := range info.Descs {
 		vals := w.Reg(int(d.Slot))
 		o := d.Operand

@@ -10,6 +10,7 @@ import { mask32 } from "./format";
 import type { Change, Model, ProgramScoped } from "./model";
 import type { CfgBlock, WarpThreads } from "./proto";
 import { laneStrip, pickText, schedBar, stackLaneNotes, threadsView, type SchedHooks } from "./threads";
+import { rangeName, rangeShort } from "./srcline";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -36,7 +37,7 @@ function pct(x: number): string {
 }
 
 function lineRange(b: CfgBlock): string {
-  return b.firstLine === b.lastLine ? `line ${b.firstLine}` : `lines ${b.firstLine}–${b.lastLine}`;
+  return rangeShort(b.firstLine, b.lastLine, b.firstCudaLine, b.lastCudaLine);
 }
 
 export class DivergenceView implements ProgramScoped {
@@ -234,7 +235,7 @@ export class DivergenceView implements ProgramScoped {
         class: `cfg-block${cur ? " cur" : ""}${b.divergent ? " divergent" : ""}${joins ? " reconv" : ""}${wait ? " pending" : ""}`,
         "data-block": i, "data-first": b.first, "data-last": b.last, "data-y": y0,
       });
-      const tip = [`${lineRange(b)} (pcs ${b.first}–${b.last})`];
+      const tip = [`${rangeName(b.firstLine, b.lastLine, b.firstCudaLine, b.lastCudaLine)} (pcs ${b.first}–${b.last})`];
       if (b.branch !== undefined) tip.push(b.divergent ? `ends with a branch that can split the warp; lanes rejoin at ${b.reconv !== undefined && b.reconv >= 0 ? `line ${this.model.lineOf(b.reconv) ?? "?"}` : "exit"}` : "ends with a uniform branch");
       if (joins) tip.push(`reconvergence point of the branch${joins.length > 1 ? "es" : ""} at line ${joins.join(", ")}`);
       if (wait) tip.push(`${wait} lane${wait === 1 ? "" : "s"} of the selected warp will rejoin here`);

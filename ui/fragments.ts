@@ -13,14 +13,14 @@
 import { h, setChildren, download, stored } from "./dom";
 import type { Change, Model, ProgramScoped } from "./model";
 import type { MatrixRows, TensorOp, TensorReport } from "./proto";
-import { fragmentTable, sparseCaption, typeBits, wgmmaForm, wgmmaKeys } from "./fragdata";
+import { fragmentTable, sparseCaption, typeBits, wgmmaForm, wgmmaKeys, type LiveValues, type RowNote } from "./fragdata";
 import { descPicture, descView } from "./wgmmadesc";
-import type { LiveValues, RowNote } from "./fragdata";
 import { colPager, operandParts, PAGE_COLS, svg, SVG } from "./fragsvg";
 
 /** The /api/fragments types (generated from engine/isa's FragInstr). FragElem: [lane, reg, part, row, col]. */
 export type { FragElem, FragOperand, SparseInfo, FragInstr } from "./api_gen";
 import type { FragOperand, FragInstr } from "./api_gen";
+import { lineName } from "./srcline";
 
 export interface FragmentsHooks {
   /** Show a register's lane in the registers view (a click on a live cell). */
@@ -119,7 +119,7 @@ export class FragmentsView implements ProgramScoped {
     const ops = this.model.loaded?.tensorOps ?? [];
     setChildren(this.kernelPick,
       h("option", { value: "-1" }, ops.length ? "—" : "(none)"),
-      ops.map((o) => h("option", { value: String(o.pc) }, `line ${o.line} · ${o.key}`)));
+      ops.map((o) => h("option", { value: String(o.pc) }, `${lineName(o.line, o.cudaLine)} · ${o.key}`)));
     this.kernelPick.disabled = !ops.length;
     this.kernelPick.value = String(this.livePC);
   }
@@ -256,7 +256,7 @@ export class FragmentsView implements ProgramScoped {
     const last = this.model.last;
     const who = rep && last ? ` · rows and registers as CTA ${last.cta >= 0 ? last.cta : `#${last.linear}`} warp ${last.warp} executed it` : op && !op.key.startsWith("wgmma.") ? " · its row addresses and registers show right after it executes" : "";
     const wgLive = live?.laneBase !== undefined ? ` (threads ${live.laneBase}–${live.laneBase + 31} of its warpgroup: select another of its warps for their rows${this.model.selectedWarp()?.wgmma ? "; D keeps its old values until the wgmma.wait_group lands the results in flight" : ""})` : "";
-    const caption = op ? h("p.frag-live", h("b", `line ${op.line}`), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now${wgLive} (click a cell for its register)` : " · select a warp to see its values", who) : null;
+    const caption = op ? h("p.frag-live", h("b", lineName(op.line, op.cudaLine)), live ? ` · values of CTA ${this.model.sel.cta} warp ${this.model.sel.warp} now${wgLive} (click a cell for its register)` : " · select a warp to see its values", who) : null;
     const regs = rep?.operands?.length
       ? h("p.frag-regs", rep.operands.map((o) => h("span.frag-regop", { "data-operand": o.name, "data-write": o.write ? "1" : "0" },
         h("b", `${o.write ? "wrote" : "read"} ${o.name.toUpperCase()}`), " ", h("code", o.regs.map((r) => this.regName(r)).join(" ")))))
@@ -358,7 +358,7 @@ export class FragmentsView implements ProgramScoped {
     const op = this.liveOp();
     const parts: string[] = [];
     if (m.loaded?.entry) parts.push(`kernel ${m.loaded.entry}`);
-    if (op) parts.push(`line ${op.line}`);
+    if (op) parts.push(lineName(op.line, op.cudaLine));
     if (m.loaded) parts.push(`step ${m.step.toLocaleString("en-US")}`);
     parts.push(withValues ? `CTA #${m.selLinear()} warp ${m.sel.warp}` : "layout only, no values");
     if (f) parts.push(`form ${f.key}`);

@@ -6,6 +6,7 @@
 import type { CtaState, Mbarrier } from "./proto";
 import { h, setChildren } from "./dom";
 import { popc } from "./format";
+import { lineName } from "./srcline";
 
 /** The event a click on an mbarrier's address sends (bubbling): the app
  * shows the CTA's shared memory at the offset. */
@@ -29,7 +30,7 @@ function row(c: CtaState, b: Mbarrier): HTMLElement {
     ? `phase ${b.phase} · ${b.pending} of ${b.expected} arrival${b.expected === 1 ? "" : "s"} pending · ${tx}`
     : "overwritten: not an initialised mbarrier now";
   const waits = (b.waiting ?? []).map((w) =>
-    h("span.mbar-wait", { "data-cta": c.cta, "data-warp": w.warp, title: `warp ${w.warp}: ${popc(parseInt(w.lanes, 16) >>> 0)} lanes wait for phase ${w.parity} at line ${w.line}` },
+    h("span.mbar-wait", { "data-cta": c.cta, "data-warp": w.warp, title: `warp ${w.warp}: ${popc(parseInt(w.lanes, 16) >>> 0)} lanes wait for phase ${w.parity} at ${lineName(w.line, w.cudaLine)}` },
       `w${w.warp}`));
   return h("li.mbar", { title: b.valid ? `missing: ${b.missing}` : "" }, addr, h("span.mbar-state", state),
     waits.length ? h("span.mbar-waits", "waiting: ", ...waits) : h("span.mbar-waits.muted", "no warp waits"));

@@ -120,9 +120,25 @@ export class FaultView {
         row("CTA", f.cta ? `${dims(f.cta, loaded?.grid)}${cta ? ` · #${cta.linear}` : ""}` : null),
         row("thread", thread),
         row("warp / lane", h("button.linklike", { type: "button", onclick: () => this.hooks.selectFault(f), title: "Select the faulting warp" }, `warp ${f.warp}, lane ${f.lane}`)),
-        row("address", f.address ? h("code", `0x${f.address}`) : null)),
+        row("address", f.address ? h("code", `0x${f.address}`) : null),
+        row("stuck at", stuckAt(f, (line) => this.hooks.goto(line, 1)))),
       h("p.fault-hint", "Back steps one instruction at a time to see how it got here."));
   }
+}
+
+/** A barrier deadlock's stuck warps by the line they wait at: "w0 w1 at kernel.cu:7 (PTX line 31)". */
+function stuckAt(f: Fault, goto: (line: number) => void): HTMLElement | null {
+  const at = new Map<number, { cuda?: number; warps: string[] }>();
+  for (const w of f.waiting ?? []) {
+    if (!w.line) continue;
+    const e = at.get(w.line) ?? { cuda: w.cudaLine, warps: [] };
+    if (e.warps.length < 8) e.warps.push(`w${w.warp}`);
+    else if (e.warps.length === 8) e.warps.push("…");
+    at.set(w.line, e);
+  }
+  if (!at.size) return null;
+  return h("span.fault-stuck", [...at].sort((a, b) => a[0] - b[0]).slice(0, 4).map(([line, e]) =>
+    h("span", `${e.warps.join(" ")} at `, h("button.linklike", { type: "button", onclick: () => goto(line), title: lineTitle(line, e.cuda) }, lineName(line, e.cuda)), " ")));
 }
 
 // ---- events ----
@@ -260,7 +276,7 @@ export function eventRow(e: EventInfo, multi: boolean, goto: (line: number) => v
     h("span.ev-what", eventText[e.kind] ?? ""),
     e.line ? h("button.linklike", { type: "button", onclick: () => goto(e.line), title: lineTitle(e.line, e.cudaLine) }, lineName(e.line, e.cudaLine)) : null,
     mask !== null && (mask !== 0 || (e.kind !== "barrier-release" && e.kind !== "cluster-release")) ? h("span.ev-mask", { title: maskText(mask) }, `${popc(mask)} lane${popc(mask) === 1 ? "" : "s"}`) : null,
-    e.warps?.length ? h("span.ev-mask", { title: e.warps.map((w) => `w${w.warp}: ${maskText(mask32(w.lanes))}`).join("\n") }, `${e.warps.length} warp${e.warps.length === 1 ? "" : "s"} released`) : null,
+    e.warps?.length ? h("span.ev-mask", { title: e.warps.map((w) => `w${w.warp}: ${maskText(mask32(w.lanes))}${w.line ? ` at ${lineName(w.line, w.cudaLine)}` : ""}`).join("\n") }, `${e.warps.length} warp${e.warps.length === 1 ? "" : "s"} released`) : null,
     other !== null ? h("span.ev-mask", { title: maskText(other) }, `/ ${popc(other)} other`) : null,
     e.addr !== undefined ? h("span.ev-mask", `mbarrier @0x${e.addr}${e.relaxed ? " · relaxed" : ""}`) : null,
     e.id !== undefined ? h("span.ev-mask", `${e.kind.startsWith("cluster-") ? "phase" : "barrier"} ${e.id}${e.count !== undefined ? ` · ${e.count}/${e.expected} threads` : ""}${e.relaxed ? " · relaxed (releases nothing)" : ""}`) : null);

@@ -5,6 +5,7 @@
 
 import type { AsyncWork, WgmmaWork } from "./proto";
 import type { Model } from "./model";
+import { linesName } from "./srcline";
 
 /** "1 KiB" / "48 B". */
 export function byteText(n: number): string {
@@ -26,7 +27,7 @@ export function asyncSummary(a: AsyncWork | undefined): string {
 export function asyncGroupLines(a: AsyncWork | undefined): string[] {
   if (!a) return [];
   return a.groups.map((g) => `group ${g.group} · ${g.committed ? "committed: a wait_group can land it" : "open: not committed yet"} · ` +
-    `${g.copies} cop${g.copies === 1 ? "y" : "ies"}, ${byteText(g.bytes)} · lanes ${g.lanes} · line${g.lines.length > 1 ? "s" : ""} ${g.lines.join(", ")}`);
+    `${g.copies} cop${g.copies === 1 ? "y" : "ies"}, ${byteText(g.bytes)} · lanes ${g.lanes} · ${linesName(g.lines, g.cudaLines)}`);
 }
 
 const groupsText = (n: number) => `${n} group${n === 1 ? "" : "s"}`;
@@ -60,6 +61,7 @@ export interface PendingRange {
   warp: number;
   lane: number;
   line: number;
+  cudaLine?: number;
   committed: boolean;
 }
 
@@ -70,7 +72,7 @@ export function pendingRanges(m: Model, linear: number): PendingRange[] {
     if (c.linear !== linear) continue;
     for (const w of c.warps) {
       for (const it of w.async?.items ?? []) {
-        out.push({ offset: it.dst, bytes: it.size, warp: w.warp, lane: it.lane, line: it.line, committed: it.committed });
+        out.push({ offset: it.dst, bytes: it.size, warp: w.warp, lane: it.lane, line: it.line, cudaLine: it.cudaLine, committed: it.committed });
       }
     }
   }
@@ -81,7 +83,8 @@ export function pendingRanges(m: Model, linear: number): PendingRange[] {
 export function pendingText(ranges: PendingRange[], off: number, size: number): string {
   const hits = ranges.filter((r) => r.offset < off + size && off < r.offset + r.bytes);
   if (!hits.length) return "";
-  const lines = [...new Set(hits.map((r) => r.line))].sort((a, b) => a - b);
+  const at = new Map(hits.map((r) => [r.line, r.cudaLine]));
+  const lines = [...at.keys()].sort((a, b) => a - b);
   const who = hits.length === 1 ? `warp ${hits[0].warp} lane ${hits[0].lane}` : `${hits.length} copies`;
-  return `pending cp.async from line ${lines.join(", ")} (${who}): lands at the thread's cp.async.wait_group/wait_all or exit`;
+  return `pending cp.async from ${linesName(lines, lines.map((l) => at.get(l)))} (${who}): lands at the thread's cp.async.wait_group/wait_all or exit`;
 }

@@ -183,6 +183,7 @@ export interface LaunchFix {
 export interface TensorOp {
   pc: number;
   line: number;
+  cudaLine?: number;
   key: string;
   regs: Record<string, number[]>;
 }
@@ -193,6 +194,8 @@ export interface CfgBlock {
   last: number;
   firstLine: number;
   lastLine: number;
+  firstCudaLine?: number;
+  lastCudaLine?: number;
   succ: number[];
   branch?: number;
   divergent?: boolean;
@@ -385,6 +388,7 @@ export interface MbarrierWait {
   parity: number;
   pc: number;
   line: number;
+  cudaLine?: number;
 }
 
 export interface StackEntry {
@@ -397,6 +401,7 @@ export interface AsyncCopy {
   lane: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   group: number;
   committed: boolean;
   src: string;
@@ -411,6 +416,7 @@ export interface AsyncGroup {
   bytes: number;
   lanes: string;
   lines: number[];
+  cudaLines?: number[];
 }
 
 export interface AsyncWork {
@@ -471,6 +477,7 @@ export interface WgmmaDescView {
 export interface WgmmaView {
   pc: number;
   line: number;
+  cudaLine?: number;
   form: string;
   sharedBytes: number;
   operands: WgmmaDescView[];
@@ -558,6 +565,7 @@ export interface TmaView {
   lane: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   op?: string;
   direction?: string;
   reduction?: string;
@@ -726,6 +734,7 @@ export interface BarrierWarp {
   barrier: number;
   pc: number;
   line: number;
+  cudaLine?: number;
   lanes: string;
 }
 

@@ -14,6 +14,7 @@ import type { TmaBox, TmaTile, TmaView as Tma } from "./proto";
 import type { SwizzleDoc } from "./api_gen";
 import { chunkColour } from "./swizzleinfo";
 import { logicalGrid, physicalGrid } from "./swizzlegrids";
+import { lineName } from "./srcline";
 
 const DIR_TEXT: Record<string, string> = {
   load: "load: global → shared::cluster",
@@ -124,7 +125,7 @@ export class TmaView implements ProgramScoped {
     const which = t.source === "next" ? "next instruction of the selected warp" : "last tensor copy of this CTA";
     setChildren(this.head,
       h("div.tma-title",
-        h("b", `line ${t.line}`), ` · CTA #${t.linear} warp ${t.warp} lane ${t.lane} · `,
+        h("b", lineName(t.line, t.cudaLine)), ` · CTA #${t.linear} warp ${t.warp} lane ${t.lane} · `,
         h("span.tma-src", { "data-source": t.source }, which)),
       // Breaks only between modifiers, not inside one.
       h("code.tma-op", (t.op ?? "").split(".").flatMap((w, i) => (i ? [".", h("wbr"), w] : [w]))),

@@ -12,6 +12,7 @@ import { h } from "./dom";
 import type { WgmmaDescView, WgmmaView } from "./proto";
 import { elemValue } from "./fragdata";
 import { svg, SVG } from "./fragsvg";
+import { lineName } from "./srcline";
 
 const CW = 40; // element cell
 const CH = 18;
@@ -151,7 +152,7 @@ function operandFigure(o: WgmmaDescView): HTMLElement {
 /** The whole descriptor view (one figure per shared-memory operand). */
 export function descView(v: WgmmaView, who: string): HTMLElement {
   return h("section.wg-view", { "data-pc": v.pc },
-    h("p.frag-live", h("b", "Shared-memory operands"), ` of line ${v.line} as ${who}'s descriptors say now (the CTA has ${v.sharedBytes.toLocaleString("en-US")} bytes of shared memory) · `,
+    h("p.frag-live", h("b", "Shared-memory operands"), ` of ${lineName(v.line, v.cudaLine)} as ${who}'s descriptors say now (the CTA has ${v.sharedBytes.toLocaleString("en-US")} bytes of shared memory) · `,
       h("span.muted", "cell: the element's value; colour: its 16-byte chunk of a 128-byte row (the swizzle permutes them); left: each core-matrix row's shared byte")),
     v.operands.map(operandFigure));
 }

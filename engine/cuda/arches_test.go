@@ -8,16 +8,21 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/cuda"
 )
 
-// Every target the front door offers compiles a kernel that uses the
-// prelude's address-space helpers: the sm_90 part of clang's intrinsics
-// header needs __isShared and __cvta_generic_to_shared declared before it,
-// and without them every sm_90/sm_90a compile failed inside the prelude.
+// Every target the front door offers compiles an ordinary kernel with the
+// prelude (shared memory, __syncthreads, an atomic, the address-space
+// helpers, an address handed to inline PTX): the prelude's own functions
+// must not call what a target's headers leave undeclared (the sm_90 part
+// of clang's intrinsics header needs __isShared and
+// __cvta_generic_to_shared declared before it; sm_70's __match*_sync).
 func TestCompileEveryArch(t *testing.T) {
 	needClang(t)
-	src := `__global__ void k(unsigned *out) {
-    __shared__ int s[32];
-    s[threadIdx.x] = threadIdx.x;
-    out[threadIdx.x] = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]) + __isShared(&s[0]);
+	src := `extern "C" __global__ void k(unsigned *out) {
+    __shared__ unsigned s[32];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x % 32]), v;
+    s[threadIdx.x % 32] = threadIdx.x;
+    __syncthreads();
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a));
+    atomicAdd(out, v + __isShared(&s[0]));
 }
 `
 	for _, arch := range cuda.Arches {

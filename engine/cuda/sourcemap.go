@@ -292,7 +292,15 @@ func MapPTXSource(ptxText, file, src string) *SourceMap {
 			cur, header, lineZero, open, seenLoc = Loc{}, false, false, false, false
 			continue
 		}
-		if t[0] == '.' || t[0] == '{' || t[0] == '}' || t[0] == ')' || t[0] == '(' || strings.HasSuffix(t, ":") {
+		if t[0] == '{' || t[0] == '}' {
+			// A scoped block on one line, as inline asm writes it
+			// ("{ .reg .pred p; mbarrier.try_wait... p, ...; selp... }"):
+			// its instructions are the line's.
+			if t = scopedInstructions(t); t == "" {
+				continue
+			}
+		}
+		if t[0] == '.' || t[0] == ')' || t[0] == '(' || strings.HasSuffix(t, ":") {
 			continue
 		}
 		fn = append(fn, ins{line: i, loc: cur, header: header, zero: lineZero, open: open, text: t, name: name})
@@ -358,4 +366,16 @@ func (m *SourceMap) Lines() []Loc {
 		return nil
 	}
 	return append([]Loc(nil), m.byPTX...)
+}
+
+// scopedInstructions is what a line that opens or closes a scope holds
+// besides braces and declarations: its instructions, "" when none.
+func scopedInstructions(t string) string {
+	var out []string
+	for _, st := range strings.Split(strings.NewReplacer("{", ";", "}", ";").Replace(t), ";") {
+		if st = strings.TrimSpace(st); st != "" && st[0] != '.' {
+			out = append(out, st)
+		}
+	}
+	return strings.Join(out, "; ")
 }

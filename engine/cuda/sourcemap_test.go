@@ -114,3 +114,48 @@ func TestSourceMapInlinedAttribution(t *testing.T) {
 		}
 	}
 }
+
+// An inline asm statement written as a scope on one line ("{ .reg .pred p;
+// mbarrier.try_wait... }", as CUDA code waits on an mbarrier) maps to its
+// CUDA line like any other instruction line; a line of braces alone or
+// declarations alone maps to nothing.
+func TestSourceMapScopedAsm(t *testing.T) {
+	ptxText := `.version 8.0
+.target sm_80
+.address_size 64
+.file 1 "kernel.cu"
+.visible .entry k(
+	.param .u32 k_param_0
+)
+{
+	.reg .b32 %r<4>;
+	.loc 1 3 3
+	ld.param.u32 %r1, [k_param_0];
+	.loc 1 4 5
+	{ .reg .pred p; mbarrier.try_wait.parity.shared.b64 p, [%r1], 0; selp.u32 %r2, 1, 0, p; }
+	.loc 1 5 5
+	{
+	.reg .b32 t;
+	}
+	.loc 1 6 3
+	ret;
+}
+`
+	m := cuda.MapPTX(ptxText)
+	lines := strings.Split(ptxText, "\n")
+	for i, l := range lines {
+		loc, ok := m.CUDA(i + 1)
+		want := 0
+		switch {
+		case strings.Contains(l, "mbarrier.try_wait"):
+			want = 4
+		case strings.Contains(l, "ld.param"):
+			want = 3
+		case strings.Contains(l, "ret;"):
+			want = 6
+		}
+		if got := loc.Line; want != got || ok != (want > 0) {
+			t.Errorf("PTX line %d %q maps to CUDA line %d (%v), want %d", i+1, strings.TrimSpace(l), got, ok, want)
+		}
+	}
+}

@@ -228,8 +228,23 @@ func TestCUDANamesLines(t *testing.T) {
 	if loc != "kernel.cu:7" {
 		t.Fatalf("the printf line names %q, want kernel.cu:7", loc)
 	}
+	// The CFG's blocks and a barrier release's warps name kernel.cu lines.
+	var released string
+	tb.eval(`[...document.querySelectorAll("#pg-tab-events .ev-barrier-release .ev-mask")].map((e) => e.title).join("\n")`, &released)
+	if !regexp.MustCompile(`w\d+: .* at kernel\.cu:6 \(PTX line \d+\)`).MatchString(released) {
+		t.Fatalf("the released warps do not name kernel.cu:6: %q", released)
+	}
+	tb.showTab("divergence")
+	tb.waitJS("the CFG names kernel.cu lines", `[...document.querySelectorAll("#pg-tab-divergence .cfg-label")].some((e) => /^kernel\.cu:\d/.test(e.textContent))`)
+	var tip string
+	tb.eval(`document.querySelector("#pg-tab-divergence .cfg-block title").textContent`, &tip)
+	if !regexp.MustCompile(`^kernel\.cu:\d+(–\d+)? \(PTX lines? \d+`).MatchString(tip) {
+		t.Fatalf("the first block's title does not name its kernel.cu lines: %q", tip)
+	}
 	// With the Events and Console tabs carrying their counts, the nine
-	// inspector tabs keep one row in presenter mode at 1024x768.
+	// inspector tabs keep one row beside the CUDA and PTX panes at
+	// 1440x900, in presenter mode at 1024x768, and in PTX mode.
+	tb.expectTabsOneRow("1440x900 CUDA")
 	tb.viewport(1024, 768)
 	tb.blurFocus()
 	tb.key("z")
@@ -239,6 +254,10 @@ func TestCUDANamesLines(t *testing.T) {
 	tb.waitJS("presenter mode off", `!document.documentElement.classList.contains("presenter")`)
 	tb.viewport(1440, 900)
 	tb.atEverySize("CUDA lines named in the fault and the console", "cuda-places")
+	tb.click("#pg-cuda-toggle")
+	tb.waitJS("PTX mode", `!document.querySelector(".pg-left.cuda-on")`)
+	tb.expectTabsOneRow("1440x900 PTX")
+	tb.screenshot("cuda-places-ptx-mode-1440")
 	if p := tb.problems(); len(p) > 0 {
 		t.Fatalf("console problems: %s", strings.Join(p, "\n"))
 	}

@@ -120,15 +120,11 @@ __device__ inline __cuda_builtin_gridDim_t::operator dim3() const { return dim3(
 #include <__clang_cuda_libdevice_declares.h>
 #include <__clang_cuda_device_functions.h>
 #include <__clang_cuda_math.h>
-// The sm_90 part of clang's __clang_cuda_intrinsics.h (__isCtaShared,
-// __cluster_map_shared_multicast) calls __isShared and
-// __cvta_generic_to_shared, which CUDA's own headers declare before it:
-// without these no sm_90/sm_90a source compiled. The address-space tests
-// are CUDA's sm_20_intrinsics.h ones; the conversion is defined below.
-__device__ inline unsigned int __isGlobal(const void *p) { return __nvvm_isspacep_global(p); }
-__device__ inline unsigned int __isShared(const void *p) { return __nvvm_isspacep_shared(p); }
-__device__ inline unsigned int __isConstant(const void *p) { return __nvvm_isspacep_const(p); }
-__device__ inline unsigned int __isLocal(const void *p) { return __nvvm_isspacep_local(p); }
+// clang's intrinsics header calls __isShared and __cvta_generic_to_shared
+// in its sm_90 functions (__isCtaShared, __cluster_map_shared_rank, ...)
+// before its own __nv_cvta_*_impl that they are made of (defined below):
+// declared here, every target compiles.
+__device__ inline unsigned __isShared(const void *p);
 __device__ inline size_t __cvta_generic_to_shared(const void *p);
 // clang-19's __clang_cuda_intrinsics.h passes (mask, value) to the
 // __nvvm_redux_sync_* builtins, which take (value, mask): its
@@ -167,6 +163,11 @@ __device__ inline void *__cvta_global_to_generic(size_t a) { return __nv_cvta_gl
 __device__ inline void *__cvta_shared_to_generic(size_t a) { return __nv_cvta_shared_to_generic_impl(a); }
 __device__ inline void *__cvta_constant_to_generic(size_t a) { return __nv_cvta_constant_to_generic_impl(a); }
 __device__ inline void *__cvta_local_to_generic(size_t a) { return __nv_cvta_local_to_generic_impl(a); }
+// The address-space tests (CUDA's sm_20_intrinsics.h).
+__device__ inline unsigned __isGlobal(const void *p) { return __nvvm_isspacep_global(p); }
+__device__ inline unsigned __isShared(const void *p) { return __nvvm_isspacep_shared(p); }
+__device__ inline unsigned __isConstant(const void *p) { return __nvvm_isspacep_const(p); }
+__device__ inline unsigned __isLocal(const void *p) { return __nvvm_isspacep_local(p); }
 
 // __syncthreads is a clang builtin; __syncwarp comes from __clang_cuda_intrinsics.h.
 
