@@ -872,6 +872,16 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 // row-major, one after the other. Each element is its C plus the products
 // in ascending k, accumulated in f64 (the products are exact).
 func mmaFloatSum(sc *mmaScratch, groups, m, n, k int) {
+	if mmaFMA && m%4 == 0 && n%8 == 0 {
+		// Eight columns at a time (wmma's n = 16 and 32).
+		for g := 0; g < groups; g++ {
+			a, b, c := sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*n:(g+1)*k*n], sc.c[g*m*n:(g+1)*m*n]
+			for j := 0; j < n; j += 8 {
+				mmaRowsFMA(a, b[j:], c[j:], m, k, n, n)
+			}
+		}
+		return
+	}
 	for g := 0; g < groups; g++ {
 		floatSum(sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*n:(g+1)*k*n], sc.c[g*m*n:(g+1)*m*n], m, n, k)
 	}
@@ -894,9 +904,31 @@ func floatSum(a, b, c []float64, m, n, k int) {
 	}
 }
 
-// mmaFloatN8 is mmaFloatSum for n = 8 (every float form): the eight sums
-// of a row of D are independent and kept in registers, each in ascending k.
+// mmaFloatN8 is mmaFloatSum for n = 8 (every float mma form): on amd64
+// with AVX and FMA3 the vector loop (fmaRows8), else mmaFloatN8Go.
 func mmaFloatN8(sc *mmaScratch, groups, m, k int) {
+	if mmaFMA && m%4 == 0 {
+		for g := 0; g < groups; g++ {
+			mmaRowsFMA(sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*8:(g+1)*k*8], sc.c[g*m*8:(g+1)*m*8], m, k, 8, 8)
+		}
+		return
+	}
+	mmaFloatN8Go(sc, groups, m, k)
+}
+
+// mmaRowsFMA is fmaRows8 on slices: c (rows of 8 at stride ldc) += a (rows
+// x k) · b (k rows of 8 at stride ldb), with the bounds checked.
+func mmaRowsFMA(a, b, c []float64, rows, k, ldb, ldc int) {
+	if rows <= 0 || rows%4 != 0 || k <= 0 || ldb < 8 || ldc < 8 ||
+		len(a) < rows*k || len(b) < (k-1)*ldb+8 || len(c) < (rows-1)*ldc+8 {
+		panic("emu: mmaRowsFMA: operands out of range")
+	}
+	fmaRows8(&a[0], &b[0], &c[0], rows, k, ldb, ldc)
+}
+
+// mmaFloatN8Go is the portable mmaFloatN8: the eight sums of a row of D
+// are independent and kept in registers, each in ascending k.
+func mmaFloatN8Go(sc *mmaScratch, groups, m, k int) {
 	for g := 0; g < groups; g++ {
 		bg := sc.b[g*k*8 : (g+1)*k*8]
 		for i := g * m; i < (g+1)*m; i++ {

@@ -1,0 +1,24 @@
+//go:build amd64 && !purego
+
+package emu
+
+// The floating-point mma products on amd64 with AVX and FMA3: fmaRows8 runs
+// mmaFloatN8's arithmetic four rows of D at a time, eight columns in two
+// 256-bit vectors, one fused multiply-add per k in ascending order. Each
+// product of the float forms' inputs (f16, bf16, tf32, e4m3, e5m2) is exact
+// in f64, so the fused step rounds exactly as the product-then-add of the
+// portable loop does: the results are bit-identical (mma_fma_test.go).
+
+// fmaRows8 replaces rows x 8 elements of c (row stride ldc) by c + a·b:
+// a is rows x k, row-major and contiguous; b is k rows of 8 (row stride
+// ldb). Each element is its c plus the products in ascending k. rows is a
+// positive multiple of 4 and k positive; the caller checks the bounds.
+//
+//go:noescape
+func fmaRows8(a, b, c *float64, rows, k, ldb, ldc int)
+
+// cpuHasAVXFMA reports whether the processor and the operating system
+// support AVX (the YMM state) and FMA3.
+func cpuHasAVXFMA() bool
+
+var mmaFMA = cpuHasAVXFMA()
