@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/isa"
@@ -45,10 +46,18 @@ func init() {
 // + lane)*per + part] is the element's index in the operand's matrix
 // (row*cols + col; B of the integer, .b1 and .f64 mma forms is stored
 // transposed, col*rows + row, that of the other float forms is not).
+//
+// For the float forms, n is the matrix's element count, and words, when
+// every register holds two 16-bit elements side by side in a row (A of
+// the .f16 and .bf16 mma forms), is pos by register halves: words[reg*32 +
+// lane] = pos[(reg*32+lane)*2] / 2. The vector gathers place the raw
+// encodings by these plans and convert the matrix in one pass.
 type fragMap struct {
 	regs, per, bits int
 	elem            string
 	pos             []uint16
+	n               int
+	words           []uint16
 }
 
 type tensorKind uint8
@@ -174,6 +183,20 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 					if fm.pos[i]%32 != 0 || fm.pos[i+p] != fm.pos[i]+uint16(p) {
 						panic("emu: " + fi.Key + ": a .b1 register is not 32 consecutive elements")
 					}
+				}
+			}
+		}
+		if f.kind == tkFloat {
+			fm.n = o.Rows * o.Cols
+			if fm.bits == 16 {
+				fm.words = make([]uint16, len(fm.pos)/2)
+				for i := range fm.words {
+					p := fm.pos[2*i]
+					if p%2 != 0 || fm.pos[2*i+1] != p+1 {
+						fm.words = nil
+						break
+					}
+					fm.words[i] = p / 2
 				}
 			}
 		}
@@ -698,6 +721,9 @@ const (
 // writes every element it reads (the layouts cover their matrices).
 type mmaScratch struct {
 	a, b, c [tensorFloatElems]float64
+	// raw: an operand's encodings in matrix order, for the vector
+	// conversions (16-bit elements: two per word, the lower first).
+	raw [tensorFloatElems]uint32
 }
 
 // Largest float operands: A of m16n8k32 .e4m3 (16x32); B (32x8) and the
@@ -714,6 +740,9 @@ func (w *Warp) mmaScratch() *mmaScratch {
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
 func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) {
 	slots = slots[:fm.regs] // the first copy
+	if mmaFMA && gatherFloatVec(w, fm, slots, dst) {
+		return
+	}
 	n := 32 * fm.per
 	for r, s := range slots {
 		vals := w.r(s)
@@ -738,6 +767,49 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]flo
 			}
 		}
 	}
+}
+
+// gatherFloatVec is gatherFloat for .f16, .f32 and .tf32 operands with
+// the vector conversions: the encodings are placed in matrix order in the
+// scratch's raw words (whole registers where fm.words allows), then
+// converted in one pass. It reports false for the other operands.
+func gatherFloatVec(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) bool {
+	raw := &w.mmaScratch().raw
+	switch {
+	case fm.elem == "f16" && fm.n%8 == 0 && fm.words != nil:
+		for r, s := range slots {
+			wp := (*[32]uint16)(fm.words[r*32 : r*32+32])
+			for l, x := range w.r(s) {
+				raw[wp[l]%tensorFloatElems] = uint32(x)
+			}
+		}
+	case fm.elem == "f16" && fm.n%8 == 0:
+		h := (*[2 * tensorFloatElems]uint16)(unsafe.Pointer(raw))
+		for r, s := range slots {
+			pos := (*[64]uint16)(fm.pos[r*64 : r*64+64])
+			for l, x := range w.r(s) {
+				h[pos[2*l%64]%(2*tensorFloatElems)] = uint16(x)
+				h[pos[(2*l+1)%64]%(2*tensorFloatElems)] = uint16(x >> 16)
+			}
+		}
+	case (fm.elem == "f32" || fm.elem == "tf32") && fm.n%4 == 0:
+		for r, s := range slots {
+			pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])
+			for l, x := range w.r(s) {
+				raw[pos[l]%tensorFloatElems] = uint32(x)
+			}
+		}
+		mask := uint32(0xffffffff)
+		if fm.elem == "tf32" {
+			mask = 0xffffe000
+		}
+		cvtS2D(&raw[0], &dst[0], fm.n, mask)
+		return true
+	default:
+		return false
+	}
+	cvtH2D(unsafe.Pointer(raw), &dst[0], fm.n)
+	return true
 }
 
 // The gathers of one register: pos as in fragMap (one register's part).
@@ -822,6 +894,19 @@ func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
 // scatterF32 rounds the f64 elements of src to f32 (to nearest even; a
 // NaN is the canonical NaN) into the registers of .f32 operand fm.
 func scatterF32(w *Warp, fm *fragMap, slots []int32, src *[tensorFloatElems]float64) {
+	if mmaFMA && fm.n%4 == 0 {
+		// Rounded in one pass, then placed.
+		raw := &w.mmaScratch().raw
+		cvtD2S(&src[0], &raw[0], fm.n)
+		for r, s := range slots {
+			pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])
+			out := w.r(s)
+			for l := range out {
+				out[l] = uint64(raw[pos[l]%tensorFloatElems])
+			}
+		}
+		return
+	}
 	for r, s := range slots {
 		out := w.r(s)
 		pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])

@@ -79,9 +79,9 @@ TEXT ·cpuHasAVXFMA(SB), NOSPLIT, $0-1
 	MOVL $1, AX
 	XORL CX, CX
 	CPUID
-	// ECX: FMA (bit 12), OSXSAVE (27), AVX (28).
-	ANDL $0x18001000, CX
-	CMPL CX, $0x18001000
+	// ECX: FMA (bit 12), OSXSAVE (27), AVX (28), F16C (29).
+	ANDL $0x38001000, CX
+	CMPL CX, $0x38001000
 	JNE no
 	// XCR0: the OS saves the XMM (bit 1) and YMM (bit 2) state.
 	XORL CX, CX
@@ -94,4 +94,67 @@ TEXT ·cpuHasAVXFMA(SB), NOSPLIT, $0-1
 
 no:
 	MOVB $0, ret+0(FP)
+	RET
+
+// func cvtH2D(src unsafe.Pointer, dst *float64, n int)
+// dst[i] = the f16 src[i], exactly (F16C); n a positive multiple of 8.
+TEXT ·cvtH2D(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+
+h2d:
+	VCVTPH2PS (SI), Y0
+	VCVTPS2PD X0, Y1
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD X2, Y3
+	VMOVUPD Y1, (DI)
+	VMOVUPD Y3, 32(DI)
+	ADDQ $16, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JNZ h2d
+	VZEROUPPER
+	RET
+
+// func cvtS2D(src *uint32, dst *float64, n int, mask uint32)
+// dst[i] = the f32 src[i] & mask, exactly; n a positive multiple of 4.
+TEXT ·cvtS2D(SB), NOSPLIT, $0-28
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS mask+24(FP), X4
+
+s2d:
+	VANDPS (SI), X4, X0
+	VCVTPS2PD X0, Y1
+	VMOVUPD Y1, (DI)
+	ADDQ $16, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JNZ s2d
+	VZEROUPPER
+	RET
+
+// func cvtD2S(src *float64, dst *uint32, n int)
+// dst[i] = src[i] rounded to f32 (to nearest even), a NaN as the
+// canonical NaN (0x7fffffff); n a positive multiple of 4.
+TEXT ·cvtD2S(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVL $0x7fffffff, AX
+	MOVL AX, X5
+	VBROADCASTSS X5, X5
+
+d2s:
+	VCVTPD2PSY (SI), X0
+	VCMPPS $3, X0, X0, X1      // unordered: NaN lanes
+	VBLENDVPS X1, X5, X0, X0   // X0 = NaN lanes ? X5 : X0
+	VMOVUPS X0, (DI)
+	ADDQ $32, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ d2s
+	VZEROUPPER
 	RET
