@@ -778,26 +778,16 @@ func gatherFloatVec(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]
 	switch {
 	case fm.elem == "f16" && fm.n%8 == 0 && fm.words != nil:
 		for r, s := range slots {
-			wp := (*[32]uint16)(fm.words[r*32 : r*32+32])
-			for l, x := range w.r(s) {
-				raw[wp[l]%tensorFloatElems] = uint32(x)
-			}
+			placeWords(raw, w.r(s), (*[32]uint16)(fm.words[r*32:r*32+32]))
 		}
 	case fm.elem == "f16" && fm.n%8 == 0:
 		h := (*[2 * tensorFloatElems]uint16)(unsafe.Pointer(raw))
 		for r, s := range slots {
-			pos := (*[64]uint16)(fm.pos[r*64 : r*64+64])
-			for l, x := range w.r(s) {
-				h[pos[2*l%64]%(2*tensorFloatElems)] = uint16(x)
-				h[pos[(2*l+1)%64]%(2*tensorFloatElems)] = uint16(x >> 16)
-			}
+			placeHalves(h, w.r(s), (*[64]uint16)(fm.pos[r*64:r*64+64]))
 		}
 	case (fm.elem == "f32" || fm.elem == "tf32") && fm.n%4 == 0:
 		for r, s := range slots {
-			pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])
-			for l, x := range w.r(s) {
-				raw[pos[l]%tensorFloatElems] = uint32(x)
-			}
+			placeWords(raw, w.r(s), (*[32]uint16)(fm.pos[r*32:r*32+32]))
 		}
 		mask := uint32(0xffffffff)
 		if fm.elem == "tf32" {
@@ -810,6 +800,22 @@ func gatherFloatVec(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]
 	}
 	cvtH2D(unsafe.Pointer(raw), &dst[0], fm.n)
 	return true
+}
+
+// placeWords stores the low words of a register's lanes at their
+// positions in dst; placeHalves the two halfwords (pos: two per lane, the
+// lower half first); takeWords sets each lane to the word at its position
+// in src. They are only called with mmaFMA (the vector path's placements).
+func placeWords(dst *[tensorFloatElems]uint32, vals *[32]uint64, pos *[32]uint16) {
+	placeWordsVec(&dst[0], &vals[0], &pos[0])
+}
+
+func placeHalves(dst *[2 * tensorFloatElems]uint16, vals *[32]uint64, pos *[64]uint16) {
+	placeHalvesVec(&dst[0], &vals[0], &pos[0])
+}
+
+func takeWords(out *[32]uint64, src *[tensorFloatElems]uint32, pos *[32]uint16) {
+	takeWordsVec(&out[0], &src[0], &pos[0])
 }
 
 // The gathers of one register: pos as in fragMap (one register's part).
@@ -899,11 +905,7 @@ func scatterF32(w *Warp, fm *fragMap, slots []int32, src *[tensorFloatElems]floa
 		raw := &w.mmaScratch().raw
 		cvtD2S(&src[0], &raw[0], fm.n)
 		for r, s := range slots {
-			pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])
-			out := w.r(s)
-			for l := range out {
-				out[l] = uint64(raw[pos[l]%tensorFloatElems])
-			}
+			takeWords(w.r(s), raw, (*[32]uint16)(fm.pos[r*32:r*32+32]))
 		}
 		return
 	}

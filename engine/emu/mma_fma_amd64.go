@@ -39,6 +39,19 @@ func cvtS2D(src *uint32, dst *float64, n int, mask uint32)
 //go:noescape
 func cvtD2S(src *float64, dst *uint32, n int)
 
+// The placements by a fragment plan (placeWords, placeHalves, takeWords
+// of exec_tensor.go, one register at a time; the plans' positions are
+// below tensorFloatElems).
+//
+//go:noescape
+func placeWordsVec(dst *uint32, vals *uint64, pos *uint16)
+
+//go:noescape
+func placeHalvesVec(dst *uint16, vals *uint64, pos *uint16)
+
+//go:noescape
+func takeWordsVec(out *uint64, src *uint32, pos *uint16)
+
 // cpuHasAVXFMA reports whether the processor and the operating system
 // support AVX (the YMM state), FMA3 and F16C.
 func cpuHasAVXFMA() bool

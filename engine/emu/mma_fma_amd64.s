@@ -158,3 +158,87 @@ d2s:
 	JNZ d2s
 	VZEROUPPER
 	RET
+
+// The placements of one register (32 lanes) by a plan of positions, each
+// below tensorFloatElems (newTensorForm checks the plans).
+
+// func placeWordsVec(dst *uint32, vals *uint64, pos *uint16)
+// dst[pos[l]] = uint32(vals[l]).
+TEXT ·placeWordsVec(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ vals+8(FP), SI
+	MOVQ pos+16(FP), DX
+	MOVQ $8, CX
+
+pw:
+	MOVWLZX (DX), AX
+	MOVL (SI), R8
+	MOVL R8, (DI)(AX*4)
+	MOVWLZX 2(DX), AX
+	MOVL 8(SI), R8
+	MOVL R8, (DI)(AX*4)
+	MOVWLZX 4(DX), AX
+	MOVL 16(SI), R8
+	MOVL R8, (DI)(AX*4)
+	MOVWLZX 6(DX), AX
+	MOVL 24(SI), R8
+	MOVL R8, (DI)(AX*4)
+	ADDQ $8, DX
+	ADDQ $32, SI
+	DECQ CX
+	JNZ pw
+	RET
+
+// func placeHalvesVec(dst *uint16, vals *uint64, pos *uint16)
+// dst[pos[2l]] = uint16(vals[l]), dst[pos[2l+1]] = uint16(vals[l] >> 16).
+TEXT ·placeHalvesVec(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ vals+8(FP), SI
+	MOVQ pos+16(FP), DX
+	MOVQ $16, CX
+
+ph:
+	MOVQ (SI), R8
+	MOVWLZX (DX), AX
+	MOVW R8, (DI)(AX*2)
+	SHRQ $16, R8
+	MOVWLZX 2(DX), AX
+	MOVW R8, (DI)(AX*2)
+	MOVQ 8(SI), R8
+	MOVWLZX 4(DX), AX
+	MOVW R8, (DI)(AX*2)
+	SHRQ $16, R8
+	MOVWLZX 6(DX), AX
+	MOVW R8, (DI)(AX*2)
+	ADDQ $8, DX
+	ADDQ $16, SI
+	DECQ CX
+	JNZ ph
+	RET
+
+// func takeWordsVec(out *uint64, src *uint32, pos *uint16)
+// out[l] = uint64(src[pos[l]]).
+TEXT ·takeWordsVec(SB), NOSPLIT, $0-24
+	MOVQ out+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ pos+16(FP), DX
+	MOVQ $8, CX
+
+tw:
+	MOVWLZX (DX), AX
+	MOVL (SI)(AX*4), R8
+	MOVQ R8, (DI)
+	MOVWLZX 2(DX), AX
+	MOVL (SI)(AX*4), R8
+	MOVQ R8, 8(DI)
+	MOVWLZX 4(DX), AX
+	MOVL (SI)(AX*4), R8
+	MOVQ R8, 16(DI)
+	MOVWLZX 6(DX), AX
+	MOVL (SI)(AX*4), R8
+	MOVQ R8, 24(DI)
+	ADDQ $8, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ tw
+	RET

@@ -17,3 +17,7 @@ func cvtS2D(src *uint32, dst *float64, n int, mask uint32) {
 	panic("emu: cvtS2D without the vector path")
 }
 func cvtD2S(src *float64, dst *uint32, n int) { panic("emu: cvtD2S without the vector path") }
+
+func placeWordsVec(dst *uint32, vals *uint64, pos *uint16)  { panic("emu: no vector path") }
+func placeHalvesVec(dst *uint16, vals *uint64, pos *uint16) { panic("emu: no vector path") }
+func takeWordsVec(out *uint64, src *uint32, pos *uint16)    { panic("emu: no vector path") }
