@@ -58,7 +58,19 @@ type fragMap struct {
 	pos             []uint16
 	n               int
 	words           []uint16
+	vec             vecGather
 }
+
+// vecGather says how the vector path gathers an operand (gatherFloatVec).
+type vecGather uint8
+
+const (
+	vecNone      vecGather = iota
+	vecF16Words            // .f16, whole registers by fragMap.words
+	vecF16Halves           // .f16, each half by fragMap.pos
+	vecF32                 // .f32 (.tf32: vecTF32), each word by fragMap.pos
+	vecTF32
+)
 
 type tensorKind uint8
 
@@ -198,6 +210,16 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 					}
 					fm.words[i] = p / 2
 				}
+			}
+			switch {
+			case fm.elem == "f16" && fm.n%8 == 0 && fm.words != nil:
+				fm.vec = vecF16Words
+			case fm.elem == "f16" && fm.n%8 == 0:
+				fm.vec = vecF16Halves
+			case fm.elem == "f32" && fm.n%4 == 0:
+				fm.vec = vecF32
+			case fm.elem == "tf32" && fm.n%4 == 0:
+				fm.vec = vecTF32
 			}
 		}
 		f.ops = append(f.ops, fm)
@@ -740,7 +762,7 @@ func (w *Warp) mmaScratch() *mmaScratch {
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
 func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) {
 	slots = slots[:fm.regs] // the first copy
-	if mmaFMA && gatherFloatVec(w, fm, slots, dst) {
+	if mmaFMA && fm.vec != vecNone && gatherFloatVec(w, fm, slots, dst) {
 		return
 	}
 	n := 32 * fm.per
@@ -775,22 +797,22 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]flo
 // converted in one pass. It reports false for the other operands.
 func gatherFloatVec(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) bool {
 	raw := &w.mmaScratch().raw
-	switch {
-	case fm.elem == "f16" && fm.n%8 == 0 && fm.words != nil:
+	switch fm.vec {
+	case vecF16Words:
 		for r, s := range slots {
 			placeWords(raw, w.r(s), (*[32]uint16)(fm.words[r*32:r*32+32]))
 		}
-	case fm.elem == "f16" && fm.n%8 == 0:
+	case vecF16Halves:
 		h := (*[2 * tensorFloatElems]uint16)(unsafe.Pointer(raw))
 		for r, s := range slots {
 			placeHalves(h, w.r(s), (*[64]uint16)(fm.pos[r*64:r*64+64]))
 		}
-	case (fm.elem == "f32" || fm.elem == "tf32") && fm.n%4 == 0:
+	case vecF32, vecTF32:
 		for r, s := range slots {
 			placeWords(raw, w.r(s), (*[32]uint16)(fm.pos[r*32:r*32+32]))
 		}
 		mask := uint32(0xffffffff)
-		if fm.elem == "tf32" {
+		if fm.vec == vecTF32 {
 			mask = 0xffffe000
 		}
 		cvtS2D(&raw[0], &dst[0], fm.n, mask)
@@ -900,7 +922,7 @@ func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
 // scatterF32 rounds the f64 elements of src to f32 (to nearest even; a
 // NaN is the canonical NaN) into the registers of .f32 operand fm.
 func scatterF32(w *Warp, fm *fragMap, slots []int32, src *[tensorFloatElems]float64) {
-	if mmaFMA && fm.n%4 == 0 {
+	if mmaFMA && fm.vec == vecF32 {
 		// Rounded in one pass, then placed.
 		raw := &w.mmaScratch().raw
 		cvtD2S(&src[0], &raw[0], fm.n)

@@ -126,7 +126,7 @@ func mmaWant(fi *isa.FragInstr, A, B, C [][]uint64) [][]uint64 {
 
 func TestMmaFloatFastPathExact(t *testing.T) {
 	if !mmaFMA {
-		t.Log("no AVX/FMA3 vector path on this machine: checking the portable loop only")
+		t.Log("no vector path in this build or on this processor: checking the portable loop only")
 	}
 	saved := mmaFMA
 	defer func() { mmaFMA = saved }()
