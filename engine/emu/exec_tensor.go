@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/isa"
@@ -45,11 +46,31 @@ func init() {
 // + lane)*per + part] is the element's index in the operand's matrix
 // (row*cols + col; B of the integer, .b1 and .f64 mma forms is stored
 // transposed, col*rows + row, that of the other float forms is not).
+//
+// For the float forms, n is the matrix's element count, and words, when
+// every register holds two 16-bit elements side by side in a row (A of
+// the .f16 and .bf16 mma forms), is pos by register halves: words[reg*32 +
+// lane] = pos[(reg*32+lane)*2] / 2. The vector gathers place the raw
+// encodings by these plans and convert the matrix in one pass.
 type fragMap struct {
 	regs, per, bits int
 	elem            string
 	pos             []uint16
+	n               int
+	words           []uint16
+	vec             vecGather
 }
+
+// vecGather says how the vector path gathers an operand (gatherFloatVec).
+type vecGather uint8
+
+const (
+	vecNone      vecGather = iota
+	vecF16Words            // .f16, whole registers by fragMap.words
+	vecF16Halves           // .f16, each half by fragMap.pos
+	vecF32                 // .f32 (.tf32: vecTF32), each word by fragMap.pos
+	vecTF32
+)
 
 type tensorKind uint8
 
@@ -175,6 +196,30 @@ func newTensorForm(fi *isa.FragInstr) tensorForm {
 						panic("emu: " + fi.Key + ": a .b1 register is not 32 consecutive elements")
 					}
 				}
+			}
+		}
+		if f.kind == tkFloat {
+			fm.n = o.Rows * o.Cols
+			if fm.bits == 16 {
+				fm.words = make([]uint16, len(fm.pos)/2)
+				for i := range fm.words {
+					p := fm.pos[2*i]
+					if p%2 != 0 || fm.pos[2*i+1] != p+1 {
+						fm.words = nil
+						break
+					}
+					fm.words[i] = p / 2
+				}
+			}
+			switch {
+			case fm.elem == "f16" && fm.n%8 == 0 && fm.words != nil:
+				fm.vec = vecF16Words
+			case fm.elem == "f16" && fm.n%8 == 0:
+				fm.vec = vecF16Halves
+			case fm.elem == "f32" && fm.n%4 == 0:
+				fm.vec = vecF32
+			case fm.elem == "tf32" && fm.n%4 == 0:
+				fm.vec = vecTF32
 			}
 		}
 		f.ops = append(f.ops, fm)
@@ -698,6 +743,9 @@ const (
 // writes every element it reads (the layouts cover their matrices).
 type mmaScratch struct {
 	a, b, c [tensorFloatElems]float64
+	// raw: an operand's encodings in matrix order, for the vector
+	// conversions (16-bit elements: two per word, the lower first).
+	raw [tensorFloatElems]uint32
 }
 
 // Largest float operands: A of m16n8k32 .e4m3 (16x32); B (32x8) and the
@@ -714,6 +762,9 @@ func (w *Warp) mmaScratch() *mmaScratch {
 // gatherFloat converts operand fm held in slots to f64 matrix elements.
 func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) {
 	slots = slots[:fm.regs] // the first copy
+	if mmaFMA && fm.vec != vecNone && gatherFloatVec(w, fm, slots, dst) {
+		return
+	}
 	n := 32 * fm.per
 	for r, s := range slots {
 		vals := w.r(s)
@@ -738,6 +789,55 @@ func gatherFloat(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]flo
 			}
 		}
 	}
+}
+
+// gatherFloatVec is gatherFloat for .f16, .f32 and .tf32 operands with
+// the vector conversions: the encodings are placed in matrix order in the
+// scratch's raw words (whole registers where fm.words allows), then
+// converted in one pass. It reports false for the other operands.
+func gatherFloatVec(w *Warp, fm *fragMap, slots []int32, dst *[tensorFloatElems]float64) bool {
+	raw := &w.mmaScratch().raw
+	switch fm.vec {
+	case vecF16Words:
+		for r, s := range slots {
+			placeWords(raw, w.r(s), (*[32]uint16)(fm.words[r*32:r*32+32]))
+		}
+	case vecF16Halves:
+		h := (*[2 * tensorFloatElems]uint16)(unsafe.Pointer(raw))
+		for r, s := range slots {
+			placeHalves(h, w.r(s), (*[64]uint16)(fm.pos[r*64:r*64+64]))
+		}
+	case vecF32, vecTF32:
+		for r, s := range slots {
+			placeWords(raw, w.r(s), (*[32]uint16)(fm.pos[r*32:r*32+32]))
+		}
+		mask := uint32(0xffffffff)
+		if fm.vec == vecTF32 {
+			mask = 0xffffe000
+		}
+		cvtS2D(&raw[0], &dst[0], fm.n, mask)
+		return true
+	default:
+		return false
+	}
+	cvtH2D(unsafe.Pointer(raw), &dst[0], fm.n)
+	return true
+}
+
+// placeWords stores the low words of a register's lanes at their
+// positions in dst; placeHalves the two halfwords (pos: two per lane, the
+// lower half first); takeWords sets each lane to the word at its position
+// in src. They are only called with mmaFMA (the vector path's placements).
+func placeWords(dst *[tensorFloatElems]uint32, vals *[32]uint64, pos *[32]uint16) {
+	placeWordsVec(&dst[0], &vals[0], &pos[0])
+}
+
+func placeHalves(dst *[2 * tensorFloatElems]uint16, vals *[32]uint64, pos *[64]uint16) {
+	placeHalvesVec(&dst[0], &vals[0], &pos[0])
+}
+
+func takeWords(out *[32]uint64, src *[tensorFloatElems]uint32, pos *[32]uint16) {
+	takeWordsVec(&out[0], &src[0], &pos[0])
 }
 
 // The gathers of one register: pos as in fragMap (one register's part).
@@ -822,6 +922,15 @@ func scatter(w *Warp, fm *fragMap, slots []int32, src []uint64) {
 // scatterF32 rounds the f64 elements of src to f32 (to nearest even; a
 // NaN is the canonical NaN) into the registers of .f32 operand fm.
 func scatterF32(w *Warp, fm *fragMap, slots []int32, src *[tensorFloatElems]float64) {
+	if mmaFMA && fm.vec == vecF32 {
+		// Rounded in one pass, then placed.
+		raw := &w.mmaScratch().raw
+		cvtD2S(&src[0], &raw[0], fm.n)
+		for r, s := range slots {
+			takeWords(w.r(s), raw, (*[32]uint16)(fm.pos[r*32:r*32+32]))
+		}
+		return
+	}
 	for r, s := range slots {
 		out := w.r(s)
 		pos := (*[32]uint16)(fm.pos[r*32 : r*32+32])
@@ -872,6 +981,16 @@ func execMmaFloat(w *Warp, op *Op, mask uint32) *Fault {
 // row-major, one after the other. Each element is its C plus the products
 // in ascending k, accumulated in f64 (the products are exact).
 func mmaFloatSum(sc *mmaScratch, groups, m, n, k int) {
+	if mmaFMA && m%4 == 0 && n%8 == 0 {
+		// Eight columns at a time (wmma's n = 16 and 32).
+		for g := 0; g < groups; g++ {
+			a, b, c := sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*n:(g+1)*k*n], sc.c[g*m*n:(g+1)*m*n]
+			for j := 0; j < n; j += 8 {
+				mmaRowsFMA(a, b[j:], c[j:], m, k, n, n)
+			}
+		}
+		return
+	}
 	for g := 0; g < groups; g++ {
 		floatSum(sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*n:(g+1)*k*n], sc.c[g*m*n:(g+1)*m*n], m, n, k)
 	}
@@ -894,9 +1013,31 @@ func floatSum(a, b, c []float64, m, n, k int) {
 	}
 }
 
-// mmaFloatN8 is mmaFloatSum for n = 8 (every float form): the eight sums
-// of a row of D are independent and kept in registers, each in ascending k.
+// mmaFloatN8 is mmaFloatSum for n = 8 (every float mma form): on amd64
+// with AVX and FMA3 the vector loop (fmaRows8), else mmaFloatN8Go.
 func mmaFloatN8(sc *mmaScratch, groups, m, k int) {
+	if mmaFMA && m%4 == 0 {
+		for g := 0; g < groups; g++ {
+			mmaRowsFMA(sc.a[g*m*k:(g+1)*m*k], sc.b[g*k*8:(g+1)*k*8], sc.c[g*m*8:(g+1)*m*8], m, k, 8, 8)
+		}
+		return
+	}
+	mmaFloatN8Go(sc, groups, m, k)
+}
+
+// mmaRowsFMA is fmaRows8 on slices: c (rows of 8 at stride ldc) += a (rows
+// x k) · b (k rows of 8 at stride ldb), with the bounds checked.
+func mmaRowsFMA(a, b, c []float64, rows, k, ldb, ldc int) {
+	if rows <= 0 || rows%4 != 0 || k <= 0 || ldb < 8 || ldc < 8 ||
+		len(a) < rows*k || len(b) < (k-1)*ldb+8 || len(c) < (rows-1)*ldc+8 {
+		panic("emu: mmaRowsFMA: operands out of range")
+	}
+	fmaRows8(&a[0], &b[0], &c[0], rows, k, ldb, ldc)
+}
+
+// mmaFloatN8Go is the portable mmaFloatN8: the eight sums of a row of D
+// are independent and kept in registers, each in ascending k.
+func mmaFloatN8Go(sc *mmaScratch, groups, m, k int) {
 	for g := 0; g < groups; g++ {
 		bg := sc.b[g*k*8 : (g+1)*k*8]
 		for i := g * m; i < (g+1)*m; i++ {
