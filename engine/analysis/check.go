@@ -298,6 +298,10 @@ type Checker struct {
 	// every access goes lane by lane, the reference the tests compare the
 	// warp-access path with.
 	lanePath bool
+	// warpAccesses counts the accesses sharedWarp checked a word at a
+	// time, regularAccesses those of them groupRegular grouped (tests
+	// check that the paths ran).
+	warpAccesses, regularAccesses int64
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -1100,7 +1104,11 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 	}
 	if size == 4 && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) {
 		cs.nextAcc()
-		if cs.sharedWarp(w, in.PC, a) {
+		if ok, regular := cs.sharedWarp(w, in.PC, a); ok {
+			c.warpAccesses++
+			if regular {
+				c.regularAccesses++
+			}
 			return
 		}
 	}

@@ -63,3 +63,7 @@ func ShadowDiff(a, b *Checker, n int) string {
 // access is checked lane by lane, the reference the warp-access path must
 // agree with.
 func LanePath(c *Checker) { c.lanePath = true }
+
+// WarpAccesses returns how many shared accesses c checked a word at a
+// time (sharedWarp) and how many of them groupRegular grouped.
+func WarpAccesses(c *Checker) (word, regular int64) { return c.warpAccesses, c.regularAccesses }

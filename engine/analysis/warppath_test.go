@@ -36,8 +36,16 @@ func runWarpLane(t *testing.T, name string, prog []byte, s *launch.Spec) (warp, 
 	if _, err := l.Run(context.Background()); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	word, regular := analysis.WarpAccesses(cw)
+	warpPathWord += word
+	warpPathRegular += regular
 	return cw.Warnings(), cl.Warnings(), cw.Dropped(), cl.Dropped()
 }
+
+// warpPathWord and warpPathRegular count the accesses runWarpLane's
+// warp-access checkers checked a word at a time and grouped by pattern
+// (groupRegular).
+var warpPathWord, warpPathRegular int64
 
 // wordKernel returns a kernel of random 4-byte shared loads and stores
 // (the accesses the warp-access path takes), most of them after the
@@ -71,7 +79,12 @@ func wordKernel(rng *rand.Rand) string {
 		mul := []int{0, 0, 1, 1, 2, 3, 16, 32, 33}[rng.Intn(9)]
 		div := []int{1, 1, 2, 16, 32}[rng.Intn(5)]
 		add := rng.Intn(128)
-		fmt.Fprintf(&b, "\tdiv.u32 %%r10, %%r1, %d;\n\tmul.lo.u32 %%r10, %%r10, %d;\n\tadd.u32 %%r10, %%r10, %d;\n\tand.b32 %%r10, %%r10, 127;\n\tshl.b32 %%r10, %%r10, 2;\n\tadd.u32 %%r10, %%r2, %%r10;\n", div, mul, add)
+		// The lane's index, or one that puts both half-warps on the same
+		// words (a tile's column), or one half on a run of words and the
+		// other on one word.
+		b.WriteString([]string{"\tmov.u32 %r10, %r1;\n", "\tmov.u32 %r10, %r1;\n", "\tand.b32 %r10, %r1, 15;\n",
+			"\tmin.u32 %r10, %r1, 16;\n", "\tmax.u32 %r10, %r1, 15;\n"}[rng.Intn(5)])
+		fmt.Fprintf(&b, "\tdiv.u32 %%r10, %%r10, %d;\n\tmul.lo.u32 %%r10, %%r10, %d;\n\tadd.u32 %%r10, %%r10, %d;\n\tand.b32 %%r10, %%r10, 127;\n\tshl.b32 %%r10, %%r10, 2;\n\tadd.u32 %%r10, %%r2, %%r10;\n", div, mul, add)
 		switch op := rng.Intn(20); {
 		case op < 11:
 			b.WriteString("\tld.shared.u32 %r20, [%r10];\n")
@@ -108,6 +121,7 @@ func wordKernel(rng *rand.Rand) string {
 // models, the warp-access path leaves the same shadow after every access
 // and reports the same warnings as checking every lane on its own.
 func TestCheckerWarpPathRandom(t *testing.T) {
+	warpPathWord, warpPathRegular = 0, 0
 	rng := rand.New(rand.NewSource(27))
 	iters := 200
 	if testing.Short() {
@@ -141,6 +155,10 @@ func TestCheckerWarpPathRandom(t *testing.T) {
 	}
 	if found < iters/4 {
 		t.Errorf("only %d of %d random kernels had warnings", found, 2*iters)
+	}
+	t.Logf("%d of %d word-path accesses grouped by pattern", warpPathRegular, warpPathWord)
+	if warpPathRegular == 0 || warpPathRegular == warpPathWord {
+		t.Errorf("%d of %d word-path accesses grouped by pattern: both paths must run", warpPathRegular, warpPathWord)
 	}
 }
 
