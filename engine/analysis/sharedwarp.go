@@ -256,26 +256,46 @@ func (cs *ctaState) groupRegular(a *emu.Access) (int, int) {
 		if b&3 != 0 || b > MaxSharedShadow-64 {
 			return 0, groupIrregular
 		}
-		var one, run uint64
-		for i := 1; i < 16; i++ {
-			x := ad[i]
-			one |= x ^ b
-			run |= x ^ (b + 4*uint64(i))
+		// Every lane's address the one before it plus the first step, a
+		// step of 0 or 4.
+		step := ad[1] - b
+		var bad uint64
+		for i := 2; i < 16; i++ {
+			bad |= ad[i] - ad[i-1] ^ step
 		}
 		switch {
-		case one == 0:
+		case bad != 0:
+			return 0, groupIrregular
+		case step == 0:
 			kind[h] = halfOne
-		case run == 0:
+		case step == 4:
 			kind[h] = halfRun
 		default:
 			return 0, groupIrregular
 		}
 		k0[h] = b >> 2
 	}
+	var hi uint64 // the words the access covers: up to hi
+	for h := range 2 {
+		e := k0[h] + 1
+		if kind[h] == halfRun {
+			e += 15
+		}
+		hi = max(hi, e)
+	}
+	if hi > uint64(len(cs.words)) {
+		cs.grow(int(hi * 4))
+	}
+	// A word split into bytes: lane by lane (as groupWords).
+	for h := range 2 {
+		if kind[h] == halfOne && !cs.uniform(k0[h], 1) || kind[h] == halfRun && !cs.uniform(k0[h], 16) {
+			return 0, groupLanes
+		}
+	}
 	grp := &cs.wgrp
 	n := 0
 	add := func(k uint64, lanes uint32) {
-		grp[n] = wordGroup{k: k, lanes: lanes}
+		grp[n&31] = wordGroup{k: k, lanes: lanes}
 		n++
 	}
 	// inRun reports whether word k is one of the 16 from r.
@@ -317,22 +337,24 @@ func (cs *ctaState) groupRegular(a *emu.Access) (int, int) {
 			add(k0[r]+i, 1<<(uint64(16*r)+i))
 		}
 	}
-	var hi uint64 // the words the access covers: up to hi
-	for h := range 2 {
-		e := k0[h] + 1
-		if kind[h] == halfRun {
-			e += 15
-		}
-		hi = max(hi, e)
-	}
-	if hi > uint64(len(cs.words)) {
-		cs.grow(int(hi * 4))
-	}
-	for i := range n {
-		k := grp[i].k
-		if cs.uni[k>>6]>>(k&63)&1 == 0 {
-			return 0, groupLanes // split into bytes
-		}
-	}
 	return n, groupDone
+}
+
+// uniform reports whether words k .. k+n-1 (n at most 64, inside the
+// shadow) are all uniform (not split into bytes).
+func (cs *ctaState) uniform(k, n uint64) bool {
+	m := uint64(1)<<n - 1
+	if n == 64 {
+		m = ^uint64(0)
+	}
+	i, sh := k>>6, k&63
+	if m1 := m & (^uint64(0) >> sh); cs.uni[i]>>sh&m1 != m1 {
+		return false
+	}
+	if sh+n > 64 {
+		// The rest in the next uint64.
+		r := sh + n - 64
+		return cs.uni[i+1]&(1<<r-1) == 1<<r-1
+	}
+	return true
 }
