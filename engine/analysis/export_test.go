@@ -65,5 +65,8 @@ func ShadowDiff(a, b *Checker, n int) string {
 func LanePath(c *Checker) { c.lanePath = true }
 
 // WarpAccesses returns how many shared accesses c checked a word at a
-// time (sharedWarp) and how many of them groupRegular grouped.
-func WarpAccesses(c *Checker) (word, regular int64) { return c.warpAccesses, c.regularAccesses }
+// time (sharedWarp), how many of them groupRegular grouped and how many
+// were of 8 or 16 bytes.
+func WarpAccesses(c *Checker) (word, regular, wide int64) {
+	return c.warpAccesses, c.regularAccesses, c.wideAccesses
+}

@@ -62,7 +62,7 @@ func (cs *ctaState) laneFree(r *rec, w int, ws *warpState) bool {
 	return int(r.warp) != w || r.step == ws.step || r.lanes&^ws.mask == 0
 }
 
-// sharedWarp checks and records the 4-byte load or store a of cluster warp
+// sharedWarp checks and records the 4-, 8- or 16-byte load or store a of cluster warp
 // w at pc, a word at a time, and reports true; it reports false, having
 // changed no shadow state, when the access must go lane by lane (see
 // above); the shadow grows to cover the access. regular: the lanes were
@@ -171,52 +171,62 @@ func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) (ok, regular bool) {
 }
 
 // groupWords groups the lanes of access a by word into cs.wgrp (a run of
-// lanes on one word is gathered before it joins its group) and returns
-// the number of words, or -1 when the access must go lane by lane (a lane
-// not a whole aligned word, a word split into bytes, two words of the
-// access on one slot of cs.wtab). The shadow grows to cover the words it
-// met.
+// lanes on the same words is gathered before it joins their groups) and
+// returns the number of words, or -1 when the access must go lane by lane
+// (a lane's bytes not whole aligned words, a word split into bytes, two
+// words of the access on one slot of cs.wtab). A lane of a 4-, 8- or
+// 16-byte access covers one, two or four words. The shadow grows to cover
+// the words it met.
 func (cs *ctaState) groupWords(a *emu.Access) int {
 	grp, tab, acc := &cs.wgrp, &cs.wtab, cs.acc
-	n, cur := 0, 0
-	curK := ^uint64(0)
+	size := uint64(a.Size)
+	nw := int(size >> 2)
+	n := 0
+	var cur [4]int // the groups of the run's words
+	curOff := ^uint64(0)
 	var lanes uint32
 	for m := a.Lanes; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
 		off := a.Addr[l&31]
-		if off&3 != 0 || off > MaxSharedShadow-4 {
-			return -1
-		}
-		k := off >> 2
-		if k == curK {
+		if off == curOff {
 			lanes |= 1 << l
 			continue
 		}
+		if off&(size-1) != 0 || off > MaxSharedShadow-size {
+			return -1
+		}
 		if lanes != 0 {
-			grp[cur].lanes |= lanes
-		}
-		if k >= uint64(len(cs.words)) {
-			cs.grow(int(off + 4))
-		}
-		s := &tab[k&63]
-		switch {
-		case s.acc != acc:
-			if cs.uni[k>>6]>>(k&63)&1 == 0 {
-				return -1 // split into bytes
+			for j := range nw {
+				grp[cur[j]].lanes |= lanes
 			}
-			s.acc, s.k, s.g = acc, k, uint8(n)
-			grp[n&31] = wordGroup{k: k}
-			cur = n & 31
-			n++
-		case s.k == k:
-			cur = int(s.g & 31)
-		default:
-			return -1 // two words of the access share a slot
 		}
-		curK, lanes = k, 1<<l
+		if k := off>>2 + uint64(nw); k > uint64(len(cs.words)) {
+			cs.grow(int(k << 2))
+		}
+		for j := range nw {
+			k := off>>2 + uint64(j)
+			s := &tab[k%uint64(len(tab))]
+			switch {
+			case s.acc != acc:
+				if cs.uni[k>>6]>>(k&63)&1 == 0 {
+					return -1 // split into bytes
+				}
+				s.acc, s.k, s.g = acc, k, uint8(n)
+				grp[n%len(grp)] = wordGroup{k: k}
+				cur[j] = n % len(grp)
+				n++
+			case s.k == k:
+				cur[j] = int(s.g) % len(grp)
+			default:
+				return -1 // two words of the access share a slot
+			}
+		}
+		curOff, lanes = off, 1<<l
 	}
 	if lanes != 0 {
-		grp[cur].lanes |= lanes
+		for j := range nw {
+			grp[cur[j]].lanes |= lanes
+		}
 	}
 	return n
 }
@@ -245,7 +255,7 @@ const (
 // groupWords would) and groupIrregular for anything else, which
 // groupWords then groups.
 func (cs *ctaState) groupRegular(a *emu.Access) (int, int) {
-	if a.Lanes != ^uint32(0) {
+	if a.Lanes != ^uint32(0) || a.Size != 4 {
 		return 0, groupIrregular
 	}
 	var kind [2]int
