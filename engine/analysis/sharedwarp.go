@@ -8,22 +8,26 @@ import (
 
 // The warp-access path of the shared-memory check.
 //
-// Most shared accesses are 4-byte loads and stores, each lane a whole,
-// aligned word, of words whose state decides every lane's outcome alike
-// and reports nothing: the word was written (for a load), no copy is in
-// flight to it, and its last write and (for a store) its reads happen
-// before the access without asking which lane makes it (another warp's
-// record the clock orders, or the warp's own from this instruction or
-// from lanes that all run it). sharedWarp checks such an access a word at
-// a time: the lanes that access one word are one lane vector, and the word
-// gets, in one update, the state the lane-by-lane path (shared) leaves
-// after all of them. It decides first, without changing anything, whether
-// every word of the access is such a word; if one is not (it would
-// report, or its outcome depends on the lane, or it is split into bytes),
-// the whole access goes lane by lane. The words of one access are
-// distinct shadow units, so the order in which they are updated does not
-// matter. TestCheckerWarpPathRandom compares the two paths' shadows after
-// every access.
+// Most shared accesses are loads and stores of 4, 8 or 16 bytes a lane,
+// each lane one, two or four whole, aligned words, of words whose state
+// decides every lane's outcome alike and reports nothing: the word was
+// written (for a load), no copy is in flight to it, and its last write and
+// (for a store) its reads happen before the access without asking which
+// lane makes it (another warp's record the clock orders, or the warp's own
+// from this instruction or from lanes that all run it). sharedWarp checks
+// such an access a word at a time: the lanes that access one word are one
+// lane vector, and the word gets, in one update, the state the
+// lane-by-lane path (shared) leaves after all of them. It decides first,
+// without changing anything, whether every word of the access is such a
+// word; if one is not (it would report, or its outcome depends on the
+// lane, or it is split into bytes), the whole access goes lane by lane.
+// The words of one access are distinct shadow units, so the order in which
+// they are updated does not matter. The lanes are grouped by word
+// (groupWords), or, for a full warp's 4-byte access whose half-warps are
+// each on one word or on consecutive words (a broadcast, a row or a column
+// of a tile), by the pattern without a lookup per lane (groupRegular).
+// TestCheckerWarpPathRandom compares the two paths' shadows after every
+// access.
 
 // wordSlot maps a word to its group in the current access (acc:
 // ctaState.acc of the access that filled it).
