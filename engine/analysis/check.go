@@ -298,6 +298,11 @@ type Checker struct {
 	// every access goes lane by lane, the reference the tests compare the
 	// warp-access path with.
 	lanePath bool
+	// warpAccesses counts the accesses sharedWarp checked a word at a
+	// time, regularAccesses those of them groupRegular grouped and
+	// wideAccesses those of 8 or 16 bytes (tests check that the paths
+	// ran).
+	warpAccesses, regularAccesses, wideAccesses int64
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -480,8 +485,8 @@ type ctaState struct {
 	reps [64]repEntry
 	// wtab and wgrp: the words of the current access and their lanes
 	// (sharedWarp).
-	wtab [64]wordSlot
-	wgrp [32]wordGroup
+	wtab [128]wordSlot
+	wgrp [128]wordGroup
 }
 
 // repEntry is the outcome of one lane's load of off..off+size in the
@@ -1098,9 +1103,16 @@ func (c *Checker) shared(cs *ctaState, w int, in *emu.StepInfo, a *emu.Access, l
 	if size == 0 {
 		return
 	}
-	if size == 4 && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) {
+	if (size == 4 || size == 8 || size == 16) && !c.byteExact && !c.lanePath && (a.Kind == emu.AccessLoad || a.Kind == emu.AccessStore) {
 		cs.nextAcc()
-		if cs.sharedWarp(w, in.PC, a) {
+		if ok, regular := cs.sharedWarp(w, in.PC, a); ok {
+			c.warpAccesses++
+			if regular {
+				c.regularAccesses++
+			}
+			if size != 4 {
+				c.wideAccesses++
+			}
 			return
 		}
 	}
@@ -1188,7 +1200,7 @@ func (cs *ctaState) nextAcc() {
 	cs.acc++
 	if cs.acc == 0 {
 		cs.reps = [64]repEntry{}
-		cs.wtab = [64]wordSlot{}
+		cs.wtab = [128]wordSlot{}
 		cs.acc = 1
 	}
 }

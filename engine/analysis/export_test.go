@@ -63,3 +63,10 @@ func ShadowDiff(a, b *Checker, n int) string {
 // access is checked lane by lane, the reference the warp-access path must
 // agree with.
 func LanePath(c *Checker) { c.lanePath = true }
+
+// WarpAccesses returns how many shared accesses c checked a word at a
+// time (sharedWarp), how many of them groupRegular grouped and how many
+// were of 8 or 16 bytes.
+func WarpAccesses(c *Checker) (word, regular, wide int64) {
+	return c.warpAccesses, c.regularAccesses, c.wideAccesses
+}

@@ -36,8 +36,17 @@ func runWarpLane(t *testing.T, name string, prog []byte, s *launch.Spec) (warp, 
 	if _, err := l.Run(context.Background()); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	word, regular, wide := analysis.WarpAccesses(cw)
+	warpPathWord += word
+	warpPathRegular += regular
+	warpPathWide += wide
 	return cw.Warnings(), cl.Warnings(), cw.Dropped(), cl.Dropped()
 }
+
+// warpPathWord, warpPathRegular and warpPathWide count the accesses
+// runWarpLane's warp-access checkers checked a word at a time, grouped by
+// pattern (groupRegular) and of 8 or 16 bytes.
+var warpPathWord, warpPathRegular, warpPathWide int64
 
 // wordKernel returns a kernel of random 4-byte shared loads and stores
 // (the accesses the warp-access path takes), most of them after the
@@ -59,6 +68,7 @@ func wordKernel(rng *rand.Rand) string {
 	ld.param.u64 %rd1, [p];
 	mov.u32 %r1, %tid.x;
 	mov.u32 %r2, s;
+	cvt.u64.u32 %rd2, %r1;
 `)
 	if rng.Intn(4) > 0 {
 		// Every word written first (by lanes of every warp).
@@ -71,7 +81,25 @@ func wordKernel(rng *rand.Rand) string {
 		mul := []int{0, 0, 1, 1, 2, 3, 16, 32, 33}[rng.Intn(9)]
 		div := []int{1, 1, 2, 16, 32}[rng.Intn(5)]
 		add := rng.Intn(128)
-		fmt.Fprintf(&b, "\tdiv.u32 %%r10, %%r1, %d;\n\tmul.lo.u32 %%r10, %%r10, %d;\n\tadd.u32 %%r10, %%r10, %d;\n\tand.b32 %%r10, %%r10, 127;\n\tshl.b32 %%r10, %%r10, 2;\n\tadd.u32 %%r10, %%r2, %%r10;\n", div, mul, add)
+		// The lane's index, or one that puts both half-warps on the same
+		// words (a tile's column), or one half on a run of words and the
+		// other on one word.
+		b.WriteString([]string{"\tmov.u32 %r10, %r1;\n", "\tmov.u32 %r10, %r1;\n", "\tand.b32 %r10, %r1, 15;\n",
+			"\tmin.u32 %r10, %r1, 16;\n", "\tmax.u32 %r10, %r1, 15;\n"}[rng.Intn(5)])
+		fmt.Fprintf(&b, "\tdiv.u32 %%r10, %%r10, %d;\n\tmul.lo.u32 %%r10, %%r10, %d;\n\tadd.u32 %%r10, %%r10, %d;\n", div, mul, add)
+		if rng.Intn(4) == 0 {
+			// An 8- or 16-byte access (two or four words a lane).
+			wide := [][3]string{{"3", "63", "u64"}, {"3", "63", "v2.u32"}, {"4", "31", "v4.u32"}}[rng.Intn(3)]
+			fmt.Fprintf(&b, "\tand.b32 %%r10, %%r10, %s;\n\tshl.b32 %%r10, %%r10, %s;\n\tadd.u32 %%r10, %%r2, %%r10;\n", wide[1], wide[0])
+			regs := map[string][2]string{"u64": {"%rd4", "%rd2"}, "v2.u32": {"{%r20, %r21}", "{%r1, %r1}"}, "v4.u32": {"{%r20, %r21, %r22, %r23}", "{%r1, %r1, %r1, %r1}"}}[wide[2]]
+			if rng.Intn(2) == 0 {
+				fmt.Fprintf(&b, "\tld.shared.%s %s, [%%r10];\n", wide[2], regs[0])
+			} else {
+				fmt.Fprintf(&b, "\tst.shared.%s [%%r10], %s;\n", wide[2], regs[1])
+			}
+			return
+		}
+		fmt.Fprintf(&b, "\tand.b32 %%r10, %%r10, 127;\n\tshl.b32 %%r10, %%r10, 2;\n\tadd.u32 %%r10, %%r2, %%r10;\n")
 		switch op := rng.Intn(20); {
 		case op < 11:
 			b.WriteString("\tld.shared.u32 %r20, [%r10];\n")
@@ -108,6 +136,7 @@ func wordKernel(rng *rand.Rand) string {
 // models, the warp-access path leaves the same shadow after every access
 // and reports the same warnings as checking every lane on its own.
 func TestCheckerWarpPathRandom(t *testing.T) {
+	warpPathWord, warpPathRegular, warpPathWide = 0, 0, 0
 	rng := rand.New(rand.NewSource(27))
 	iters := 200
 	if testing.Short() {
@@ -141,6 +170,13 @@ func TestCheckerWarpPathRandom(t *testing.T) {
 	}
 	if found < iters/4 {
 		t.Errorf("only %d of %d random kernels had warnings", found, 2*iters)
+	}
+	t.Logf("%d of %d word-path accesses grouped by pattern, %d of 8 or 16 bytes", warpPathRegular, warpPathWord, warpPathWide)
+	if warpPathWide == 0 {
+		t.Errorf("no 8- or 16-byte access took the word path")
+	}
+	if warpPathRegular == 0 || warpPathRegular == warpPathWord {
+		t.Errorf("%d of %d word-path accesses grouped by pattern: both paths must run", warpPathRegular, warpPathWord)
 	}
 }
 

@@ -150,12 +150,46 @@ func memObservedAlloc(w *Warp, op *Op, mask uint32, size int, generic bool) *All
 func memLdSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 	acc := w.m.warpAccess(w, AccessLoad, isa.Shared, size, false, mask)
 	if acc != nil {
-		if memObservedLoad(w, op, mask, acc, w.cta.shared, 0, size, false) {
+		if mask == ixAll && size == 4 && op.A >= 0 && op.A != op.D {
+			if memObservedLoadShared4(w, op, acc, w.cta.shared) {
+				return nil
+			}
+		} else if memObservedLoad(w, op, mask, acc, w.cta.shared, 0, size, false) {
 			return nil
 		}
 		w.m.dropAccess(acc)
 	}
 	return memLdSlow(w, op, mask, isa.Shared, size)
+}
+
+// memObservedLoadShared4 is memObservedLoad of a full warp's 4-byte load
+// from shared memory (lo 0, not generic) whose destination is not its
+// address register: it checks four lanes at a time (aligned, inside mem)
+// before it loads and records them, and reports false (acc to be given
+// back; the lanes loaded so far hold what the checked path gives them) at
+// the first four lanes it cannot serve, as memObservedLoad does at the
+// first lane.
+func memObservedLoadShared4(w *Warp, op *Op, acc *Access, mem []byte) bool {
+	n := uint64(len(mem))
+	if n < 4 {
+		return false
+	}
+	w.m.fast.obsShared4++
+	off, am, lim := uint64(op.Off), op.Imm, n-4
+	base, d, addr := w.r(op.A), w.r(op.D), &acc.Addr
+	for l := 0; l < 32; l += 4 {
+		a0, a1, a2, a3 := off+base[l]&am, off+base[l+1]&am, off+base[l+2]&am, off+base[l+3]&am
+		if (a0|a1|a2|a3)&3 != 0 || a0 > lim || a1 > lim || a2 > lim || a3 > lim {
+			return false
+		}
+		addr[l], addr[l+1], addr[l+2], addr[l+3] = a0, a1, a2, a3
+		d[l] = uint64(binary.LittleEndian.Uint32(mem[a0:]))
+		d[l+1] = uint64(binary.LittleEndian.Uint32(mem[a1:]))
+		d[l+2] = uint64(binary.LittleEndian.Uint32(mem[a2:]))
+		d[l+3] = uint64(binary.LittleEndian.Uint32(mem[a3:]))
+	}
+	acc.Lanes |= ixAll
+	return true
 }
 
 func memStSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {

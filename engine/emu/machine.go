@@ -206,6 +206,7 @@ type fastPaths struct {
 	lineRuns, lineInsts    int64 // leadLine's runs and the instructions they executed (batch.go)
 	sharedLeads            int64 // shared-memory loads leads ran in quiet CTAs (quiet.go)
 	localLeads             int64 // warp-level instructions leads ran (batch.go)
+	obsShared4             int64 // full-warp observed 4-byte shared loads (memObservedLoadShared4)
 	noLine                 bool  // leads never use leadLine (tests compare them with and without it)
 	diamonds, diamondInsts int64 // leadDiamond's runs and the instructions they executed (diamond.go)
 	splits                 int64 // diamonds leadSplit ran from their split

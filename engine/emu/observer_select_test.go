@@ -63,6 +63,13 @@ func (s selective) Observes() ObserveFlags { return s.flags }
 // reason and fault text.
 func observedRun(t *testing.T, src string, block, n int, checked bool, obs ...Observer) string {
 	t.Helper()
+	out, _ := observedMachine(t, src, block, n, checked, obs...)
+	return out
+}
+
+// observedMachine is observedRun that also returns the machine.
+func observedMachine(t *testing.T, src string, block, n int, checked bool, obs ...Observer) (string, *Machine) {
+	t.Helper()
 	s := ptx.NewSource("t.ptx", []byte(src))
 	prog, diags := CompileSource(s)
 	if prog == nil {
@@ -86,7 +93,7 @@ func observedRun(t *testing.T, src string, block, n int, checked bool, obs ...Ob
 	for _, c := range m.ctas {
 		out += fmt.Sprintf(" shared %x", c.shared)
 	}
-	return out
+	return out, m
 }
 
 // obsKernel exercises the observed ld/st paths: 32- and 64-bit .shared,
@@ -243,6 +250,71 @@ func TestSelectiveObservers(t *testing.T) {
 		}
 		if len(full.steps) == 0 || !strings.Contains(strings.Join(full.steps, "\n"), "event diverge") {
 			t.Fatalf("bad=%v: the kernel did not diverge", bad)
+		}
+	}
+}
+
+// A full warp's observed 4-byte shared load (memObservedLoadShared4)
+// reports and loads exactly what the checked per-lane path does: with an
+// offset, with every lane on one word, and with a lane that is misaligned
+// or past the end in each group of four (the load then falls back to the
+// checked path, which faults there).
+func TestObservedShared4MatchesCheckedPath(t *testing.T) {
+	for _, c := range []struct {
+		name, addr string
+		fault      bool
+	}{
+		{"lane per word", "shl.b32 %r3, %r1, 2;", false},
+		{"one word", "mov.u32 %r3, 8;", false},
+		{"misaligned lane 2", "shl.b32 %r3, %r1, 2; setp.eq.u32 %q1, %r1, 2; @%q1 add.u32 %r3, %r3, 1;", true},
+		{"misaligned lane 29", "shl.b32 %r3, %r1, 2; setp.eq.u32 %q1, %r1, 29; @%q1 add.u32 %r3, %r3, 2;", true},
+		{"past the end lane 17", "shl.b32 %r3, %r1, 2; setp.eq.u32 %q1, %r1, 17; @%q1 add.u32 %r3, %r3, 512;", true},
+	} {
+		src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p) {
+	.shared .align 8 .b8 sm[512];
+	.reg .u32 %r<12>; .reg .u64 %rd<12>; .reg .pred %q<3>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, sm;
+	shl.b32 %r4, %r1, 2;
+	add.u32 %r4, %r2, %r4;
+	mul.lo.u32 %r5, %r1, 2654435761;
+	st.shared.u32 [%r4], %r5;
+	bar.sync 0;
+	` + c.addr + `
+	add.u32 %r3, %r2, %r3;
+	ld.shared.u32 %r6, [%r3+128];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd2, %rd1, %rd2;
+	st.global.u32 [%rd2], %r6;
+	ret;
+}`
+		var reports [2][]string
+		var mems [2]string
+		var fast int64
+		for i, checked := range []bool{false, true} {
+			r := &reportText{flags: ObserveAll, old: true}
+			var m *Machine
+			mems[i], m = observedMachine(t, src, 64, 512, checked, r)
+			reports[i] = r.steps
+			if !checked {
+				fast = m.fast.obsShared4
+			}
+		}
+		if fast == 0 {
+			t.Errorf("%s: the full-warp path did not run", c.name)
+		}
+		if mems[0] != mems[1] {
+			t.Errorf("%s: final state differs:\nfast:    %s\nchecked: %s", c.name, mems[0], mems[1])
+		}
+		if !slices.Equal(reports[0], reports[1]) {
+			t.Errorf("%s: reports differ:\nfast:\n%s\nchecked:\n%s", c.name, strings.Join(reports[0], "\n"), strings.Join(reports[1], "\n"))
+		}
+		if c.fault != strings.Contains(mems[0], "stop fault") {
+			t.Errorf("%s: %.100s", c.name, mems[0])
 		}
 	}
 }
