@@ -19,6 +19,7 @@ func TestWgmmaLessons(t *testing.T) {
 	}{
 		{"wgmma-layouts", 7, 3},
 		{"hopper-gemm-tile", 6, 4},
+		{"fastcu-tma-wgmma", 5, 3}, // real compiler output (clang-19 from fast.cu)
 	} {
 		e := example(t, c.name)
 		tb := s.newTab(t, "/?example="+c.name)
