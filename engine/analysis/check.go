@@ -303,7 +303,6 @@ type Checker struct {
 	// wideAccesses those of 8 or 16 bytes (tests check that the paths
 	// ran).
 	warpAccesses, regularAccesses, wideAccesses int64
-	lazyCnt                                     lazyCount
 	// byteExact turns off the word-level shadow, the replay of lanes that
 	// load the same bytes, the shortcuts for reads since the last release
 	// and for converged lanes, and the reuse of retired CTAs' state: the
@@ -395,9 +394,6 @@ type shadow struct {
 	// in rwarps recorded one (both may be conservative).
 	rgen   uint32
 	rwarps uint64
-	// pm: the warps with a pending read of the word, kept in its CTA's
-	// log (sharedlazy.go); words only, never bytes.
-	pm uint64
 }
 
 type barState struct {
@@ -491,21 +487,6 @@ type ctaState struct {
 	// (sharedWarp).
 	wtab [128]wordSlot
 	wgrp [128]wordGroup
-	// rkind and rk0: groupRegular's half-warp patterns and first words of
-	// the current access.
-	rkind [2]uint8
-	rk0   [2]uint64
-	// Pending reads (sharedlazy.go): on when lazy, one log per phase in
-	// lz; cnt counts their use (tests check that the paths ran).
-	lazy bool
-	lz   [2]lazySlot
-	cnt  *lazyCount
-}
-
-// lazyCount counts the pending-read log's use: accesses logged, words
-// whose pending reads a write cleared unbuilt, words materialised.
-type lazyCount struct {
-	adds, clears, mats int64
 }
 
 // repEntry is the outcome of one lane's load of off..off+size in the
@@ -788,7 +769,6 @@ func (cl *clusterState) bump() {
 			if cs == nil {
 				continue
 			}
-			cs.lazyAll()
 			for i := range cs.words {
 				cs.words[i].rgen = 0
 			}
@@ -826,7 +806,6 @@ func (c *Checker) cta(lin int, idx [3]int) *ctaState {
 		cs = &ctaState{idx: idx, byteExact: c.byteExact}
 	}
 	cs.cl, cs.base, cs.warps = cl, rank*c.nwarps, cl.warps
-	cs.lazy, cs.cnt = !c.byteExact && len(cl.warps) <= 64, &c.lazyCnt
 	cl.ctas[rank] = cs
 	c.ctas[lin] = cs
 	c.index1(lin, cs)
@@ -856,16 +835,6 @@ func (cs *ctaState) reset(idx [3]int) {
 	for i := range cs.words {
 		x := &cs.words[i]
 		*x = shadow{rs: x.rs[:0]}
-	}
-	for i := range cs.lz {
-		s := &cs.lz[i]
-		s.dirty, s.log = s.dirty[:0], s.log[:0]
-		for j := range s.byWarp {
-			s.byWarp[j] = s.byWarp[j][:0]
-		}
-		clear(s.maxEp)
-		clear(s.ordGen)
-		s.used = false
 	}
 	clear(cs.block)
 	cs.bytes, cs.free = cs.bytes[:0], cs.free[:0]
@@ -1008,16 +977,12 @@ func (cs *ctaState) at(o uint64) *shadow {
 	if i := cs.block[k]; i != 0 {
 		return &cs.bytes[4*int(i-1)+int(o&3)]
 	}
-	if cs.words[k].pm != 0 {
-		cs.mat(k)
-	}
 	return &cs.words[k]
 }
 
 // split gives the four bytes of uniform word k the word's
 // state.
 func (cs *ctaState) split(k uint64) {
-	cs.mat(k)
 	cs.uni[k>>6] &^= 1 << (k & 63)
 	src := &cs.words[k]
 	blk := cs.newBlock(k)

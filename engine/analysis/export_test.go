@@ -23,22 +23,13 @@ func (cs *ctaState) byteState(o int) byteState {
 	if o >= 4*len(cs.words) {
 		return byteState{}
 	}
-	var x *shadow
-	var rs []rec
 	if k := o >> 2; cs.uni[k>>6]>>(k&63)&1 != 0 {
-		// A uniform word: its reads are its set and then its pending
-		// reads (built without materialising them, which would change
-		// what the checker does next).
 		o &^= 3
-		x = &cs.words[k]
-		rs = cs.pendingRecs(uint64(k), append([]rec(nil), x.rs...))
-	} else {
-		x = cs.at(uint64(o))
-		rs = x.rs
 	}
+	x := cs.at(uint64(o))
 	s := byteState{w: x.w, r: x.r, written: cs.written[o>>6]>>(o&63)&1 != 0}
-	if len(rs) > 0 {
-		s.rs = rs
+	if len(x.rs) > 0 {
+		s.rs = x.rs
 	}
 	if cs.pend != nil {
 		s.pend = cs.pend[o]
@@ -78,11 +69,4 @@ func LanePath(c *Checker) { c.lanePath = true }
 // were of 8 or 16 bytes.
 func WarpAccesses(c *Checker) (word, regular, wide int64) {
 	return c.warpAccesses, c.regularAccesses, c.wideAccesses
-}
-
-// LazyCounts returns how many accesses c logged as pending reads, how many
-// words' pending reads a write cleared without building them and how many
-// words it materialised (sharedlazy.go).
-func LazyCounts(c *Checker) (adds, clears, mats int64) {
-	return c.lazyCnt.adds, c.lazyCnt.clears, c.lazyCnt.mats
 }

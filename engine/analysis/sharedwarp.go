@@ -97,9 +97,6 @@ func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) (ok, regular bool) {
 			return false, false
 		}
 		if !load {
-			if sh.pm != 0 && !cs.pendOrdered(sh, w, ws) {
-				cs.mat(g.k)
-			}
 			if sh.r.step != 0 {
 				if !cs.ordered(&sh.r, w, ws) {
 					return false, false
@@ -124,9 +121,6 @@ func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) (ok, regular bool) {
 		case r.step != 0 && sh.rgen == gen && sh.rwarps>>(w&63)&1 == 0:
 			g.act = readAdd
 		case r.step == 0 || cs.ordered(r, w, ws):
-			if sh.pm != 0 {
-				cs.mat(g.k)
-			}
 			for j := range sh.rs {
 				if !cs.laneFree(&sh.rs[j], w, ws) {
 					return false, false
@@ -139,10 +133,6 @@ func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) (ok, regular bool) {
 	}
 	me := rec{pc: int32(pc), epoch: ws.vc[w], step: ws.step, warp: uint16(w)}
 	bit := uint64(1) << (w & 63)
-	// Reads added to words read since the last release go to the pending
-	// log (sharedlazy.go) when the access has a pattern.
-	var slot *lazySlot
-	lazy := load && regular && cs.lazy
 	for i := range n {
 		g := &cs.wgrp[i]
 		sh := &cs.words[g.k]
@@ -153,10 +143,6 @@ func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) (ok, regular bool) {
 			} else {
 				*r = me
 			}
-			if sh.pm != 0 {
-				sh.pm = 0
-				cs.cnt.clears++
-			}
 			sh.r = rec{}
 			sh.rs = sh.rs[:0]
 			o := g.k << 2
@@ -165,25 +151,8 @@ func (cs *ctaState) sharedWarp(w, pc int, a *emu.Access) (ok, regular bool) {
 		}
 		switch g.act {
 		case readAdd:
-			sh.rwarps |= bit
-			if lazy {
-				if slot == nil {
-					slot = cs.slotFor(gen)
-					slot.byWarp[w] = append(slot.byWarp[w], int32(len(slot.log)))
-					slot.log = append(slot.log, lazyAcc{me: me, kind: cs.rkind, k0: cs.rk0})
-					slot.maxEp[w] = max(slot.maxEp[w], me.epoch)
-					cs.cnt.adds++
-				}
-				if sh.pm == 0 {
-					slot.dirty = append(slot.dirty, uint32(g.k))
-				}
-				sh.pm |= bit
-				continue
-			}
-			if sh.pm != 0 {
-				cs.mat(g.k)
-			}
 			sh.rs = append(sh.rs, me)
+			sh.rwarps |= bit
 		case readReplace:
 			sh.r = me
 			if len(sh.rs) == 0 {
@@ -382,8 +351,6 @@ func (cs *ctaState) groupRegular(a *emu.Access) (int, int) {
 			add(k0[r]+i, 1<<(uint64(16*r)+i))
 		}
 	}
-	cs.rkind = [2]uint8{uint8(kind[0]), uint8(kind[1])}
-	cs.rk0 = k0
 	return n, groupDone
 }
 
