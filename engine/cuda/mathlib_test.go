@@ -21,7 +21,7 @@ func mathInputs() (xs, ys []float32) {
 		xs = append(xs, -10+float32(i)*(20/640.0)+float32(i%5)*0.0031)
 	}
 	for i := 0; i < 552; i++ {
-		e := -149 + (i*277)%277 // exponents -149..127
+		e := -149 + i%277 // exponents -149..127, each with both signs
 		m := 1 + float64((i*37)%64)/64
 		v := float32(math.Ldexp(m, e))
 		if i%2 == 1 {

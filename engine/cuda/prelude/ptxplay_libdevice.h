@@ -109,8 +109,12 @@ __PTXPLAY_NV double __nv_trunc(double x) { return __builtin_trunc(x); }
 __PTXPLAY_NV float __nv_rintf(float x) { return __builtin_rintf(x); }
 __PTXPLAY_NV double __nv_rint(double x) { return __builtin_rint(x); }
 __PTXPLAY_NV float __nv_nearbyintf(float x) { return __builtin_rintf(x); }
-__PTXPLAY_NV float __nv_roundf(float x) { float t = __builtin_truncf(x); return __builtin_fabsf(x - t) >= 0.5f ? t + __builtin_copysignf(1.0f, x) : t; }
-__PTXPLAY_NV double __nv_round(double x) { double t = __builtin_trunc(x); return __builtin_fabs(x - t) >= 0.5 ? t + __builtin_copysign(1.0, x) : t; }
+// x - trunc(x) is exact, but only for the x the caller rounded: CUDA's
+// default -ffp-contract=fast would fuse a caller's product x = a*b into
+// fma(a, b, -t) once this is inlined (llround(a * 1e-3) was 1 off). The
+// add.rn of __nvvm_add_rn_* is never contracted.
+__PTXPLAY_NV float __nv_roundf(float x) { float t = __builtin_truncf(x); return __builtin_fabsf(__nvvm_add_rn_f(x, -t)) >= 0.5f ? t + __builtin_copysignf(1.0f, x) : t; }
+__PTXPLAY_NV double __nv_round(double x) { double t = __builtin_trunc(x); return __builtin_fabs(__nvvm_add_rn_d(x, -t)) >= 0.5 ? t + __builtin_copysign(1.0, x) : t; }
 __PTXPLAY_NV float __nv_fminf(float a, float b) { return __builtin_fminf(a, b); }
 __PTXPLAY_NV float __nv_fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
 __PTXPLAY_NV double __nv_fmin(double a, double b) { return __builtin_fmin(a, b); }
@@ -402,12 +406,12 @@ __PTXPLAY_NV float __nv_logbf(float x) {
 __PTXPLAY_NV double __nv_modf(double x, double *ip) {
   double t = __builtin_trunc(x);
   *ip = t;
-  return __builtin_fabs(x) == __builtin_inf() ? __builtin_copysign(0.0, x) : __builtin_copysign(x - t, x);
+  return __builtin_fabs(x) == __builtin_inf() ? __builtin_copysign(0.0, x) : __builtin_copysign(__nvvm_add_rn_d(x, -t), x);
 }
 __PTXPLAY_NV float __nv_modff(float x, float *ip) {
   float t = __builtin_truncf(x);
   *ip = t;
-  return __builtin_fabsf(x) == __builtin_inff() ? __builtin_copysignf(0.0f, x) : __builtin_copysignf(x - t, x);
+  return __builtin_fabsf(x) == __builtin_inff() ? __builtin_copysignf(0.0f, x) : __builtin_copysignf(__nvvm_add_rn_f(x, -t), x);
 }
 __PTXPLAY_NV double __nv_nextafter(double x, double y) {
   if (x != x || y != y) return x + y;
