@@ -522,26 +522,28 @@ __PTXPLAY_NV unsigned long long __nv_float2ull_rn(float x) { return __nvvm_f2ull
 __PTXPLAY_NV unsigned long long __nv_float2ull_rz(float x) { return __nvvm_f2ull_rz(x); }
 __PTXPLAY_NV unsigned long long __nv_float2ull_rd(float x) { return __nvvm_f2ull_rm(x); }
 __PTXPLAY_NV unsigned long long __nv_float2ull_ru(float x) { return __nvvm_f2ull_rp(x); }
-__PTXPLAY_NV float __nv_int2float_rz(int x) { return __nvvm_i2f_rz(x); }
+// clang-19 lowers the six __nvvm_*2f_rz / __nvvm_*2d_rz builtins to cvt.rn
+// (round to nearest): they are written as the PTX instruction instead.
+__PTXPLAY_NV float __nv_int2float_rz(int x) { float r; asm("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x)); return r; }
 __PTXPLAY_NV float __nv_int2float_rd(int x) { return __nvvm_i2f_rm(x); }
 __PTXPLAY_NV float __nv_int2float_ru(int x) { return __nvvm_i2f_rp(x); }
-__PTXPLAY_NV float __nv_uint2float_rz(unsigned int x) { return __nvvm_ui2f_rz(x); }
+__PTXPLAY_NV float __nv_uint2float_rz(unsigned int x) { float r; asm("cvt.rz.f32.u32 %0, %1;" : "=f"(r) : "r"(x)); return r; }
 __PTXPLAY_NV float __nv_uint2float_rd(unsigned int x) { return __nvvm_ui2f_rm(x); }
 __PTXPLAY_NV float __nv_uint2float_ru(unsigned int x) { return __nvvm_ui2f_rp(x); }
 __PTXPLAY_NV double __nv_uint2double_rn(unsigned int x) { return (double)x; }
 __PTXPLAY_NV float __nv_ll2float_rn(long long x) { return __nvvm_ll2f_rn(x); }
-__PTXPLAY_NV float __nv_ll2float_rz(long long x) { return __nvvm_ll2f_rz(x); }
+__PTXPLAY_NV float __nv_ll2float_rz(long long x) { float r; asm("cvt.rz.f32.s64 %0, %1;" : "=f"(r) : "l"(x)); return r; }
 __PTXPLAY_NV float __nv_ll2float_rd(long long x) { return __nvvm_ll2f_rm(x); }
 __PTXPLAY_NV float __nv_ll2float_ru(long long x) { return __nvvm_ll2f_rp(x); }
 __PTXPLAY_NV float __nv_ull2float_rn(unsigned long long x) { return __nvvm_ull2f_rn(x); }
-__PTXPLAY_NV float __nv_ull2float_rz(unsigned long long x) { return __nvvm_ull2f_rz(x); }
+__PTXPLAY_NV float __nv_ull2float_rz(unsigned long long x) { float r; asm("cvt.rz.f32.u64 %0, %1;" : "=f"(r) : "l"(x)); return r; }
 __PTXPLAY_NV float __nv_ull2float_rd(unsigned long long x) { return __nvvm_ull2f_rm(x); }
 __PTXPLAY_NV float __nv_ull2float_ru(unsigned long long x) { return __nvvm_ull2f_rp(x); }
 __PTXPLAY_NV double __nv_ll2double_rn(long long x) { return __nvvm_ll2d_rn(x); }
-__PTXPLAY_NV double __nv_ll2double_rz(long long x) { return __nvvm_ll2d_rz(x); }
+__PTXPLAY_NV double __nv_ll2double_rz(long long x) { double r; asm("cvt.rz.f64.s64 %0, %1;" : "=d"(r) : "l"(x)); return r; }
 __PTXPLAY_NV double __nv_ll2double_rd(long long x) { return __nvvm_ll2d_rm(x); }
 __PTXPLAY_NV double __nv_ll2double_ru(long long x) { return __nvvm_ll2d_rp(x); }
 __PTXPLAY_NV double __nv_ull2double_rn(unsigned long long x) { return __nvvm_ull2d_rn(x); }
-__PTXPLAY_NV double __nv_ull2double_rz(unsigned long long x) { return __nvvm_ull2d_rz(x); }
+__PTXPLAY_NV double __nv_ull2double_rz(unsigned long long x) { double r; asm("cvt.rz.f64.u64 %0, %1;" : "=d"(r) : "l"(x)); return r; }
 __PTXPLAY_NV double __nv_ull2double_rd(unsigned long long x) { return __nvvm_ull2d_rm(x); }
 __PTXPLAY_NV double __nv_ull2double_ru(unsigned long long x) { return __nvvm_ull2d_rp(x); }
