@@ -3,6 +3,7 @@ package cuda_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os/exec"
 	"strings"
@@ -225,4 +226,62 @@ func clz(x uint32) int {
 		n++
 	}
 	return n
+}
+
+// A recursive device function (clang keeps the call at -O0) called right
+// after a divergent if/else: every lane gets its own result. (The
+// emulator once took the lanes that reached the join first for lanes that
+// had returned from the call, and they stored 0; recursive math library
+// functions showed it as wrong values that depended on the other
+// functions of the kernel.)
+const recursionAfterBranch = `
+__device__ unsigned mix(unsigned x, int n) {
+  if (n > 0) return mix(x * 2654435761u + 1, n - 1) ^ (unsigned)n;
+  for (int k = 0; k < 80; k++) x = x * 1664525u + 1013904223u;
+  return x;
+}
+__global__ void k(const unsigned *in, unsigned *out) {
+  unsigned t = threadIdx.x;
+  unsigned v = in[t];
+  if (v & 1) v = v * 7 + 3; else v = v / 3 + 11;
+  out[t] = mix(v, t % 3);
+}
+`
+
+func TestKernelRecursionAfterBranch(t *testing.T) {
+	var mix func(x uint32, n int) uint32
+	mix = func(x uint32, n int) uint32 {
+		if n > 0 {
+			return mix(x*2654435761+1, n-1) ^ uint32(n)
+		}
+		for k := 0; k < 80; k++ {
+			x = x*1664525 + 1013904223
+		}
+		return x
+	}
+	var in []string
+	want := make([]uint32, 32)
+	for i := range want {
+		v := uint32((i*37 + 5) % 101)
+		in = append(in, fmt.Sprint(v))
+		if v&1 != 0 {
+			v = v*7 + 3
+		} else {
+			v = v/3 + 11
+		}
+		want[i] = mix(v, i%3)
+	}
+	for _, o := range []int{0, 2} {
+		res, r, _, _ := compileRun(t, recursionAfterBranch, cuda.Options{Opt: o}, `"entry": "_Z1kPKjPj", "grid": [1,1,1], "block": [32,1,1],
+			"buffers": [{"name": "in", "type": "u32", "count": 32, "init": {"values": [`+strings.Join(in, ",")+`]}}, {"name": "out", "type": "u32", "count": 32}],
+			"params": [{"buffer": "in"}, {"buffer": "out"}]}`)
+		if o == 0 && !strings.Contains(r.PTX, "call.uni") {
+			t.Fatalf("-O0: the recursion is no call:\n%s", r.PTX)
+		}
+		for i, v := range u32s(t, res, "out") {
+			if v != want[i] {
+				t.Errorf("-O%d: out[%d] = %d, want %d", o, i, v, want[i])
+			}
+		}
+	}
 }

@@ -421,7 +421,10 @@ func execCall(w *Warp, op *Op, emask uint32) *Fault {
 		}
 		top = &w.stack[len(w.stack)-1]
 	}
-	top.call = true
+	// The entry's waiting lanes now mean lanes that returned from this
+	// call (execRet, settle): lanes left over from a region that
+	// reconverged into it must not be taken for returned ones.
+	top.call, top.waiting = true, 0
 	fr.base = len(w.stack)
 	m.dyn += fr.bytes()
 	w.frames = append(w.frames, fr)

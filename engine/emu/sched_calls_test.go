@@ -463,3 +463,60 @@ J:
 	}
 	checkReplay(t, src, SchedIndependent, [3]int{64, 1, 1}, [3]int{1, 1, 1}, 64)
 }
+
+// A call made right after a divergent region reconverges, to a callee
+// that runs longer than ReconvergeWait: the lanes that reached the join
+// first waited there as a region's waiting lanes; when the region
+// reconverged and the merged path made the call, those lanes must not be
+// taken for lanes that returned from the call (they were once: after
+// ReconvergeWait instructions they went on with the callee's stale result
+// register, 0 here, while the call went on with them still in it). No
+// recursion is needed; recursive CUDA device functions, which clang cannot
+// inline, were where it showed (erfcinvf, lgammaf).
+const callAfterJoinSrc = ctlHeader + `
+.func (.reg .u32 r) slow(.reg .u32 x) {
+	.reg .u32 %i; .reg .pred %p;
+	mov.u32 %i, 0;
+LOOP:
+	add.u32 x, x, 3;
+	add.u32 %i, %i, 1;
+	setp.lt.u32 %p, %i, 100;
+	@%p bra LOOP;
+	mov.u32 r, x;
+	ret;
+}
+.visible .entry k(.param .u64 out) {
+	.reg .u32 %t, %v, %r; .reg .pred %p; .reg .u64 %a, %o;
+	ld.param.u64 %o, [out];
+	mov.u32 %t, %tid.x;
+	mov.u32 %v, %t;
+	setp.lt.u32 %p, %t, 16;
+	@%p bra JOIN;
+	add.u32 %v, %v, 1000;
+JOIN:
+	call (%r), slow, (%v);
+	mul.wide.u32 %a, %t, 4;
+	add.u64 %a, %o, %a;
+	st.global.u32 [%a], %r;
+	ret;
+}
+`
+
+func TestCallAfterReconvergence(t *testing.T) {
+	for _, sched := range []Scheduling{SchedIndependent, SchedSIMTStack} {
+		m, out := schedKernel(t, callAfterJoinSrc, sched, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 32, 100_000)
+		if r := m.Run(context.Background()); r != StopDone {
+			t.Fatalf("%s: %v %v", sched, r, m.Fault())
+		}
+		for l, v := range u32s(out) {
+			want := uint32(l + 300)
+			if l >= 16 {
+				want += 1000
+			}
+			if v != want {
+				t.Errorf("%s: lane %d: slow returned %d, want %d", sched, l, v, want)
+			}
+		}
+	}
+	checkReplay(t, callAfterJoinSrc, SchedIndependent, [3]int{32, 1, 1}, [3]int{1, 1, 1}, 32)
+}

@@ -109,8 +109,12 @@ __PTXPLAY_NV double __nv_trunc(double x) { return __builtin_trunc(x); }
 __PTXPLAY_NV float __nv_rintf(float x) { return __builtin_rintf(x); }
 __PTXPLAY_NV double __nv_rint(double x) { return __builtin_rint(x); }
 __PTXPLAY_NV float __nv_nearbyintf(float x) { return __builtin_rintf(x); }
-__PTXPLAY_NV float __nv_roundf(float x) { float t = __builtin_truncf(x); return __builtin_fabsf(x - t) >= 0.5f ? t + __builtin_copysignf(1.0f, x) : t; }
-__PTXPLAY_NV double __nv_round(double x) { double t = __builtin_trunc(x); return __builtin_fabs(x - t) >= 0.5 ? t + __builtin_copysign(1.0, x) : t; }
+// x - trunc(x) is exact, but only for the x the caller rounded: CUDA's
+// default -ffp-contract=fast would fuse a caller's product x = a*b into
+// fma(a, b, -t) once this is inlined (llround(a * 1e-3) was 1 off). The
+// add.rn of __nvvm_add_rn_* is never contracted.
+__PTXPLAY_NV float __nv_roundf(float x) { float t = __builtin_truncf(x); return __builtin_fabsf(__nvvm_add_rn_f(x, -t)) >= 0.5f ? t + __builtin_copysignf(1.0f, x) : t; }
+__PTXPLAY_NV double __nv_round(double x) { double t = __builtin_trunc(x); return __builtin_fabs(__nvvm_add_rn_d(x, -t)) >= 0.5 ? t + __builtin_copysign(1.0, x) : t; }
 __PTXPLAY_NV float __nv_fminf(float a, float b) { return __builtin_fminf(a, b); }
 __PTXPLAY_NV float __nv_fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
 __PTXPLAY_NV double __nv_fmin(double a, double b) { return __builtin_fmin(a, b); }
@@ -402,12 +406,12 @@ __PTXPLAY_NV float __nv_logbf(float x) {
 __PTXPLAY_NV double __nv_modf(double x, double *ip) {
   double t = __builtin_trunc(x);
   *ip = t;
-  return __builtin_fabs(x) == __builtin_inf() ? __builtin_copysign(0.0, x) : __builtin_copysign(x - t, x);
+  return __builtin_fabs(x) == __builtin_inf() ? __builtin_copysign(0.0, x) : __builtin_copysign(__nvvm_add_rn_d(x, -t), x);
 }
 __PTXPLAY_NV float __nv_modff(float x, float *ip) {
   float t = __builtin_truncf(x);
   *ip = t;
-  return __builtin_fabsf(x) == __builtin_inff() ? __builtin_copysignf(0.0f, x) : __builtin_copysignf(x - t, x);
+  return __builtin_fabsf(x) == __builtin_inff() ? __builtin_copysignf(0.0f, x) : __builtin_copysignf(__nvvm_add_rn_f(x, -t), x);
 }
 __PTXPLAY_NV double __nv_nextafter(double x, double y) {
   if (x != x || y != y) return x + y;
@@ -518,26 +522,28 @@ __PTXPLAY_NV unsigned long long __nv_float2ull_rn(float x) { return __nvvm_f2ull
 __PTXPLAY_NV unsigned long long __nv_float2ull_rz(float x) { return __nvvm_f2ull_rz(x); }
 __PTXPLAY_NV unsigned long long __nv_float2ull_rd(float x) { return __nvvm_f2ull_rm(x); }
 __PTXPLAY_NV unsigned long long __nv_float2ull_ru(float x) { return __nvvm_f2ull_rp(x); }
-__PTXPLAY_NV float __nv_int2float_rz(int x) { return __nvvm_i2f_rz(x); }
+// clang-19 lowers the six __nvvm_*2f_rz / __nvvm_*2d_rz builtins to cvt.rn
+// (round to nearest): they are written as the PTX instruction instead.
+__PTXPLAY_NV float __nv_int2float_rz(int x) { float r; asm("cvt.rz.f32.s32 %0, %1;" : "=f"(r) : "r"(x)); return r; }
 __PTXPLAY_NV float __nv_int2float_rd(int x) { return __nvvm_i2f_rm(x); }
 __PTXPLAY_NV float __nv_int2float_ru(int x) { return __nvvm_i2f_rp(x); }
-__PTXPLAY_NV float __nv_uint2float_rz(unsigned int x) { return __nvvm_ui2f_rz(x); }
+__PTXPLAY_NV float __nv_uint2float_rz(unsigned int x) { float r; asm("cvt.rz.f32.u32 %0, %1;" : "=f"(r) : "r"(x)); return r; }
 __PTXPLAY_NV float __nv_uint2float_rd(unsigned int x) { return __nvvm_ui2f_rm(x); }
 __PTXPLAY_NV float __nv_uint2float_ru(unsigned int x) { return __nvvm_ui2f_rp(x); }
 __PTXPLAY_NV double __nv_uint2double_rn(unsigned int x) { return (double)x; }
 __PTXPLAY_NV float __nv_ll2float_rn(long long x) { return __nvvm_ll2f_rn(x); }
-__PTXPLAY_NV float __nv_ll2float_rz(long long x) { return __nvvm_ll2f_rz(x); }
+__PTXPLAY_NV float __nv_ll2float_rz(long long x) { float r; asm("cvt.rz.f32.s64 %0, %1;" : "=f"(r) : "l"(x)); return r; }
 __PTXPLAY_NV float __nv_ll2float_rd(long long x) { return __nvvm_ll2f_rm(x); }
 __PTXPLAY_NV float __nv_ll2float_ru(long long x) { return __nvvm_ll2f_rp(x); }
 __PTXPLAY_NV float __nv_ull2float_rn(unsigned long long x) { return __nvvm_ull2f_rn(x); }
-__PTXPLAY_NV float __nv_ull2float_rz(unsigned long long x) { return __nvvm_ull2f_rz(x); }
+__PTXPLAY_NV float __nv_ull2float_rz(unsigned long long x) { float r; asm("cvt.rz.f32.u64 %0, %1;" : "=f"(r) : "l"(x)); return r; }
 __PTXPLAY_NV float __nv_ull2float_rd(unsigned long long x) { return __nvvm_ull2f_rm(x); }
 __PTXPLAY_NV float __nv_ull2float_ru(unsigned long long x) { return __nvvm_ull2f_rp(x); }
 __PTXPLAY_NV double __nv_ll2double_rn(long long x) { return __nvvm_ll2d_rn(x); }
-__PTXPLAY_NV double __nv_ll2double_rz(long long x) { return __nvvm_ll2d_rz(x); }
+__PTXPLAY_NV double __nv_ll2double_rz(long long x) { double r; asm("cvt.rz.f64.s64 %0, %1;" : "=d"(r) : "l"(x)); return r; }
 __PTXPLAY_NV double __nv_ll2double_rd(long long x) { return __nvvm_ll2d_rm(x); }
 __PTXPLAY_NV double __nv_ll2double_ru(long long x) { return __nvvm_ll2d_rp(x); }
 __PTXPLAY_NV double __nv_ull2double_rn(unsigned long long x) { return __nvvm_ull2d_rn(x); }
-__PTXPLAY_NV double __nv_ull2double_rz(unsigned long long x) { return __nvvm_ull2d_rz(x); }
+__PTXPLAY_NV double __nv_ull2double_rz(unsigned long long x) { double r; asm("cvt.rz.f64.u64 %0, %1;" : "=d"(r) : "l"(x)); return r; }
 __PTXPLAY_NV double __nv_ull2double_rd(unsigned long long x) { return __nvvm_ull2d_rm(x); }
 __PTXPLAY_NV double __nv_ull2double_ru(unsigned long long x) { return __nvvm_ull2d_rp(x); }

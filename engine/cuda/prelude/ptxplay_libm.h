@@ -617,18 +617,21 @@ __PTXPLAY_FN void __ptxplay_erf_dd(double x, double *rh, double *rl) {
   *rh = h + l;
   *rl = l - (*rh - h);
 }
+// The continued fraction F(x) = x + (1/2)/(x + 1/(x + (3/2)/(x + ...))) for
+// x >= 3, with erfc(x) = exp(-x^2) / (sqrt(pi) F(x)), evaluated from its
+// tail up: each step contracts the error of the one before, where the
+// forward (Lentz) product of hundreds of factors near 1 gathered their
+// rounding errors (erfc(4.72) was 90 ulp off, erfcx(3e16) 457 ulp). Its
+// length leaves a truncation error far below 2^-60 relative.
+__PTXPLAY_FN double __ptxplay_erfc_F(double x) {
+  int n = x < 120.0 ? 60 + (int)(2400.0 / (x * x)) : 4;
+  if (n > 400) n = 400;
+  double t = x;
+  for (; n >= 1; n--) t = x + (0.5 * n) / t;
+  return t;
+}
 __PTXPLAY_FN double __ptxplay_erfc_cf(double x) { // x >= 3
-  // erfc(x) = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))
-  double f = x, C = x, D = 0.0;
-  for (int n = 1; n < 500; n++) {
-    double a = 0.5 * n;
-    D = x + a * D; C = x + a / C;
-    D = 1.0 / D;
-    double delta = C * D;
-    f *= delta;
-    if (__builtin_fabs(delta - 1.0) < 0x1p-60) break;
-  }
-  return __ptxplay_exp_negsq(x) / f * 5.64189583547756286948e-01;
+  return __ptxplay_exp_negsq(x) / __ptxplay_erfc_F(x) * 5.64189583547756286948e-01;
 }
 __PTXPLAY_FN double __ptxplay_erf(double x) {
   if (x != x) return x;
@@ -1009,6 +1012,8 @@ __PTXPLAY_FN double __ptxplay_tgamma(double x) {
   if (x < 0.0 && __builtin_trunc(x) == x) return __builtin_nan("");
   if (x > 171.7) return __builtin_inf();
   if (x < -190.0) return __builtin_copysign(0.0, __ptxplay_sincospi(x, 0));
+  // Gamma(x) = 1/x - Euler's gamma + O(x): 1/x overflows below 2^-1024.
+  if (__builtin_fabs(x) < 0x1p-60) return 1.0 / x - 5.77215664901532860607e-01;
   if (x >= 12.0) { double h, l; __ptxplay_lgamma_stirling(x, &h, &l); return __ptxplay_exp_dd(h, l); }
   double ph = 1.0, pl = 0.0, y = x;
   int pe = 0;
@@ -1025,20 +1030,6 @@ __PTXPLAY_FN double __ptxplay_tgamma(double x) {
   return __ptxplay_scalbn(q + ql, -pe);
 }
 
-// The continued fraction F(x) = x + (1/2)/(x + 1/(x + (3/2)/(x + ...))) for
-// x >= 3, with erfc(x) = exp(-x^2) / (sqrt(pi) F(x)) (Lentz).
-__PTXPLAY_FN double __ptxplay_erfc_F(double x) {
-  double f = x, C = x, D = 0.0;
-  for (int n = 1; n < 500; n++) {
-    double a = 0.5 * n;
-    D = x + a * D; C = x + a / C;
-    D = 1.0 / D;
-    double delta = C * D;
-    f *= delta;
-    if (__builtin_fabs(delta - 1.0) < 0x1p-60) break;
-  }
-  return f;
-}
 // erfcx(x) = exp(x^2) erfc(x): CUDA documents 4 ulp. 1/(sqrt(pi) F(x))
 // above 3, exp(x^2) (x^2 in double-double) times erfc below.
 __PTXPLAY_FN double __ptxplay_erfcx(double x) {
@@ -1078,6 +1069,20 @@ __PTXPLAY_FN double __ptxplay_erfinv_guess(double y, double w) { // w = -log((1-
   }
   return p * y;
 }
+// erfinv(ay) for 0 <= ay < 1/2: Halley steps on erf in double-double (erf
+// of a small x keeps its relative accuracy, erfc near 1 does not).
+__PTXPLAY_FN double __ptxplay_erfinv_small(double ay) {
+  if (ay < 0x1p-60) return ay * 8.86226925452758013649e-01; // sqrt(pi)/2
+  double x = __ptxplay_erfinv_guess(ay, -__ptxplay_log1p(-ay * ay));
+  for (int i = 0; i < 3; i++) {
+    double eh, el;
+    __ptxplay_erf_dd(x, &eh, &el);
+    double f = (eh - ay) + el;
+    double d = 1.12837916709551255857e+00 * __ptxplay_exp_negsq(x);
+    x = x - f / (d + x * f);
+  }
+  return x;
+}
 __PTXPLAY_FN double __ptxplay_erfcinv(double z) {
   if (z != z || z < 0.0 || z > 2.0) return __builtin_nan("");
   if (z == 0.0) return __builtin_inf();
@@ -1086,7 +1091,7 @@ __PTXPLAY_FN double __ptxplay_erfcinv(double z) {
   double sg = 1.0;
   if (z > 1.0) { z = 2.0 - z; sg = -1.0; } // 2 - z exact
   double x;
-  if (z < 1e-30) {
+  if (z < 1e-10) { // (x > 4.5 > 3; Giles' guess is poor beyond z = 1e-16)
     double lz = __ptxplay_log(z);
     x = __builtin_sqrt(-lz);
     for (int i = 0; i < 6; i++) { // log erfc(x) - log z = 0
@@ -1098,6 +1103,7 @@ __PTXPLAY_FN double __ptxplay_erfcinv(double z) {
     return sg * x;
   }
   double y = 1.0 - z; // exact for z >= 1/2; erf(x) = y
+  if (z > 0.5) return sg * __ptxplay_erfinv_small(y); // erfc near 1 loses x's relative accuracy
   x = __ptxplay_erfinv_guess(y, -__ptxplay_log(z * (2.0 - z)));
   for (int i = 0; i < 3; i++) {
     double f = __ptxplay_erfc(x) - z;
@@ -1111,16 +1117,7 @@ __PTXPLAY_FN double __ptxplay_erfinv(double y) {
   if (!(ay <= 1.0)) return __builtin_nan("");
   if (ay == 1.0) return __builtin_copysign(__builtin_inf(), y);
   if (ay >= 0.5) return __builtin_copysign(__ptxplay_erfcinv(1.0 - ay), y); // 1 - ay exact
-  if (ay < 0x1p-60) return y * 8.86226925452758013649e-01; // sqrt(pi)/2
-  double x = __ptxplay_erfinv_guess(ay, -__ptxplay_log1p(-ay * ay));
-  for (int i = 0; i < 3; i++) {
-    double eh, el;
-    __ptxplay_erf_dd(x, &eh, &el);
-    double f = (eh - ay) + el;
-    double d = 1.12837916709551255857e+00 * __ptxplay_exp_negsq(x);
-    x = x - f / (d + x * f);
-  }
-  return __builtin_copysign(x, y);
+  return __builtin_copysign(__ptxplay_erfinv_small(ay), y);
 }
 // normcdfinv(p) = -sqrt(2) erfcinv(2p): CUDA documents 8 ulp (5 for the float version).
 __PTXPLAY_FN double __ptxplay_normcdfinv(double p) {
