@@ -53,8 +53,10 @@ unit:
 	@if [ -n "$$CI" ] || [ "$$(id -u)" = 0 ]; then export PTXPLAY_TEST_POSTGRES=require; fi; \
 	$(GO) test -count=1 ./...
 
-# The race detector over every test of the web package (websockets,
-# shutdown, limits, metrics) and the tests of the sessions package that
+# The race detector over the tests of the web package (websockets,
+# shutdown, limits, metrics) but those that only run gallery kernels to
+# check their results (RACE_WEB_SKIP: one goroutine each, a third of the
+# package's time under the race detector), and the tests of the sessions package that
 # exercise its goroutines: the session loop, jobs and the CPU scheduler,
 # expiry, slow clients, the program cache and the metrics. (All of
 # `go test -race ./sessions` took about 5 minutes on 2 busy cores, nearly
@@ -62,8 +64,9 @@ unit:
 # Also the parallel runs of `ptxplay run --parallel` (engine/launch), whose
 # workers share the launch's inputs and merge their outputs.
 RACE_SESSIONS ?= TestCPUSched|TestHistoryWalksSliced|TestWalkPauseAndClose|TestCPUMeter|TestCommandTimeLimit|TestCPUAllowance|TestStepsBeforeRuns|TestAccountedMemoryBusy|TestNoProgramTimeout|TestRunPauseAndDone|TestBreakpoints|TestFault$$|TestMalformed|TestLimits|TestIdleExpiry|TestSlowClient|TestProgramCache|TestNoGoroutineLeak|TestMetricsAndReset|TestSessionPanic|TestOverflowing|TestLaunchBudget|TestRemapKeepsTheRun|TestStepToEndSettles|TestDeadlockSettled|TestLoadDiagnostics|TestLoadedMessage
+RACE_WEB_SKIP ?= TestLessonsAreShareLinks|TestLessonResults|TestLessonHintsShowWhatViewsShow|TestExampleRealWgmmaGemms|TestWgmmaFragmentsAPI|TestCUDALessonResults
 race:
-	$(GO) test -race -count=1 ./web
+	$(GO) test -race -count=1 ./web -skip '$(RACE_WEB_SKIP)'
 	$(GO) test -race -count=1 ./sessions -run '$(RACE_SESSIONS)'
 	$(GO) test -race -count=1 ./engine/launch -run 'Parallel'
 

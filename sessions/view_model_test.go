@@ -562,7 +562,7 @@ func TestClientModelExact(t *testing.T) {
 	exs := galleryExamples(t)
 	for ei, ex := range exs {
 		t.Run(ex.name, func(t *testing.T) {
-			runModelSequence(t, ex, int64(ei+1), 250)
+			runModelSequence(t, ex, int64(ei+1), modelCommands(ex.name))
 		})
 	}
 	// The kernels of this file keep their seeds as the gallery grows (the
@@ -572,6 +572,25 @@ func TestClientModelExact(t *testing.T) {
 			runModelSequence(t, ex, int64(23+i), 250)
 		})
 	}
+}
+
+// heavyModelExamples are the gallery's tensor-core GEMMs: every back and
+// seek of theirs replays wgmma, TMA and mma warp-instructions, ten times
+// the cost of the other examples' commands. They run fewer commands, each
+// still a random mix of steps, backs, seeks and runs across their groups
+// in flight.
+var heavyModelExamples = map[string]bool{
+	"hopper-gemm-tile": true, "fastcu-tma-wgmma": true, "fastcu-cpasync-wgmma": true,
+	"tma-dot": true, "triton-matmul": true, "wgmma-layouts": true,
+}
+
+// modelCommands is the number of random commands TestClientModelExact
+// runs on a gallery example.
+func modelCommands(name string) int {
+	if heavyModelExamples[name] {
+		return 120
+	}
+	return 250
 }
 
 func runModelSequence(t *testing.T, ex example, seed int64, commands int) {
