@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,22 +61,8 @@ func TestCheckerSelectiveSameWarnings(t *testing.T) {
 		spec       *launch.Spec
 	}
 	var cases []tc
-	dir := filepath.Join("..", "..", "web", "examples")
-	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, e := range entries {
-		name := strings.TrimSuffix(filepath.Base(e), ".json")
-		if name == "index" {
-			continue
-		}
-		sb, err := os.ReadFile(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := launch.ParseSpec(sb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, file := exampleSource(t, dir, name, s)
+	for _, ex := range galleryExamples(t) {
+		name, s, text, file := ex.name, ex.spec, ex.text, ex.file
 		cases = append(cases, tc{name, file, text, s})
 	}
 	// The two sides of a branch race on s[t^16]; after reconvergence the
@@ -179,23 +163,9 @@ func checkDispatch(t *testing.T, file string, src []byte, s *launch.Spec) (batch
 // instruction at a time (same warnings, steps, threads, counts): on every
 // gallery example and on random kernels.
 func TestCheckerBatchedSameWarnings(t *testing.T) {
-	dir := filepath.Join("..", "..", "web", "examples")
-	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	n := 0
-	for _, e := range entries {
-		name := strings.TrimSuffix(filepath.Base(e), ".json")
-		if name == "index" {
-			continue
-		}
-		sb, err := os.ReadFile(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := launch.ParseSpec(sb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, file := exampleSource(t, dir, name, s)
+	for _, ex := range galleryExamples(t) {
+		name, s, text, file := ex.name, ex.spec, ex.text, ex.file
 		b, p, _ := checkDispatch(t, file, text, s)
 		if b != p {
 			t.Errorf("%s: batched and one-at-a-time checks differ\nbatched: %s\nplain:   %s", name, b, p)

@@ -2,9 +2,11 @@ package analysis_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/analysis"
@@ -72,6 +74,82 @@ func exampleWarnings(t *testing.T, name string) ([]analysis.Warning, string) {
 		t.Fatalf("%s: %v %v", name, res.Status, err)
 	}
 	return chk.Warnings(), string(text)
+}
+
+// galleryExample is one example of the gallery (web/examples) with its PTX.
+type galleryExample struct {
+	name string // the spec's file name without .json
+	spec *launch.Spec
+	file string // the PTX's file name (a CUDA twin's: its CUDA file's + ".ptx")
+	text []byte
+}
+
+var gallery struct {
+	once     sync.Once
+	exs      []galleryExample
+	err      error
+	noCUDA   error // clang is missing: the CUDA twins are left out
+	failures []string
+}
+
+// galleryExamples returns every example of the gallery with its PTX, in
+// file-name order; the CUDA twins are compiled once per test process and
+// left out (with a log line) where clang is missing.
+func galleryExamples(t *testing.T) []galleryExample {
+	t.Helper()
+	gallery.once.Do(func() {
+		dir := filepath.Join("..", "..", "web", "examples")
+		entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		c := cuda.Default()
+		gallery.noCUDA = c.Available()
+		for _, e := range entries {
+			name := strings.TrimSuffix(filepath.Base(e), ".json")
+			if name == "index" {
+				continue
+			}
+			sb, err := os.ReadFile(e)
+			if err != nil {
+				gallery.err = err
+				return
+			}
+			s, err := launch.ParseSpec(sb)
+			if err != nil {
+				gallery.err = fmt.Errorf("%s: %v", name, err)
+				return
+			}
+			if s.CUDA == "" {
+				text, file, err := s.Load(dir)
+				if err != nil {
+					gallery.err = err
+					return
+				}
+				gallery.exs = append(gallery.exs, galleryExample{name, s, file, text})
+				continue
+			}
+			if gallery.noCUDA != nil {
+				continue
+			}
+			res, path, err := c.CompileSpec(context.Background(), s, dir)
+			if err != nil || !res.OK() {
+				gallery.failures = append(gallery.failures, fmt.Sprintf("%s: %v %+v", path, err, res))
+				continue
+			}
+			gallery.exs = append(gallery.exs, galleryExample{name, s, path + ".ptx", []byte(res.PTX)})
+		}
+	})
+	if gallery.err != nil {
+		t.Fatal(gallery.err)
+	}
+	if len(gallery.failures) > 0 {
+		t.Fatalf("gallery CUDA twins do not compile:\n%s", strings.Join(gallery.failures, "\n"))
+	}
+	if gallery.noCUDA != nil {
+		t.Logf("the gallery's CUDA twins are left out: %v", gallery.noCUDA)
+	}
+	if len(gallery.exs) < 5 {
+		t.Fatalf("only %d gallery examples", len(gallery.exs))
+	}
+	return gallery.exs
 }
 
 // exampleSource returns the PTX of gallery spec s in dir, compiling its

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -69,23 +67,9 @@ func sameWarnings(t *testing.T, name string, fast, exact []analysis.Warning, df,
 // word-level shadow and same-bytes replay report exactly what the
 // byte-exact checker does.
 func TestCheckerFastPathGallery(t *testing.T) {
-	dir := filepath.Join("..", "..", "web", "examples")
-	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	n := 0
-	for _, e := range entries {
-		name := strings.TrimSuffix(filepath.Base(e), ".json")
-		if name == "index" {
-			continue
-		}
-		sb, err := os.ReadFile(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := launch.ParseSpec(sb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, file := exampleSource(t, dir, name, s)
+	for _, ex := range galleryExamples(t) {
+		name, s, text, file := ex.name, ex.spec, ex.text, ex.file
 		f, x, df, de := runBoth(t, file, text, s, false)
 		sameWarnings(t, name, f, x, df, de, "")
 		n++

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -184,23 +182,9 @@ func TestCheckerWarpPathRandom(t *testing.T) {
 // path leaves the same shadows and reports the same warnings as checking
 // lane by lane.
 func TestCheckerWarpPathGallery(t *testing.T) {
-	dir := filepath.Join("..", "..", "web", "examples")
-	entries, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	n := 0
-	for _, e := range entries {
-		name := strings.TrimSuffix(filepath.Base(e), ".json")
-		if name == "index" {
-			continue
-		}
-		sb, err := os.ReadFile(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := launch.ParseSpec(sb)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, file := exampleSource(t, dir, name, s)
+	for _, ex := range galleryExamples(t) {
+		name, s, text, file := ex.name, ex.spec, ex.text, ex.file
 		wv, lv, dw, dl := runWarpLane(t, file, text, s)
 		if !reflect.DeepEqual(wv, lv) || dw != dl {
 			t.Errorf("%s: warp-access and lane-by-lane checks disagree\nwarp (%d dropped): %+v\nlane (%d dropped): %+v", name, dw, wv, dl, lv)
