@@ -2,10 +2,7 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -15,18 +12,7 @@ import (
 // scheduling models: the checker's verdicts (warnings, their steps,
 // threads and counts) and the final states must be identical.
 func TestZludaCheckerBatched(t *testing.T) {
-	dir := zludaDir()
-	if dir == "" {
-		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man zludaManifest
-	if err := json.Unmarshal(data, &man); err != nil {
-		t.Fatalf("manifest.json: %v", err)
-	}
+	dir, man := zludaSuite(t)
 	n := 0
 	for _, c := range man.Tests {
 		for _, sched := range []string{"independent", "simt-stack"} {

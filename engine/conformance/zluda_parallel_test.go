@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,18 +14,7 @@ import (
 // the checker on as ptxplay run runs it) and compares the whole result
 // JSON byte for byte.
 func TestZludaParallel(t *testing.T) {
-	dir := zludaDir()
-	if dir == "" {
-		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man zludaManifest
-	if err := json.Unmarshal(data, &man); err != nil {
-		t.Fatalf("manifest.json: %v", err)
-	}
+	dir, man := zludaSuite(t)
 	reasons := map[string]int{}
 	for _, c := range man.Tests {
 		text, err := os.ReadFile(filepath.Join(dir, c.File))

@@ -80,9 +80,10 @@ func zludaDir() string {
 	return ""
 }
 
-// TestZluda runs every case of the ZLUDA conformance suite through
-// engine/launch and compares the output buffer bit for bit.
-func TestZluda(t *testing.T) {
+// zludaSuite returns the suite's folder and manifest, skipping the test
+// (failing it in CI) when the suite is not there.
+func zludaSuite(t *testing.T) (string, zludaManifest) {
+	t.Helper()
 	dir := zludaDir()
 	if dir == "" {
 		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
@@ -98,6 +99,13 @@ func TestZluda(t *testing.T) {
 	if len(man.Tests) == 0 {
 		t.Fatal("manifest.json has no tests")
 	}
+	return dir, man
+}
+
+// TestZluda runs every case of the ZLUDA conformance suite through
+// engine/launch and compares the output buffer bit for bit.
+func TestZluda(t *testing.T) {
+	dir, man := zludaSuite(t)
 	exp := loadExpectations(t, filepath.Join("testdata", "zluda_expected_failures.txt"))
 	for _, c := range man.Tests {
 		t.Run(c.Name, func(t *testing.T) {
@@ -111,18 +119,7 @@ func TestZluda(t *testing.T) {
 // none of them depends on the order of divergent paths, so each must end
 // the same way (passing, or with the same failure) in both.
 func TestZludaSchedulingModels(t *testing.T) {
-	dir := zludaDir()
-	if dir == "" {
-		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man zludaManifest
-	if err := json.Unmarshal(data, &man); err != nil {
-		t.Fatalf("manifest.json: %v", err)
-	}
+	dir, man := zludaSuite(t)
 	for _, c := range man.Tests {
 		ind := runZludaCase(dir, c, "independent")
 		stk := runZludaCase(dir, c, "simt-stack")
@@ -314,18 +311,7 @@ func firstError(src *ptx.Source, diags []ptx.Diagnostic) string {
 // dispatch under both scheduling models: the final states (stop, fault,
 // statistics, memory, every register) must be identical.
 func TestZludaBatchedDispatch(t *testing.T) {
-	dir := zludaDir()
-	if dir == "" {
-		skipOrFail(t, "ZLUDA conformance suite not found (looked for %s and testdata/zluda)", filepath.Join(sharedDir, "conformance", "zluda"))
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man zludaManifest
-	if err := json.Unmarshal(data, &man); err != nil {
-		t.Fatalf("manifest.json: %v", err)
-	}
+	dir, man := zludaSuite(t)
 	n := 0
 	for _, c := range man.Tests {
 		for _, sched := range []string{"independent", "simt-stack"} {
