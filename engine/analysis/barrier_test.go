@@ -42,7 +42,7 @@ func (tc *twoBarrierCheckers) Step(in *emu.StepInfo) {
 // stores (some on divergent paths) with bar.sync of the CTA, bar.red,
 // named barriers with thread counts for the first warps, a bar.arrive of
 // one warp that another waits for (bar.sync with the count), whole warps
-// that exit early and lanes that exit.
+// that exit early, lanes that exit, and the cluster barrier.
 func barrierKernel(rng *rand.Rand, nw int) string {
 	var b strings.Builder
 	b.WriteString(`.version 8.0
@@ -86,7 +86,14 @@ func barrierKernel(rng *rand.Rand, nw int) string {
 		case 2:
 			b.WriteString("\tbar.red.popc.u32 %r30, 0, %p2;\n")
 		case 3:
-			b.WriteString("\tbarrier.sync 0;\n")
+			if rng.Intn(2) == 0 {
+				b.WriteString("\tbarrier.sync 0;\n")
+			} else {
+				// The cluster barrier (a cluster of one CTA) between.
+				b.WriteString("\tbarrier.cluster.arrive;\n")
+				access()
+				b.WriteString("\tbarrier.cluster.wait;\n")
+			}
 		case 4:
 			// A named barrier with a count, for the first warps.
 			if whole && live >= 1 {
