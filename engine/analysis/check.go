@@ -143,6 +143,10 @@ import (
 //   - A 4-byte load or store whose every word is uniform and decides
 //     every lane alike without a report is checked a word at a time, the
 //     lanes of a word as one lane vector (sharedWarp, sharedwarp.go).
+//   - A CTA barrier's waiting arrivals are joined at its release, and a
+//     release whose warps' clocks are one clock apart from their own
+//     components copies that clock, raised to the arrivals' epochs, into
+//     each (barrier.go); the clocks are those of the rule above.
 //
 // The checker follows every step (it counts the launch's
 // warp-instructions for Warning.Step, and each warp's instructions and
