@@ -143,6 +143,10 @@ import (
 //   - A 4-byte load or store whose every word is uniform and decides
 //     every lane alike without a report is checked a word at a time, the
 //     lanes of a word as one lane vector (sharedWarp, sharedwarp.go).
+//   - A CTA barrier's waiting arrivals are joined at its release, and a
+//     release whose warps' clocks are one clock apart from their own
+//     components copies that clock, raised to the arrivals' epochs, into
+//     each (barrier.go); the clocks are those of the rule above.
 //
 // The checker follows every step (it counts the launch's
 // warp-instructions for Warning.Step, and each warp's instructions and
@@ -309,7 +313,14 @@ type Checker struct {
 	// byte-by-byte checker the tests compare the fast one with.
 	byteExact bool
 	spare     []*ctaState // retired CTAs' states, for reuse
-	byLin     []*ctaState // ctas, by linear index (the first maxByLin)
+	// slowBarriers turns off the deferred barrier joins (barrier.go):
+	// every CTA barrier joins clocks per warp, the reference the tests
+	// compare the fast barriers with.
+	slowBarriers bool
+	// fastRel and slowRel count the CTA barrier releases made by copying
+	// the synchronised clock and along the general rule (tests).
+	fastRel, slowRel int64
+	byLin            []*ctaState // ctas, by linear index (the first maxByLin)
 
 	warns    []warnEntry
 	index    map[warnKey]int
@@ -399,6 +410,11 @@ type shadow struct {
 type barState struct {
 	vc   []uint32
 	used bool
+	// arr: the CTA's warps that arrived in this phase; lazy: their clocks
+	// are not joined into vc yet (barrier.go); nowait: one of them did
+	// not wait (bar.arrive).
+	arr          uint64
+	lazy, nowait bool
 }
 
 // clusterState is what the CTAs of a cluster share: their warps' clocks
@@ -453,6 +469,10 @@ type ctaState struct {
 	base  int         // the cluster warp of the CTA's warp 0 (rank*nwarps)
 	warps []warpState // the cluster's (cl.warps)
 	bars  [16]barState
+	// syncM: warps whose clocks are all syncS apart from their own
+	// components (barrier.go).
+	syncM uint64
+	syncS []uint32
 	// The shadow units: words[k] is word k's state while it is uniform
 	// (see uni); a split word's bytes are bytes[4*(block[k]-1)+j].
 	words   []shadow
@@ -830,8 +850,10 @@ func (cs *ctaState) reset(idx [3]int) {
 	cs.idx = idx
 	for i := range cs.bars {
 		clear(cs.bars[i].vc)
-		cs.bars[i].used = false
+		b := &cs.bars[i]
+		b.used, b.lazy, b.nowait, b.arr = false, false, false, 0
 	}
+	cs.syncM = 0
 	for i := range cs.words {
 		x := &cs.words[i]
 		*x = shadow{rs: x.rs[:0]}
@@ -1481,39 +1503,23 @@ func (c *Checker) issue(cs *ctaState, w int, cp *emu.AsyncCopy) {
 func (c *Checker) event(cs *ctaState, w int, in *emu.StepInfo, e *emu.Event) {
 	cl := cs.cl
 	switch e.Kind {
+	case emu.EvClusterArrive, emu.EvClusterRelease, emu.EvClusterWait, emu.EvMbarrierArrive,
+		emu.EvMbarrierCompleteTx, emu.EvMbarrierComplete, emu.EvMbarrierWait:
+		// May change clocks: the CTA barriers' deferred joins are made
+		// first (barrier.go).
+		cs.flushBars()
+	}
+	switch e.Kind {
 	case emu.EvBarrierArrive:
 		if e.ID < 0 || e.ID >= len(cs.bars) {
 			return
 		}
-		b := &cs.bars[e.ID]
-		if b.vc == nil {
-			b.vc = make([]uint32, len(cs.warps[w].vc))
-		}
-		ws := &cs.warps[w]
-		for i, v := range ws.vc {
-			b.vc[i] = max(b.vc[i], v)
-		}
-		b.used = true
-		ws.vc[w]++
+		c.barrierArrive(cs, w, e)
 	case emu.EvBarrierRelease:
 		if e.ID < 0 || e.ID >= len(cs.bars) {
 			return
 		}
-		b := &cs.bars[e.ID]
-		if b.used {
-			for _, bw := range e.Warps {
-				if bw.Warp < 0 || bw.Warp >= c.nwarps {
-					continue
-				}
-				vc := cs.warps[cs.base+bw.Warp].vc
-				for i, v := range b.vc {
-					vc[i] = max(vc[i], v)
-				}
-			}
-			clear(b.vc)
-			b.used = false
-			cl.bump()
-		}
+		c.barrierRelease(cs, e)
 	case emu.EvClusterArrive:
 		// A release arrive publishes the warp's accesses so far to the
 		// threads that wait for this phase; a .relaxed one publishes

@@ -70,3 +70,69 @@ func LanePath(c *Checker) { c.lanePath = true }
 func WarpAccesses(c *Checker) (word, regular, wide int64) {
 	return c.warpAccesses, c.regularAccesses, c.wideAccesses
 }
+
+// SlowBarriers turns off c's deferred barrier joins (barrier.go): every
+// CTA barrier joins clocks per warp at each arrival and release, the
+// reference the fast barriers must agree with.
+func SlowBarriers(c *Checker) { c.slowBarriers = true }
+
+// barClock returns barrier b's pending clock as the general rule keeps
+// it: a lazy barrier's deferred joins made on a copy.
+func (cs *ctaState) barClock(b *barState) []uint32 {
+	if !b.lazy {
+		return b.vc
+	}
+	x := *b
+	x.vc = slices.Clone(b.vc)
+	cs.flushBar(&x)
+	return x.vc
+}
+
+// nonzero reports whether vc has a non-zero component (a nil clock and
+// one of zeros are the same).
+func nonzero(vc []uint32) bool { return slices.ContainsFunc(vc, func(v uint32) bool { return v != 0 }) }
+
+// ClockDiff describes the first difference between the happens-before
+// state of two checkers of the same launch (every warp's clock, every
+// CTA barrier's pending clock and whether it has arrivals, each
+// cluster's generation), or returns "".
+func ClockDiff(a, b *Checker) string {
+	if len(a.clusters) != len(b.clusters) {
+		return fmt.Sprintf("%d clusters tracked, %d", len(a.clusters), len(b.clusters))
+	}
+	for k, x := range a.clusters {
+		y := b.clusters[k]
+		if y == nil {
+			return fmt.Sprintf("cluster %d tracked by one only", k)
+		}
+		if x.gen != y.gen {
+			return fmt.Sprintf("cluster %d: generation %d, %d", k, x.gen, y.gen)
+		}
+		for w := range x.warps {
+			if !slices.Equal(x.warps[w].vc, y.warps[w].vc) {
+				return fmt.Sprintf("cluster %d warp %d: clock %v, %v", k, w, x.warps[w].vc, y.warps[w].vc)
+			}
+		}
+	}
+	for lin, ca := range a.ctas {
+		cb := b.ctas[lin]
+		if cb == nil {
+			return fmt.Sprintf("CTA %d tracked by one only", lin)
+		}
+		for i := range ca.bars {
+			p, q := &ca.bars[i], &cb.bars[i]
+			if p.used != q.used {
+				return fmt.Sprintf("CTA %d barrier %d: used %v, %v", lin, i, p.used, q.used)
+			}
+			pc, qc := ca.barClock(p), cb.barClock(q)
+			if (nonzero(pc) || nonzero(qc)) && !slices.Equal(pc, qc) {
+				return fmt.Sprintf("CTA %d barrier %d: pending clock %v, %v", lin, i, pc, qc)
+			}
+		}
+	}
+	return ""
+}
+
+// FastBarriers returns how many CTA barrier releases c made by copying
+// the synchronised clock (barrier.go) and how many along the general rule.
+func FastBarriers(c *Checker) (fast, general int64) { return c.fastRel, c.slowRel }
