@@ -57,3 +57,6 @@ func takeWordsVec(out *uint64, src *uint32, pos *uint16)
 func cpuHasAVXFMA() bool
 
 var mmaFMA = cpuHasAVXFMA()
+
+// mmaVecPortable: the routines above need AVX, FMA3 and F16C (mmaFMA).
+const mmaVecPortable = false
