@@ -45,12 +45,7 @@ func (tc *twoBarrierCheckers) Step(in *emu.StepInfo) {
 // that exit early, lanes that exit, and the cluster barrier.
 func barrierKernel(rng *rand.Rand, nw int) string {
 	var b strings.Builder
-	b.WriteString(`.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 p) {
-	.shared .align 16 .b8 s[512];
-	.reg .pred %p<6>;
+	b.WriteString(randomKernelHead + `	.reg .pred %p<6>;
 	.reg .b32 %r<40>;
 	.reg .b64 %rd<8>;
 	ld.param.u64 %rd1, [p];

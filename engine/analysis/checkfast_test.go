@@ -79,18 +79,22 @@ func TestCheckerFastPathGallery(t *testing.T) {
 	}
 }
 
+// randomKernelHead opens the random kernels of the checker's tests: one
+// entry k with a pointer parameter p and 512 bytes of shared memory s.
+const randomKernelHead = `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p) {
+	.shared .align 16 .b8 s[512];
+`
+
 // randomKernel returns a kernel of random shared-memory accesses of every
 // size (loads, stores, atomics, cp.async copies), at addresses computed
 // from the thread index that collide within and across warps, aligned and
 // unaligned to words, with barriers and divergent branches between them.
 func randomKernel(rng *rand.Rand) string {
 	var b strings.Builder
-	b.WriteString(`.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 p) {
-	.shared .align 16 .b8 s[512];
-	.reg .pred %p<4>;
+	b.WriteString(randomKernelHead + `	.reg .pred %p<4>;
 	.reg .b32 %r<40>;
 	.reg .b64 %rd<8>;
 	ld.param.u64 %rd1, [p];

@@ -55,12 +55,7 @@ var warpPathWord, warpPathRegular, warpPathWide int64
 // words or take the lane path) between them.
 func wordKernel(rng *rand.Rand) string {
 	var b strings.Builder
-	b.WriteString(`.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 p) {
-	.shared .align 16 .b8 s[512];
-	.reg .pred %p<4>;
+	b.WriteString(randomKernelHead + `	.reg .pred %p<4>;
 	.reg .b32 %r<40>;
 	.reg .b64 %rd<8>;
 	ld.param.u64 %rd1, [p];
