@@ -37,20 +37,30 @@ func (m *Machine) issueNPlain(checkBreakpoints bool, n int) (r StopReason, befor
 // issueNBatchable reports whether IssueN may run n instructions with
 // batched dispatch (batch.go): Run could batch from here (no breakpoint,
 // no observer of every step), n leaves room for leads (leadRoom's margin
-// with n as the budget), and the snapshot a fault replay needs costs
-// little next to n instructions (at most issueNSnapshotPerInst bytes per
-// instruction).
+// with n as the budget), and the snapshot a fault replay needs is small:
+// at most issueNSnapshotMax bytes, and issueNSnapshotPerInst per
+// instruction it may run (so that its copy costs little next to them and
+// the garbage it leaves stays a small rate).
 func (m *Machine) issueNBatchable(n int) bool {
 	if int64(n) <= 4*int64(leadMax+1)*int64(len(m.warps)+1) || !m.batchable() {
 		return false
 	}
-	return m.fast.noReplay || m.snapshotBytes() <= issueNSnapshotPerInst*n
+	if m.fast.noReplay {
+		return true
+	}
+	b := m.snapshotBytes()
+	return b <= issueNSnapshotMax && b <= issueNSnapshotPerInst*n
 }
 
-// issueNSnapshotPerInst bounds the bytes of the snapshot a batched IssueN
-// takes per instruction it may run: at the emulator's speed a snapshot of
-// that size costs a few percent of the instructions' time.
-const issueNSnapshotPerInst = 16
+// The bounds of a batched IssueN's snapshot: the session that runs the
+// machine does not account it (it is garbage once the call returns), so it
+// is kept small whatever the launch: launches with more state issue one
+// instruction at a time through IssueN (Run, which takes one snapshot per
+// call, batches up to maxBatchSnapshot).
+const (
+	issueNSnapshotMax     = 1 << 20
+	issueNSnapshotPerInst = 4
+)
 
 // issueNBatched is IssueN with batched dispatch, under issueNBatchable:
 // the n instructions run with leads, which stop early enough (leadRoom,
