@@ -80,6 +80,18 @@ func need(t *testing.T) *suite {
 	return shared
 }
 
+// keepScreenshots reports whether the tests save their screenshots: on a
+// developer's machine, to be looked at (artifacts/browser), and in CI only
+// with PTXPLAY_SCREENSHOTS=1 (capturing and encoding them is a tenth of the
+// package's time there, and nobody looks); a failed test's last screen is
+// always saved.
+func keepScreenshots() bool {
+	if v := os.Getenv("PTXPLAY_SCREENSHOTS"); v != "" {
+		return v != "0"
+	}
+	return !inCI()
+}
+
 func inCI() bool {
 	v := strings.ToLower(strings.TrimSpace(os.Getenv("CI")))
 	return v != "" && v != "0" && v != "false"
@@ -551,6 +563,9 @@ func (tb *tab) insertText(text string) {
 // screenshot saves the viewport as artifacts/browser/<test>-<n>-<name>.png.
 func (tb *tab) screenshot(name string) {
 	tb.t.Helper()
+	if !keepScreenshots() && name != "FAILED" {
+		return
+	}
 	ctx, cancel := context.WithTimeout(tb.ctx, waitTimeout)
 	defer cancel()
 	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
