@@ -298,6 +298,9 @@ type Checker struct {
 	spareCl  []*clusterState       // retired clusters' states, for reuse
 	regions  []globalRegion
 	lastReg  int // the region the last global access fell in (a hint)
+	// globalOnly: shared memory is left to the machine's phase filter
+	// (LeaveShared).
+	globalOnly bool
 	// lanePath turns off the warp-access path of shared (sharedWarp):
 	// every access goes lane by lane, the reference the tests compare the
 	// warp-access path with.
@@ -570,12 +573,26 @@ func NewChecker(prog *emu.Program, cfg CheckerConfig) *Checker {
 // tensor or shuffle reports. For a program with a wgmma.mma_async it asks
 // for every step, for the register rules of wgmma (wgmma.go).
 func (c *Checker) Observes() emu.ObserveFlags {
+	if c.globalOnly {
+		return emu.ObserveAccesses | emu.ObserveGlobalOnly
+	}
 	f := emu.ObserveAccesses | emu.ObserveEvents | emu.ObserveMaskChanges
 	if c.wg {
 		f |= emu.ObserveEveryStep
 	}
 	return f
 }
+
+// LeaveShared makes the checker follow global memory only (the
+// uninitialised-global rule) and leave shared memory to the machine's
+// phase filter (emu.Machine.EnableSharedFilter), whose clean verdict
+// stands for what the checker would find there: with it the checker asks
+// for global accesses only (emu.ObserveGlobalOnly), so shared-memory
+// accesses, barriers and changes of active lanes need no report. Call it
+// before installing the checker, and only when the filter is on; when the
+// filter finds a suspect access, its run's warnings do not count (run the
+// launch again with a checker that checks everything: launch.RunWith does).
+func (c *Checker) LeaveShared() { c.globalOnly = true }
 
 // Steps returns the number of warp-instructions the checker has seen.
 func (c *Checker) Steps() int64 { return c.seq }
@@ -628,6 +645,16 @@ func (c *Checker) Step(in *emu.StepInfo) {
 // (1-based); seq must grow from call to call.
 func (c *Checker) StepAt(in *emu.StepInfo, seq int64) {
 	c.seq = seq
+	if c.globalOnly {
+		if len(c.regions) > 0 {
+			for i := range in.Accesses {
+				if a := &in.Accesses[i]; a.Space == isa.Global {
+					c.global(in, a)
+				}
+			}
+		}
+		return
+	}
 	if in.Warp < 0 || in.Warp >= c.nwarps {
 		return
 	}
@@ -978,6 +1005,15 @@ func (cs *ctaState) grow(n int) {
 	if cs.pend != nil {
 		cs.pend = append(cs.pend, make([]pend, n-len(cs.pend))...)
 	}
+}
+
+// laneThread names lane of the warp that executed in.
+func (c *Checker) laneThread(in *emu.StepInfo, lane int) Thread {
+	if cs := c.ctas[in.CTALin]; cs != nil {
+		return c.thread(cs, cs.base+in.Warp, lane)
+	}
+	t, b := in.Warp*32+lane, c.block
+	return Thread{CTA: in.CTA, Tid: [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}, Warp: in.Warp, Lane: lane}
 }
 
 // thread names lane of cluster warp warp of cs's cluster.
@@ -1643,12 +1679,7 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 			}
 			for o := lo; o < lo+size; o++ {
 				if g.bits[o>>6]>>(o&63)&1 == 0 {
-					cs := c.ctas[in.CTALin]
-					t := Thread{CTA: in.CTA, Warp: in.Warp, Lane: lane}
-					if cs != nil {
-						t = c.thread(cs, cs.base+in.Warp, lane)
-					}
-					c.warn(WarnUninitGlobal, isa.Global, in.PC, t, -1, Thread{}, g.base+o)
+					c.warn(WarnUninitGlobal, isa.Global, in.PC, c.laneThread(in, lane), -1, Thread{}, g.base+o)
 					break
 				}
 			}

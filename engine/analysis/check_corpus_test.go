@@ -53,10 +53,10 @@ func checkCorpusKernel(p *emu.Program, entry string, batched bool) (string, *emu
 	return fmt.Sprintf("stop %v %+v dropped %d steps %d stats %+v", stop, chk.Warnings(), chk.Dropped(), chk.Steps(), m.Stats()), m
 }
 
-// The checker's verdicts are the same with batched dispatch as one
-// instruction at a time on 200 kernels of the shared corpus (gpuocelot's
-// and ptx-ir's), and so are the final states.
-func TestCheckerBatchedCorpus(t *testing.T) {
+// forCorpusKernels calls f on the first corpusEntries kernels of the shared
+// corpus (gpuocelot's and ptx-ir's) that f reports it could launch.
+func forCorpusKernels(t *testing.T, f func(file string, p *emu.Program, entry string) bool) {
+	t.Helper()
 	root := filepath.Join("..", "..", "..", "shared", "corpus")
 	var files []string
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -72,16 +72,16 @@ func TestCheckerBatchedCorpus(t *testing.T) {
 		t.Skipf("no corpus under %s", root)
 	}
 	sort.Strings(files)
-	n, warned := 0, 0
-	for _, f := range files {
+	n := 0
+	for _, file := range files {
 		if n >= corpusEntries {
 			break
 		}
-		b, err := os.ReadFile(f)
+		b, err := os.ReadFile(file)
 		if err != nil || len(b) > 4<<20 {
 			continue
 		}
-		p, _ := emu.CompileSource(ptx.NewSource(f, b))
+		p, _ := emu.CompileSource(ptx.NewSource(file, b))
 		if p == nil {
 			continue
 		}
@@ -89,24 +89,37 @@ func TestCheckerBatchedCorpus(t *testing.T) {
 			if n >= corpusEntries {
 				break
 			}
-			vb, mb := checkCorpusKernel(p, e.Name, true)
-			if mb == nil {
-				continue
-			}
-			vp, mp := checkCorpusKernel(p, e.Name, false)
-			n++
-			if strings.Contains(vb, "Kind:") {
-				warned++
-			}
-			if vb != vp {
-				t.Errorf("%s %s: the checker's verdicts differ\nbatched: %s\nplain:   %s", f, e.Name, vb, vp)
-			} else if d := mb.DiffState(mp); d != "" {
-				t.Errorf("%s %s: %s", f, e.Name, d)
+			if f(file, p, e.Name) {
+				n++
 			}
 		}
 	}
 	if n < corpusEntries {
 		t.Errorf("only %d corpus kernels ran", n)
 	}
+}
+
+// The checker's verdicts are the same with batched dispatch as one
+// instruction at a time on 200 kernels of the shared corpus (gpuocelot's
+// and ptx-ir's), and so are the final states.
+func TestCheckerBatchedCorpus(t *testing.T) {
+	n, warned := 0, 0
+	forCorpusKernels(t, func(f string, p *emu.Program, entry string) bool {
+		vb, mb := checkCorpusKernel(p, entry, true)
+		if mb == nil {
+			return false
+		}
+		vp, mp := checkCorpusKernel(p, entry, false)
+		n++
+		if strings.Contains(vb, "Kind:") {
+			warned++
+		}
+		if vb != vp {
+			t.Errorf("%s %s: the checker's verdicts differ\nbatched: %s\nplain:   %s", f, entry, vb, vp)
+		} else if d := mb.DiffState(mp); d != "" {
+			t.Errorf("%s %s: %s", f, entry, d)
+		}
+		return true
+	})
 	t.Logf("%d corpus kernels, %d with warnings", n, warned)
 }

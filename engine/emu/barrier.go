@@ -178,6 +178,9 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 		return
 	}
 	m.forgetQuiet(c) // warps go on past the barrier
+	if m.sf.on {
+		m.sfRelease(c)
+	}
 	var ev Event
 	if m.obsEvents {
 		ev = Event{Kind: EvBarrierRelease, PC: m.curPC, ID: id, Count: bar.arrived, Expected: exp}

@@ -711,6 +711,9 @@ func execExit(w *Warp, op *Op, emask uint32) *Fault {
 	}
 	w.exited |= emask
 	w.cta.liveOK = false
+	if w.m.sf.on {
+		w.sfExit()
+	}
 	if cl := w.cta.cluster; cl != nil && cl.arrived > 0 {
 		// The cluster barrier waits for live threads only.
 		w.m.checkClusterBarrier(cl)

@@ -376,9 +376,11 @@ func memMakeLdScalar(space isa.Space, size int, shift uint, dmask uint64) execFn
 func memMakeLdUniform(space isa.Space, size int, shift uint, dmask uint64) execFn {
 	slow := memMakeLdScalar(space, size, shift, dmask)
 	global := space == isa.Global
+	shared := space == isa.Shared || space == isa.SharedCluster
 	return func(w *Warp, op *Op, mask uint32) *Fault {
-		if w.m.obsAcc && (global || w.m.obsShared) {
-			// Observed (obsShared: every space, not only global memory).
+		if w.m.obsAcc && (global || w.m.obsShared) || w.m.sf.on && shared {
+			// Observed (obsShared: every space, not only global memory),
+			// or every lane's shared access for the phase filter.
 			return slow(w, op, mask)
 		}
 		v, f := w.load(space, bits.TrailingZeros32(mask), uint64(op.Off), size)
@@ -579,6 +581,11 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 		base = w.r(op.A)
 	}
 	d := w.r(op.D)
+	if w.m.sf.on && op.A == op.D {
+		// The filter reads the addresses after the loads: take them first.
+		cp := *base
+		base = &cp
+	}
 	if mask == ixAll {
 		for l := range d {
 			a := int(off + base[l]&am)
@@ -587,15 +594,18 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 			}
 			d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 		}
-		return nil
-	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		a := int(off + base[l]&am)
-		if a&3 != 0 || a < 0 || a > n-4 {
-			return memLdSlow(w, op, mask, isa.Shared, 4)
+	} else {
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m) & 31
+			a := int(off + base[l]&am)
+			if a&3 != 0 || a < 0 || a > n-4 {
+				return memLdSlow(w, op, mask, isa.Shared, 4)
+			}
+			d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 		}
-		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+	}
+	if w.m.sf.on {
+		w.sfWarp(false, mask, base, am, off, 4)
 	}
 	return nil
 }
@@ -613,6 +623,9 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 		return memLdSlow(w, op, mask, isa.Shared, 4)
 	}
 	base, d := w.r(op.A), w.r(op.D)
+	if w.m.sf.on && op.A == op.D {
+		return memLdShared4Filtered(w, op, mask, base, d, sh)
+	}
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 { // unrolled: one alignment test per four lanes
 			a0, a1, a2, a3 := int(uint32(base[l])), int(uint32(base[l+1])), int(uint32(base[l+2])), int(uint32(base[l+3]))
@@ -624,6 +637,9 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 			d[l+2] = uint64(binary.LittleEndian.Uint32(sh[a2:]))
 			d[l+3] = uint64(binary.LittleEndian.Uint32(sh[a3:]))
 		}
+		if w.m.sf.on {
+			w.sfWarp(false, mask, base, 0xffffffff, 0, 4)
+		}
 		return nil
 	}
 	for m := mask; m != 0; m &= m - 1 {
@@ -633,6 +649,9 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 			return memLdSlow(w, op, mask, isa.Shared, 4)
 		}
 		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+	}
+	if w.m.sf.on {
+		w.sfWarp(false, mask, base, 0xffffffff, 0, 4)
 	}
 	return nil
 }
@@ -651,6 +670,10 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 		base = w.r(op.A)
 	}
 	d := w.r(op.D)
+	if w.m.sf.on && op.A == op.D {
+		cp := *base
+		base = &cp
+	}
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
 		a := int(off + base[l]&am)
@@ -659,6 +682,30 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 		}
 		d[l] = binary.LittleEndian.Uint64(sh[a:])
 	}
+	if w.m.sf.on {
+		w.sfWarp(false, mask, base, am, off, 8)
+	}
+	return nil
+}
+
+// memLdShared4Filtered is execLdShared4R32 with the shared-memory phase
+// filter on: the same loads, then the filter (the addresses are taken
+// first when the destination is the address register).
+func memLdShared4Filtered(w *Warp, op *Op, mask uint32, base, d *[32]uint64, sh []byte) *Fault {
+	if op.A == op.D {
+		cp := *base
+		base = &cp
+	}
+	lim := len(sh) - 4
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m) & 31
+		a := int(uint32(base[l]))
+		if a&3 != 0 || a > lim {
+			return memLdSlow(w, op, mask, isa.Shared, 4)
+		}
+		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
+	}
+	w.sfWarp(false, mask, base, 0xffffffff, 0, 4)
 	return nil
 }
 
@@ -756,6 +803,9 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
 		}
 	}
+	if w.m.sf.on {
+		w.sfWarp(true, mask, base, am, off, 4)
+	}
 	return nil
 }
 
@@ -784,6 +834,9 @@ func memStShared4All(w *Warp, op *Op, sh []byte) *Fault {
 			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
 		}
 	}
+	if w.m.sf.on {
+		w.sfWarp(true, ixAll, base, am, off, 4)
+	}
 	return nil
 }
 
@@ -811,6 +864,9 @@ func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 			binary.LittleEndian.PutUint32(sh[a:], uint32(src[l]))
 		}
 	}
+	if w.m.sf.on {
+		w.sfWarp(true, ixAll, base, 0xffffffff, 0, 4)
+	}
 	return nil
 }
 
@@ -833,6 +889,9 @@ func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
 		if a := int(off + base[l]&am); a >= 0 && a <= n-8 {
 			binary.LittleEndian.PutUint64(sh[a:], src[l])
 		}
+	}
+	if w.m.sf.on {
+		w.sfWarp(true, mask, base, am, off, 8)
 	}
 	return nil
 }

@@ -152,9 +152,15 @@ func memLdSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 	if acc != nil {
 		if mask == ixAll && size == 4 && op.A >= 0 && op.A != op.D {
 			if memObservedLoadShared4(w, op, acc, w.cta.shared) {
+				if w.m.sf.on {
+					w.sfWarp(false, mask, &acc.Addr, ^uint64(0), 0, size)
+				}
 				return nil
 			}
 		} else if memObservedLoad(w, op, mask, acc, w.cta.shared, 0, size, false) {
+			if w.m.sf.on {
+				w.sfWarp(false, mask, &acc.Addr, ^uint64(0), 0, size)
+			}
 			return nil
 		}
 		w.m.dropAccess(acc)
@@ -196,6 +202,9 @@ func memStSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 	acc := w.m.warpAccess(w, AccessStore, isa.Shared, size, false, mask)
 	if acc != nil {
 		if memObservedStore(w, op, mask, acc, w.cta.shared, 0, size, false) {
+			if w.m.sf.on {
+				w.sfWarp(true, mask, &acc.Addr, ^uint64(0), 0, size)
+			}
 			return nil
 		}
 		w.m.dropAccess(acc)

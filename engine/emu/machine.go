@@ -124,6 +124,7 @@ type Machine struct {
 	dyn       int64 // bytes of dynamic state (dynamic.go)
 	printf    printfLog
 	interrupt atomic.Bool
+	sf        sharedFilter // the shared-memory phase filter (sharedfilter.go)
 	bp        []bool
 	bpResume  bool
 	released  bool // a barrier released during the current step
@@ -523,6 +524,9 @@ func (m *Machine) newCTA(lin int) *CTA {
 		}
 		m.fillSpecials(w)
 		w.stack = append(w.stack, StackEntry{PC: int32(m.fn.Entry), RPC: -1, Mask: w.valid})
+	}
+	if m.sf.on {
+		m.sfInit(c)
 	}
 	return c
 }

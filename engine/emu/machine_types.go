@@ -166,6 +166,9 @@ type Warp struct {
 	valid  uint32 // lanes that exist (a partial last warp has fewer)
 	carry  uint32 // per-lane carry flag (CC.CF) written by .cc instructions
 	exited uint32
+	// sfPhase: the CTA's filter phase of the warp's latest shared access
+	// (sharedfilter.go).
+	sfPhase uint32
 	// The cluster barrier (cluster.go): lanes arrived in its current
 	// phase, and lanes whose phase completed that have not waited yet.
 	cbPending, cbDone uint32
@@ -290,6 +293,15 @@ type CTA struct {
 	// count ask on every arrival; only exit changes it (liveOK = false).
 	live   int
 	liveOK bool
+	// The shared-memory phase filter's words, phase, whether a warp
+	// exited after accessing shared memory in the phase, and whether
+	// anything accessed shared memory since the last release
+	// (sharedfilter.go).
+	sfAcc    []uint32
+	sfWr     []uint8
+	sfPhase  uint32
+	sfExited bool
+	sfDirty  bool
 }
 
 // AccessKind classifies a memory access.
@@ -354,6 +366,9 @@ func (a *Access) GenericAddr(l int) uint64 {
 // space the instruction named, sp: where addr resolved); it costs a nil
 // check when nobody observes.
 func (w *Warp) noteAccess(kind AccessKind, space, sp isa.Space, lane int, addr uint64, buf []byte) {
+	if w.m.sf.on && sp != isa.Global {
+		w.sfNote(kind, space, sp, lane, addr, len(buf))
+	}
 	if !w.m.obsAcc {
 		return
 	}

@@ -107,6 +107,10 @@ type RunOptions struct {
 	// above); Workers is how many (0: runtime.GOMAXPROCS).
 	Parallel bool
 	Workers  int
+	// NoFilter runs the checker proper from the start, without the
+	// shared-memory phase filter's first run (see runObserved; tests
+	// compare the two).
+	NoFilter bool
 }
 
 // ParallelReport says how RunWith ran a launch with Parallel set.
@@ -201,7 +205,55 @@ func (l *Launch) RunWith(ctx context.Context, opt RunOptions) (*Result, *Paralle
 }
 
 // runObserved runs the launch sequentially with the observers opt asks for.
+//
+// With the checker, a program the shared-memory phase filter can follow
+// (emu.SharedFilterable) runs first with the filter and a checker of global
+// memory only (analysis.Checker.LeaveShared): when the filter finds the
+// run clean, the checker proper would have found nothing in shared memory,
+// and that run's result is the result. Otherwise (a suspect access, which
+// stops that run at once, or a fault) the launch is prepared again and run
+// with the checker proper, which decides.
 func (l *Launch) runObserved(ctx context.Context, opt RunOptions) (*Result, error) {
+	if opt.Check && !opt.NoFilter && l.m.EnableSharedFilter() {
+		res, err := l.runFiltered(ctx, opt)
+		if suspect, _ := l.m.SharedFilterSuspect(); !suspect && l.m.Fault() == nil {
+			return res, err
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		fresh, err := Prepare(l.prog, l.spec)
+		if err != nil {
+			return nil, err
+		}
+		*l = *fresh
+	}
+	return l.runChecked(ctx, opt)
+}
+
+// runFiltered is runObserved's run with the shared-memory phase filter on.
+func (l *Launch) runFiltered(ctx context.Context, opt RunOptions) (*Result, error) {
+	var agg *analysis.Aggregator
+	if opt.Analyze {
+		agg = analysis.NewAggregator(l.prog)
+		l.m.AddObserver(agg)
+	}
+	chk := l.NewChecker()
+	chk.LeaveShared()
+	l.m.AddObserver(chk)
+	res, err := l.Run(ctx)
+	if agg != nil {
+		res.Memory = agg.Lines()
+	}
+	res.Checked = true
+	res.Warnings = chk.Warnings()
+	res.WarningsDropped = chk.Dropped()
+	return res, err
+}
+
+// runChecked runs the launch sequentially with the observers opt asks
+// for, the checker proper among them.
+func (l *Launch) runChecked(ctx context.Context, opt RunOptions) (*Result, error) {
 	var agg *analysis.Aggregator
 	if opt.Analyze {
 		agg = analysis.NewAggregator(l.prog)

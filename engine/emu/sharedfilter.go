@@ -1,0 +1,387 @@
+package emu
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/ptxplayground/ptxplay/engine/isa"
+)
+
+// The shared-memory phase filter.
+//
+// A run of the race and memory checker (engine/analysis) costs an
+// observer's report for every shared-memory access, a step report for
+// every barrier and every change of a warp's active lanes, and the
+// checker's happens-before work on each. For a kernel whose only
+// synchronisation is the CTA-wide barrier (bar.sync, barrier.sync or
+// bar.red without a thread count), most of that decides nothing: between
+// two releases of such a barrier (a phase) the threads of the CTA are
+// unordered, and everything before a release happens before everything
+// after it for every warp it released. The filter decides, far more
+// cheaply and without looking at the order of the accesses, that the
+// checker would find nothing in shared memory:
+//
+//   - per 4-byte word of the CTA's shared memory it keeps the phase of the
+//     word's latest access, the one thread that wrote it in that phase
+//     (if any), the one thread that read it (or "several"), and which of
+//     its bytes were ever written in the CTA;
+//   - within a phase, a word accessed by two different threads, one of
+//     them writing, is suspect (the checker would call it a race unless
+//     the two threads are lanes of one warp that ran together since:
+//     the filter does not follow lanes, so it is stricter), and so is a
+//     read of bytes never written (the checker's uninitialised read);
+//   - a release ends the phase; a warp that exited after accessing shared
+//     memory in the phase did not wait at that release, so its accesses
+//     are not ordered before the next phase's: suspect too.
+//
+// The filter is order-independent: the accesses of one phase can be seen
+// in any order consistent with each thread's program order, so leads run
+// shared loads and the checker's observer need not see them. "Clean" (no
+// suspect access in the whole run) means the checker, run as the only
+// judge, reports nothing for shared memory; anything suspect means the
+// caller runs the launch again with the checker proper
+// (launch.RunWith), which then decides exactly. Instructions whose
+// effects the filter does not follow (asynchronous copies, mbarriers,
+// clusters, barriers with thread counts or arrive-only, shared-memory
+// instructions other than ld/st/atom/red) keep the program off it
+// (SharedFilterable).
+//
+// The state, per 4-byte word: sfAcc, the word's accesses in the current
+// phase (bits 0-11 the reader: 0 none, thread index + 1, or sfMany; bit
+// 12, sfPart, an access of part of the word; bit 13, sfAtom, the writer
+// wrote by atomics only; bits 16-31 the writer: 0, thread index + 1, or
+// sfAtomics), cleared at every release; and
+// sfWr, the bytes of the word ever written in the CTA (a mask of 4).
+
+const (
+	sfMany       = 0xfff
+	sfReaderMask = 0xfff
+	sfPart       = 0x1000
+	// sfAtom: the writer's writes in the phase were all atomics.
+	sfAtom = 0x2000
+	// sfAtomics: the writer of a word that atomics of several threads
+	// (and nothing else) wrote in the phase.
+	sfAtomics = 0xffff
+)
+
+// sharedFilter is the machine's phase filter state (the per-CTA words
+// are CTA.sfAcc and CTA.sfWr).
+type sharedFilter struct {
+	on      bool
+	flagged bool
+	why     string
+}
+
+// SharedFilterable reports why the program cannot use the shared-memory
+// phase filter ("" when it can): see the rules above. A generic access
+// that lands in another CTA's shared memory (or names its own through
+// .shared::cluster) is suspect when it happens.
+func SharedFilterable(p *Program) string {
+	for pc := range p.Ops {
+		op := &p.Ops[pc]
+		e := op.Eff
+		why := ""
+		switch {
+		case e.Any(EffAsync | EffCluster | EffClusterBarrier):
+			why = "asynchronous work or a cluster instruction"
+		case e.Has(EffBarrier) && !e.Has(EffFullBarrier|EffBlocks):
+			why = "a barrier with a thread count, or one that only arrives"
+		case e.Has(EffBlocks) && !e.Has(EffBarrier):
+			why = "a wait other than a CTA barrier"
+		case e.Any(EffReadShared|EffWriteShared) && !e.Has(EffAccess):
+			why = "a shared-memory instruction other than ld, st, atom or red"
+		case op.Space == isa.SharedCluster:
+			why = "a .shared::cluster access"
+		}
+		if why != "" {
+			return fmt.Sprintf("instruction %d (%s): %s", pc, op.Code, why)
+		}
+	}
+	return ""
+}
+
+// EnableSharedFilter turns the shared-memory phase filter on for a launch
+// that has not started, and reports whether it did: the program must pass
+// SharedFilterable and the launch's clusters must be single CTAs.
+// SharedFilterSuspect then says whether the run was clean. The filter
+// interrupts the run (StopInterrupted) at the first suspect access.
+func (m *Machine) EnableSharedFilter() bool {
+	if m.stats.WarpInstructions > 0 || len(m.ctas) > 0 || m.csize > 1 || SharedFilterable(m.prog) != "" {
+		return false
+	}
+	m.sf = sharedFilter{on: true}
+	return true
+}
+
+// SharedFilterSuspect reports whether the phase filter found a suspect
+// access (and what it was); false while the run is clean so far or the
+// filter is off.
+func (m *Machine) SharedFilterSuspect() (bool, string) { return m.sf.flagged, m.sf.why }
+
+// sfSuspect records the first suspect access and stops the run.
+func (m *Machine) sfSuspect(w *Warp, lane int, off uint64, what string) {
+	if m.sf.flagged {
+		return
+	}
+	m.sf.flagged = true
+	m.sf.why = fmt.Sprintf("%s: CTA (%d,%d,%d) thread %d, shared offset 0x%x, instruction %d", what, w.cta.Idx[0], w.cta.Idx[1], w.cta.Idx[2], w.linearTid(lane), off, m.curPC)
+	m.Interrupt()
+}
+
+// sfInit gives a new CTA its filter words.
+func (m *Machine) sfInit(c *CTA) {
+	n := (len(c.shared) + 3) / 4
+	if cap(c.sfAcc) >= n {
+		c.sfAcc, c.sfWr = c.sfAcc[:n], c.sfWr[:n]
+		clear(c.sfAcc)
+		clear(c.sfWr)
+	} else {
+		c.sfAcc, c.sfWr = make([]uint32, n), make([]uint8, n)
+	}
+	c.sfPhase, c.sfExited = 1, false
+}
+
+// sfRelease ends c's phase at a release of a CTA barrier: every access
+// before it happens before every access after it by the warps it
+// released, which are all the CTA's live warps (no barrier counts
+// threads: SharedFilterable).
+func (m *Machine) sfRelease(c *CTA) {
+	if c.sfExited && !m.sf.flagged {
+		m.sf.flagged = true
+		m.sf.why = fmt.Sprintf("CTA (%d,%d,%d): a warp exited after accessing shared memory, and the others went on past a barrier (instruction %d)", c.Idx[0], c.Idx[1], c.Idx[2], m.curPC)
+		m.Interrupt()
+	}
+	if c.sfExited || c.sfDirty {
+		clear(c.sfAcc)
+	}
+	c.sfExited, c.sfDirty = false, false
+	c.sfPhase++
+}
+
+// sfExit notes lanes of w exiting.
+func (w *Warp) sfExit() {
+	if w.sfPhase == w.cta.sfPhase {
+		w.cta.sfExited = true
+	}
+}
+
+// sfWord applies one thread's (me: its index + 1) access of the bytes bm
+// (a mask of the word's 4) of word i; it reports false when the access is
+// suspect.
+func (c *CTA) sfWord(i uint64, me uint32, bm uint8, write bool) bool {
+	x := c.sfAcc[i]
+	if bm != 0xf {
+		x |= sfPart
+	}
+	wr, rd := x>>16, x&sfReaderMask
+	if wr != 0 && wr != me {
+		return false
+	}
+	if write {
+		if rd != 0 && rd != me {
+			return false
+		}
+		c.sfAcc[i] = me<<16 | x&sfPart | rd
+		c.sfWr[i] |= bm
+		return true
+	}
+	if c.sfWr[i]&bm != bm {
+		return false // bytes never written
+	}
+	if rd == 0 {
+		x |= me
+	} else if rd != me {
+		x |= sfMany
+	}
+	c.sfAcc[i] = x
+	return true
+}
+
+// sfAtomic applies thread me's atomic on the bytes bm of word i: it reads
+// and writes them, but two atomics never race with each other, so a word
+// only atomics wrote in the phase (writer sfAtomics) takes more of them
+// from any thread; a plain read or write of it by another thread, or an
+// atomic on a word another thread accessed plainly, is suspect.
+func (c *CTA) sfAtomic(i uint64, me uint32, bm uint8) bool {
+	x := c.sfAcc[i]
+	if bm != 0xf {
+		x |= sfPart
+	}
+	wr, rd := x>>16, x&sfReaderMask
+	if rd != 0 && rd != me || c.sfWr[i]&bm != bm {
+		return false // a plain read by another thread, or bytes never written
+	}
+	switch {
+	case wr == 0:
+		x |= me<<16 | sfAtom
+	case wr == me || wr == sfAtomics:
+	case x&sfAtom != 0:
+		x = x&^(0xffff<<16) | sfAtomics<<16
+	default:
+		return false // a plain write by another thread
+	}
+	c.sfAcc[i] = x
+	return true
+}
+
+// sfWarp applies an aligned access of size (4 or 8) bytes by the lanes of
+// mask at off + base[lane]&am, in bounds (the fast ld/st paths).
+func (w *Warp) sfWarp(write bool, mask uint32, base *[32]uint64, am, off uint64, size int) {
+	m := w.m
+	if m.sf.flagged {
+		return
+	}
+	c := w.cta
+	w.sfPhase = c.sfPhase
+	c.sfDirty = true
+	me0 := uint32(w.ID)*32 + 1
+	if size == 4 {
+		var l int
+		if write {
+			l = sfWrites(c.sfAcc, c.sfWr, mask, base, am, off, me0)
+		} else {
+			l = sfReads(c.sfAcc, c.sfWr, mask, base, am, off, me0)
+		}
+		if l >= 0 {
+			m.sfSuspect(w, l, off+base[l]&am, sfWhat(write))
+		}
+		return
+	}
+	for mm := mask; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := off + base[l]&am
+		for k := uint64(0); k < uint64(size>>2); k++ {
+			if i := a>>2 + k; i >= uint64(len(c.sfAcc)) || !c.sfWord(i, me0+uint32(l), 0xf, write) {
+				m.sfSuspect(w, l, a, sfWhat(write))
+				return
+			}
+		}
+	}
+}
+
+// sfReads applies a 4-byte load of the lanes of mask (see sfWarp) to a
+// CTA's words acc and wr, the lanes being threads me0-1 + lane; it returns
+// the first lane whose read is suspect, or -1. A word read by several
+// threads and nothing else in the phase (sfMany: each of them found it
+// written) needs nothing more.
+func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off uint64, me0 uint32) int {
+	if len(wr) != len(acc) {
+		return 0
+	}
+	if mask == ixAll {
+		for l := range base {
+			i := (off + base[l]&am) >> 2
+			if i >= uint64(len(acc)) {
+				return l
+			}
+			if x := acc[i]; x != sfMany && !sfRead(acc, wr, i, x, me0+uint32(l)) {
+				return l
+			}
+		}
+		return -1
+	}
+	for mm := mask; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		i := (off + base[l]&am) >> 2
+		if i >= uint64(len(acc)) {
+			return l
+		}
+		if x := acc[i]; x != sfMany && !sfRead(acc, wr, i, x, me0+uint32(l)) {
+			return l
+		}
+	}
+	return -1
+}
+
+// sfRead applies thread me's read of all of word i (i in bounds, x its
+// accesses) and reports whether it is not suspect.
+func sfRead(acc []uint32, wr []uint8, i uint64, x, me uint32) bool {
+	if wr[i] != 0xf {
+		return false // bytes never written
+	}
+	if w := x >> 16; w != 0 && w != me {
+		return false
+	}
+	if rd := x & sfReaderMask; rd == 0 {
+		acc[i] = x | me
+	} else if rd != me {
+		acc[i] = x | sfMany
+	}
+	return true
+}
+
+// sfWrites is sfReads for a 4-byte store.
+func sfWrites(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off uint64, me0 uint32) int {
+	if len(wr) != len(acc) {
+		return 0
+	}
+	for mm := mask; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm) & 31
+		i := (off + base[l]&am) >> 2
+		if i >= uint64(len(acc)) {
+			return l
+		}
+		x, me := acc[i], me0+uint32(l)
+		if wr, rd := x>>16, x&sfReaderMask; wr != 0 && wr != me || rd != 0 && rd != me {
+			return l
+		}
+		acc[i] = me<<16 | x&(sfReaderMask|sfPart)
+		wr[i] = 0xf
+	}
+	return -1
+}
+
+// sfLane applies lane's access of size bytes at shared offset off (the
+// per-lane paths: vectors, sub-word and generic accesses, atomics).
+func (w *Warp) sfLane(kind AccessKind, lane int, off uint64, size int) {
+	m := w.m
+	if m.sf.flagged {
+		return
+	}
+	c := w.cta
+	w.sfPhase = c.sfPhase
+	c.sfDirty = true
+	me := uint32(w.linearTid(lane)) + 1
+	end := off + uint64(size)
+	for a := off; a < end; a = (a | 3) + 1 {
+		lo, hi := a&3, min(end-(a&^3), 4)
+		bm := uint8((uint64(1)<<hi - 1) &^ (uint64(1)<<lo - 1))
+		i := a >> 2
+		ok := i < uint64(len(c.sfAcc))
+		switch {
+		case !ok:
+		case kind == AccessLoad:
+			ok = c.sfWord(i, me, bm, false)
+		case kind == AccessStore:
+			ok = c.sfWord(i, me, bm, true)
+		default:
+			ok = c.sfAtomic(i, me, bm)
+		}
+		if !ok {
+			m.sfSuspect(w, lane, off, sfWhat(kind != AccessLoad))
+			return
+		}
+	}
+}
+
+func sfWhat(write bool) string {
+	if write {
+		return "a write of a word another thread accessed in the same phase"
+	}
+	return "a read of a word another thread wrote in the same phase, or never written"
+}
+
+// sfNote applies a per-lane access the machine reports (noteAccess) to the
+// filter: space is the space the instruction named, sp the one the
+// address resolved to.
+func (w *Warp) sfNote(kind AccessKind, space, sp isa.Space, lane int, addr uint64, size int) {
+	switch sp {
+	case isa.Shared:
+		if space == isa.SpaceNone {
+			addr -= GenericShared
+		}
+		w.sfLane(kind, lane, addr, size)
+	case isa.SharedCluster:
+		w.m.sfSuspect(w, lane, addr, "a .shared::cluster access")
+	}
+}

@@ -1,0 +1,149 @@
+package emu
+
+import (
+	"testing"
+
+	"github.com/ptxplayground/ptxplay/engine/ptx"
+)
+
+// filterCTA returns a machine with the shared-memory phase filter on and
+// its first CTA (two warps, 64 bytes of shared memory).
+func filterCTA(t *testing.T) (*Machine, *CTA) {
+	t.Helper()
+	src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k() {
+	.shared .align 4 .b8 s[64];
+	.reg .b32 %r<4>;
+	mov.u32 %r1, s;
+	ld.shared.u32 %r2, [%r1];
+	st.shared.u32 [%r1], %r2;
+	atom.shared.add.u32 %r3, [%r1], 1;
+	bar.sync 0;
+	ret;
+}`
+	p, diags := CompileSource(ptx.NewSource("k.ptx", []byte(src)))
+	if p == nil {
+		t.Fatal(diags)
+	}
+	m, err := NewMachine(p, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.EnableSharedFilter() {
+		t.Fatal("the filter is off")
+	}
+	return m, m.newCTA(0)
+}
+
+// TestSharedFilterRules applies accesses to the filter directly, one rule
+// at a time, each both ways: what is suspect and what is not.
+func TestSharedFilterRules(t *testing.T) {
+	type acc struct {
+		warp, lane int
+		kind       AccessKind
+		off        uint64
+		size       int
+		warpPath   bool // through sfWarp (the fast ld/st paths), else sfLane
+		release    bool // a barrier release instead of an access
+		exit       bool // the warp's lanes exit instead
+	}
+	ld := func(w, l int, off uint64) acc {
+		return acc{warp: w, lane: l, kind: AccessLoad, off: off, size: 4, warpPath: true}
+	}
+	st := func(w, l int, off uint64) acc {
+		return acc{warp: w, lane: l, kind: AccessStore, off: off, size: 4, warpPath: true}
+	}
+	at := func(w, l int, off uint64) acc { return acc{warp: w, lane: l, kind: AccessAtomic, off: off, size: 4} }
+	rel := acc{release: true}
+	for _, c := range []struct {
+		name    string
+		accs    []acc
+		suspect bool
+	}{
+		{"read of a word never written", []acc{ld(0, 0, 0)}, true},
+		{"read of a word written in an earlier phase", []acc{st(0, 0, 0), rel, ld(1, 3, 0)}, false},
+		{"read of another thread's write in the phase", []acc{st(0, 0, 0), rel, st(1, 3, 0), ld(0, 0, 0)}, true},
+		{"read of another lane's write in the phase", []acc{st(0, 0, 0), rel, st(0, 1, 0), ld(0, 0, 0)}, true},
+		{"read of the thread's own write", []acc{st(0, 0, 0), ld(0, 0, 0), ld(0, 0, 0)}, false},
+		{"reads by many threads", []acc{st(0, 0, 0), rel, ld(0, 0, 0), ld(0, 1, 0), ld(1, 0, 0), ld(1, 7, 0)}, false},
+		{"write after another thread's read", []acc{st(0, 0, 0), rel, ld(1, 0, 0), st(0, 0, 0)}, true},
+		{"write after reads by several threads", []acc{st(0, 0, 0), rel, ld(0, 0, 0), ld(1, 0, 0), st(0, 0, 0)}, true},
+		{"write after the thread's own read", []acc{st(0, 0, 0), rel, ld(0, 5, 0), st(0, 5, 0)}, false},
+		{"write after another thread's write", []acc{st(0, 0, 0), st(1, 0, 0)}, true},
+		{"writes in two phases", []acc{st(0, 0, 0), rel, st(1, 0, 0), rel, ld(0, 2, 0)}, false},
+		{"a byte written, the word read", []acc{{warp: 0, lane: 0, kind: AccessStore, off: 1, size: 1}, ld(0, 0, 0)}, true},
+		{"the word's four bytes written one by one", []acc{
+			{warp: 0, lane: 0, kind: AccessStore, off: 0, size: 1}, {warp: 0, lane: 0, kind: AccessStore, off: 1, size: 1},
+			{warp: 0, lane: 0, kind: AccessStore, off: 2, size: 2}, rel, ld(1, 0, 0), ld(1, 1, 0)}, false},
+		{"a read of part after another thread's read", []acc{st(0, 0, 0), rel, {warp: 1, lane: 0, kind: AccessLoad, off: 2, size: 2}, ld(0, 0, 0), ld(1, 1, 0)}, false},
+		{"an 8-byte write over another thread's read", []acc{st(0, 0, 0), st(0, 0, 4), rel, ld(1, 0, 4), {warp: 0, lane: 0, kind: AccessStore, off: 0, size: 8, warpPath: true}}, true},
+		{"atomics of several threads", []acc{st(0, 0, 0), rel, at(0, 0, 0), at(1, 0, 0), at(0, 9, 0)}, false},
+		{"a read after other threads' atomics", []acc{st(0, 0, 0), rel, at(0, 0, 0), at(1, 0, 0), ld(0, 0, 0)}, true},
+		{"a read after the thread's own atomic", []acc{st(0, 0, 0), rel, at(0, 0, 0), ld(0, 0, 0)}, false},
+		{"a read after another thread's atomic", []acc{st(0, 0, 0), rel, at(0, 0, 0), ld(0, 1, 0)}, true},
+		{"an atomic after another thread's read", []acc{st(0, 0, 0), rel, ld(1, 0, 0), at(0, 0, 0)}, true},
+		{"an atomic after another thread's write", []acc{st(0, 0, 0), at(1, 0, 0)}, true},
+		{"a write after other threads' atomics", []acc{st(0, 0, 0), rel, at(0, 0, 0), at(1, 0, 0), st(1, 0, 0)}, true},
+		{"an atomic on a word never written", []acc{at(0, 0, 0)}, true},
+		{"a warp exits after an access, the others go on past a barrier", []acc{st(0, 0, 0), {warp: 1, exit: true}, st(1, 0, 4), {warp: 1, exit: true}, rel}, true},
+		{"a warp exits after no access in the phase", []acc{st(1, 0, 4), rel, {warp: 1, exit: true}, rel, ld(0, 0, 4)}, false},
+		{"a warp exits in the last phase", []acc{st(1, 0, 4), st(0, 0, 0), {warp: 1, exit: true}, ld(0, 0, 0)}, false},
+	} {
+		m, cta := filterCTA(t)
+		for _, a := range c.accs {
+			switch {
+			case a.release:
+				m.sfRelease(cta)
+			case a.exit:
+				cta.Warps[a.warp].sfExit()
+			case a.warpPath:
+				var base [32]uint64
+				base[a.lane] = a.off
+				cta.Warps[a.warp].sfWarp(a.kind == AccessStore, 1<<a.lane, &base, ^uint64(0), 0, a.size)
+			default:
+				cta.Warps[a.warp].sfLane(a.kind, a.lane, a.off, a.size)
+			}
+		}
+		if got, why := m.SharedFilterSuspect(); got != c.suspect {
+			t.Errorf("%s: suspect %v, want %v (%s)", c.name, got, c.suspect, why)
+		}
+	}
+}
+
+// TestSharedFilterWarpPath: a full warp's 4-byte accesses through the
+// fast path's loop (each lane its own word, or all lanes one word) decide
+// as the lanes one at a time do.
+func TestSharedFilterWarpPath(t *testing.T) {
+	for _, same := range []bool{false, true} {
+		for _, write := range []bool{false, true} {
+			var base [32]uint64
+			for l := range base {
+				if !same {
+					base[l] = uint64(4 * (l % 16))
+				}
+			}
+			m1, c1 := filterCTA(t)
+			m2, c2 := filterCTA(t)
+			for i := range c1.sfWr {
+				c1.sfWr[i], c2.sfWr[i] = 0xf, 0xf
+			}
+			c1.Warps[0].sfWarp(write, ixAll, &base, ^uint64(0), 0, 4)
+			for l := range 32 {
+				k := AccessLoad
+				if write {
+					k = AccessStore
+				}
+				c2.Warps[0].sfLane(k, l, base[l], 4)
+			}
+			s1, _ := m1.SharedFilterSuspect()
+			s2, _ := m2.SharedFilterSuspect()
+			// Lanes 0 and 16 share a word: several threads' writes to one
+			// word are suspect, reads are not.
+			if s1 != s2 || s1 != write {
+				t.Errorf("same %v write %v: warp path suspect %v, lanes %v", same, write, s1, s2)
+			}
+		}
+	}
+}
