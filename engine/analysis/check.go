@@ -298,6 +298,9 @@ type Checker struct {
 	spareCl  []*clusterState       // retired clusters' states, for reuse
 	regions  []globalRegion
 	lastReg  int // the region the last global access fell in (a hint)
+	// gapLo, gapHi: the addresses between regions that the last access
+	// outside them fell in (a hint; empty at first).
+	gapLo, gapHi uint64
 	// globalOnly: shared memory is left to the machine's phase filter
 	// (LeaveShared).
 	globalOnly bool
@@ -1650,12 +1653,23 @@ func (c *Checker) global(in *emu.StepInfo, a *emu.Access) {
 		if addr+size < addr {
 			continue
 		}
+		if addr >= c.gapLo && addr+size <= c.gapHi {
+			continue // between the regions, where the last lane outside them was
+		}
 		var g *globalRegion
 		if h := c.lastReg; h < len(c.regions) && addr >= c.regions[h].base && addr+size <= c.regions[h].base+c.regions[h].size {
 			g = &c.regions[h] // lanes mostly access the region the last one did
 		} else {
 			i := sort.Search(len(c.regions), func(i int) bool { return c.regions[i].base+c.regions[i].size > addr })
-			if i == len(c.regions) {
+			if i == len(c.regions) || addr+size <= c.regions[i].base {
+				// Outside every region: remember the gap it is in.
+				c.gapLo, c.gapHi = 0, ^uint64(0)
+				if i > 0 {
+					c.gapLo = c.regions[i-1].base + c.regions[i-1].size
+				}
+				if i < len(c.regions) {
+					c.gapHi = c.regions[i].base
+				}
 				continue
 			}
 			g = &c.regions[i]

@@ -269,6 +269,23 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 		return 0
 	}
 	if mask == ixAll {
+		if am == 0xffffffff && off == 0 {
+			// A 32-bit address register alone: four lanes at a time, the
+			// words of the whole CTA's reads (sfMany) passed over.
+			n := uint(len(acc))
+			for l := 0; l < 32; l += 4 {
+				i0, i1, i2, i3 := uint(uint32(base[l]))>>2, uint(uint32(base[l+1]))>>2, uint(uint32(base[l+2]))>>2, uint(uint32(base[l+3]))>>2
+				if i0 >= n || i1 >= n || i2 >= n || i3 >= n {
+					return sfReadsLanes(acc, wr, 0xf<<l, base, am, off, me0)
+				}
+				if (acc[i0]^sfMany)|(acc[i1]^sfMany)|(acc[i2]^sfMany)|(acc[i3]^sfMany) != 0 {
+					if k := sfReadsLanes(acc, wr, 0xf<<l, base, am, off, me0); k >= 0 {
+						return k
+					}
+				}
+			}
+			return -1
+		}
 		for l := range base {
 			i := (off + base[l]&am) >> 2
 			if i >= uint64(len(acc)) {
@@ -280,6 +297,11 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 		}
 		return -1
 	}
+	return sfReadsLanes(acc, wr, mask, base, am, off, me0)
+}
+
+// sfReadsLanes is sfReads lane by lane.
+func sfReadsLanes(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off uint64, me0 uint32) int {
 	for mm := mask; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		i := (off + base[l]&am) >> 2

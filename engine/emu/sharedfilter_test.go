@@ -1,6 +1,8 @@
 package emu
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -113,37 +115,71 @@ func TestSharedFilterRules(t *testing.T) {
 }
 
 // TestSharedFilterWarpPath: a full warp's 4-byte accesses through the
-// fast path's loop (each lane its own word, or all lanes one word) decide
-// as the lanes one at a time do.
+// fast paths' loops decide, and leave the words, as the lanes one at a
+// time do: each lane its own word, half-warps on the same words, or all
+// lanes one word; on words written or never written, read before by
+// another warp or by several, through a 32-bit register alone or an
+// offset.
 func TestSharedFilterWarpPath(t *testing.T) {
-	for _, same := range []bool{false, true} {
+	n := 0
+	for pattern := range 3 {
 		for _, write := range []bool{false, true} {
-			var base [32]uint64
-			for l := range base {
-				if !same {
-					base[l] = uint64(4 * (l % 16))
+			for _, written := range []bool{false, true} {
+				for before := range 3 {
+					for _, offset := range []uint64{0, 8} {
+						var base [32]uint64
+						for l := range base {
+							switch pattern {
+							case 0:
+								base[l] = uint64(4 * l)
+							case 1:
+								base[l] = uint64(4 * (l % 16))
+							}
+						}
+						am := uint64(0xffffffff)
+						if offset != 0 {
+							am = ^uint64(0)
+						}
+						var ms [2]*Machine
+						var cs [2]*CTA
+						for k := range 2 {
+							ms[k], cs[k] = filterCTA(t)
+							c := cs[k]
+							if written {
+								for i := range c.sfWr {
+									c.sfWr[i] = 0xf
+								}
+							}
+							// Reads before, by another warp's lane or by two.
+							for r := range before {
+								c.Warps[1].sfLane(AccessLoad, r, offset+base[0], 4)
+							}
+						}
+						cs[0].Warps[0].sfWarp(write, ixAll, &base, am, offset, 4)
+						for l := range 32 {
+							k := AccessLoad
+							if write {
+								k = AccessStore
+							}
+							cs[1].Warps[0].sfLane(k, l, offset+base[l], 4)
+						}
+						s0, w0 := ms[0].SharedFilterSuspect()
+						s1, w1 := ms[1].SharedFilterSuspect()
+						name := fmt.Sprintf("pattern %d write %v written %v before %d offset %d", pattern, write, written, before, offset)
+						if s0 != s1 {
+							t.Errorf("%s: warp path suspect %v (%s), lanes %v (%s)", name, s0, w0, s1, w1)
+						} else if !s0 && !reflect.DeepEqual(cs[0].sfAcc, cs[1].sfAcc) {
+							t.Errorf("%s: the words differ\nwarp path: %x\nlanes:     %x", name, cs[0].sfAcc, cs[1].sfAcc)
+						}
+						if s0 {
+							n++
+						}
+					}
 				}
-			}
-			m1, c1 := filterCTA(t)
-			m2, c2 := filterCTA(t)
-			for i := range c1.sfWr {
-				c1.sfWr[i], c2.sfWr[i] = 0xf, 0xf
-			}
-			c1.Warps[0].sfWarp(write, ixAll, &base, ^uint64(0), 0, 4)
-			for l := range 32 {
-				k := AccessLoad
-				if write {
-					k = AccessStore
-				}
-				c2.Warps[0].sfLane(k, l, base[l], 4)
-			}
-			s1, _ := m1.SharedFilterSuspect()
-			s2, _ := m2.SharedFilterSuspect()
-			// Lanes 0 and 16 share a word: several threads' writes to one
-			// word are suspect, reads are not.
-			if s1 != s2 || s1 != write {
-				t.Errorf("same %v write %v: warp path suspect %v, lanes %v", same, write, s1, s2)
 			}
 		}
+	}
+	if n == 0 {
+		t.Error("no access was suspect")
 	}
 }
