@@ -165,6 +165,11 @@ func sharedCounted(atomic bool, size int, lanes uint32, off *[32]uint64, pl int)
 // so each phase that has lanes takes one wavefront. It reports false on
 // the first conflict (sharedCost then counts the wavefronts).
 func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, bool) {
+	if size == 4 && lanes == ^uint32(0) {
+		if free, known := sharedRegular4(off); known {
+			return 1, free
+		}
+	}
 	if size == 4 || size == 2 || size == 1 {
 		// One phase; an aligned access is one word.
 		var first [Banks]uint64
@@ -210,6 +215,41 @@ func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, b
 		}
 	}
 	return phases, true
+}
+
+// sharedRegular4 decides a full warp's aligned 4-byte access without a
+// bank table when each half-warp reads one word (a broadcast, or a tile's
+// row read by two rows of threads) or consecutive words from the same or
+// consecutive starts (a row of 32 words, or a tile's column read twice):
+// known reports whether it applied, free whether the access is then
+// conflict-free (two broadcast words conflict when they are different
+// words of one bank).
+func sharedRegular4(off *[32]uint64) (free, known bool) {
+	o0, o16 := off[0], off[16]
+	if (o0|o16)&3 != 0 {
+		return false, false
+	}
+	switch off[1] {
+	case o0:
+		for l := 1; l < 16; l++ {
+			if off[l] != o0 || off[l+16] != o16 {
+				return false, false
+			}
+		}
+		w0, w16 := o0/4, o16/4
+		return w0 == w16 || w0%Banks != w16%Banks, true
+	case o0 + 4:
+		if o16 != o0 && o16 != o0+64 {
+			return false, false
+		}
+		for l := 1; l < 16; l++ {
+			if d := 4 * uint64(l); off[l] != o0+d || off[l+16] != o16+d {
+				return false, false
+			}
+		}
+		return true, true
+	}
+	return false, false
 }
 
 func phaseMask(first, n int) uint32 {

@@ -153,13 +153,15 @@ func memLdSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 		if mask == ixAll && size == 4 && op.A >= 0 && op.A != op.D {
 			if memObservedLoadShared4(w, op, acc, w.cta.shared) {
 				if w.m.sf.on {
-					w.sfWarp(false, mask, &acc.Addr, ^uint64(0), 0, size)
+					// Shared offsets are below 2^32: the filter's loop
+					// for a 32-bit address serves them.
+					w.sfWarp(false, mask, &acc.Addr, 0xffffffff, 0, size)
 				}
 				return nil
 			}
 		} else if memObservedLoad(w, op, mask, acc, w.cta.shared, 0, size, false) {
 			if w.m.sf.on {
-				w.sfWarp(false, mask, &acc.Addr, ^uint64(0), 0, size)
+				w.sfWarp(false, mask, &acc.Addr, 0xffffffff, 0, size)
 			}
 			return nil
 		}
@@ -203,7 +205,7 @@ func memStSharedObserved(w *Warp, op *Op, mask uint32, size int) *Fault {
 	if acc != nil {
 		if memObservedStore(w, op, mask, acc, w.cta.shared, 0, size, false) {
 			if w.m.sf.on {
-				w.sfWarp(true, mask, &acc.Addr, ^uint64(0), 0, size)
+				w.sfWarp(true, mask, &acc.Addr, 0xffffffff, 0, size)
 			}
 			return nil
 		}

@@ -90,10 +90,12 @@ type addedObserver struct {
 	o  Observer
 }
 
-// flagged is an installed observer with what it asked for.
+// flagged is an installed observer with what it asked for (globalOnly:
+// ObserveGlobalOnly, which flags leaves out).
 type flagged struct {
-	o     Observer
-	flags ObserveFlags
+	o          Observer
+	flags      ObserveFlags
+	globalOnly bool
 }
 
 // wants reports whether an observer that asked for flags is called for in.
@@ -111,10 +113,26 @@ type multiObserver []flagged
 
 func (mo multiObserver) Step(in *StepInfo) {
 	for _, f := range mo {
-		if wants(f.flags, in) {
+		if wants(f.flags, in) && (!f.globalOnly || wantsGlobal(f.flags, in)) {
 			f.o.Step(in)
 		}
 	}
+}
+
+// wantsGlobal reports whether an observer that asked for flags with
+// ObserveGlobalOnly is called for in, whose accesses may be of other
+// spaces (another observer asked for them): not when all it would get is
+// accesses of other spaces.
+func wantsGlobal(flags ObserveFlags, in *StepInfo) bool {
+	if flags&^ObserveAccesses != 0 || in.Fault != nil || len(in.Issued) > 0 || len(in.BulkIssued) > 0 {
+		return true
+	}
+	for i := range in.Accesses {
+		if in.Accesses[i].Space == isa.Global {
+			return true
+		}
+	}
+	return false
 }
 
 // combined returns the observer the machine calls and the union of what
@@ -139,7 +157,7 @@ func (s *observerSet) combined() (Observer, ObserveFlags) {
 		if f&ObserveUnordered == 0 {
 			unordered = false
 		}
-		all = append(all, flagged{o, f &^ (ObserveGlobalOnly | ObserveUnordered)})
+		all = append(all, flagged{o, f &^ (ObserveGlobalOnly | ObserveUnordered), f&ObserveAccesses != 0 && f&ObserveGlobalOnly != 0})
 		union |= f
 	}
 	if s.primary != nil {

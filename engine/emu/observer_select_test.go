@@ -318,3 +318,36 @@ func TestObservedShared4MatchesCheckedPath(t *testing.T) {
 		}
 	}
 }
+
+// An observer of global accesses only (ObserveGlobalOnly) installed beside
+// one that observes everything is called for the steps with a global
+// access or a fault, not for those whose accesses are all of other spaces.
+func TestGlobalOnlyObserverBeside(t *testing.T) {
+	for _, bad := range []bool{false, true} {
+		src := obsKernel(bad)
+		everything := &reportText{flags: ObserveAll, old: true}
+		g := selective{&reportText{flags: ObserveAccesses | ObserveGlobalOnly}}
+		observedRun(t, src, 64, 2048, false, everything, g)
+		var want []int
+		shared := false
+		for i, s := range everything.steps {
+			switch {
+			case strings.Contains(s, "space global") || strings.Contains(s, "\n  fault"):
+				want = append(want, i)
+			case strings.Contains(s, "space shared"):
+				shared = true
+			}
+		}
+		if !shared || len(want) == 0 {
+			t.Fatalf("bad=%v: the kernel made no shared or no global access", bad)
+		}
+		if len(g.steps) != len(want) {
+			t.Fatalf("bad=%v: the global-only observer was called %d times, want %d", bad, len(g.steps), len(want))
+		}
+		for k, i := range want {
+			if !strings.Contains(g.steps[k], "space global") && !strings.Contains(g.steps[k], "\n  fault") {
+				t.Errorf("bad=%v: call %d is not step %d: %s", bad, k, i, g.steps[k])
+			}
+		}
+	}
+}
