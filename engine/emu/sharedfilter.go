@@ -279,6 +279,11 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 					return sfReadsLanes(acc, wr, 0xf<<l, base, am, off, me0)
 				}
 				if (acc[i0]^sfMany)|(acc[i1]^sfMany)|(acc[i2]^sfMany)|(acc[i3]^sfMany) != 0 {
+					if i0 == i1 && i0 == i2 && i0 == i3 && acc[i0] == 0 && wr[i0] == 0xf {
+						// Four threads are the first to read a written word.
+						acc[i0] = sfMany
+						continue
+					}
 					if k := sfReadsLanes(acc, wr, 0xf<<l, base, am, off, me0); k >= 0 {
 						return k
 					}

@@ -116,13 +116,13 @@ func TestSharedFilterRules(t *testing.T) {
 
 // TestSharedFilterWarpPath: a full warp's 4-byte accesses through the
 // fast paths' loops decide, and leave the words, as the lanes one at a
-// time do: each lane its own word, half-warps on the same words, or all
-// lanes one word; on words written or never written, read before by
+// time do: each lane its own word, half-warps on the same words, all
+// lanes one word, or four lanes a word; on words written or never written, read before by
 // another warp or by several, through a 32-bit register alone or an
 // offset.
 func TestSharedFilterWarpPath(t *testing.T) {
 	n := 0
-	for pattern := range 3 {
+	for pattern := range 4 {
 		for _, write := range []bool{false, true} {
 			for _, written := range []bool{false, true} {
 				for before := range 3 {
@@ -134,6 +134,8 @@ func TestSharedFilterWarpPath(t *testing.T) {
 								base[l] = uint64(4 * l)
 							case 1:
 								base[l] = uint64(4 * (l % 16))
+							case 3:
+								base[l] = uint64(4 * (l / 4))
 							}
 						}
 						am := uint64(0xffffffff)
