@@ -210,7 +210,12 @@ func (l *Launch) Run(ctx context.Context) (*Result, error) {
 	for {
 		r := l.m.Run(ctx)
 		if r == emu.StopBreakpoint {
-			continue
+			if suspect, _ := l.m.SharedFilterSuspect(); !suspect {
+				continue
+			}
+			// The shared-memory phase filter stopped the run at a
+			// suspect access (see RunWith): it goes no further.
+			return l.Result(), errors.New("interrupted")
 		}
 		if r == emu.StopInterrupted {
 			if err := ctx.Err(); err != nil {
