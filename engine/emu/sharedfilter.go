@@ -21,15 +21,16 @@ import (
 // cheaply and without looking at the order of the accesses, that the
 // checker would find nothing in shared memory:
 //
-//   - per 4-byte word of the CTA's shared memory it keeps the phase of the
-//     word's latest access, the one thread that wrote it in that phase
-//     (if any), the one thread that read it (or "several"), and which of
+//   - per 4-byte word of the CTA's shared memory it keeps the one thread
+//     that wrote it in the current phase (if any, or "atomics of several
+//     threads"), the one thread that read it (or "several"), and which of
 //     its bytes were ever written in the CTA;
 //   - within a phase, a word accessed by two different threads, one of
 //     them writing, is suspect (the checker would call it a race unless
 //     the two threads are lanes of one warp that ran together since:
-//     the filter does not follow lanes, so it is stricter), and so is a
-//     read of bytes never written (the checker's uninitialised read);
+//     the filter does not follow lanes, so it is stricter; atomics do not
+//     race with each other), and so is a read of bytes never written (the
+//     checker's uninitialised read);
 //   - a release ends the phase; a warp that exited after accessing shared
 //     memory in the phase did not wait at that release, so its accesses
 //     are not ordered before the next phase's: suspect too.
