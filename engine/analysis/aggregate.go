@@ -17,6 +17,7 @@ type Aggregator struct {
 	prog *emu.Program
 	pcs  []PCStats
 	buf  []WarpAccess
+	addr [32]uint64 // PlainShared's offsets
 }
 
 // PCStats sums the accesses of one instruction over its executions.
@@ -88,6 +89,21 @@ func (g *Aggregator) Step(in *emu.StepInfo) {
 	if counted {
 		s.Executions++
 	}
+}
+
+// PlainShared implements emu.SharedSink: a plain shared load or store,
+// counted as Step counts its report (one access, one execution).
+func (g *Aggregator) PlainShared(pc int, kind emu.AccessKind, size int, lanes uint32, base *[32]uint64, am, off uint64) {
+	if pc < 0 || pc >= len(g.pcs) || lanes == 0 || g.prog.Ops[pc].Eff.Has(emu.EffSync) {
+		return
+	}
+	a := &g.addr
+	for l := range a {
+		a[l] = off + base[l]&am
+	}
+	s := &g.pcs[pc]
+	s.count(isa.Shared, kind, size, lanes, a)
+	s.Executions++
 }
 
 // allAsync reports whether every access is the asynchronous proxy's.

@@ -140,6 +140,11 @@ func filterKernel(rng *rand.Rand) string {
 		ty := []string{"v4.u32", "v4.u32", "v2.u32", "u32", "u8"}[rng.Intn(5)]
 		fmt.Fprintf(&b, "\tshl.b32 %%r10, %%r1, 4;\n\tadd.u32 %%r10, %%r2, %%r10;\n\tmov.u32 %%r20, 7;\n\tmov.u64 %%rd3, 7;\n\tst.shared.%s [%%r10], %s;\n\tbar.sync 0;\n",
 			ty, map[string]string{"v4.u32": "{%r20, %r20, %r20, %r20}", "v2.u32": "{%r20, %r20}", "u32": "%r20", "u8": "%r20"}[ty])
+		if rng.Intn(2) == 0 {
+			// Every lane reads thread 0's first word (a broadcast through
+			// a register), then a barrier.
+			b.WriteString("\tld.shared.u32 %r26, [%r2];\n\tbar.sync 0;\n")
+		}
 	}
 	// Most kernels keep each thread to its own words, so that many runs
 	// are clean; the others collide.
@@ -349,13 +354,13 @@ func TestSharedFilterCorpus(t *testing.T) {
 // those the filter calls clean, those it suspects (which run again), and
 // those it cannot follow.
 func TestSharedFilterRunWith(t *testing.T) {
+	sinks := 0
 	for _, ex := range galleryExamples(t) {
 		p, diags, _ := launch.Compile(ex.file, ex.text)
 		if p == nil {
 			t.Fatalf("%s: %v", ex.name, diags)
 		}
-		var out [2][]byte
-		for i, noFilter := range []bool{false, true} {
+		for _, noFilter := range []bool{false, true} {
 			l, err := launch.Prepare(p, ex.spec)
 			if err != nil {
 				t.Fatalf("%s: %v", ex.name, err)
@@ -364,15 +369,81 @@ func TestSharedFilterRunWith(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", ex.name, err)
 			}
-			if out[i], err = json.Marshal(res); err != nil {
-				t.Fatal(err)
-			}
 			if st := l.Machine().Stats(); st != res.Stats {
 				t.Errorf("%s: the launch's machine is not the one whose result it gave", ex.name)
 			}
 		}
-		if string(out[0]) != string(out[1]) {
-			t.Errorf("%s: results differ\nwith the filter: %.2000s\nwithout:         %.2000s", ex.name, out[0], out[1])
+		same, a, b, sink := runWithBoth(t, ex.name, p, ex.spec)
+		if sink {
+			sinks++
 		}
+		if !same {
+			t.Errorf("%s: results differ\nwith the filter: %.2000s\nwithout:         %.2000s", ex.name, a, b)
+		}
+	}
+	if sinks < 15 {
+		t.Errorf("the sink took part in only %d gallery runs", sinks)
+	}
+}
+
+// runWithBoth runs p as s through launch.RunWith with the checker and the
+// memory analysis, with and without the phase filter's first run, and
+// reports whether the results are the same (and both, as JSON); sink
+// reports whether the memory analysis took the plain shared accesses
+// through the sink.
+func runWithBoth(t *testing.T, name string, p *emu.Program, s *launch.Spec) (same bool, a, b []byte, sink bool) {
+	t.Helper()
+	var out [2][]byte
+	for i, noFilter := range []bool{false, true} {
+		l, err := launch.Prepare(p, s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res, _, _ := l.RunWith(context.Background(), launch.RunOptions{Check: true, Analyze: true, NoFilter: noFilter})
+		if out[i], err = json.Marshal(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l, err := launch.Prepare(p, s); err == nil && l.Machine().EnableSharedFilter() {
+		agg := analysis.NewAggregator(p)
+		l.Machine().AddObserver(agg)
+		sink = l.Machine().SetPlainSharedSink(agg)
+	}
+	return string(out[0]) == string(out[1]), out[0], out[1], sink
+}
+
+// TestSharedFilterRunWithRandom: on random kernels the phase filter can
+// follow (clean and suspect ones), launch.RunWith's result with the
+// memory analysis, whose plain shared accesses then come through the sink,
+// is the same as without the filter.
+func TestSharedFilterRunWithRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(2026))
+	iters := 200
+	if testing.Short() {
+		iters = 50
+	}
+	sinks := 0
+	for i := 0; i < iters; i++ {
+		src := filterKernel(rng)
+		block := []int{32, 64, 96, 128, 256}[rng.Intn(5)]
+		sched := []string{"independent", "simt-stack"}[rng.Intn(2)]
+		s, err := launch.ParseSpec([]byte(fmt.Sprintf(`{"source": "(below)", "grid": [2], "block": [%d], "scheduling": %q, "buffers": [{"name": "p", "type": "u32", "count": 256, "init": {"fill": 1}}], "params": [{"buffer": "p"}]}`, block, sched)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, diags, _ := launch.Compile("random.ptx", []byte(src))
+		if p == nil {
+			t.Fatalf("%v\n%s", diags, src)
+		}
+		same, a, b, sink := runWithBoth(t, fmt.Sprintf("random kernel %d", i), p, s)
+		if sink {
+			sinks++
+		}
+		if !same {
+			t.Fatalf("random kernel %d (block %d, %s): results differ\nwith the filter: %.3000s\nwithout:         %.3000s\n%s", i, block, sched, a, b, src)
+		}
+	}
+	if sinks < iters/2 {
+		t.Errorf("the sink took part in only %d of %d runs", sinks, iters)
 	}
 }

@@ -753,7 +753,7 @@ out:
 // replays to it one instruction at a time).
 func (m *Machine) leadOther(w *Warp, kind leadKind, pc int32, mask uint32) bool {
 	if kind == leadShared {
-		if m.obsShared || !m.ctaQuiet(w.cta) {
+		if m.obsShared && !(m.plainSink && m.prog.Ops[pc].PlainShared) || !m.ctaQuiet(w.cta) {
 			return false
 		}
 		m.fast.sharedLeads++

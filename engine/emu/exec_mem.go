@@ -307,6 +307,7 @@ func bindLd(b *binder) {
 				return
 			case isa.Shared:
 				op.Exec = execLdShared4
+				op.PlainShared = true
 				if size == 8 {
 					op.Exec = execLdShared8
 				} else if op.A >= 0 && op.Off == 0 && op.Imm == 0xffffffff {
@@ -568,7 +569,7 @@ func memSharedOK(w *Warp, op *Op, mask uint32, size, n int) bool {
 }
 
 func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsShared {
+	if w.m.obsShared && !w.m.plainSink {
 		return memLdSharedObs(w, op, mask, 4)
 	}
 	sh := w.cta.shared
@@ -583,8 +584,8 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 	d := w.r(op.D)
 	if w.m.sf.on && op.A == op.D {
 		// The filter reads the addresses after the loads: take them first.
-		cp := *base
-		base = &cp
+		w.m.addrCopy = *base
+		base = &w.m.addrCopy
 	}
 	if mask == ixAll {
 		for l := range d {
@@ -605,7 +606,7 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 		}
 	}
 	if w.m.sf.on {
-		w.sfWarp(false, mask, base, am, off, 4)
+		w.plainDone(false, mask, base, am, off, 4)
 	}
 	return nil
 }
@@ -614,7 +615,7 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 // alone (no offset): an address is then never negative, so each lane
 // needs one comparison with the end and one alignment test.
 func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsShared {
+	if w.m.obsShared && !w.m.plainSink {
 		return memLdSharedObs(w, op, mask, 4)
 	}
 	sh := w.cta.shared
@@ -638,7 +639,7 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 			d[l+3] = uint64(binary.LittleEndian.Uint32(sh[a3:]))
 		}
 		if w.m.sf.on {
-			w.sfWarp(false, mask, base, 0xffffffff, 0, 4)
+			w.plainDone(false, mask, base, 0xffffffff, 0, 4)
 		}
 		return nil
 	}
@@ -651,13 +652,13 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 	}
 	if w.m.sf.on {
-		w.sfWarp(false, mask, base, 0xffffffff, 0, 4)
+		w.plainDone(false, mask, base, 0xffffffff, 0, 4)
 	}
 	return nil
 }
 
 func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsShared {
+	if w.m.obsShared && !w.m.plainSink {
 		return memLdSharedObs(w, op, mask, 8)
 	}
 	sh := w.cta.shared
@@ -671,8 +672,8 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	d := w.r(op.D)
 	if w.m.sf.on && op.A == op.D {
-		cp := *base
-		base = &cp
+		w.m.addrCopy = *base
+		base = &w.m.addrCopy
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m) & 31
@@ -683,7 +684,7 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 		d[l] = binary.LittleEndian.Uint64(sh[a:])
 	}
 	if w.m.sf.on {
-		w.sfWarp(false, mask, base, am, off, 8)
+		w.plainDone(false, mask, base, am, off, 8)
 	}
 	return nil
 }
@@ -693,8 +694,8 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 // first when the destination is the address register).
 func memLdShared4Filtered(w *Warp, op *Op, mask uint32, base, d *[32]uint64, sh []byte) *Fault {
 	if op.A == op.D {
-		cp := *base
-		base = &cp
+		w.m.addrCopy = *base
+		base = &w.m.addrCopy
 	}
 	lim := len(sh) - 4
 	for m := mask; m != 0; m &= m - 1 {
@@ -705,7 +706,7 @@ func memLdShared4Filtered(w *Warp, op *Op, mask uint32, base, d *[32]uint64, sh 
 		}
 		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
 	}
-	w.sfWarp(false, mask, base, 0xffffffff, 0, 4)
+	w.plainDone(false, mask, base, 0xffffffff, 0, 4)
 	return nil
 }
 
@@ -781,7 +782,7 @@ func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 }
 
 func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsShared {
+	if w.m.obsShared && !w.m.plainSink {
 		return memStSharedObs(w, op, mask, 4)
 	}
 	sh := w.cta.shared
@@ -804,7 +805,7 @@ func execStShared4(w *Warp, op *Op, mask uint32) *Fault {
 		}
 	}
 	if w.m.sf.on {
-		w.sfWarp(true, mask, base, am, off, 4)
+		w.plainDone(true, mask, base, am, off, 4)
 	}
 	return nil
 }
@@ -835,7 +836,7 @@ func memStShared4All(w *Warp, op *Op, sh []byte) *Fault {
 		}
 	}
 	if w.m.sf.on {
-		w.sfWarp(true, ixAll, base, am, off, 4)
+		w.plainDone(true, ixAll, base, am, off, 4)
 	}
 	return nil
 }
@@ -844,7 +845,7 @@ func memStShared4All(w *Warp, op *Op, sh []byte) *Fault {
 // alone (never negative): on a full warp only the end and the alignment
 // are checked, without a branch per lane, before the copy.
 func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsShared || mask != ixAll {
+	if w.m.obsShared && !w.m.plainSink || mask != ixAll {
 		return execStShared4(w, op, mask)
 	}
 	sh := w.cta.shared
@@ -865,13 +866,13 @@ func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 		}
 	}
 	if w.m.sf.on {
-		w.sfWarp(true, ixAll, base, 0xffffffff, 0, 4)
+		w.plainDone(true, ixAll, base, 0xffffffff, 0, 4)
 	}
 	return nil
 }
 
 func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
-	if w.m.obsShared {
+	if w.m.obsShared && !w.m.plainSink {
 		return memStSharedObs(w, op, mask, 8)
 	}
 	sh := w.cta.shared
@@ -891,7 +892,7 @@ func execStShared8(w *Warp, op *Op, mask uint32) *Fault {
 		}
 	}
 	if w.m.sf.on {
-		w.sfWarp(true, mask, base, am, off, 8)
+		w.plainDone(true, mask, base, am, off, 8)
 	}
 	return nil
 }
@@ -956,6 +957,7 @@ func bindSt(b *binder) {
 				return
 			case isa.Shared:
 				op.Exec = execStShared4
+				op.PlainShared = true
 				if size == 8 {
 					op.Exec = execStShared8
 				} else if op.A >= 0 && op.Off == 0 && op.Imm == 0xffffffff {

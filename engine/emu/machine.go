@@ -125,6 +125,12 @@ type Machine struct {
 	printf    printfLog
 	interrupt atomic.Bool
 	sf        sharedFilter // the shared-memory phase filter (sharedfilter.go)
+	// sink receives the plain shared loads and stores while plainSink
+	// (SetPlainSharedSink); addrCopy holds a load's addresses when its
+	// destination is its address register.
+	sink      SharedSink
+	plainSink bool
+	addrCopy  [32]uint64
 	bp        []bool
 	bpResume  bool
 	released  bool // a barrier released during the current step

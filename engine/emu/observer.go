@@ -185,6 +185,7 @@ func (s *observerSet) combined() (Observer, ObserveFlags) {
 func (m *Machine) setObservers() {
 	var f ObserveFlags
 	m.obs, f = m.observers.combined()
+	m.plainSink = m.sink != nil && m.sf.on && m.observers.onlySharedObserver(m.sink.(Observer))
 	m.obsAcc = f&ObserveAccesses != 0
 	m.obsShared = m.obsAcc && f&ObserveGlobalOnly == 0
 	m.obsOld = f&ObserveOldBytes != 0
@@ -194,6 +195,43 @@ func (m *Machine) setObservers() {
 	m.obsMasks = f&ObserveMaskChanges != 0
 	m.obsUnordered = f&ObserveUnordered != 0
 	m.obsTurns = f&(ObserveEvents|ObserveMaskChanges) != 0
+}
+
+// installed reports whether o is installed.
+func (s *observerSet) installed(o Observer) bool {
+	if s.primary == o {
+		return true
+	}
+	for _, a := range s.added {
+		if a.o == o {
+			return true
+		}
+	}
+	return false
+}
+
+// onlySharedObserver reports whether o is installed and no other installed
+// observer asks for shared-memory accesses.
+func (s *observerSet) onlySharedObserver(o Observer) bool {
+	if !s.installed(o) {
+		return false
+	}
+	other := func(x Observer) bool {
+		f := observesOf(x)
+		if f&ObserveOldBytes != 0 {
+			f |= ObserveAccesses
+		}
+		return x != o && f&ObserveAccesses != 0 && f&ObserveGlobalOnly == 0
+	}
+	if s.primary != nil && other(s.primary) {
+		return false
+	}
+	for _, a := range s.added {
+		if other(a.o) {
+			return false
+		}
+	}
+	return true
 }
 
 // SetObserver installs o in the machine's primary observer slot (nil

@@ -263,6 +263,9 @@ type Op struct {
 	Shape isa.Shape // matrix shape of tensor-core instructions
 	Ctrl  bool      // control operation: Exec manages the pc itself
 	Dyn   bool      // reads a dynamic special register (refreshed before Exec)
+	// PlainShared: a 4- or 8-byte ld or st of .shared memory on the fast
+	// paths (execLdShared*, execStShared*), which a SharedSink can serve.
+	PlainShared bool
 	// GuardNeg negates the guard (@!p).
 	GuardNeg bool
 	// Neg holds negation bits for predicate source operands: bit 0 for A,

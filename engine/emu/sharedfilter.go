@@ -413,3 +413,46 @@ func (w *Warp) sfNote(kind AccessKind, space, sp isa.Space, lane int, addr uint6
 		w.m.sfSuspect(w, lane, addr, "a .shared::cluster access")
 	}
 }
+
+// SharedSink receives the plain 4- and 8-byte ld and st of .shared memory
+// (Op.PlainShared) of a run with the phase filter on, in place of the
+// observer reports of those accesses (SetPlainSharedSink): one call per
+// warp-instruction, lane l of lanes at offset off + base[l]&am in the
+// CTA's shared memory, kind AccessLoad or AccessStore; pc is the
+// instruction. The calls come in no particular order between warps (leads
+// run such loads ahead): a sink must only accumulate. base is the
+// machine's: read it during the call.
+type SharedSink interface {
+	PlainShared(pc int, kind AccessKind, size int, lanes uint32, base *[32]uint64, am, off uint64)
+}
+
+// SetPlainSharedSink makes s, an installed observer, receive the plain
+// shared-memory loads and stores instead of their reports, for a launch
+// with the phase filter on (EnableSharedFilter) that has not started; it
+// reports whether it did. It holds while s is the only installed observer
+// that asks for shared-memory accesses (the others ask for global ones
+// only, ObserveGlobalOnly); s's reports of every other access, of every
+// space, are unchanged. Leads then run plain shared loads as without an
+// observer.
+func (m *Machine) SetPlainSharedSink(s SharedSink) bool {
+	o, ok := s.(Observer)
+	if !ok || !m.sf.on || m.stats.WarpInstructions > 0 || len(m.ctas) > 0 || !m.observers.installed(o) {
+		return false
+	}
+	m.sink = s
+	m.setObservers()
+	return m.plainSink
+}
+
+// plainDone applies a plain shared load or store that the fast path served
+// to the phase filter and the sink.
+func (w *Warp) plainDone(write bool, mask uint32, base *[32]uint64, am, off uint64, size int) {
+	w.sfWarp(write, mask, base, am, off, size)
+	if w.m.plainSink {
+		kind := AccessLoad
+		if write {
+			kind = AccessStore
+		}
+		w.m.sink.PlainShared(w.m.curPC, kind, size, mask, base, am, off)
+	}
+}

@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"testing"
@@ -183,5 +184,64 @@ func TestSharedFilterWarpPath(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no access was suspect")
+	}
+}
+
+// sinkObserver is an observer of every access that is also a SharedSink.
+type sinkObserver struct{ calls int }
+
+func (s *sinkObserver) Step(*StepInfo)         {}
+func (s *sinkObserver) Observes() ObserveFlags { return ObserveAccesses }
+func (s *sinkObserver) PlainShared(int, AccessKind, int, uint32, *[32]uint64, uint64, uint64) {
+	s.calls++
+}
+
+type globalObserver struct{}
+
+func (globalObserver) Step(*StepInfo)         {}
+func (globalObserver) Observes() ObserveFlags { return ObserveAccesses | ObserveGlobalOnly }
+
+// SetPlainSharedSink takes a sink only for a launch with the filter on,
+// not started, that has the sink installed as its only observer of shared
+// accesses; an observer of shared accesses added later turns it off.
+func TestPlainSharedSinkRules(t *testing.T) {
+	fresh := func(filter bool) *Machine {
+		m, _ := filterCTA(t)
+		m2, err := NewMachine(m.prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filter && !m2.EnableSharedFilter() {
+			t.Fatal("the filter is off")
+		}
+		return m2
+	}
+	s := &sinkObserver{}
+	if m := fresh(true); m.SetPlainSharedSink(s) {
+		t.Error("took a sink that is not installed")
+	}
+	if m := fresh(false); func() bool { m.AddObserver(s); return m.SetPlainSharedSink(s) }() {
+		t.Error("took a sink without the filter")
+	}
+	m := fresh(true)
+	m.AddObserver(s)
+	m.AddObserver(globalObserver{})
+	if !m.SetPlainSharedSink(s) {
+		t.Fatal("refused a sink beside an observer of global accesses")
+	}
+	remove := m.AddObserver(&sinkObserver{})
+	if m.plainSink {
+		t.Error("the sink stays on beside another observer of shared accesses")
+	}
+	remove()
+	if !m.plainSink {
+		t.Error("the sink did not come back when that observer left")
+	}
+	m.Run(context.Background())
+	if s.calls == 0 {
+		t.Error("the sink was not called")
+	}
+	if m.SetPlainSharedSink(s) {
+		t.Error("took a sink after the launch started")
 	}
 }

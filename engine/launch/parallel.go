@@ -241,6 +241,11 @@ func (l *Launch) runFiltered(ctx context.Context, opt RunOptions) (*Result, erro
 	chk := l.NewChecker()
 	chk.LeaveShared()
 	l.m.AddObserver(chk)
+	if agg != nil {
+		// The memory analysis takes the plain shared loads and stores
+		// without their reports, as the filter does.
+		l.m.SetPlainSharedSink(agg)
+	}
 	res, err := l.Run(ctx)
 	if agg != nil {
 		res.Memory = agg.Lines()
