@@ -285,6 +285,13 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 						acc[i0] = sfMany
 						continue
 					}
+					if i1 == i0+1 && i2 == i0+2 && i3 == i0+3 && acc[i0]|acc[i1]|acc[i2]|acc[i3] == 0 && wr[i0]&wr[i1]&wr[i2]&wr[i3] == 0xf {
+						// Each of four threads is the first to read its own
+						// written word.
+						me := me0 + uint32(l)
+						acc[i0], acc[i1], acc[i2], acc[i3] = me, me+1, me+2, me+3
+						continue
+					}
 					if k := sfReadsLanes(acc, wr, 0xf<<l, base, am, off, me0); k >= 0 {
 						return k
 					}

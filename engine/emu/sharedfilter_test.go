@@ -10,14 +10,14 @@ import (
 )
 
 // filterCTA returns a machine with the shared-memory phase filter on and
-// its first CTA (two warps, 64 bytes of shared memory).
+// its first CTA (two warps, 256 bytes of shared memory).
 func filterCTA(t *testing.T) (*Machine, *CTA) {
 	t.Helper()
 	src := `.version 8.0
 .target sm_80
 .address_size 64
 .visible .entry k() {
-	.shared .align 4 .b8 s[64];
+	.shared .align 4 .b8 s[256];
 	.reg .b32 %r<4>;
 	mov.u32 %r1, s;
 	ld.shared.u32 %r2, [%r1];
@@ -118,14 +118,14 @@ func TestSharedFilterRules(t *testing.T) {
 // TestSharedFilterWarpPath: a full warp's 4-byte accesses through the
 // fast paths' loops decide, and leave the words, as the lanes one at a
 // time do: each lane its own word, half-warps on the same words, all
-// lanes one word, or four lanes a word; on words written or never written, read before by
-// another warp or by several, through a 32-bit register alone or an
-// offset.
+// lanes one word, or four lanes a word; on words written, never written,
+// or all written but one; read before by another warp or by several;
+// through a 32-bit register alone or with an offset.
 func TestSharedFilterWarpPath(t *testing.T) {
 	n := 0
 	for pattern := range 4 {
 		for _, write := range []bool{false, true} {
-			for _, written := range []bool{false, true} {
+			for written := range 3 { // none, all, all but word 3
 				for before := range 3 {
 					for _, offset := range []uint64{0, 8} {
 						var base [32]uint64
@@ -148,9 +148,12 @@ func TestSharedFilterWarpPath(t *testing.T) {
 						for k := range 2 {
 							ms[k], cs[k] = filterCTA(t)
 							c := cs[k]
-							if written {
+							if written > 0 {
 								for i := range c.sfWr {
 									c.sfWr[i] = 0xf
+								}
+								if written == 2 {
+									c.sfWr[3] = 0x7
 								}
 							}
 							// Reads before, by another warp's lane or by two.
@@ -168,7 +171,7 @@ func TestSharedFilterWarpPath(t *testing.T) {
 						}
 						s0, w0 := ms[0].SharedFilterSuspect()
 						s1, w1 := ms[1].SharedFilterSuspect()
-						name := fmt.Sprintf("pattern %d write %v written %v before %d offset %d", pattern, write, written, before, offset)
+						name := fmt.Sprintf("pattern %d write %v written %d before %d offset %d", pattern, write, written, before, offset)
 						if s0 != s1 {
 							t.Errorf("%s: warp path suspect %v (%s), lanes %v (%s)", name, s0, w0, s1, w1)
 						} else if !s0 && !reflect.DeepEqual(cs[0].sfAcc, cs[1].sfAcc) {
