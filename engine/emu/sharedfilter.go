@@ -350,6 +350,26 @@ func sfWrites(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off u
 	if len(wr) != len(acc) {
 		return 0
 	}
+	if mask == ixAll && am == 0xffffffff && off == 0 {
+		// A full warp through a 32-bit address register alone.
+		n := uint(len(acc))
+		for l := range base {
+			i := uint(uint32(base[l])) >> 2
+			if i >= n {
+				return l
+			}
+			x, me := acc[i], me0+uint32(l)
+			if x != 0 {
+				// Only this thread's own read or write before.
+				if y := x &^ (sfPart | sfAtom); y != me && y != me<<16 && y != me<<16|me {
+					return l
+				}
+			}
+			acc[i] = me<<16 | x&(sfReaderMask|sfPart)
+			wr[i] = 0xf
+		}
+		return -1
+	}
 	for mm := mask; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm) & 31
 		i := (off + base[l]&am) >> 2

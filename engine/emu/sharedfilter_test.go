@@ -174,8 +174,8 @@ func TestSharedFilterWarpPath(t *testing.T) {
 						name := fmt.Sprintf("pattern %d write %v written %d before %d offset %d", pattern, write, written, before, offset)
 						if s0 != s1 {
 							t.Errorf("%s: warp path suspect %v (%s), lanes %v (%s)", name, s0, w0, s1, w1)
-						} else if !s0 && !reflect.DeepEqual(cs[0].sfAcc, cs[1].sfAcc) {
-							t.Errorf("%s: the words differ\nwarp path: %x\nlanes:     %x", name, cs[0].sfAcc, cs[1].sfAcc)
+						} else if !s0 && (!reflect.DeepEqual(cs[0].sfAcc, cs[1].sfAcc) || !reflect.DeepEqual(cs[0].sfWr, cs[1].sfWr)) {
+							t.Errorf("%s: the words differ\nwarp path: %x %x\nlanes:     %x %x", name, cs[0].sfAcc, cs[0].sfWr, cs[1].sfAcc, cs[1].sfWr)
 						}
 						if s0 {
 							n++
