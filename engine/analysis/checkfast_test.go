@@ -88,6 +88,59 @@ const randomKernelHead = `.version 8.0
 	.shared .align 16 .b8 s[512];
 `
 
+// branchGen appends random blocks to b: an access (access(inBranch)), or
+// (depth > 0) a divergent branch on a lane bit (1<<rng.Intn(condBits) of
+// %r1, the thread index) with blocks on one side (two of them) or both
+// (side each), chosen by rng.Intn(kinds) (0: one side, 1: both, else an
+// access).
+type branchGen struct {
+	b        *strings.Builder
+	rng      *rand.Rand
+	label    int
+	kinds    int
+	side     int
+	condBits int
+	access   func(inBranch bool)
+}
+
+func (g *branchGen) block(depth int, inBranch bool) {
+	b := g.b
+	k := g.rng.Intn(g.kinds)
+	if depth == 0 {
+		k = g.kinds - 1
+	}
+	cond := func() {
+		fmt.Fprintf(b, "\tand.b32 %%r11, %%r1, %d;\n\tsetp.eq.u32 %%p1, %%r11, 0;\n", 1<<g.rng.Intn(g.condBits))
+	}
+	switch k {
+	case 0:
+		// A lane subset skips the block.
+		cond()
+		g.label++
+		l := g.label
+		fmt.Fprintf(b, "\t@%%p1 bra L%d;\n", l)
+		g.block(depth-1, true)
+		g.block(depth-1, true)
+		fmt.Fprintf(b, "L%d:\n", l)
+	case 1:
+		// Both sides of a divergent branch.
+		cond()
+		g.label += 2
+		l := g.label
+		fmt.Fprintf(b, "\t@%%p1 bra L%d;\n", l-1)
+		for range g.side {
+			g.block(depth-1, true)
+		}
+		fmt.Fprintf(b, "\tbra L%d;\nL%d:\n", l, l-1)
+		for range g.side {
+			g.block(depth-1, true)
+		}
+		fmt.Fprintf(b, "L%d:\n", l)
+	default:
+		g.access(inBranch)
+	}
+}
+
 // randomKernel returns a kernel of random shared-memory accesses of every
 // size (loads, stores, atomics, cp.async copies), at addresses computed
 // from the thread index that collide within and across warps, aligned and
@@ -130,44 +183,8 @@ func randomKernel(rng *rand.Rand) string {
 		}
 		b.WriteString("\t" + line + "\n")
 	}
-	label := 0
-	// block appends an access, or (depth > 0) a divergent branch with
-	// blocks on one or both sides.
-	var block func(depth int, inBranch bool)
-	block = func(depth int, inBranch bool) {
-		k := rng.Intn(5)
-		if depth == 0 {
-			k = 4
-		}
-		cond := func() {
-			fmt.Fprintf(&b, "\tand.b32 %%r11, %%r1, %d;\n\tsetp.eq.u32 %%p1, %%r11, 0;\n", 1<<rng.Intn(6))
-		}
-		switch k {
-		case 0:
-			// A lane subset skips the block.
-			cond()
-			label++
-			l := label
-			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", l)
-			block(depth-1, true)
-			block(depth-1, true)
-			fmt.Fprintf(&b, "L%d:\n", l)
-		case 1:
-			// Both sides of a divergent branch.
-			cond()
-			label += 2
-			l := label
-			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", l-1)
-			block(depth-1, true)
-			block(depth-1, true)
-			fmt.Fprintf(&b, "\tbra L%d;\nL%d:\n", l, l-1)
-			block(depth-1, true)
-			block(depth-1, true)
-			fmt.Fprintf(&b, "L%d:\n", l)
-		default:
-			access(inBranch)
-		}
-	}
+	g := &branchGen{b: &b, rng: rng, kinds: 5, side: 2, condBits: 6, access: access}
+	block := g.block
 	for i := 0; i < 6+rng.Intn(14); i++ {
 		block(2, false)
 		switch rng.Intn(6) {

@@ -190,38 +190,8 @@ func filterKernel(rng *rand.Rand) string {
 		}
 		b.WriteString("\t" + line + "\n")
 	}
-	label := 0
-	var block func(depth int, inBranch bool)
-	block = func(depth int, inBranch bool) {
-		k := rng.Intn(6)
-		if depth == 0 {
-			k = 5
-		}
-		cond := func() {
-			fmt.Fprintf(&b, "\tand.b32 %%r11, %%r1, %d;\n\tsetp.eq.u32 %%p1, %%r11, 0;\n", 1<<rng.Intn(7))
-		}
-		switch k {
-		case 0:
-			cond()
-			label++
-			l := label
-			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", l)
-			block(depth-1, true)
-			block(depth-1, true)
-			fmt.Fprintf(&b, "L%d:\n", l)
-		case 1:
-			cond()
-			label += 2
-			l := label
-			fmt.Fprintf(&b, "\t@%%p1 bra L%d;\n", l-1)
-			block(depth-1, true)
-			fmt.Fprintf(&b, "\tbra L%d;\nL%d:\n", l, l-1)
-			block(depth-1, true)
-			fmt.Fprintf(&b, "L%d:\n", l)
-		default:
-			access(inBranch)
-		}
-	}
+	g := &branchGen{b: &b, rng: rng, kinds: 6, side: 1, condBits: 7, access: access}
+	block := g.block
 	for i := 0; i < 6+rng.Intn(14); i++ {
 		block(2, false)
 		switch rng.Intn(8) {
