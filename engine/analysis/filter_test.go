@@ -208,6 +208,25 @@ func filterKernel(rng *rand.Rand) string {
 	return b.String()
 }
 
+// randomFilterLaunch draws random kernel i (filterKernel) and its launch:
+// two CTAs of a random size, a random scheduling model.
+func randomFilterLaunch(t *testing.T, rng *rand.Rand, i int) (name, src string, p *emu.Program, s *launch.Spec) {
+	t.Helper()
+	src = filterKernel(rng)
+	block := []int{32, 64, 96, 128, 256}[rng.Intn(5)]
+	sched := []string{"independent", "simt-stack"}[rng.Intn(2)]
+	s, err := launch.ParseSpec([]byte(fmt.Sprintf(`{"source": "(below)", "grid": [2], "block": [%d], "scheduling": %q, "buffers": [{"name": "p", "type": "u32", "count": 256, "init": {"fill": 1}}], "params": [{"buffer": "p"}]}`, block, sched)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name = fmt.Sprintf("random kernel %d (block %d, %s)", i, block, sched)
+	p, diags, _ := launch.Compile("random.ptx", []byte(src))
+	if p == nil {
+		t.Fatalf("%s: %v\n%s", name, diags, src)
+	}
+	return name, src, p, s
+}
+
 // TestSharedFilterRandom: on random kernels of every kind of shared-memory
 // access the filter follows, in both scheduling models, a run the filter
 // calls clean has the checker's warnings and final state.
@@ -220,18 +239,7 @@ func TestSharedFilterRandom(t *testing.T) {
 	count := map[filterOutcome]int{}
 	racy := 0
 	for i := 0; i < iters; i++ {
-		src := filterKernel(rng)
-		block := []int{32, 64, 96, 128, 256}[rng.Intn(5)]
-		sched := []string{"independent", "simt-stack"}[rng.Intn(2)]
-		s, err := launch.ParseSpec([]byte(fmt.Sprintf(`{"source": "(below)", "grid": [2], "block": [%d], "scheduling": %q, "buffers": [{"name": "p", "type": "u32", "count": 256, "init": {"fill": 1}}], "params": [{"buffer": "p"}]}`, block, sched)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := fmt.Sprintf("random kernel %d (block %d, %s)", i, block, sched)
-		p, diags, _ := launch.Compile("random.ptx", []byte(src))
-		if p == nil {
-			t.Fatalf("%s: %v\n%s", name, diags, src)
-		}
+		name, src, p, s := randomFilterLaunch(t, rng, i)
 		out, ws := filterAgainstChecker(t, name, p, s)
 		count[out]++
 		if sharedWarnings(ws) {
@@ -394,23 +402,13 @@ func TestSharedFilterRunWithRandom(t *testing.T) {
 	}
 	sinks := 0
 	for i := 0; i < iters; i++ {
-		src := filterKernel(rng)
-		block := []int{32, 64, 96, 128, 256}[rng.Intn(5)]
-		sched := []string{"independent", "simt-stack"}[rng.Intn(2)]
-		s, err := launch.ParseSpec([]byte(fmt.Sprintf(`{"source": "(below)", "grid": [2], "block": [%d], "scheduling": %q, "buffers": [{"name": "p", "type": "u32", "count": 256, "init": {"fill": 1}}], "params": [{"buffer": "p"}]}`, block, sched)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, diags, _ := launch.Compile("random.ptx", []byte(src))
-		if p == nil {
-			t.Fatalf("%v\n%s", diags, src)
-		}
-		same, a, b, sink := runWithBoth(t, fmt.Sprintf("random kernel %d", i), p, s)
+		name, src, p, s := randomFilterLaunch(t, rng, i)
+		same, a, b, sink := runWithBoth(t, name, p, s)
 		if sink {
 			sinks++
 		}
 		if !same {
-			t.Fatalf("random kernel %d (block %d, %s): results differ\nwith the filter: %.3000s\nwithout:         %.3000s\n%s", i, block, sched, a, b, src)
+			t.Fatalf("%s: results differ\nwith the filter: %.3000s\nwithout:         %.3000s\n%s", name, a, b, src)
 		}
 	}
 	if sinks < iters/2 {

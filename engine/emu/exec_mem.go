@@ -625,7 +625,9 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	base, d := w.r(op.A), w.r(op.D)
 	if w.m.sf.on && op.A == op.D {
-		return memLdShared4Filtered(w, op, mask, base, d, sh)
+		// The filter reads the addresses after the loads: take them first.
+		w.m.addrCopy = *base
+		base = &w.m.addrCopy
 	}
 	if mask == ixAll {
 		for l := 0; l < 32; l += 4 { // unrolled: one alignment test per four lanes
@@ -686,27 +688,6 @@ func execLdShared8(w *Warp, op *Op, mask uint32) *Fault {
 	if w.m.sf.on {
 		w.plainDone(false, mask, base, am, off, 8)
 	}
-	return nil
-}
-
-// memLdShared4Filtered is execLdShared4R32 with the shared-memory phase
-// filter on: the same loads, then the filter (the addresses are taken
-// first when the destination is the address register).
-func memLdShared4Filtered(w *Warp, op *Op, mask uint32, base, d *[32]uint64, sh []byte) *Fault {
-	if op.A == op.D {
-		w.m.addrCopy = *base
-		base = &w.m.addrCopy
-	}
-	lim := len(sh) - 4
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m) & 31
-		a := int(uint32(base[l]))
-		if a&3 != 0 || a > lim {
-			return memLdSlow(w, op, mask, isa.Shared, 4)
-		}
-		d[l] = uint64(binary.LittleEndian.Uint32(sh[a:]))
-	}
-	w.plainDone(false, mask, base, 0xffffffff, 0, 4)
 	return nil
 }
 

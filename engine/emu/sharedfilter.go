@@ -299,16 +299,6 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 			}
 			return -1
 		}
-		for l := range base {
-			i := (off + base[l]&am) >> 2
-			if i >= uint64(len(acc)) {
-				return l
-			}
-			if x := acc[i]; x != sfMany && !sfRead(acc, wr, i, x, me0+uint32(l)) {
-				return l
-			}
-		}
-		return -1
 	}
 	return sfReadsLanes(acc, wr, mask, base, am, off, me0)
 }

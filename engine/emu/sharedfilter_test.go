@@ -248,3 +248,55 @@ func TestPlainSharedSinkRules(t *testing.T) {
 		t.Error("took a sink after the launch started")
 	}
 }
+
+// A load whose destination is its address register applies the addresses
+// it loaded from to the filter, not the values it loaded: every thread
+// reads its neighbour's word (clean), and then, in the variant, writes its
+// own, which its other neighbour read in the same phase (suspect).
+func TestSharedFilterLoadIntoAddress(t *testing.T) {
+	for _, race := range []bool{false, true} {
+		store := ""
+		if race {
+			store = "st.shared.u32 [%r3], %r1;"
+		}
+		src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k() {
+	.shared .align 4 .b32 s[64];
+	.reg .b32 %r<8>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, s;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r3, %r2, %r3;
+	mov.u32 %r5, 1000000;
+	st.shared.u32 [%r3], %r5;
+	bar.sync 0;
+	add.u32 %r4, %r1, 1;
+	and.b32 %r4, %r4, 63;
+	shl.b32 %r4, %r4, 2;
+	add.u32 %r4, %r2, %r4;
+	mov.u32 %r6, %r4;
+	ld.shared.u32 %r6, [%r6];
+	` + store + `
+	ret;
+}`
+		p, diags := CompileSource(ptx.NewSource("k.ptx", []byte(src)))
+		if p == nil {
+			t.Fatal(diags)
+		}
+		m, err := NewMachine(p, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.EnableSharedFilter() {
+			t.Fatal("the filter is off")
+		}
+		if stop := m.Run(context.Background()); !race && stop != StopDone {
+			t.Fatalf("stop %v, fault %v", stop, m.Fault())
+		}
+		if sus, why := m.SharedFilterSuspect(); sus != race {
+			t.Errorf("race %v: suspect %v (%s)", race, sus, why)
+		}
+	}
+}
