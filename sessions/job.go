@@ -32,9 +32,14 @@ const (
 	jobRun
 )
 
-// Slice sizes adapt to take about sliceTarget.
+// Slice sizes adapt to take about sliceTarget: long enough that the
+// work between slices (the fault-replay snapshot of a batched IssueN, the
+// leads cut at the slice's end, the CPU token passed on) stays small next
+// to the slice (8 ms runs a lone Run about 10 % faster than 4 ms did:
+// docs/benchmarks.md), short enough that a command of another session
+// waits for at most one slice per core.
 const (
-	sliceTarget = 4 * time.Millisecond
+	sliceTarget = 8 * time.Millisecond
 	minSlice    = 64
 	maxSlice    = 1 << 20
 )
