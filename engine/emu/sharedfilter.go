@@ -225,16 +225,26 @@ func (c *CTA) sfAtomic(i uint64, me uint32, bm uint8) bool {
 	return true
 }
 
-// sfWarp applies an aligned access of size (4 or 8) bytes by the lanes of
-// mask at off + base[lane]&am, in bounds (the fast ld/st paths).
-func (w *Warp) sfWarp(write bool, mask uint32, base *[32]uint64, am, off uint64, size int) {
-	m := w.m
-	if m.sf.flagged {
-		return
+// sfBegin notes that w accesses shared memory in its CTA's phase and
+// returns the CTA, or nil once the run is suspect (nothing more to apply).
+func (w *Warp) sfBegin() *CTA {
+	if w.m.sf.flagged {
+		return nil
 	}
 	c := w.cta
 	w.sfPhase = c.sfPhase
 	c.sfDirty = true
+	return c
+}
+
+// sfWarp applies an aligned access of size (4 or 8) bytes by the lanes of
+// mask at off + base[lane]&am, in bounds (the fast ld/st paths).
+func (w *Warp) sfWarp(write bool, mask uint32, base *[32]uint64, am, off uint64, size int) {
+	c := w.sfBegin()
+	if c == nil {
+		return
+	}
+	m := w.m
 	me0 := uint32(w.ID)*32 + 1
 	if size == 4 {
 		var l int
@@ -379,13 +389,11 @@ func sfWrites(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off u
 // sfLane applies lane's access of size bytes at shared offset off (the
 // per-lane paths: vectors, sub-word and generic accesses, atomics).
 func (w *Warp) sfLane(kind AccessKind, lane int, off uint64, size int) {
-	m := w.m
-	if m.sf.flagged {
+	c := w.sfBegin()
+	if c == nil {
 		return
 	}
-	c := w.cta
-	w.sfPhase = c.sfPhase
-	c.sfDirty = true
+	m := w.m
 	me := uint32(w.linearTid(lane)) + 1
 	end := off + uint64(size)
 	for a := off; a < end; a = (a | 3) + 1 {

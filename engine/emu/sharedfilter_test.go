@@ -9,11 +9,9 @@ import (
 	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
-// filterCTA returns a machine with the shared-memory phase filter on and
-// its first CTA (two warps, 256 bytes of shared memory).
-func filterCTA(t *testing.T) (*Machine, *CTA) {
-	t.Helper()
-	src := `.version 8.0
+// filterSrc is the kernel of filterCTA: shared memory, its loads, stores,
+// atomics and a barrier.
+const filterSrc = `.version 8.0
 .target sm_80
 .address_size 64
 .visible .entry k() {
@@ -26,6 +24,19 @@ func filterCTA(t *testing.T) (*Machine, *CTA) {
 	bar.sync 0;
 	ret;
 }`
+
+// filterCTA returns a machine with the shared-memory phase filter on and
+// its first CTA (two warps, 256 bytes of shared memory).
+func filterCTA(t *testing.T) (*Machine, *CTA) {
+	t.Helper()
+	m := filterMachine(t, filterSrc, true)
+	return m, m.newCTA(0)
+}
+
+// filterMachine compiles src and returns a launch of its kernel k (one CTA
+// of 64 threads), with the phase filter on when filter.
+func filterMachine(t *testing.T, src string, filter bool) *Machine {
+	t.Helper()
 	p, diags := CompileSource(ptx.NewSource("k.ptx", []byte(src)))
 	if p == nil {
 		t.Fatal(diags)
@@ -34,10 +45,10 @@ func filterCTA(t *testing.T) (*Machine, *CTA) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m.EnableSharedFilter() {
+	if filter && !m.EnableSharedFilter() {
 		t.Fatal("the filter is off")
 	}
-	return m, m.newCTA(0)
+	return m
 }
 
 // TestSharedFilterRules applies accesses to the filter directly, one rule
@@ -208,17 +219,7 @@ func (globalObserver) Observes() ObserveFlags { return ObserveAccesses | Observe
 // not started, that has the sink installed as its only observer of shared
 // accesses; an observer of shared accesses added later turns it off.
 func TestPlainSharedSinkRules(t *testing.T) {
-	fresh := func(filter bool) *Machine {
-		m, _ := filterCTA(t)
-		m2, err := NewMachine(m.prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if filter && !m2.EnableSharedFilter() {
-			t.Fatal("the filter is off")
-		}
-		return m2
-	}
+	fresh := func(filter bool) *Machine { return filterMachine(t, filterSrc, filter) }
 	s := &sinkObserver{}
 	if m := fresh(true); m.SetPlainSharedSink(s) {
 		t.Error("took a sink that is not installed")
@@ -281,17 +282,7 @@ func TestSharedFilterLoadIntoAddress(t *testing.T) {
 	` + store + `
 	ret;
 }`
-		p, diags := CompileSource(ptx.NewSource("k.ptx", []byte(src)))
-		if p == nil {
-			t.Fatal(diags)
-		}
-		m, err := NewMachine(p, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !m.EnableSharedFilter() {
-			t.Fatal("the filter is off")
-		}
+		m := filterMachine(t, src, true)
 		if stop := m.Run(context.Background()); !race && stop != StopDone {
 			t.Fatalf("stop %v, fault %v", stop, m.Fault())
 		}
