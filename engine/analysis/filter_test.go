@@ -24,6 +24,33 @@ const (
 	filterSuspect                      // a suspect access (or a fault): the launch runs again with the checker
 )
 
+// installChecker installs chk on m, which has not started; with filter,
+// the phase filter goes on first and chk leaves shared memory to it (false,
+// and nothing installed, when the launch cannot use the filter).
+func installChecker(m *emu.Machine, chk *analysis.Checker, filter bool) bool {
+	if filter {
+		if !m.EnableSharedFilter() {
+			return false
+		}
+		chk.LeaveShared()
+	}
+	m.AddObserver(chk)
+	return true
+}
+
+// outcome is what the phase filter made of m's run: off without it,
+// suspect at a suspect access or a fault (the launch runs again with the
+// checker proper), else clean.
+func outcome(m *emu.Machine, filter bool) filterOutcome {
+	if !filter {
+		return filterOff
+	}
+	if sus, _ := m.SharedFilterSuspect(); sus || m.Fault() != nil {
+		return filterSuspect
+	}
+	return filterClean
+}
+
 // filterAgainstChecker runs p's entry as spec s twice, with the checker
 // proper and with the phase filter (and the checker of global memory
 // only), and checks the filter's promise: when it calls a run clean, that
@@ -38,25 +65,16 @@ func filterAgainstChecker(t *testing.T, name string, p *emu.Program, s *launch.S
 		}
 		m := l.Machine()
 		chk := l.NewChecker()
-		out := filterOff
-		if filter {
-			if !m.EnableSharedFilter() {
-				return l, filterOff, nil, 0
-			}
-			chk.LeaveShared()
-			out = filterClean
+		if !installChecker(m, chk, filter) {
+			return l, filterOff, nil, 0
 		}
-		m.AddObserver(chk)
 		ctx, cancel := context.WithTimeout(context.Background(), 60e9)
 		defer cancel()
 		stop := m.Run(ctx)
 		for stop == emu.StopBreakpoint {
 			stop = m.Run(ctx)
 		}
-		if sus, _ := m.SharedFilterSuspect(); filter && (sus || m.Fault() != nil) {
-			out = filterSuspect
-		}
-		return l, out, chk.Warnings(), stop
+		return l, outcome(m, filter), chk.Warnings(), stop
 	}
 	le, _, we, se := run(false)
 	lf, out, wf, sf := run(true)
@@ -280,22 +298,13 @@ func corpusFilterRun(p *emu.Program, entry string, filter bool) (string, *emu.Ma
 		}
 	}
 	chk := analysis.NewChecker(p, analysis.CheckerConfig{Grid: cfg.Grid, Block: cfg.Block})
-	out := filterOff
-	if filter {
-		if !m.EnableSharedFilter() {
-			return "", m, filterOff
-		}
-		chk.LeaveShared()
-		out = filterClean
+	if !installChecker(m, chk, filter) {
+		return "", m, filterOff
 	}
-	m.AddObserver(chk)
 	ctx, cancel := context.WithTimeout(context.Background(), 20e9)
 	defer cancel()
 	stop := m.Run(ctx)
-	if sus, _ := m.SharedFilterSuspect(); filter && (sus || m.Fault() != nil) {
-		out = filterSuspect
-	}
-	return fmt.Sprintf("stop %v %+v dropped %d stats %+v", stop, chk.Warnings(), chk.Dropped(), m.Stats()), m, out
+	return fmt.Sprintf("stop %v %+v dropped %d stats %+v", stop, chk.Warnings(), chk.Dropped(), m.Stats()), m, outcome(m, filter)
 }
 
 // TestSharedFilterCorpus: on the 200 kernels of the shared corpus that
