@@ -29,19 +29,22 @@ const filterSrc = `.version 8.0
 // its first CTA (two warps, 256 bytes of shared memory).
 func filterCTA(t *testing.T) (*Machine, *CTA) {
 	t.Helper()
-	m := filterMachine(t, filterSrc, true)
+	m := filterMachine(t, filterSrc, oneCTA, true)
 	return m, m.newCTA(0)
 }
 
-// filterMachine compiles src and returns a launch of its kernel k (one CTA
-// of 64 threads), with the phase filter on when filter.
-func filterMachine(t *testing.T, src string, filter bool) *Machine {
+// oneCTA is the launch of filterMachine's kernels: one CTA of 64 threads.
+var oneCTA = Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}}
+
+// filterMachine compiles src and returns a launch of its kernel k with
+// cfg, with the phase filter on when filter.
+func filterMachine(t *testing.T, src string, cfg Config, filter bool) *Machine {
 	t.Helper()
 	p, diags := CompileSource(ptx.NewSource("k.ptx", []byte(src)))
 	if p == nil {
 		t.Fatal(diags)
 	}
-	m, err := NewMachine(p, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}})
+	m, err := NewMachine(p, "k", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +222,7 @@ func (globalObserver) Observes() ObserveFlags { return ObserveAccesses | Observe
 // not started, that has the sink installed as its only observer of shared
 // accesses; an observer of shared accesses added later turns it off.
 func TestPlainSharedSinkRules(t *testing.T) {
-	fresh := func(filter bool) *Machine { return filterMachine(t, filterSrc, filter) }
+	fresh := func(filter bool) *Machine { return filterMachine(t, filterSrc, oneCTA, filter) }
 	s := &sinkObserver{}
 	if m := fresh(true); m.SetPlainSharedSink(s) {
 		t.Error("took a sink that is not installed")
@@ -282,12 +285,63 @@ func TestSharedFilterLoadIntoAddress(t *testing.T) {
 	` + store + `
 	ret;
 }`
-		m := filterMachine(t, src, true)
+		m := filterMachine(t, src, oneCTA, true)
 		if stop := m.Run(context.Background()); !race && stop != StopDone {
 			t.Fatalf("stop %v, fault %v", stop, m.Fault())
 		}
 		if sus, why := m.SharedFilterSuspect(); sus != race {
 			t.Errorf("race %v: suspect %v (%s)", race, sus, why)
+		}
+	}
+}
+
+// A CTA that takes the place of one that retired starts with no accesses
+// and no bytes written: with one CTA resident at a time, the second CTA
+// reading words only the first wrote is suspect, and the second writing
+// words the first's threads last read (as each CTA's own threads write
+// and read them) is clean.
+func TestSharedFilterCTAReuse(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		body    string
+		suspect bool
+	}{
+		{"reads of what the retired CTA wrote", `
+	mov.u32 %r5, %ctaid.x;
+	setp.ne.u32 %p1, %r5, 0;
+	@%p1 bra SKIP;
+	st.shared.u32 [%r3], %r1;
+SKIP:
+	bar.sync 0;
+	ld.shared.u32 %r6, [%r3];`, true},
+		{"writes of what the retired CTA's threads read", `
+	st.shared.u32 [%r3], %r1;
+	bar.sync 0;
+	ld.shared.u32 %r6, [%r4];`, false},
+	} {
+		src := `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k() {
+	.shared .align 4 .b32 s[64];
+	.reg .b32 %r<8>;
+	.reg .pred %p<2>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, s;
+	shl.b32 %r3, %r1, 2;
+	add.u32 %r3, %r2, %r3;
+	add.u32 %r4, %r1, 1;
+	and.b32 %r4, %r4, 63;
+	shl.b32 %r4, %r4, 2;
+	add.u32 %r4, %r2, %r4;` + c.body + `
+	ret;
+}`
+		m := filterMachine(t, src, Config{Grid: [3]int{2, 1, 1}, Block: [3]int{64, 1, 1}, ResidentCTAs: 1}, true)
+		if stop := m.Run(context.Background()); !c.suspect && stop != StopDone {
+			t.Fatalf("%s: stop %v, fault %v", c.name, stop, m.Fault())
+		}
+		if sus, why := m.SharedFilterSuspect(); sus != c.suspect {
+			t.Errorf("%s: suspect %v (%s)", c.name, sus, why)
 		}
 	}
 }
