@@ -16,12 +16,16 @@ import (
 func (r *Result) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil, false), nil }
 
 // WriteJSON writes the result as JSON followed by a newline: indented (one
-// buffer per line) or compact.
+// buffer per line) or compact; the bytes are AppendJSON's. It writes as it
+// goes, in pieces of about spillBytes, so that a large result takes no
+// memory of its size; after a failed write it writes nothing more and
+// returns that error.
 func (r *Result) WriteJSON(w io.Writer, indent bool) error {
-	b := r.AppendJSON(nil, indent)
-	b = append(b, '\n')
-	_, err := w.Write(b)
-	return err
+	j := jsonWriter{b: make([]byte, 0, 3*spillBytes), indent: indent, w: w}
+	r.appendJSON(&j)
+	j.b = append(j.b, '\n')
+	j.spillAll()
+	return j.err
 }
 
 // AppendJSON appends the result JSON to b. Buffers appear in spec order.
@@ -29,6 +33,11 @@ func (r *Result) WriteJSON(w io.Writer, indent bool) error {
 // buffer, the fault and the stats on one line each.
 func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	j := jsonWriter{b: b, indent: indent}
+	r.appendJSON(&j)
+	return j.b
+}
+
+func (r *Result) appendJSON(j *jsonWriter) {
 	j.open('{')
 	j.key("status")
 	j.str(string(r.Status))
@@ -38,12 +47,12 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	}
 	if r.Fault != nil {
 		j.key("fault")
-		r.Fault.appendJSON(&j)
+		r.Fault.appendJSON(j)
 	}
 	j.key("buffers")
 	j.open('{')
 	for i := range r.Buffers {
-		r.Buffers[i].appendJSON(&j)
+		r.Buffers[i].appendJSON(j)
 	}
 	j.close('}')
 	j.key("stats")
@@ -55,11 +64,11 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	j.endInline('}')
 	if r.Memory != nil {
 		j.key("memory")
-		appendMemoryJSON(&j, r.Memory)
+		appendMemoryJSON(j, r.Memory)
 	}
 	if len(r.Printf) > 0 || r.PrintfDropped > 0 {
 		j.key("printf")
-		appendPrintfJSON(&j, r.Printf)
+		appendPrintfJSON(j, r.Printf)
 		if r.PrintfDropped > 0 {
 			j.key("printfDropped")
 			j.b = strconv.AppendInt(j.b, r.PrintfDropped, 10)
@@ -69,14 +78,13 @@ func (r *Result) AppendJSON(b []byte, indent bool) []byte {
 	}
 	if r.Checked {
 		j.key("warnings")
-		appendWarningsJSON(&j, r.Warnings)
+		appendWarningsJSON(j, r.Warnings)
 		if r.WarningsDropped > 0 {
 			j.key("warningsDropped")
 			j.b = strconv.AppendInt(j.b, r.WarningsDropped, 10)
 		}
 	}
 	j.close('}')
-	return j.b
 }
 
 // element starts the i-th object of the open array, on its own line when
@@ -257,7 +265,13 @@ func (f *FaultInfo) appendJSON(j *jsonWriter) {
 	j.endInline('}')
 }
 
-func (d *BufferData) appendJSON(j *jsonWriter) { d.writeJSON(j, nil) }
+func (d *BufferData) appendJSON(j *jsonWriter) {
+	if j.w == nil {
+		d.writeJSON(j, nil)
+		return
+	}
+	d.writeJSON(j, func() bool { j.spill(); return true })
+}
 
 // JSONSize returns the bytes the buffer's member takes in the compact
 // result JSON (`"name":{"type":…,"values":[…],"bits":[…]}`, without the
@@ -324,6 +338,28 @@ type jsonWriter struct {
 	depth  int
 	inl    int    // > 0 inside an inline object
 	first  []bool // per open object: no member written yet
+
+	w   io.Writer // when not nil, spill writes b out to it
+	err error     // the first failed write to w
+}
+
+// spillBytes is about how much of the result WriteJSON holds at once.
+const spillBytes = 64 << 10
+
+// spill writes what j holds out to j.w when it holds spillBytes or more.
+func (j *jsonWriter) spill() {
+	if j.w != nil && len(j.b) >= spillBytes {
+		j.spillAll()
+	}
+}
+
+// spillAll writes what j holds out to j.w; after a failed write the rest
+// is dropped.
+func (j *jsonWriter) spillAll() {
+	if j.err == nil {
+		_, j.err = j.w.Write(j.b)
+	}
+	j.b = j.b[:0]
 }
 
 func (j *jsonWriter) open(c byte) {

@@ -1,9 +1,11 @@
 package launch
 
 import (
+	"errors"
 	"math/rand"
 	"testing"
 
+	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/isa"
 )
 
@@ -32,4 +34,75 @@ func TestBufferJSONSize(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWriteJSONStreams: WriteJSON's bytes are AppendJSON's and a newline,
+// indented and compact, for results of several buffers that it writes in
+// many pieces (none much larger than spillBytes past the 4,096 elements
+// between spills); after a failed write it writes nothing more and returns
+// that error.
+func TestWriteJSONStreams(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var bufs []BufferData
+	for i, tc := range []struct {
+		typ  string
+		elem isa.Type
+		n    int
+	}{{"f64", isa.F64, 70000}, {"u8", isa.U8, 3}, {"f32", isa.F32, 50001}, {"s64", isa.S64, 0}, {"u32", isa.U32, 9000}} {
+		data := make([]byte, tc.n*tc.elem.Size())
+		rng.Read(data)
+		bufs = append(bufs, BufferData{Name: string(rune('a' + i)), Type: tc.typ, Data: data, elem: tc.elem})
+	}
+	r := &Result{Status: "ok", Buffers: bufs, Checked: true, Stats: emu.Stats{WarpInstructions: 7, ThreadInstructions: 224}}
+	for _, indent := range []bool{false, true} {
+		want := append(r.AppendJSON(nil, indent), '\n')
+		var w pieces
+		if err := r.WriteJSON(&w, indent); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.all(); string(got) != string(want) {
+			t.Fatalf("indent %v: WriteJSON wrote %d bytes unlike AppendJSON's %d", indent, len(got), len(want))
+		}
+		if len(w.sizes) < 10 {
+			t.Errorf("indent %v: %d bytes in %d writes; want them spilled as they are made", indent, len(want), len(w.sizes))
+		}
+		for _, n := range w.sizes {
+			if n > spillBytes+4096*26 {
+				t.Errorf("indent %v: a write of %d bytes", indent, n)
+			}
+		}
+		f := pieces{failAt: 3}
+		if err := r.WriteJSON(&f, indent); err != errPieces {
+			t.Errorf("indent %v: WriteJSON to a failing writer returned %v", indent, err)
+		}
+		if len(f.sizes) != 3 {
+			t.Errorf("indent %v: %d writes; want none after the failed third", indent, len(f.sizes))
+		}
+	}
+}
+
+var errPieces = errors.New("pieces: failed")
+
+// pieces records each write; the failAt-th write (from 1) fails.
+type pieces struct {
+	data   [][]byte
+	sizes  []int
+	failAt int
+}
+
+func (p *pieces) Write(b []byte) (int, error) {
+	p.sizes = append(p.sizes, len(b))
+	if len(p.sizes) == p.failAt {
+		return 0, errPieces
+	}
+	p.data = append(p.data, append([]byte(nil), b...))
+	return len(b), nil
+}
+
+func (p *pieces) all() []byte {
+	var b []byte
+	for _, d := range p.data {
+		b = append(b, d...)
+	}
+	return b
 }
