@@ -20,6 +20,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,12 +50,18 @@ type asset struct {
 }
 
 var (
-	byName   = map[string]*asset{}
-	byHashed = map[string]*asset{}
+	byName   map[string]*asset
+	byHashed map[string]*asset
 	names    []string
+	loadOnce sync.Once
 )
 
-func init() {
+// load hashes the files, once, on first use (not at start-up: the
+// command-line tools that never serve them do not pay for it).
+func load() { loadOnce.Do(loadAssets) }
+
+func loadAssets() {
+	byName, byHashed = map[string]*asset{}, map[string]*asset{}
 	err := fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -118,6 +125,7 @@ func contentType(name string) string {
 // e.g. Path("app.js") = "/static/app.3f2a1b9c.js". A name that is not
 // embedded gets its plain URL ("/static/name"), which answers 404.
 func Path(name string) string {
+	load()
 	name = strings.TrimPrefix(name, "/")
 	if a, ok := byName[name]; ok {
 		return "/static/" + a.hashed
@@ -127,18 +135,23 @@ func Path(name string) string {
 
 // Has reports whether the named file is embedded.
 func Has(name string) bool {
+	load()
 	_, ok := byName[strings.TrimPrefix(name, "/")]
 	return ok
 }
 
 // Names lists the embedded files, sorted.
-func Names() []string { return append([]string(nil), names...) }
+func Names() []string {
+	load()
+	return append([]string(nil), names...)
+}
 
 // Handler serves the static files; mount it with the "/static/" prefix
 // stripped. Hashed names are cached for a year as immutable; plain names
 // must be revalidated (ETag). Anything else goes to notFound (nil: a plain
 // 404).
 func Handler(notFound http.Handler) http.Handler {
+	load()
 	if notFound == nil {
 		notFound = http.NotFoundHandler()
 	}

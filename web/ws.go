@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -551,12 +552,16 @@ func errorMessage(code, message string, id int64) []byte {
 	return b
 }
 
-var idAtEnd = regexp.MustCompile(`"id"\s*:\s*([0-9]{1,15})\s*}\s*$`)
+// idAtEnd is compiled on first use: the command-line tools link this
+// package and would otherwise pay for it at every start.
+var idAtEnd = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"id"\s*:\s*([0-9]{1,15})\s*}\s*$`)
+})
 
 // trailingID finds a message's id when it is the last member of the JSON
 // object (as the UI sends it); -1 if not.
 func trailingID(tail []byte) int64 {
-	m := idAtEnd.FindSubmatch(tail)
+	m := idAtEnd().FindSubmatch(tail)
 	if m == nil {
 		return -1
 	}

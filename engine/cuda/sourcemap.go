@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ptxplayground/ptxplay/engine/emu"
 	"github.com/ptxplayground/ptxplay/engine/ptx"
@@ -55,8 +56,8 @@ func isSpecialRead(ins string) bool {
 
 // preludeFuncAt maps a line of ptxplay_libdevice.h to the name the user
 // writes for the __nv_* function defined there ("expf" for __nv_expf; ""
-// for helpers and lines outside a function).
-var preludeFuncAt = func() []string {
+// for helpers and lines outside a function). It is made on first use.
+var preludeFuncAt = sync.OnceValue(func() []string {
 	b, _ := preludeFS.ReadFile("prelude/ptxplay_libdevice.h")
 	var out []string
 	name := ""
@@ -73,7 +74,7 @@ var preludeFuncAt = func() []string {
 		out = append(out, name)
 	}
 	return out
-}()
+})
 
 // callRE finds a call (or a function-style cast) on a source line.
 var callRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
@@ -267,8 +268,8 @@ func MapPTXSource(ptxText, file, src string) *SourceMap {
 				default:
 					header, lineZero = true, false
 					name = ""
-					if libdevice[fnum] && ln >= 1 && ln <= len(preludeFuncAt) {
-						name = preludeFuncAt[ln-1]
+					if at := preludeFuncAt(); libdevice[fnum] && ln >= 1 && ln <= len(at) {
+						name = at[ln-1]
 					}
 				}
 				seenLoc = true

@@ -3,7 +3,6 @@ package launch
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -465,7 +464,20 @@ func (in *inferrer) newBuffer(i int, name string, count int) Buffer {
 	return b
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,31}$`)
+// plainName reports whether a parameter's name reads well as a buffer's:
+// a letter or underscore, then up to 31 letters, digits and underscores.
+func plainName(s string) bool {
+	if len(s) == 0 || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && (c|0x20 < 'a' || c|0x20 > 'z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // bufferNames names the new buffers (by parameter index): the parameter's
 // name when it reads well, else in, out or inout by how the kernel uses
@@ -493,7 +505,7 @@ func (in *inferrer) bufferNames(newBufs []int, kept map[string]bool) map[int]str
 	roles := map[string]int{}
 	for _, i := range newBufs {
 		name := in.fn.Params[i].Name
-		if !plainName.MatchString(name) || strings.Contains(name, "_param_") || strings.HasPrefix(name, "_Z") {
+		if !plainName(name) || strings.Contains(name, "_param_") || strings.HasPrefix(name, "_Z") {
 			pf := &in.kf.params[i]
 			switch {
 			case in.kf.isTensorMap(i):

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -923,6 +925,31 @@ func TestInferLargeKernel(t *testing.T) {
 			`{"name":"n","type":"u32","size":4,"role":"scalar","use":"count"}]}`
 		if got := kernelJSON(t, p, "big"); got != want {
 			t.Errorf("%d blocks:\n got %s\nwant %s", n, got, want)
+		}
+	}
+}
+
+// TestPlainName: plainName is the pattern ^[A-Za-z_][A-Za-z0-9_]{0,31}$ on
+// the edges of every class and on random strings.
+func TestPlainName(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,31}$`)
+	cases := []string{"", "a", "_", "Z9", "9a", "a-b", "in", "out_2", "@", "[", "`", "{", "/", ":", "é", "aé",
+		strings.Repeat("a", 32), strings.Repeat("a", 33), "_" + strings.Repeat("9", 31), "_" + strings.Repeat("9", 32)}
+	rng := rand.New(rand.NewSource(3))
+	for range 20000 {
+		b := make([]byte, rng.Intn(36))
+		for i := range b {
+			if rng.Intn(4) == 0 {
+				b[i] = byte(rng.Intn(256))
+			} else {
+				b[i] = "aZ_09@[`{/:"[rng.Intn(11)]
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		if got, want := plainName(s), re.MatchString(s); got != want {
+			t.Errorf("plainName(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
