@@ -484,8 +484,11 @@ func AppendFloat(b []byte, f float64, bitSize int) []byte {
 // width of t.
 func AppendBitsHex(b []byte, bits uint64, t isa.Type) []byte {
 	const digits = "0123456789abcdef"
-	for i := t.Bits()/4 - 1; i >= 0; i-- {
-		b = append(b, digits[bits>>(4*uint(i))&15])
+	var d [16]byte
+	n := min(t.Bits()/4, len(d))
+	for i := n - 1; i >= 0; i-- {
+		d[i] = digits[bits&15]
+		bits >>= 4
 	}
-	return b
+	return append(b, d[:n]...)
 }

@@ -1,6 +1,7 @@
 package launchspec
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -166,6 +167,15 @@ func TestValueJSON(t *testing.T) {
 	}
 	if got := string(AppendBitsHex(nil, 1, isa.U64)); got != "0000000000000001" {
 		t.Errorf("bits hex = %s", got)
+	}
+	for _, c := range []struct {
+		bits uint64
+		t    isa.Type
+	}{{0xfedcba9876543210, isa.U64}, {0x9abcdef0, isa.F32}, {0xa5, isa.U8}, {0xffffffff12345678, isa.S32}} {
+		w := c.t.Bits() / 4
+		if got, want := string(AppendBitsHex([]byte("x"), c.bits, c.t)), fmt.Sprintf("x%0*x", w, c.bits&widthMask(c.t)); got != want {
+			t.Errorf("bits hex of %#x as %s = %s, want %s", c.bits, c.t, got, want)
+		}
 	}
 }
 
