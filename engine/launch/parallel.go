@@ -93,6 +93,11 @@ import (
 //   - the dynamic check above fails (a cross-CTA read), or there is one
 //     wave of CTAs or fewer CTAs than two, or one worker.
 //
+// With the checker, a program the shared-memory phase filter can follow
+// runs each segment as the sequential run does (runObserved): with the
+// filter and a checker of global memory only; a segment the filter
+// suspects runs again, on a fresh machine, with the checker proper.
+//
 // Workers check their reads against the write sets of the segments that
 // already finished every 20 ms and stop early on a conflict, so a CTA that waits in a loop for a flag an earlier CTA sets
 // (which ends sequentially) does not spin forever.
@@ -129,12 +134,19 @@ type ParallelReport struct {
 	// Workers), when a bound of the parallel run lowered them: the cap on
 	// workers and segments or the memory budget.
 	Note string
+	// Filtered is how many segments ran with the shared-memory phase
+	// filter (the checker on, a program it can follow); Rechecked, how
+	// many of them it suspected, which ran again with the checker proper.
+	// Both are counted for a parallel result only.
+	Filtered, Rechecked int
 }
 
 func (r *ParallelReport) String() string {
 	switch {
 	case r.Parallel && r.Cluster > 1:
 		return fmt.Sprintf("ran in parallel: %d segments of whole %d-CTA clusters on %d workers", r.Segments, r.Cluster, r.Workers)
+	case r.Parallel && r.Filtered > 0:
+		return fmt.Sprintf("ran in parallel: %d segments on %d workers; %d of them checked with the shared-memory phase filter, %d of those again with the checker proper", r.Segments, r.Workers, r.Filtered, r.Rechecked)
 	case r.Parallel:
 		return fmt.Sprintf("ran in parallel: %d segments on %d workers", r.Segments, r.Workers)
 	case r.Workers > 0:
@@ -201,6 +213,14 @@ func (l *Launch) RunWith(ctx context.Context, opt RunOptions) (*Result, *Paralle
 		return res, rep, err
 	}
 	rep.Parallel = true
+	for _, s := range segs {
+		if s.filter || s.rechecked {
+			rep.Filtered++
+		}
+		if s.rechecked {
+			rep.Rechecked++
+		}
+	}
 	return l.mergeSegments(segs, opt), rep, nil
 }
 
@@ -288,6 +308,10 @@ type segment struct {
 	trk          *tracker
 	chk          *analysis.Checker
 	agg          *analysis.Aggregator
+	// filter: the segment runs with the shared-memory phase filter (and
+	// chk leaves shared memory to it); rechecked: the filter suspected
+	// it, and it ran again with the checker proper.
+	filter, rechecked bool
 	// After the run: the work done, and a copy of every 4 KiB page of
 	// global memory it wrote to (per allocation, as the tracker's pages).
 	stats emu.Stats
@@ -607,13 +631,10 @@ func (c *coordinator) finishedOthers(k int) []int {
 // or "".
 func (l *Launch) runSegments(ctx context.Context, segs []*segment, workers int, opt RunOptions) string {
 	c := &coordinator{finished: make([]bool, len(segs)), budget: l.m.Config().MaxWarpInstructions}
+	filter := opt.Check && !opt.NoFilter && l.m.ClusterCTAs() == 1 && emu.SharedFilterable(l.prog) == ""
 	for _, s := range segs {
-		if opt.Check {
-			s.chk = l.NewChecker()
-		}
-		if opt.Analyze {
-			s.agg = analysis.NewAggregator(l.prog)
-		}
+		s.filter = filter
+		l.segmentObservers(s, opt)
 	}
 	c.running = make([]atomic.Pointer[emu.Machine], workers)
 	var next atomic.Int64
@@ -666,15 +687,51 @@ func (l *Launch) runSegments(ctx context.Context, segs []*segment, workers int, 
 	return ""
 }
 
+// segmentObservers gives s a new checker and aggregator as opt asks; the
+// checker leaves shared memory to the filter when s runs with it.
+func (l *Launch) segmentObservers(s *segment, opt RunOptions) {
+	s.chk, s.agg = nil, nil
+	if opt.Check {
+		s.chk = l.NewChecker()
+		if s.filter {
+			s.chk.LeaveShared()
+		}
+	}
+	if opt.Analyze {
+		s.agg = analysis.NewAggregator(l.prog)
+	}
+}
+
 // runSegment runs segs[k] on worker w (whose state is wk), checking at
 // every tick what would make its result unusable. It reports whether the
-// segment finished (wk's machine can then run the next one).
+// segment finished (wk's machine can then run the next one). A segment
+// that the shared-memory phase filter suspects runs again from its start
+// on a fresh machine, with the checker proper.
 func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment, k, w int, wk *worker) bool {
 	s := segs[k]
+	done, suspect := l.runSegmentOnce(ctx, c, s, k, segs, w, wk)
+	if !suspect {
+		return done
+	}
+	// The filtered machine holds part of the segment's writes: drop it.
+	wk.m, wk.last, wk.remove = nil, nil, nil
+	s.filter, s.rechecked = false, true
+	l.segmentObservers(s, RunOptions{Check: true, Analyze: s.agg != nil})
+	done, _ = l.runSegmentOnce(ctx, c, s, k, segs, w, wk)
+	return done
+}
+
+// runSegmentOnce is one run of runSegment's; suspect reports that the
+// filter stopped it (the run's instructions are then no longer counted).
+func (l *Launch) runSegmentOnce(ctx context.Context, c *coordinator, s *segment, k int, segs []*segment, w int, wk *worker) (done, suspect bool) {
 	m, err := l.machineFor(wk, s)
 	if err != nil {
 		c.stop("internal: " + err.Error())
-		return false
+		return false, false
+	}
+	if s.filter && !m.EnableSharedFilter() {
+		c.stop("internal: the shared-memory phase filter cannot follow a segment")
+		return false, false
 	}
 	wk.last = s
 	s.trk = newTracker(m.Global.Allocs())
@@ -685,6 +742,11 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 	if s.chk != nil {
 		wk.remove = append(wk.remove, m.AddObserver(s.chk))
 	}
+	if s.filter && s.agg != nil {
+		// As in runFiltered: the memory analysis takes the plain shared
+		// loads and stores without their reports.
+		m.SetPlainSharedSink(s.agg)
+	}
 	// A segment alone may run up to the launch's budget; the ticker
 	// interrupts the run every parallelTick for the checks below.
 	m.SetMaxWarpInstructions(c.budget)
@@ -694,42 +756,46 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 	for {
 		r := m.Run(ctx)
 		n := m.Stats().WarpInstructions
+		if flagged, _ := m.SharedFilterSuspect(); flagged && ctx.Err() == nil {
+			c.total.Add(-counted)
+			return false, true
+		}
 		total := c.total.Add(n - counted)
 		counted = n
 		if r == emu.StopLimit || c.budget > 0 && total > c.budget {
 			c.stop(fmt.Sprintf("the launch needs more than maxWarpInstructions (%d)", c.budget))
-			return false
+			return false, false
 		}
 		if r == emu.StopFault {
 			f := m.Fault()
 			c.stop(fmt.Sprintf("CTA (%d,%d,%d) faulted (%s); the sequential run reports the launch's first fault", f.CTA[0], f.CTA[1], f.CTA[2], f.Kind))
-			return false
+			return false, false
 		}
 		if s.chk != nil && (len(s.chk.Warnings()) > 0 || s.chk.Dropped() > 0) {
 			c.stop("the race and memory checker has warnings; they name warp-instructions of the sequential schedule")
-			return false
+			return false, false
 		}
 		switch r {
 		case emu.StopInterrupted:
 			if ctx.Err() != nil {
 				c.stop("interrupted")
-				return false
+				return false, false
 			}
 		case emu.StopDone:
 			if s.trk.outside {
 				c.stop("internal: a global access outside every allocation")
-				return false
+				return false, false
 			}
 			s.stats = m.Stats()
 			s.keepWrites(m.Global.Allocs())
 			c.mu.Lock()
 			c.finished[k] = true
 			c.mu.Unlock()
-			return true
+			return true, false
 		}
 		// A tick, or StopBreakpoint (brkpt).
 		if c.abort.Load() {
-			return false
+			return false, false
 		}
 		for _, i := range c.finishedOthers(k) {
 			a, b := segs[i], s
@@ -738,7 +804,7 @@ func (l *Launch) runSegment(ctx context.Context, c *coordinator, segs []*segment
 			}
 			if why := conflict(a, b); why != "" {
 				c.stop(why)
-				return false
+				return false, false
 			}
 		}
 	}

@@ -563,3 +563,91 @@ func TestParallelHopperHints(t *testing.T) {
 		wantParallel(t, rep, "")
 	}
 }
+
+// exchangeSrc: each thread stores its value in shared memory and, after
+// bar.warp.sync, reads the one at its word's offset xor the parameter x:
+// x = 4, its neighbour lane's (a warp-synchronous exchange the checker
+// proper accepts and the phase filter suspects); x = 128, a lane's of the
+// other warp (a race). Only CTA %ctaid.x == suspectCTA exchanges when
+// suspectCTA >= 0; the others store their own value.
+const exchangeSrc = header + `.visible .entry k(.param .u64 out, .param .u32 suspectCTA, .param .u32 x) {
+	.shared .align 4 .u32 sm[64];
+	.reg .u32 %r<12>; .reg .u64 %rd<4>; .reg .pred %p<3>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r9, [suspectCTA];
+	ld.param.u32 %r10, [x];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mad.lo.u32 %r3, %r2, 64, %r1;
+	mov.u32 %r4, sm;
+	shl.b32 %r5, %r1, 2;
+	mul.lo.u32 %r6, %r3, 7;
+	add.u32 %r11, %r4, %r5;
+	st.shared.u32 [%r11], %r6;
+	setp.lt.s32 %p1, %r9, 0;
+	setp.eq.u32 %p2, %r2, %r9;
+	or.pred %p1, %p1, %p2;
+	@!%p1 bra STORE;
+	bar.warp.sync 0xffffffff;
+	xor.b32 %r7, %r5, %r10;
+	add.u32 %r7, %r4, %r7;
+	ld.shared.u32 %r6, [%r7];
+	bar.warp.sync 0xffffffff;
+STORE:
+	mul.wide.u32 %rd2, %r3, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r6;
+	ret;
+}`
+
+// TestParallelSharedFilter: with the checker, the segments of a kernel the
+// shared-memory phase filter can follow run with it, and a segment it
+// suspects runs again with the checker proper (whose warnings, for a
+// race, send the launch to the sequential run); the output is the
+// sequential run's, with and without the filter, and the memory analysis
+// is the same.
+func TestParallelSharedFilter(t *testing.T) {
+	spec, text := sgemmSpec(t, 64)
+	sgemm, _, _ := Compile("sgemm.ptx", text)
+	type tcase struct {
+		name      string
+		prog      *emu.Program
+		spec      *Spec
+		rechecked func(segments int) int // -1: the launch runs sequentially
+	}
+	cases := []tcase{{"sgemm", sgemm, spec, func(int) int { return 0 }}}
+	for _, c := range []struct{ sus, x, rechecked int }{{-1, 4, 4}, {5, 4, 1}, {5, 128, -1}} {
+		prog, spec := parallelSpec(t, exchangeSrc, fmt.Sprintf(`"grid": [16], "block": [64],
+			"buffers": [{"name": "out", "type": "u32", "count": 1024}],
+			"params": [{"buffer": "out"}, {"u32": %d}, {"u32": %d}]`, uint32(c.sus), c.x))
+		rechecked := func(segments int) int { return min(c.rechecked, segments) }
+		cases = append(cases, tcase{fmt.Sprintf("exchange CTA %d xor %d", c.sus, c.x), prog, spec, rechecked})
+	}
+	for _, tc := range cases {
+		for _, opt := range []RunOptions{{Check: true}, {Check: true, Analyze: true}} {
+			plain := opt
+			plain.NoFilter = true
+			want, _ := parallelOutput(t, tc.prog, tc.spec, plain, 0)
+			for _, w := range []int{2, 4} {
+				for _, o := range []RunOptions{opt, plain} {
+					got, rep := parallelOutput(t, tc.prog, tc.spec, o, w)
+					if got != want {
+						t.Errorf("%s, %+v, %d workers (%s): the output differs from the sequential run's without the filter\nsequential:\n%s\nparallel:\n%s", tc.name, o, w, rep, clip(want), clip(got))
+					}
+					filtered, rechecked := rep.Segments, tc.rechecked(rep.Segments)
+					if rechecked < 0 {
+						wantParallel(t, rep, "the race and memory checker has warnings")
+						continue
+					}
+					wantParallel(t, rep, "")
+					if o.NoFilter {
+						filtered, rechecked = 0, 0
+					}
+					if rep.Filtered != filtered || rep.Rechecked != rechecked {
+						t.Errorf("%s, %+v, %d workers: %s; want %d segments filtered, %d checked again", tc.name, o, w, rep, filtered, rechecked)
+					}
+				}
+			}
+		}
+	}
+}
