@@ -133,10 +133,10 @@ func TestSharedFilterGallery(t *testing.T) {
 
 // filterKernel returns a random kernel the filter can follow: shared-memory
 // loads, stores and atomics of every size, through .shared and generic
-// addresses and at the array's own address, at addresses that are each
-// thread's own or that collide within and across warps, with bar.sync
-// between phases, divergent branches, and lanes or whole warps that exit
-// early.
+// addresses and at the array's own address, cp.async copies with their
+// commits and waits, and ldmatrix, at addresses that are each thread's
+// own or that collide within and across warps, with bar.sync between
+// phases, divergent branches, and lanes or whole warps that exit early.
 func filterKernel(rng *rand.Rand) string {
 	var b strings.Builder
 	b.WriteString(`.version 8.0
@@ -191,7 +191,20 @@ func filterKernel(rng *rand.Rand) string {
 			addr, space = "[%rd5]", ""
 		}
 		var line string
-		switch op := rng.Intn(12); {
+		switch op := rng.Intn(15); {
+		case op == 12 && size >= 4:
+			// A cp.async of the thread's bytes or colliding ones, from
+			// the (initialised) buffer; it lands at a wait or exit.
+			cache := "ca"
+			if size == 16 && rng.Intn(2) == 0 {
+				cache = "cg"
+			}
+			line = fmt.Sprintf("cp.async.%s.shared.global [%%r10], [%%rd1+%d], %d;", cache, 16*rng.Intn(8), size)
+		case op == 13:
+			line = []string{"cp.async.commit_group;", "cp.async.wait_group 0;", "cp.async.wait_group 1;", "cp.async.wait_all;"}[rng.Intn(4)]
+		case (op == 14 || op < 3) && size == 16 && !inBranch:
+			// ldmatrix: lanes 0-7 give a row of 16 bytes each.
+			line = fmt.Sprintf("ldmatrix.sync.aligned.m8n8.x1%s.b16 {%%r30}, %s;", space, addr)
 		case op < 4:
 			line = fmt.Sprintf("ld%s.%s %s, %s;", space, ty, regs, addr)
 		case op < 8:
@@ -256,6 +269,8 @@ func TestSharedFilterRandom(t *testing.T) {
 	}
 	count := map[filterOutcome]int{}
 	racy := 0
+	// Clean runs of kernels with cp.async, with ldmatrix.
+	cleanWith := map[string]int{}
 	for i := 0; i < iters; i++ {
 		name, src, p, s := randomFilterLaunch(t, rng, i)
 		out, ws := filterAgainstChecker(t, name, p, s)
@@ -263,14 +278,20 @@ func TestSharedFilterRandom(t *testing.T) {
 		if sharedWarnings(ws) {
 			racy++
 		}
+		for _, k := range []string{"cp.async.c", "ldmatrix"} {
+			if out == filterClean && strings.Contains(src, k) {
+				cleanWith[k]++
+			}
+		}
 		if t.Failed() {
 			t.Fatalf("%s:\n%s", name, src)
 		}
 	}
-	t.Logf("%d random kernels: %d clean, %d suspect, %d without the filter; %d with shared-memory warnings", iters, count[filterClean], count[filterSuspect], count[filterOff], racy)
+	t.Logf("%d random kernels: %d clean, %d suspect, %d without the filter; %d with shared-memory warnings; clean with cp.async %d, with ldmatrix %d",
+		iters, count[filterClean], count[filterSuspect], count[filterOff], racy, cleanWith["cp.async.c"], cleanWith["ldmatrix"])
 	// Both outcomes must be common, and the checker must find something.
-	if count[filterOff] > 0 || count[filterClean] < iters/8 || count[filterSuspect] < iters/5 || racy < iters/5 {
-		t.Errorf("the random kernels do not exercise the filter: %v, %d racy", count, racy)
+	if count[filterOff] > 0 || count[filterClean] < iters/8 || count[filterSuspect] < iters/5 || racy < iters/5 || cleanWith["cp.async.c"] < iters/40 || cleanWith["ldmatrix"] < iters/40 {
+		t.Errorf("the random kernels do not exercise the filter: %v, %d racy, clean with %v", count, racy, cleanWith)
 	}
 }
 

@@ -444,6 +444,9 @@ func (w *Warp) completeAsync(s *asyncSel) {
 		// The destination was checked when the operation was issued and
 		// shared memory does not change size.
 		b := sh[op.dst : op.dst+uint64(op.size)]
+		if w.m.sf.on {
+			w.sfLand(op.dst, int(op.size))
+		}
 		w.noteAccess(AccessStore, isa.Shared, isa.Shared, int(op.lane), op.dst, b)
 		copy(b, op.data[:op.size])
 	}
@@ -483,6 +486,9 @@ func (w *Warp) issueCopy(pc, lane int, src, dst uint64, size int, data *[16]byte
 	w.m.dyn += copyBytes
 	op := u.push(asyncOp{target: asyncTarget{kind: targetThreadGroup, group: t.committed[lane]},
 		warp: int32(w.ID), lane: int32(lane), pc: int32(pc), size: int32(size), src: src, dst: dst, data: *data})
+	if w.m.sf.on {
+		w.sfIssue(lane, dst, size)
+	}
 	if w.m.obsAcc {
 		w.m.openStep()
 		w.m.info.Issued = append(w.m.info.Issued, op.copy(u))

@@ -42,17 +42,26 @@ import (
 // judge, reports nothing for shared memory; anything suspect means the
 // caller runs the launch again with the checker proper
 // (launch.RunWith), which then decides exactly. Instructions whose
-// effects the filter does not follow (asynchronous copies, mbarriers,
+// effects the filter does not follow (bulk and tensor copies, mbarriers,
 // clusters, barriers with thread counts or arrive-only, shared-memory
-// instructions other than ld/st/atom/red) keep the program off it
+// instructions other than ld/st/atom/red, ldmatrix/stmatrix and the
+// cp.async of a thread's groups) keep the program off it
 // (SharedFilterable).
+//
+// A cp.async copy may land at any time until its thread waits for it (or
+// exits): at its issue it is a write of its thread in that phase, and
+// its words are in flight (sfPend) until it lands, which is a write of
+// its thread in the phase of the wait. Any access of a word in flight,
+// its own thread's included, is suspect (the checker's read before the
+// wait, or a write the copy may overwrite).
 //
 // The state, per 4-byte word: sfAcc, the word's accesses in the current
 // phase (bits 0-11 the reader: 0 none, thread index + 1, or sfMany; bit
 // 12, sfPart, an access of part of the word; bit 13, sfAtom, the writer
 // wrote by atomics only; bits 16-31 the writer: 0, thread index + 1, or
 // sfAtomics), cleared at every release; and
-// sfWr, the bytes of the word ever written in the CTA (a mask of 4).
+// sfWr, the bytes of the word ever written in the CTA (a mask of 4), and
+// sfPend while a cp.async copy to it is in flight.
 
 const (
 	sfMany       = 0xfff
@@ -63,6 +72,8 @@ const (
 	// sfAtomics: the writer of a word that atomics of several threads
 	// (and nothing else) wrote in the phase.
 	sfAtomics = 0xffff
+	// sfPend, in sfWr: a cp.async copy to the word is in flight.
+	sfPend = 0x10
 )
 
 // sharedFilter is the machine's phase filter state (the per-CTA words
@@ -83,6 +94,12 @@ func SharedFilterable(p *Program) string {
 		e := op.Eff
 		why := ""
 		switch {
+		case op.Space == isa.SharedCluster:
+			why = "a .shared::cluster access"
+		case sfFollows[op.Code]:
+			// cp.async of a thread's groups, its commit and waits (a
+			// wait lands the copies at once and ends), and the rows of
+			// ldmatrix/stmatrix (accesses of the lanes that give them).
 		case e.Any(EffAsync | EffCluster | EffClusterBarrier):
 			why = "asynchronous work or a cluster instruction"
 		case e.Has(EffBarrier) && !e.Has(EffFullBarrier|EffBlocks):
@@ -91,14 +108,19 @@ func SharedFilterable(p *Program) string {
 			why = "a wait other than a CTA barrier"
 		case e.Any(EffReadShared|EffWriteShared) && !e.Has(EffAccess):
 			why = "a shared-memory instruction other than ld, st, atom or red"
-		case op.Space == isa.SharedCluster:
-			why = "a .shared::cluster access"
 		}
 		if why != "" {
 			return fmt.Sprintf("instruction %d (%s): %s", pc, op.Code, why)
 		}
 	}
 	return ""
+}
+
+// sfFollows holds the instructions outside the general rules whose
+// effects on shared memory the filter follows.
+var sfFollows = map[isa.Opcode]bool{
+	isa.OpCpAsync: true, isa.OpCpAsyncCommitGroup: true, isa.OpCpAsyncWaitGroup: true, isa.OpCpAsyncWaitAll: true,
+	isa.OpLdmatrix: true, isa.OpStmatrix: true,
 }
 
 // EnableSharedFilter turns the shared-memory phase filter on for a launch
@@ -170,6 +192,9 @@ func (w *Warp) sfExit() {
 // (a mask of the word's 4) of word i; it reports false when the access is
 // suspect.
 func (c *CTA) sfWord(i uint64, me uint32, bm uint8, write bool) bool {
+	if c.sfWr[i]&sfPend != 0 {
+		return false // a copy to it is in flight
+	}
 	x := c.sfAcc[i]
 	if bm != 0xf {
 		x |= sfPart
@@ -209,8 +234,8 @@ func (c *CTA) sfAtomic(i uint64, me uint32, bm uint8) bool {
 		x |= sfPart
 	}
 	wr, rd := x>>16, x&sfReaderMask
-	if rd != 0 && rd != me || c.sfWr[i]&bm != bm {
-		return false // a plain read by another thread, or bytes never written
+	if rd != 0 && rd != me || c.sfWr[i]&(bm|sfPend) != bm {
+		return false // a plain read by another thread, bytes never written, or a copy in flight
 	}
 	switch {
 	case wr == 0:
@@ -295,7 +320,7 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 						acc[i0] = sfMany
 						continue
 					}
-					if i1 == i0+1 && i2 == i0+2 && i3 == i0+3 && acc[i0]|acc[i1]|acc[i2]|acc[i3] == 0 && wr[i0]&wr[i1]&wr[i2]&wr[i3] == 0xf {
+					if i1 == i0+1 && i2 == i0+2 && i3 == i0+3 && acc[i0]|acc[i1]|acc[i2]|acc[i3] == 0 && wr[i0]&wr[i1]&wr[i2]&wr[i3] == 0xf && (wr[i0]|wr[i1]|wr[i2]|wr[i3])&sfPend == 0 {
 						// Each of four threads is the first to read its own
 						// written word.
 						me := me0 + uint32(l)
@@ -365,6 +390,9 @@ func sfWrites(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off u
 					return l
 				}
 			}
+			if wr[i]&sfPend != 0 {
+				return l // a copy to it is in flight
+			}
 			acc[i] = me<<16 | x&(sfReaderMask|sfPart)
 			wr[i] = 0xf
 		}
@@ -377,7 +405,7 @@ func sfWrites(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off u
 			return l
 		}
 		x, me := acc[i], me0+uint32(l)
-		if wr, rd := x>>16, x&sfReaderMask; wr != 0 && wr != me || rd != 0 && rd != me {
+		if w, rd := x>>16, x&sfReaderMask; w != 0 && w != me || rd != 0 && rd != me || wr[i]&sfPend != 0 {
 			return l
 		}
 		acc[i] = me<<16 | x&(sfReaderMask|sfPart)
@@ -414,6 +442,34 @@ func (w *Warp) sfLane(kind AccessKind, lane int, off uint64, size int) {
 			m.sfSuspect(w, lane, off, sfWhat(kind != AccessLoad))
 			return
 		}
+	}
+}
+
+// sfIssue applies lane's cp.async of size bytes to shared offset off (in
+// bounds, size a multiple of 4 aligned to it): a write of the lane's
+// thread now, and its words in flight until the copy lands (sfLand).
+func (w *Warp) sfIssue(lane int, off uint64, size int) {
+	c := w.sfBegin()
+	if c == nil {
+		return
+	}
+	me := uint32(w.linearTid(lane)) + 1
+	for i := off >> 2; i < (off+uint64(size))>>2; i++ {
+		if i >= uint64(len(c.sfAcc)) || !c.sfWord(i, me, 0xf, true) {
+			w.m.sfSuspect(w, lane, off, "a cp.async to a word another thread accessed in the same phase, or with a copy in flight")
+			return
+		}
+		c.sfWr[i] |= sfPend
+	}
+}
+
+// sfLand ends the flight of a cp.async copy of size bytes to shared
+// offset off, which lands now; the store that lands it follows
+// (noteAccess).
+func (w *Warp) sfLand(off uint64, size int) {
+	c := w.cta
+	for i := off >> 2; i < (off+uint64(size))>>2 && i < uint64(len(c.sfWr)); i++ {
+		c.sfWr[i] &^= sfPend
 	}
 }
 

@@ -65,6 +65,8 @@ func TestSharedFilterRules(t *testing.T) {
 		warpPath   bool // through sfWarp (the fast ld/st paths), else sfLane
 		release    bool // a barrier release instead of an access
 		exit       bool // the warp's lanes exit instead
+		full       bool // the whole warp, lane l at off + 4l (the fast paths' loops)
+		copy, land bool // a cp.async's issue, or its landing
 	}
 	ld := func(w, l int, off uint64) acc {
 		return acc{warp: w, lane: l, kind: AccessLoad, off: off, size: 4, warpPath: true}
@@ -74,6 +76,13 @@ func TestSharedFilterRules(t *testing.T) {
 	}
 	at := func(w, l int, off uint64) acc { return acc{warp: w, lane: l, kind: AccessAtomic, off: off, size: 4} }
 	rel := acc{release: true}
+	cp := func(w, l int, off uint64) acc { return acc{warp: w, lane: l, off: off, size: 16, copy: true} }
+	land := func(w, l int, off uint64) acc { return acc{warp: w, lane: l, off: off, size: 16, land: true} }
+	// 4-byte copies: one word of four in flight.
+	cp4 := func(w, l int, off uint64) acc { return acc{warp: w, lane: l, off: off, size: 4, copy: true} }
+	land4 := func(w, l int, off uint64) acc { return acc{warp: w, lane: l, off: off, size: 4, land: true} }
+	ldAll := func(w int, off uint64) acc { return acc{warp: w, kind: AccessLoad, off: off, size: 4, full: true} }
+	stAll := func(w int, off uint64) acc { return acc{warp: w, kind: AccessStore, off: off, size: 4, full: true} }
 	for _, c := range []struct {
 		name    string
 		accs    []acc
@@ -107,6 +116,19 @@ func TestSharedFilterRules(t *testing.T) {
 		{"a warp exits after an access, the others go on past a barrier", []acc{st(0, 0, 0), {warp: 1, exit: true}, st(1, 0, 4), {warp: 1, exit: true}, rel}, true},
 		{"a warp exits after no access in the phase", []acc{st(1, 0, 4), rel, {warp: 1, exit: true}, rel, ld(0, 0, 4)}, false},
 		{"a warp exits in the last phase", []acc{st(1, 0, 4), st(0, 0, 0), {warp: 1, exit: true}, ld(0, 0, 0)}, false},
+		{"a read of a copy in flight, by its thread", []acc{cp(0, 0, 0), ld(0, 0, 4)}, true},
+		{"a read of a copy that landed, by its thread", []acc{cp(0, 0, 0), land(0, 0, 0), ld(0, 0, 4)}, false},
+		{"a read of a copy that landed, after a release", []acc{cp(0, 0, 0), land(0, 0, 0), rel, ld(1, 3, 12)}, false},
+		{"a read of a copy that landed, in its phase", []acc{cp(0, 0, 0), rel, land(0, 0, 0), ld(1, 3, 12)}, true},
+		{"a read of a copy in flight, after a release", []acc{cp(0, 0, 0), rel, ld(1, 3, 8)}, true},
+		{"a store over a copy in flight, after a release", []acc{cp(0, 0, 0), rel, st(1, 3, 8)}, true},
+		{"a warp's store over a copy in flight", []acc{cp(1, 0, 16), rel, stAll(0, 0)}, true},
+		{"a warp's store over a copy that landed", []acc{cp(1, 0, 16), land(1, 0, 16), rel, stAll(0, 0)}, false},
+		{"a warp's reads of written words, one with a copy in flight", []acc{stAll(0, 0), rel, cp4(1, 0, 20), rel, ldAll(0, 0)}, true},
+		{"a warp's reads of written words, the copy landed", []acc{stAll(0, 0), rel, cp4(1, 0, 20), land4(1, 0, 20), rel, ldAll(0, 0)}, false},
+		{"an atomic on a copy in flight, by its thread", []acc{st(0, 0, 0), rel, cp(0, 0, 0), at(0, 0, 0)}, true},
+		{"a copy over another thread's read", []acc{st(0, 0, 0), rel, ld(1, 0, 0), cp(0, 0, 0)}, true},
+		{"two copies to one word", []acc{cp(0, 0, 0), cp(1, 0, 0)}, true},
 	} {
 		m, cta := filterCTA(t)
 		for _, a := range c.accs {
@@ -115,6 +137,18 @@ func TestSharedFilterRules(t *testing.T) {
 				m.sfRelease(cta)
 			case a.exit:
 				cta.Warps[a.warp].sfExit()
+			case a.copy:
+				cta.Warps[a.warp].sfIssue(a.lane, a.off, a.size)
+			case a.land:
+				// As completeAsync lands it.
+				cta.Warps[a.warp].sfLand(a.off, a.size)
+				cta.Warps[a.warp].sfLane(AccessStore, a.lane, a.off, a.size)
+			case a.full:
+				var base [32]uint64
+				for l := range base {
+					base[l] = a.off + uint64(4*l)
+				}
+				cta.Warps[a.warp].sfWarp(a.kind == AccessStore, ixAll, &base, 0xffffffff, 0, a.size)
 			case a.warpPath:
 				var base [32]uint64
 				base[a.lane] = a.off
