@@ -97,13 +97,23 @@ func (g *Aggregator) PlainShared(pc int, kind emu.AccessKind, size int, lanes ui
 	if pc < 0 || pc >= len(g.pcs) || lanes == 0 || g.prog.Ops[pc].Eff.Has(emu.EffSync) {
 		return
 	}
+	s := &g.pcs[pc]
+	s.Executions++
+	if size == 4 && lanes == ^uint32(0) && kind != emu.AccessAtomic {
+		if free, known := sharedRegular4(base, am, off); known && free {
+			// One wavefront, the ideal (count's answer, without the
+			// addresses written out).
+			s.Shared = true
+			s.Wavefronts++
+			s.IdealWavefronts++
+			return
+		}
+	}
 	a := &g.addr
 	for l := range a {
 		a[l] = off + base[l]&am
 	}
-	s := &g.pcs[pc]
 	s.count(isa.Shared, kind, size, lanes, a)
-	s.Executions++
 }
 
 // allAsync reports whether every access is the asynchronous proxy's.

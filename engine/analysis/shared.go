@@ -166,7 +166,7 @@ func sharedCounted(atomic bool, size int, lanes uint32, off *[32]uint64, pl int)
 // the first conflict (sharedCost then counts the wavefronts).
 func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, bool) {
 	if size == 4 && lanes == ^uint32(0) {
-		if free, known := sharedRegular4(off); known {
+		if free, known := sharedRegular4(off, ^uint64(0), 0); known {
 			return 1, free
 		}
 	}
@@ -223,31 +223,36 @@ func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, b
 // consecutive starts (a row of 32 words, or a tile's column read twice):
 // known reports whether it applied, free whether the access is then
 // conflict-free (two broadcast words conflict when they are different
-// words of one bank).
-func sharedRegular4(off *[32]uint64) (free, known bool) {
-	o0, o16 := off[0], off[16]
+// words of one bank). Lane l's offset is off + base[l]&am.
+func sharedRegular4(base *[32]uint64, am, off uint64) (free, known bool) {
+	x0, x16 := base[0]&am, base[16]&am
+	o0, o16 := off+x0, off+x16
 	if (o0|o16)&3 != 0 {
 		return false, false
 	}
-	switch off[1] {
-	case o0:
+	// Lane l's offset equals another's exactly when their base&am do, and
+	// exceeds it by d when base&am does (the sums are taken modulo 2^64
+	// alike), so each pattern is one pass of differences without a branch.
+	var d uint64
+	switch base[1] & am {
+	case x0:
 		for l := 1; l < 16; l++ {
-			if off[l] != o0 || off[l+16] != o16 {
-				return false, false
-			}
+			d |= (base[l]&am ^ x0) | (base[l+16]&am ^ x16)
+		}
+		if d != 0 {
+			return false, false
 		}
 		w0, w16 := o0/4, o16/4
 		return w0 == w16 || w0%Banks != w16%Banks, true
-	case o0 + 4:
+	case x0 + 4:
 		if o16 != o0 && o16 != o0+64 {
 			return false, false
 		}
 		for l := 1; l < 16; l++ {
-			if d := 4 * uint64(l); off[l] != o0+d || off[l+16] != o16+d {
-				return false, false
-			}
+			e := 4 * uint64(l)
+			d |= (base[l]&am ^ (x0 + e)) | (base[l+16]&am ^ (x16 + e))
 		}
-		return true, true
+		return d == 0, d == 0
 	}
 	return false, false
 }
