@@ -1020,6 +1020,20 @@ func fxFmaRN32(a, b, c uint64) uint64 {
 	return uint64(fpx.FmaF32(uint32(a), uint32(b), uint32(c), fpx.RN, false))
 }
 
+// fmaF32WarpGo is fmaF32Warp (fma_lanes_amd64.go) in Go: execFmaF32's
+// fast path for a whole warp.
+func fmaF32WarpGo(d, a, b, c *[32]uint64) (slow uint32) {
+	for l := range d {
+		s := float64(math.Float32frombits(uint32(a[l])))*float64(math.Float32frombits(uint32(b[l]))) + float64(math.Float32frombits(uint32(c[l])))
+		if sb := math.Float64bits(s); sb>>52&0x7FF-(1023-126) < 0x7FF-(1023-126) && sb&0x1FFFFFFF != 0x10000000 {
+			d[l] = uint64(math.Float32bits(float32(s)))
+		} else {
+			slow |= 1 << l
+		}
+	}
+	return slow
+}
+
 func execFmaF32(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b, c := w.r(op.D), w.r(op.A), w.r(op.B), w.r(op.C)
 	// fxFmaRN32's fast path written out, so that its test is one branch
@@ -1029,13 +1043,10 @@ func execFmaF32(w *Warp, op *Op, mask uint32) *Fault {
 	// reads only its own.
 	var slow uint32
 	if mask == fxAll {
-		for l := range d {
-			s := float64(math.Float32frombits(uint32(a[l])))*float64(math.Float32frombits(uint32(b[l]))) + float64(math.Float32frombits(uint32(c[l])))
-			if sb := math.Float64bits(s); sb>>52&0x7FF-(1023-126) < 0x7FF-(1023-126) && sb&0x1FFFFFFF != 0x10000000 {
-				d[l] = uint64(math.Float32bits(float32(s)))
-			} else {
-				slow |= 1 << l
-			}
+		if fmaVec {
+			slow = fmaF32Warp(d, a, b, c)
+		} else {
+			slow = fmaF32WarpGo(d, a, b, c)
 		}
 	} else {
 		for lanes := mask; lanes != 0; lanes &= lanes - 1 {
