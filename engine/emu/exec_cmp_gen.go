@@ -11,6 +11,9 @@ import (
 
 func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEq(a, b, 0xffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -45,6 +48,9 @@ func cmpEQU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEqK(a, k&0xffff, 0xffff)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -95,6 +101,9 @@ func setpEQU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEq(a, b, 0xffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -129,6 +138,9 @@ func cmpNEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEqK(a, k&0xffff, 0xffff)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -179,6 +191,9 @@ func setpNEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffff, 0, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -213,6 +228,9 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffff, 0xffff, 0, 0)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -263,6 +281,9 @@ func setpLTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffff, 0, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -297,6 +318,9 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffff, 0xffff, 0, 1)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -347,6 +371,9 @@ func setpLEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffff, 0, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -381,6 +408,9 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffff, 0xffff, 0, 0)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -431,6 +461,9 @@ func setpGTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffff, 0, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -465,6 +498,9 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffff, 0xffff, 0, 1)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -515,6 +551,9 @@ func setpGEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEq(a, b, 0xffffffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -549,6 +588,9 @@ func cmpEQU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEqK(a, k&0xffffffff, 0xffffffff)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -599,6 +641,9 @@ func setpEQU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEq(a, b, 0xffffffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -633,6 +678,9 @@ func cmpNEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEqK(a, k&0xffffffff, 0xffffffff)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -683,6 +731,9 @@ func setpNEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffffffff, 0, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -717,6 +768,9 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffffffff, 0xffffffff, 0, 0)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -767,6 +821,9 @@ func setpLTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffffffff, 0, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -801,6 +858,9 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffffffff, 0xffffffff, 0, 1)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -851,6 +911,9 @@ func setpLEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffffffff, 0, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -885,6 +948,9 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffffffff, 0xffffffff, 0, 0)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -935,6 +1001,9 @@ func setpGTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffffffff, 0, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -969,6 +1038,9 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffffffff, 0xffffffff, 0, 1)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1499,6 +1571,9 @@ func setpGEU64Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEq(a, b, 0xffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -1533,6 +1608,9 @@ func cmpEQS16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEqK(a, k&0xffff, 0xffff)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1583,6 +1661,9 @@ func setpEQS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEq(a, b, 0xffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint16(a[l])), int64(uint16(b[l]))
@@ -1617,6 +1698,9 @@ func cmpNES16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEqK(a, k&0xffff, 0xffff)
+		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1667,6 +1751,9 @@ func setpNES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffff, 0x8000, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int16(a[l])), int64(int16(b[l]))
@@ -1701,6 +1788,9 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffff^0x8000, 0xffff, 0x8000, 0)
+		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1751,6 +1841,9 @@ func setpLTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffff, 0x8000, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int16(a[l])), int64(int16(b[l]))
@@ -1785,6 +1878,9 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffff^0x8000, 0xffff, 0x8000, 1)
+		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1835,6 +1931,9 @@ func setpLES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffff, 0x8000, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int16(a[l])), int64(int16(b[l]))
@@ -1869,6 +1968,9 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffff^0x8000, 0xffff, 0x8000, 0)
+		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1919,6 +2021,9 @@ func setpGTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffff, 0x8000, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int16(a[l])), int64(int16(b[l]))
@@ -1953,6 +2058,9 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffff^0x8000, 0xffff, 0x8000, 1)
+		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2003,6 +2111,9 @@ func setpGES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEq(a, b, 0xffffffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -2037,6 +2148,9 @@ func cmpEQS32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpEQS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpEqK(a, k&0xffffffff, 0xffffffff)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2087,6 +2201,9 @@ func setpEQS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEq(a, b, 0xffffffff)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(uint32(a[l])), int64(uint32(b[l]))
@@ -2121,6 +2238,9 @@ func cmpNES32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpNES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return ^vecCmpEqK(a, k&0xffffffff, 0xffffffff)
+		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2171,6 +2291,9 @@ func setpNES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffffffff, 0x80000000, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int32(a[l])), int64(int32(b[l]))
@@ -2205,6 +2328,9 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 0)
+		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2255,6 +2381,9 @@ func setpLTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(a, b, 0xffffffff, 0x80000000, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int32(a[l])), int64(int32(b[l]))
@@ -2289,6 +2418,9 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpLES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffAK(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 1)
+		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2339,6 +2471,9 @@ func setpLES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffffffff, 0x80000000, 0)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int32(a[l])), int64(int32(b[l]))
@@ -2373,6 +2508,9 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 0)
+		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2423,6 +2561,9 @@ func setpGTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 
 func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiff(b, a, 0xffffffff, 0x80000000, 1)
+		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
 			x, y := int64(int32(a[l])), int64(int32(b[l]))
@@ -2457,6 +2598,9 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 
 func cmpGES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
+		if ixVec {
+			return vecCmpDiffKA(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 1)
+		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
 			var g uint32

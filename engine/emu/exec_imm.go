@@ -27,11 +27,10 @@ func ixImmediateB(b *binder, w uint, e32, e64 execFn) bool {
 func execIxAddImm32(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, k := w.r(op.D), w.r(op.A), uint32(op.Imm)
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			d[l] = uint64(uint32(a[l]) + k)
-			d[l+1] = uint64(uint32(a[l+1]) + k)
-			d[l+2] = uint64(uint32(a[l+2]) + k)
-			d[l+3] = uint64(uint32(a[l+3]) + k)
+		if ixVec {
+			vecAddImm32(d, a, uint64(k))
+		} else {
+			addImm32AllGo(d, a, uint64(k))
 		}
 		return nil
 	}
@@ -82,11 +81,10 @@ func execIxShlImm32(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	s &= 31 // in range: lets the shifts skip Go's test for large amounts
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			d[l] = uint64(uint32(a[l]) << s)
-			d[l+1] = uint64(uint32(a[l+1]) << s)
-			d[l+2] = uint64(uint32(a[l+2]) << s)
-			d[l+3] = uint64(uint32(a[l+3]) << s)
+		if ixVec {
+			vecShlImm32(d, a, uint64(s))
+		} else {
+			shlImm32AllGo(d, a, uint64(s))
 		}
 		return nil
 	}
@@ -126,11 +124,10 @@ func execIxShrImm32(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	s &= 31 // in range: lets the shifts skip Go's test for large amounts
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 {
-			d[l] = uint64(uint32(a[l]) >> s)
-			d[l+1] = uint64(uint32(a[l+1]) >> s)
-			d[l+2] = uint64(uint32(a[l+2]) >> s)
-			d[l+3] = uint64(uint32(a[l+3]) >> s)
+		if ixVec {
+			vecShrImm32(d, a, uint64(s))
+		} else {
+			shrImm32AllGo(d, a, uint64(s))
 		}
 		return nil
 	}

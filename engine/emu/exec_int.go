@@ -244,11 +244,10 @@ func execIxAdd(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
-			d[l] = (a[l] + b[l]) & m
-			d[l+1] = (a[l+1] + b[l+1]) & m
-			d[l+2] = (a[l+2] + b[l+2]) & m
-			d[l+3] = (a[l+3] + b[l+3]) & m
+		if ixVec {
+			vecAddM(d, a, b, m)
+		} else {
+			addAllGo(d, a, b, m)
 		}
 		return nil
 	}
@@ -263,11 +262,10 @@ func execIxSub(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
-			d[l] = (a[l] - b[l]) & m
-			d[l+1] = (a[l+1] - b[l+1]) & m
-			d[l+2] = (a[l+2] - b[l+2]) & m
-			d[l+3] = (a[l+3] - b[l+3]) & m
+		if ixVec {
+			vecSubM(d, a, b, m)
+		} else {
+			subAllGo(d, a, b, m)
 		}
 		return nil
 	}
@@ -301,11 +299,10 @@ func execIxMadLo(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b, c := w.r(op.D), w.r(op.A), w.r(op.B), w.r(op.C)
 	m := op.Imm
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
-			d[l] = (a[l]*b[l] + c[l]) & m
-			d[l+1] = (a[l+1]*b[l+1] + c[l+1]) & m
-			d[l+2] = (a[l+2]*b[l+2] + c[l+2]) & m
-			d[l+3] = (a[l+3]*b[l+3] + c[l+3]) & m
+		if ixVec && m <= 0xffffffff {
+			vecMadLoM(d, a, b, c, m)
+		} else {
+			madLoAllGo(d, a, b, c, m)
 		}
 		return nil
 	}

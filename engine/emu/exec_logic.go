@@ -95,11 +95,10 @@ func execIxAnd(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
-			d[l] = a[l] & b[l] & m
-			d[l+1] = a[l+1] & b[l+1] & m
-			d[l+2] = a[l+2] & b[l+2] & m
-			d[l+3] = a[l+3] & b[l+3] & m
+		if ixVec {
+			vecAndM(d, a, b, m)
+		} else {
+			andAllGo(d, a, b, m)
 		}
 		return nil
 	}
@@ -114,11 +113,10 @@ func execIxOr(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
-			d[l] = (a[l] | b[l]) & m
-			d[l+1] = (a[l+1] | b[l+1]) & m
-			d[l+2] = (a[l+2] | b[l+2]) & m
-			d[l+3] = (a[l+3] | b[l+3]) & m
+		if ixVec {
+			vecOrM(d, a, b, m)
+		} else {
+			orAllGo(d, a, b, m)
 		}
 		return nil
 	}
@@ -133,11 +131,10 @@ func execIxXor(w *Warp, op *Op, mask uint32) *Fault {
 	d, a, b := w.r(op.D), w.r(op.A), w.r(op.B)
 	m := op.Imm
 	if mask == ixAll {
-		for l := 0; l < 32; l += 4 { // unrolled: no bounds checks, a quarter of the loop overhead
-			d[l] = (a[l] ^ b[l]) & m
-			d[l+1] = (a[l+1] ^ b[l+1]) & m
-			d[l+2] = (a[l+2] ^ b[l+2]) & m
-			d[l+3] = (a[l+3] ^ b[l+3]) & m
+		if ixVec {
+			vecXorM(d, a, b, m)
+		} else {
+			xorAllGo(d, a, b, m)
 		}
 		return nil
 	}
