@@ -597,6 +597,18 @@ func (c *Checker) Observes() emu.ObserveFlags {
 // launch again with a checker that checks everything: launch.RunWith does).
 func (c *Checker) LeaveShared() { c.globalOnly = true }
 
+// WatchGlobal implements emu.GlobalWatcher: of global memory, the checker
+// needs the accesses to the allocations that hold bytes the launch left
+// uninitialised (its regions) only.
+func (c *Checker) WatchGlobal(base, size uint64) bool {
+	for _, r := range c.regions {
+		if r.base < base+size && base < r.base+r.size {
+			return true
+		}
+	}
+	return false
+}
+
 // Steps returns the number of warp-instructions the checker has seen.
 func (c *Checker) Steps() int64 { return c.seq }
 

@@ -455,12 +455,12 @@ func execLdGlobal(w *Warp, op *Op, mask uint32) *Fault {
 // copies; anything else takes execLdGlobal's lane-by-lane path, which gives
 // the same values and faults.
 func execLdGlobal4(w *Warp, op *Op, mask uint32) *Fault {
-	if mask != ixAll || op.A < 0 || op.A == op.D || w.m.obsAcc {
+	if mask != ixAll || op.A < 0 || op.A == op.D || w.m.obsAcc && !w.m.obsQuiet {
 		return memLdFastGlobal(w, op, mask, isa.Global)
 	}
 	base, am, off := w.r(op.A), op.Imm, uint64(op.Off)
 	a := w.m.Global.Find(off+base[0]&am, 4)
-	if a == nil || len(a.Data) < 4 {
+	if a == nil || len(a.Data) < 4 || w.m.obsAcc && !a.quiet {
 		return memLdFastGlobal(w, op, mask, isa.Global)
 	}
 	data := a.Data
@@ -486,13 +486,43 @@ func execLdGlobal4(w *Warp, op *Op, mask uint32) *Fault {
 	return nil
 }
 
+// quietGlobal reports whether every lane of mask accesses size aligned
+// bytes of a quiet global allocation (Alloc.quiet), so that the access
+// needs no report: the plain paths then serve it as without observers.
+// Anything else (a lane outside every allocation, misaligned, in a watched
+// one) goes to the observed paths, which report it or its fault.
+func (w *Warp) quietGlobal(op *Op, mask uint32, size int) bool {
+	if !w.m.obsQuiet {
+		return false
+	}
+	g := &w.m.Global
+	am, off, us := op.Imm, uint64(op.Off), uint64(size)
+	base := &ixZero
+	if op.A >= 0 {
+		base = w.r(op.A)
+	}
+	var a *Alloc
+	for m := mask; m != 0; m &= m - 1 {
+		addr := off + base[bits.TrailingZeros32(m)]&am
+		if a == nil || addr < a.Base || addr-a.Base > uint64(len(a.Data)) || addr-a.Base+us > uint64(len(a.Data)) {
+			if a = g.Find(addr, size); a == nil || addr-a.Base+us > uint64(len(a.Data)) {
+				return false
+			}
+		}
+		if !a.quiet || addr&(us-1) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func execLdGeneric(w *Warp, op *Op, mask uint32) *Fault {
 	return memLdFastGlobal(w, op, mask, isa.SpaceNone)
 }
 
 func memLdFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
-	if w.m.obsAcc {
+	if w.m.obsAcc && !(space == isa.Global && w.quietGlobal(op, mask, size)) {
 		if w.m.fast.noObservedFast {
 			return memLdSlow(w, op, mask, space, size)
 		}
@@ -723,7 +753,7 @@ func execStGeneric(w *Warp, op *Op, mask uint32) *Fault {
 
 func memStFastGlobal(w *Warp, op *Op, mask uint32, space isa.Space) *Fault {
 	size := op.Type.Size()
-	if w.m.obsAcc {
+	if w.m.obsAcc && !(space == isa.Global && w.quietGlobal(op, mask, size)) {
 		if w.m.fast.noObservedFast {
 			return memStSlow(w, op, mask, space, size)
 		}

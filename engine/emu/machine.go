@@ -130,11 +130,13 @@ type Machine struct {
 	// destination is its address register.
 	sink      SharedSink
 	plainSink bool
-	addrCopy  [32]uint64
-	bp        []bool
-	bpResume  bool
-	released  bool // a barrier released during the current step
-	brkpt     bool // a brkpt instruction executed
+	// obsQuiet: a global allocation is quiet (Alloc.quiet, setQuiet).
+	obsQuiet bool
+	addrCopy [32]uint64
+	bp       []bool
+	bpResume bool
+	released bool // a barrier released during the current step
+	brkpt    bool // a brkpt instruction executed
 
 	obs       Observer // every installed observer; nil when none
 	observers observerSet

@@ -12,6 +12,11 @@ type Alloc struct {
 	Name string
 	Base uint64
 	Data []byte
+	// quiet: no installed observer needs the accesses to it (every
+	// observer of accesses is a GlobalWatcher that does not watch it), so
+	// the plain global loads and stores that touch it alone report
+	// nothing (Machine.setObservers sets it).
+	quiet bool
 }
 
 // GlobalMem is the device's global memory: a sorted list of allocations

@@ -98,6 +98,48 @@ type flagged struct {
 	globalOnly bool
 }
 
+// GlobalWatcher is implemented by an observer of memory accesses that
+// needs those of some global allocations only (the race checker: the
+// allocations that hold bytes the launch left uninitialised). A plain
+// global load or store whose lanes all access allocations that no
+// installed observer watches is then not reported; every other access
+// is, as without it.
+type GlobalWatcher interface {
+	// WatchGlobal reports whether the observer needs the accesses to the
+	// allocation of size bytes (its capacity) at base.
+	WatchGlobal(base, size uint64) bool
+}
+
+// setQuiet marks the global allocations no observer of accesses watches
+// (Alloc.quiet) and notes in obsQuiet whether there is one.
+func (m *Machine) setQuiet() {
+	m.obsQuiet = false
+	for _, a := range m.Global.allocs {
+		a.quiet = m.obsAcc && m.observers.quiet(a)
+		m.obsQuiet = m.obsQuiet || a.quiet
+	}
+}
+
+// quiet reports whether no installed observer of accesses watches a.
+func (s *observerSet) quiet(a *Alloc) bool {
+	ok := true
+	check := func(o Observer) {
+		if observesOf(o)&(ObserveAccesses|ObserveOldBytes) == 0 {
+			return
+		}
+		if gw, is := o.(GlobalWatcher); !is || gw.WatchGlobal(a.Base, uint64(cap(a.Data))) {
+			ok = false
+		}
+	}
+	if s.primary != nil {
+		check(s.primary)
+	}
+	for _, x := range s.added {
+		check(x.o)
+	}
+	return ok
+}
+
 // wants reports whether an observer that asked for flags is called for in.
 func wants(flags ObserveFlags, in *StepInfo) bool {
 	return flags&ObserveEveryStep != 0 || in.Fault != nil ||
@@ -195,6 +237,7 @@ func (m *Machine) setObservers() {
 	m.obsMasks = f&ObserveMaskChanges != 0
 	m.obsUnordered = f&ObserveUnordered != 0
 	m.obsTurns = f&(ObserveEvents|ObserveMaskChanges) != 0
+	m.setQuiet()
 }
 
 // installed reports whether o is installed.
