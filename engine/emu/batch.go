@@ -274,7 +274,7 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 		// ready warp issues, as issueNext does.
 		return m.issueBatched(lead)
 	}
-	if len(w.stack) == 1 && m.obs == nil && len(m.pendReconv) == 0 {
+	if len(w.stack) == 1 && len(m.pendReconv) == 0 {
 		m.execOne(w) // exec's own test, without the call to exec
 	} else {
 		m.exec(w)

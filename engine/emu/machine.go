@@ -1055,9 +1055,9 @@ func (m *Machine) exec(w *Warp) {
 	}
 }
 
-// execOne is exec for a warp with one group (one stack entry) while
-// nothing observes the run: exec without the steps for groups that
-// execute together, observers and reconvergence events.
+// execOne is exec for a warp with one group (one stack entry) and no
+// reconvergence event to report: exec without the steps for groups that
+// execute together.
 func (m *Machine) execOne(w *Warp) {
 	w.pick = PickOnly
 	if !m.indep {
@@ -1078,6 +1078,12 @@ func (m *Machine) execOne(w *Warp) {
 	}
 	if op.Dyn {
 		m.refreshDyn(w)
+	}
+	if m.obs != nil && (m.obsEvery || m.obsTurns || m.prog.lead[pc] == leadStop) {
+		// Observed, unless it is a register-only instruction or a bra
+		// (no access, no fault) and no observer follows every step,
+		// events or changes of active lanes: a lead runs those so too.
+		m.observeIssue(w, int(pc), mask, emask)
 	}
 	w.issued++
 	w.lastPC, w.lastMask = int(pc), mask
