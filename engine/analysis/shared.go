@@ -225,42 +225,14 @@ func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, b
 // conflict-free (two broadcast words conflict when they are different
 // words of one bank). Lane l's offset is off + base[l]&am.
 func sharedRegular4(base *[32]uint64, am, off uint64) (free, known bool) {
-	x0, x16 := base[0]&am, base[16]&am
-	o0, o16 := off+x0, off+x16
-	if (o0|o16)&3 != 0 {
-		return false, false
-	}
-	// Lane l's offset equals another's exactly when their base&am do, and
-	// exceeds it by d when base&am does (the sums are taken modulo 2^64
-	// alike), so each pattern is one pass of differences (patternDiff).
-	switch base[1] & am {
-	case x0:
-		if patternDiff(base, am, x0, x16, &rampBroadcast) != 0 {
-			return false, false
-		}
+	switch p, o0, o16 := emu.ClassifyWarp(base, am, off); p {
+	case emu.PatternBroadcastHalves:
 		w0, w16 := o0/4, o16/4
 		return w0 == w16 || w0%Banks != w16%Banks, true
-	case x0 + 4:
-		if o16 != o0 && o16 != o0+64 {
-			return false, false
-		}
-		d := patternDiff(base, am, x0, x16, &rampWords)
-		return d == 0, d == 0
+	case emu.PatternRunHalves:
+		return true, true
 	}
 	return false, false
-}
-
-// The half-warp patterns of sharedRegular4: one word, or consecutive
-// words.
-var rampBroadcast, rampWords = [16]uint64{}, [16]uint64{0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60}
-
-// patternDiffGo is patternDiff lane by lane.
-func patternDiffGo(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64 {
-	var d uint64
-	for l := 0; l < 16; l++ {
-		d |= (base[l]&am ^ (x0 + ramp[l])) | (base[l+16]&am ^ (x16 + ramp[l]))
-	}
-	return d
 }
 
 func phaseMask(first, n int) uint32 {

@@ -1,9 +1,6 @@
 package analysis
 
-import (
-	"math/rand"
-	"testing"
-)
+import "testing"
 
 // TestSharedRegular4: where the pattern shortcut decides a full warp's
 // 4-byte access, it decides as the bank table does: broadcasts of each
@@ -79,42 +76,5 @@ func TestSharedRegular4(t *testing.T) {
 	}
 	if known < 100 {
 		t.Errorf("only %d patterns decided", known)
-	}
-}
-
-// TestPatternDiff: the pattern check gives the lane-by-lane differences'
-// OR (in vectors where the processor has them), on offsets that follow
-// either ramp, or all but one lane, with any mask and bits above it.
-func TestPatternDiff(t *testing.T) {
-	rng := rand.New(rand.NewSource(4))
-	zero := 0
-	for iter := 0; iter < 20000; iter++ {
-		ramp := &rampBroadcast
-		if rng.Intn(2) == 0 {
-			ramp = &rampWords
-		}
-		am := []uint64{0xffffffff, ^uint64(0), 0xffff}[rng.Intn(3)]
-		x0, x16 := rng.Uint64()&am, rng.Uint64()&am
-		var base [32]uint64
-		for l := range base {
-			x := x0
-			if l >= 16 {
-				x = x16
-			}
-			base[l] = (x+ramp[l%16])&am | rng.Uint64()&^am
-		}
-		if rng.Intn(2) == 0 {
-			base[rng.Intn(32)] ^= 1 << rng.Intn(64)
-		}
-		got, want := patternDiff(&base, am, x0, x16, ramp), patternDiffGo(&base, am, x0, x16, ramp)
-		if got != want {
-			t.Fatalf("am %#x x0 %#x x16 %#x: %#x, lane by lane %#x\nbase %x", am, x0, x16, got, want, base)
-		}
-		if got == 0 {
-			zero++
-		}
-	}
-	if zero < 5000 {
-		t.Errorf("only %d patterns matched", zero)
 	}
 }

@@ -68,5 +68,11 @@ func vecCmpEq(a, b *[32]uint64, w uint64) uint32
 //go:noescape
 func vecCmpEqK(a *[32]uint64, y, w uint64) uint32
 
+// patternDiffVec is patternDiffGo (warppattern.go) for AVX2
+// (warppattern_amd64.s).
+//
+//go:noescape
+func patternDiffVec(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64
+
 // ixVec: the routines above run on this processor.
 var ixVec = fmaVec

@@ -56,3 +56,7 @@ func vecCmpEqK(a *[32]uint64, y, w uint64) (r uint32) {
 	}
 	return r
 }
+
+func patternDiffVec(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64 {
+	return patternDiffGo(base, am, x0, x16, ramp)
+}

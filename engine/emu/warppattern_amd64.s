@@ -11,7 +11,7 @@
 	VPOR Y0, Y13, Y13
 
 // func patternDiffVec(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64
-// See pattern_amd64.go.
+// See warppattern.go.
 TEXT ·patternDiffVec(SB), NOSPLIT, $0-48
 	MOVQ base+0(FP), SI
 	MOVQ ramp+32(FP), DX
