@@ -305,6 +305,19 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 		return 0
 	}
 	if mask == ixAll {
+		// Each half-warp reading one word, or the two half-warps the same
+		// run of 16 words: every word read by several threads (sfMany),
+		// decided a word at a time.
+		switch p, o0, o16 := ClassifyWarp(base, am, off); {
+		case p == PatternBroadcastHalves:
+			if sfManyWords(acc, wr, o0>>2, 1) && sfManyWords(acc, wr, o16>>2, 1) {
+				return -1
+			}
+		case p == PatternRunHalves && o16 == o0:
+			if sfManyWords(acc, wr, o0>>2, 16) {
+				return -1
+			}
+		}
 		if am == 0xffffffff && off == 0 {
 			// A 32-bit address register alone: four lanes at a time, the
 			// words of the whole CTA's reads (sfMany) passed over.
@@ -336,6 +349,29 @@ func sfReads(acc []uint32, wr []uint8, mask uint32, base *[32]uint64, am, off ui
 		}
 	}
 	return sfReadsLanes(acc, wr, mask, base, am, off, me0)
+}
+
+// sfManyWords applies reads by several threads (each reads all of every
+// word, and at least two read each) to the n words from i, and reports
+// whether none was suspect; at a word that may be (out of range, bytes
+// never written or a copy in flight, a writer in the phase) it stops and
+// reports false, the words before it applied, for the lane-by-lane path
+// to decide from there (applying reads again changes nothing).
+func sfManyWords(acc []uint32, wr []uint8, i uint64, n int) bool {
+	if i+uint64(n) > uint64(len(acc)) || len(wr) != len(acc) {
+		return false
+	}
+	for j := i; j < i+uint64(n); j++ {
+		x := acc[j]
+		if x == sfMany {
+			continue
+		}
+		if wr[j] != 0xf || x>>16 != 0 {
+			return false
+		}
+		acc[j] = x | sfMany
+	}
+	return true
 }
 
 // sfReadsLanes is sfReads lane by lane.

@@ -33,6 +33,9 @@ func filterCTA(t *testing.T) (*Machine, *CTA) {
 	return m, m.newCTA(0)
 }
 
+// filterWords is the size of filterSrc's shared memory in words.
+const filterWords = 64
+
 // oneCTA is the launch of filterMachine's kernels: one CTA of 64 threads.
 var oneCTA = Config{Grid: [3]int{1, 1, 1}, Block: [3]int{64, 1, 1}}
 
@@ -174,8 +177,8 @@ func TestSharedFilterWarpPath(t *testing.T) {
 	for pattern := range 4 {
 		for _, write := range []bool{false, true} {
 			for written := range 3 { // none, all, all but word 3
-				for before := range 3 {
-					for _, offset := range []uint64{0, 8} {
+				for before := range 5 {
+					for _, offset := range []uint64{0, 8, 4*filterWords - 32, 4*filterWords - 60} {
 						var base [32]uint64
 						for l := range base {
 							switch pattern {
@@ -204,9 +207,18 @@ func TestSharedFilterWarpPath(t *testing.T) {
 									c.sfWr[3] = 0x7
 								}
 							}
-							// Reads before, by another warp's lane or by two.
-							for r := range before {
-								c.Warps[1].sfLane(AccessLoad, r, offset+base[0], 4)
+							// Before: reads by another warp's lane or by two,
+							// a write of lane 0's word by another warp, or a
+							// read of part of it.
+							switch {
+							case before < 3:
+								for r := range before {
+									c.Warps[1].sfLane(AccessLoad, r, offset+base[0], 4)
+								}
+							case before == 3:
+								c.Warps[1].sfLane(AccessStore, 0, offset+base[0], 4)
+							default:
+								c.Warps[1].sfLane(AccessLoad, 0, offset+base[0], 2)
 							}
 						}
 						cs[0].Warps[0].sfWarp(write, ixAll, &base, am, offset, 4)
