@@ -2,6 +2,29 @@
 
 #include "textflag.h"
 
+// ALL8 applies ONE to the eight groups of four lanes, by their byte
+// offsets; ALL8SH also gives each its first lane (the shift of its bits
+// in a lane mask).
+#define ALL8(ONE) \
+	ONE(0) \
+	ONE(32) \
+	ONE(64) \
+	ONE(96) \
+	ONE(128) \
+	ONE(160) \
+	ONE(192) \
+	ONE(224)
+
+#define ALL8SH(ONE) \
+	ONE(0, 0) \
+	ONE(32, 4) \
+	ONE(64, 8) \
+	ONE(96, 12) \
+	ONE(128, 16) \
+	ONE(160, 20) \
+	ONE(192, 24) \
+	ONE(224, 28)
+
 // The whole-warp integer routines of lanes_int_amd64.go: 32 lanes of
 // 64-bit values, four per 256-bit vector, eight vectors.
 
@@ -66,27 +89,14 @@ TEXT ·vecMadLoM(SB), NOSPLIT, $0-40
 	MOVQ b+16(FP), DX
 	MOVQ c+24(FP), R8
 	VPBROADCASTQ m+32(FP), Y15
-	MAD1(0)
-	MAD1(32)
-	MAD1(64)
-	MAD1(96)
-	MAD1(128)
-	MAD1(160)
-	MAD1(192)
-	MAD1(224)
+	ALL8(MAD1)
 	VZEROUPPER
 	RET
 
-// UNI8 applies ONE (which takes a byte offset) to the 32 lanes.
+// UNI8 applies ONE (which takes a byte offset) to the 32 lanes and
+// returns.
 #define UNI8(ONE) \
-	ONE(0) \
-	ONE(32) \
-	ONE(64) \
-	ONE(96) \
-	ONE(128) \
-	ONE(160) \
-	ONE(192) \
-	ONE(224) \
+	ALL8(ONE) \
 	VZEROUPPER \
 	RET
 
@@ -171,14 +181,7 @@ TEXT ·vecCmpDiff(SB), NOSPLIT, $0-44
 	VPBROADCASTQ bias+24(FP), Y14
 	XORL AX, AX
 	VPBROADCASTQ c+32(FP), Y13
-	DIFF1(0, 0)
-	DIFF1(32, 4)
-	DIFF1(64, 8)
-	DIFF1(96, 12)
-	DIFF1(128, 16)
-	DIFF1(160, 20)
-	DIFF1(192, 24)
-	DIFF1(224, 28)
+	ALL8SH(DIFF1)
 	VZEROUPPER
 	MOVL AX, ret+40(FP)
 	RET
@@ -200,14 +203,7 @@ TEXT ·vecCmpDiffAK(SB), NOSPLIT, $0-44
 	ADDQ c+32(FP), CX
 	MOVQ CX, X12
 	VPBROADCASTQ X12, Y12
-	AK1(0, 0)
-	AK1(32, 4)
-	AK1(64, 8)
-	AK1(96, 12)
-	AK1(128, 16)
-	AK1(160, 20)
-	AK1(192, 24)
-	AK1(224, 28)
+	ALL8SH(AK1)
 	VZEROUPPER
 	MOVL AX, ret+40(FP)
 	RET
@@ -229,14 +225,7 @@ TEXT ·vecCmpDiffKA(SB), NOSPLIT, $0-44
 	SUBQ c+32(FP), CX
 	MOVQ CX, X12
 	VPBROADCASTQ X12, Y12
-	KA1(0, 0)
-	KA1(32, 4)
-	KA1(64, 8)
-	KA1(96, 12)
-	KA1(128, 16)
-	KA1(160, 20)
-	KA1(192, 24)
-	KA1(224, 28)
+	ALL8SH(KA1)
 	VZEROUPPER
 	MOVL AX, ret+40(FP)
 	RET
@@ -259,14 +248,7 @@ TEXT ·vecCmpEq(SB), NOSPLIT, $0-28
 	MOVQ b+8(FP), DX
 	VPBROADCASTQ w+16(FP), Y15
 	XORL AX, AX
-	EQB1(0, 0)
-	EQB1(32, 4)
-	EQB1(64, 8)
-	EQB1(96, 12)
-	EQB1(128, 16)
-	EQB1(160, 20)
-	EQB1(192, 24)
-	EQB1(224, 28)
+	ALL8SH(EQB1)
 	VZEROUPPER
 	MOVL AX, ret+24(FP)
 	RET
@@ -278,14 +260,7 @@ TEXT ·vecCmpEqK(SB), NOSPLIT, $0-28
 	VPBROADCASTQ w+16(FP), Y15
 	VPBROADCASTQ y+8(FP), Y12
 	XORL AX, AX
-	EQ1(0, 0)
-	EQ1(32, 4)
-	EQ1(64, 8)
-	EQ1(96, 12)
-	EQ1(128, 16)
-	EQ1(160, 20)
-	EQ1(192, 24)
-	EQ1(224, 28)
+	ALL8SH(EQ1)
 	VZEROUPPER
 	MOVL AX, ret+24(FP)
 	RET
