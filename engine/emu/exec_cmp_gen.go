@@ -192,7 +192,7 @@ func setpNEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffff, 0, 0)
+			return vecCmpLT(a, b, 0xffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -229,7 +229,7 @@ func cmpLTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffff, 0xffff, 0, 0)
+			return vecCmpLTK(a, k&0xffff, 0xffff, 0)
 		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
@@ -282,7 +282,7 @@ func setpLTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffff, 0, 1)
+			return ^vecCmpLT(b, a, 0xffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -319,7 +319,7 @@ func cmpLEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffff, 0xffff, 0, 1)
+			return vecCmpLTK(a, (k&0xffff)+1, 0xffff, 0)
 		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
@@ -372,7 +372,7 @@ func setpLEU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffff, 0, 0)
+			return vecCmpLT(b, a, 0xffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -409,7 +409,7 @@ func cmpGTU16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGTU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffff, 0xffff, 0, 0)
+			return ^vecCmpLTK(a, (k&0xffff)+1, 0xffff, 0)
 		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
@@ -462,7 +462,7 @@ func setpGTU16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffff, 0, 1)
+			return ^vecCmpLT(a, b, 0xffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -499,7 +499,7 @@ func cmpGEU16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGEU16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffff, 0xffff, 0, 1)
+			return ^vecCmpLTK(a, k&0xffff, 0xffff, 0)
 		}
 		y := int64(uint16(k))
 		for l := 0; l < 32; l += 8 {
@@ -732,7 +732,7 @@ func setpNEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffffffff, 0, 0)
+			return vecCmpLT(a, b, 0xffffffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -769,7 +769,7 @@ func cmpLTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffffffff, 0xffffffff, 0, 0)
+			return vecCmpLTK(a, k&0xffffffff, 0xffffffff, 0)
 		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
@@ -822,7 +822,7 @@ func setpLTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffffffff, 0, 1)
+			return ^vecCmpLT(b, a, 0xffffffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -859,7 +859,7 @@ func cmpLEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffffffff, 0xffffffff, 0, 1)
+			return vecCmpLTK(a, (k&0xffffffff)+1, 0xffffffff, 0)
 		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
@@ -912,7 +912,7 @@ func setpLEU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffffffff, 0, 0)
+			return vecCmpLT(b, a, 0xffffffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -949,7 +949,7 @@ func cmpGTU32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGTU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffffffff, 0xffffffff, 0, 0)
+			return ^vecCmpLTK(a, (k&0xffffffff)+1, 0xffffffff, 0)
 		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
@@ -1002,7 +1002,7 @@ func setpGTU32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffffffff, 0, 1)
+			return ^vecCmpLT(a, b, 0xffffffff, 0)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1039,7 +1039,7 @@ func cmpGEU32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGEU32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffffffff, 0xffffffff, 0, 1)
+			return ^vecCmpLTK(a, k&0xffffffff, 0xffffffff, 0)
 		}
 		y := int64(uint32(k))
 		for l := 0; l < 32; l += 8 {
@@ -1752,7 +1752,7 @@ func setpNES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffff, 0x8000, 0)
+			return vecCmpLT(a, b, 0xffff, 0x8000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1789,7 +1789,7 @@ func cmpLTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffff^0x8000, 0xffff, 0x8000, 0)
+			return vecCmpLTK(a, k&0xffff^0x8000, 0xffff, 0x8000)
 		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
@@ -1842,7 +1842,7 @@ func setpLTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffff, 0x8000, 1)
+			return ^vecCmpLT(b, a, 0xffff, 0x8000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1879,7 +1879,7 @@ func cmpLES16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffff^0x8000, 0xffff, 0x8000, 1)
+			return vecCmpLTK(a, (k&0xffff^0x8000)+1, 0xffff, 0x8000)
 		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
@@ -1932,7 +1932,7 @@ func setpLES16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffff, 0x8000, 0)
+			return vecCmpLT(b, a, 0xffff, 0x8000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -1969,7 +1969,7 @@ func cmpGTS16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGTS16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffff^0x8000, 0xffff, 0x8000, 0)
+			return ^vecCmpLTK(a, (k&0xffff^0x8000)+1, 0xffff, 0x8000)
 		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
@@ -2022,7 +2022,7 @@ func setpGTS16Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffff, 0x8000, 1)
+			return ^vecCmpLT(a, b, 0xffff, 0x8000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2059,7 +2059,7 @@ func cmpGES16(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGES16Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffff^0x8000, 0xffff, 0x8000, 1)
+			return ^vecCmpLTK(a, k&0xffff^0x8000, 0xffff, 0x8000)
 		}
 		y := int64(int16(k))
 		for l := 0; l < 32; l += 8 {
@@ -2292,7 +2292,7 @@ func setpNES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffffffff, 0x80000000, 0)
+			return vecCmpLT(a, b, 0xffffffff, 0x80000000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2329,7 +2329,7 @@ func cmpLTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 0)
+			return vecCmpLTK(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000)
 		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
@@ -2382,7 +2382,7 @@ func setpLTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(a, b, 0xffffffff, 0x80000000, 1)
+			return ^vecCmpLT(b, a, 0xffffffff, 0x80000000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2419,7 +2419,7 @@ func cmpLES32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpLES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffAK(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 1)
+			return vecCmpLTK(a, (k&0xffffffff^0x80000000)+1, 0xffffffff, 0x80000000)
 		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
@@ -2472,7 +2472,7 @@ func setpLES32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffffffff, 0x80000000, 0)
+			return vecCmpLT(b, a, 0xffffffff, 0x80000000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2509,7 +2509,7 @@ func cmpGTS32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGTS32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 0)
+			return ^vecCmpLTK(a, (k&0xffffffff^0x80000000)+1, 0xffffffff, 0x80000000)
 		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {
@@ -2562,7 +2562,7 @@ func setpGTS32Imm(w *Warp, op *Op, mask uint32) *Fault {
 func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiff(b, a, 0xffffffff, 0x80000000, 1)
+			return ^vecCmpLT(a, b, 0xffffffff, 0x80000000)
 		}
 		for l := 0; l < 32; l += 8 {
 			var g uint32
@@ -2599,7 +2599,7 @@ func cmpGES32(a, b *[32]uint64, mask uint32) (r uint32) {
 func cmpGES32Imm(a *[32]uint64, k uint64, mask uint32) (r uint32) {
 	if mask == ixAll {
 		if ixVec {
-			return vecCmpDiffKA(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000, 1)
+			return ^vecCmpLTK(a, k&0xffffffff^0x80000000, 0xffffffff, 0x80000000)
 		}
 		y := int64(int32(k))
 		for l := 0; l < 32; l += 8 {

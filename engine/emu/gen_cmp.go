@@ -52,18 +52,26 @@ func main() {
 	// The same compares of a full warp in vectors where the processor has
 	// them (ixVec; lanes_int_amd64.go): the width's mask and the bias that
 	// turns a signed order into the unsigned one, and the call for a
-	// register (%[1]s: the width, %[2]s: the bias) and for an immediate.
+	// register and for an immediate (W: the width's mask, B: the bias, Y:
+	// the immediate read so, Z: its successor).
 	vecWidth := map[string][2]string{"U16": {"0xffff", "0"}, "S16": {"0xffff", "0x8000"}, "U32": {"0xffffffff", "0"}, "S32": {"0xffffffff", "0x80000000"}}
-	vecReg := map[string]string{"LT": "vecCmpDiff(a, b, %[1]s, %[2]s, 0)", "LE": "vecCmpDiff(a, b, %[1]s, %[2]s, 1)",
-		"GT": "vecCmpDiff(b, a, %[1]s, %[2]s, 0)", "GE": "vecCmpDiff(b, a, %[1]s, %[2]s, 1)", "EQ": "vecCmpEq(a, b, %[1]s)", "NE": "^vecCmpEq(a, b, %[1]s)"}
-	vecImm := map[string]string{"LT": "vecCmpDiffAK(a, k&%[1]s^%[2]s, %[1]s, %[2]s, 0)", "LE": "vecCmpDiffAK(a, k&%[1]s^%[2]s, %[1]s, %[2]s, 1)",
-		"GT": "vecCmpDiffKA(a, k&%[1]s^%[2]s, %[1]s, %[2]s, 0)", "GE": "vecCmpDiffKA(a, k&%[1]s^%[2]s, %[1]s, %[2]s, 1)", "EQ": "vecCmpEqK(a, k&%[1]s, %[1]s)", "NE": "^vecCmpEqK(a, k&%[1]s, %[1]s)"}
+	// LT compares; the other orders swap the operands or complement the
+	// result (x <= y is not y < x), and an immediate y's successor
+	// (at most 2^32) turns < into <=.
+	vecReg := map[string]string{"LT": "vecCmpLT(a, b, W, B)", "LE": "^vecCmpLT(b, a, W, B)",
+		"GT": "vecCmpLT(b, a, W, B)", "GE": "^vecCmpLT(a, b, W, B)", "EQ": "vecCmpEq(a, b, W)", "NE": "^vecCmpEq(a, b, W)"}
+	vecImm := map[string]string{"LT": "vecCmpLTK(a, Y, W, B)", "LE": "vecCmpLTK(a, Z, W, B)",
+		"GT": "^vecCmpLTK(a, Z, W, B)", "GE": "^vecCmpLTK(a, Y, W, B)", "EQ": "vecCmpEqK(a, k&W, W)", "NE": "^vecCmpEqK(a, k&W, W)"}
 	vecCall := func(tmpl map[string]string, t, c string) string {
 		wb, ok := vecWidth[t]
 		if !ok || tmpl[c] == "" {
 			return ""
 		}
-		call := strings.ReplaceAll(fmt.Sprintf(tmpl[c], wb[0], wb[1]), "^0,", ",")
+		y := "k&" + wb[0] + "^" + wb[1]
+		if wb[1] == "0" {
+			y = "k&" + wb[0]
+		}
+		call := strings.NewReplacer("W", wb[0], "B", wb[1], "Y", y, "Z", "("+y+")+1").Replace(tmpl[c])
 		return "\t\tif ixVec {\n\t\t\treturn " + call + "\n\t\t}\n"
 	}
 	var b bytes.Buffer

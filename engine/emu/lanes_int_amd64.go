@@ -39,24 +39,20 @@ func vecShlImm32(d, a *[32]uint64, s uint64)
 func vecShrImm32(d, a *[32]uint64, s uint64)
 
 // The compares of up to 32 bits: bit l of the result is set where the
-// expression holds of x = (a[l] & w) ^ bias (bias 0, or the sign bit of
+// relation holds of x = (a[l] & w) ^ bias (bias 0, or the sign bit of
 // the width for signed compares) and y (b[l] read the same way, or an
-// immediate already read so).
+// immediate already read so). The other orders are these with the
+// operands swapped or the result complemented (gen_cmp.go).
 
-// vecCmpDiff: x - ((b[l] & w) ^ bias) - c < 0.
+// vecCmpLT: x < (b[l] & w) ^ bias.
 //
 //go:noescape
-func vecCmpDiff(a, b *[32]uint64, w, bias, c uint64) uint32
+func vecCmpLT(a, b *[32]uint64, w, bias uint64) uint32
 
-// vecCmpDiffAK: x - y - c < 0.
+// vecCmpLTK: x < y (y at most 2^32).
 //
 //go:noescape
-func vecCmpDiffAK(a *[32]uint64, y, w, bias, c uint64) uint32
-
-// vecCmpDiffKA: y - x - c < 0.
-//
-//go:noescape
-func vecCmpDiffKA(a *[32]uint64, y, w, bias, c uint64) uint32
+func vecCmpLTK(a *[32]uint64, y, w, bias uint64) uint32
 
 // vecCmpEq: a[l] & w == b[l] & w.
 //

@@ -148,10 +148,10 @@ TEXT ·vecShrImm32(SB), NOSPLIT, $0-24
 	LOW32
 	UNI8(SHR1)
 
-// The compares of up to 32 bits (exec_cmp_gen.go): lane l's bit of the
-// result is the sign of a 64-bit expression of x = (a[l] & w) ^ bias and
-// y, values below 2^32 (the bias turns a signed order into the unsigned
-// one), collected four lanes at a time (VMOVMSKPD).
+// The compares of up to 32 bits (exec_cmp_gen.go): lane l's bit of x < y
+// is the sign of x - y, x = (a[l] & w) ^ bias and y being below 2^32 + 1
+// (the bias turns a signed order into the unsigned one), collected four
+// lanes at a time (VMOVMSKPD).
 
 // XLANES(off): x of the four lanes at byte offset off in Y0; SIGNS(sh):
 // the signs of Y0 into AX from bit sh.
@@ -164,70 +164,44 @@ TEXT ·vecShrImm32(SB), NOSPLIT, $0-24
 	SHLL $sh, BX \
 	ORL BX, AX
 
-#define DIFF1(off, sh) \
+// LT1: Y0 = x - ((b[l] & w) ^ bias).
+#define LT1(off, sh) \
 	XLANES(off) \
 	VPAND off(DX), Y15, Y1 \
 	VPXOR Y14, Y1, Y1 \
 	VPSUBQ Y1, Y0, Y0 \
-	VPSUBQ Y13, Y0, Y0 \
 	SIGNS(sh)
 
-// func vecCmpDiff(a, b *[32]uint64, w, bias, c uint64) uint32
-// bit l: x - ((b[l] & w) ^ bias) - c < 0.
-TEXT ·vecCmpDiff(SB), NOSPLIT, $0-44
+// func vecCmpLT(a, b *[32]uint64, w, bias uint64) uint32
+// bit l: x < (b[l] & w) ^ bias.
+TEXT ·vecCmpLT(SB), NOSPLIT, $0-36
 	MOVQ a+0(FP), SI
 	MOVQ b+8(FP), DX
 	VPBROADCASTQ w+16(FP), Y15
 	VPBROADCASTQ bias+24(FP), Y14
 	XORL AX, AX
-	VPBROADCASTQ c+32(FP), Y13
-	ALL8SH(DIFF1)
+	ALL8SH(LT1)
 	VZEROUPPER
-	MOVL AX, ret+40(FP)
+	MOVL AX, ret+32(FP)
 	RET
 
-// AK1: Y0 = x - y - c with Y12 = y + c.
-#define AK1(off, sh) \
+// LTK1: Y0 = x - y with Y12 = y.
+#define LTK1(off, sh) \
 	XLANES(off) \
 	VPSUBQ Y12, Y0, Y0 \
 	SIGNS(sh)
 
-// func vecCmpDiffAK(a *[32]uint64, y, w, bias, c uint64) uint32
-// bit l: x - y - c < 0.
-TEXT ·vecCmpDiffAK(SB), NOSPLIT, $0-44
+// func vecCmpLTK(a *[32]uint64, y, w, bias uint64) uint32
+// bit l: x < y.
+TEXT ·vecCmpLTK(SB), NOSPLIT, $0-36
 	MOVQ a+0(FP), SI
+	VPBROADCASTQ y+8(FP), Y12
 	VPBROADCASTQ w+16(FP), Y15
 	VPBROADCASTQ bias+24(FP), Y14
 	XORL AX, AX
-	MOVQ y+8(FP), CX
-	ADDQ c+32(FP), CX
-	MOVQ CX, X12
-	VPBROADCASTQ X12, Y12
-	ALL8SH(AK1)
+	ALL8SH(LTK1)
 	VZEROUPPER
-	MOVL AX, ret+40(FP)
-	RET
-
-// KA1: Y0 = (y - c) - x with Y12 = y - c.
-#define KA1(off, sh) \
-	XLANES(off) \
-	VPSUBQ Y0, Y12, Y0 \
-	SIGNS(sh)
-
-// func vecCmpDiffKA(a *[32]uint64, y, w, bias, c uint64) uint32
-// bit l: y - x - c < 0.
-TEXT ·vecCmpDiffKA(SB), NOSPLIT, $0-44
-	MOVQ a+0(FP), SI
-	VPBROADCASTQ w+16(FP), Y15
-	VPBROADCASTQ bias+24(FP), Y14
-	XORL AX, AX
-	MOVQ y+8(FP), CX
-	SUBQ c+32(FP), CX
-	MOVQ CX, X12
-	VPBROADCASTQ X12, Y12
-	ALL8SH(KA1)
-	VZEROUPPER
-	MOVL AX, ret+40(FP)
+	MOVL AX, ret+32(FP)
 	RET
 
 // EQ1: Y0 = all ones where (a[l] & w) == Y12.

@@ -18,23 +18,20 @@ func vecShrImm32(d, a *[32]uint64, s uint64)     { shrImm32AllGo(d, a, s) }
 
 // The compares of up to 32 bits (lanes_int_amd64.go), lane by lane.
 
-func vecCmpDiff(a, b *[32]uint64, w, bias, c uint64) (r uint32) {
+func vecCmpLT(a, b *[32]uint64, w, bias uint64) (r uint32) {
 	for l := range a {
-		r |= uint32(((a[l]&w^bias)-(b[l]&w^bias)-c)>>63) << l
+		if a[l]&w^bias < b[l]&w^bias {
+			r |= 1 << l
+		}
 	}
 	return r
 }
 
-func vecCmpDiffAK(a *[32]uint64, y, w, bias, c uint64) (r uint32) {
+func vecCmpLTK(a *[32]uint64, y, w, bias uint64) (r uint32) {
 	for l := range a {
-		r |= uint32(((a[l]&w^bias)-y-c)>>63) << l
-	}
-	return r
-}
-
-func vecCmpDiffKA(a *[32]uint64, y, w, bias, c uint64) (r uint32) {
-	for l := range a {
-		r |= uint32((y-(a[l]&w^bias)-c)>>63) << l
+		if a[l]&w^bias < y {
+			r |= 1 << l
+		}
 	}
 	return r
 }

@@ -131,11 +131,11 @@ func TestCmpLanesVec(t *testing.T) {
 				name      string
 				got, want uint32
 			}{
-				{"lt", vecCmpDiff(&a, &b, w, bias, 0), lt}, {"le", vecCmpDiff(&a, &b, w, bias, 1), le},
-				{"gt", vecCmpDiff(&b, &a, w, bias, 0), gt}, {"ge", vecCmpDiff(&b, &a, w, bias, 1), ge},
+				{"lt", vecCmpLT(&a, &b, w, bias), lt}, {"le", ^vecCmpLT(&b, &a, w, bias), le},
+				{"gt", vecCmpLT(&b, &a, w, bias), gt}, {"ge", ^vecCmpLT(&a, &b, w, bias), ge},
 				{"eq", vecCmpEq(&a, &b, w), eq},
-				{"lt imm", vecCmpDiffAK(&a, y, w, bias, 0), ltK}, {"le imm", vecCmpDiffAK(&a, y, w, bias, 1), leK},
-				{"gt imm", vecCmpDiffKA(&a, y, w, bias, 0), gtK}, {"ge imm", vecCmpDiffKA(&a, y, w, bias, 1), geK},
+				{"lt imm", vecCmpLTK(&a, y, w, bias), ltK}, {"le imm", vecCmpLTK(&a, y+1, w, bias), leK},
+				{"gt imm", ^vecCmpLTK(&a, y+1, w, bias), gtK}, {"ge imm", ^vecCmpLTK(&a, y, w, bias), geK},
 				{"eq imm", vecCmpEqK(&a, k&w, w), eqK},
 			} {
 				if c.got != c.want {
