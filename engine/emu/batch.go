@@ -95,6 +95,10 @@ const (
 	// runs it for the warp's only thread group or the SIMT stack's top,
 	// exactly as its turn would.
 	leadLocal
+	// leadStraight (only in Program.runKind, leadPure in Program.lead):
+	// the first of at least three leadPure instructions that are not
+	// control flow (Program.pure), which leadRun runs in one loop.
+	leadStraight
 )
 
 // leadKinds classifies ops: lead[pc] says whether Ops[pc] is register-only
@@ -615,7 +619,7 @@ out:
 // not register-only, a branch that diverges or reconverges, or leadMax.
 // It adds the instructions to *n and reports whether the lead may go on.
 func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
-	kind := m.prog.runKind
+	kind, pure := m.prog.runKind, m.prog.pure
 	ops := m.prog.Ops
 	top := &w.stack[len(w.stack)-1]
 	mask := top.Mask
@@ -632,6 +636,33 @@ func (m *Machine) leadRun(w *Warp, n *int32) (more bool) {
 			case leadStop:
 				more = false
 				goto out
+			case leadStraight:
+				// A run of register-only instructions, none of them
+				// control flow: each executed as below (at the stack
+				// top's pc, which names an instruction's fault), without
+				// looking at each one's kind.
+				end := min(pc+int32(pure[pc]), pc+(leadMax-k))
+				if rp := top.RPC; pc < rp && rp < end {
+					end = rp
+				}
+				for p := pc; p < end; p++ {
+					op = &ops[p]
+					top.PC = p
+					if e := guarded(w, op, mask); e != 0 && !m.execOp(w, op, e) {
+						k += p - pc + 1
+						last = p
+						goto out
+					}
+				}
+				k += end - pc
+				last = end - 1
+				top.PC = end
+				if end == top.RPC {
+					w.unwind()
+					more = true
+					goto out
+				}
+				continue
 			case leadShared, leadLocal:
 				// A shared-memory load at a quiet pc, which runs while the
 				// CTA is quiet, or a warp-level instruction (leadOther).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -647,6 +648,87 @@ func TestBatchedFusedBranch(t *testing.T) {
 			b.Run(context.Background())
 			if d := a.DiffState(b); d != "" {
 				t.Fatalf("%s budget %d at the end: %s", s, budget, d)
+			}
+		}
+	}
+}
+
+// straightPTX: a loop whose body is n register-only instructions (none of
+// them control flow) and, when diverge, a branch around half of them for
+// odd lanes; then a store.
+func straightPTX(n int, diverge bool) string {
+	var b strings.Builder
+	b.WriteString(`.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 buf) {
+	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
+	ld.param.u64 %rd1, [buf];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %r1;
+	mov.u32 %r3, 0;
+	and.b32 %r4, %r1, 1;
+	setp.eq.u32 %p2, %r4, 1;
+LOOP:
+`)
+	for i := range n {
+		if diverge && i == n/2 {
+			b.WriteString("\t@%p2 bra HALF;\n")
+		}
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "\txor.b32 %%r2, %%r2, %d;\n", i*2654435761%1000+1)
+		} else {
+			b.WriteString("\tadd.u32 %r2, %r2, %r1;\n")
+		}
+		if diverge && i == n/2+n/4 {
+			b.WriteString("HALF:\n")
+		}
+	}
+	b.WriteString(`	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, 7;
+	@%p1 bra LOOP;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}`)
+	return b.String()
+}
+
+// TestLeadStraightRuns: leads run runs of register-only instructions
+// (leadStraight) of every length around the lead's limit and a
+// reconvergence point inside them as one instruction at a time does, and
+// no warp gets more than leadMax instructions ahead.
+func TestLeadStraightRuns(t *testing.T) {
+	for _, n := range []int{3, 40, 127, 130, 260} {
+		for _, diverge := range []bool{false, true} {
+			for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
+				name := fmt.Sprintf("n %d diverge %v %s", n, diverge, s)
+				l := batchLaunch{src: straightPTX(n, diverge), grid: 2, block: 96, words: 2 * 96, sched: s}
+				a, b := l.machine(t, true), l.machine(t, false)
+				if !slices.Contains(a.prog.runKind, leadStraight) {
+					t.Fatalf("%s: no straight run", name)
+				}
+				for {
+					r := a.issueBatched(true)
+					for _, w := range a.warps {
+						if w.ahead > leadMax {
+							t.Fatalf("%s: a warp is %d instructions ahead", name, w.ahead)
+						}
+					}
+					if r != StopStepped {
+						if r != StopDone || a.ahead != 0 {
+							t.Fatalf("%s: stop %v with %d ahead", name, r, a.ahead)
+						}
+						break
+					}
+				}
+				if r := b.Run(context.Background()); r != StopDone {
+					t.Fatalf("%s: unbatched stop %v", name, r)
+				}
+				if d := a.DiffState(b); d != "" {
+					t.Fatalf("%s: %s", name, d)
+				}
 			}
 		}
 	}

@@ -244,7 +244,8 @@ func (c *compiler) run() {
 		c.prog.remoteShared = c.prog.remoteShared || c.prog.Ops[i].Eff.Has(EffWriteRemoteShared)
 	}
 	c.prog.sharedLd = sharedLoads(c.prog.Ops, c.prog.quiet)
-	c.prog.runKind = runKinds(c.prog.Ops, c.prog.lead, c.prog.sharedLd)
+	c.prog.pure = pureRuns(c.prog.Ops, c.prog.lead)
+	c.prog.runKind = runKinds(c.prog.Ops, c.prog.lead, c.prog.sharedLd, c.prog.pure)
 	c.prog.straight = straightRuns(c.prog.Ops, c.prog.lead)
 }
 

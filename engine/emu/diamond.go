@@ -36,6 +36,22 @@ func straightRuns(ops []Op, kind []leadKind) []uint8 {
 	return s
 }
 
+// pureRuns returns Program.pure: for each pc, the number of consecutive
+// leadPure instructions from it that are not control flow, at most 255.
+func pureRuns(ops []Op, kind []leadKind) []uint8 {
+	s := make([]uint8, len(ops))
+	run := 0
+	for pc := len(ops) - 1; pc >= 0; pc-- {
+		if pc < len(kind) && kind[pc] == leadPure && !ops[pc].Ctrl {
+			run = min(run+1, 255)
+		} else {
+			run = 0
+		}
+		s[pc] = uint8(run)
+	}
+	return s
+}
+
 // pathRun returns the number of instructions a path at pc issues until it
 // reaches its reconvergence point r when they are straight-line
 // register-only code (see above), or 0.

@@ -604,14 +604,25 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	sh := w.cta.shared
 	n := len(sh)
-	if op.A == op.D && !memSharedOK(w, op, mask, 4, n) {
-		return memLdSlow(w, op, mask, isa.Shared, 4)
-	}
 	base, am, off := &ixZero, op.Imm, uint64(op.Off)
 	if op.A >= 0 {
 		base = w.r(op.A)
 	}
 	d := w.r(op.D)
+	if mask == ixAll {
+		// A regular pattern in bounds: its words by the pattern, the
+		// filter and sink first (the addresses may be d's).
+		if p, o0, o16 := ClassifyWarp(base, am, off); patternIn(p, o0, o16, n) {
+			if w.m.sf.on {
+				w.patternDone(false, base, am, off, p, o0, o16)
+			}
+			loadPattern4(d, sh, p, o0, o16)
+			return nil
+		}
+	}
+	if op.A == op.D && !memSharedOK(w, op, mask, 4, n) {
+		return memLdSlow(w, op, mask, isa.Shared, 4)
+	}
 	if w.m.sf.on && op.A == op.D {
 		// The filter reads the addresses after the loads: take them first.
 		w.m.addrCopy = *base
@@ -650,10 +661,19 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	sh := w.cta.shared
 	lim := len(sh) - 4
+	base, d := w.r(op.A), w.r(op.D)
+	if mask == ixAll {
+		if p, o0, o16 := ClassifyWarp(base, 0xffffffff, 0); patternIn(p, o0, o16, len(sh)) {
+			if w.m.sf.on {
+				w.patternDone(false, base, 0xffffffff, 0, p, o0, o16)
+			}
+			loadPattern4(d, sh, p, o0, o16)
+			return nil
+		}
+	}
 	if op.A == op.D && !memSharedOK(w, op, mask, 4, len(sh)) {
 		return memLdSlow(w, op, mask, isa.Shared, 4)
 	}
-	base, d := w.r(op.A), w.r(op.D)
 	if w.m.sf.on && op.A == op.D {
 		// The filter reads the addresses after the loads: take them first.
 		w.m.addrCopy = *base
@@ -861,6 +881,14 @@ func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	sh := w.cta.shared
 	base, lim := w.r(op.A), len(sh)-4
+	if p, o0, o16 := ClassifyWarp(base, 0xffffffff, 0); p == PatternRunHalves && o16 == o0+64 && patternIn(p, o0, o16, len(sh)) {
+		// A row of 32 words.
+		if w.m.sf.on {
+			w.patternDone(true, base, 0xffffffff, 0, p, o0, o16)
+		}
+		storeRow4(sh, o0, w.r(op.B))
+		return nil
+	}
 	over, low := 0, 0
 	for l := range base {
 		a := int(uint32(base[l]))

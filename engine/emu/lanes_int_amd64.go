@@ -64,11 +64,10 @@ func vecCmpEq(a, b *[32]uint64, w uint64) uint32
 //go:noescape
 func vecCmpEqK(a *[32]uint64, y, w uint64) uint32
 
-// patternDiffVec is patternDiffGo (warppattern.go) for AVX2
-// (warppattern_amd64.s).
+// classifyWarpVec is ClassifyWarp for AVX2 (warppattern_amd64.s).
 //
 //go:noescape
-func patternDiffVec(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64
+func classifyWarpVec(base *[32]uint64, am, off uint64) (p WarpPattern, o0, o16 uint64)
 
 // ixVec: the routines above run on this processor.
 var ixVec = fmaVec

@@ -54,6 +54,6 @@ func vecCmpEqK(a *[32]uint64, y, w uint64) (r uint32) {
 	return r
 }
 
-func patternDiffVec(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64 {
-	return patternDiffGo(base, am, x0, x16, ramp)
+func classifyWarpVec(base *[32]uint64, am, off uint64) (WarpPattern, uint64, uint64) {
+	return classifyWarpGo(base, am, off)
 }

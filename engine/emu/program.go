@@ -70,6 +70,10 @@ type Program struct {
 	// straight[pc] is the number of register-only instructions that are
 	// not control flow from pc on (diamond.go).
 	straight []uint8
+	// pure[pc] is the number of leadPure instructions that are not
+	// control flow from pc on (at most 255), which leadRun runs without
+	// looking at each one's kind (batch.go).
+	pure []uint8
 }
 
 // Function is a lowered .entry or .func.

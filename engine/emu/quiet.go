@@ -147,11 +147,15 @@ func sharedLoad(op *Op) bool {
 }
 
 // runKinds returns Program.runKind: Program.lead with the shared-memory
-// loads at quiet pcs marked leadShared and the warp-level instructions
-// leadLocal (batch.go).
-func runKinds(ops []Op, lead []leadKind, sharedLd []bool) []leadKind {
+// loads at quiet pcs marked leadShared, the warp-level instructions
+// leadLocal and the starts of runs of register-only instructions
+// leadStraight (batch.go; pure is Program.pure).
+func runKinds(ops []Op, lead []leadKind, sharedLd []bool, pure []uint8) []leadKind {
 	k := append([]leadKind(nil), lead...)
 	for pc := range k {
+		if k[pc] == leadPure && pure[pc] >= 3 {
+			k[pc] = leadStraight
+		}
 		if k[pc] != leadStop {
 			continue
 		}

@@ -221,7 +221,7 @@ func TestSharedLoadsRacing(t *testing.T) {
 				a.prog.quiet[i] = true
 			}
 			a.prog.sharedLd = sharedLoads(a.prog.Ops, a.prog.quiet)
-			a.prog.runKind = runKinds(a.prog.Ops, a.prog.lead, a.prog.sharedLd)
+			a.prog.runKind = runKinds(a.prog.Ops, a.prog.lead, a.prog.sharedLd, a.prog.pure)
 			a.Run(context.Background())
 			b.Run(context.Background())
 			copy(a.prog.quiet, saved)

@@ -71,6 +71,19 @@ func TestFastPathFaultIsRecorded(t *testing.T) {
 			if fn := n.Fault(); fn.PC != pn || fn.Kind != FaultTrap || fn.Lanes == 0 || n.fast.replays != 0 {
 				t.Fatalf("%s %v: batched fault without replay %+v (replays %d); want at pc %d", s, c, fn, n.fast.replays, pn)
 			}
+			// The faulting warp issued what it did one at a time, the
+			// faulting instruction included.
+			issued := func(m *Machine) int64 {
+				for _, w := range m.Warps() {
+					if w.cta.Linear == 1 && w.ID == 2 {
+						return w.issued
+					}
+				}
+				return -1
+			}
+			if in, ib := issued(n), issued(b); in != ib || in <= 0 {
+				t.Fatalf("%s %v: the faulting warp issued %d batched without replay, %d one at a time", s, c, in, ib)
+			}
 		}
 	}
 }

@@ -22,6 +22,15 @@ const (
 // ClassifyWarp returns the pattern of a full warp's offsets
 // off + base[l]&am, and the offsets of lanes 0 and 16.
 func ClassifyWarp(base *[32]uint64, am, off uint64) (p WarpPattern, o0, o16 uint64) {
+	if ixVec {
+		return classifyWarpVec(base, am, off)
+	}
+	return classifyWarpGo(base, am, off)
+}
+
+// classifyWarpGo is ClassifyWarp in Go (TestClassifyWarp compares it with
+// the vector routine).
+func classifyWarpGo(base *[32]uint64, am, off uint64) (p WarpPattern, o0, o16 uint64) {
 	x0, x16 := base[0]&am, base[16]&am
 	o0, o16 = off+x0, off+x16
 	if (o0|o16)&3 != 0 {
@@ -29,14 +38,14 @@ func ClassifyWarp(base *[32]uint64, am, off uint64) (p WarpPattern, o0, o16 uint
 	}
 	// Lane l's offset equals another's exactly when their base&am do, and
 	// exceeds it by d when base&am does (the sums are taken modulo 2^64
-	// alike), so each pattern is one pass of differences (patternDiff).
+	// alike), so each pattern is one pass of differences (patternDiffGo).
 	switch base[1] & am {
 	case x0:
-		if patternDiff(base, am, x0, x16, &rampBroadcast) == 0 {
+		if patternDiffGo(base, am, x0, x16, &rampBroadcast) == 0 {
 			return PatternBroadcastHalves, o0, o16
 		}
 	case x0 + 4:
-		if (o16 == o0 || o16 == o0+64) && patternDiff(base, am, x0, x16, &rampWords) == 0 {
+		if (o16 == o0 || o16 == o0+64) && patternDiffGo(base, am, x0, x16, &rampWords) == 0 {
 			return PatternRunHalves, o0, o16
 		}
 	}
@@ -46,17 +55,9 @@ func ClassifyWarp(base *[32]uint64, am, off uint64) (p WarpPattern, o0, o16 uint
 // The half-warp patterns of ClassifyWarp: one word, or consecutive words.
 var rampBroadcast, rampWords = [16]uint64{}, [16]uint64{0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60}
 
-// patternDiff is the OR over the lanes of (base[l] & am) ^ (x + ramp[l%16]),
+// patternDiffGo is the OR over the lanes of (base[l] & am) ^ (x + ramp[l%16]),
 // x being x0 for lanes 0-15 and x16 for the others: zero exactly when each
 // half-warp's offsets follow the ramp from its first.
-func patternDiff(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64 {
-	if ixVec {
-		return patternDiffVec(base, am, x0, x16, ramp)
-	}
-	return patternDiffGo(base, am, x0, x16, ramp)
-}
-
-// patternDiffGo is patternDiff lane by lane.
 func patternDiffGo(base *[32]uint64, am, x0, x16 uint64, ramp *[16]uint64) uint64 {
 	var d uint64
 	for l := 0; l < 16; l++ {

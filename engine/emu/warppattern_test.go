@@ -5,19 +5,21 @@ import (
 	"testing"
 )
 
-// TestPatternDiff: the pattern check gives the lane-by-lane differences'
-// OR (in vectors where the processor has them), on offsets that follow
-// either ramp, or all but one lane, with any mask and bits above it.
-func TestPatternDiff(t *testing.T) {
+// TestClassifyWarpBits: the vector classification is the Go one on
+// offsets that follow either pattern from any start, or all but one bit of
+// one lane, with any mask and bits above it.
+func TestClassifyWarpBits(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
-	zero := 0
+	seen := map[WarpPattern]int{}
 	for iter := 0; iter < 20000; iter++ {
 		ramp := &rampBroadcast
 		if rng.Intn(2) == 0 {
 			ramp = &rampWords
 		}
 		am := []uint64{0xffffffff, ^uint64(0), 0xffff}[rng.Intn(3)]
-		x0, x16 := rng.Uint64()&am, rng.Uint64()&am
+		off := []uint64{0, 4, 1 << 40}[rng.Intn(3)]
+		x0 := rng.Uint64() & am &^ 3
+		x16 := []uint64{x0, x0 + 64, rng.Uint64() & am}[rng.Intn(3)]
 		var base [32]uint64
 		for l := range base {
 			x := x0
@@ -29,16 +31,15 @@ func TestPatternDiff(t *testing.T) {
 		if rng.Intn(2) == 0 {
 			base[rng.Intn(32)] ^= 1 << rng.Intn(64)
 		}
-		got, want := patternDiff(&base, am, x0, x16, ramp), patternDiffGo(&base, am, x0, x16, ramp)
-		if got != want {
-			t.Fatalf("am %#x x0 %#x x16 %#x: %#x, lane by lane %#x\nbase %x", am, x0, x16, got, want, base)
+		gp, g0, g16 := classifyWarpGo(&base, am, off)
+		vp, v0, v16 := classifyWarpVec(&base, am, off)
+		if gp != vp || g0 != v0 || g16 != v16 {
+			t.Fatalf("am %#x off %#x base %x: vector %v %#x %#x, Go %v %#x %#x", am, off, base, vp, v0, v16, gp, g0, g16)
 		}
-		if got == 0 {
-			zero++
-		}
+		seen[gp]++
 	}
-	if zero < 5000 {
-		t.Errorf("only %d patterns matched", zero)
+	if seen[PatternBroadcastHalves] < 2000 || seen[PatternRunHalves] < 2000 || seen[PatternNone] < 2000 {
+		t.Errorf("patterns seen: %v", seen)
 	}
 }
 
@@ -97,6 +98,14 @@ func TestClassifyWarp(t *testing.T) {
 		p, g0, g16 := ClassifyWarp(&base, am, off)
 		if p != exp || g0 != got[0] || g16 != got[16] {
 			t.Fatalf("offsets %x: %v %#x %#x, want %v %#x %#x", got, p, g0, g16, exp, got[0], got[16])
+		}
+		// The Go function and the vector routine (the same one where
+		// there is no AVX2).
+		if gp, h0, h16 := classifyWarpGo(&base, am, off); gp != exp || h0 != got[0] || h16 != got[16] {
+			t.Fatalf("offsets %x: Go %v %#x %#x, want %v %#x %#x", got, gp, h0, h16, exp, got[0], got[16])
+		}
+		if vp, v0, v16 := classifyWarpVec(&base, am, off); vp != exp || v0 != got[0] || v16 != got[16] {
+			t.Fatalf("offsets %x: vector %v %#x %#x, want %v %#x %#x", got, vp, v0, v16, exp, got[0], got[16])
 		}
 		seen[p]++
 	}
