@@ -116,6 +116,24 @@ func (g *Aggregator) PlainShared(pc int, kind emu.AccessKind, size int, lanes ui
 	s.count(isa.Shared, kind, size, lanes, a)
 }
 
+// PlainSharedPattern is PlainShared for a full warp's 4-byte access whose
+// offsets follow pattern p from o0 and o16 (emu.SharedSink).
+func (g *Aggregator) PlainSharedPattern(pc int, kind emu.AccessKind, p emu.WarpPattern, o0, o16 uint64) {
+	if pc < 0 || pc >= len(g.pcs) || g.prog.Ops[pc].Eff.Has(emu.EffSync) {
+		return
+	}
+	s := &g.pcs[pc]
+	s.Executions++
+	if free, known := patternCost(p, o0, o16); known && free && kind != emu.AccessAtomic {
+		s.Shared = true
+		s.Wavefronts++
+		s.IdealWavefronts++
+		return
+	}
+	p.Offsets(o0, o16, &g.addr)
+	s.count(isa.Shared, kind, 4, ^uint32(0), &g.addr)
+}
+
 // allAsync reports whether every access is the asynchronous proxy's.
 func allAsync(as []emu.Access) bool {
 	for i := range as {

@@ -350,3 +350,60 @@ func TestAggregatorSkipsWgmmaOperands(t *testing.T) {
 		t.Errorf("the store: %+v, want 4 wavefronts (one per warp)", st)
 	}
 }
+
+// TestAggregatorPlainSharedPattern: a full warp's 4-byte access given by
+// its pattern counts as the same access given by its addresses, for every
+// pattern: broadcasts of words in different banks, in one bank (a
+// conflict) and of one word, rows, a column read twice, and a store.
+func TestAggregatorPlainSharedPattern(t *testing.T) {
+	s := ptx.NewSource("t.ptx", []byte(aggregatorKernel))
+	prog, diags := emu.CompileSource(s)
+	if prog == nil {
+		t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
+	}
+	pc := -1
+	for i := range prog.Ops {
+		if prog.Ops[i].Code.String() == "ld" {
+			pc = i
+			break
+		}
+	}
+	if pc < 0 {
+		t.Fatal("no ld")
+	}
+	cases := []struct {
+		p       emu.WarpPattern
+		o0, o16 uint64
+	}{
+		{emu.PatternBroadcastHalves, 0, 4},
+		{emu.PatternBroadcastHalves, 0, 128},
+		{emu.PatternBroadcastHalves, 64, 64},
+		{emu.PatternBroadcastHalves, 8, 8 + 4*32*3},
+		{emu.PatternRunHalves, 0, 64},
+		{emu.PatternRunHalves, 132, 132},
+		{emu.PatternRunHalves, 256, 256 + 64},
+	}
+	conflicts := 0
+	for _, c := range cases {
+		for _, kind := range []emu.AccessKind{emu.AccessLoad, emu.AccessStore} {
+			a, b := NewAggregator(prog), NewAggregator(prog)
+			var base [32]uint64
+			c.p.Offsets(c.o0, c.o16, &base)
+			for l := range 16 {
+				if want := c.o0 + 4*uint64(l)*uint64(c.p-1); base[l] != want {
+					t.Fatalf("%+v: lane %d at %d, want %d", c, l, base[l], want)
+				}
+			}
+			a.PlainSharedPattern(pc, kind, c.p, c.o0, c.o16)
+			b.PlainShared(pc, kind, 4, ^uint32(0), &base, 0xffffffff, 0)
+			if ga, gb := a.PC(pc), b.PC(pc); ga != gb || ga.Executions != 1 {
+				t.Errorf("%+v %v: by the pattern %+v, by the addresses %+v", c, kind, ga, gb)
+			} else if ga.Wavefronts > ga.IdealWavefronts {
+				conflicts++
+			}
+		}
+	}
+	if conflicts == 0 {
+		t.Error("no case has a bank conflict")
+	}
+}

@@ -225,7 +225,12 @@ func sharedConflictFree(size int, lanes uint32, off *[32]uint64, pl int) (int, b
 // conflict-free (two broadcast words conflict when they are different
 // words of one bank). Lane l's offset is off + base[l]&am.
 func sharedRegular4(base *[32]uint64, am, off uint64) (free, known bool) {
-	switch p, o0, o16 := emu.ClassifyWarp(base, am, off); p {
+	return patternCost(emu.ClassifyWarp(base, am, off))
+}
+
+// patternCost is sharedRegular4 for offsets of pattern p from o0 and o16.
+func patternCost(p emu.WarpPattern, o0, o16 uint64) (free, known bool) {
+	switch p {
 	case emu.PatternBroadcastHalves:
 		w0, w16 := o0/4, o16/4
 		return w0 == w16 || w0%Banks != w16%Banks, true

@@ -219,7 +219,13 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 		if !lead && m.ahead == 0 && m.picked == 0 {
 			return StopInterrupted
 		}
-		r := m.issueBatched(lead)
+		w, j := m.readyScan()
+		if w != nil && w.ahead > 0 && m.fault == nil {
+			// A turn of a warp ahead, consumed here as issueAt would.
+			m.consumeTurn(w, j)
+			continue
+		}
+		r := m.issueAt(lead, w, j)
 		if r == StopStepped {
 			continue
 		}
@@ -244,11 +250,16 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 // issueBatched is issueNext without breakpoints, with leads (when lead)
 // and turns consumed by instructions executed ahead.
 func (m *Machine) issueBatched(lead bool) StopReason {
+	w, i := m.readyScan()
+	return m.issueAt(lead, w, i)
+}
+
+// issueAt is issueBatched with the ready scan's result (w, i) made.
+func (m *Machine) issueAt(lead bool, w *Warp, i int) StopReason {
 	if m.fault != nil {
 		return StopFault
 	}
 	limit := m.overBudget()
-	w, i := m.readyScan()
 	if w == nil {
 		var r StopReason
 		if w, i, r = m.nextReady(); w == nil {
@@ -256,13 +267,7 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 		}
 	}
 	if w.ahead > 0 {
-		// This turn's instruction was executed ahead.
-		m.passTurn(i)
-		w.ahead--
-		m.ahead--
-		if m.consumed++; m.consumed >= len(m.warps) {
-			m.skipRounds()
-		}
+		m.consumeTurn(w, i)
 		return StopStepped
 	}
 	m.consumed = 0
@@ -290,6 +295,17 @@ func (m *Machine) issueBatched(lead bool) StopReason {
 		m.lead(w)
 	}
 	return StopStepped
+}
+
+// consumeTurn consumes the turn of w (at index i), whose instruction was
+// executed ahead.
+func (m *Machine) consumeTurn(w *Warp, i int) {
+	m.passTurn(i)
+	w.ahead--
+	m.ahead--
+	if m.consumed++; m.consumed >= len(m.warps) {
+		m.skipRounds()
+	}
 }
 
 // skipRounds consumes whole rounds at once when every ready warp is

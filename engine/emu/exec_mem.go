@@ -610,13 +610,11 @@ func execLdShared4(w *Warp, op *Op, mask uint32) *Fault {
 	}
 	d := w.r(op.D)
 	if mask == ixAll {
-		// A regular pattern in bounds: its words by the pattern, the
-		// filter and sink first (the addresses may be d's).
-		if p, o0, o16 := ClassifyWarp(base, am, off); patternIn(p, o0, o16, n) {
+		// A regular pattern in bounds: its words by the pattern.
+		if p, o0, o16 := loadShared4(d, base, am, off, sh); p != PatternNone {
 			if w.m.sf.on {
-				w.patternDone(false, base, am, off, p, o0, o16)
+				w.patternRead(p, o0, o16)
 			}
-			loadPattern4(d, sh, p, o0, o16)
 			return nil
 		}
 	}
@@ -663,11 +661,10 @@ func execLdShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	lim := len(sh) - 4
 	base, d := w.r(op.A), w.r(op.D)
 	if mask == ixAll {
-		if p, o0, o16 := ClassifyWarp(base, 0xffffffff, 0); patternIn(p, o0, o16, len(sh)) {
+		if p, o0, o16 := loadShared4(d, base, 0xffffffff, 0, sh); p != PatternNone {
 			if w.m.sf.on {
-				w.patternDone(false, base, 0xffffffff, 0, p, o0, o16)
+				w.patternRead(p, o0, o16)
 			}
-			loadPattern4(d, sh, p, o0, o16)
 			return nil
 		}
 	}
@@ -884,7 +881,7 @@ func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	if p, o0, o16 := ClassifyWarp(base, 0xffffffff, 0); p == PatternRunHalves && o16 == o0+64 && patternIn(p, o0, o16, len(sh)) {
 		// A row of 32 words.
 		if w.m.sf.on {
-			w.patternDone(true, base, 0xffffffff, 0, p, o0, o16)
+			w.patternDone(base, 0xffffffff, 0, p, o0, o16)
 		}
 		storeRow4(sh, o0, w.r(op.B))
 		return nil

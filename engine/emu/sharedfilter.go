@@ -538,9 +538,13 @@ func (w *Warp) sfNote(kind AccessKind, space, sp isa.Space, lane int, addr uint6
 // CTA's shared memory, kind AccessLoad or AccessStore; pc is the
 // instruction. The calls come in no particular order between warps (leads
 // run such loads ahead): a sink must only accumulate. base is the
-// machine's: read it during the call.
+// machine's: read it during the call. A full warp's 4-byte load whose
+// offsets follow a pattern of ClassifyWarp comes to PlainSharedPattern
+// instead: lanes 0-15 from offset o0, lanes 16-31 from o16
+// (WarpPattern.Offsets).
 type SharedSink interface {
 	PlainShared(pc int, kind AccessKind, size int, lanes uint32, base *[32]uint64, am, off uint64)
+	PlainSharedPattern(pc int, kind AccessKind, p WarpPattern, o0, o16 uint64)
 }
 
 // SetPlainSharedSink makes s, an installed observer, receive the plain

@@ -258,6 +258,9 @@ func (s *sinkObserver) Observes() ObserveFlags { return ObserveAccesses }
 func (s *sinkObserver) PlainShared(int, AccessKind, int, uint32, *[32]uint64, uint64, uint64) {
 	s.calls++
 }
+func (s *sinkObserver) PlainSharedPattern(int, AccessKind, WarpPattern, uint64, uint64) {
+	s.calls++
+}
 
 type globalObserver struct{}
 

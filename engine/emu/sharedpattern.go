@@ -20,24 +20,31 @@ func patternIn(p WarpPattern, o0, o16 uint64, n int) bool {
 	return false
 }
 
-// loadPattern4 sets d to the zero-extended words of sh that a full warp's
-// load of pattern p reads (patternIn holds).
-func loadPattern4(d *[32]uint64, sh []byte, p WarpPattern, o0, o16 uint64) {
-	if p == PatternBroadcastHalves {
-		v0, v16 := uint64(binary.LittleEndian.Uint32(sh[o0:])), uint64(binary.LittleEndian.Uint32(sh[o16:]))
-		if ixVec {
-			fillHalvesVec(d, v0, v16)
-			return
-		}
-		fillHalvesGo(d, v0, v16)
-		return
+// loadShared4 loads a full warp's 4-byte words of sh at offsets
+// off + base[l]&am when they follow a pattern of ClassifyWarp inside sh,
+// and returns the pattern and the offsets of lanes 0 and 16; PatternNone
+// when they do not (nothing loaded). It reads all the addresses before it
+// writes d, so d may be base.
+func loadShared4(d, base *[32]uint64, am, off uint64, sh []byte) (WarpPattern, uint64, uint64) {
+	if ixVec && len(sh) > 0 {
+		return loadSharedVec(d, base, am, off, &sh[0], uint64(len(sh)))
 	}
-	lo, hi := sh[o0:o0+64], sh[o16:o16+64]
-	if ixVec {
-		loadRunsVec(d, &lo[0], &hi[0])
-		return
+	return loadSharedGo(d, base, am, off, sh)
+}
+
+// loadSharedGo is loadShared4 in Go (TestSharedPatternVec compares it with
+// the vector routine).
+func loadSharedGo(d, base *[32]uint64, am, off uint64, sh []byte) (WarpPattern, uint64, uint64) {
+	p, o0, o16 := classifyWarpGo(base, am, off)
+	switch {
+	case !patternIn(p, o0, o16, len(sh)):
+		return PatternNone, o0, o16
+	case p == PatternBroadcastHalves:
+		fillHalvesGo(d, uint64(binary.LittleEndian.Uint32(sh[o0:])), uint64(binary.LittleEndian.Uint32(sh[o16:])))
+	default:
+		loadRunsGo(d, sh[o0:o0+64], sh[o16:o16+64])
 	}
-	loadRunsGo(d, lo, hi)
+	return p, o0, o16
 }
 
 func fillHalvesGo(d *[32]uint64, v0, v16 uint64) {
@@ -73,48 +80,64 @@ func storeRowGo(row []byte, src *[32]uint64) {
 	}
 }
 
-// patternDone applies a full warp's 4-byte access of pattern p (lane l at
-// off + base[l]&am) to the phase filter and the sink, before the access
-// moves its words (the addresses may be the destination's registers).
-func (w *Warp) patternDone(write bool, base *[32]uint64, am, off uint64, p WarpPattern, o0, o16 uint64) {
+// patternDone applies a full warp's 4-byte store of pattern p (lane l at
+// off + base[l]&am) to the phase filter and the sink.
+func (w *Warp) patternDone(base *[32]uint64, am, off uint64, p WarpPattern, o0, o16 uint64) {
 	if c := w.sfBegin(); c != nil {
-		me0 := uint32(w.ID)*32 + 1
-		var l int
-		if write {
-			l = sfWritesPattern(c.sfAcc, c.sfWr, base, am, off, me0, p, o0, o16)
-		} else {
-			l = sfReadsPattern(c.sfAcc, c.sfWr, base, am, off, me0, p, o0, o16)
-		}
-		if l >= 0 {
-			w.m.sfSuspect(w, l, off+base[l]&am, sfWhat(write))
+		if l := sfWritesPattern(c.sfAcc, c.sfWr, base, am, off, uint32(w.ID)*32+1, p, o0, o16); l >= 0 {
+			w.m.sfSuspect(w, l, off+base[l]&am, sfWhat(true))
 		}
 	}
 	if w.m.plainSink {
-		kind := AccessLoad
-		if write {
-			kind = AccessStore
-		}
-		w.m.sink.PlainShared(w.m.curPC, kind, 4, ixAll, base, am, off)
+		w.m.sink.PlainShared(w.m.curPC, AccessStore, 4, ixAll, base, am, off)
 	}
 }
 
-// sfReadsPattern is sfReads for a full warp's reads of pattern p.
-func sfReadsPattern(acc []uint32, wr []uint8, base *[32]uint64, am, off uint64, me0 uint32, p WarpPattern, o0, o16 uint64) int {
-	switch {
-	case p == PatternBroadcastHalves:
-		if sfManyWords(acc, wr, o0>>2, 1) && sfManyWords(acc, wr, o16>>2, 1) {
-			return -1
-		}
-	case p == PatternRunHalves && o16 == o0:
-		if i := o0 >> 2; i+16 <= uint64(len(acc)) && allMany(acc[i:i+16]) || sfManyWords(acc, wr, i, 16) {
-			return -1
-		}
-	case p == PatternRunHalves:
-		if sfOwnReads(acc, wr, o0>>2, me0) {
-			return -1
+// patternRead applies a full warp's 4-byte load of pattern p, lanes 0-15
+// from offset o0 and 16-31 from o16, to the phase filter and the sink
+// (loadShared4 loaded it: the addresses may be gone).
+func (w *Warp) patternRead(p WarpPattern, o0, o16 uint64) {
+	m := w.m
+	if c := w.sfBegin(); c != nil {
+		me0 := uint32(w.ID)*32 + 1
+		if !sfReadsPattern(c.sfAcc, c.sfWr, me0, p, o0, o16) {
+			// Lane by lane from the start, to find the first suspect
+			// lane.
+			base := &m.addrCopy
+			p.Offsets(o0, o16, base)
+			if l := sfReadsLanes(c.sfAcc, c.sfWr, ixAll, base, ^uint64(0), 0, me0); l >= 0 {
+				m.sfSuspect(w, l, base[l], sfWhat(false))
+			}
 		}
 	}
-	return sfReadsLanes(acc, wr, ixAll, base, am, off, me0)
+	if m.plainSink {
+		m.sink.PlainSharedPattern(m.curPC, AccessLoad, p, o0, o16)
+	}
+}
+
+// sfReadsPattern applies a full warp's reads of pattern p (threads me0 +
+// lane) to a CTA's words acc and wr by the pattern, and reports whether
+// none was suspect; else it reports false with some of them applied
+// (applying a read again changes nothing), for the lane-by-lane path to
+// decide. Words read by several threads and nothing else in the phase
+// (sfMany) need nothing more.
+func sfReadsPattern(acc []uint32, wr []uint8, me0 uint32, p WarpPattern, o0, o16 uint64) bool {
+	i0, i16 := o0>>2, o16>>2
+	switch {
+	case p == PatternBroadcastHalves:
+		if i0 < uint64(len(acc)) && i16 < uint64(len(acc)) && acc[i0] == sfMany && acc[i16] == sfMany {
+			return true
+		}
+		return sfManyWords(acc, wr, i0, 1) && sfManyWords(acc, wr, i16, 1)
+	case p == PatternRunHalves && o16 == o0:
+		if i0+16 <= uint64(len(acc)) && allMany(acc[i0:i0+16]) {
+			return true
+		}
+		return sfManyWords(acc, wr, i0, 16)
+	case p == PatternRunHalves && o16 == o0+64:
+		return sfOwnReads(acc, wr, i0, me0)
+	}
+	return false
 }
 
 // sfWritesPattern is sfWrites for a full warp's writes of pattern p.

@@ -6,11 +6,11 @@ package emu
 // used when the processor has AVX2 (ixVec): each does what its Go loop in
 // sharedpattern.go does (TestSharedPatternVec compares them).
 
+// loadSharedVec is loadShared4 (sharedpattern.go) for the n bytes at sh
+// (warppattern_amd64.s).
+//
 //go:noescape
-func loadRunsVec(d *[32]uint64, lo, hi *byte)
-
-//go:noescape
-func fillHalvesVec(d *[32]uint64, v0, v16 uint64)
+func loadSharedVec(d, base *[32]uint64, am, off uint64, sh *byte, n uint64) (p WarpPattern, o0, o16 uint64)
 
 //go:noescape
 func storeRowVec(dst *byte, src *[32]uint64)

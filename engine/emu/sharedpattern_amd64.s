@@ -16,47 +16,6 @@ DATA laneDwords<>+24(SB)/4, $6
 DATA laneDwords<>+28(SB)/4, $7
 GLOBL laneDwords<>(SB), RODATA|NOPTR, $32
 
-// func loadRunsVec(d *[32]uint64, lo, hi *byte)
-// d[l] = the word at lo + 4l, d[16+l] = the word at hi + 4l (l < 16).
-TEXT ·loadRunsVec(SB), NOSPLIT, $0-24
-	MOVQ d+0(FP), DI
-	MOVQ lo+8(FP), SI
-	MOVQ hi+16(FP), DX
-	VPMOVZXDQ 0(SI), Y0
-	VPMOVZXDQ 16(SI), Y1
-	VPMOVZXDQ 32(SI), Y2
-	VPMOVZXDQ 48(SI), Y3
-	VPMOVZXDQ 0(DX), Y4
-	VPMOVZXDQ 16(DX), Y5
-	VPMOVZXDQ 32(DX), Y6
-	VPMOVZXDQ 48(DX), Y7
-	VMOVDQU Y0, 0(DI)
-	VMOVDQU Y1, 32(DI)
-	VMOVDQU Y2, 64(DI)
-	VMOVDQU Y3, 96(DI)
-	VMOVDQU Y4, 128(DI)
-	VMOVDQU Y5, 160(DI)
-	VMOVDQU Y6, 192(DI)
-	VMOVDQU Y7, 224(DI)
-	VZEROUPPER
-	RET
-
-// func fillHalvesVec(d *[32]uint64, v0, v16 uint64)
-TEXT ·fillHalvesVec(SB), NOSPLIT, $0-24
-	MOVQ d+0(FP), DI
-	VPBROADCASTQ v0+8(FP), Y0
-	VPBROADCASTQ v16+16(FP), Y1
-	VMOVDQU Y0, 0(DI)
-	VMOVDQU Y0, 32(DI)
-	VMOVDQU Y0, 64(DI)
-	VMOVDQU Y0, 96(DI)
-	VMOVDQU Y1, 128(DI)
-	VMOVDQU Y1, 160(DI)
-	VMOVDQU Y1, 192(DI)
-	VMOVDQU Y1, 224(DI)
-	VZEROUPPER
-	RET
-
 // PACK8(off, off+32, off/2): the low dwords of the eight qwords at src +
 // off to the eight dwords at dst + off/2.
 #define PACK8(off, off2, doff) \

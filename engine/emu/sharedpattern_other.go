@@ -7,11 +7,9 @@ import "unsafe"
 // No vector routines on this platform: the names below are the Go loops
 // of sharedpattern.go, so that the tests run everywhere.
 
-func loadRunsVec(d *[32]uint64, lo, hi *byte) {
-	loadRunsGo(d, unsafe.Slice(lo, 64), unsafe.Slice(hi, 64))
+func loadSharedVec(d, base *[32]uint64, am, off uint64, sh *byte, n uint64) (WarpPattern, uint64, uint64) {
+	return loadSharedGo(d, base, am, off, unsafe.Slice(sh, n))
 }
-
-func fillHalvesVec(d *[32]uint64, v0, v16 uint64) { fillHalvesGo(d, v0, v16) }
 
 func storeRowVec(dst *byte, src *[32]uint64) { storeRowGo(unsafe.Slice(dst, 128), src) }
 

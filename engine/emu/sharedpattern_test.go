@@ -18,24 +18,65 @@ func TestSharedPatternVec(t *testing.T) {
 		t.Log("no AVX2: the vector names are the Go loops")
 	}
 	rng := rand.New(rand.NewSource(7))
-	for range 200 {
-		var src [256]byte
-		rng.Read(src[:])
-		lo, hi := rng.Intn(64), 64+rng.Intn(128)
+	// Loads: offsets of each pattern, some near or past the end of the
+	// window, some broken in one lane; into other registers and into the
+	// address registers themselves.
+	seen := map[WarpPattern]int{}
+	for i := range 4000 {
+		sh := make([]byte, []int{0, 2, 3, 4, 60, 64, 256, 1024}[rng.Intn(8)])
+		rng.Read(sh)
+		am := []uint64{0xffffffff, ^uint64(0)}[rng.Intn(2)]
+		off := []uint64{0, 4, 64}[rng.Intn(3)]
+		n := uint64(len(sh))
+		o0 := uint64(4*rng.Intn(int(n)/4+2)) - off
+		o16 := []uint64{o0, o0 + 64, uint64(4*rng.Intn(int(n)/4+2)) - off}[rng.Intn(3)]
+		step := uint64(4 * rng.Intn(2))
+		var base [32]uint64
+		for l := range base {
+			o := o0
+			if l >= 16 {
+				o = o16
+			}
+			base[l] = (o+step*uint64(l%16))&am | rng.Uint64()&^am
+		}
+		if rng.Intn(8) == 0 {
+			base[rng.Intn(32)] += 4
+		}
 		var d0, d1 [32]uint64
 		for l := range d0 {
-			d0[l], d1[l] = rng.Uint64(), rng.Uint64()
+			d0[l] = rng.Uint64()
 		}
-		loadRunsVec(&d0, &src[lo], &src[hi])
-		loadRunsGo(&d1, src[lo:], src[hi:])
-		if d0 != d1 {
-			t.Fatalf("loadRuns %d %d: vec %x, Go %x", lo, hi, d0, d1)
+		d1 = d0
+		var vp, gp WarpPattern
+		var v0, v16, g0, g16 uint64
+		b0, b1 := base, base
+		if rng.Intn(2) == 0 {
+			vp, v0, v16 = loadShared4(&d0, &base, am, off, sh)
+			gp, g0, g16 = loadSharedGo(&d1, &base, am, off, sh)
+		} else { // into the address registers
+			vp, v0, v16 = loadShared4(&b0, &b0, am, off, sh)
+			gp, g0, g16 = loadSharedGo(&b1, &b1, am, off, sh)
+			d0, d1 = b0, b1
 		}
-		v0, v16 := rng.Uint64()>>32, rng.Uint64()>>32
-		fillHalvesVec(&d0, v0, v16)
-		fillHalvesGo(&d1, v0, v16)
-		if d0 != d1 {
-			t.Fatalf("fillHalves: vec %x, Go %x", d0, d1)
+		if vp != gp || v0 != g0 || v16 != g16 || d0 != d1 {
+			t.Fatalf("load %d (window %d): vec %v %#x %#x %x\nGo %v %#x %#x %x", i, n, vp, v0, v16, d0, gp, g0, g16, d1)
+		}
+		if gp != PatternNone {
+			for l := range 32 {
+				if a := off + base[l]&am; d1[l] != uint64(binary.LittleEndian.Uint32(sh[a:])) {
+					t.Fatalf("load %d lane %d: %#x, want the word at %#x", i, l, d1[l], a)
+				}
+			}
+		}
+		seen[gp]++
+	}
+	if seen[PatternBroadcastHalves] < 200 || seen[PatternRunHalves] < 200 || seen[PatternNone] < 200 {
+		t.Errorf("loads of each kind: %v", seen)
+	}
+	for range 200 {
+		var d0 [32]uint64
+		for l := range d0 {
+			d0[l] = rng.Uint64()
 		}
 		var s0, s1 [160]byte
 		rng.Read(s0[:])
@@ -95,7 +136,8 @@ func TestSharedPatternVec(t *testing.T) {
 			}
 			// Both stopped, at the first suspect word (each word's rule
 			// is its own): the Go loop applied the words before it, the
-			// vector routine the blocks of eight words before its block.
+			// vector routine the blocks of eight words before its block
+			// (where the vector name is the Go loop, the words).
 			stop := 0
 			for ; stop < 32; stop++ {
 				b, bw := acc, wr
@@ -117,7 +159,7 @@ func TestSharedPatternVec(t *testing.T) {
 					t.Fatalf("%s: suspect word %d; the Go loop changed word %d", name, stop, l)
 				}
 				want, wantW := acc[l], wr[l]
-				if l < stop&^7 {
+				if l < stop&^7 || !ixVec && l < stop {
 					want, wantW = a1[l], w1[l]
 				}
 				if a0[l] != want || w0[l] != wantW {
@@ -137,7 +179,7 @@ func TestSharedPatternFilter(t *testing.T) {
 	for pattern := range 5 {
 		for _, write := range []bool{false, true} {
 			for written := range 3 { // none, all, all but word 3
-				for before := range 9 {
+				for before := range 17 {
 					for _, offset := range []uint64{0, 8, 4*filterWords - 128, 4*filterWords - 64} {
 						var base [32]uint64
 						for l := range base {
@@ -175,8 +217,10 @@ func TestSharedPatternFilter(t *testing.T) {
 								}
 							}
 							w0, w1 := c.Warps[0], c.Warps[1]
-							at := offset + base[5]&am
-							switch before {
+							// At lane 5's word, or lane 21's.
+							bl := 5 + 16*(before/9)
+							at := offset + base[bl]&am
+							switch before % 9 {
 							case 1, 2: // reads by one or two other threads
 								for r := range before {
 									w1.sfLane(AccessLoad, r, at, 4)
@@ -186,16 +230,20 @@ func TestSharedPatternFilter(t *testing.T) {
 							case 4: // a read of part of it by another thread
 								w1.sfLane(AccessLoad, 0, at, 2)
 							case 5: // its own thread's read
-								w0.sfLane(AccessLoad, 5, at, 4)
+								w0.sfLane(AccessLoad, bl, at, 4)
 							case 6: // its own thread's write of part of it
-								w0.sfLane(AccessStore, 5, at, 2)
+								w0.sfLane(AccessStore, bl, at, 2)
 							case 7: // its own thread's atomic
-								w0.sfLane(AccessAtomic, 5, at, 4)
+								w0.sfLane(AccessAtomic, bl, at, 4)
 							case 8: // a copy in flight
 								c.sfWr[at>>2] |= sfPend
 							}
 						}
-						cs[0].Warps[0].patternDone(write, &base, am, offset, p, o0, o16)
+						if write {
+							cs[0].Warps[0].patternDone(&base, am, offset, p, o0, o16)
+						} else {
+							cs[0].Warps[0].patternRead(p, o0, o16)
+						}
 						for l := range 32 {
 							k := AccessLoad
 							if write {

@@ -52,6 +52,19 @@ func classifyWarpGo(base *[32]uint64, am, off uint64) (p WarpPattern, o0, o16 ui
 	return PatternNone, o0, o16
 }
 
+// Offsets sets dst to the offsets of the lanes of a full warp whose
+// offsets follow pattern p (not PatternNone) from o0 (lanes 0-15) and o16
+// (lanes 16-31).
+func (p WarpPattern) Offsets(o0, o16 uint64, dst *[32]uint64) {
+	ramp := &rampWords
+	if p == PatternBroadcastHalves {
+		ramp = &rampBroadcast
+	}
+	for l := range 16 {
+		dst[l], dst[l+16] = o0+ramp[l], o16+ramp[l]
+	}
+}
+
 // The half-warp patterns of ClassifyWarp: one word, or consecutive words.
 var rampBroadcast, rampWords = [16]uint64{}, [16]uint64{0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60}
 
