@@ -216,6 +216,9 @@ func (m *Machine) checkBarrier(c *CTA, id int) {
 		}
 		w.wake()
 	}
+	if m.collect {
+		m.relWarps = append(m.relWarps, bar.waiting...)
+	}
 	*bar = barrier{waiting: bar.waiting[:0], phase: phase}
 	m.released = true
 	if m.obsEvents {

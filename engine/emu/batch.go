@@ -283,18 +283,41 @@ func (m *Machine) issueAt(lead bool, w *Warp, i int) StopReason {
 		// ready warp issues, as issueNext does.
 		return m.issueBatched(lead)
 	}
+	m.collect = lead
 	if len(w.stack) == 1 && len(m.pendReconv) == 0 {
 		m.execOne(w) // exec's own test, without the call to exec
 	} else {
 		m.exec(w)
 	}
+	m.collect = false
 	if r := m.issued(); r != StopStepped {
+		clear(m.relWarps)
+		m.relWarps = m.relWarps[:0]
 		return r
 	}
-	if lead && w.State == WarpReady && len(w.held) == 0 && m.leadRoom() {
+	if lead && w.State == WarpReady && len(w.held) == 0 && (len(w.stack) != 1 || m.prog.runKind[w.stack[0].PC] != leadStop) && m.leadRoom() {
+		// (A converged warp at an instruction no lead runs has none.)
 		m.lead(w)
 	}
+	if len(m.relWarps) > 0 {
+		m.leadReleased(w)
+	}
 	return StopStepped
+}
+
+// leadReleased runs the leads of the converged warps a barrier released
+// in this turn (other than w, whose lead ran): the register-only
+// instructions they go on with, which their next turns would execute
+// first, run at the release, as they would after such a turn.
+func (m *Machine) leadReleased(w *Warp) {
+	for _, x := range m.relWarps {
+		if x != w && x.State == WarpReady && x.ahead == 0 && !x.picked && len(x.stack) == 1 && len(x.held) == 0 && m.prog.runKind[x.stack[0].PC] != leadStop && m.fault == nil && m.leadRoom() {
+			m.lead(x)
+			m.fast.releaseLeads++
+		}
+	}
+	clear(m.relWarps)
+	m.relWarps = m.relWarps[:0]
 }
 
 // consumeTurn consumes the turn of w (at index i), whose instruction was

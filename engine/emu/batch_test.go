@@ -733,3 +733,129 @@ func TestLeadStraightRuns(t *testing.T) {
 		}
 	}
 }
+
+// reducePTX is the shared-memory tree reduction of docs/bench/reduce.ptx
+// (four rounds): barriers whose warps go on with register-only
+// instructions, partial warps and a broadcast read.
+const reducePTX = `.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 buf) {
+	.shared .align 4 .u32 sm[256];
+	.reg .u32 %r<16>; .reg .u64 %rd<8>; .reg .pred %p<3>;
+	ld.param.u64 %rd1, [buf];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mad.lo.u32 %r3, %r2, 256, %r1;
+	mul.wide.u32 %rd3, %r3, 4;
+	add.u64 %rd4, %rd1, %rd3;
+	ld.global.u32 %r4, [%rd4];
+	mov.u32 %r5, sm;
+	shl.b32 %r6, %r1, 2;
+	add.u32 %r6, %r5, %r6;
+	mov.u32 %r10, 0;
+	mov.u32 %r11, 0;
+ROUND:
+	add.u32 %r7, %r4, %r10;
+	st.shared.u32 [%r6], %r7;
+	bar.sync 0;
+	mov.u32 %r8, 128;
+STEP:
+	setp.lt.u32 %p1, %r1, %r8;
+	@!%p1 bra SKIP;
+	shl.b32 %r9, %r8, 2;
+	add.u32 %r9, %r6, %r9;
+	ld.shared.u32 %r12, [%r6];
+	ld.shared.u32 %r13, [%r9];
+	add.u32 %r12, %r12, %r13;
+	st.shared.u32 [%r6], %r12;
+SKIP:
+	bar.sync 0;
+	shr.u32 %r8, %r8, 1;
+	setp.ne.u32 %p2, %r8, 0;
+	@%p2 bra STEP;
+	ld.shared.u32 %r14, [%r5];
+	add.u32 %r11, %r11, %r14;
+	bar.sync 0;
+	add.u32 %r10, %r10, 1;
+	setp.lt.u32 %p1, %r10, 4;
+	@%p1 bra ROUND;
+	st.global.u32 [%rd4], %r11;
+	ret;
+}`
+
+// releasePTX: after each of its barriers, a long run of register-only
+// instructions; odd lanes of even warps arrive at the first barrier
+// apart from the others (under independent scheduling, diverged).
+func releasePTX() string {
+	var b strings.Builder
+	b.WriteString(`.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 buf) {
+	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
+	ld.param.u64 %rd1, [buf];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %r1;
+	mov.u32 %r3, 0;
+	and.b32 %r4, %r1, 33;
+	setp.eq.u32 %p2, %r4, 1;
+	@%p2 bra ODD;
+	bar.sync 0;
+	bra.uni LOOP;
+ODD:
+	bar.sync 0;
+LOOP:
+`)
+	for i := range 100 {
+		fmt.Fprintf(&b, "\txor.b32 %%r2, %%r2, %d;\n\tadd.u32 %%r2, %%r2, %%r1;\n", i+1)
+	}
+	b.WriteString(`	bar.sync 0;
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, 3;
+	@%p1 bra LOOP;
+	mul.wide.u32 %rd2, %r1, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}`)
+	return b.String()
+}
+
+// TestLeadAtRelease: the warps a barrier releases run their leads at the
+// release, none gets more than leadMax instructions ahead, and the run
+// ends where one instruction at a time ends, under both scheduling models
+// and with a budget that stops it on the way.
+func TestLeadAtRelease(t *testing.T) {
+	for _, src := range []string{reducePTX, releasePTX()} {
+		for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
+			for _, limit := range []int64{0, 999, 4321} {
+				l := batchLaunch{src: src, grid: 6, block: 256, words: 6 * 256, sched: s, limit: limit}
+				a, b := l.machine(t, true), l.machine(t, false)
+				ra := a.Run(context.Background())
+				if limit == 0 {
+					// Turn by turn, to watch how far ahead warps are.
+					a = l.machine(t, true)
+					for ra = StopStepped; ra == StopStepped; {
+						ra = a.issueBatched(true)
+						for _, w := range a.warps {
+							if w.ahead > leadMax {
+								t.Fatalf("%s: a warp is %d instructions ahead", s, w.ahead)
+							}
+						}
+					}
+				}
+				rb := b.Run(context.Background())
+				if ra != rb {
+					t.Fatalf("%s limit %d: stop %v batched, %v one at a time", s, limit, ra, rb)
+				}
+				if d := a.DiffState(b); d != "" {
+					t.Fatalf("%s limit %d: %s", s, limit, d)
+				}
+				if limit == 0 && a.fast.releaseLeads == 0 {
+					t.Errorf("%s: no lead ran at a release", s)
+				}
+			}
+		}
+	}
+}

@@ -195,6 +195,10 @@ type Machine struct {
 	ahead    int64 // instructions executed ahead, over all warps
 	picked   int   // warps whose next group is picked
 	consumed int   // consecutive turns consumed without dispatch
+	// relWarps collects the warps a barrier releases during a batched
+	// turn (when collect), whose leads start at the release (leadReleased).
+	relWarps []*Warp
+	collect  bool
 
 	fast   fastPaths // the fast paths' switches and counters
 	failed *Fault    // the fault of an instruction execOp executed, until settled
@@ -214,6 +218,7 @@ type fastPaths struct {
 	pairs                  int64 // instruction-and-bra pairs leads ran fused (batch.go)
 	lineRuns, lineInsts    int64 // leadLine's runs and the instructions they executed (batch.go)
 	sharedLeads            int64 // shared-memory loads leads ran in quiet CTAs (quiet.go)
+	releaseLeads           int64 // leads run at a barrier's release (leadReleased)
 	localLeads             int64 // warp-level instructions leads ran (batch.go)
 	obsShared4             int64 // full-warp observed 4-byte shared loads (memObservedLoadShared4)
 	noLine                 bool  // leads never use leadLine (tests compare them with and without it)
