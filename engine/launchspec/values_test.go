@@ -171,10 +171,25 @@ func TestValueJSON(t *testing.T) {
 	for _, c := range []struct {
 		bits uint64
 		t    isa.Type
-	}{{0xfedcba9876543210, isa.U64}, {0x9abcdef0, isa.F32}, {0xa5, isa.U8}, {0xffffffff12345678, isa.S32}} {
-		w := c.t.Bits() / 4
-		if got, want := string(AppendBitsHex([]byte("x"), c.bits, c.t)), fmt.Sprintf("x%0*x", w, c.bits&widthMask(c.t)); got != want {
+	}{{0xfedcba9876543210, isa.U64}, {0x9abcdef0, isa.F32}, {0xa5, isa.U8}, {0xffffffff12345678, isa.S32}, {0xabc, isa.B16}, {1, isa.Pred}, {0x1234, isa.B128}} {
+		w := min(c.t.Bits()/4, 16) // up to 64 bits
+		want := fmt.Sprintf("x%0*x", w, c.bits&widthMask(c.t))
+		if w == 0 {
+			want = "x"
+		}
+		if got := string(AppendBitsHex([]byte("x"), c.bits, c.t)); got != want {
 			t.Errorf("bits hex of %#x as %s = %s, want %s", c.bits, c.t, got, want)
+		}
+	}
+	// Every byte value in every position, and widths of odd digit counts.
+	for x := uint64(0); x < 256; x++ {
+		for _, ty := range []isa.Type{isa.U8, isa.B16, isa.U32, isa.B64} {
+			for sh := 0; sh < ty.Bits(); sh += 8 {
+				bits := x<<sh | 0x5a5a5a5a5a5a5a5a&^(0xff<<sh)
+				if got, want := string(AppendBitsHex(nil, bits, ty)), fmt.Sprintf("%0*x", ty.Bits()/4, bits&widthMask(ty)); got != want {
+					t.Fatalf("bits hex of %#x as %s = %s, want %s", bits, ty, got, want)
+				}
+			}
 		}
 	}
 }
