@@ -204,8 +204,10 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 	}
 	done := ctx.Done()
 	lead := true
-	for i := 0; ; i++ {
-		if i&1023 == 1023 && lead {
+	// i counts the turns; every 1024th looks for an interrupt.
+	for i, check := 0, 1023; ; i++ {
+		if i >= check && lead {
+			check = i + 1024
 			if m.interrupt.Load() {
 				lead = false
 			} else {
@@ -220,10 +222,18 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 			return StopInterrupted
 		}
 		w, j := m.readyScan()
-		if w != nil && w.ahead > 0 && m.fault == nil {
-			// A turn of a warp ahead, consumed here as issueAt would.
-			m.consumeTurn(w, j)
-			continue
+		if m.fault == nil {
+			// The turns of warps ahead, consumed here as issueAt would.
+			for w != nil && w.ahead > 0 {
+				i++
+				m.passTurn(j)
+				w.ahead--
+				m.ahead--
+				if m.consumed++; m.consumed >= len(m.warps) {
+					m.skipRounds()
+				}
+				w, j = m.readyScan()
+			}
 		}
 		r := m.issueAt(lead, w, j)
 		if r == StopStepped {
