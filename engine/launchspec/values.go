@@ -1,6 +1,7 @@
 package launchspec
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -483,25 +484,28 @@ func AppendFloat(b []byte, f float64, bitSize int) []byte {
 // AppendBitsHex appends the lowercase hex of bits, zero-padded to the
 // width of t.
 func AppendBitsHex(b []byte, bits uint64, t isa.Type) []byte {
-	var d [16]byte
-	n := min(t.Size(), 8) // whole bytes (a predicate's one bit: none)
-	if t == isa.Pred {
-		n = 0
+	switch t.Size() {
+	case 1: // a predicate's one bit: none
+		if t == isa.Pred {
+			return b
+		}
+		return binary.BigEndian.AppendUint16(b, uint16(hexDigits(bits&0xff)))
+	case 2:
+		return binary.BigEndian.AppendUint32(b, uint32(hexDigits(bits&0xffff)))
+	case 4:
+		return binary.BigEndian.AppendUint64(b, hexDigits(bits&0xffffffff))
 	}
-	for i := n - 1; i >= 0; i-- { // two digits a byte
-		x := bits & 0xff
-		d[2*i], d[2*i+1] = hexPairs[2*x], hexPairs[2*x+1]
-		bits >>= 8
-	}
-	return append(b, d[:2*n]...)
+	b = binary.BigEndian.AppendUint64(b, hexDigits(bits>>32))
+	return binary.BigEndian.AppendUint64(b, hexDigits(bits&0xffffffff))
 }
 
-// hexPairs holds the two lowercase hex digits of every byte.
-const hexPairs = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f" +
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" +
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f" +
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f" +
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf" +
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf" +
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+// hexDigits returns the eight lowercase hex digits of x (< 2^32), the
+// most significant in the high byte: each nibble spread to a byte, then
+// '0' added, and 'a' - '0' - 10 more to those above 9.
+func hexDigits(x uint64) uint64 {
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f
+	above9 := (x + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return x + 0x3030303030303030 + above9*('a'-'0'-10)
+}
