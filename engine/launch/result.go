@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -299,13 +300,21 @@ func (d *BufferData) writeJSON(j *jsonWriter, flush func() bool) bool {
 	j.key("type")
 	j.str(d.Type)
 	n := d.Len()
+	// 32-bit elements (the common case) read their words directly;
+	// unsigned and untyped ones print as appendValueJSON prints them.
+	words := d.elem.Size() == 4 && len(d.Data) >= 4*n
+	plain := words && d.elem.Kind() != isa.KindFloat && d.elem.Kind() != isa.KindSigned
 	j.key("values")
 	j.b = append(j.b, '[')
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			j.sep()
 		}
-		j.b = appendValueJSON(j.b, d.Bits(i), d.elem)
+		if plain {
+			j.b = strconv.AppendUint(j.b, uint64(binary.LittleEndian.Uint32(d.Data[4*i:])), 10)
+		} else {
+			j.b = appendValueJSON(j.b, d.Bits(i), d.elem)
+		}
 		if flush != nil && i%every == every-1 && !flush() {
 			return false
 		}
@@ -318,7 +327,11 @@ func (d *BufferData) writeJSON(j *jsonWriter, flush func() bool) bool {
 			j.sep()
 		}
 		j.b = append(j.b, '"')
-		j.b = appendBitsHex(j.b, d.Bits(i), d.elem)
+		if words {
+			j.b = appendHex32(j.b, binary.LittleEndian.Uint32(d.Data[4*i:]))
+		} else {
+			j.b = appendBitsHex(j.b, d.Bits(i), d.elem)
+		}
 		j.b = append(j.b, '"')
 		if flush != nil && i%every == every-1 && !flush() {
 			return false

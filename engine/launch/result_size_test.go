@@ -2,6 +2,7 @@ package launch
 
 import (
 	"errors"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -105,4 +106,45 @@ func (p *pieces) all() []byte {
 		b = append(b, d...)
 	}
 	return b
+}
+
+// TestBufferJSONElements: every element type's buffer prints each
+// element as appendValueJSON and appendBitsHex print it (the 32-bit
+// elements take a direct path), the awkward values included.
+func TestBufferJSONElements(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	types := []isa.Type{isa.U8, isa.S8, isa.B8, isa.U16, isa.S16, isa.B16, isa.F16, isa.BF16,
+		isa.U32, isa.S32, isa.B32, isa.F32, isa.TF32, isa.F16x2, isa.BF16x2, isa.U16x2, isa.S16x2,
+		isa.U64, isa.S64, isa.B64, isa.F64}
+	for _, ty := range types {
+		size := ty.Size()
+		data := make([]byte, 64*size)
+		rng.Read(data)
+		for i, x := range []uint64{0, 1, ^uint64(0), 0x7f800000, 0xff800000, 0x7fc00001, 0x80000000, 0x7fffffff} {
+			putElem(data, i, size, x)
+		}
+		d := BufferData{Name: "x", Type: ty.String(), Data: data, elem: ty}
+		var j jsonWriter
+		j.first = []bool{true}
+		d.writeJSON(&j, nil)
+		var want []byte
+		want = fmt.Appendf(want, `"x":{"type":%q,"values":[`, ty.String())
+		for i := range d.Len() {
+			if i > 0 {
+				want = append(want, ',')
+			}
+			want = appendValueJSON(want, d.Bits(i), ty)
+		}
+		want = append(want, `],"bits":[`...)
+		for i := range d.Len() {
+			if i > 0 {
+				want = append(want, ',')
+			}
+			want = append(appendBitsHex(append(want, '"'), d.Bits(i), ty), '"')
+		}
+		want = append(want, "]}"...)
+		if string(j.b) != string(want) {
+			t.Errorf("%s:\n%s\nwant\n%s", ty, j.b, want)
+		}
+	}
 }

@@ -47,6 +47,7 @@ var (
 	appendValueJSON = launchspec.AppendValueJSON
 	appendFloat     = launchspec.AppendFloat
 	appendBitsHex   = launchspec.AppendBitsHex
+	appendHex32     = launchspec.AppendHex32
 	bufWhere        = launchspec.BufWhere
 	checkInit       = launchspec.CheckInit
 	fillBuffer      = launchspec.FillBuffer

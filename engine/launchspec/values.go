@@ -499,6 +499,12 @@ func AppendBitsHex(b []byte, bits uint64, t isa.Type) []byte {
 	return binary.BigEndian.AppendUint64(b, hexDigits(bits&0xffffffff))
 }
 
+// AppendHex32 appends the eight lowercase hex digits of x (AppendBitsHex
+// of a 32-bit type).
+func AppendHex32(b []byte, x uint32) []byte {
+	return binary.BigEndian.AppendUint64(b, hexDigits(uint64(x)))
+}
+
 // hexDigits returns the eight lowercase hex digits of x (< 2^32), the
 // most significant in the high byte: each nibble spread to a byte, then
 // '0' added, and 'a' - '0' - 10 more to those above 9.
