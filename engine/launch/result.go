@@ -302,6 +302,9 @@ func (d *BufferData) writeJSON(j *jsonWriter, flush func() bool) bool {
 	n := d.Len()
 	// 32-bit elements (the common case) read their words directly;
 	// unsigned and untyped ones print as appendValueJSON prints them.
+	if n >= 1<<16 {
+		useHalfTable(d.elem) // f16 and bf16 values from a table
+	}
 	words := d.elem.Size() == 4 && len(d.Data) >= 4*n
 	plain := words && d.elem.Kind() != isa.KindFloat && d.elem.Kind() != isa.KindSigned
 	j.key("values")

@@ -48,6 +48,7 @@ var (
 	appendFloat     = launchspec.AppendFloat
 	appendBitsHex   = launchspec.AppendBitsHex
 	appendHex32     = launchspec.AppendHex32
+	useHalfTable    = launchspec.UseHalfTable
 	bufWhere        = launchspec.BufWhere
 	checkInit       = launchspec.CheckInit
 	fillBuffer      = launchspec.FillBuffer

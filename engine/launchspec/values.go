@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ptxplayground/ptxplay/engine/fpx"
 	"github.com/ptxplayground/ptxplay/engine/isa"
@@ -421,6 +423,15 @@ func asFloat64(bits uint64, t isa.Type) float64 {
 // strings "NaN", "Inf", "-Inf". Floats are printed with the fewest digits
 // that convert back to the same bits.
 func AppendValueJSON(b []byte, bits uint64, t isa.Type) []byte {
+	if h := halfTableOf(t); h != nil && h.ready.Load() {
+		i := bits & 0xffff
+		return append(b, h.text[h.end[i]:h.end[i+1]]...)
+	}
+	return appendValue(b, bits, t)
+}
+
+// appendValue is AppendValueJSON without the table of UseHalfTable.
+func appendValue(b []byte, bits uint64, t isa.Type) []byte {
 	switch t.Kind() {
 	case isa.KindSigned:
 		n := uint(64 - t.Bits())
@@ -444,6 +455,11 @@ func AppendValueJSON(b []byte, bits uint64, t isa.Type) []byte {
 	case isa.F32:
 		return AppendFloat(b, f, 32)
 	}
+	return appendHalf(b, f, bits, t)
+}
+
+// appendHalf is AppendValueJSON of a finite f16 or bf16 value f (bits).
+func appendHalf(b []byte, f float64, bits uint64, t isa.Type) []byte {
 	// f16/bf16: the shortest decimal that rounds back to the same value.
 	for p := 1; p <= 17; p++ {
 		d, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'e', p-1, 64), 64)
@@ -456,6 +472,46 @@ func AppendValueJSON(b []byte, bits uint64, t isa.Type) []byte {
 		}
 	}
 	return AppendFloat(b, f, 64)
+}
+
+// halfTable holds AppendValueJSON's form of every value of a 16-bit
+// float type: value i is text[end[i]:end[i+1]].
+type halfTable struct {
+	once  sync.Once
+	ready atomic.Bool
+	text  []byte
+	end   []uint32
+}
+
+var halfTables [2]halfTable // f16, bf16
+
+func halfTableOf(t isa.Type) *halfTable {
+	switch t {
+	case isa.F16:
+		return &halfTables[0]
+	case isa.BF16:
+		return &halfTables[1]
+	}
+	return nil
+}
+
+// UseHalfTable makes AppendValueJSON look up the values of t (f16 or
+// bf16; other types: nothing) in a table of all 65536, which it builds
+// the first time: worth it for buffers of many values (building costs
+// about as much as printing 65536 of them; the table holds about 0.7 MB).
+func UseHalfTable(t isa.Type) {
+	h := halfTableOf(t)
+	if h == nil {
+		return
+	}
+	h.once.Do(func() {
+		h.end = make([]uint32, 1<<16+1)
+		for i := range uint64(1 << 16) {
+			h.text = appendValue(h.text, i, t)
+			h.end[i+1] = uint32(len(h.text))
+		}
+		h.ready.Store(true)
+	})
 }
 
 // AppendFloat formats f like encoding/json: shortest round-trip digits,

@@ -194,6 +194,27 @@ func TestValueJSON(t *testing.T) {
 	}
 }
 
+// The table of every f16 and bf16 value holds what AppendValueJSON prints
+// without it (appendValue).
+func TestHalfTable(t *testing.T) {
+	for _, ty := range []isa.Type{isa.F16, isa.BF16} {
+		want := make([]string, 1<<16)
+		for h := range uint64(1 << 16) {
+			want[h] = string(appendValue(nil, h, ty))
+		}
+		UseHalfTable(ty)
+		if !halfTableOf(ty).ready.Load() {
+			t.Fatalf("%s: no table", ty)
+		}
+		for h := range uint64(1 << 16) {
+			if got := string(AppendValueJSON([]byte("x"), h|0xabcd0000, ty)); got != "x"+want[h] {
+				t.Fatalf("%s %#x: %s from the table, want %s", ty, h, got, want[h])
+			}
+		}
+	}
+	UseHalfTable(isa.F32) // nothing
+}
+
 // Every f16 value prints as a number that reads back as the same value.
 func TestF16RoundTrip(t *testing.T) {
 	for _, ty := range []isa.Type{isa.F16, isa.BF16} {
