@@ -245,6 +245,7 @@ func (c *compiler) run() {
 	}
 	c.prog.sharedLd = sharedLoads(c.prog.Ops, c.prog.quiet)
 	c.prog.pure = pureRuns(c.prog.Ops, c.prog.lead)
+	c.prog.silent = silentOps(c.prog.Ops)
 	c.prog.runKind = runKinds(c.prog.Ops, c.prog.lead, c.prog.sharedLd, c.prog.pure)
 	c.prog.straight = straightRuns(c.prog.Ops, c.prog.lead)
 }

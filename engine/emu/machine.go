@@ -1084,10 +1084,12 @@ func (m *Machine) execOne(w *Warp) {
 	if op.Dyn {
 		m.refreshDyn(w)
 	}
-	if m.obs != nil && (m.obsEvery || m.obsTurns || m.prog.lead[pc] == leadStop) {
+	if m.obs != nil && (m.obsEvery || m.obsTurns || m.prog.lead[pc] == leadStop && (m.obsShared || m.obsDetails || !m.prog.silent[pc])) {
 		// Observed, unless it is a register-only instruction or a bra
 		// (no access, no fault) and no observer follows every step,
-		// events or changes of active lanes: a lead runs those so too.
+		// events or changes of active lanes: a lead runs those so too;
+		// nor one that can report nothing to observers that take only
+		// global accesses (Program.silent).
 		m.observeIssue(w, int(pc), mask, emask)
 	}
 	w.issued++

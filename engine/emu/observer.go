@@ -585,6 +585,21 @@ func (m *Machine) shuffleStep() *ShuffleStep {
 	return &m.shuffle
 }
 
+// reporting are the effects of an instruction that may report something
+// to an observer of global accesses alone (silentOps).
+const reporting = EffMem | EffAtomic | EffAccess | EffAsync | EffCall | EffReturn | EffExit | EffIndirect |
+	EffTrap | EffBreak | EffFault | EffDynamic | EffCluster | EffClusterBarrier
+
+// silentOps returns Program.silent.
+func silentOps(ops []Op) []bool {
+	s := make([]bool, len(ops))
+	for pc := range ops {
+		op := &ops[pc]
+		s[pc] = op.Exec != nil && (op.PlainShared || !op.Eff.Any(reporting))
+	}
+	return s
+}
+
 // observeIssue notes the instruction being issued (exec calls it when an
 // observer is installed) and opens its report when an observer wants this
 // one whatever it reports: every step, or a change of the active lanes.

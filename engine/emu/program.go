@@ -70,6 +70,11 @@ type Program struct {
 	// straight[pc] is the number of register-only instructions that are
 	// not control flow from pc on (diamond.go).
 	straight []uint8
+	// silent[pc]: Ops[pc] reports nothing to observers that take neither
+	// shared-memory accesses, details, events nor every step (a plain
+	// 4- or 8-byte ld or st of shared memory, or an instruction without
+	// memory effects, such as a barrier): execOne need not note its issue.
+	silent []bool
 	// pure[pc] is the number of leadPure instructions that are not
 	// control flow from pc on (at most 255), which leadRun runs without
 	// looking at each one's kind (batch.go).
