@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,7 +17,7 @@ import (
 )
 
 // batchLaunch is a launch of kernel k with one u32 buffer of words words
-// (word i = i*2654435761) passed as its only parameter.
+// (word i = i*2654435761) passed as each of its 64-bit parameters.
 type batchLaunch struct {
 	src   string
 	grid  int
@@ -39,7 +41,11 @@ func (l batchLaunch) machine(t testing.TB, batched bool) *Machine {
 	for i := 0; i < l.words; i++ {
 		binary.LittleEndian.PutUint32(a.Data[4*i:], uint32(i)*2654435761)
 	}
-	binary.LittleEndian.PutUint64(m.Params(), a.Base)
+	for _, p := range m.Kernel().Params {
+		if p.Size == 8 {
+			binary.LittleEndian.PutUint64(m.Params()[p.Offset:], a.Base)
+		}
+	}
 	m.SetBatchedDispatch(batched)
 	return m
 }
@@ -655,8 +661,9 @@ func TestBatchedFusedBranch(t *testing.T) {
 
 // straightPTX: a loop whose body is n register-only instructions (none of
 // them control flow) and, when diverge, a branch around half of them for
-// odd lanes; then a store.
-func straightPTX(n int, diverge bool) string {
+// odd lanes; with barriers, a bar.sync before the loop (where odd lanes
+// of even warps arrive apart from the others) and at the end of its body.
+func straightPTX(n int, diverge, barriers bool) string {
 	var b strings.Builder
 	b.WriteString(`.version 8.0
 .target sm_80
@@ -669,8 +676,18 @@ func straightPTX(n int, diverge bool) string {
 	mov.u32 %r3, 0;
 	and.b32 %r4, %r1, 1;
 	setp.eq.u32 %p2, %r4, 1;
-LOOP:
 `)
+	if barriers {
+		b.WriteString(`	and.b32 %r5, %r1, 33;
+	setp.eq.u32 %p1, %r5, 1;
+	@%p1 bra ODD;
+	bar.sync 0;
+	bra.uni LOOP;
+ODD:
+	bar.sync 0;
+`)
+	}
+	b.WriteString("LOOP:\n")
 	for i := range n {
 		if diverge && i == n/2 {
 			b.WriteString("\t@%p2 bra HALF;\n")
@@ -684,6 +701,9 @@ LOOP:
 			b.WriteString("HALF:\n")
 		}
 	}
+	if barriers {
+		b.WriteString("\tbar.sync 0;\n")
+	}
 	b.WriteString(`	add.u32 %r3, %r3, 1;
 	setp.lt.u32 %p1, %r3, 7;
 	@%p1 bra LOOP;
@@ -695,6 +715,24 @@ LOOP:
 	return b.String()
 }
 
+// runTurnByTurn runs a batched machine to its end one issueBatched at a
+// time, failing when a warp gets more than leadMax instructions ahead,
+// and returns the stop.
+func runTurnByTurn(t *testing.T, name string, a *Machine) StopReason {
+	t.Helper()
+	for {
+		r := a.issueBatched(true)
+		for _, w := range a.warps {
+			if w.ahead > leadMax {
+				t.Fatalf("%s: a warp is %d instructions ahead", name, w.ahead)
+			}
+		}
+		if r != StopStepped {
+			return r
+		}
+	}
+}
+
 // TestLeadStraightRuns: leads run runs of register-only instructions
 // (leadStraight) of every length around the lead's limit and a
 // reconvergence point inside them as one instruction at a time does, and
@@ -704,24 +742,13 @@ func TestLeadStraightRuns(t *testing.T) {
 		for _, diverge := range []bool{false, true} {
 			for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
 				name := fmt.Sprintf("n %d diverge %v %s", n, diverge, s)
-				l := batchLaunch{src: straightPTX(n, diverge), grid: 2, block: 96, words: 2 * 96, sched: s}
+				l := batchLaunch{src: straightPTX(n, diverge, false), grid: 2, block: 96, words: 2 * 96, sched: s}
 				a, b := l.machine(t, true), l.machine(t, false)
 				if !slices.Contains(a.prog.runKind, leadStraight) {
 					t.Fatalf("%s: no straight run", name)
 				}
-				for {
-					r := a.issueBatched(true)
-					for _, w := range a.warps {
-						if w.ahead > leadMax {
-							t.Fatalf("%s: a warp is %d instructions ahead", name, w.ahead)
-						}
-					}
-					if r != StopStepped {
-						if r != StopDone || a.ahead != 0 {
-							t.Fatalf("%s: stop %v with %d ahead", name, r, a.ahead)
-						}
-						break
-					}
+				if r := runTurnByTurn(t, name, a); r != StopDone || a.ahead != 0 {
+					t.Fatalf("%s: stop %v with %d ahead", name, r, a.ahead)
 				}
 				if r := b.Run(context.Background()); r != StopDone {
 					t.Fatalf("%s: unbatched stop %v", name, r)
@@ -734,116 +761,27 @@ func TestLeadStraightRuns(t *testing.T) {
 	}
 }
 
-// reducePTX is the shared-memory tree reduction of docs/bench/reduce.ptx
-// (four rounds): barriers whose warps go on with register-only
-// instructions, partial warps and a broadcast read.
-const reducePTX = `.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 buf) {
-	.shared .align 4 .u32 sm[256];
-	.reg .u32 %r<16>; .reg .u64 %rd<8>; .reg .pred %p<3>;
-	ld.param.u64 %rd1, [buf];
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r2, %ctaid.x;
-	mad.lo.u32 %r3, %r2, 256, %r1;
-	mul.wide.u32 %rd3, %r3, 4;
-	add.u64 %rd4, %rd1, %rd3;
-	ld.global.u32 %r4, [%rd4];
-	mov.u32 %r5, sm;
-	shl.b32 %r6, %r1, 2;
-	add.u32 %r6, %r5, %r6;
-	mov.u32 %r10, 0;
-	mov.u32 %r11, 0;
-ROUND:
-	add.u32 %r7, %r4, %r10;
-	st.shared.u32 [%r6], %r7;
-	bar.sync 0;
-	mov.u32 %r8, 128;
-STEP:
-	setp.lt.u32 %p1, %r1, %r8;
-	@!%p1 bra SKIP;
-	shl.b32 %r9, %r8, 2;
-	add.u32 %r9, %r6, %r9;
-	ld.shared.u32 %r12, [%r6];
-	ld.shared.u32 %r13, [%r9];
-	add.u32 %r12, %r12, %r13;
-	st.shared.u32 [%r6], %r12;
-SKIP:
-	bar.sync 0;
-	shr.u32 %r8, %r8, 1;
-	setp.ne.u32 %p2, %r8, 0;
-	@%p2 bra STEP;
-	ld.shared.u32 %r14, [%r5];
-	add.u32 %r11, %r11, %r14;
-	bar.sync 0;
-	add.u32 %r10, %r10, 1;
-	setp.lt.u32 %p1, %r10, 4;
-	@%p1 bra ROUND;
-	st.global.u32 [%rd4], %r11;
-	ret;
-}`
-
-// releasePTX: after each of its barriers, a long run of register-only
-// instructions; odd lanes of even warps arrive at the first barrier
-// apart from the others (under independent scheduling, diverged).
-func releasePTX() string {
-	var b strings.Builder
-	b.WriteString(`.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 buf) {
-	.reg .u32 %r<8>; .reg .u64 %rd<4>; .reg .pred %p<3>;
-	ld.param.u64 %rd1, [buf];
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r2, %r1;
-	mov.u32 %r3, 0;
-	and.b32 %r4, %r1, 33;
-	setp.eq.u32 %p2, %r4, 1;
-	@%p2 bra ODD;
-	bar.sync 0;
-	bra.uni LOOP;
-ODD:
-	bar.sync 0;
-LOOP:
-`)
-	for i := range 100 {
-		fmt.Fprintf(&b, "\txor.b32 %%r2, %%r2, %d;\n\tadd.u32 %%r2, %%r2, %%r1;\n", i+1)
-	}
-	b.WriteString(`	bar.sync 0;
-	add.u32 %r3, %r3, 1;
-	setp.lt.u32 %p1, %r3, 3;
-	@%p1 bra LOOP;
-	mul.wide.u32 %rd2, %r1, 4;
-	add.u64 %rd3, %rd1, %rd2;
-	st.global.u32 [%rd3], %r2;
-	ret;
-}`)
-	return b.String()
-}
-
 // TestLeadAtRelease: the warps a barrier releases run their leads at the
 // release, none gets more than leadMax instructions ahead, and the run
 // ends where one instruction at a time ends, under both scheduling models
-// and with a budget that stops it on the way.
+// and with a budget that stops it on the way: the tree reduction of
+// testdata/reduce.ptx (its input and output in one buffer) and long
+// register-only runs after barriers.
 func TestLeadAtRelease(t *testing.T) {
-	for _, src := range []string{reducePTX, releasePTX()} {
+	reduce, err := os.ReadFile(filepath.Join("testdata", "reduce.ptx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{string(reduce), straightPTX(200, false, true)} {
 		for _, s := range []Scheduling{SchedIndependent, SchedSIMTStack} {
 			for _, limit := range []int64{0, 999, 4321} {
 				l := batchLaunch{src: src, grid: 6, block: 256, words: 6 * 256, sched: s, limit: limit}
 				a, b := l.machine(t, true), l.machine(t, false)
-				ra := a.Run(context.Background())
+				var ra StopReason
 				if limit == 0 {
-					// Turn by turn, to watch how far ahead warps are.
-					a = l.machine(t, true)
-					for ra = StopStepped; ra == StopStepped; {
-						ra = a.issueBatched(true)
-						for _, w := range a.warps {
-							if w.ahead > leadMax {
-								t.Fatalf("%s: a warp is %d instructions ahead", s, w.ahead)
-							}
-						}
-					}
+					ra = runTurnByTurn(t, string(s), a)
+				} else {
+					ra = a.Run(context.Background())
 				}
 				rb := b.Run(context.Background())
 				if ra != rb {

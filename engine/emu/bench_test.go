@@ -166,58 +166,7 @@ func readTestdata(b *testing.B, name string) string {
 // A shared-memory tree reduction: 64 CTAs of 256 threads each sum 256
 // values 16 times (halving strides, bar.sync between steps).
 func BenchmarkSharedReduce(b *testing.B) {
-	src := `.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 in, .param .u64 out) {
-	.shared .align 4 .u32 sm[256];
-	.reg .u32 %r<16>; .reg .u64 %rd<8>; .reg .pred %p<3>;
-	ld.param.u64 %rd1, [in];
-	ld.param.u64 %rd2, [out];
-	mov.u32 %r1, %tid.x;
-	mov.u32 %r2, %ctaid.x;
-	mad.lo.u32 %r3, %r2, 256, %r1;
-	mul.wide.u32 %rd3, %r3, 4;
-	add.u64 %rd4, %rd1, %rd3;
-	ld.global.u32 %r4, [%rd4];
-	mov.u32 %r5, sm;
-	shl.b32 %r6, %r1, 2;
-	add.u32 %r6, %r5, %r6;          // &sm[tid]
-	mov.u32 %r10, 0;                // round
-	mov.u32 %r11, 0;                // total
-ROUND:
-	add.u32 %r7, %r4, %r10;
-	st.shared.u32 [%r6], %r7;
-	bar.sync 0;
-	mov.u32 %r8, 128;               // stride
-STEP:
-	setp.lt.u32 %p1, %r1, %r8;
-	@!%p1 bra SKIP;
-	shl.b32 %r9, %r8, 2;
-	add.u32 %r9, %r6, %r9;
-	ld.shared.u32 %r12, [%r6];
-	ld.shared.u32 %r13, [%r9];
-	add.u32 %r12, %r12, %r13;
-	st.shared.u32 [%r6], %r12;
-SKIP:
-	bar.sync 0;
-	shr.u32 %r8, %r8, 1;
-	setp.ne.u32 %p2, %r8, 0;
-	@%p2 bra STEP;
-	ld.shared.u32 %r14, [%r5];
-	add.u32 %r11, %r11, %r14;
-	bar.sync 0;
-	add.u32 %r10, %r10, 1;
-	setp.lt.u32 %p1, %r10, 16;
-	@%p1 bra ROUND;
-	setp.eq.u32 %p1, %r1, 0;
-	@!%p1 bra DONE;
-	mul.wide.u32 %rd5, %r2, 4;
-	add.u64 %rd6, %rd2, %rd5;
-	st.global.u32 [%rd6], %r11;
-DONE:
-	ret;
-}`
+	src := readTestdata(b, "reduce.ptx")
 	const ctas = 64
 	benchLaunch(b, src, [3]int{ctas, 1, 1}, [3]int{256, 1, 1}, []int{4 * 256 * ctas, 4 * ctas}, func(i int, d []byte) {
 		if i == 0 {

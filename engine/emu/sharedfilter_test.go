@@ -33,6 +33,21 @@ func filterCTA(t *testing.T) (*Machine, *CTA) {
 	return m, m.newCTA(0)
 }
 
+// writtenCTA is filterCTA with the bytes of its shared memory written in
+// the CTA: none (written 0), all (1), or all but the top byte of word 3 (2).
+func writtenCTA(t *testing.T, written int) (*Machine, *CTA) {
+	m, c := filterCTA(t)
+	if written > 0 {
+		for i := range c.sfWr {
+			c.sfWr[i] = 0xf
+		}
+		if written == 2 {
+			c.sfWr[3] = 0x7
+		}
+	}
+	return m, c
+}
+
 // filterWords is the size of filterSrc's shared memory in words.
 const filterWords = 64
 
@@ -197,16 +212,8 @@ func TestSharedFilterWarpPath(t *testing.T) {
 						var ms [2]*Machine
 						var cs [2]*CTA
 						for k := range 2 {
-							ms[k], cs[k] = filterCTA(t)
+							ms[k], cs[k] = writtenCTA(t, written)
 							c := cs[k]
-							if written > 0 {
-								for i := range c.sfWr {
-									c.sfWr[i] = 0xf
-								}
-								if written == 2 {
-									c.sfWr[3] = 0x7
-								}
-							}
 							// Before: reads by another warp's lane or by two,
 							// a write of lane 0's word by another warp, or a
 							// read of part of it.

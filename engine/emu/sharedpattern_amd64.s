@@ -5,6 +5,13 @@
 // The whole-warp shared-memory routines of sharedpattern.go in AVX2; each
 // does what its Go loop there does (TestSharedPatternVec).
 
+// BCASTD(v, x, y): the eight dwords of y (and the low one of x) are the
+// 32-bit v (an immediate or a memory operand).
+#define BCASTD(v, x, y) \
+	MOVL v, AX \
+	MOVD AX, x \
+	VPBROADCASTD x, y
+
 // Lane numbers 0-7 as dwords.
 DATA laneDwords<>+0(SB)/4, $0
 DATA laneDwords<>+4(SB)/4, $1
@@ -41,9 +48,7 @@ TEXT ·storeRowVec(SB), NOSPLIT, $0-16
 // Whether the 16 words at acc are all sfMany (0xfff).
 TEXT ·allManyVec(SB), NOSPLIT, $0-9
 	MOVQ acc+0(FP), SI
-	MOVL $0xfff, AX
-	MOVD AX, X15
-	VPBROADCASTD X15, Y15
+	BCASTD($0xfff, X15, Y15)
 	VPCMPEQD 0(SI), Y15, Y0
 	VPCMPEQD 32(SI), Y15, Y1
 	VPAND Y1, Y0, Y0
@@ -90,18 +95,11 @@ TEXT ·allManyVec(SB), NOSPLIT, $0-9
 TEXT ·ownReadsVec(SB), NOSPLIT, $0-25
 	MOVQ acc+0(FP), SI
 	MOVQ wr+8(FP), DX
-	MOVL $0xfff, AX
-	MOVD AX, X15
-	VPBROADCASTD X15, Y15
-	MOVL $0xf, AX
-	MOVD AX, X11
-	VPBROADCASTD X11, Y11
-	MOVL $8, AX
-	MOVD AX, X13
-	VPBROADCASTD X13, Y13
+	BCASTD($0xfff, X15, Y15)
+	BCASTD($0xf, X11, Y11)
+	BCASTD($8, X13, Y13)
 	MOVL me0+16(FP), AX
-	MOVD AX, X14
-	VPBROADCASTD X14, Y14
+	BCASTD(AX, X14, Y14)
 	VPADDD laneDwords<>(SB), Y14, Y14
 	VPXOR Y12, Y12, Y12
 	OWNREAD(0, 0)
@@ -148,21 +146,12 @@ fail:
 TEXT ·ownWritesVec(SB), NOSPLIT, $0-25
 	MOVQ acc+0(FP), SI
 	MOVQ wr+8(FP), DX
-	MOVL $0xfff, AX
-	MOVD AX, X15
-	VPBROADCASTD X15, Y15
-	MOVL $0x1fff, AX // sfReaderMask | sfPart
-	MOVD AX, X9
-	VPBROADCASTD X9, Y9
-	MOVL $0x10, AX // sfPend
-	MOVD AX, X10
-	VPBROADCASTD X10, Y10
-	MOVL $8, AX
-	MOVD AX, X13
-	VPBROADCASTD X13, Y13
+	BCASTD($0xfff, X15, Y15)
+	BCASTD($0x1fff, X9, Y9) // sfReaderMask | sfPart
+	BCASTD($0x10, X10, Y10) // sfPend
+	BCASTD($8, X13, Y13)
 	MOVL me0+16(FP), AX
-	MOVD AX, X14
-	VPBROADCASTD X14, Y14
+	BCASTD(AX, X14, Y14)
 	VPADDD laneDwords<>(SB), Y14, Y14
 	VPXOR Y12, Y12, Y12
 	MOVQ $0x0f0f0f0f0f0f0f0f, R8

@@ -206,16 +206,8 @@ func TestSharedPatternFilter(t *testing.T) {
 						var ms [2]*Machine
 						var cs [2]*CTA
 						for k := range 2 {
-							ms[k], cs[k] = filterCTA(t)
+							ms[k], cs[k] = writtenCTA(t, written)
 							c := cs[k]
-							if written > 0 {
-								for i := range c.sfWr {
-									c.sfWr[i] = 0xf
-								}
-								if written == 2 {
-									c.sfWr[3] = 0x7
-								}
-							}
 							w0, w1 := c.Warps[0], c.Warps[1]
 							// At lane 5's word, or lane 21's.
 							bl := 5 + 16*(before/9)
