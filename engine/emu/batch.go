@@ -223,7 +223,9 @@ func (m *Machine) runBatched(ctx context.Context) StopReason {
 		}
 		w, j := m.readyScan()
 		if m.fault == nil {
-			// The turns of warps ahead, consumed here as issueAt would.
+			// The turns of warps ahead, consumed here as issueAt would
+			// (consumeTurn written out: it does not inline, and a call
+			// per turn costs the reduction 1.6 % more instructions).
 			for w != nil && w.ahead > 0 {
 				i++
 				m.passTurn(j)

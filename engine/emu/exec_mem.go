@@ -881,7 +881,7 @@ func execStShared4R32(w *Warp, op *Op, mask uint32) *Fault {
 	if p, o0, o16 := ClassifyWarp(base, 0xffffffff, 0); p == PatternRunHalves && o16 == o0+64 && patternIn(p, o0, o16, len(sh)) {
 		// A row of 32 words.
 		if w.m.sf.on {
-			w.patternDone(base, 0xffffffff, 0, p, o0, o16)
+			w.patternWrite(base, 0xffffffff, 0, p, o0, o16)
 		}
 		storeRow4(sh, o0, w.r(op.B))
 		return nil

@@ -6,7 +6,8 @@ import "encoding/binary"
 // (ClassifyWarp): the fast ld/st paths classify a full warp's offsets
 // once, move its words by the pattern and apply the phase filter and the
 // sink by it, instead of lane by lane. Each is what the lane-by-lane path
-// does for the same offsets (TestSharedPatternPaths).
+// does for the same offsets (TestSharedPatternFilter,
+// TestSharedPatternAccesses).
 
 // patternIn reports whether the words of pattern p at o0 and o16 lie in a
 // shared window of n bytes.
@@ -80,9 +81,9 @@ func storeRowGo(row []byte, src *[32]uint64) {
 	}
 }
 
-// patternDone applies a full warp's 4-byte store of pattern p (lane l at
+// patternWrite applies a full warp's 4-byte store of pattern p (lane l at
 // off + base[l]&am) to the phase filter and the sink.
-func (w *Warp) patternDone(base *[32]uint64, am, off uint64, p WarpPattern, o0, o16 uint64) {
+func (w *Warp) patternWrite(base *[32]uint64, am, off uint64, p WarpPattern, o0, o16 uint64) {
 	if c := w.sfBegin(); c != nil {
 		if l := sfWritesPattern(c.sfAcc, c.sfWr, base, am, off, uint32(w.ID)*32+1, p, o0, o16); l >= 0 {
 			w.m.sfSuspect(w, l, off+base[l]&am, sfWhat(true))

@@ -232,7 +232,7 @@ func TestSharedPatternFilter(t *testing.T) {
 							}
 						}
 						if write {
-							cs[0].Warps[0].patternDone(&base, am, offset, p, o0, o16)
+							cs[0].Warps[0].patternWrite(&base, am, offset, p, o0, o16)
 						} else {
 							cs[0].Warps[0].patternRead(p, o0, o16)
 						}
