@@ -7,8 +7,6 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
-
-	"github.com/ptxplayground/ptxplay/engine/ptx"
 )
 
 // TestSharedPatternVec compares the AVX2 routines of the pattern paths
@@ -266,6 +264,9 @@ func TestSharedPatternFilter(t *testing.T) {
 	}
 }
 
+// oneWarp is the launch of the pattern tests' kernels: one CTA of one warp.
+var oneWarp = Config{Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}}
+
 // TestSharedPatternAccesses runs a warp's ld.shared.u32 and st.shared.u32
 // at addresses of every pattern, at the ends of shared memory and past
 // them, and compares what it read, wrote and faulted with the per-lane
@@ -315,11 +316,6 @@ func TestSharedPatternAccesses(t *testing.T) {
 	st.global.u32 [%rd5+256], %r11;
 	ret;
 }`
-	s := ptx.NewSource("t.ptx", []byte(src))
-	prog, diags := CompileSource(s)
-	if prog == nil {
-		t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
-	}
 	row := func(o int) (a [32]uint32) {
 		for l := range a {
 			a[l] = uint32(o + 4*l)
@@ -363,13 +359,7 @@ func TestSharedPatternAccesses(t *testing.T) {
 	for _, c := range cases {
 		for _, filter := range []bool{false, true} {
 			name := fmt.Sprintf("%s filter %v", c.name, filter)
-			m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if filter && !m.EnableSharedFilter() {
-				t.Fatal("the filter is off")
-			}
+			m := filterMachine(t, src, oneWarp, filter)
 			in := m.Global.Alloc("in", 256, 256)
 			for l := range 32 {
 				binary.LittleEndian.PutUint32(in.Data[4*l:], c.load[l])
@@ -439,15 +429,7 @@ func TestSharedPatternSmallWindow(t *testing.T) {
 	ld.shared.u32 %%r2, [%%r1];
 	ret;
 }`, k.words, k.div)
-		s := ptx.NewSource("t.ptx", []byte(src))
-		prog, diags := CompileSource(s)
-		if prog == nil {
-			t.Fatalf("compile:\n%s", ptx.FormatAll(s, diags))
-		}
-		m, err := NewMachine(prog, "k", Config{Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := filterMachine(t, src, oneWarp, false)
 		r := m.Run(context.Background())
 		f := m.Fault()
 		if want := k.div > k.words; want != (r == StopFault) || f != nil && f.Kind != FaultOutOfBounds {
