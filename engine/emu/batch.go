@@ -307,8 +307,7 @@ func (m *Machine) issueAt(lead bool, w *Warp, i int) StopReason {
 		m.relWarps = m.relWarps[:0]
 		return r
 	}
-	if lead && w.State == WarpReady && len(w.held) == 0 && (len(w.stack) != 1 || m.prog.runKind[w.stack[0].PC] != leadStop) && m.leadRoom() {
-		// (A converged warp at an instruction no lead runs has none.)
+	if lead && w.State == WarpReady && len(w.held) == 0 && (len(w.stack) != 1 || m.runsAhead(w)) && m.leadRoom() {
 		m.lead(w)
 	}
 	if len(m.relWarps) > 0 {
@@ -323,7 +322,7 @@ func (m *Machine) issueAt(lead bool, w *Warp, i int) StopReason {
 // first, run at the release, as they would after such a turn.
 func (m *Machine) leadReleased(w *Warp) {
 	for _, x := range m.relWarps {
-		if x != w && x.State == WarpReady && x.ahead == 0 && !x.picked && len(x.stack) == 1 && len(x.held) == 0 && m.prog.runKind[x.stack[0].PC] != leadStop && m.fault == nil && m.leadRoom() {
+		if x != w && x.State == WarpReady && x.ahead == 0 && !x.picked && len(x.stack) == 1 && len(x.held) == 0 && m.runsAhead(x) && m.fault == nil && m.leadRoom() {
 			m.lead(x)
 			m.fast.releaseLeads++
 		}
@@ -331,6 +330,10 @@ func (m *Machine) leadReleased(w *Warp) {
 	clear(m.relWarps)
 	m.relWarps = m.relWarps[:0]
 }
+
+// runsAhead reports whether a lead can run the instruction of a converged
+// warp w (one that no lead runs gives it none).
+func (m *Machine) runsAhead(w *Warp) bool { return m.prog.runKind[w.stack[0].PC] != leadStop }
 
 // consumeTurn consumes the turn of w (at index i), whose instruction was
 // executed ahead.
