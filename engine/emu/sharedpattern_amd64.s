@@ -63,6 +63,14 @@ TEXT ·allManyVec(SB), NOSPLIT, $0-9
 // to the next block), Y12 zero; Y11 0xf (reads), Y10 sfPend and Y9
 // sfReaderMask|sfPart (writes).
 
+// OWNSETUP: the registers above common to both, me0 in BX.
+#define OWNSETUP \
+	BCASTD($0xfff, X15, Y15) \
+	BCASTD($8, X13, Y13) \
+	BCASTD(BX, X14, Y14) \
+	VPADDD laneDwords<>(SB), Y14, Y14 \
+	VPXOR Y12, Y12, Y12
+
 // OWNREAD(off, off/4): sfRead of words off/4 .. off/4+7 by threads Y14: stores
 // their new accesses, or jumps to fail (nothing stored) when one may be
 // suspect.
@@ -95,13 +103,9 @@ TEXT ·allManyVec(SB), NOSPLIT, $0-9
 TEXT ·ownReadsVec(SB), NOSPLIT, $0-25
 	MOVQ acc+0(FP), SI
 	MOVQ wr+8(FP), DX
-	BCASTD($0xfff, X15, Y15)
+	MOVL me0+16(FP), BX
+	OWNSETUP
 	BCASTD($0xf, X11, Y11)
-	BCASTD($8, X13, Y13)
-	MOVL me0+16(FP), AX
-	BCASTD(AX, X14, Y14)
-	VPADDD laneDwords<>(SB), Y14, Y14
-	VPXOR Y12, Y12, Y12
 	OWNREAD(0, 0)
 	OWNREAD(32, 8)
 	OWNREAD(64, 16)
@@ -146,14 +150,10 @@ fail:
 TEXT ·ownWritesVec(SB), NOSPLIT, $0-25
 	MOVQ acc+0(FP), SI
 	MOVQ wr+8(FP), DX
-	BCASTD($0xfff, X15, Y15)
+	MOVL me0+16(FP), BX
+	OWNSETUP
 	BCASTD($0x1fff, X9, Y9) // sfReaderMask | sfPart
 	BCASTD($0x10, X10, Y10) // sfPend
-	BCASTD($8, X13, Y13)
-	MOVL me0+16(FP), AX
-	BCASTD(AX, X14, Y14)
-	VPADDD laneDwords<>(SB), Y14, Y14
-	VPXOR Y12, Y12, Y12
 	MOVQ $0x0f0f0f0f0f0f0f0f, R8
 	OWNWRITE(0, 0)
 	OWNWRITE(32, 8)
